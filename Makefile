@@ -1,0 +1,116 @@
+# eqprof top-level build.  GNU make.
+#
+#   make              build build/eqprof
+#   make check        install missing dependencies, build, run every test
+#                     (plain and under ASan+UBSan), print "N passed, N failed"
+#   make demo         run the built-in study and write a report
+#   make bench        print performance figures (never pass/fail on time)
+#   make install PREFIX=/usr/local
+#
+# Each folder describes itself in a module.mk fragment that appends to the
+# variables below; this file holds only the generic rules.  Build output goes
+# to $(B) (default build/); a sanitizer build of the same tree goes to
+# $(B)/san.  Use a separate B= to build several trees side by side.
+
+B        ?= build
+PREFIX   ?= /usr/local
+CC       ?= cc
+SAN      ?=
+V        ?=
+
+CSTD      = -std=c11 -D_GNU_SOURCE
+WARN      = -Wall -Wextra -Werror -Wno-unused-parameter
+OPT      ?= -O2 -g
+INCLUDES  = -I. -Iisr/core -Ianalysis -Ihost -Ifirmware/portable -Isim
+SANITIZE  = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+SANFLAGS  = $(if $(SAN),$(SANITIZE))
+CFLAGS_ALL = $(CSTD) $(WARN) $(OPT) $(INCLUDES) $(SANFLAGS) $(EXTRA_CFLAGS) -MMD -MP
+LDFLAGS_ALL = $(SANFLAGS) $(EXTRA_LDFLAGS)
+LDLIBS_ALL  = -ldw -lelf -lz -lm -lpthread $(EXTRA_LDLIBS)
+
+# Filled in by module.mk fragments.
+CORE_SRCS     :=   # isr/core: freestanding sample ring (host build)
+FW_SRCS       :=   # firmware/portable: counting, jitter, compensation, protocol
+ANALYSIS_SRCS :=   # analysis/: file format, symbols, profiles, power, plots
+SIM_SRCS      :=   # sim/: whole-system simulator
+HOST_SRCS     :=   # host/: eqprof main, builtins, transports
+UNIT_TESTS    :=   # names of cmocka tests: test/<dir>/<name>.c -> $(B)/test/<dir>/<name>
+UNIT_TEST_SRCS_EXTRA :=
+INTEG_TESTS   :=   # scripts printing TAP ("ok N - what" / "not ok N - what")
+INTEG_SAN_TESTS :=  # integration tests that also run against the sanitizer build
+BENCHES       :=   # scripts or programs run by make bench
+CHECK_EXTRA   :=   # make targets run by check before the tests (e.g. firmware)
+EXTRA_PROGS   :=   # other binaries built by `make`
+
+include $(sort $(wildcard */module.mk */*/module.mk test/*/module.mk))
+
+Q = $(if $(V),,@)
+obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
+
+LIBCORE     = $(B)/libeqcore.a
+LIBFW       = $(B)/libeqfw.a
+LIBANALYSIS = $(B)/libeqanalysis.a
+LIBSIM      = $(B)/libeqsim.a
+LIBS        = $(LIBSIM) $(LIBANALYSIS) $(LIBFW) $(LIBCORE)
+EQPROF      = $(B)/eqprof
+
+.PHONY: all check check-build demo bench install clean deps fuzz
+all: $(EQPROF) $(EXTRA_PROGS)
+
+$(B)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  CC      $<")
+	$(Q)$(CC) $(CFLAGS_ALL) -c $< -o $@
+
+define static_lib
+$(1): $(call obj,$(2))
+	@mkdir -p $$(dir $$@)
+	$$(if $$(Q),@echo "  AR      $$@")
+	$$(Q)rm -f $$@ && ar rcs $$@ $$^
+endef
+$(eval $(call static_lib,$(LIBCORE),$(CORE_SRCS)))
+$(eval $(call static_lib,$(LIBFW),$(FW_SRCS)))
+$(eval $(call static_lib,$(LIBANALYSIS),$(ANALYSIS_SRCS)))
+$(eval $(call static_lib,$(LIBSIM),$(SIM_SRCS)))
+
+$(EQPROF): $(call obj,$(HOST_SRCS)) $(LIBS)
+	$(if $(Q),@echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $(call obj,$(HOST_SRCS)) $(LIBS) $(LDLIBS_ALL)
+
+# cmocka unit tests: test/foo/bar.c links every library.
+UNIT_BINS = $(patsubst %,$(B)/%,$(UNIT_TESTS))
+$(B)/test/%: $(B)/obj/test/%.o $(LIBS)
+	$(if $(Q),@echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $< $(LIBS) -lcmocka $(LDLIBS_ALL)
+
+-include $(shell find $(B)/obj -name '*.d' 2>/dev/null)
+
+deps:
+	@scripts/deps
+
+check-build: $(EQPROF) $(UNIT_BINS) $(EXTRA_PROGS)
+
+# The whole suite: plain build, then the same tests under ASan+UBSan.
+check: deps
+	@$(MAKE) --no-print-directory -j$$(nproc) check-build B=$(B)
+	@$(MAKE) --no-print-directory -j$$(nproc) check-build B=$(B)/san SAN=1
+	@$(if $(CHECK_EXTRA),$(MAKE) --no-print-directory $(CHECK_EXTRA) B=$(B))
+	@scripts/run-tests --build $(B) --san $(B)/san \
+		--unit "$(UNIT_TESTS)" --integ "$(INTEG_TESTS)" --integ-san "$(INTEG_SAN_TESTS)"
+
+bench: deps
+	@$(MAKE) --no-print-directory -j$$(nproc) all B=$(B) OPT="-O2 -g"
+	@set -e; for b in $(BENCHES); do echo "== $$b"; B=$(B) EQPROF=$(EQPROF) $$b; done
+
+# The demo script belongs to the simulator (sim/); it prints where its report is.
+demo: deps
+	@$(MAKE) --no-print-directory -j$$(nproc) all B=$(B)
+	@B=$(B) EQPROF=$(EQPROF) scripts/demo
+
+install: $(EQPROF)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/doc/eqprof
+	install -m 755 $(EQPROF) $(DESTDIR)$(PREFIX)/bin/eqprof
+	install -m 644 README.md docs/*.md $(DESTDIR)$(PREFIX)/share/doc/eqprof/
+
+clean:
+	rm -rf $(B)

@@ -1,0 +1,177 @@
+/*
+ * eqp.h - the .eqp recording file: one reader and one writer for all of eqprof.
+ *
+ * A recording is a fixed file header followed by self-describing chunks
+ * (type, length, payload, CRC-32).  The layout is specified in docs/format.md.
+ * Writers (import, record, sim) write to a temporary name and rename on
+ * commit, so an existing output is never left half-written.  The reader checks
+ * every length, offset and checksum: a corrupt file is refused with the chunk
+ * and byte offset named; a truncated file (no END chunk, or a partial last
+ * chunk) is read up to its last complete chunk and eqp_warning() says so.
+ *
+ * Samples are read in place from a read-only mapping of the file: a sample
+ * chunk is an array of struct eq_sample that the caller walks directly.
+ */
+#ifndef EQP_H
+#define EQP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "eq_error.h"
+#include "eq_sample.h"
+
+enum eqp_mode {
+	EQP_MODE_ENERGY = 1, /* one sample per energy quantum (board interrupts) */
+	EQP_MODE_TIME = 2,   /* one sample per timer tick (jittered timer) */
+};
+
+/* What a recording says about itself (the HEAD chunk). */
+struct eqp_meta {
+	enum eqp_mode mode;
+	double quantum_j;     /* energy mode: joules per sample; 0 = unknown (shares only) */
+	double nominal_hz;    /* time mode: mean sampling rate; energy mode: 0 */
+	double clock_hz;      /* target clock ticks per second (1e9 when time is in ns) */
+	int64_t start_unix_ns;/* wall-clock time of the first sample, 0 if unknown */
+	const char *target;   /* free text: "iPAQ H3630, PocketPC", "x86_64 Linux 6.1" */
+	const char *extra;    /* more "key=value\n" lines (command, host, scenario...); may be NULL */
+};
+
+/* One symbol of an embedded symbol table. */
+struct eqp_symbol {
+	uint64_t addr;        /* module-relative for files, absolute for [kernel.kallsyms] */
+	uint64_t size;        /* 0 = up to the next symbol */
+	const char *name;
+};
+
+/* An embedded symbol table: for modules with no ELF on the host (simulated
+ * programs, a target's kernel from kallsyms). */
+struct eqp_symtab {
+	const char *module;   /* path as it appears in the maps, or "[kernel.kallsyms]" */
+	int absolute;         /* 1: addresses are absolute (kernel); 0: offsets into the file */
+	size_t nsyms;
+	const struct eqp_symbol *syms; /* sorted by addr */
+};
+
+struct eqp_maps {
+	uint32_t pid;
+	uint64_t time;        /* target clock when captured */
+	const char *text;     /* /proc/PID/maps format, NUL-terminated */
+	size_t len;
+};
+
+struct eqp_comm {
+	uint32_t pid;
+	uint64_t time;
+	const char *name;
+};
+
+struct eqp_lost {
+	uint32_t source;      /* ring or CPU the drops happened in */
+	uint64_t count;
+};
+
+struct eqp_marker {
+	uint64_t time;        /* target clock */
+	const char *label;
+};
+
+/* The board: header once, then one record per quantum it counted. */
+struct eqp_board_info {
+	double clock_hz;      /* board timestamp ticks per second */
+	double e_min_j;       /* energy of one front-end pulse at the nominal voltage */
+	uint32_t quantum_pulses; /* mean preload N */
+	uint32_t jitter_pct;  /* +-J % */
+	uint32_t vcomp;       /* 1 when voltage compensation was on */
+	const char *firmware; /* firmware version text */
+};
+
+struct eqp_board_rec {        /* 24 bytes, little-endian, stored as is */
+	uint64_t time;        /* board clock ticks at the IRQ edge */
+	uint32_t seq;         /* quantum number, counts even when records were dropped */
+	uint32_t pulses;      /* preload used: pulses in this quantum */
+	uint32_t vbat_uv;     /* battery-terminal voltage, microvolts */
+	uint16_t flags;       /* EQP_BOARD_F_* */
+	uint16_t reserved;
+};
+#define EQP_BOARD_F_DROPPED 0x1 /* records were dropped before this one */
+#define EQP_BOARD_F_LATE    0x2 /* preload was set up late (quantum overran) */
+
+/* ---- writing ---------------------------------------------------------- */
+
+struct eqp_writer;
+
+/* Starts a recording that becomes `path` on eqp_commit(). */
+struct eqp_writer *eqp_create(const char *path, const struct eqp_meta *meta,
+			      struct eq_error *err);
+int eqp_add_samples(struct eqp_writer *w, const struct eq_sample *s, size_t n,
+		    struct eq_error *err);
+int eqp_add_maps(struct eqp_writer *w, uint32_t pid, uint64_t time,
+		 const char *text, size_t len, struct eq_error *err);
+int eqp_add_comm(struct eqp_writer *w, uint32_t pid, uint64_t time,
+		 const char *name, struct eq_error *err);
+int eqp_add_symtab(struct eqp_writer *w, const struct eqp_symtab *t,
+		   struct eq_error *err);
+int eqp_add_lost(struct eqp_writer *w, uint32_t source, uint64_t count,
+		 struct eq_error *err);
+int eqp_add_marker(struct eqp_writer *w, uint64_t time, const char *label,
+		   struct eq_error *err);
+int eqp_add_board_info(struct eqp_writer *w, const struct eqp_board_info *b,
+		       struct eq_error *err);
+int eqp_add_board_records(struct eqp_writer *w, const struct eqp_board_rec *r,
+			  size_t n, struct eq_error *err);
+/* Flushes, writes the END chunk, fsyncs and renames into place; frees w. */
+int eqp_commit(struct eqp_writer *w, struct eq_error *err);
+/* Removes the temporary file; frees w. */
+void eqp_discard(struct eqp_writer *w);
+
+/* ---- reading ---------------------------------------------------------- */
+
+struct eqp_file;
+
+struct eqp_file *eqp_open(const char *path, struct eq_error *err);
+/* Same checks over a memory image (fuzzing, tests); buf must outlive f. */
+struct eqp_file *eqp_open_mem(const void *buf, size_t len, const char *name,
+			      struct eq_error *err);
+void eqp_close(struct eqp_file *f);
+
+const char *eqp_path(const struct eqp_file *f);
+const struct eqp_meta *eqp_meta(const struct eqp_file *f);
+/* Value of "key" in the header's extra lines, or NULL. */
+const char *eqp_meta_get(const struct eqp_file *f, const char *key);
+/* NULL, or why the file was read only in part (truncated); the caller prints it. */
+const char *eqp_warning(const struct eqp_file *f);
+unsigned eqp_version(const struct eqp_file *f);
+
+uint64_t eqp_nsamples(const struct eqp_file *f);
+size_t eqp_nsample_chunks(const struct eqp_file *f);
+/* Chunk i's samples, in place (8-byte aligned); *n gets their number. */
+const struct eq_sample *eqp_sample_chunk(const struct eqp_file *f, size_t i,
+					 size_t *n);
+
+size_t eqp_nmaps(const struct eqp_file *f);
+const struct eqp_maps *eqp_maps_at(const struct eqp_file *f, size_t i);
+/* The last maps captured for pid, or NULL. */
+const struct eqp_maps *eqp_maps_for(const struct eqp_file *f, uint32_t pid);
+
+size_t eqp_ncomm(const struct eqp_file *f);
+const struct eqp_comm *eqp_comm_at(const struct eqp_file *f, size_t i);
+/* The last name recorded for pid, or NULL. */
+const char *eqp_comm_for(const struct eqp_file *f, uint32_t pid);
+
+size_t eqp_nsymtabs(const struct eqp_file *f);
+const struct eqp_symtab *eqp_symtab_at(const struct eqp_file *f, size_t i);
+
+size_t eqp_nlost(const struct eqp_file *f);
+const struct eqp_lost *eqp_lost_at(const struct eqp_file *f, size_t i);
+uint64_t eqp_lost_total(const struct eqp_file *f);
+
+size_t eqp_nmarkers(const struct eqp_file *f);
+const struct eqp_marker *eqp_marker_at(const struct eqp_file *f, size_t i);
+
+/* NULL when the recording has no board stream. */
+const struct eqp_board_info *eqp_board_info(const struct eqp_file *f);
+size_t eqp_nboard_records(const struct eqp_file *f);
+const struct eqp_board_rec *eqp_board_record_at(const struct eqp_file *f, size_t i);
+
+#endif

@@ -1,0 +1,2 @@
+# analysis/: the library behind report, compare, power and export.
+ANALYSIS_SRCS += $(wildcard analysis/*.c)

@@ -1,0 +1,103 @@
+/* units.c - SI quantities; see units.h. */
+#include "units.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct prefix {
+	const char *sym;
+	double scale;
+};
+
+/* Longest symbols first so "da" would win over "d" if we ever add it; "u" and
+ * the micro sign are both accepted for 1e-6. */
+static const struct prefix prefixes[] = {
+	{ "\xc2\xb5", 1e-6 }, { "G", 1e9 }, { "M", 1e6 }, { "k", 1e3 },
+	{ "m", 1e-3 }, { "u", 1e-6 }, { "n", 1e-9 }, { "p", 1e-12 },
+	{ "", 1.0 },
+};
+
+static int match_unit(const char *rest, const char *unit, double *scale)
+{
+	size_t i, plen;
+
+	if (*rest == '\0') {
+		*scale = 1.0;
+		return 0;
+	}
+	for (i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++) {
+		plen = strlen(prefixes[i].sym);
+		if (strncmp(rest, prefixes[i].sym, plen) == 0 &&
+		    strcmp(rest + plen, unit) == 0) {
+			*scale = prefixes[i].scale;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+int eq_parse_quantity(const char *text, const char *unit, const char *what,
+		      double *out, struct eq_error *err)
+{
+	char *end;
+	double v, scale;
+
+	if (!text || !*text)
+		return eq_fail(err, "%s: empty value; give a number with unit %s, e.g. 2.94m%s",
+			       what, unit, unit);
+	errno = 0;
+	v = strtod(text, &end);
+	if (end == text || errno == ERANGE || !isfinite(v))
+		return eq_fail(err, "%s: '%s' is not a number; give e.g. 2.94m%s",
+			       what, text, unit);
+	while (*end == ' ')
+		end++;
+	if (match_unit(end, unit, &scale) < 0)
+		return eq_fail(err, "%s: '%s' has unit '%s', expected %s with an optional SI prefix (n, u, m, k, M, G)",
+			       what, text, end, unit);
+	*out = v * scale;
+	return 0;
+}
+
+const char *eq_format_quantity(char *buf, unsigned size, double value,
+			       const char *unit)
+{
+	static const struct prefix out[] = {
+		{ "G", 1e9 }, { "M", 1e6 }, { "k", 1e3 }, { "", 1.0 },
+		{ "m", 1e-3 }, { "u", 1e-6 }, { "n", 1e-9 }, { "p", 1e-12 },
+	};
+	double a = fabs(value);
+	size_t i;
+
+	if (a == 0.0 || !isfinite(value)) {
+		snprintf(buf, size, "%g %s", value, unit);
+		return buf;
+	}
+	for (i = 0; i < sizeof(out) / sizeof(out[0]) - 1; i++)
+		if (a >= out[i].scale * 0.9995)
+			break;
+	snprintf(buf, size, "%.4g %s%s", value / out[i].scale, out[i].sym, unit);
+	return buf;
+}
+
+int eq_parse_uint(const char *text, const char *what, unsigned long long max,
+		  unsigned long long *out, struct eq_error *err)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!text || !*text || *text == '-')
+		return eq_fail(err, "%s: '%s' is not a whole number", what,
+			       text ? text : "");
+	errno = 0;
+	v = strtoull(text, &end, 0);
+	if (*end || errno == ERANGE)
+		return eq_fail(err, "%s: '%s' is not a whole number", what, text);
+	if (v > max)
+		return eq_fail(err, "%s: %s is larger than the limit %llu", what, text, max);
+	*out = v;
+	return 0;
+}

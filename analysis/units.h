@@ -1,0 +1,27 @@
+/*
+ * units.h - SI quantities on the command line and in output.
+ *
+ * Users write "2.94mJ", "46uJ", "50mW", "349Hz", "1.5s", "300ns"; we parse
+ * them into base units (J, W, Hz, s) and print them back with a prefix that
+ * keeps three or four significant digits.
+ */
+#ifndef EQ_UNITS_H
+#define EQ_UNITS_H
+
+#include "eq_error.h"
+
+/* Parses text such as "2.94mJ" or "0.00294" (bare number = base unit) into
+ * *out in base units.  unit is the expected unit symbol ("J", "W", "Hz", "s",
+ * "V", "A", "Ohm"); what names the option for the error message. */
+int eq_parse_quantity(const char *text, const char *unit, const char *what,
+		      double *out, struct eq_error *err);
+
+/* Writes value with an SI prefix and the unit into buf ("2.94 mJ"). */
+const char *eq_format_quantity(char *buf, unsigned size, double value,
+			       const char *unit);
+
+/* Parses a whole non-negative integer; what names the option. */
+int eq_parse_uint(const char *text, const char *what, unsigned long long max,
+		  unsigned long long *out, struct eq_error *err);
+
+#endif

@@ -1,0 +1,20 @@
+/*
+ * builtin.h - eqprof's subcommands, perf/git style: one thin builtin-NAME.c
+ * each, over the libraries in analysis/, sim/ and firmware/portable/.
+ *
+ * A builtin gets argv with argv[0] = its own name and returns the process
+ * exit status: 0 success, 1 failure (message already printed), 2 usage error.
+ */
+#ifndef EQ_BUILTIN_H
+#define EQ_BUILTIN_H
+
+int cmd_import(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
+int cmd_power(int argc, char **argv);
+int cmd_export(int argc, char **argv);
+int cmd_sim(int argc, char **argv);
+int cmd_record(int argc, char **argv);
+int cmd_board(int argc, char **argv);
+
+#endif

@@ -1,0 +1,79 @@
+/*
+ * eqprof.c - the eqprof command: finds the subcommand and runs it.
+ *
+ * Subcommands are declared weak so that a build can leave one out (for
+ * example `board` on a machine without libftdi1) and say so, rather than
+ * fail to link.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "builtin.h"
+
+#pragma weak cmd_import
+#pragma weak cmd_report
+#pragma weak cmd_compare
+#pragma weak cmd_power
+#pragma weak cmd_export
+#pragma weak cmd_sim
+#pragma weak cmd_record
+#pragma weak cmd_board
+
+struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *help;
+};
+
+static const struct command commands[] = {
+	{ "import",  cmd_import,  "turn a CSV of samples plus maps into a recording (.eqp)" },
+	{ "report",  cmd_report,  "energy or time profile by exe, module, proc, line or insn" },
+	{ "compare", cmd_compare, "time profile against energy profile of the same work" },
+	{ "power",   cmd_power,   "power summary, power-vs-time trace, power histogram" },
+	{ "export",  cmd_export,  "write pprof, callgrind, folded stacks, Chrome trace or CSV" },
+	{ "sim",     cmd_sim,     "simulate a device, the board and both samplings" },
+	{ "record",  cmd_record,  "run a command and record energy- or time-driven samples" },
+	{ "board",   cmd_board,   "talk to the energy-counter board over USB" },
+};
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static void usage(FILE *out)
+{
+	size_t i;
+
+	fprintf(out, "usage: eqprof COMMAND [ARGS]...\n\n"
+		     "eqprof finds the code that spends the battery.\n\ncommands:\n");
+	for (i = 0; i < NCOMMANDS; i++)
+		fprintf(out, "  %-8s %s%s\n", commands[i].name, commands[i].help,
+			commands[i].fn ? "" : " (not in this build)");
+	fprintf(out, "\n'eqprof COMMAND --help' describes one command; docs/guide.md has the rest.\n");
+}
+
+int main(int argc, char **argv)
+{
+	size_t i;
+
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("eqprof %s\n", EQPROF_VERSION);
+		return 0;
+	}
+	for (i = 0; i < NCOMMANDS; i++) {
+		if (strcmp(argv[1], commands[i].name) != 0)
+			continue;
+		if (!commands[i].fn) {
+			fprintf(stderr, "eqprof: '%s' is not part of this build\n", argv[1]);
+			return 2;
+		}
+		return commands[i].fn(argc - 1, argv + 1);
+	}
+	fprintf(stderr, "eqprof: '%s' is not an eqprof command; 'eqprof --help' lists them\n", argv[1]);
+	return 2;
+}

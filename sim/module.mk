@@ -1,0 +1,2 @@
+# sim/: the whole-system simulator.
+SIM_SRCS += $(wildcard sim/*.c)
