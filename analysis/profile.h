@@ -1,0 +1,99 @@
+/*
+ * profile.h - energy or time profiles: samples grouped by executable,
+ * module, procedure, source line or instruction, with shares, energies or
+ * times and 95% confidence intervals.
+ *
+ * An energy-driven recording gives an energy profile (each sample is one
+ * quantum of energy, quantum_j joules); a time-driven recording gives a time
+ * profile (each sample stands for 1 / nominal_hz seconds).  The share of a
+ * row is samples / total; its interval is the Wilson score interval (stats.h).
+ *
+ * Rows are ordered by samples, most first; ties by name then module, so the
+ * output is deterministic.
+ */
+#ifndef EQ_PROFILE_H
+#define EQ_PROFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "eq_error.h"
+#include "eqp.h"
+#include "symbolize.h"
+
+enum eq_by {
+	EQ_BY_EXE,
+	EQ_BY_MODULE,
+	EQ_BY_PROC,
+	EQ_BY_LINE,
+	EQ_BY_INSN,
+};
+
+/* "exe", "module", "proc", "line", "insn" -> *by; else an error naming them. */
+int eq_by_parse(const char *text, enum eq_by *by, struct eq_error *err);
+const char *eq_by_name(enum eq_by by);
+
+struct eq_row {
+	const char *name;     /* exe: process name; module: module path;
+				 proc: symbol or "[unknown]"; line: "file:line"
+				 (or the proc name when the pc has no line);
+				 insn: "proc+0xoff" or "[unknown] module+0xoff" */
+	const char *module;   /* module basename (exe rows: the exe's main module) */
+	const struct eq_loc *loc; /* a sample's location in this row (proc, file,
+				     line, module_off of line and insn rows) */
+	uint64_t samples;
+	double share;         /* samples / total_samples, 0..1 */
+	double ci95_low;      /* Wilson 95% interval of share */
+	double ci95_high;
+	double amount;        /* energy in J (energy mode) or time in s (time mode);
+				 NaN when the quantum / rate is unknown */
+};
+
+struct eq_profile {
+	enum eq_by by;
+	enum eqp_mode mode;
+	double quantum_j;     /* energy mode: J per sample (0 = unknown) */
+	double period_s;      /* time mode: s per sample (0 = unknown) */
+	int exclude_idle;
+	uint64_t total_samples; /* samples the shares are of (idle removed if asked) */
+	uint64_t idle_samples;  /* idle samples in the file */
+	uint64_t lost_samples;  /* drops the recording reports (eqp_lost_total) */
+	size_t nrows;
+	struct eq_row *rows;
+};
+
+#define EQ_PROFILE_EXCLUDE_IDLE 0x1
+
+/*
+ * Walks every sample of f once, looks each up in s and groups them.  Memory
+ * depends on the number of distinct pcs, not on the number of samples.
+ */
+struct eq_profile *eq_profile_build(const struct eqp_file *f,
+				    struct eq_symbolizer *s, enum eq_by by,
+				    unsigned flags, struct eq_error *err);
+void eq_profile_free(struct eq_profile *p);
+
+/* The row with this name and module (module NULL: any), or NULL. */
+const struct eq_row *eq_profile_find(const struct eq_profile *p,
+				     const char *name, const char *module);
+
+/*
+ * Lower-level grouping for other analyses (power per procedure, exports):
+ * add located samples one at a time, then finish into a profile.
+ */
+struct eq_agg;
+struct eq_agg *eq_agg_new(enum eq_by by, unsigned flags, struct eq_error *err);
+/* Adds weight samples at loc (loc from eq_sym_lookup, so it stays valid). */
+int eq_agg_add(struct eq_agg *a, const struct eq_loc *loc, uint64_t weight,
+	       struct eq_error *err);
+/* Builds the profile (consumes a); mode/quantum/period describe a sample. */
+struct eq_profile *eq_agg_finish(struct eq_agg *a, enum eqp_mode mode,
+				 double quantum_j, double period_s,
+				 uint64_t lost_samples, struct eq_error *err);
+void eq_agg_free(struct eq_agg *a);
+
+/* Seconds per sample of a time-driven recording: 1 / nominal_hz, else the
+ * mean interval between the first and last sample; 0 if unknowable. */
+double eq_profile_period_s(const struct eqp_file *f);
+
+#endif

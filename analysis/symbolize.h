@@ -1,0 +1,98 @@
+/*
+ * symbolize.h - from a sample (pid, pc, flags) to where it was: executable,
+ * module, procedure, source line and instruction.
+ *
+ * Module and executable come from the process maps and names captured in the
+ * recording.  Procedures and lines come from the module's ELF file on this
+ * machine (elfutils libdwfl: .symtab/.dynsym, DWARF lines, separate debug
+ * info), looked up under --symfs when given, and checked against the build-id
+ * captured at record/import time.  Modules with no ELF here fall back to a
+ * symbol table embedded in the recording; kernel pcs (EQ_F_KERNEL) use the
+ * embedded "[kernel.kallsyms]" table when present.
+ *
+ * Naming rules (docs/guide.md, "How samples are attributed"):
+ *   idle sample (EQ_F_IDLE or pid 0)  exe = module = proc = "[idle]"
+ *   pc in no mapping of its process   module = "[unknown]"
+ *   pc in a module, no symbol covers  proc = NULL, kind EQ_LOC_UNRESOLVED;
+ *                                     reports print "[unknown]" (per module)
+ *                                     and "[unknown] module+0xoff" (per insn)
+ *   kernel pc                         module = "[kernel.kallsyms]"
+ *
+ * A location is looked up once per distinct (pid, pc, kernel/idle) and
+ * cached; the returned pointer and all strings in it stay valid until
+ * eq_sym_free().  Equal strings are the same pointer (interned), so callers
+ * may group by pointer.
+ */
+#ifndef EQ_SYMBOLIZE_H
+#define EQ_SYMBOLIZE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "eq_error.h"
+#include "eq_sample.h"
+#include "eqp.h"
+
+enum eq_loc_kind {
+	EQ_LOC_RESOLVED = 0,   /* proc (and maybe file:line) known */
+	EQ_LOC_UNRESOLVED,     /* in a known module, but no symbol covers the pc */
+	EQ_LOC_NO_MODULE,      /* pc in no mapping of its process (or no maps at all) */
+	EQ_LOC_IDLE,           /* EQ_F_IDLE or pid 0 */
+};
+
+struct eq_loc {
+	enum eq_loc_kind kind;
+	int kernel;            /* 1: kernel pc */
+	uint32_t pid;
+	uint64_t pc;
+	const char *exe;       /* process name (comm), else the main executable's
+				  basename from the maps, else "pid N" */
+	const char *module;    /* path as in the maps, "[kernel.kallsyms]",
+				  "[unknown]" or "[idle]" */
+	const char *module_base; /* basename of module ("libc.so.6") */
+	uint64_t module_off;   /* pc as an offset into the module's file
+				  (pc - map start + map offset); kernel: pc */
+	const char *proc;      /* symbol name; NULL unless EQ_LOC_RESOLVED/IDLE */
+	uint64_t proc_off;     /* pc - symbol start */
+	const char *file;      /* source file of the pc, NULL if unknown */
+	unsigned line;         /* source line, 0 if unknown */
+};
+
+struct eq_sym_options {
+	const char *symfs;     /* look up module paths under this root (NULL: /) */
+	int check_build_id;    /* 1 (default behaviour when options is NULL): refuse
+				  an ELF whose build-id differs from the recorded one */
+};
+
+struct eq_symbolizer;
+
+/* Reads maps, names, symtabs and build-ids of f (which must outlive s). */
+struct eq_symbolizer *eq_sym_new(const struct eqp_file *f,
+				 const struct eq_sym_options *opt,
+				 struct eq_error *err);
+void eq_sym_free(struct eq_symbolizer *s);
+
+/* Where the sample was.  Never fails: unknowns are reported as such. */
+const struct eq_loc *eq_sym_lookup(struct eq_symbolizer *s,
+				   const struct eq_sample *smp);
+
+/*
+ * Things the user should know about (a module whose ELF was not found, a
+ * build-id mismatch, a module with no symbols): one line each, at most one
+ * per module, in the order they happened.
+ */
+size_t eq_sym_nwarnings(const struct eq_symbolizer *s);
+const char *eq_sym_warning(const struct eq_symbolizer *s, size_t i);
+
+/*
+ * Build-ids recorded for modules are stored in the recording's header extra
+ * lines as "buildid:<module path>=<lowercase hex>" (import adds them for the
+ * files it can read; record and sim may too).
+ */
+#define EQ_BUILDID_KEY_PREFIX "buildid:"
+
+/* Reads the GNU build-id note of an ELF file into hex (size >= 2*20+1 is
+ * enough for SHA-1 ids; longer ids are refused).  Returns 0, or -1 with err. */
+int eq_elf_build_id(const char *path, char *hex, size_t size, struct eq_error *err);
+
+#endif
