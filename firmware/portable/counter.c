@@ -1,0 +1,145 @@
+/*
+ * counter.c - preload sequence (jitter, voltage compensation) and the
+ * layout of a quantum on a 16-bit counter.  See counter.h for the method.
+ */
+#include "counter.h"
+
+#define DEFAULT_SEED 0x2545f491UL
+
+int fw_counter_check(const struct fw_counter_cfg *cfg)
+{
+	if (cfg->quantum_pulses < FW_QUANTUM_MIN || cfg->quantum_pulses > FW_QUANTUM_MAX)
+		return FW_CFG_BAD_QUANTUM;
+	if (cfg->jitter_pct > FW_JITTER_MAX_PCT)
+		return FW_CFG_BAD_JITTER;
+	/* The ratio is computed in mV with a Q16 shift: Vnom must fit 16 bits of mV. */
+	if (cfg->vb_nominal_uv < 1000 || cfg->vb_nominal_uv > 65535000UL)
+		return FW_CFG_BAD_VNOM;
+	return FW_CFG_OK;
+}
+
+uint32_t fw_rng_next(uint32_t *state)
+{
+	uint32_t x = *state;
+
+	x ^= x << 13;
+	x ^= x >> 17;
+	x ^= x << 5;
+	*state = x;
+	return x;
+}
+
+/*
+ * Lemire's multiply-shift maps a 32-bit draw to [0, span); rejecting the
+ * (2^32 mod span) low products makes every value exactly equally likely.
+ */
+uint32_t fw_rng_reject_below(uint32_t span)
+{
+	return (uint32_t)(0x100000000ULL % span);
+}
+
+uint32_t fw_rng_below(uint32_t *state, uint32_t span, uint32_t reject_below)
+{
+	uint64_t m;
+
+	do
+		m = (uint64_t)fw_rng_next(state) * span;
+	while ((uint32_t)m < reject_below);
+	return (uint32_t)(m >> 32);
+}
+
+int fw_counter_init(struct fw_counter *c, const struct fw_counter_cfg *cfg)
+{
+	int bad = fw_counter_check(cfg);
+
+	if (bad)
+		return bad;
+	c->cfg = *cfg;
+	c->rng = cfg->seed ? cfg->seed : DEFAULT_SEED;
+	c->half = (int32_t)(cfg->quantum_pulses * cfg->jitter_pct / 100);
+	c->span = 2 * (uint32_t)c->half + 1;
+	c->reject_below = fw_rng_reject_below(c->span);
+	c->drift = 0;
+	c->ratio_q16 = FW_RATIO_ONE_Q16;
+	c->carry_q16 = 0;
+	c->vbat_uv = 0;
+	c->clamped = 0;
+	return FW_CFG_OK;
+}
+
+void fw_counter_set_vbat(struct fw_counter *c, uint32_t vbat_uv)
+{
+	uint32_t vnom_mv, vb_mv, ratio;
+
+	c->vbat_uv = vbat_uv;
+	if (!c->cfg.vcomp)
+		return;
+	/* mV keeps Vnom << 16 within 32 bits; rounding both halves the bias. */
+	vnom_mv = (c->cfg.vb_nominal_uv + 500) / 1000;
+	vb_mv = (vbat_uv + 500) / 1000;
+	if (vb_mv == 0 || vb_mv > (vnom_mv << 2)) {
+		ratio = FW_RATIO_MIN_Q16;
+		c->clamped = 1;
+	} else {
+		ratio = ((vnom_mv << 16) + vb_mv / 2) / vb_mv;
+		c->clamped = ratio < FW_RATIO_MIN_Q16 || ratio > FW_RATIO_MAX_Q16;
+		if (ratio < FW_RATIO_MIN_Q16)
+			ratio = FW_RATIO_MIN_Q16;
+		if (ratio > FW_RATIO_MAX_Q16)
+			ratio = FW_RATIO_MAX_Q16;
+	}
+	c->ratio_q16 = ratio;
+}
+
+/* Offset in [-D, D], mirrored when it would take the running sum out of it. */
+static int32_t jitter_offset(struct fw_counter *c)
+{
+	int32_t d, sum;
+
+	if (c->half == 0)
+		return 0;
+	d = (int32_t)fw_rng_below(&c->rng, c->span, c->reject_below) - c->half;
+	sum = c->drift + d;
+	if (sum > c->half || sum < -c->half)
+		d = -d;
+	c->drift += d;
+	return d;
+}
+
+uint32_t fw_counter_next(struct fw_counter *c)
+{
+	uint32_t target = (uint32_t)((int32_t)c->cfg.quantum_pulses + jitter_offset(c));
+	uint64_t scaled;
+	uint32_t pulses;
+
+	if (c->ratio_q16 == FW_RATIO_ONE_Q16)
+		return target ? target : 1;
+	scaled = (uint64_t)target * c->ratio_q16 + c->carry_q16;
+	pulses = (uint32_t)(scaled >> 16);
+	c->carry_q16 = (uint32_t)scaled & 0xffffU;
+	if (pulses == 0) {
+		/* Only with N tiny and Vb far above Vnom: a quantum has >= 1 pulse. */
+		pulses = 1;
+		c->carry_q16 = 0;
+	}
+	return pulses;
+}
+
+static uint32_t sched_take(struct fw_sched *s)
+{
+	uint32_t step = s->left > FW_STEP_WRAP ? FW_STEP_LAP : s->left;
+
+	s->left -= step;
+	return step;
+}
+
+uint32_t fw_sched_begin(struct fw_sched *s, uint32_t pulses)
+{
+	s->left = pulses ? pulses : 1;
+	return sched_take(s);
+}
+
+uint32_t fw_sched_next(struct fw_sched *s)
+{
+	return s->left ? sched_take(s) : 0;
+}
