@@ -21,6 +21,8 @@
 #include "eqp.h"
 #include "symbolize.h"
 
+struct eq_intern;
+
 enum eq_by {
 	EQ_BY_EXE,
 	EQ_BY_MODULE,
@@ -38,7 +40,7 @@ struct eq_row {
 				 proc: symbol or "[unknown]"; line: "file:line"
 				 (or the proc name when the pc has no line);
 				 insn: "proc+0xoff" or "[unknown] module+0xoff" */
-	const char *module;   /* module basename (exe rows: the exe's main module) */
+	const char *module;   /* module basename (exe rows: the exe name again) */
 	const struct eq_loc *loc; /* a sample's location in this row (proc, file,
 				     line, module_off of line and insn rows) */
 	uint64_t samples;
@@ -60,6 +62,7 @@ struct eq_profile {
 	uint64_t lost_samples;  /* drops the recording reports (eqp_lost_total) */
 	size_t nrows;
 	struct eq_row *rows;
+	struct eq_intern *strings_; /* private: backing store of row names */
 };
 
 #define EQ_PROFILE_EXCLUDE_IDLE 0x1

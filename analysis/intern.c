@@ -1,0 +1,149 @@
+/*
+ * intern.c - open-addressing hash set of strings, stored in large blocks.
+ */
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "intern.h"
+
+#define BLOCK_SIZE 65536
+
+struct block {
+	struct block *next;
+	size_t used, size;
+	char data[];
+};
+
+struct eq_intern {
+	const char **slots;  /* NULL = free */
+	size_t mask, count;
+	struct block *blocks;
+};
+
+static uint64_t hash_bytes(const char *s, size_t len)
+{
+	uint64_t h = 1469598103934665603ull; /* FNV-1a */
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+	return h;
+}
+
+struct eq_intern *eq_intern_new(void)
+{
+	struct eq_intern *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->mask = 255;
+	t->slots = calloc(t->mask + 1, sizeof(*t->slots));
+	if (!t->slots) {
+		free(t);
+		return NULL;
+	}
+	return t;
+}
+
+void eq_intern_free(struct eq_intern *t)
+{
+	struct block *b, *next;
+
+	if (!t)
+		return;
+	for (b = t->blocks; b; b = next) {
+		next = b->next;
+		free(b);
+	}
+	free(t->slots);
+	free(t);
+}
+
+static char *store(struct eq_intern *t, const char *s, size_t len)
+{
+	struct block *b = t->blocks;
+	char *out;
+
+	if (!b || b->size - b->used < len + 1) {
+		size_t size = len + 1 > BLOCK_SIZE ? len + 1 : BLOCK_SIZE;
+
+		b = malloc(sizeof(*b) + size);
+		if (!b)
+			return NULL;
+		b->size = size;
+		b->used = 0;
+		b->next = t->blocks;
+		t->blocks = b;
+	}
+	out = b->data + b->used;
+	memcpy(out, s, len);
+	out[len] = '\0';
+	b->used += len + 1;
+	return out;
+}
+
+static int grow(struct eq_intern *t)
+{
+	size_t newmask = 2 * t->mask + 1, i;
+	const char **slots = calloc(newmask + 1, sizeof(*slots));
+
+	if (!slots)
+		return -1;
+	for (i = 0; i <= t->mask; i++) {
+		const char *s = t->slots[i];
+		size_t j;
+
+		if (!s)
+			continue;
+		j = hash_bytes(s, strlen(s)) & newmask;
+		while (slots[j])
+			j = (j + 1) & newmask;
+		slots[j] = s;
+	}
+	free(t->slots);
+	t->slots = slots;
+	t->mask = newmask;
+	return 0;
+}
+
+const char *eq_intern_n(struct eq_intern *t, const char *s, size_t len)
+{
+	size_t j;
+	char *copy;
+
+	len = strnlen(s, len); /* a string ends at its first NUL */
+	if (2 * (t->count + 1) > t->mask && grow(t))
+		return NULL;
+	j = hash_bytes(s, len) & t->mask;
+	for (; t->slots[j]; j = (j + 1) & t->mask)
+		if (!strncmp(t->slots[j], s, len) && t->slots[j][len] == '\0')
+			return t->slots[j];
+	copy = store(t, s, len);
+	if (!copy)
+		return NULL;
+	t->slots[j] = copy;
+	t->count++;
+	return copy;
+}
+
+const char *eq_intern(struct eq_intern *t, const char *s)
+{
+	return eq_intern_n(t, s, strlen(s));
+}
+
+const char *eq_internf(struct eq_intern *t, const char *fmt, ...)
+{
+	char buf[4096];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return NULL;
+	return eq_intern_n(t, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
+}

@@ -1,0 +1,22 @@
+/*
+ * intern.h - string interning: equal strings become the same pointer, so
+ * aggregation can compare and hash names by address.  Strings live until
+ * eq_intern_free().
+ */
+#ifndef EQ_INTERN_H
+#define EQ_INTERN_H
+
+#include <stddef.h>
+
+struct eq_intern;
+
+struct eq_intern *eq_intern_new(void);
+void eq_intern_free(struct eq_intern *t);
+/* The one copy of s (len bytes, need not be NUL-terminated); NULL if out of memory. */
+const char *eq_intern_n(struct eq_intern *t, const char *s, size_t len);
+const char *eq_intern(struct eq_intern *t, const char *s);
+/* printf into the table. */
+const char *eq_internf(struct eq_intern *t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+#endif

@@ -1,0 +1,452 @@
+/*
+ * profile.c - group located samples into rows at one granularity.
+ *
+ * The hot loop in eq_profile_build() looks each sample up in a table keyed
+ * by (pid, pc, kernel/idle flags) that maps straight to its row, so a pc is
+ * symbolized and grouped once however many samples hit it; memory grows
+ * with distinct pcs only.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "intern.h"
+#include "profile.h"
+#include "stats.h"
+
+struct agg_key {
+	const void *a, *b;
+	uint64_t c;
+};
+
+struct agg_row {
+	struct agg_key key;
+	const char *name, *module;
+	const struct eq_loc *loc;
+	uint64_t samples;
+};
+
+struct eq_agg {
+	enum eq_by by;
+	unsigned flags;
+	struct eq_intern *strings;
+	struct agg_row *rows;
+	size_t nrows, cap;
+	uint32_t *slots;           /* row index + 1; 0 = empty */
+	size_t mask;
+	uint64_t total, idle;
+};
+
+static const char *const by_names[] = { "exe", "module", "proc", "line", "insn" };
+
+int eq_by_parse(const char *text, enum eq_by *by, struct eq_error *err)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(by_names) / sizeof(by_names[0]); i++)
+		if (!strcmp(text, by_names[i])) {
+			*by = (enum eq_by)i;
+			return 0;
+		}
+	return eq_fail(err, "--by %s: unknown granularity; use exe, module, proc, line or insn",
+		       text);
+}
+
+const char *eq_by_name(enum eq_by by)
+{
+	return (unsigned)by < 5 ? by_names[by] : "?";
+}
+
+static uint64_t key_hash(const struct agg_key *k)
+{
+	uint64_t h = (uint64_t)(uintptr_t)k->a * 0x9e3779b97f4a7c15ull;
+
+	h ^= (uint64_t)(uintptr_t)k->b * 0xc2b2ae3d27d4eb4full;
+	h ^= k->c * 0x165667b19e3779f9ull;
+	h ^= h >> 29;
+	return h;
+}
+
+struct eq_agg *eq_agg_new(enum eq_by by, unsigned flags, struct eq_error *err)
+{
+	struct eq_agg *a = calloc(1, sizeof(*a));
+
+	if (a) {
+		a->by = by;
+		a->flags = flags;
+		a->mask = 1023;
+		a->slots = calloc(a->mask + 1, sizeof(*a->slots));
+		a->strings = eq_intern_new();
+	}
+	if (!a || !a->slots || !a->strings) {
+		eq_agg_free(a);
+		eq_fail(err, "profile: out of memory");
+		return NULL;
+	}
+	return a;
+}
+
+void eq_agg_free(struct eq_agg *a)
+{
+	if (!a)
+		return;
+	free(a->rows);
+	free(a->slots);
+	eq_intern_free(a->strings);
+	free(a);
+}
+
+/* The key and display names of loc's row at a->by. */
+static void row_of(struct eq_agg *a, const struct eq_loc *loc, struct agg_key *k,
+		   const char **name, const char **module)
+{
+	memset(k, 0, sizeof(*k));
+	*module = loc->module_base;
+	if (loc->kind == EQ_LOC_IDLE) {
+		k->a = loc->module;
+		*name = loc->proc;
+		return;
+	}
+	switch (a->by) {
+	case EQ_BY_EXE:
+		k->a = loc->exe;
+		*name = loc->exe;
+		*module = loc->exe;
+		return;
+	case EQ_BY_MODULE:
+		k->a = loc->module;
+		*name = loc->module;
+		return;
+	case EQ_BY_LINE:
+		if (loc->file) {
+			k->a = loc->module;
+			k->b = loc->file;
+			k->c = loc->line;
+			*name = NULL;  /* formatted by the caller on first sight */
+			return;
+		}
+		/* no line information: group by procedure */
+		__attribute__((fallthrough));
+	case EQ_BY_PROC:
+		k->a = loc->module;
+		k->b = loc->proc;
+		k->c = UINT64_MAX;
+		*name = loc->proc ? loc->proc : "[unknown]";
+		return;
+	case EQ_BY_INSN:
+		k->a = loc->module;
+		k->c = loc->module_off;
+		*name = NULL;
+		return;
+	}
+}
+
+static const char *format_name(struct eq_agg *a, const struct eq_loc *loc)
+{
+	if (a->by == EQ_BY_LINE)
+		return eq_internf(a->strings, "%s:%u", loc->file, loc->line);
+	if (loc->proc)
+		return eq_internf(a->strings, "%s+0x%llx", loc->proc,
+				  (unsigned long long)loc->proc_off);
+	return eq_internf(a->strings, "[unknown] %s+0x%llx", loc->module_base,
+			  (unsigned long long)loc->module_off);
+}
+
+static int agg_grow(struct eq_agg *a)
+{
+	size_t newmask = 2 * a->mask + 1, i;
+	uint32_t *slots = calloc(newmask + 1, sizeof(*slots));
+
+	if (!slots)
+		return -1;
+	for (i = 0; i < a->nrows; i++) {
+		size_t j = key_hash(&a->rows[i].key) & newmask;
+
+		while (slots[j])
+			j = (j + 1) & newmask;
+		slots[j] = (uint32_t)(i + 1);
+	}
+	free(a->slots);
+	a->slots = slots;
+	a->mask = newmask;
+	return 0;
+}
+
+/* Index of loc's row, created on first sight; -1 if out of memory. */
+static long agg_row_index(struct eq_agg *a, const struct eq_loc *loc)
+{
+	struct agg_key k;
+	const char *name, *module;
+	struct agg_row *r;
+	size_t j;
+
+	row_of(a, loc, &k, &name, &module);
+	if (2 * (a->nrows + 1) > a->mask && agg_grow(a))
+		return -1;
+	for (j = key_hash(&k) & a->mask; a->slots[j]; j = (j + 1) & a->mask) {
+		r = &a->rows[a->slots[j] - 1];
+		if (r->key.a == k.a && r->key.b == k.b && r->key.c == k.c)
+			return (long)(a->slots[j] - 1);
+	}
+	if (a->nrows == a->cap) {
+		size_t cap = a->cap ? 2 * a->cap : 256;
+		struct agg_row *rows = realloc(a->rows, cap * sizeof(*rows));
+
+		if (!rows)
+			return -1;
+		a->rows = rows;
+		a->cap = cap;
+	}
+	if (!name)
+		name = format_name(a, loc);
+	if (!name)
+		return -1;
+	r = &a->rows[a->nrows];
+	*r = (struct agg_row){ .key = k, .name = name, .module = module, .loc = loc };
+	a->slots[j] = (uint32_t)(++a->nrows);
+	return (long)(a->nrows - 1);
+}
+
+int eq_agg_add(struct eq_agg *a, const struct eq_loc *loc, uint64_t weight,
+	       struct eq_error *err)
+{
+	long i;
+
+	if (loc->kind == EQ_LOC_IDLE) {
+		a->idle += weight;
+		if (a->flags & EQ_PROFILE_EXCLUDE_IDLE)
+			return 0;
+	}
+	i = agg_row_index(a, loc);
+	if (i < 0)
+		return eq_fail(err, "profile: out of memory");
+	a->rows[i].samples += weight;
+	a->total += weight;
+	return 0;
+}
+
+static int by_samples(const void *x, const void *y)
+{
+	const struct eq_row *a = x, *b = y;
+	int c;
+
+	if (a->samples != b->samples)
+		return a->samples > b->samples ? -1 : 1;
+	c = strcmp(a->name, b->name);
+	return c ? c : strcmp(a->module, b->module);
+}
+
+struct eq_profile *eq_agg_finish(struct eq_agg *a, enum eqp_mode mode, double quantum_j,
+				 double period_s, uint64_t lost_samples, struct eq_error *err)
+{
+	struct eq_profile *p = calloc(1, sizeof(*p));
+	double per_sample = mode == EQP_MODE_ENERGY ? quantum_j : period_s;
+	size_t i;
+
+	if (!p || !(p->rows = calloc(a->nrows ? a->nrows : 1, sizeof(*p->rows)))) {
+		free(p);
+		eq_agg_free(a);
+		eq_fail(err, "profile: out of memory");
+		return NULL;
+	}
+	p->by = a->by;
+	p->mode = mode;
+	p->quantum_j = mode == EQP_MODE_ENERGY ? quantum_j : 0;
+	p->period_s = mode == EQP_MODE_TIME ? period_s : 0;
+	p->exclude_idle = !!(a->flags & EQ_PROFILE_EXCLUDE_IDLE);
+	p->total_samples = a->total;
+	p->idle_samples = a->idle;
+	p->lost_samples = lost_samples;
+	p->nrows = a->nrows;
+	for (i = 0; i < a->nrows; i++) {
+		struct eq_row *r = &p->rows[i];
+
+		r->name = a->rows[i].name;
+		r->module = a->rows[i].module;
+		r->loc = a->rows[i].loc;
+		r->samples = a->rows[i].samples;
+		r->share = a->total ? (double)r->samples / (double)a->total : 0;
+		eq_wilson(r->samples, a->total, EQ_Z95, &r->ci95_low, &r->ci95_high);
+		r->amount = per_sample > 0 ? (double)r->samples * per_sample : NAN;
+	}
+	qsort(p->rows, p->nrows, sizeof(*p->rows), by_samples);
+	/* The row names live in the aggregator's strings: keep them. */
+	p->strings_ = a->strings;
+	a->strings = NULL;
+	eq_agg_free(a);
+	return p;
+}
+
+void eq_profile_free(struct eq_profile *p)
+{
+	if (!p)
+		return;
+	eq_intern_free(p->strings_);
+	free(p->rows);
+	free(p);
+}
+
+const struct eq_row *eq_profile_find(const struct eq_profile *p, const char *name,
+				     const char *module)
+{
+	size_t i;
+
+	for (i = 0; i < p->nrows; i++)
+		if (!strcmp(p->rows[i].name, name) &&
+		    (!module || !strcmp(p->rows[i].module, module)))
+			return &p->rows[i];
+	return NULL;
+}
+
+double eq_profile_period_s(const struct eqp_file *f)
+{
+	const struct eqp_meta *m = eqp_meta(f);
+	size_t nchunks = eqp_nsample_chunks(f), n0, n1;
+	const struct eq_sample *first, *last;
+	uint64_t n = eqp_nsamples(f);
+
+	if (m->nominal_hz > 0)
+		return 1.0 / m->nominal_hz;
+	if (n < 2 || m->clock_hz <= 0 || !nchunks)
+		return 0;
+	first = eqp_sample_chunk(f, 0, &n0);
+	last = eqp_sample_chunk(f, nchunks - 1, &n1);
+	if (!n0 || !n1 || last[n1 - 1].time <= first[0].time)
+		return 0;
+	return (double)(last[n1 - 1].time - first[0].time) / m->clock_hz / (double)(n - 1);
+}
+
+/* ---- the hot loop ------------------------------------------------------- */
+
+struct pc_slot {
+	uint64_t pc;
+	uint32_t pid;
+	uint16_t kflags;
+	uint16_t used;
+	uint32_t row;
+};
+
+struct pc_table {
+	struct pc_slot *slots;
+	size_t mask, count;
+};
+
+static inline size_t pc_hash(uint64_t pc, uint32_t pid, uint16_t kflags)
+{
+	uint64_t h = (pc ^ ((uint64_t)pid << 32) ^ ((uint64_t)kflags << 60)) *
+		     0x9e3779b97f4a7c15ull;
+
+	return (size_t)(h >> 20);
+}
+
+static int pc_grow(struct pc_table *t)
+{
+	size_t newmask = t->mask ? 2 * t->mask + 1 : 8191, i;
+	struct pc_slot *slots = calloc(newmask + 1, sizeof(*slots));
+
+	if (!slots)
+		return -1;
+	for (i = 0; t->slots && i <= t->mask; i++) {
+		struct pc_slot *s = &t->slots[i];
+		size_t j;
+
+		if (!s->used)
+			continue;
+		for (j = pc_hash(s->pc, s->pid, s->kflags) & newmask; slots[j].used;
+		     j = (j + 1) & newmask)
+			;
+		slots[j] = *s;
+	}
+	free(t->slots);
+	t->slots = slots;
+	t->mask = newmask;
+	return 0;
+}
+
+#define ROW_SKIP UINT32_MAX   /* excluded idle sample */
+
+/* Row of smp: from the table, or symbolized and remembered. */
+static int row_for(struct pc_table *t, struct eq_agg *a, struct eq_symbolizer *s,
+		   const struct eq_sample *smp, uint32_t *row)
+{
+	uint16_t kflags = smp->flags & (EQ_F_KERNEL | EQ_F_IDLE);
+	size_t j = pc_hash(smp->pc, smp->pid, kflags) & t->mask;
+	const struct eq_loc *loc;
+	long i;
+
+	for (; t->slots[j].used; j = (j + 1) & t->mask) {
+		const struct pc_slot *c = &t->slots[j];
+
+		if (c->pc == smp->pc && c->pid == smp->pid && c->kflags == kflags) {
+			*row = c->row;
+			return 0;
+		}
+	}
+	loc = eq_sym_lookup(s, smp);
+	if (loc->kind == EQ_LOC_IDLE && (a->flags & EQ_PROFILE_EXCLUDE_IDLE))
+		*row = ROW_SKIP;
+	else if ((i = agg_row_index(a, loc)) < 0)
+		return -1;
+	else
+		*row = (uint32_t)i;
+	t->slots[j] = (struct pc_slot){ .pc = smp->pc, .pid = smp->pid, .kflags = kflags,
+					.used = 1, .row = *row };
+	if (2 * ++t->count > t->mask && pc_grow(t))
+		return -1;
+	return 0;
+}
+
+static int count_chunk(struct pc_table *t, struct eq_agg *a, struct eq_symbolizer *s,
+		       const struct eq_sample *smp, size_t n, uint64_t *idle_in_row)
+{
+	size_t k;
+
+	for (k = 0; k < n; k++) {
+		uint32_t row;
+
+		if (row_for(t, a, s, &smp[k], &row))
+			return -1;
+		if (row == ROW_SKIP) {
+			a->idle++;
+			continue;
+		}
+		a->rows[row].samples++;
+		if (a->rows[row].loc->kind == EQ_LOC_IDLE)
+			(*idle_in_row)++;
+	}
+	return 0;
+}
+
+struct eq_profile *eq_profile_build(const struct eqp_file *f, struct eq_symbolizer *s,
+				    enum eq_by by, unsigned flags, struct eq_error *err)
+{
+	const struct eqp_meta *m = eqp_meta(f);
+	struct pc_table t = { 0 };
+	struct eq_agg *a = eq_agg_new(by, flags, err);
+	uint64_t idle_in_row = 0;
+	size_t c, i;
+
+	if (!a)
+		return NULL;
+	if (pc_grow(&t))
+		goto oom;
+	for (c = 0; c < eqp_nsample_chunks(f); c++) {
+		size_t n;
+		const struct eq_sample *smp = eqp_sample_chunk(f, c, &n);
+
+		if (smp && count_chunk(&t, a, s, smp, n, &idle_in_row))
+			goto oom;
+	}
+	free(t.slots);
+	for (i = 0; i < a->nrows; i++)
+		a->total += a->rows[i].samples;
+	a->idle += idle_in_row;
+	return eq_agg_finish(a, m->mode, m->quantum_j,
+			     m->mode == EQP_MODE_TIME ? eq_profile_period_s(f) : 0,
+			     eqp_lost_total(f), err);
+oom:
+	free(t.slots);
+	eq_agg_free(a);
+	eq_fail(err, "profile of %s: out of memory", eqp_path(f));
+	return NULL;
+}

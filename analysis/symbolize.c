@@ -1,0 +1,623 @@
+/*
+ * symbolize.c - sample -> executable, module, procedure, line, instruction.
+ *
+ * Three layers, each computed once and cached:
+ *   per process  its maps (parsed, sorted) and its executable name;
+ *   per module   the ELF file found on this machine (one libdwfl session per
+ *                file, reported at bias 0 so addresses are the file's own
+ *                link-time vaddrs), or the recording's embedded symbol table;
+ *   per pc       the resulting struct eq_loc, in a hash table keyed by
+ *                (pid, pc, kernel/idle).
+ * A pc in process P inside mapping M becomes the file offset
+ * pc - M.start + M.offset, which the module's PT_LOAD headers turn into the
+ * vaddr libdwfl understands.  This is the load bias of PIE executables and
+ * shared libraries, computed from the maps alone.
+ */
+#include <elfutils/libdwfl.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <gelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "intern.h"
+#include "maps.h"
+#include "symbolize.h"
+#include "symtab.h"
+
+enum mod_state { MOD_UNTRIED, MOD_DWFL, MOD_EMBEDDED, MOD_NONE };
+
+struct modfile {
+	const char *path;          /* interned, as in the maps */
+	enum mod_state state;
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	GElf_Phdr *loads;          /* PT_LOAD headers: file offset -> vaddr */
+	size_t nloads;
+	struct eq_symtab_index *embedded;
+	struct modfile *next;
+};
+
+struct process {
+	uint32_t pid;
+	int have_maps;
+	struct eq_maps maps;
+	struct modfile **mod_of_map; /* parallel to maps.maps (NULL: anonymous) */
+	const char *exe;
+	struct process *next;
+};
+
+struct cache_slot {
+	uint64_t pc;
+	uint32_t pid;
+	uint32_t kbits;            /* 1 kernel, 2 idle; 0 in an empty slot's loc */
+	struct eq_loc *loc;        /* NULL = empty */
+};
+
+#define LOC_BLOCK 1024
+struct loc_block {
+	struct loc_block *next;
+	size_t used;
+	struct eq_loc locs[LOC_BLOCK];
+};
+
+struct eq_symbolizer {
+	const struct eqp_file *file;
+	struct eq_sym_options opt;
+	struct eq_intern *strings;
+	struct process *procs[256];   /* hash by pid */
+	struct modfile *mods[256];    /* hash by path pointer */
+	struct eq_symtab_index *kallsyms;
+	struct cache_slot *cache;
+	size_t cache_mask, cache_count;
+	struct loc_block *locs;
+	const char **warnings;
+	size_t nwarnings;
+	const char *s_idle, *s_unknown, *s_kernel;
+};
+
+static void warn(struct eq_symbolizer *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void warn(struct eq_symbolizer *s, const char *fmt, ...)
+{
+	char buf[1024];
+	const char **grown;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	grown = realloc(s->warnings, (s->nwarnings + 1) * sizeof(*grown));
+	if (!grown)
+		return;
+	s->warnings = grown;
+	s->warnings[s->nwarnings] = eq_intern(s->strings, buf);
+	if (s->warnings[s->nwarnings])
+		s->nwarnings++;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash && slash[1] ? slash + 1 : path;
+}
+
+/* ---- modules ------------------------------------------------------------ */
+
+static char *debuginfo_path;
+static const Dwfl_Callbacks dwfl_callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+	.debuginfo_path = &debuginfo_path,
+};
+
+static int read_loads(struct modfile *m)
+{
+	GElf_Addr bias;
+	Elf *elf = dwfl_module_getelf(m->mod, &bias);
+	size_t nph, i;
+
+	if (!elf || elf_getphdrnum(elf, &nph) != 0)
+		return -1;
+	m->loads = calloc(nph ? nph : 1, sizeof(*m->loads));
+	if (!m->loads)
+		return -1;
+	for (i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD)
+			m->loads[m->nloads++] = ph;
+	}
+	return m->nloads ? 0 : -1;
+}
+
+static void hex_of(const unsigned char *bits, int len, char *hex, size_t size)
+{
+	static const char digits[] = "0123456789abcdef";
+	int i;
+
+	for (i = 0; i < len && (size_t)(2 * i + 2) < size; i++) {
+		hex[2 * i] = digits[bits[i] >> 4];
+		hex[2 * i + 1] = digits[bits[i] & 15];
+	}
+	hex[2 * i] = '\0';
+}
+
+/* Refuses the module when its build-id differs from the recorded one. */
+static int build_id_ok(struct eq_symbolizer *s, struct modfile *m, const char *file)
+{
+	char key[4200], hex[256];
+	const unsigned char *bits;
+	GElf_Addr vaddr;
+	const char *want;
+	int len;
+
+	snprintf(key, sizeof(key), "%s%s", EQ_BUILDID_KEY_PREFIX, m->path);
+	want = eqp_meta_get(s->file, key);
+	if (!want || !s->opt.check_build_id)
+		return 1;
+	len = dwfl_module_build_id(m->mod, &bits, &vaddr);
+	if (len <= 0) {
+		warn(s, "%s: %s has no build-id but the recording has %s; not using its symbols "
+		     "(use --symfs to point at the files the recording was made with)",
+		     m->path, file, want);
+		return 0;
+	}
+	hex_of(bits, len, hex, sizeof(hex));
+	if (strcmp(hex, want) != 0) {
+		warn(s, "%s: build-id of %s is %s but the recording was made with %s; "
+		     "not using its symbols (use --symfs to point at the right files)",
+		     m->path, file, hex, want);
+		return 0;
+	}
+	return 1;
+}
+
+static int open_elf(struct eq_symbolizer *s, struct modfile *m)
+{
+	char file[4200];
+	int fd;
+
+	if (m->path[0] != '/')
+		return -1;
+	snprintf(file, sizeof(file), "%s%s", s->opt.symfs ? s->opt.symfs : "", m->path);
+	fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	m->dwfl = dwfl_begin(&dwfl_callbacks);
+	if (!m->dwfl) {
+		close(fd);
+		return -1;
+	}
+	dwfl_report_begin(m->dwfl);
+	/* base 0 with add_p_vaddr: addresses are the file's own vaddrs.  The
+	 * library owns fd from here on. */
+	m->mod = dwfl_report_elf(m->dwfl, base_name(m->path), file, fd, 0, true);
+	dwfl_report_end(m->dwfl, NULL, NULL);
+	if (!m->mod) {
+		warn(s, "%s: %s is not a usable ELF file (%s); its samples stay unresolved",
+		     m->path, file, dwfl_errmsg(-1));
+		return -1;
+	}
+	if (!build_id_ok(s, m, file) || read_loads(m) != 0)
+		return -1;
+	return 0;
+}
+
+static const struct eqp_symtab *embedded_table(const struct eq_symbolizer *s, const char *path)
+{
+	size_t i, n = eqp_nsymtabs(s->file);
+
+	for (i = 0; i < n; i++) {
+		const struct eqp_symtab *t = eqp_symtab_at(s->file, i);
+
+		if (!t->absolute && t->module && !strcmp(t->module, path))
+			return t;
+	}
+	return NULL;
+}
+
+static void load_module(struct eq_symbolizer *s, struct modfile *m)
+{
+	const struct eqp_symtab *t;
+
+	if (open_elf(s, m) == 0) {
+		m->state = MOD_DWFL;
+		return;
+	}
+	if (m->dwfl) {
+		dwfl_end(m->dwfl);
+		m->dwfl = NULL;
+		m->mod = NULL;
+	}
+	t = embedded_table(s, m->path);
+	if (t && (m->embedded = eq_symtab_index_new(t)) != NULL) {
+		m->state = MOD_EMBEDDED;
+		return;
+	}
+	m->state = MOD_NONE;
+	if (m->path[0] == '/')
+		warn(s, "%s: no ELF file found%s%s and no symbol table in the recording; "
+		     "its samples are reported as [unknown] (try --symfs DIR)", m->path,
+		     s->opt.symfs ? " under " : "", s->opt.symfs ? s->opt.symfs : "");
+}
+
+static struct modfile *module_for(struct eq_symbolizer *s, const char *path)
+{
+	unsigned h = (unsigned)(((uintptr_t)path >> 4) & 255);
+	struct modfile *m;
+
+	for (m = s->mods[h]; m; m = m->next)
+		if (m->path == path)
+			return m;
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return NULL;
+	m->path = path;
+	m->next = s->mods[h];
+	s->mods[h] = m;
+	return m;
+}
+
+/* ---- processes ---------------------------------------------------------- */
+
+static void load_process(struct eq_symbolizer *s, struct process *p)
+{
+	const struct eqp_maps *mp = eqp_maps_for(s->file, p->pid);
+	const char *comm = eqp_comm_for(s->file, p->pid);
+	struct eq_error err;
+	char name[64];
+	size_t i;
+
+	if (mp) {
+		snprintf(name, sizeof(name), "maps of pid %u", p->pid);
+		if (eq_maps_parse(mp->text, mp->len, name, &p->maps, &err) == 0)
+			p->have_maps = 1;
+		else
+			warn(s, "%s", err.msg);
+	}
+	if (p->have_maps) {
+		p->mod_of_map = calloc(p->maps.n ? p->maps.n : 1, sizeof(*p->mod_of_map));
+		for (i = 0; p->mod_of_map && i < p->maps.n; i++)
+			if (p->maps.maps[i].path[0])
+				p->mod_of_map[i] = module_for(s,
+					eq_intern(s->strings, p->maps.maps[i].path));
+	}
+	if (comm)
+		p->exe = eq_intern(s->strings, comm);
+	else if (p->have_maps && eq_maps_main_path(&p->maps))
+		p->exe = eq_intern(s->strings, base_name(eq_maps_main_path(&p->maps)));
+	else
+		p->exe = eq_internf(s->strings, "pid %u", p->pid);
+}
+
+static struct process *process_for(struct eq_symbolizer *s, uint32_t pid)
+{
+	struct process *p;
+
+	for (p = s->procs[pid & 255]; p; p = p->next)
+		if (p->pid == pid)
+			return p;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->pid = pid;
+	load_process(s, p);
+	p->next = s->procs[pid & 255];
+	s->procs[pid & 255] = p;
+	return p;
+}
+
+/* ---- one location ------------------------------------------------------- */
+
+static int offset_to_vaddr(const struct modfile *m, uint64_t off, uint64_t *vaddr)
+{
+	size_t i;
+
+	for (i = 0; i < m->nloads; i++) {
+		const GElf_Phdr *ph = &m->loads[i];
+
+		if (off >= ph->p_offset && off < ph->p_offset + ph->p_filesz) {
+			*vaddr = off - ph->p_offset + ph->p_vaddr;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static void resolve_dwfl(struct eq_symbolizer *s, struct modfile *m, struct eq_loc *loc)
+{
+	uint64_t vaddr;
+	GElf_Off off;
+	GElf_Sym sym;
+	const char *name;
+	Dwfl_Line *line;
+
+	if (offset_to_vaddr(m, loc->module_off, &vaddr))
+		return;
+	name = dwfl_module_addrinfo(m->mod, vaddr, &off, &sym, NULL, NULL, NULL);
+	if (!name || !name[0] || (sym.st_size && off >= sym.st_size))
+		return;
+	loc->kind = EQ_LOC_RESOLVED;
+	loc->proc = eq_intern(s->strings, name);
+	loc->proc_off = off;
+	line = dwfl_module_getsrc(m->mod, vaddr);
+	if (line) {
+		int lineno = 0;
+		const char *file = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
+
+		if (file && lineno > 0) {
+			loc->file = eq_intern(s->strings, file);
+			loc->line = (unsigned)lineno;
+		}
+	}
+}
+
+static void resolve_table(struct eq_symbolizer *s, struct eq_symtab_index *t,
+			  uint64_t addr, struct eq_loc *loc)
+{
+	const struct eqp_symbol *sym = eq_symtab_index_find(t, addr);
+
+	if (!sym)
+		return;
+	loc->kind = EQ_LOC_RESOLVED;
+	loc->proc = eq_intern(s->strings, sym->name);
+	loc->proc_off = addr - sym->addr;
+}
+
+static void locate_user(struct eq_symbolizer *s, struct process *p, struct eq_loc *loc)
+{
+	const struct eq_map *map = p && p->have_maps ? eq_maps_find(&p->maps, loc->pc) : NULL;
+	struct modfile *m;
+
+	if (!map || !map->path[0]) {
+		loc->kind = EQ_LOC_NO_MODULE;
+		loc->module = loc->module_base = s->s_unknown;
+		loc->module_off = loc->pc;
+		return;
+	}
+	m = p->mod_of_map[map - p->maps.maps];
+	loc->module = m ? m->path : eq_intern(s->strings, map->path);
+	loc->module_base = eq_intern(s->strings, base_name(loc->module));
+	loc->module_off = loc->pc - map->start + map->offset;
+	loc->kind = EQ_LOC_UNRESOLVED;
+	if (!m)
+		return;
+	if (m->state == MOD_UNTRIED)
+		load_module(s, m);
+	if (m->state == MOD_DWFL)
+		resolve_dwfl(s, m, loc);
+	else if (m->state == MOD_EMBEDDED)
+		resolve_table(s, m->embedded, loc->module_off, loc);
+}
+
+static struct eq_loc *new_loc(struct eq_symbolizer *s)
+{
+	struct loc_block *b = s->locs;
+
+	if (!b || b->used == LOC_BLOCK) {
+		b = calloc(1, sizeof(*b));
+		if (!b)
+			return NULL;
+		b->next = s->locs;
+		s->locs = b;
+	}
+	return &b->locs[b->used++];
+}
+
+static void locate(struct eq_symbolizer *s, const struct eq_sample *smp, uint32_t kbits,
+		   struct eq_loc *loc)
+{
+	struct process *p;
+
+	memset(loc, 0, sizeof(*loc));
+	loc->pid = smp->pid;
+	loc->pc = smp->pc;
+	if (kbits & 2) {
+		loc->kind = EQ_LOC_IDLE;
+		loc->exe = loc->module = loc->module_base = loc->proc = s->s_idle;
+		return;
+	}
+	p = process_for(s, smp->pid);
+	loc->exe = p ? p->exe : s->s_unknown;
+	if (kbits & 1) {
+		loc->kernel = 1;
+		loc->kind = EQ_LOC_UNRESOLVED;
+		loc->module = loc->module_base = s->s_kernel;
+		loc->module_off = loc->pc;
+		if (s->kallsyms)
+			resolve_table(s, s->kallsyms, loc->pc, loc);
+		return;
+	}
+	locate_user(s, p, loc);
+}
+
+/* ---- the cache ---------------------------------------------------------- */
+
+static inline uint64_t mix(uint64_t pc, uint32_t pid, uint32_t kbits)
+{
+	uint64_t h = pc ^ ((uint64_t)pid << 40) ^ ((uint64_t)kbits << 62);
+
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	return h;
+}
+
+static int cache_grow(struct eq_symbolizer *s)
+{
+	size_t newmask = s->cache_mask ? 2 * s->cache_mask + 1 : 4095, i;
+	struct cache_slot *slots = calloc(newmask + 1, sizeof(*slots));
+
+	if (!slots)
+		return -1;
+	for (i = 0; s->cache && i <= s->cache_mask; i++) {
+		struct cache_slot *c = &s->cache[i];
+		size_t j;
+
+		if (!c->loc)
+			continue;
+		j = mix(c->pc, c->pid, c->kbits) & newmask;
+		while (slots[j].loc)
+			j = (j + 1) & newmask;
+		slots[j] = *c;
+	}
+	free(s->cache);
+	s->cache = slots;
+	s->cache_mask = newmask;
+	return 0;
+}
+
+static inline uint32_t kbits_of(const struct eq_sample *smp)
+{
+	if ((smp->flags & EQ_F_IDLE) || smp->pid == 0)
+		return 2;
+	return (smp->flags & EQ_F_KERNEL) ? 1 : 0;
+}
+
+const struct eq_loc *eq_sym_lookup(struct eq_symbolizer *s, const struct eq_sample *smp)
+{
+	static struct eq_loc oom_loc = { .kind = EQ_LOC_NO_MODULE, .exe = "[unknown]",
+					 .module = "[unknown]", .module_base = "[unknown]" };
+	uint32_t kbits = kbits_of(smp);
+	uint64_t pc = kbits == 2 ? 0 : smp->pc;  /* all idle samples are one place */
+	uint32_t pid = kbits == 2 ? 0 : smp->pid;
+	struct eq_loc *loc;
+	size_t j;
+
+	if (2 * (s->cache_count + 1) > s->cache_mask && cache_grow(s))
+		return &oom_loc;
+	j = mix(pc, pid, kbits) & s->cache_mask;
+	for (; s->cache[j].loc; j = (j + 1) & s->cache_mask)
+		if (s->cache[j].pc == pc && s->cache[j].pid == pid && s->cache[j].kbits == kbits)
+			return s->cache[j].loc;
+	loc = new_loc(s);
+	if (!loc)
+		return &oom_loc;
+	locate(s, smp, kbits, loc);
+	s->cache[j] = (struct cache_slot){ .pc = pc, .pid = pid, .kbits = kbits, .loc = loc };
+	s->cache_count++;
+	return loc;
+}
+
+/* ---- setup -------------------------------------------------------------- */
+
+static void load_kallsyms(struct eq_symbolizer *s)
+{
+	size_t i, n = eqp_nsymtabs(s->file);
+
+	for (i = 0; i < n; i++) {
+		const struct eqp_symtab *t = eqp_symtab_at(s->file, i);
+
+		if (t->module && !strcmp(t->module, "[kernel.kallsyms]"))
+			s->kallsyms = eq_symtab_index_new(t);
+	}
+}
+
+struct eq_symbolizer *eq_sym_new(const struct eqp_file *f, const struct eq_sym_options *opt,
+				 struct eq_error *err)
+{
+	struct eq_symbolizer *s = calloc(1, sizeof(*s));
+
+	if (!s) {
+		eq_fail(err, "symbolizer: out of memory");
+		return NULL;
+	}
+	s->file = f;
+	s->opt.check_build_id = 1;
+	if (opt)
+		s->opt = *opt;
+	s->strings = eq_intern_new();
+	if (!s->strings || cache_grow(s)) {
+		eq_sym_free(s);
+		eq_fail(err, "symbolizer: out of memory");
+		return NULL;
+	}
+	s->s_idle = eq_intern(s->strings, "[idle]");
+	s->s_unknown = eq_intern(s->strings, "[unknown]");
+	s->s_kernel = eq_intern(s->strings, "[kernel.kallsyms]");
+	load_kallsyms(s);
+	elf_version(EV_CURRENT);
+	return s;
+}
+
+void eq_sym_free(struct eq_symbolizer *s)
+{
+	struct loc_block *b, *nb;
+	size_t i;
+
+	if (!s)
+		return;
+	for (i = 0; i < 256; i++) {
+		struct process *p, *np;
+		struct modfile *m, *nm;
+
+		for (p = s->procs[i]; p; p = np) {
+			np = p->next;
+			eq_maps_release(&p->maps);
+			free(p->mod_of_map);
+			free(p);
+		}
+		for (m = s->mods[i]; m; m = nm) {
+			nm = m->next;
+			if (m->dwfl)
+				dwfl_end(m->dwfl);
+			free(m->loads);
+			eq_symtab_index_free(m->embedded);
+			free(m);
+		}
+	}
+	for (b = s->locs; b; b = nb) {
+		nb = b->next;
+		free(b);
+	}
+	eq_symtab_index_free(s->kallsyms);
+	free(s->cache);
+	free(s->warnings);
+	eq_intern_free(s->strings);
+	free(s);
+}
+
+size_t eq_sym_nwarnings(const struct eq_symbolizer *s)
+{
+	return s->nwarnings;
+}
+
+const char *eq_sym_warning(const struct eq_symbolizer *s, size_t i)
+{
+	return i < s->nwarnings ? s->warnings[i] : NULL;
+}
+
+int eq_elf_build_id(const char *path, char *hex, size_t size, struct eq_error *err)
+{
+	Dwfl *dwfl = dwfl_begin(&dwfl_callbacks);
+	const unsigned char *bits;
+	Dwfl_Module *mod;
+	GElf_Addr vaddr;
+	int len;
+
+	if (!dwfl)
+		return eq_fail(err, "%s: cannot start libdwfl: %s", path, dwfl_errmsg(-1));
+	dwfl_report_begin(dwfl);
+	mod = dwfl_report_elf(dwfl, base_name(path), path, -1, 0, true);
+	dwfl_report_end(dwfl, NULL, NULL);
+	if (!mod) {
+		eq_fail(err, "%s: not a readable ELF file: %s", path, dwfl_errmsg(-1));
+		dwfl_end(dwfl);
+		return -1;
+	}
+	len = dwfl_module_build_id(mod, &bits, &vaddr);
+	if (len <= 0 || (size_t)(2 * len + 1) > size) {
+		eq_fail(err, "%s: has no usable GNU build-id note", path);
+		dwfl_end(dwfl);
+		return -1;
+	}
+	hex_of(bits, len, hex, size);
+	dwfl_end(dwfl);
+	return 0;
+}

@@ -1,0 +1,77 @@
+/*
+ * symtab.c - sorted index over an embedded symbol table.
+ *
+ * The reader hands tables as they were written; we sort our own array of
+ * pointers so a table written out of order still resolves correctly.
+ */
+#include <stdlib.h>
+
+#include "symtab.h"
+
+#define LAST_SIZELESS_REACH (1u << 20)
+
+struct eq_symtab_index {
+	size_t n;
+	const struct eqp_symbol **syms;  /* sorted by addr */
+};
+
+static int by_addr(const void *a, const void *b)
+{
+	const struct eqp_symbol *x = *(const struct eqp_symbol *const *)a;
+	const struct eqp_symbol *y = *(const struct eqp_symbol *const *)b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+struct eq_symtab_index *eq_symtab_index_new(const struct eqp_symtab *t)
+{
+	struct eq_symtab_index *x;
+	size_t i;
+
+	if (!t->nsyms)
+		return NULL;
+	x = calloc(1, sizeof(*x));
+	if (!x)
+		return NULL;
+	x->syms = malloc(t->nsyms * sizeof(*x->syms));
+	if (!x->syms) {
+		free(x);
+		return NULL;
+	}
+	for (i = 0; i < t->nsyms; i++)
+		x->syms[i] = &t->syms[i];
+	x->n = t->nsyms;
+	qsort(x->syms, x->n, sizeof(*x->syms), by_addr);
+	return x;
+}
+
+void eq_symtab_index_free(struct eq_symtab_index *x)
+{
+	if (!x)
+		return;
+	free(x->syms);
+	free(x);
+}
+
+const struct eqp_symbol *eq_symtab_index_find(const struct eq_symtab_index *x, uint64_t addr)
+{
+	size_t lo = 0, hi = x->n;
+	const struct eqp_symbol *s;
+
+	while (lo < hi) {              /* first symbol with addr > addr */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (x->syms[mid]->addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return NULL;
+	s = x->syms[lo - 1];
+	if (s->size)
+		return addr - s->addr < s->size ? s : NULL;
+	if (lo < x->n)
+		return s;              /* sizeless: up to the next symbol */
+	return addr - s->addr < LAST_SIZELESS_REACH ? s : NULL;
+}

@@ -1,0 +1,26 @@
+/*
+ * symtab.h - address lookup in a symbol table embedded in a recording
+ * (kallsyms, simulated programs, modules whose ELF is not on this machine).
+ */
+#ifndef EQ_SYMTAB_H
+#define EQ_SYMTAB_H
+
+#include <stdint.h>
+
+#include "eqp.h"
+
+struct eq_symtab_index;
+
+/* Indexes t (which must outlive the index); NULL if out of memory or empty. */
+struct eq_symtab_index *eq_symtab_index_new(const struct eqp_symtab *t);
+void eq_symtab_index_free(struct eq_symtab_index *x);
+
+/*
+ * The symbol covering addr: the last one starting at or below it, if its
+ * size reaches addr (size 0 means "up to the next symbol"; the last sizeless
+ * symbol covers nothing beyond itself plus 1 MiB, so stray pcs far past the
+ * end stay unresolved).  NULL if none.
+ */
+const struct eqp_symbol *eq_symtab_index_find(const struct eq_symtab_index *x, uint64_t addr);
+
+#endif
