@@ -74,12 +74,14 @@ $(eval $(call static_lib,$(LIBANALYSIS),$(ANALYSIS_SRCS)))
 $(eval $(call static_lib,$(LIBSIM),$(SIM_SRCS)))
 
 $(EQPROF): $(call obj,$(HOST_SRCS)) $(LIBS)
+	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $(call obj,$(HOST_SRCS)) $(LIBS) $(LDLIBS_ALL)
 
 # cmocka unit tests: test/foo/bar.c links every library.
 UNIT_BINS = $(patsubst %,$(B)/%,$(UNIT_TESTS))
 $(B)/test/%: $(B)/obj/test/%.o $(LIBS)
+	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $< $(LIBS) -lcmocka $(LDLIBS_ALL)
 

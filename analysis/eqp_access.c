@@ -1,0 +1,110 @@
+/*
+ * eqp_access.c - what a reader asks of an open recording; see eqp.h.
+ * Kept apart from eqp_read.c so the parser stays about parsing.
+ */
+#include "eqp.h"
+
+#include <string.h>
+
+#include "eqp_read_priv.h"
+
+const char *eqp_path(const struct eqp_file *f) { return f->path; }
+const struct eqp_meta *eqp_meta(const struct eqp_file *f) { return &f->meta; }
+const char *eqp_warning(const struct eqp_file *f) { return f->has_warning ? f->warning : NULL; }
+unsigned eqp_version(const struct eqp_file *f) { return f->version; }
+
+const char *eqp_meta_get(const struct eqp_file *f, const char *key)
+{
+	size_t klen = strlen(key);
+	const char *line = f->extra_lines, *end = line + f->extra_len;
+
+	/* extra_lines is the extra text with each '\n' turned into '\0'. */
+	for (; line && line < end; line += strlen(line) + 1)
+		if (!strncmp(line, key, klen) && line[klen] == '=')
+			return line + klen + 1;
+	return NULL;
+}
+
+uint64_t eqp_nsamples(const struct eqp_file *f) { return f->nsamples; }
+size_t eqp_nsample_chunks(const struct eqp_file *f) { return f->samp.n; }
+
+const struct eq_sample *eqp_sample_chunk(const struct eqp_file *f, size_t i, size_t *n)
+{
+	if (i >= f->samp.n) {
+		*n = 0;
+		return NULL;
+	}
+	*n = f->samp.v[i].n;
+	return f->samp.v[i].s;
+}
+
+size_t eqp_nmaps(const struct eqp_file *f) { return f->maps.n; }
+const struct eqp_maps *eqp_maps_at(const struct eqp_file *f, size_t i)
+{
+	return i < f->maps.n ? &f->maps.v[i] : NULL;
+}
+
+const struct eqp_maps *eqp_maps_for(const struct eqp_file *f, uint32_t pid)
+{
+	size_t i = f->maps.n;
+
+	while (i--)
+		if (f->maps.v[i].pid == pid)
+			return &f->maps.v[i];
+	return NULL;
+}
+
+size_t eqp_ncomm(const struct eqp_file *f) { return f->comm.n; }
+const struct eqp_comm *eqp_comm_at(const struct eqp_file *f, size_t i)
+{
+	return i < f->comm.n ? &f->comm.v[i] : NULL;
+}
+
+const char *eqp_comm_for(const struct eqp_file *f, uint32_t pid)
+{
+	size_t i = f->comm.n;
+
+	while (i--)
+		if (f->comm.v[i].pid == pid)
+			return f->comm.v[i].name;
+	return NULL;
+}
+
+size_t eqp_nsymtabs(const struct eqp_file *f) { return f->symt.n; }
+const struct eqp_symtab *eqp_symtab_at(const struct eqp_file *f, size_t i)
+{
+	return i < f->symt.n ? &f->symt.v[i] : NULL;
+}
+
+size_t eqp_nlost(const struct eqp_file *f) { return f->lost.n; }
+const struct eqp_lost *eqp_lost_at(const struct eqp_file *f, size_t i)
+{
+	return i < f->lost.n ? &f->lost.v[i] : NULL;
+}
+
+uint64_t eqp_lost_total(const struct eqp_file *f)
+{
+	uint64_t t = 0;
+	size_t i;
+
+	for (i = 0; i < f->lost.n; i++)
+		t += f->lost.v[i].count;
+	return t;
+}
+
+size_t eqp_nmarkers(const struct eqp_file *f) { return f->mark.n; }
+const struct eqp_marker *eqp_marker_at(const struct eqp_file *f, size_t i)
+{
+	return i < f->mark.n ? &f->mark.v[i] : NULL;
+}
+
+const struct eqp_board_info *eqp_board_info(const struct eqp_file *f)
+{
+	return f->has_binfo ? &f->binfo : NULL;
+}
+
+size_t eqp_nboard_records(const struct eqp_file *f) { return f->brec.n; }
+const struct eqp_board_rec *eqp_board_record_at(const struct eqp_file *f, size_t i)
+{
+	return i < f->brec.n ? &f->brec.v[i] : NULL;
+}

@@ -1,0 +1,43 @@
+/*
+ * eqp_format.h - on-disk constants of the .eqp file, shared by the reader and
+ * the writer only (users go through eqp.h).  docs/format.md is the spec.
+ */
+#ifndef EQP_FORMAT_H
+#define EQP_FORMAT_H
+
+#include <stdint.h>
+
+#define EQP_MAGIC          "\x89" "EQP\r\n\x1a\n"
+#define EQP_MAGIC_LEN      8
+#define EQP_FILE_HDR_LEN   16  /* magic, u16 major, u16 minor, u32 flags */
+#define EQP_VERSION_MAJOR  1
+#define EQP_VERSION_MINOR  0
+
+#define EQP_CHUNK_HDR_LEN  16  /* u32 type, u32 flags, u64 payload length */
+#define EQP_CHUNK_CRC_LEN  4   /* CRC-32 (zlib) of chunk header and payload */
+#define EQP_ALIGN          8   /* chunks start on 8-byte boundaries */
+
+/* Chunk types: four ASCII characters, stored as a little-endian u32. */
+#define EQP_FOURCC(a, b, c, d) \
+	((uint32_t)(a) | (uint32_t)(b) << 8 | (uint32_t)(c) << 16 | (uint32_t)(d) << 24)
+#define EQP_CHUNK_HEAD EQP_FOURCC('H', 'E', 'A', 'D')
+#define EQP_CHUNK_SAMP EQP_FOURCC('S', 'A', 'M', 'P')
+#define EQP_CHUNK_MAPS EQP_FOURCC('M', 'A', 'P', 'S')
+#define EQP_CHUNK_COMM EQP_FOURCC('C', 'O', 'M', 'M')
+#define EQP_CHUNK_SYMT EQP_FOURCC('S', 'Y', 'M', 'T')
+#define EQP_CHUNK_LOST EQP_FOURCC('L', 'O', 'S', 'T')
+#define EQP_CHUNK_MARK EQP_FOURCC('M', 'A', 'R', 'K')
+#define EQP_CHUNK_BINF EQP_FOURCC('B', 'I', 'N', 'F')
+#define EQP_CHUNK_BREC EQP_FOURCC('B', 'R', 'E', 'C')
+#define EQP_CHUNK_END  EQP_FOURCC('E', 'N', 'D', ' ')
+
+#define EQP_HEAD_FIXED_LEN 40  /* mode, reserved, 3 doubles, start time */
+#define EQP_SAMP_HDR_LEN   8   /* u32 count, u32 reserved */
+#define EQP_BREC_HDR_LEN   8
+#define EQP_BREC_LEN       24
+#define EQP_SAMPLES_PER_CHUNK 4096
+
+/* Limits that keep a corrupt length from asking for absurd memory. */
+#define EQP_MAX_STRING     (64u << 20)
+
+#endif

@@ -1,0 +1,580 @@
+/*
+ * eqp_read.c - reading .eqp recordings; see eqp.h and docs/format.md.
+ *
+ * The whole file is mapped read-only and walked chunk by chunk.  Every length
+ * is checked against what is left of the file before it is used, and every
+ * chunk's CRC is verified, so a corrupt file is refused with the chunk number,
+ * type and byte offset, and nothing past the end of the map is ever touched.
+ * A chunk that runs past the end of the file (or a missing END chunk) means
+ * the recording was cut short: everything before it is kept and a warning
+ * says what happened.  Metadata is copied out; samples stay in the map.
+ */
+#include "eqp.h"
+#include "eqp_format.h"
+#include "eqp_read_priv.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+/* Where the walk is, for error messages. */
+#ifndef EQP_FUZZING
+#define EQP_FUZZING 0
+#endif
+
+struct cursor {
+	struct eqp_file *f;
+	size_t index;      /* chunk number, from 0 */
+	size_t off;        /* byte offset of the chunk header */
+	uint32_t type;
+	const unsigned char *p; /* payload */
+	uint64_t len;
+};
+
+static int grow(void **v, size_t *cap, size_t n, size_t elem)
+{
+	size_t ncap;
+	void *nv;
+
+	if (n < *cap)
+		return 0;
+	ncap = *cap ? *cap * 2 : 16;
+	nv = realloc(*v, ncap * elem);
+	if (!nv)
+		return -1;
+	*v = nv;
+	*cap = ncap;
+	return 0;
+}
+
+#define PUSH(vec, val, c, err) \
+	(grow((void **)&(vec).v, &(vec).cap, (vec).n, sizeof(*(vec).v)) < 0 \
+		 ? chunk_fail(c, err, "out of memory") \
+		 : ((vec).v[(vec).n++] = (val), 0))
+
+static uint32_t get32(const unsigned char *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+static uint64_t get64(const unsigned char *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
+static double getf64(const unsigned char *p)
+{
+	double v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
+static void type_name(uint32_t type, char out[5])
+{
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		char c = (char)(type >> (8 * i));
+
+		out[i] = (c >= 32 && c < 127) ? c : '?';
+	}
+	out[4] = '\0';
+}
+
+static int chunk_fail(const struct cursor *c, struct eq_error *err,
+		      const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static int chunk_fail(const struct cursor *c, struct eq_error *err,
+		      const char *fmt, ...)
+{
+	char what[512], tn[5];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	type_name(c->type, tn);
+	return eq_fail(err, "%s: chunk %zu (%s) at byte offset %zu: %s; the file is corrupt",
+		       c->f->path, c->index, tn, c->off, what);
+}
+
+/* A string inside the payload: copied out NUL-terminated. */
+static char *take_string(const struct cursor *c, uint64_t at, uint64_t len,
+			 const char *field, struct eq_error *err)
+{
+	char *s;
+
+	if (len > EQP_MAX_STRING || at > c->len || len > c->len - at) {
+		chunk_fail(c, err, "%s of %llu bytes at payload offset %llu runs past the chunk's %llu bytes",
+			   field, (unsigned long long)len, (unsigned long long)at,
+			   (unsigned long long)c->len);
+		return NULL;
+	}
+	s = malloc(len + 1);
+	if (!s) {
+		chunk_fail(c, err, "out of memory for %s", field);
+		return NULL;
+	}
+	memcpy(s, c->p + at, len);
+	s[len] = '\0';
+	return s;
+}
+
+static int need(const struct cursor *c, uint64_t n, struct eq_error *err)
+{
+	if (c->len < n)
+		return chunk_fail(c, err, "payload is %llu bytes, at least %llu expected",
+				  (unsigned long long)c->len, (unsigned long long)n);
+	return 0;
+}
+
+static int parse_head(struct cursor *c, struct eq_error *err)
+{
+	struct eqp_file *f = c->f;
+	uint32_t tlen, xlen;
+
+	if (need(c, EQP_HEAD_FIXED_LEN + 8, err) < 0)
+		return -1;
+	f->meta.mode = (enum eqp_mode)get32(c->p);
+	if (f->meta.mode != EQP_MODE_ENERGY && f->meta.mode != EQP_MODE_TIME)
+		return chunk_fail(c, err, "mode %u is neither 1 (energy) nor 2 (time)",
+				  (unsigned)f->meta.mode);
+	f->meta.quantum_j = getf64(c->p + 8);
+	f->meta.nominal_hz = getf64(c->p + 16);
+	f->meta.clock_hz = getf64(c->p + 24);
+	f->meta.start_unix_ns = (int64_t)get64(c->p + 32);
+	if (!(f->meta.quantum_j >= 0) || !(f->meta.nominal_hz >= 0) ||
+	    !(f->meta.clock_hz > 0))
+		return chunk_fail(c, err, "quantum, rate or clock is negative, zero clock or not a number");
+	tlen = get32(c->p + EQP_HEAD_FIXED_LEN);
+	f->target = take_string(c, EQP_HEAD_FIXED_LEN + 4, tlen, "target", err);
+	if (!f->target)
+		return -1;
+	if (need(c, EQP_HEAD_FIXED_LEN + 8ull + tlen, err) < 0)
+		return -1;
+	xlen = get32(c->p + EQP_HEAD_FIXED_LEN + 4 + tlen);
+	f->extra = take_string(c, EQP_HEAD_FIXED_LEN + 8ull + tlen, xlen, "extra", err);
+	if (!f->extra)
+		return -1;
+	f->extra_len = xlen;
+	f->extra_lines = malloc(xlen + 1);
+	if (!f->extra_lines)
+		return chunk_fail(c, err, "out of memory");
+	memcpy(f->extra_lines, f->extra, xlen + 1);
+	for (char *nl = f->extra_lines; (nl = strchr(nl, '\n')); nl++)
+		*nl = '\0';
+	f->meta.target = f->target;
+	f->meta.extra = f->extra;
+	return 0;
+}
+
+static int parse_samp(struct cursor *c, struct eq_error *err)
+{
+	struct sample_chunk sc;
+	uint64_t count;
+
+	if (need(c, EQP_SAMP_HDR_LEN, err) < 0)
+		return -1;
+	count = get32(c->p);
+	if (c->len != EQP_SAMP_HDR_LEN + count * sizeof(struct eq_sample))
+		return chunk_fail(c, err, "%llu samples need %llu bytes but the payload has %llu",
+				  (unsigned long long)count,
+				  (unsigned long long)(EQP_SAMP_HDR_LEN + count * sizeof(struct eq_sample)),
+				  (unsigned long long)c->len);
+	sc.s = (const struct eq_sample *)(const void *)(c->p + EQP_SAMP_HDR_LEN);
+	sc.n = count;
+	c->f->nsamples += count;
+	return PUSH(c->f->samp, sc, c, err);
+}
+
+/* MAPS, COMM and MARK: u32 pid, u32 reserved, u64 time, text. */
+static char *parse_text(struct cursor *c, uint32_t *pid, uint64_t *time,
+			struct eq_error *err)
+{
+	if (need(c, 16, err) < 0)
+		return NULL;
+	*pid = get32(c->p);
+	*time = get64(c->p + 8);
+	return take_string(c, 16, c->len - 16, "text", err);
+}
+
+static int parse_maps(struct cursor *c, struct eq_error *err)
+{
+	struct eqp_maps m;
+	char *text = parse_text(c, &m.pid, &m.time, err);
+
+	if (!text)
+		return -1;
+	m.text = text;
+	m.len = c->len - 16;
+	if (PUSH(c->f->maps, m, c, err) < 0) {
+		free(text);
+		return -1;
+	}
+	return 0;
+}
+
+static int parse_comm(struct cursor *c, struct eq_error *err)
+{
+	struct eqp_comm m;
+	char *name = parse_text(c, &m.pid, &m.time, err);
+
+	if (!name)
+		return -1;
+	m.name = name;
+	if (PUSH(c->f->comm, m, c, err) < 0) {
+		free(name);
+		return -1;
+	}
+	return 0;
+}
+
+static int parse_mark(struct cursor *c, struct eq_error *err)
+{
+	struct eqp_marker m;
+	uint32_t unused;
+	char *label = parse_text(c, &unused, &m.time, err);
+
+	if (!label)
+		return -1;
+	m.label = label;
+	if (PUSH(c->f->mark, m, c, err) < 0) {
+		free(label);
+		return -1;
+	}
+	return 0;
+}
+
+static void free_symtab(struct eqp_symtab *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->nsyms; i++)
+		free((char *)t->syms[i].name);
+	free((void *)t->syms);
+	free((char *)t->module);
+}
+
+static int cmp_sym(const void *a, const void *b)
+{
+	const struct eqp_symbol *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static int parse_symt_entries(struct cursor *c, struct eqp_symtab *t,
+			      uint32_t nsyms, uint64_t off, struct eq_error *err)
+{
+	struct eqp_symbol *syms;
+	uint32_t i;
+
+	/* Each entry takes at least 20 bytes: bound nsyms before allocating. */
+	if (nsyms > (c->len - off) / 20)
+		return chunk_fail(c, err, "%u symbols cannot fit in %llu bytes",
+				  nsyms, (unsigned long long)(c->len - off));
+	syms = calloc(nsyms ? nsyms : 1, sizeof(*syms));
+	if (!syms)
+		return chunk_fail(c, err, "out of memory for %u symbols", nsyms);
+	t->syms = syms;
+	for (i = 0; i < nsyms; i++) {
+		if (need(c, off + 20, err) < 0)
+			return -1;
+		syms[i].addr = get64(c->p + off);
+		syms[i].size = get64(c->p + off + 8);
+		syms[i].name = take_string(c, off + 20, get32(c->p + off + 16),
+					   "symbol name", err);
+		if (!syms[i].name)
+			return -1;
+		t->nsyms = i + 1;
+		off += 20 + get32(c->p + off + 16);
+	}
+	if (off != c->len)
+		return chunk_fail(c, err, "%llu bytes left after the last symbol",
+				  (unsigned long long)(c->len - off));
+	qsort(syms, nsyms, sizeof(*syms), cmp_sym);
+	return 0;
+}
+
+static int parse_symt(struct cursor *c, struct eq_error *err)
+{
+	struct eqp_symtab t = { 0 };
+	uint32_t mlen;
+
+	if (need(c, 12, err) < 0)
+		return -1;
+	t.absolute = get32(c->p) != 0;
+	mlen = get32(c->p + 8);
+	t.module = take_string(c, 12, mlen, "module name", err);
+	if (!t.module || parse_symt_entries(c, &t, get32(c->p + 4), 12ull + mlen, err) < 0 ||
+	    PUSH(c->f->symt, t, c, err) < 0) {
+		free_symtab(&t);
+		return -1;
+	}
+	return 0;
+}
+
+static int parse_lost(struct cursor *c, struct eq_error *err)
+{
+	struct eqp_lost l;
+
+	if (c->len != 16)
+		return chunk_fail(c, err, "payload is %llu bytes, 16 expected",
+				  (unsigned long long)c->len);
+	l.source = get32(c->p);
+	l.count = get64(c->p + 8);
+	return PUSH(c->f->lost, l, c, err);
+}
+
+static int parse_binf(struct cursor *c, struct eq_error *err)
+{
+	struct eqp_file *f = c->f;
+	char *fw;
+
+	if (need(c, 32, err) < 0)
+		return -1;
+	if (f->has_binfo)
+		return chunk_fail(c, err, "a second board information chunk");
+	fw = take_string(c, 32, get32(c->p + 28), "firmware", err);
+	if (!fw)
+		return -1;
+	f->binfo.clock_hz = getf64(c->p);
+	f->binfo.e_min_j = getf64(c->p + 8);
+	f->binfo.quantum_pulses = get32(c->p + 16);
+	f->binfo.jitter_pct = get32(c->p + 20);
+	f->binfo.vcomp = get32(c->p + 24);
+	f->binfo.firmware = fw;
+	f->has_binfo = 1;
+	return 0;
+}
+
+static int parse_brec(struct cursor *c, struct eq_error *err)
+{
+	uint64_t count, i;
+
+	if (need(c, EQP_BREC_HDR_LEN, err) < 0)
+		return -1;
+	count = get32(c->p);
+	if (c->len != EQP_BREC_HDR_LEN + count * EQP_BREC_LEN)
+		return chunk_fail(c, err, "%llu board records need %llu bytes but the payload has %llu",
+				  (unsigned long long)count,
+				  (unsigned long long)(EQP_BREC_HDR_LEN + count * EQP_BREC_LEN),
+				  (unsigned long long)c->len);
+	for (i = 0; i < count; i++) {
+		struct eqp_board_rec r;
+
+		memcpy(&r, c->p + EQP_BREC_HDR_LEN + i * EQP_BREC_LEN, sizeof(r));
+		if (PUSH(c->f->brec, r, c, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int parse_end(struct cursor *c, struct eq_error *err)
+{
+	uint64_t n, chunks;
+
+	if (c->len != 16)
+		return chunk_fail(c, err, "payload is %llu bytes, 16 expected",
+				  (unsigned long long)c->len);
+	n = get64(c->p);
+	chunks = get64(c->p + 8);
+	if (n != c->f->nsamples)
+		return chunk_fail(c, err, "END says %llu samples, the chunks hold %llu",
+				  (unsigned long long)n, (unsigned long long)c->f->nsamples);
+	if (chunks != c->index)
+		return chunk_fail(c, err, "END says %llu chunks came before it, there were %zu",
+				  (unsigned long long)chunks, c->index);
+	c->f->has_end = 1;
+	return 0;
+}
+
+static int parse_chunk(struct cursor *c, struct eq_error *err)
+{
+	if (c->index == 0 && c->type != EQP_CHUNK_HEAD)
+		return chunk_fail(c, err, "the first chunk must be HEAD");
+	switch (c->type) {
+	case EQP_CHUNK_HEAD:
+		if (c->index != 0)
+			return chunk_fail(c, err, "HEAD may only be the first chunk");
+		return parse_head(c, err);
+	case EQP_CHUNK_SAMP: return parse_samp(c, err);
+	case EQP_CHUNK_MAPS: return parse_maps(c, err);
+	case EQP_CHUNK_COMM: return parse_comm(c, err);
+	case EQP_CHUNK_SYMT: return parse_symt(c, err);
+	case EQP_CHUNK_LOST: return parse_lost(c, err);
+	case EQP_CHUNK_MARK: return parse_mark(c, err);
+	case EQP_CHUNK_BINF: return parse_binf(c, err);
+	case EQP_CHUNK_BREC: return parse_brec(c, err);
+	case EQP_CHUNK_END:  return parse_end(c, err);
+	default:
+		return 0; /* a newer writer's chunk: its CRC was checked, skip it */
+	}
+}
+
+static void set_truncated(struct eqp_file *f, const struct cursor *c,
+			  const char *why)
+{
+	f->has_warning = 1;
+	snprintf(f->warning, sizeof(f->warning),
+		 "%s is truncated: %s at byte offset %zu (chunk %zu); read the %zu complete chunks before it (%llu samples)",
+		 f->path, why, c->off, c->index, c->index,
+		 (unsigned long long)f->nsamples);
+}
+
+static int check_file_header(struct eqp_file *f, struct eq_error *err)
+{
+	if (f->size < EQP_FILE_HDR_LEN || memcmp(f->base, EQP_MAGIC, EQP_MAGIC_LEN) != 0)
+		return eq_fail(err, "%s: not an eqprof recording (bad magic at byte offset 0); make one with 'eqprof import', 'record' or 'sim'",
+			       f->path);
+	f->version = (unsigned)f->base[8] | (unsigned)f->base[9] << 8;
+	if (f->version != EQP_VERSION_MAJOR)
+		return eq_fail(err, "%s: format version %u, this eqprof reads version %u; use a matching eqprof",
+			       f->path, f->version, EQP_VERSION_MAJOR);
+	return 0;
+}
+
+/* Walks the chunks; returns -1 on corruption, 0 otherwise (truncation is a warning). */
+static int walk(struct eqp_file *f, struct eq_error *err)
+{
+	struct cursor c = { .f = f, .off = EQP_FILE_HDR_LEN };
+	uint64_t total;
+	uint32_t crc;
+
+	for (; c.off < f->size && !f->has_end; c.index++) {
+		size_t left = f->size - c.off;
+
+		c.type = 0;
+		if (left < EQP_CHUNK_HDR_LEN) {
+			set_truncated(f, &c, "a partial chunk header");
+			break;
+		}
+		c.type = get32(f->base + c.off);
+		c.len = get64(f->base + c.off + 8);
+		if (c.len > left - EQP_CHUNK_HDR_LEN ||
+		    left - EQP_CHUNK_HDR_LEN - c.len < EQP_CHUNK_CRC_LEN) {
+			set_truncated(f, &c, "the last chunk runs past the end of the file");
+			break;
+		}
+		c.p = f->base + c.off + EQP_CHUNK_HDR_LEN;
+		crc = (uint32_t)crc32_z(crc32(0L, f->base + c.off, EQP_CHUNK_HDR_LEN), c.p, c.len);
+		/* The fuzz build skips the CRC so mutations reach the parsers behind it. */
+		if (crc != get32(c.p + c.len) && !EQP_FUZZING)
+			return chunk_fail(&c, err, "checksum mismatch (stored %08x, computed %08x)",
+					  get32(c.p + c.len), crc);
+		if (parse_chunk(&c, err) < 0)
+			return -1;
+		total = EQP_CHUNK_HDR_LEN + c.len + EQP_CHUNK_CRC_LEN;
+		total += (EQP_ALIGN - total % EQP_ALIGN) % EQP_ALIGN;
+		c.off = total > f->size - c.off ? f->size : c.off + total;
+	}
+	if (c.index == 0)
+		return eq_fail(err, "%s: no HEAD chunk at byte offset %d; the file is empty or cut short after its first bytes",
+			       f->path, EQP_FILE_HDR_LEN);
+	if (!f->has_end && !f->has_warning) {
+		f->has_warning = 1;
+		snprintf(f->warning, sizeof(f->warning),
+			 "%s has no END chunk: the recording was not closed (cut short?); read %zu chunks (%llu samples)",
+			 f->path, c.index, (unsigned long long)f->nsamples);
+	}
+	return 0;
+}
+
+static struct eqp_file *open_image(const void *buf, size_t len, const char *name,
+				   int mapped, struct eq_error *err)
+{
+	struct eqp_file *f = calloc(1, sizeof(*f));
+
+	if (!f || !(f->path = strdup(name))) {
+		free(f);
+		eq_fail(err, "%s: out of memory", name);
+		return NULL;
+	}
+	f->base = buf;
+	f->size = len;
+	f->mapped = mapped;
+	if (check_file_header(f, err) < 0 || walk(f, err) < 0) {
+		eqp_close(f);
+		return NULL;
+	}
+	return f;
+}
+
+struct eqp_file *eqp_open_mem(const void *buf, size_t len, const char *name,
+			      struct eq_error *err)
+{
+	return open_image(buf, len, name, 0, err);
+}
+
+struct eqp_file *eqp_open(const char *path, struct eq_error *err)
+{
+	struct stat st;
+	void *map;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0) {
+		eq_fail(err, "cannot open %s: %s", path, strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		eq_fail(err, "%s: not a regular file", path);
+		close(fd);
+		return NULL;
+	}
+	if (st.st_size == 0) {
+		close(fd);
+		eq_fail(err, "%s: empty file (0 bytes); not an eqprof recording", path);
+		return NULL;
+	}
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED) {
+		eq_fail(err, "cannot map %s: %s", path, strerror(errno));
+		return NULL;
+	}
+	madvise(map, (size_t)st.st_size, MADV_SEQUENTIAL);
+	return open_image(map, (size_t)st.st_size, path, 1, err);
+}
+
+void eqp_close(struct eqp_file *f)
+{
+	size_t i;
+
+	if (!f)
+		return;
+	for (i = 0; i < f->maps.n; i++)
+		free((char *)f->maps.v[i].text);
+	for (i = 0; i < f->comm.n; i++)
+		free((char *)f->comm.v[i].name);
+	for (i = 0; i < f->mark.n; i++)
+		free((char *)f->mark.v[i].label);
+	for (i = 0; i < f->symt.n; i++)
+		free_symtab(&f->symt.v[i]);
+	free(f->maps.v);
+	free(f->comm.v);
+	free(f->mark.v);
+	free(f->symt.v);
+	free(f->samp.v);
+	free(f->lost.v);
+	free(f->brec.v);
+	free((char *)f->binfo.firmware);
+	free(f->target);
+	free(f->extra);
+	free(f->extra_lines);
+	if (f->mapped)
+		munmap((void *)f->base, f->size);
+	free(f->path);
+	free(f);
+}

@@ -1,0 +1,41 @@
+/*
+ * eqp_read_priv.h - the reader's state, shared by eqp_read.c (parsing) and
+ * eqp_access.c (queries) only.
+ */
+#ifndef EQP_READ_PRIV_H
+#define EQP_READ_PRIV_H
+
+#include "eqp.h"
+
+struct sample_chunk {
+	const struct eq_sample *s;
+	size_t n;
+};
+
+#define VEC(type) struct { type *v; size_t n, cap; }
+
+struct eqp_file {
+	char *path;
+	const unsigned char *base;
+	size_t size;
+	int mapped;
+	unsigned version;
+	struct eqp_meta meta;
+	char *target, *extra;
+	char *extra_lines;     /* extra split into NUL-terminated lines */
+	size_t extra_len;
+	char warning[512];
+	int has_warning, has_end;
+	uint64_t nsamples;
+	VEC(struct sample_chunk) samp;
+	VEC(struct eqp_maps) maps;
+	VEC(struct eqp_comm) comm;
+	VEC(struct eqp_symtab) symt;
+	VEC(struct eqp_lost) lost;
+	VEC(struct eqp_marker) mark;
+	VEC(struct eqp_board_rec) brec;
+	struct eqp_board_info binfo;
+	int has_binfo;
+};
+
+#endif

@@ -1,0 +1,325 @@
+/*
+ * eqp_write.c - writing .eqp recordings; see eqp.h and docs/format.md.
+ *
+ * Samples are buffered and written EQP_SAMPLES_PER_CHUNK at a time, so a
+ * recording cut short by a crash loses at most one buffer, and a reader can
+ * still use everything before it.  The file only gets its final name in
+ * eqp_commit(), after the END chunk and an fsync.
+ */
+#include "eqp.h"
+#include "eqp_format.h"
+#include "outfile.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+struct eqp_writer {
+	struct eq_outfile out;
+	struct eq_sample *buf;
+	size_t nbuf;
+	uint64_t nsamples;
+	uint64_t nchunks;
+	int failed;
+};
+
+struct part {
+	const void *p;
+	size_t len;
+};
+
+static void put32(unsigned char *b, uint32_t v)
+{
+	memcpy(b, &v, 4); /* the format is little-endian, like every host we build for */
+}
+
+static void put64(unsigned char *b, uint64_t v)
+{
+	memcpy(b, &v, 8);
+}
+
+static int write_chunk(struct eqp_writer *w, uint32_t type,
+		       const struct part *parts, size_t nparts,
+		       struct eq_error *err)
+{
+	static const unsigned char zeros[EQP_ALIGN];
+	unsigned char hdr[EQP_CHUNK_HDR_LEN], crcb[EQP_CHUNK_CRC_LEN];
+	uint64_t len = 0;
+	uLong crc;
+	size_t i, pad;
+
+	if (w->failed)
+		return eq_fail(err, "%s: an earlier write failed", w->out.path);
+	for (i = 0; i < nparts; i++)
+		len += parts[i].len;
+	put32(hdr, type);
+	put32(hdr + 4, 0);
+	put64(hdr + 8, len);
+	crc = crc32(0L, hdr, sizeof(hdr));
+	fwrite(hdr, 1, sizeof(hdr), w->out.fp);
+	for (i = 0; i < nparts; i++) {
+		if (!parts[i].len)
+			continue;
+		crc = crc32_z(crc, parts[i].p, parts[i].len);
+		fwrite(parts[i].p, 1, parts[i].len, w->out.fp);
+	}
+	put32(crcb, (uint32_t)crc);
+	fwrite(crcb, 1, sizeof(crcb), w->out.fp);
+	pad = (EQP_ALIGN - (len + EQP_CHUNK_CRC_LEN) % EQP_ALIGN) % EQP_ALIGN;
+	fwrite(zeros, 1, pad, w->out.fp);
+	if (ferror(w->out.fp)) {
+		w->failed = 1;
+		return eq_fail(err, "writing %s: %s (disk full?)", w->out.tmp, strerror(errno));
+	}
+	w->nchunks++;
+	return 0;
+}
+
+static int write_head(struct eqp_writer *w, const struct eqp_meta *m,
+		      struct eq_error *err)
+{
+	unsigned char fixed[EQP_HEAD_FIXED_LEN], tlen[4], xlen[4];
+	const char *target = m->target ? m->target : "";
+	const char *extra = m->extra ? m->extra : "";
+	struct part parts[5];
+
+	memset(fixed, 0, sizeof(fixed));
+	put32(fixed, (uint32_t)m->mode);
+	memcpy(fixed + 8, &m->quantum_j, 8);
+	memcpy(fixed + 16, &m->nominal_hz, 8);
+	memcpy(fixed + 24, &m->clock_hz, 8);
+	put64(fixed + 32, (uint64_t)m->start_unix_ns);
+	put32(tlen, (uint32_t)strlen(target));
+	put32(xlen, (uint32_t)strlen(extra));
+	parts[0] = (struct part){ fixed, sizeof(fixed) };
+	parts[1] = (struct part){ tlen, 4 };
+	parts[2] = (struct part){ target, strlen(target) };
+	parts[3] = (struct part){ xlen, 4 };
+	parts[4] = (struct part){ extra, strlen(extra) };
+	return write_chunk(w, EQP_CHUNK_HEAD, parts, 5, err);
+}
+
+static int check_meta(const char *path, const struct eqp_meta *m,
+		      struct eq_error *err)
+{
+	if (m->mode != EQP_MODE_ENERGY && m->mode != EQP_MODE_TIME)
+		return eq_fail(err, "%s: mode must be energy or time", path);
+	if (!(m->quantum_j >= 0) || !(m->nominal_hz >= 0) || !(m->clock_hz > 0))
+		return eq_fail(err, "%s: quantum, rate and clock must be non-negative numbers (clock > 0)",
+			       path);
+	return 0;
+}
+
+struct eqp_writer *eqp_create(const char *path, const struct eqp_meta *meta,
+			      struct eq_error *err)
+{
+	unsigned char fh[EQP_FILE_HDR_LEN];
+	struct eqp_writer *w;
+
+	if (check_meta(path, meta, err) < 0)
+		return NULL;
+	w = calloc(1, sizeof(*w));
+	if (w)
+		w->buf = malloc(EQP_SAMPLES_PER_CHUNK * sizeof(*w->buf));
+	if (!w || !w->buf) {
+		free(w);
+		eq_fail(err, "%s: out of memory", path);
+		return NULL;
+	}
+	if (eq_outfile_open(&w->out, path, err) < 0) {
+		free(w->buf);
+		free(w);
+		return NULL;
+	}
+	memset(fh, 0, sizeof(fh));
+	memcpy(fh, EQP_MAGIC, EQP_MAGIC_LEN);
+	fh[8] = EQP_VERSION_MAJOR;
+	fh[10] = EQP_VERSION_MINOR;
+	fwrite(fh, 1, sizeof(fh), w->out.fp);
+	if (write_head(w, meta, err) < 0) {
+		eqp_discard(w);
+		return NULL;
+	}
+	return w;
+}
+
+static int flush_samples(struct eqp_writer *w, struct eq_error *err)
+{
+	unsigned char hdr[EQP_SAMP_HDR_LEN] = { 0 };
+	struct part parts[2];
+
+	if (!w->nbuf)
+		return 0;
+	put32(hdr, (uint32_t)w->nbuf);
+	parts[0] = (struct part){ hdr, sizeof(hdr) };
+	parts[1] = (struct part){ w->buf, w->nbuf * sizeof(*w->buf) };
+	w->nbuf = 0;
+	return write_chunk(w, EQP_CHUNK_SAMP, parts, 2, err);
+}
+
+int eqp_add_samples(struct eqp_writer *w, const struct eq_sample *s, size_t n,
+		    struct eq_error *err)
+{
+	size_t take;
+
+	while (n) {
+		take = EQP_SAMPLES_PER_CHUNK - w->nbuf;
+		if (take > n)
+			take = n;
+		memcpy(w->buf + w->nbuf, s, take * sizeof(*s));
+		w->nbuf += take;
+		w->nsamples += take;
+		s += take;
+		n -= take;
+		if (w->nbuf == EQP_SAMPLES_PER_CHUNK && flush_samples(w, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* MAPS, COMM and MARK share a shape: two fixed words, a time, then text. */
+static int add_text_chunk(struct eqp_writer *w, uint32_t type, uint32_t pid,
+			  uint64_t time, const char *text, size_t len,
+			  struct eq_error *err)
+{
+	unsigned char hdr[16] = { 0 };
+	struct part parts[2];
+
+	if (len > EQP_MAX_STRING)
+		return eq_fail(err, "%s: text of %zu bytes is over the %u-byte limit",
+			       w->out.path, len, EQP_MAX_STRING);
+	put32(hdr, pid);
+	put64(hdr + 8, time);
+	parts[0] = (struct part){ hdr, sizeof(hdr) };
+	parts[1] = (struct part){ text, len };
+	return write_chunk(w, type, parts, 2, err);
+}
+
+int eqp_add_maps(struct eqp_writer *w, uint32_t pid, uint64_t time,
+		 const char *text, size_t len, struct eq_error *err)
+{
+	return add_text_chunk(w, EQP_CHUNK_MAPS, pid, time, text, len, err);
+}
+
+int eqp_add_comm(struct eqp_writer *w, uint32_t pid, uint64_t time,
+		 const char *name, struct eq_error *err)
+{
+	return add_text_chunk(w, EQP_CHUNK_COMM, pid, time, name, strlen(name), err);
+}
+
+int eqp_add_marker(struct eqp_writer *w, uint64_t time, const char *label,
+		   struct eq_error *err)
+{
+	return add_text_chunk(w, EQP_CHUNK_MARK, 0, time, label, strlen(label), err);
+}
+
+int eqp_add_symtab(struct eqp_writer *w, const struct eqp_symtab *t,
+		   struct eq_error *err)
+{
+	size_t i, mlen = strlen(t->module), size = 12 + mlen, off;
+	unsigned char *p;
+	int rc;
+
+	for (i = 0; i < t->nsyms; i++)
+		size += 20 + strlen(t->syms[i].name);
+	p = malloc(size);
+	if (!p)
+		return eq_fail(err, "%s: out of memory for symbol table of %s",
+			       w->out.path, t->module);
+	put32(p, t->absolute ? 1 : 0);
+	put32(p + 4, (uint32_t)t->nsyms);
+	put32(p + 8, (uint32_t)mlen);
+	memcpy(p + 12, t->module, mlen);
+	off = 12 + mlen;
+	for (i = 0; i < t->nsyms; i++) {
+		size_t nlen = strlen(t->syms[i].name);
+
+		put64(p + off, t->syms[i].addr);
+		put64(p + off + 8, t->syms[i].size);
+		put32(p + off + 16, (uint32_t)nlen);
+		memcpy(p + off + 20, t->syms[i].name, nlen);
+		off += 20 + nlen;
+	}
+	rc = write_chunk(w, EQP_CHUNK_SYMT, &(struct part){ p, size }, 1, err);
+	free(p);
+	return rc;
+}
+
+int eqp_add_lost(struct eqp_writer *w, uint32_t source, uint64_t count,
+		 struct eq_error *err)
+{
+	unsigned char b[16] = { 0 };
+
+	put32(b, source);
+	put64(b + 8, count);
+	return write_chunk(w, EQP_CHUNK_LOST, &(struct part){ b, sizeof(b) }, 1, err);
+}
+
+int eqp_add_board_info(struct eqp_writer *w, const struct eqp_board_info *bi,
+		       struct eq_error *err)
+{
+	const char *fw = bi->firmware ? bi->firmware : "";
+	unsigned char b[32];
+	struct part parts[2];
+
+	memcpy(b, &bi->clock_hz, 8);
+	memcpy(b + 8, &bi->e_min_j, 8);
+	put32(b + 16, bi->quantum_pulses);
+	put32(b + 20, bi->jitter_pct);
+	put32(b + 24, bi->vcomp);
+	put32(b + 28, (uint32_t)strlen(fw));
+	parts[0] = (struct part){ b, sizeof(b) };
+	parts[1] = (struct part){ fw, strlen(fw) };
+	return write_chunk(w, EQP_CHUNK_BINF, parts, 2, err);
+}
+
+int eqp_add_board_records(struct eqp_writer *w, const struct eqp_board_rec *r,
+			  size_t n, struct eq_error *err)
+{
+	unsigned char hdr[EQP_BREC_HDR_LEN] = { 0 };
+	struct part parts[2];
+	size_t take;
+
+	while (n) {
+		take = n > EQP_SAMPLES_PER_CHUNK ? EQP_SAMPLES_PER_CHUNK : n;
+		put32(hdr, (uint32_t)take);
+		parts[0] = (struct part){ hdr, sizeof(hdr) };
+		parts[1] = (struct part){ r, take * sizeof(*r) };
+		if (write_chunk(w, EQP_CHUNK_BREC, parts, 2, err) < 0)
+			return -1;
+		r += take;
+		n -= take;
+	}
+	return 0;
+}
+
+int eqp_commit(struct eqp_writer *w, struct eq_error *err)
+{
+	unsigned char end[16];
+	int rc;
+
+	if (flush_samples(w, err) < 0) {
+		eqp_discard(w);
+		return -1;
+	}
+	put64(end, w->nsamples);
+	put64(end + 8, w->nchunks);
+	if (write_chunk(w, EQP_CHUNK_END, &(struct part){ end, sizeof(end) }, 1, err) < 0) {
+		eqp_discard(w);
+		return -1;
+	}
+	rc = eq_outfile_commit(&w->out, err);
+	free(w->buf);
+	free(w);
+	return rc;
+}
+
+void eqp_discard(struct eqp_writer *w)
+{
+	if (!w)
+		return;
+	eq_outfile_discard(&w->out);
+	free(w->buf);
+	free(w);
+}

@@ -1,0 +1,15 @@
+# test/format: the .eqp reader/writer, units and atomic outputs; the reader's
+# libFuzzer target runs over its corpus (and longer by hand: see docs/format.md).
+UNIT_TESTS += test/format/test_eqp test/format/test_units
+INTEG_TESTS += test/format/fuzz-eqp.sh
+
+FUZZ_EQP_SRCS = test/format/fuzz_eqp.c analysis/eqp_read.c analysis/eqp_access.c \
+	analysis/eqp_write.c analysis/eq_error.c analysis/outfile.c
+EXTRA_PROGS += $(B)/fuzz/fuzz_eqp
+
+# Built with clang: libFuzzer is clang's.  Sanitizers on, as a fuzzer should be.
+$(B)/fuzz/fuzz_eqp: $(FUZZ_EQP_SRCS) analysis/eqp.h analysis/eqp_format.h analysis/eqp_read_priv.h
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  FUZZ    $@")
+	$(Q)clang $(CSTD) -g -O1 -fsanitize=fuzzer,address,undefined -DEQP_FUZZING=1 $(INCLUDES) \
+		-o $@ $(FUZZ_EQP_SRCS) -lz

@@ -1,0 +1,334 @@
+/*
+ * test_eqp.c - the .eqp reader and writer: round trip of every chunk kind,
+ * truncation at every byte, corruption, bad headers and atomic output.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "eqp.h"
+
+static char dir[] = "/tmp/eqp-test-XXXXXX";
+
+static int setup(void **state)
+{
+	(void)state;
+	strcpy(dir, "/tmp/eqp-test-XXXXXX");
+	return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	char cmd[256];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static const char *tmp_path(const char *name)
+{
+	static char p[4][256];
+	static int k;
+
+	k = (k + 1) % 4;
+	snprintf(p[k], sizeof(p[k]), "%s/%s", dir, name);
+	return p[k];
+}
+
+static struct eq_sample sample_n(uint32_t i)
+{
+	struct eq_sample s = {
+		.time = 1000ull * i, .pc = 0x400000 + 4 * (i % 1000),
+		.pid = 100 + i % 3, .tid = 200 + i % 5, .seq = i,
+		.cpu = (uint16_t)(i % 2), .flags = EQ_F_ENERGY | (i % 7 == 0 ? EQ_F_IDLE : 0),
+	};
+	return s;
+}
+
+static const struct eqp_meta energy_meta = {
+	.mode = EQP_MODE_ENERGY, .quantum_j = 2.94e-3, .clock_hz = 1e9,
+	.start_unix_ns = 1700000000000000000ll, .target = "test target",
+	.extra = "command=./bench --fast\nscenario=music\n",
+};
+
+#define NSAMPLES 10000u /* spans three sample chunks */
+
+static void write_full(const char *path)
+{
+	static const struct eqp_symbol syms[] = {
+		{ 0x2000, 0x10, "zeta" }, { 0x1000, 0x100, "alpha" },
+	};
+	struct eqp_symtab t = { "/usr/bin/app", 0, 2, syms };
+	struct eqp_board_info bi = { 16e6, 46.12e-6, 64, 5, 1, "eqfw 1.0" };
+	struct eqp_board_rec br[3] = {
+		{ 100, 0, 64, 4070000, 0, 0 }, { 200, 1, 61, 4069000, 0, 0 },
+		{ 300, 3, 66, 4068000, EQP_BOARD_F_DROPPED, 0 },
+	};
+	static const char maps[] = "00400000-00401000 r-xp 00000000 08:01 42 /usr/bin/app\n";
+	struct eq_error err = { "" };
+	struct eqp_writer *w = eqp_create(path, &energy_meta, &err);
+	uint32_t i;
+
+	assert_non_null(w);
+	for (i = 0; i < NSAMPLES; i++) {
+		struct eq_sample s = sample_n(i);
+
+		assert_int_equal(eqp_add_samples(w, &s, 1, &err), 0);
+	}
+	assert_int_equal(eqp_add_maps(w, 100, 5, maps, strlen(maps), &err), 0);
+	assert_int_equal(eqp_add_comm(w, 100, 5, "app", &err), 0);
+	assert_int_equal(eqp_add_comm(w, 100, 9, "app-renamed", &err), 0);
+	assert_int_equal(eqp_add_symtab(w, &t, &err), 0);
+	assert_int_equal(eqp_add_lost(w, 1, 17, &err), 0);
+	assert_int_equal(eqp_add_marker(w, 4000, "phase 2", &err), 0);
+	assert_int_equal(eqp_add_board_info(w, &bi, &err), 0);
+	assert_int_equal(eqp_add_board_records(w, br, 3, &err), 0);
+	assert_int_equal(eqp_commit(w, &err), 0);
+}
+
+static uint64_t count_samples(const struct eqp_file *f, int check_values)
+{
+	uint64_t total = 0;
+	size_t c, k, n;
+
+	for (c = 0; c < eqp_nsample_chunks(f); c++) {
+		const struct eq_sample *s = eqp_sample_chunk(f, c, &n);
+
+		for (k = 0; k < n && check_values; k++) {
+			struct eq_sample want = sample_n((uint32_t)(total + k));
+
+			assert_memory_equal(&s[k], &want, sizeof(want));
+		}
+		total += n;
+	}
+	return total;
+}
+
+static void round_trip(void **state)
+{
+	const char *path = tmp_path("full.eqp");
+	struct eq_error err = { "" };
+	struct eqp_file *f;
+	const struct eqp_symtab *t;
+
+	(void)state;
+	write_full(path);
+	f = eqp_open(path, &err);
+	assert_non_null(f);
+	assert_null(eqp_warning(f));
+	assert_int_equal(eqp_meta(f)->mode, EQP_MODE_ENERGY);
+	assert_true(eqp_meta(f)->quantum_j == 2.94e-3);
+	assert_string_equal(eqp_meta(f)->target, "test target");
+	assert_string_equal(eqp_meta_get(f, "scenario"), "music");
+	assert_string_equal(eqp_meta_get(f, "command"), "./bench --fast");
+	assert_null(eqp_meta_get(f, "comm"));
+	assert_int_equal(eqp_nsamples(f), NSAMPLES);
+	assert_int_equal(eqp_nsample_chunks(f), 3);
+	assert_int_equal(count_samples(f, 1), NSAMPLES);
+	assert_int_equal(eqp_nmaps(f), 1);
+	assert_non_null(strstr(eqp_maps_for(f, 100)->text, "/usr/bin/app"));
+	assert_null(eqp_maps_for(f, 101));
+	assert_string_equal(eqp_comm_for(f, 100), "app-renamed");
+	assert_int_equal(eqp_ncomm(f), 2);
+	t = eqp_symtab_at(f, 0);
+	assert_string_equal(t->module, "/usr/bin/app");
+	assert_int_equal(t->nsyms, 2);
+	assert_string_equal(t->syms[0].name, "alpha"); /* sorted by address */
+	assert_int_equal(t->syms[1].addr, 0x2000);
+	assert_int_equal(eqp_lost_total(f), 17);
+	assert_string_equal(eqp_marker_at(f, 0)->label, "phase 2");
+	assert_int_equal(eqp_board_info(f)->quantum_pulses, 64);
+	assert_string_equal(eqp_board_info(f)->firmware, "eqfw 1.0");
+	assert_int_equal(eqp_nboard_records(f), 3);
+	assert_int_equal(eqp_board_record_at(f, 2)->flags, EQP_BOARD_F_DROPPED);
+	eqp_close(f);
+}
+
+static unsigned char *slurp(const char *path, size_t *len)
+{
+	FILE *fp = fopen(path, "rb");
+	unsigned char *buf;
+	long n;
+
+	assert_non_null(fp);
+	fseek(fp, 0, SEEK_END);
+	n = ftell(fp);
+	rewind(fp);
+	buf = malloc((size_t)n);
+	assert_int_equal(fread(buf, 1, (size_t)n, fp), (size_t)n);
+	fclose(fp);
+	*len = (size_t)n;
+	return buf;
+}
+
+/* Cut the file at every byte of its head and tail and every 997th byte in
+ * between (an exact-size copy each, so the sanitizers see any overread): it
+ * either opens with a warning and the samples of its complete chunks, or is
+ * refused with a message; never a crash. */
+static void truncated_everywhere(void **state)
+{
+	const char *path = tmp_path("trunc.eqp");
+	size_t len, cut, opened = 0;
+	unsigned char *buf;
+	uint64_t prev = 0;
+
+	(void)state;
+	write_full(path);
+	buf = slurp(path, &len);
+	for (cut = 0; cut < len; cut += (cut < 4096 || cut + 2048 > len) ? 1 : 997) {
+		struct eq_error err = { "" };
+		unsigned char *copy = malloc(cut ? cut : 1);
+		struct eqp_file *f;
+
+		memcpy(copy, buf, cut);
+		f = eqp_open_mem(copy, cut, "cut.eqp", &err);
+		if (f) {
+			uint64_t n = count_samples(f, 1);
+
+			opened++;
+			/* Only the END chunk's alignment padding may be cut unnoticed. */
+			if (cut + 8 <= len)
+				assert_non_null(eqp_warning(f));
+			assert_true(n >= prev); /* more bytes never mean fewer samples */
+			assert_int_equal(n % 4096 == 0 || n == NSAMPLES, 1);
+			prev = n;
+			eqp_close(f);
+		} else {
+			assert_true(strlen(err.msg) > 0);
+			assert_true(cut < 200); /* only a file without a whole HEAD is refused */
+		}
+		free(copy);
+	}
+	assert_true(opened > 4096 + 2048 - 300);
+	free(buf);
+}
+
+static void corrupt_byte_named(void **state)
+{
+	const char *path = tmp_path("corrupt.eqp");
+	struct eq_error err = { "" };
+	size_t len;
+	unsigned char *buf;
+
+	(void)state;
+	write_full(path);
+	buf = slurp(path, &len);
+	buf[300] ^= 0x40; /* inside the first sample chunk */
+	assert_null(eqp_open_mem(buf, len, "corrupt.eqp", &err));
+	assert_non_null(strstr(err.msg, "corrupt.eqp: chunk 1 (SAMP) at byte offset"));
+	assert_non_null(strstr(err.msg, "checksum mismatch"));
+	free(buf);
+}
+
+static void bad_headers(void **state)
+{
+	const char *path = tmp_path("bad.eqp");
+	struct eq_error err = { "" };
+	size_t len;
+	unsigned char *buf;
+	FILE *fp;
+
+	(void)state;
+	fp = fopen(path, "wb");
+	fclose(fp);
+	assert_null(eqp_open(path, &err));
+	assert_non_null(strstr(err.msg, "empty file"));
+
+	assert_null(eqp_open(tmp_path("missing.eqp"), &err));
+	assert_non_null(strstr(err.msg, "cannot open"));
+
+	write_full(path);
+	buf = slurp(path, &len);
+	buf[1] = 'X';
+	assert_null(eqp_open_mem(buf, len, "x.eqp", &err));
+	assert_non_null(strstr(err.msg, "not an eqprof recording"));
+	buf[1] = 'E';
+	buf[8] = 9;
+	assert_null(eqp_open_mem(buf, len, "x.eqp", &err));
+	assert_non_null(strstr(err.msg, "format version 9"));
+	free(buf);
+}
+
+static int file_exists(const char *p)
+{
+	struct stat st;
+
+	return stat(p, &st) == 0;
+}
+
+static void atomic_output(void **state)
+{
+	const char *path = tmp_path("atomic.eqp");
+	struct eq_error err = { "" };
+	struct eqp_writer *w;
+	struct eqp_file *f;
+	struct eq_sample s = sample_n(0);
+	struct eqp_meta bad = energy_meta;
+	char cmd[512];
+
+	(void)state;
+	write_full(path);
+	w = eqp_create(path, &energy_meta, &err);
+	assert_non_null(w);
+	assert_int_equal(eqp_add_samples(w, &s, 1, &err), 0);
+	eqp_discard(w); /* the old recording must survive a failed run */
+	f = eqp_open(path, &err);
+	assert_non_null(f);
+	assert_int_equal(eqp_nsamples(f), NSAMPLES);
+	eqp_close(f);
+	snprintf(cmd, sizeof(cmd), "test $(ls %s | grep -c tmp) -eq 0", dir);
+	assert_int_equal(system(cmd), 0);
+
+	bad.mode = 7;
+	assert_null(eqp_create(tmp_path("never.eqp"), &bad, &err));
+	assert_non_null(strstr(err.msg, "mode"));
+	assert_false(file_exists(tmp_path("never.eqp")));
+	assert_null(eqp_create("/nonexistent-dir/x.eqp", &energy_meta, &err));
+	assert_non_null(strstr(err.msg, "/nonexistent-dir/x.eqp"));
+}
+
+static void time_mode_minimal(void **state)
+{
+	const char *path = tmp_path("time.eqp");
+	struct eqp_meta m = { .mode = EQP_MODE_TIME, .nominal_hz = 349, .clock_hz = 1e9 };
+	struct eq_error err = { "" };
+	struct eqp_writer *w = eqp_create(path, &m, &err);
+	struct eqp_file *f;
+
+	(void)state;
+	assert_non_null(w);
+	assert_int_equal(eqp_commit(w, &err), 0);
+	f = eqp_open(path, &err);
+	assert_non_null(f);
+	assert_null(eqp_warning(f));
+	assert_int_equal(eqp_meta(f)->mode, EQP_MODE_TIME);
+	assert_true(eqp_meta(f)->nominal_hz == 349);
+	assert_string_equal(eqp_meta(f)->target, "");
+	assert_int_equal(eqp_nsamples(f), 0);
+	assert_null(eqp_board_info(f));
+	assert_null(eqp_sample_chunk(f, 0, &(size_t){ 0 }));
+	eqp_close(f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(round_trip),
+		cmocka_unit_test(truncated_everywhere),
+		cmocka_unit_test(corrupt_byte_named),
+		cmocka_unit_test(bad_headers),
+		cmocka_unit_test(atomic_output),
+		cmocka_unit_test(time_mode_minimal),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,89 @@
+/* test_units.c - SI quantities as users type them, and as we print them. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <string.h>
+
+#include "units.h"
+
+static double parse_ok(const char *text, const char *unit)
+{
+	struct eq_error err = { "" };
+	double v = -1;
+
+	assert_int_equal(eq_parse_quantity(text, unit, "--x", &v, &err), 0);
+	return v;
+}
+
+static void parses_prefixes(void **state)
+{
+	(void)state;
+	assert_true(fabs(parse_ok("2.94mJ", "J") - 2.94e-3) < 1e-15);
+	assert_true(fabs(parse_ok("46uJ", "J") - 46e-6) < 1e-18);
+	assert_true(fabs(parse_ok("46\xc2\xb5J", "J") - 46e-6) < 1e-18);
+	assert_true(parse_ok("50mW", "W") == 50e-3);
+	assert_true(parse_ok("349Hz", "Hz") == 349);
+	assert_true(parse_ok("1.5kHz", "Hz") == 1500);
+	assert_true(fabs(parse_ok("300ns", "s") - 300e-9) < 1e-21);
+	assert_true(parse_ok("0.5", "J") == 0.5);
+	assert_true(parse_ok("2 mJ", "J") == 2e-3);
+}
+
+static void rejects_with_reason(void **state)
+{
+	struct eq_error err = { "" };
+	double v;
+
+	(void)state;
+	assert_int_equal(eq_parse_quantity("2.94mW", "J", "--energy", &v, &err), -1);
+	assert_non_null(strstr(err.msg, "--energy"));
+	assert_non_null(strstr(err.msg, "expected J"));
+	assert_int_equal(eq_parse_quantity("fast", "Hz", "--time", &v, &err), -1);
+	assert_non_null(strstr(err.msg, "not a number"));
+	assert_int_equal(eq_parse_quantity("", "Hz", "--time", &v, &err), -1);
+	assert_int_equal(eq_parse_quantity("5xJ", "J", "--energy", &v, &err), -1);
+}
+
+static void formats_readably(void **state)
+{
+	char b[32];
+
+	(void)state;
+	assert_string_equal(eq_format_quantity(b, sizeof(b), 2.94e-3, "J"), "2.94 mJ");
+	assert_string_equal(eq_format_quantity(b, sizeof(b), 1226e-3, "W"), "1.226 W");
+	assert_string_equal(eq_format_quantity(b, sizeof(b), 46e-6, "J"), "46 uJ");
+	assert_string_equal(eq_format_quantity(b, sizeof(b), 0, "W"), "0 W");
+	assert_string_equal(eq_format_quantity(b, sizeof(b), 349, "Hz"), "349 Hz");
+}
+
+static void whole_numbers(void **state)
+{
+	struct eq_error err = { "" };
+	unsigned long long v;
+
+	(void)state;
+	assert_int_equal(eq_parse_uint("64", "--n", 1000, &v, &err), 0);
+	assert_int_equal(v, 64);
+	assert_int_equal(eq_parse_uint("0x10", "--n", 1000, &v, &err), 0);
+	assert_int_equal(v, 16);
+	assert_int_equal(eq_parse_uint("-1", "--n", 1000, &v, &err), -1);
+	assert_int_equal(eq_parse_uint("2000", "--n", 1000, &v, &err), -1);
+	assert_non_null(strstr(err.msg, "limit 1000"));
+	assert_int_equal(eq_parse_uint("12ab", "--n", 1000, &v, &err), -1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(parses_prefixes),
+		cmocka_unit_test(rejects_with_reason),
+		cmocka_unit_test(formats_readably),
+		cmocka_unit_test(whole_numbers),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
