@@ -1,0 +1,264 @@
+/*
+ * plot.c - running gnuplot; see plot.h.
+ *
+ * The plot commands are written by the caller into a script file after a
+ * placeholder for the terminal; plot_render() writes a second script that
+ * sets the terminal and output and then loads the caller's, so a failing
+ * plot leaves the caller's script intact for the error message.
+ */
+#include "plot.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <errno.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+enum plot_kind plot_kind_of(const char *path)
+{
+	const char *dot = strrchr(path, '.');
+
+	if (!dot)
+		return PLOT_NONE;
+	if (!strcasecmp(dot, ".png"))
+		return PLOT_PNG;
+	if (!strcasecmp(dot, ".svg"))
+		return PLOT_SVG;
+	return PLOT_NONE;
+}
+
+int plot_begin(struct plot *p, struct eq_error *err)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	memset(p, 0, sizeof(*p));
+	snprintf(p->dir, sizeof(p->dir), "%s/eqprof-plot.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(p->dir))
+		return eq_fail(err, "cannot create a temporary directory %s for gnuplot: %s",
+			       p->dir, strerror(errno));
+	snprintf(p->script_path, sizeof(p->script_path), "%s/plot.gp", p->dir);
+	p->script = fopen(p->script_path, "w");
+	if (!p->script) {
+		eq_fail(err, "cannot create %s: %s", p->script_path, strerror(errno));
+		plot_end(p);
+		return -1;
+	}
+	return 0;
+}
+
+FILE *plot_data(struct plot *p, char *path, size_t size, struct eq_error *err)
+{
+	FILE *f;
+
+	snprintf(path, size, "%s/data%d.dat", p->dir, p->ndata++);
+	f = fopen(path, "w");
+	if (!f)
+		eq_fail(err, "cannot create %s: %s", path, strerror(errno));
+	return f;
+}
+
+void plot_quote(FILE *script, const char *s)
+{
+	fputc('\'', script);
+	for (; *s; s++) {
+		if (*s == '\'')
+			fputc('\'', script);
+		if (*s != '\n')
+			fputc(*s, script);
+	}
+	fputc('\'', script);
+}
+
+static int write_driver(struct plot *p, const char *img, enum plot_kind kind,
+			int width, int height, char *driver, size_t size,
+			struct eq_error *err)
+{
+	FILE *f;
+
+	snprintf(driver, size, "%s/driver.gp", p->dir);
+	f = fopen(driver, "w");
+	if (!f)
+		return eq_fail(err, "cannot create %s: %s", driver, strerror(errno));
+	if (kind == PLOT_PNG)
+		fprintf(f, "set terminal pngcairo enhanced size %d,%d font 'DejaVu Sans,11'\n",
+			width, height);
+	else
+		fprintf(f, "set terminal svg enhanced size %d,%d font 'DejaVu Sans,12' "
+			   "background rgb 'white'\n", width, height);
+	fputs("set output ", f);
+	plot_quote(f, img);
+	fputs("\nload ", f);
+	plot_quote(f, p->script_path);
+	fputs("\nset output\n", f);
+	if (fclose(f) != 0)
+		return eq_fail(err, "writing %s failed: %s", driver, strerror(errno));
+	return 0;
+}
+
+/* gnuplot's stderr, for the error message: its last line says what failed. */
+static void last_lines(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	buf[0] = '\0';
+	if (!f)
+		return;
+	if (fseek(f, 0, SEEK_END) == 0) {
+		long len = ftell(f);
+
+		fseek(f, len > (long)size - 1 ? len - (long)size + 1 : 0, SEEK_SET);
+	}
+	n = fread(buf, 1, size - 1, f);
+	buf[n] = '\0';
+	while (n && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		buf[--n] = '\0';
+	for (n = 0; buf[n]; n++)
+		if (buf[n] == '\n')
+			buf[n] = ' ';
+	fclose(f);
+}
+
+static int run_gnuplot(const char *driver, const char *errlog, struct eq_error *err)
+{
+	posix_spawn_file_actions_t fa;
+	char *argv[] = { "gnuplot", (char *)driver, NULL };
+	char tail[400];
+	pid_t pid;
+	int rc, status;
+
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 2, errlog, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	posix_spawn_file_actions_adddup2(&fa, 2, 1);
+	rc = posix_spawnp(&pid, "gnuplot", &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (rc != 0)
+		return eq_fail(err, "cannot run gnuplot: %s (install gnuplot-nox: scripts/deps)",
+			       strerror(rc));
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return eq_fail(err, "waiting for gnuplot: %s", strerror(errno));
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 0;
+	last_lines(errlog, tail, sizeof(tail));
+	if (WIFSIGNALED(status))
+		return eq_fail(err, "gnuplot was killed by signal %d: %s",
+			       WTERMSIG(status), tail);
+	return eq_fail(err, "gnuplot failed with status %d: %s", WEXITSTATUS(status), tail);
+}
+
+int plot_render(struct plot *p, const char *out, int width, int height,
+		struct eq_error *err)
+{
+	enum plot_kind kind = plot_kind_of(out);
+	char driver[320], errlog[320], *tmp = NULL;
+
+	if (kind == PLOT_NONE)
+		return eq_fail(err, "%s: a plot is written as .png or .svg", out);
+	if (fclose(p->script) != 0) {
+		p->script = NULL;
+		return eq_fail(err, "writing %s failed: %s", p->script_path, strerror(errno));
+	}
+	p->script = NULL;
+	if (asprintf(&tmp, "%s.tmp.%ld", out, (long)getpid()) < 0)
+		return eq_fail(err, "%s: out of memory", out);
+	snprintf(errlog, sizeof(errlog), "%s/gnuplot.log", p->dir);
+	if (write_driver(p, tmp, kind, width, height, driver, sizeof(driver), err) < 0 ||
+	    run_gnuplot(driver, errlog, err) < 0 ||
+	    plot_check_image(tmp, kind, err) < 0) {
+		unlink(tmp);
+		free(tmp);
+		return eq_fail_prefix(err, "plotting %s", out);
+	}
+	if (rename(tmp, out) != 0) {
+		eq_fail(err, "cannot rename %s to %s: %s", tmp, out, strerror(errno));
+		unlink(tmp);
+		free(tmp);
+		return -1;
+	}
+	free(tmp);
+	return 0;
+}
+
+void plot_end(struct plot *p)
+{
+	DIR *d;
+	struct dirent *e;
+	char path[600];
+
+	if (p->script)
+		fclose(p->script);
+	p->script = NULL;
+	if (!p->dir[0])
+		return;
+	d = opendir(p->dir);
+	if (d) {
+		while ((e = readdir(d)))
+			if (e->d_name[0] != '.') {
+				snprintf(path, sizeof(path), "%s/%s", p->dir, e->d_name);
+				unlink(path);
+			}
+		closedir(d);
+	}
+	rmdir(p->dir);
+	p->dir[0] = '\0';
+}
+
+int plot_check_image(const char *path, enum plot_kind kind, struct eq_error *err)
+{
+	static const unsigned char png_sig[8] = { 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n' };
+	unsigned char head[512];
+	struct stat st;
+	FILE *f = fopen(path, "rb");
+	size_t n;
+
+	if (!f)
+		return eq_fail(err, "%s: gnuplot wrote no image: %s", path, strerror(errno));
+	n = fread(head, 1, sizeof(head) - 1, f);
+	head[n] = '\0';
+	if (fstat(fileno(f), &st) != 0)
+		st.st_size = 0;
+	if (kind == PLOT_PNG && (n < 8 || memcmp(head, png_sig, 8) != 0)) {
+		fclose(f);
+		return eq_fail(err, "%s: not a PNG image (no PNG signature)", path);
+	}
+	if (kind == PLOT_SVG && !strstr((char *)head, "<svg")) {
+		fclose(f);
+		return eq_fail(err, "%s: not an SVG image (no <svg> root)", path);
+	}
+	if (kind == PLOT_PNG) {
+		/* A complete PNG ends with the IEND chunk. */
+		unsigned char tail[8];
+
+		if (fseek(f, -8, SEEK_END) != 0 || fread(tail, 1, 8, f) != 8 ||
+		    memcmp(tail, "IEND", 4) != 0) {
+			fclose(f);
+			return eq_fail(err, "%s: PNG image is incomplete (no IEND chunk)", path);
+		}
+	}
+	fclose(f);
+	if (kind == PLOT_SVG) {
+		char cmd_tail[16] = "";
+
+		f = fopen(path, "rb");
+		if (f && fseek(f, -16, SEEK_END) == 0) {
+			n = fread(cmd_tail, 1, sizeof(cmd_tail) - 1, f);
+			cmd_tail[n] = '\0';
+		}
+		if (f)
+			fclose(f);
+		if (!strstr(cmd_tail, "</svg>"))
+			return eq_fail(err, "%s: SVG image is incomplete (no </svg>)", path);
+	}
+	if (st.st_size < 1000)
+		return eq_fail(err, "%s: image is only %lld bytes: gnuplot drew nothing",
+			       path, (long long)st.st_size);
+	return 0;
+}

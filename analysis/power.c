@@ -1,0 +1,496 @@
+/*
+ * power.c - the interval stream behind every power analysis; see power.h.
+ *
+ * A recording is read in place (eqp.h maps it); only when its samples are
+ * not in time order (several rings drained one after the other) do we build
+ * a sorted array of pointers to them.  Board records are copied, as the
+ * reader hands them out one at a time.
+ */
+#include "power.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define WHY_TIME_NO_BOARD \
+	"time-driven recording without board data: power needs an energy-driven " \
+	"recording (eqprof record -e) or the board's stream in the file"
+#define WHY_NO_QUANTUM \
+	"energy-driven recording with unknown quantum (header quantum 0, no board info): " \
+	"it gives energy shares only; re-import it with --energy QUANTUM"
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+static int cmp_sample_ptr(const void *a, const void *b)
+{
+	const struct eq_sample *x = *(const struct eq_sample *const *)a;
+	const struct eq_sample *y = *(const struct eq_sample *const *)b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	if (x->seq != y->seq)
+		return x->seq < y->seq ? -1 : 1;
+	return 0;
+}
+
+/* Samples drained ring after ring are not in time order: sort pointers. */
+static int order_samples(struct power_input *in, struct eq_error *err)
+{
+	uint64_t prev = 0, k = 0;
+	size_t c, i;
+	int sorted = 1;
+
+	for (c = 0; c < in->nchunks && sorted; c++)
+		for (i = 0; i < in->counts[c]; i++) {
+			if (in->chunks[c][i].time < prev) {
+				sorted = 0;
+				break;
+			}
+			prev = in->chunks[c][i].time;
+		}
+	if (sorted)
+		return 0;
+	in->sorted = malloc(in->nsamples * sizeof(*in->sorted));
+	if (!in->sorted)
+		return eq_fail(err, "%s: out of memory sorting %llu samples by time",
+			       in->name, (unsigned long long)in->nsamples);
+	for (c = 0; c < in->nchunks; c++)
+		for (i = 0; i < in->counts[c]; i++)
+			in->sorted[k++] = &in->chunks[c][i];
+	qsort(in->sorted, in->nsamples, sizeof(*in->sorted), cmp_sample_ptr);
+	return 0;
+}
+
+static int cmp_board(const void *a, const void *b)
+{
+	const struct eqp_board_rec *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return 0;
+}
+
+static int load_board(struct power_input *in, const struct eqp_file *f,
+		      struct eq_error *err)
+{
+	const struct eqp_board_info *bi = eqp_board_info(f);
+	const char *vnom = eqp_meta_get(f, "vb_nominal");
+	size_t i, n = eqp_nboard_records(f);
+
+	if (!bi || n == 0)
+		return 0;
+	in->board = malloc(n * sizeof(*in->board));
+	if (!in->board)
+		return eq_fail(err, "%s: out of memory for %zu board records", in->name, n);
+	for (i = 0; i < n; i++)
+		in->board[i] = *eqp_board_record_at(f, i);
+	qsort(in->board, n, sizeof(*in->board), cmp_board);
+	in->nboard = n;
+	in->board_clock_hz = bi->clock_hz;
+	in->e_min_j = bi->e_min_j;
+	in->vb_nominal = vnom ? strtod(vnom, NULL) : 0.0;
+	if (!(in->vb_nominal > 0))
+		in->vb_nominal = 0.0;
+	return 0;
+}
+
+static int resolve_basis(struct power_input *in, const struct eqp_file *f,
+			 enum power_basis want, struct eq_error *err)
+{
+	const struct eqp_meta *m = eqp_meta(f);
+	const struct eqp_board_info *bi = eqp_board_info(f);
+	int board_ok = in->nboard >= 2 && in->board_clock_hz > 0 && in->e_min_j > 0;
+
+	in->quantum_j = m->quantum_j;
+	if (in->quantum_j <= 0 && bi)
+		in->quantum_j = bi->quantum_pulses * bi->e_min_j;
+	if (want == POWER_BASIS_BOARD) {
+		if (!board_ok)
+			return eq_fail(err, "%s: --source board: the recording has no usable board stream "
+				       "(needs board info and at least two board records)", in->name);
+		in->basis = POWER_BASIS_BOARD;
+		return 0;
+	}
+	if (want == POWER_BASIS_SAMPLES && m->mode != EQP_MODE_ENERGY)
+		return eq_fail(err, "%s: --source samples: this is a time-driven recording; "
+			       "its samples carry no energy (try --source board)", in->name);
+	if (m->mode == EQP_MODE_ENERGY) {
+		in->basis = in->quantum_j > 0 ? POWER_BASIS_SAMPLES : POWER_BASIS_NONE;
+		in->why_none = WHY_NO_QUANTUM;
+		if (in->basis == POWER_BASIS_NONE && board_ok && want == POWER_BASIS_AUTO)
+			in->basis = POWER_BASIS_BOARD;
+		return 0;
+	}
+	in->basis = board_ok ? POWER_BASIS_BOARD : POWER_BASIS_NONE;
+	in->why_none = WHY_TIME_NO_BOARD;
+	return 0;
+}
+
+int power_input_from_file(struct power_input *in, const struct eqp_file *f,
+			  enum power_basis want, struct eq_error *err)
+{
+	const struct eqp_meta *m = eqp_meta(f);
+	size_t c, i;
+
+	memset(in, 0, sizeof(*in));
+	in->name = base_name(eqp_path(f));
+	in->mode = m->mode;
+	in->clock_hz = m->clock_hz > 0 ? m->clock_hz : 1e9;
+	in->nchunks = eqp_nsample_chunks(f);
+	in->chunks = calloc(in->nchunks ? in->nchunks : 1, sizeof(*in->chunks));
+	in->counts = calloc(in->nchunks ? in->nchunks : 1, sizeof(*in->counts));
+	in->nmarkers = eqp_nmarkers(f);
+	in->markers = calloc(in->nmarkers ? in->nmarkers : 1, sizeof(*in->markers));
+	if (!in->chunks || !in->counts || !in->markers) {
+		power_input_free(in);
+		return eq_fail(err, "%s: out of memory", in->name);
+	}
+	for (c = 0; c < in->nchunks; c++) {
+		in->chunks[c] = eqp_sample_chunk(f, c, &in->counts[c]);
+		in->nsamples += in->counts[c];
+	}
+	for (i = 0; i < in->nmarkers; i++)
+		in->markers[i] = eqp_marker_at(f, i);
+	in->lost_recorded = eqp_lost_total(f);
+	if (order_samples(in, err) < 0 || load_board(in, f, err) < 0 ||
+	    resolve_basis(in, f, want, err) < 0) {
+		power_input_free(in);
+		return -1;
+	}
+	return 0;
+}
+
+int power_input_from_samples(struct power_input *in, const char *name,
+			     const struct eq_sample *s, size_t n,
+			     double clock_hz, double quantum_j, struct eq_error *err)
+{
+	memset(in, 0, sizeof(*in));
+	in->name = name;
+	in->mode = EQP_MODE_ENERGY;
+	in->basis = quantum_j > 0 ? POWER_BASIS_SAMPLES : POWER_BASIS_NONE;
+	in->why_none = WHY_NO_QUANTUM;
+	in->clock_hz = clock_hz;
+	in->quantum_j = quantum_j;
+	in->nchunks = 1;
+	in->chunks = malloc(sizeof(*in->chunks));
+	in->counts = malloc(sizeof(*in->counts));
+	if (!in->chunks || !in->counts) {
+		power_input_free(in);
+		return eq_fail(err, "%s: out of memory", name);
+	}
+	in->chunks[0] = s;
+	in->counts[0] = n;
+	in->nsamples = n;
+	if (order_samples(in, err) < 0) {
+		power_input_free(in);
+		return -1;
+	}
+	return 0;
+}
+
+void power_input_free(struct power_input *in)
+{
+	free(in->chunks);
+	free(in->counts);
+	free(in->sorted);
+	free(in->board);
+	free(in->markers);
+	memset(in, 0, sizeof(*in));
+}
+
+/* ---- iterating ------------------------------------------------------------ */
+
+static double board_rec_energy(const struct power_input *in, const struct eqp_board_rec *r)
+{
+	double e = (double)r->pulses * in->e_min_j;
+
+	/* One pulse is E_min at the nominal voltage; the charge per pulse is
+	 * fixed, so its energy scales with the battery voltage. */
+	if (in->vb_nominal > 0 && r->vbat_uv > 0)
+		e *= r->vbat_uv * 1e-6 / in->vb_nominal;
+	return e;
+}
+
+void power_iter_init(struct power_iter *it, const struct power_input *in)
+{
+	size_t i;
+	double sum = 0;
+
+	memset(it, 0, sizeof(*it));
+	it->in = in;
+	if (in->basis == POWER_BASIS_BOARD && in->nboard) {
+		for (i = 0; i < in->nboard; i++)
+			sum += board_rec_energy(in, &in->board[i]);
+		it->board_mean_j = sum / in->nboard;
+	}
+}
+
+static const struct eq_sample *next_sample(struct power_iter *it)
+{
+	const struct power_input *in = it->in;
+
+	if (in->sorted)
+		return it->pos < in->nsamples ? in->sorted[it->pos++] : NULL;
+	while (it->chunk < in->nchunks && it->idx >= in->counts[it->chunk]) {
+		it->chunk++;
+		it->idx = 0;
+	}
+	if (it->chunk >= in->nchunks)
+		return NULL;
+	return &in->chunks[it->chunk][it->idx++];
+}
+
+static int next_from_samples(struct power_iter *it, struct power_iv *iv)
+{
+	const struct power_input *in = it->in;
+	const struct eq_sample *s;
+	uint32_t pending = 0;
+
+	while ((s = next_sample(it))) {
+		uint32_t q = 1;
+
+		if (!it->have_prev) {
+			it->have_prev = 1;
+			it->t_first = it->t_prev = s->time;
+			it->seq_prev = s->seq;
+			continue;
+		}
+		if ((s->flags & EQ_F_LOST) && s->seq - it->seq_prev > 1 &&
+		    s->seq - it->seq_prev < (1u << 24))
+			q = s->seq - it->seq_prev;
+		it->seq_prev = s->seq;
+		pending += q;
+		if (s->time == it->t_prev)
+			continue; /* same timestamp: its quanta go into the next interval */
+		iv->t = (double)(s->time - it->t_first) / in->clock_hz;
+		iv->dt = (double)(s->time - it->t_prev) / in->clock_hz;
+		iv->quanta = pending;
+		iv->energy_j = in->quantum_j * pending;
+		iv->idle = (s->flags & EQ_F_IDLE) != 0;
+		iv->idle_known = 1;
+		it->t_prev = s->time;
+		return 1;
+	}
+	return 0;
+}
+
+static int next_from_board(struct power_iter *it, struct power_iv *iv)
+{
+	const struct power_input *in = it->in;
+	double pending = 0;
+	uint32_t quanta = 0;
+
+	while (it->pos < in->nboard) {
+		const struct eqp_board_rec *r = &in->board[it->pos++];
+
+		if (!it->have_prev) {
+			it->have_prev = 1;
+			it->t_first = it->t_prev = r->time;
+			it->seq_prev = r->seq;
+			continue;
+		}
+		if (r->seq - it->seq_prev > 1 && r->seq - it->seq_prev < (1u << 24)) {
+			/* Dropped records: their quanta happened, at the mean size. */
+			quanta += r->seq - it->seq_prev - 1;
+			pending += (r->seq - it->seq_prev - 1) * it->board_mean_j;
+		}
+		it->seq_prev = r->seq;
+		quanta++;
+		pending += board_rec_energy(in, r);
+		if (r->time == it->t_prev)
+			continue;
+		iv->t = (double)(r->time - it->t_first) / in->board_clock_hz;
+		iv->dt = (double)(r->time - it->t_prev) / in->board_clock_hz;
+		iv->quanta = quanta;
+		iv->energy_j = pending;
+		iv->idle = 0;
+		iv->idle_known = 0;
+		it->t_prev = r->time;
+		return 1;
+	}
+	return 0;
+}
+
+int power_iter_next(struct power_iter *it, struct power_iv *iv)
+{
+	switch (it->in->basis) {
+	case POWER_BASIS_SAMPLES:
+		return next_from_samples(it, iv);
+	case POWER_BASIS_BOARD:
+		return next_from_board(it, iv);
+	default:
+		return 0;
+	}
+}
+
+static uint64_t first_sample_time(const struct power_input *in)
+{
+	size_t c;
+
+	if (in->sorted)
+		return in->nsamples ? in->sorted[0]->time : 0;
+	for (c = 0; c < in->nchunks; c++)
+		if (in->counts[c])
+			return in->chunks[c][0].time;
+	return 0;
+}
+
+double power_rel_time(const struct power_input *in, uint64_t t)
+{
+	uint64_t t0 = first_sample_time(in);
+
+	return ((double)t - (double)t0) / in->clock_hz;
+}
+
+/* ---- summary ---------------------------------------------------------------- */
+
+static void count_samples(const struct power_input *in, struct power_summary *s)
+{
+	uint64_t tmin = UINT64_MAX, tmax = 0, gaps = 0;
+	size_t c, i;
+
+	for (c = 0; c < in->nchunks; c++)
+		for (i = 0; i < in->counts[c]; i++) {
+			const struct eq_sample *x = &in->chunks[c][i];
+
+			s->idle_samples += (x->flags & EQ_F_IDLE) != 0;
+			if (x->time < tmin)
+				tmin = x->time;
+			if (x->time > tmax)
+				tmax = x->time;
+		}
+	if (in->basis == POWER_BASIS_SAMPLES) {
+		struct power_iter it;
+		struct power_iv iv;
+
+		power_iter_init(&it, in);
+		while (power_iter_next(&it, &iv)) {
+			s->intervals++;
+			s->quanta += iv.quanta;
+		}
+		/* Every sample after the first is one quantum; more are losses. */
+		gaps = s->quanta + 1 > in->nsamples ? s->quanta + 1 - in->nsamples : 0;
+	}
+	s->samples = in->nsamples;
+	s->lost = in->lost_recorded > gaps ? in->lost_recorded : gaps;
+	s->duration_s = in->nsamples > 1 ? (double)(tmax - tmin) / in->clock_hz : 0;
+}
+
+static void board_totals(const struct power_input *in, struct power_summary *s,
+			 double *energy_in_intervals, double *board_span)
+{
+	struct power_iter it;
+	struct power_iv iv;
+
+	power_iter_init(&it, in);
+	*energy_in_intervals = 0;
+	while (power_iter_next(&it, &iv))
+		*energy_in_intervals += iv.energy_j;
+	*board_span = (double)(in->board[in->nboard - 1].time - in->board[0].time) /
+		      in->board_clock_hz;
+	/* Total: the first record's quantum as well as every interval's. */
+	s->energy_j = *energy_in_intervals + board_rec_energy(in, &in->board[0]);
+	s->quantum_j = it.board_mean_j;
+}
+
+int power_summarize(const struct power_input *in, struct power_summary *s,
+		    struct eq_error *err)
+{
+	double e_iv, span;
+
+	memset(s, 0, sizeof(*s));
+	s->name = in->name;
+	s->mode = in->mode;
+	s->basis = in->basis;
+	s->power_w = s->energy_j = NAN;
+	count_samples(in, s);
+	if (in->nsamples < 2 && in->basis != POWER_BASIS_BOARD)
+		return eq_fail(err, "%s: %llu sample(s): a summary needs at least two",
+			       in->name, (unsigned long long)in->nsamples);
+	if (s->duration_s > 0)
+		s->freq_hz = (in->basis == POWER_BASIS_SAMPLES ? (double)s->quanta :
+			      (double)(in->nsamples - 1)) / s->duration_s;
+	s->idle_pct = in->nsamples ? 100.0 * s->idle_samples / in->nsamples : 0;
+	switch (in->basis) {
+	case POWER_BASIS_SAMPLES:
+		s->quantum_j = in->quantum_j;
+		s->power_w = s->duration_s > 0 ? in->quantum_j * s->freq_hz : NAN;
+		s->energy_j = in->quantum_j * (double)(s->samples + s->lost);
+		break;
+	case POWER_BASIS_BOARD:
+		board_totals(in, s, &e_iv, &span);
+		s->power_w = span > 0 ? e_iv / span : NAN;
+		if (s->duration_s == 0)
+			s->duration_s = span;
+		break;
+	default:
+		s->why_none = in->why_none;
+		break;
+	}
+	return 0;
+}
+
+/* ---- per-row power for compare ---------------------------------------------- */
+
+static double file_span_s(const struct eqp_file *f)
+{
+	uint64_t tmin = UINT64_MAX, tmax = 0;
+	size_t c, i, n;
+	double hz = eqp_meta(f)->clock_hz > 0 ? eqp_meta(f)->clock_hz : 1e9;
+
+	for (c = 0; c < eqp_nsample_chunks(f); c++) {
+		const struct eq_sample *s = eqp_sample_chunk(f, c, &n);
+
+		for (i = 0; i < n; i++) {
+			if (s[i].time < tmin)
+				tmin = s[i].time;
+			if (s[i].time > tmax)
+				tmax = s[i].time;
+		}
+	}
+	return tmax > tmin ? (double)(tmax - tmin) / hz : 0;
+}
+
+int power_row_context(const struct eqp_file *time_file,
+		      const struct eqp_file *energy_file,
+		      struct power_row_ctx *ctx, struct eq_error *err)
+{
+	const struct eqp_meta *em = eqp_meta(energy_file);
+	const struct eqp_meta *tm = eqp_meta(time_file);
+	const struct eqp_board_info *bi = eqp_board_info(energy_file);
+	uint64_t n = eqp_nsamples(time_file);
+	double span;
+
+	memset(ctx, 0, sizeof(*ctx));
+	ctx->quantum_j = em->quantum_j;
+	if (ctx->quantum_j <= 0 && bi)
+		ctx->quantum_j = bi->quantum_pulses * bi->e_min_j;
+	if (em->mode != EQP_MODE_ENERGY || ctx->quantum_j <= 0)
+		return eq_fail(err, "%s: per-row power needs an energy-driven recording with a known quantum",
+			       eqp_path(energy_file));
+	/* Seconds per time sample: the measured span is better than the nominal
+	 * rate, which the jittered timer only meets on average. */
+	span = file_span_s(time_file);
+	if (n > 1 && span > 0)
+		ctx->time_per_sample_s = span / (double)(n - 1);
+	else if (tm->nominal_hz > 0)
+		ctx->time_per_sample_s = 1.0 / tm->nominal_hz;
+	else
+		return eq_fail(err, "%s: per-row power needs a time-driven recording with a duration or a nominal rate",
+			       eqp_path(time_file));
+	return 0;
+}
+
+double power_per_row(const struct power_row_ctx *ctx, uint64_t energy_samples,
+		     uint64_t time_samples)
+{
+	if (time_samples == 0 || ctx->time_per_sample_s <= 0)
+		return NAN;
+	return (double)energy_samples * ctx->quantum_j /
+	       ((double)time_samples * ctx->time_per_sample_s);
+}

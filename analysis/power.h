@@ -1,0 +1,219 @@
+/*
+ * power.h - power from energy-driven samples: intervals, summaries, traces,
+ * histograms and regions (seed 001 section 6.1; docs/power.md).
+ *
+ * Between two consecutive energy-driven samples the device consumed exactly
+ * one quantum E_q, so the average power over that interval is E_q / dt.
+ * Everything here is built on one stream of such intervals, read in time
+ * order from a recording's samples (energy-driven files) or from its board
+ * stream (the board time-stamps every quantum it counts, so even a
+ * time-driven recording has power when the board was attached).
+ *
+ * Interval i runs from sample i-1 to sample i and belongs to sample i: the
+ * idle flag of the sample that ends an interval is the interval's, as in the
+ * seed's histograms ("for y% of the samples, the power during the preceding
+ * inter-sample interval was x W").
+ */
+#ifndef EQ_POWER_H
+#define EQ_POWER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "eq_error.h"
+#include "eqp.h"
+
+/* Where the intervals come from. */
+enum power_basis {
+	POWER_BASIS_AUTO = 0,  /* samples for energy-driven files, else the board */
+	POWER_BASIS_SAMPLES,   /* energy-driven samples, each worth quantum_j */
+	POWER_BASIS_BOARD,     /* board records: pulses * E_min each */
+	POWER_BASIS_NONE,      /* no power in this recording (time-driven, no board) */
+};
+
+/* One inter-sample interval. */
+struct power_iv {
+	double t;        /* end, seconds since the first sample */
+	double dt;       /* length in seconds, > 0 */
+	double energy_j; /* energy consumed in it (several quanta after a loss) */
+	uint32_t quanta; /* quanta it spans: 1, or more when samples were lost */
+	uint8_t idle;    /* the sample ending it found the CPU idle */
+	uint8_t idle_known; /* 0 for board intervals: the board cannot see idle */
+};
+
+/*
+ * The input of the interval stream, independent of the file so benchmarks
+ * and tests can feed arrays.  power_input_from_file() fills it from a
+ * recording; power_input_free() releases what it allocated.
+ */
+struct power_input {
+	const char *name;          /* shown in titles and tables */
+	enum eqp_mode mode;
+	enum power_basis basis;    /* resolved: SAMPLES, BOARD or NONE */
+	const char *why_none;      /* BASIS_NONE: what the user should know */
+	/* samples, in file order (chunks); sorted[] when they were not in time order */
+	size_t nchunks;
+	const struct eq_sample **chunks;
+	size_t *counts;
+	const struct eq_sample **sorted; /* NULL when the file order is time order */
+	uint64_t nsamples;
+	double clock_hz;           /* target ticks per second */
+	double quantum_j;          /* energy per sample (SAMPLES basis) */
+	uint64_t lost_recorded;    /* drops the recorder counted (LOST chunks) */
+	/* board stream (BOARD basis) */
+	struct eqp_board_rec *board;
+	size_t nboard;
+	double board_clock_hz;
+	double e_min_j;
+	double vb_nominal;         /* 0: pulses are not scaled by the battery voltage */
+	/* markers, target clock */
+	size_t nmarkers;
+	const struct eqp_marker **markers;
+};
+
+int power_input_from_file(struct power_input *in, const struct eqp_file *f,
+			  enum power_basis want, struct eq_error *err);
+/* For arrays: one chunk of n samples (energy-driven, quantum_j each). */
+int power_input_from_samples(struct power_input *in, const char *name,
+			     const struct eq_sample *s, size_t n,
+			     double clock_hz, double quantum_j, struct eq_error *err);
+void power_input_free(struct power_input *in);
+
+/* Walks the intervals in time order. */
+struct power_iter {
+	const struct power_input *in;
+	size_t chunk, idx;         /* next sample */
+	uint64_t pos;              /* next position in sorted[] or board[] */
+	int have_prev;
+	uint64_t t_first, t_prev;
+	uint32_t seq_prev;
+	uint16_t cpu_prev;
+	double board_mean_j;       /* energy of a quantum the board dropped */
+};
+
+void power_iter_init(struct power_iter *it, const struct power_input *in);
+/* 1 and *iv filled, or 0 at the end. */
+int power_iter_next(struct power_iter *it, struct power_iv *iv);
+/* Seconds since the first sample of a target-clock time (markers). */
+double power_rel_time(const struct power_input *in, uint64_t t);
+
+/* ---- summary (seed 001 Table 4) ---------------------------------------- */
+
+struct power_summary {
+	const char *name;
+	enum eqp_mode mode;
+	enum power_basis basis;
+	const char *why_none;      /* basis NONE: why there is no power */
+	uint64_t samples;          /* samples in the file */
+	uint64_t idle_samples;     /* with EQ_F_IDLE */
+	uint64_t lost;             /* lost samples (recorder count or seq gaps, the larger) */
+	double duration_s;         /* first to last sample (or board record) */
+	uint64_t intervals;        /* intervals walked */
+	uint64_t quanta;           /* quanta in those intervals */
+	double freq_hz;            /* average sampling frequency: samples per second */
+	double quantum_j;          /* mean energy per quantum, 0 if no power */
+	double power_w;            /* average power over the duration; NAN if none */
+	double energy_j;           /* total energy; NAN if none */
+	double idle_pct;           /* percentage of samples in idle */
+};
+
+int power_summarize(const struct power_input *in, struct power_summary *s,
+		    struct eq_error *err);
+
+enum power_format { POWER_FMT_TABLE, POWER_FMT_CSV, POWER_FMT_JSON };
+void power_summary_print(FILE *out, const struct power_summary *s, size_t n,
+			 enum power_format fmt);
+
+/* ---- histogram (Figures 9, 10, 11) ------------------------------------- */
+
+struct power_hist {
+	double bucket_w;           /* width of a bucket; bucket k is [k*w, (k+1)*w) */
+	size_t nbuckets;           /* used so far */
+	size_t cap;
+	uint64_t *all, *idle;      /* intervals per bucket; idle ones also in idle[] */
+	uint64_t total, total_idle;
+	int idle_known;
+};
+
+int power_hist_init(struct power_hist *h, double bucket_w, struct eq_error *err);
+int power_hist_add(struct power_hist *h, const struct power_iv *iv,
+		   struct eq_error *err);
+int power_hist_build(struct power_hist *h, const struct power_input *in,
+		     struct eq_error *err);
+void power_hist_free(struct power_hist *h);
+/* Percentage of all intervals in bucket k (all, idle or busy ones). */
+double power_hist_pct(const struct power_hist *h, size_t k, int which);
+#define POWER_HIST_ALL  0
+#define POWER_HIST_IDLE 1
+#define POWER_HIST_BUSY 2
+/* The bucket holding the most intervals of a kind. */
+size_t power_hist_peak(const struct power_hist *h, int which);
+
+/* CSV: bucket_lo_w,bucket_hi_w,then pct per recording (and idle/busy split). */
+int power_hist_write_csv(FILE *out, const struct power_hist *h,
+			 const char *const *names, size_t n, int split_idle);
+
+/* ---- trace (Figures 6, 7) ---------------------------------------------- */
+
+struct power_trace_opts {
+	unsigned window;           /* moving window in intervals, >= 1 */
+	double t0, t1;             /* close-up, seconds; t1 <= t0 means everything */
+	size_t max_points;         /* 0: every interval; else decimate to min/max per column */
+};
+
+/* One point of a trace. */
+struct power_point {
+	double t, power_w;
+	int idle;                  /* -1 unknown */
+};
+
+typedef int (*power_point_fn)(void *ctx, const struct power_point *p);
+
+/* Calls fn for every (windowed) interval in the range, decimated if asked. */
+int power_trace_walk(const struct power_input *in, const struct power_trace_opts *o,
+		     power_point_fn fn, void *ctx, struct eq_error *err);
+/* CSV: time_s,power_w,idle (one row an interval). */
+int power_trace_write_csv(FILE *out, const struct power_input *in,
+			  const struct power_trace_opts *o, struct eq_error *err);
+
+/* ---- regions ------------------------------------------------------------ */
+
+struct power_region {
+	char label[128];
+	double t0, t1;             /* seconds since the first sample */
+	double time_s, energy_j, power_w;
+	uint64_t samples;          /* samples that end inside (t0, t1] */
+};
+
+/* Energy between two times: intervals overlapping the edges count in
+ * proportion (the power is taken as constant within an interval). */
+int power_region_measure(const struct power_input *in, struct power_region *r,
+			 struct eq_error *err);
+/* Regions between consecutive markers; *out is malloc'd. */
+int power_regions_from_markers(const struct power_input *in,
+			       struct power_region **out, size_t *n,
+			       struct eq_error *err);
+void power_region_print(FILE *out, const struct power_region *r, size_t n,
+			enum power_format fmt);
+
+/* ---- per-row average power for `eqprof compare` ------------------------- */
+
+/*
+ * Both recordings of the same work: the energy recording says how much
+ * energy a row (exe, proc, line...) drew (its samples * quantum), the time
+ * recording how long it ran (its samples * seconds per time sample).
+ */
+struct power_row_ctx {
+	double quantum_j;          /* joules per energy-driven sample */
+	double time_per_sample_s;  /* seconds per time-driven sample */
+};
+
+int power_row_context(const struct eqp_file *time_file,
+		      const struct eqp_file *energy_file,
+		      struct power_row_ctx *ctx, struct eq_error *err);
+/* Average power of one row in watts; NAN when it has no time samples. */
+double power_per_row(const struct power_row_ctx *ctx, uint64_t energy_samples,
+		     uint64_t time_samples);
+
+#endif

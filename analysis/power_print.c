@@ -1,0 +1,217 @@
+/*
+ * power_print.c - summaries and regions as a table (seed 001 Table 4 style),
+ * CSV or JSON.  The JSON schema is documented in docs/power.md and stable.
+ */
+#include "power.h"
+#include "units.h"
+
+#include <math.h>
+#include <string.h>
+
+static const char *mode_name(enum eqp_mode m)
+{
+	return m == EQP_MODE_ENERGY ? "energy" : "time";
+}
+
+static const char *basis_name(enum power_basis b)
+{
+	switch (b) {
+	case POWER_BASIS_SAMPLES: return "samples";
+	case POWER_BASIS_BOARD: return "board";
+	default: return "none";
+	}
+}
+
+static void json_string(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(out, "\\u%04x", c);
+		else
+			fputc(c, out);
+	}
+	fputc('"', out);
+}
+
+static void csv_string(FILE *out, const char *s)
+{
+	if (!strpbrk(s, ",\"\n")) {
+		fputs(s, out);
+		return;
+	}
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+/* A number, or null / empty when there is none (time-driven, no board). */
+static void json_num(FILE *out, double v)
+{
+	if (isfinite(v))
+		fprintf(out, "%.9g", v);
+	else
+		fputs("null", out);
+}
+
+static void csv_num(FILE *out, double v)
+{
+	if (isfinite(v))
+		fprintf(out, "%.9g", v);
+}
+
+static void table_qty(FILE *out, int width, double v, const char *unit)
+{
+	char buf[32];
+
+	if (isfinite(v))
+		fprintf(out, " %*s", width, eq_format_quantity(buf, sizeof(buf), v, unit));
+	else
+		fprintf(out, " %*s", width, "n/a");
+}
+
+static void summary_table(FILE *out, const struct power_summary *s, size_t n)
+{
+	size_t i, w = 9;
+	int notes = 0;
+
+	for (i = 0; i < n; i++)
+		if (strlen(s[i].name) > w)
+			w = strlen(s[i].name);
+	fprintf(out, "%-*s %-6s %10s %10s %8s %10s %10s %10s %10s %7s\n", (int)w,
+		"recording", "mode", "duration", "samples", "lost", "avg freq",
+		"quantum", "avg power", "energy", "idle %");
+	for (i = 0; i < n; i++) {
+		fprintf(out, "%-*s %-6s", (int)w, s[i].name, mode_name(s[i].mode));
+		table_qty(out, 10, s[i].duration_s, "s");
+		fprintf(out, " %10llu %8llu", (unsigned long long)s[i].samples,
+			(unsigned long long)s[i].lost);
+		table_qty(out, 10, s[i].freq_hz, "Hz");
+		table_qty(out, 10, s[i].basis == POWER_BASIS_NONE ? NAN : s[i].quantum_j, "J");
+		table_qty(out, 10, s[i].power_w, "W");
+		table_qty(out, 10, s[i].energy_j, "J");
+		fprintf(out, " %6.1f%s\n", s[i].idle_pct,
+			s[i].basis == POWER_BASIS_BOARD ? "  (power from the board stream)" : "");
+		notes |= s[i].basis == POWER_BASIS_NONE;
+	}
+	if (!notes)
+		return;
+	fputc('\n', out);
+	for (i = 0; i < n; i++)
+		if (s[i].basis == POWER_BASIS_NONE)
+			fprintf(out, "%s: no power: %s\n", s[i].name, s[i].why_none);
+}
+
+static void summary_csv(FILE *out, const struct power_summary *s, size_t n)
+{
+	size_t i;
+
+	fprintf(out, "recording,mode,power_source,duration_s,samples,lost,freq_hz,"
+		     "quantum_j,power_w,energy_j,idle_pct,note\n");
+	for (i = 0; i < n; i++) {
+		csv_string(out, s[i].name);
+		fprintf(out, ",%s,%s,%.9g,%llu,%llu,%.9g,", mode_name(s[i].mode),
+			basis_name(s[i].basis), s[i].duration_s,
+			(unsigned long long)s[i].samples, (unsigned long long)s[i].lost,
+			s[i].freq_hz);
+		csv_num(out, s[i].basis == POWER_BASIS_NONE ? NAN : s[i].quantum_j);
+		fputc(',', out);
+		csv_num(out, s[i].power_w);
+		fputc(',', out);
+		csv_num(out, s[i].energy_j);
+		fprintf(out, ",%.4f,", s[i].idle_pct);
+		if (s[i].why_none)
+			csv_string(out, s[i].why_none);
+		fputc('\n', out);
+	}
+}
+
+static void summary_json(FILE *out, const struct power_summary *s, size_t n)
+{
+	size_t i;
+
+	fprintf(out, "{\"recordings\": [");
+	for (i = 0; i < n; i++) {
+		fprintf(out, "%s\n  {\"recording\": ", i ? "," : "");
+		json_string(out, s[i].name);
+		fprintf(out, ", \"mode\": \"%s\", \"power_source\": \"%s\", \"duration_s\": ",
+			mode_name(s[i].mode), basis_name(s[i].basis));
+		json_num(out, s[i].duration_s);
+		fprintf(out, ", \"samples\": %llu, \"lost\": %llu, \"freq_hz\": ",
+			(unsigned long long)s[i].samples, (unsigned long long)s[i].lost);
+		json_num(out, s[i].freq_hz);
+		fputs(", \"quantum_j\": ", out);
+		json_num(out, s[i].basis == POWER_BASIS_NONE ? NAN : s[i].quantum_j);
+		fputs(", \"power_w\": ", out);
+		json_num(out, s[i].power_w);
+		fputs(", \"energy_j\": ", out);
+		json_num(out, s[i].energy_j);
+		fputs(", \"idle_pct\": ", out);
+		json_num(out, s[i].idle_pct);
+		fputs(", \"note\": ", out);
+		if (s[i].why_none)
+			json_string(out, s[i].why_none);
+		else
+			fputs("null", out);
+		fputc('}', out);
+	}
+	fprintf(out, "\n]}\n");
+}
+
+void power_summary_print(FILE *out, const struct power_summary *s, size_t n,
+			 enum power_format fmt)
+{
+	if (fmt == POWER_FMT_CSV)
+		summary_csv(out, s, n);
+	else if (fmt == POWER_FMT_JSON)
+		summary_json(out, s, n);
+	else
+		summary_table(out, s, n);
+}
+
+void power_region_print(FILE *out, const struct power_region *r, size_t n,
+			enum power_format fmt)
+{
+	size_t i;
+
+	if (fmt == POWER_FMT_CSV)
+		fprintf(out, "region,t0_s,t1_s,time_s,energy_j,power_w,samples\n");
+	else if (fmt == POWER_FMT_JSON)
+		fprintf(out, "{\"regions\": [");
+	else
+		fprintf(out, "%-32s %10s %10s %10s %10s %10s %8s\n", "region", "from",
+			"to", "time", "energy", "avg power", "samples");
+	for (i = 0; i < n; i++) {
+		if (fmt == POWER_FMT_CSV) {
+			csv_string(out, r[i].label);
+			fprintf(out, ",%.9g,%.9g,%.9g,%.9g,%.9g,%llu\n", r[i].t0, r[i].t1,
+				r[i].time_s, r[i].energy_j, r[i].power_w,
+				(unsigned long long)r[i].samples);
+		} else if (fmt == POWER_FMT_JSON) {
+			fprintf(out, "%s\n  {\"region\": ", i ? "," : "");
+			json_string(out, r[i].label);
+			fprintf(out, ", \"t0_s\": %.9g, \"t1_s\": %.9g, \"time_s\": %.9g, "
+				     "\"energy_j\": %.9g, \"power_w\": %.9g, \"samples\": %llu}",
+				r[i].t0, r[i].t1, r[i].time_s, r[i].energy_j, r[i].power_w,
+				(unsigned long long)r[i].samples);
+		} else {
+			fprintf(out, "%-32s", r[i].label);
+			table_qty(out, 10, r[i].t0, "s");
+			table_qty(out, 10, r[i].t1, "s");
+			table_qty(out, 10, r[i].time_s, "s");
+			table_qty(out, 10, r[i].energy_j, "J");
+			table_qty(out, 10, r[i].power_w, "W");
+			fprintf(out, " %8llu\n", (unsigned long long)r[i].samples);
+		}
+	}
+	if (fmt == POWER_FMT_JSON)
+		fprintf(out, "\n]}\n");
+}

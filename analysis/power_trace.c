@@ -1,0 +1,197 @@
+/*
+ * power_trace.c - power against time (seed 001 Figures 6 and 7).
+ *
+ * Each point is one interval's power E/dt at the interval's end, or, with a
+ * moving window of N intervals, the energy of the last N intervals over
+ * their total time (a time-weighted mean, so short bursts are not
+ * over-counted).  For plots, a long trace is reduced to at most max_points:
+ * time is cut into columns and each column keeps its lowest and highest
+ * point (and its lowest and highest idle point), so spikes and dips stay
+ * visible however many intervals fall into one pixel.
+ */
+#include "power.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct window {
+	unsigned n, fill, pos;
+	double *dt, *e;
+	double sum_dt, sum_e;
+};
+
+static int window_init(struct window *w, unsigned n, struct eq_error *err)
+{
+	memset(w, 0, sizeof(*w));
+	w->n = n ? n : 1;
+	w->dt = calloc(w->n, sizeof(double));
+	w->e = calloc(w->n, sizeof(double));
+	if (!w->dt || !w->e) {
+		free(w->dt);
+		free(w->e);
+		return eq_fail(err, "--window %u: out of memory", n);
+	}
+	return 0;
+}
+
+static double window_push(struct window *w, const struct power_iv *iv)
+{
+	if (w->n == 1)
+		return iv->energy_j / iv->dt;
+	if (w->fill == w->n) {
+		w->sum_dt -= w->dt[w->pos];
+		w->sum_e -= w->e[w->pos];
+	} else {
+		w->fill++;
+	}
+	w->dt[w->pos] = iv->dt;
+	w->e[w->pos] = iv->energy_j;
+	w->sum_dt += iv->dt;
+	w->sum_e += iv->energy_j;
+	w->pos = (w->pos + 1) % w->n;
+	if (w->pos == 0) {
+		/* Recompute now and then so rounding never accumulates. */
+		unsigned i;
+
+		w->sum_dt = w->sum_e = 0;
+		for (i = 0; i < w->fill; i++) {
+			w->sum_dt += w->dt[i];
+			w->sum_e += w->e[i];
+		}
+	}
+	return w->sum_e / w->sum_dt;
+}
+
+static void window_free(struct window *w)
+{
+	free(w->dt);
+	free(w->e);
+}
+
+/* Column reduction for plots. */
+struct column {
+	long idx;                  /* current column, -1 before the first point */
+	int have[4];
+	struct power_point p[4];   /* busy min, busy max, idle min, idle max */
+};
+
+static int emit_column(struct column *c, power_point_fn fn, void *ctx)
+{
+	struct power_point out[4];
+	int i, j, n = 0;
+
+	for (i = 0; i < 4; i++)
+		if (c->have[i])
+			out[n++] = c->p[i];
+	/* Insertion sort by time: at most four points. */
+	for (i = 1; i < n; i++)
+		for (j = i; j > 0 && out[j].t < out[j - 1].t; j--) {
+			struct power_point tmp = out[j];
+
+			out[j] = out[j - 1];
+			out[j - 1] = tmp;
+		}
+	for (i = 0; i < n; i++)
+		if ((i == 0 || out[i].t != out[i - 1].t) && fn(ctx, &out[i]) < 0)
+			return -1;
+	memset(c->have, 0, sizeof(c->have));
+	return 0;
+}
+
+static void column_add(struct column *c, const struct power_point *p)
+{
+	int lo = p->idle > 0 ? 2 : 0;
+
+	if (!c->have[lo] || p->power_w < c->p[lo].power_w) {
+		c->p[lo] = *p;
+		c->have[lo] = 1;
+	}
+	if (!c->have[lo + 1] || p->power_w > c->p[lo + 1].power_w) {
+		c->p[lo + 1] = *p;
+		c->have[lo + 1] = 1;
+	}
+}
+
+static double input_span(const struct power_input *in)
+{
+	struct power_iter it;
+	struct power_iv iv;
+	double t = 0;
+
+	/* Cheap for the board; for samples one pass, only when decimating. */
+	if (in->basis == POWER_BASIS_BOARD && in->nboard > 1)
+		return (double)(in->board[in->nboard - 1].time - in->board[0].time) /
+		       in->board_clock_hz;
+	power_iter_init(&it, in);
+	while (power_iter_next(&it, &iv))
+		t = iv.t;
+	return t;
+}
+
+int power_trace_walk(const struct power_input *in, const struct power_trace_opts *o,
+		     power_point_fn fn, void *ctx, struct eq_error *err)
+{
+	int ranged = o->t1 > o->t0;
+	double lo = ranged ? o->t0 : 0, hi = ranged ? o->t1 : 0, width = 0;
+	struct power_iter it;
+	struct power_iv iv;
+	struct window w;
+	struct column col = { .idx = -1 };
+	int rc = 0;
+
+	if (in->basis != POWER_BASIS_SAMPLES && in->basis != POWER_BASIS_BOARD)
+		return eq_fail(err, "%s: no power trace: %s", in->name, in->why_none);
+	if (o->max_points) {
+		if (!ranged)
+			hi = input_span(in);
+		/* Two points per column at least. */
+		width = (hi - lo) / (double)(o->max_points / 4 ? o->max_points / 4 : 1);
+	}
+	if (window_init(&w, o->window, err) < 0)
+		return -1;
+	power_iter_init(&it, in);
+	while (rc == 0 && power_iter_next(&it, &iv)) {
+		struct power_point p;
+
+		p.power_w = window_push(&w, &iv);
+		p.t = iv.t;
+		p.idle = iv.idle_known ? iv.idle : -1;
+		if (ranged && (iv.t < o->t0 || iv.t > o->t1))
+			continue;
+		if (width <= 0) {
+			rc = fn(ctx, &p);
+			continue;
+		}
+		long idx = (long)floor((iv.t - lo) / width);
+
+		if (idx != col.idx && col.idx >= 0)
+			rc = emit_column(&col, fn, ctx);
+		col.idx = idx;
+		column_add(&col, &p);
+	}
+	if (rc == 0 && col.idx >= 0)
+		rc = emit_column(&col, fn, ctx);
+	window_free(&w);
+	if (rc < 0)
+		return eq_fail(err, "%s: writing the trace failed (disk full?)", in->name);
+	return 0;
+}
+
+static int csv_point(void *ctx, const struct power_point *p)
+{
+	FILE *out = ctx;
+
+	if (p->idle < 0)
+		fprintf(out, "%.9f,%.6f,\n", p->t, p->power_w);
+	else
+		fprintf(out, "%.9f,%.6f,%d\n", p->t, p->power_w, p->idle);
+	return ferror(out) ? -1 : 0;
+}
+
+int power_trace_write_csv(FILE *out, const struct power_input *in,
+			  const struct power_trace_opts *o, struct eq_error *err)
+{
+	fprintf(out, "time_s,power_w,idle\n");
+	return power_trace_walk(in, o, csv_point, out, err);
+}

@@ -1,0 +1,467 @@
+/*
+ * builtin-power.c - `eqprof power`: summaries (seed 001 Table 4), traces,
+ * histograms and region energy from one or more recordings.
+ * docs/power.md is the user's reference.
+ */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "builtin.h"
+#include "eqp.h"
+#include "outfile.h"
+#include "plot.h"
+#include "power.h"
+#include "power_plot.h"
+#include "units.h"
+
+#define MAX_FILES 8
+#define MAX_OUTS 4
+#define MAX_REGIONS 32
+
+struct power_args {
+	int summary, markers, split_idle, log_y, mark_idle;
+	enum power_format fmt;
+	enum power_basis basis;
+	const char *output, *title;
+	const char *traces[MAX_OUTS], *hists[MAX_OUTS];
+	size_t ntraces, nhists;
+	struct power_trace_opts trace;
+	double bucket_w;
+	struct power_region regions[MAX_REGIONS];
+	size_t nregions;
+	int width, height;
+	char **files;
+	size_t nfiles;
+};
+
+static const char usage_text[] =
+"usage: eqprof power FILE.eqp... [--summary] [--format table|csv|json] [-o OUT]\n"
+"                    [--trace OUT.csv|png|svg] [--window N] [--range T0:T1] [--log]\n"
+"                    [--no-idle-marks] [--hist OUT.csv|png|svg] [--bucket 50mW]\n"
+"                    [--split-idle] [--region T0:T1]... [--markers]\n"
+"                    [--source auto|samples|board] [--title TEXT] [--size WxH]\n"
+"\n"
+"  --summary        duration, samples, average frequency and power, energy,\n"
+"                   idle and lost samples; one row per file (the default)\n"
+"  --trace OUT      power per interval (E_q / dt) against time; .csv, .png, .svg\n"
+"  --window N       moving window over N intervals (default 1)\n"
+"  --range T0:T1    close-up, seconds since the first sample (\"2:2.5\", \"1500ms:2s\")\n"
+"  --log            logarithmic power axis (plots)\n"
+"  --hist OUT       percentage of samples per power bucket; several files overlay\n"
+"  --bucket W       histogram bucket width (default 50mW)\n"
+"  --split-idle     histogram of idle and busy samples apart\n"
+"  --region T0:T1   energy, time and average power between two times\n"
+"  --markers        the same between each pair of consecutive markers\n"
+"  --source S       where power comes from: energy-driven samples or the board\n"
+"                   stream (default: samples if energy-driven, else the board)\n"
+"docs/power.md has the details and the exact CSV/JSON columns.\n";
+
+static int usage_error(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "eqprof power: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\n'eqprof power --help' lists the options\n");
+	return 2;
+}
+
+static int parse_range(const char *text, const char *what, double *t0, double *t1)
+{
+	struct eq_error err;
+	char *copy = strdup(text), *colon;
+	int rc = -1;
+
+	if (!copy)
+		return -1;
+	colon = strchr(copy, ':');
+	if (!colon) {
+		fprintf(stderr, "eqprof power: %s '%s': give START:END in seconds, e.g. 2:2.5 or 1500ms:2s\n",
+			what, text);
+		free(copy);
+		return -1;
+	}
+	*colon = '\0';
+	if (eq_parse_quantity(copy, "s", what, t0, &err) < 0 ||
+	    eq_parse_quantity(colon + 1, "s", what, t1, &err) < 0)
+		fprintf(stderr, "eqprof power: %s\n", err.msg);
+	else if (!(*t1 > *t0))
+		fprintf(stderr, "eqprof power: %s '%s': the end must come after the start\n",
+			what, text);
+	else
+		rc = 0;
+	free(copy);
+	return rc;
+}
+
+static int parse_choice(const char *arg, const char *const *names, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(arg, names[i]))
+			return i;
+	return -1;
+}
+
+static int parse_value(struct power_args *a, int c, const char *arg)
+{
+	static const char *const fmts[] = { "table", "csv", "json" };
+	static const char *const bases[] = { "auto", "samples", "board" };
+	struct eq_error err;
+	unsigned long long n;
+	int k;
+
+	switch (c) {
+	case 'f':
+		if ((k = parse_choice(arg, fmts, 3)) < 0)
+			return usage_error("--format '%s': use table, csv or json", arg);
+		a->fmt = (enum power_format)k;
+		return 0;
+	case 'S':
+		if ((k = parse_choice(arg, bases, 3)) < 0)
+			return usage_error("--source '%s': use auto, samples or board", arg);
+		a->basis = (enum power_basis)k;
+		return 0;
+	case 'w':
+		if (eq_parse_uint(arg, "--window", 1000000, &n, &err) < 0 || n == 0)
+			return usage_error("--window '%s': give a number of intervals from 1 to 1000000", arg);
+		a->trace.window = (unsigned)n;
+		return 0;
+	case 'b':
+		if (eq_parse_quantity(arg, "W", "--bucket", &a->bucket_w, &err) < 0 ||
+		    !(a->bucket_w > 0))
+			return usage_error("--bucket '%s': give a positive power such as 50mW", arg);
+		return 0;
+	case 'R':
+		return parse_range(arg, "--range", &a->trace.t0, &a->trace.t1) < 0 ? 2 : 0;
+	case 'g':
+		if (a->nregions == MAX_REGIONS)
+			return usage_error("--region %s: at most 32 regions", arg);
+		snprintf(a->regions[a->nregions].label, sizeof(a->regions[0].label), "%s", arg);
+		if (parse_range(arg, "--region", &a->regions[a->nregions].t0,
+				&a->regions[a->nregions].t1) < 0)
+			return 2;
+		a->nregions++;
+		return 0;
+	case 'z':
+		if (sscanf(arg, "%dx%d", &a->width, &a->height) != 2 || a->width < 200 ||
+		    a->height < 150 || a->width > 10000 || a->height > 10000)
+			return usage_error("--size '%s': give WIDTHxHEIGHT in pixels, e.g. 1000x600", arg);
+		return 0;
+	}
+	return usage_error("unexpected option %s", arg);
+}
+
+static int parse_args(struct power_args *a, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "summary", no_argument, NULL, 's' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "trace", required_argument, NULL, 't' },
+		{ "window", required_argument, NULL, 'w' },
+		{ "range", required_argument, NULL, 'R' },
+		{ "log", no_argument, NULL, 'L' },
+		{ "linear", no_argument, NULL, 'l' },
+		{ "no-idle-marks", no_argument, NULL, 'I' },
+		{ "hist", required_argument, NULL, 'H' },
+		{ "bucket", required_argument, NULL, 'b' },
+		{ "split-idle", no_argument, NULL, 'i' },
+		{ "region", required_argument, NULL, 'g' },
+		{ "markers", no_argument, NULL, 'm' },
+		{ "source", required_argument, NULL, 'S' },
+		{ "title", required_argument, NULL, 'T' },
+		{ "size", required_argument, NULL, 'z' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, rc;
+
+	memset(a, 0, sizeof(*a));
+	a->trace.window = 1;
+	a->bucket_w = 0.050;
+	a->mark_idle = 1;
+	a->output = "-";
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 's': a->summary = 1; break;
+		case 'o': a->output = optarg; break;
+		case 'L': a->log_y = 1; break;
+		case 'l': a->log_y = 0; break;
+		case 'I': a->mark_idle = 0; break;
+		case 'i': a->split_idle = 1; break;
+		case 'm': a->markers = 1; break;
+		case 'T': a->title = optarg; break;
+		case 'h': fputs(usage_text, stdout); return 1;
+		case 't':
+			if (a->ntraces == MAX_OUTS)
+				return usage_error("--trace %s: at most 4 trace outputs", optarg);
+			a->traces[a->ntraces++] = optarg;
+			break;
+		case 'H':
+			if (a->nhists == MAX_OUTS)
+				return usage_error("--hist %s: at most 4 histogram outputs", optarg);
+			a->hists[a->nhists++] = optarg;
+			break;
+		case '?': return 2;
+		default:
+			if ((rc = parse_value(a, c, optarg)) != 0)
+				return rc;
+		}
+	}
+	a->files = argv + optind;
+	a->nfiles = (size_t)(argc - optind);
+	if (a->nfiles == 0)
+		return usage_error("%s", "give at least one recording (FILE.eqp)");
+	if (a->nfiles > MAX_FILES)
+		return usage_error("%s", "at most 8 recordings at once");
+	if (!a->ntraces && !a->nhists && !a->nregions && !a->markers)
+		a->summary = 1;
+	if (a->summary && (a->nregions || a->markers) && a->fmt == POWER_FMT_JSON)
+		return usage_error("%s", "--format json prints one document: ask for --summary "
+					 "and regions in two runs");
+	return 0;
+}
+
+/* ---- the outputs ------------------------------------------------------------ */
+
+static int print_summaries(const struct power_args *a, struct power_input *in,
+			   FILE *out, struct eq_error *err)
+{
+	struct power_summary s[MAX_FILES];
+	size_t i;
+
+	for (i = 0; i < a->nfiles; i++)
+		if (power_summarize(&in[i], &s[i], err) < 0)
+			return -1;
+	power_summary_print(out, s, a->nfiles, a->fmt);
+	for (i = 0; i < a->nfiles; i++)
+		if (s[i].basis == POWER_BASIS_NONE && out != stderr && a->fmt != POWER_FMT_TABLE)
+			fprintf(stderr, "eqprof power: %s: no power: %s\n", s[i].name, s[i].why_none);
+	return 0;
+}
+
+/* Regions of every file, asked by time and by markers, printed as one list. */
+static int print_regions(const struct power_args *a, struct power_input *in,
+			 FILE *out, struct eq_error *err)
+{
+	struct power_region *all = NULL, *mk = NULL, *grown;
+	size_t i, j, n = 0, nmk = 0;
+	int rc = -1;
+
+	for (i = 0; i < a->nfiles; i++) {
+		if (a->markers && power_regions_from_markers(&in[i], &mk, &nmk, err) < 0)
+			goto out;
+		grown = realloc(all, (n + a->nregions + nmk + 1) * sizeof(*all));
+		if (!grown) {
+			eq_fail(err, "out of memory");
+			goto out;
+		}
+		all = grown;
+		for (j = 0; j < a->nregions; j++) {
+			all[n] = a->regions[j];
+			if (power_region_measure(&in[i], &all[n], err) < 0)
+				goto out;
+			n++;
+		}
+		for (j = 0; j < nmk; j++)
+			all[n++] = mk[j];
+		if (a->nfiles > 1)
+			for (j = n - a->nregions - nmk; j < n; j++) {
+				char tmp[sizeof(all[j].label)];
+
+				snprintf(tmp, sizeof(tmp), "%s", all[j].label);
+				snprintf(all[j].label, sizeof(all[j].label), "%.40s %.80s",
+					 in[i].name, tmp);
+			}
+		free(mk);
+		mk = NULL;
+		nmk = 0;
+	}
+	power_region_print(out, all, n, a->fmt);
+	rc = 0;
+out:
+	free(mk);
+	free(all);
+	return rc;
+}
+
+struct csv_ctx {
+	FILE *out;
+	const char *name;
+};
+
+static int csv_multi_point(void *ctx, const struct power_point *p)
+{
+	struct csv_ctx *c = ctx;
+
+	fprintf(c->out, "%s,%.9f,%.6f,", c->name, p->t, p->power_w);
+	if (p->idle >= 0)
+		fprintf(c->out, "%d", p->idle);
+	fputc('\n', c->out);
+	return ferror(c->out) ? -1 : 0;
+}
+
+static int write_trace_csv(const char *path, const struct power_args *a,
+			   struct power_input *in, struct eq_error *err)
+{
+	struct eq_outfile o;
+	size_t i;
+	int rc = 0;
+
+	if (eq_outfile_open(&o, path, err) < 0)
+		return -1;
+	if (a->nfiles == 1) {
+		rc = power_trace_write_csv(o.fp, &in[0], &a->trace, err);
+	} else {
+		fprintf(o.fp, "recording,time_s,power_w,idle\n");
+		for (i = 0; i < a->nfiles && rc == 0; i++) {
+			struct csv_ctx c = { o.fp, in[i].name };
+
+			rc = power_trace_walk(&in[i], &a->trace, csv_multi_point, &c, err);
+		}
+	}
+	if (rc < 0) {
+		eq_outfile_discard(&o);
+		return -1;
+	}
+	return eq_outfile_commit(&o, err);
+}
+
+static void plot_opts(const struct power_args *a, struct power_plot_opts *po)
+{
+	memset(po, 0, sizeof(*po));
+	po->title = a->title;
+	po->log_y = a->log_y;
+	po->mark_idle = a->mark_idle;
+	po->split_idle = a->split_idle;
+	po->width = a->width;
+	po->height = a->height;
+}
+
+static int write_traces(const struct power_args *a, struct power_input *in,
+			struct eq_error *err)
+{
+	const struct power_input *ptr[MAX_FILES];
+	struct power_plot_opts po;
+	size_t i;
+
+	plot_opts(a, &po);
+	for (i = 0; i < a->nfiles; i++)
+		ptr[i] = &in[i];
+	for (i = 0; i < a->ntraces; i++) {
+		int rc = plot_kind_of(a->traces[i]) == PLOT_NONE ?
+			 write_trace_csv(a->traces[i], a, in, err) :
+			 power_plot_trace(a->traces[i], ptr, a->nfiles, &a->trace, &po, err);
+
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int write_hist_csv(const char *path, const struct power_hist *h,
+			  const char *const *names, size_t n, int split,
+			  struct eq_error *err)
+{
+	struct eq_outfile o;
+
+	if (eq_outfile_open(&o, path, err) < 0)
+		return -1;
+	if (power_hist_write_csv(o.fp, h, names, n, split) < 0) {
+		eq_outfile_discard(&o);
+		return eq_fail(err, "writing %s failed", path);
+	}
+	return eq_outfile_commit(&o, err);
+}
+
+static int write_hists(const struct power_args *a, struct power_input *in,
+		       struct eq_error *err)
+{
+	struct power_hist h[MAX_FILES];
+	const char *names[MAX_FILES];
+	struct power_plot_opts po;
+	size_t i, built = 0;
+	int rc = 0;
+
+	plot_opts(a, &po);
+	for (i = 0; i < a->nfiles && rc == 0; i++, built++) {
+		names[i] = in[i].name;
+		rc = power_hist_init(&h[i], a->bucket_w, err);
+		if (rc == 0)
+			rc = power_hist_build(&h[i], &in[i], err);
+		if (rc == 0 && a->split_idle && !h[i].idle_known)
+			rc = eq_fail(err, "%s: --split-idle: the board stream cannot tell idle "
+				     "intervals; use energy-driven samples", in[i].name);
+	}
+	for (i = 0; i < a->nhists && rc == 0; i++)
+		rc = plot_kind_of(a->hists[i]) == PLOT_NONE ?
+		     write_hist_csv(a->hists[i], h, names, a->nfiles, a->split_idle, err) :
+		     power_plot_hist(a->hists[i], h, names, a->nfiles, &po, err);
+	for (i = 0; i < built; i++)
+		power_hist_free(&h[i]);
+	return rc;
+}
+
+static int run(const struct power_args *a, struct power_input *in, struct eq_error *err)
+{
+	struct eq_outfile o;
+	int rc = 0;
+
+	if (a->summary || a->nregions || a->markers) {
+		if (eq_outfile_open(&o, a->output, err) < 0)
+			return -1;
+		if (a->summary)
+			rc = print_summaries(a, in, o.fp, err);
+		if (rc == 0 && a->summary && (a->nregions || a->markers) && a->fmt == POWER_FMT_TABLE)
+			fputc('\n', o.fp);
+		if (rc == 0 && (a->nregions || a->markers))
+			rc = print_regions(a, in, o.fp, err);
+		if (rc < 0) {
+			eq_outfile_discard(&o);
+			return -1;
+		}
+		if (eq_outfile_commit(&o, err) < 0)
+			return -1;
+	}
+	if (a->ntraces && write_traces(a, in, err) < 0)
+		return -1;
+	if (a->nhists && write_hists(a, in, err) < 0)
+		return -1;
+	return 0;
+}
+
+int cmd_power(int argc, char **argv)
+{
+	static struct power_args a;
+	struct eqp_file *f[MAX_FILES] = { 0 };
+	struct power_input in[MAX_FILES];
+	struct eq_error err;
+	size_t i, opened = 0;
+	int rc = parse_args(&a, argc, argv);
+
+	if (rc)
+		return rc == 1 ? 0 : rc;
+	for (i = 0; i < a.nfiles; i++, opened++) {
+		f[i] = eqp_open(a.files[i], &err);
+		if (!f[i] || power_input_from_file(&in[i], f[i], a.basis, &err) < 0) {
+			fprintf(stderr, "eqprof power: %s\n", err.msg);
+			if (f[i])
+				eqp_close(f[i]);
+			rc = 1;
+			break;
+		}
+		if (eqp_warning(f[i]))
+			fprintf(stderr, "eqprof power: warning: %s\n", eqp_warning(f[i]));
+	}
+	if (rc == 0 && run(&a, in, &err) < 0) {
+		fprintf(stderr, "eqprof power: %s\n", err.msg);
+		rc = 1;
+	}
+	for (i = 0; i < opened; i++) {
+		power_input_free(&in[i]);
+		eqp_close(f[i]);
+	}
+	return rc;
+}
