@@ -139,7 +139,7 @@ int eq_maps_parse(const char *text, size_t len, const char *name,
 		return eq_fail(err, "%s: out of memory", name);
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		const char *path, *path_end;
+		const char *path = NULL, *path_end = NULL;
 		struct eq_map map;
 
 		c.p = p;

@@ -101,6 +101,7 @@ static void row_of(struct eq_agg *a, const struct eq_loc *loc, struct agg_key *k
 		   const char **name, const char **module)
 {
 	memset(k, 0, sizeof(*k));
+	*name = NULL;
 	*module = loc->module_base;
 	if (loc->kind == EQ_LOC_IDLE) {
 		k->a = loc->module;
@@ -148,6 +149,8 @@ static const char *format_name(struct eq_agg *a, const struct eq_loc *loc)
 	if (loc->proc)
 		return eq_internf(a->strings, "%s+0x%llx", loc->proc,
 				  (unsigned long long)loc->proc_off);
+	if (loc->kind == EQ_LOC_NO_MODULE)
+		return eq_internf(a->strings, "[unknown] 0x%llx", (unsigned long long)loc->pc);
 	return eq_internf(a->strings, "[unknown] %s+0x%llx", loc->module_base,
 			  (unsigned long long)loc->module_off);
 }

@@ -1,0 +1,195 @@
+/*
+ * compare.c - join a time and an energy profile row by row.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "compare.h"
+#include "stats.h"
+
+static int same_row(const struct eq_row *r, const char *name, const char *module)
+{
+	return !strcmp(r->name, name) && !strcmp(r->module, module);
+}
+
+static int by_time_share(const void *x, const void *y)
+{
+	const struct eq_cmp_row *a = x, *b = y;
+	int c;
+
+	if (a->time_samples != b->time_samples)
+		return a->time_samples > b->time_samples ? -1 : 1;
+	if (a->energy_samples != b->energy_samples)
+		return a->energy_samples > b->energy_samples ? -1 : 1;
+	c = strcmp(a->name, b->name);
+	return c ? c : strcmp(a->module, b->module);
+}
+
+/* Index of (name, module) among e's rows, via a sorted view would be faster;
+ * profiles have at most thousands of rows, so a hash is not worth it here:
+ * we sort both sides by name and merge. */
+static int by_name(const void *x, const void *y)
+{
+	const struct eq_row *a = *(const struct eq_row *const *)x;
+	const struct eq_row *b = *(const struct eq_row *const *)y;
+	int c = strcmp(a->name, b->name);
+
+	return c ? c : strcmp(a->module, b->module);
+}
+
+static const struct eq_row **sorted_rows(const struct eq_profile *p)
+{
+	const struct eq_row **v = malloc((p->nrows ? p->nrows : 1) * sizeof(*v));
+	size_t i;
+
+	if (!v)
+		return NULL;
+	for (i = 0; i < p->nrows; i++)
+		v[i] = &p->rows[i];
+	qsort(v, p->nrows, sizeof(*v), by_name);
+	return v;
+}
+
+static void fill(struct eq_cmp_row *r, const struct eq_row *t, const struct eq_row *e,
+		 uint64_t tn, uint64_t en)
+{
+	const struct eq_row *any = t ? t : e;
+
+	memset(r, 0, sizeof(*r));
+	r->name = any->name;
+	r->module = any->module;
+	r->time_samples = t ? t->samples : 0;
+	r->energy_samples = e ? e->samples : 0;
+	r->time_share = tn ? (double)r->time_samples / (double)tn : 0;
+	r->energy_share = en ? (double)r->energy_samples / (double)en : 0;
+	r->difference = r->energy_share - r->time_share;
+	r->significant = eq_two_prop_differ(r->energy_samples, en, r->time_samples, tn,
+					    EQ_Z95, &r->z);
+}
+
+struct eq_comparison *eq_compare(const struct eq_profile *t, const struct eq_profile *e,
+				 const char *time_source, const char *energy_source)
+{
+	struct eq_comparison *c = calloc(1, sizeof(*c));
+	const struct eq_row **tv = sorted_rows(t), **ev = sorted_rows(e);
+	size_t i = 0, j = 0;
+
+	if (!c || !tv || !ev ||
+	    !(c->rows = calloc(t->nrows + e->nrows + 1, sizeof(*c->rows)))) {
+		free(tv);
+		free(ev);
+		eq_comparison_free(c);
+		return NULL;
+	}
+	c->by = t->by;
+	c->exclude_idle = t->exclude_idle;
+	c->time_source = time_source;
+	c->energy_source = energy_source;
+	c->time_total = t->total_samples;
+	c->energy_total = e->total_samples;
+	while (i < t->nrows || j < e->nrows) {
+		int d = i == t->nrows ? 1 : j == e->nrows ? -1 : by_name(&tv[i], &ev[j]);
+
+		if (d == 0 && same_row(tv[i], ev[j]->name, ev[j]->module))
+			fill(&c->rows[c->nrows++], tv[i++], ev[j++], c->time_total, c->energy_total);
+		else if (d < 0)
+			fill(&c->rows[c->nrows++], tv[i++], NULL, c->time_total, c->energy_total);
+		else
+			fill(&c->rows[c->nrows++], NULL, ev[j++], c->time_total, c->energy_total);
+	}
+	free(tv);
+	free(ev);
+	qsort(c->rows, c->nrows, sizeof(*c->rows), by_time_share);
+	return c;
+}
+
+void eq_comparison_free(struct eq_comparison *c)
+{
+	if (!c)
+		return;
+	free(c->rows);
+	free(c);
+}
+
+static void print_table(FILE *out, const struct eq_comparison *c)
+{
+	size_t i;
+
+	fprintf(out, "# time profile %s (%llu samples) against energy profile %s (%llu samples), by %s%s\n",
+		c->time_source, (unsigned long long)c->time_total, c->energy_source,
+		(unsigned long long)c->energy_total, eq_by_name(c->by),
+		c->exclude_idle ? ", idle excluded" : "");
+	fprintf(out, "%8s %8s %9s %4s  %-20s %s\n", "time", "energy", "diff", "sig",
+		"module", eq_by_name(c->by));
+	for (i = 0; i < c->nrows; i++) {
+		const struct eq_cmp_row *r = &c->rows[i];
+
+		fprintf(out, "%7.2f%% %7.2f%% %+8.2f%% %4s  %-20s %s\n", 100 * r->time_share,
+			100 * r->energy_share, 100 * r->difference, r->significant ? "*" : "",
+			r->module, r->name);
+	}
+	fputs("# diff = energy share - time share; * = different at 95% (two-proportion z test)\n",
+	      out);
+}
+
+static void print_csv(FILE *out, const struct eq_comparison *c)
+{
+	size_t i;
+
+	fputs("name,module,time_samples,time_share,energy_samples,energy_share,difference,z,significant\n",
+	      out);
+	for (i = 0; i < c->nrows; i++) {
+		const struct eq_cmp_row *r = &c->rows[i];
+
+		eq_csv_field(out, r->name);
+		fputc(',', out);
+		eq_csv_field(out, r->module);
+		fprintf(out, ",%llu,%.8f,%llu,%.8f,%.8f,%.4f,%d\n",
+			(unsigned long long)r->time_samples, r->time_share,
+			(unsigned long long)r->energy_samples, r->energy_share, r->difference,
+			r->z, r->significant);
+	}
+}
+
+static void print_json(FILE *out, const struct eq_comparison *c)
+{
+	size_t i;
+
+	fprintf(out, "{\"by\": \"%s\", \"exclude_idle\": %s, \"time_file\": ", eq_by_name(c->by),
+		c->exclude_idle ? "true" : "false");
+	eq_json_string(out, c->time_source);
+	fputs(", \"energy_file\": ", out);
+	eq_json_string(out, c->energy_source);
+	fprintf(out, ", \"time_total_samples\": %llu, \"energy_total_samples\": %llu,\n \"rows\": [",
+		(unsigned long long)c->time_total, (unsigned long long)c->energy_total);
+	for (i = 0; i < c->nrows; i++) {
+		const struct eq_cmp_row *r = &c->rows[i];
+
+		fputs(i ? ",\n  {\"name\": " : "\n  {\"name\": ", out);
+		eq_json_string(out, r->name);
+		fputs(", \"module\": ", out);
+		eq_json_string(out, r->module);
+		fprintf(out, ", \"time_samples\": %llu, \"time_share\": ",
+			(unsigned long long)r->time_samples);
+		eq_json_number(out, r->time_share);
+		fprintf(out, ", \"energy_samples\": %llu, \"energy_share\": ",
+			(unsigned long long)r->energy_samples);
+		eq_json_number(out, r->energy_share);
+		fputs(", \"difference\": ", out);
+		eq_json_number(out, r->difference);
+		fputs(", \"z\": ", out);
+		eq_json_number(out, r->z);
+		fprintf(out, ", \"significant\": %s}", r->significant ? "true" : "false");
+	}
+	fputs(c->nrows ? "\n ]}\n" : "]}\n", out);
+}
+
+void eq_comparison_print(FILE *out, const struct eq_comparison *c, enum eq_format fmt)
+{
+	if (fmt == EQ_FMT_CSV)
+		print_csv(out, c);
+	else if (fmt == EQ_FMT_JSON)
+		print_json(out, c);
+	else
+		print_table(out, c);
+}

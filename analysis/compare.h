@@ -1,0 +1,41 @@
+/*
+ * compare.h - a time profile and an energy profile of the same work side by
+ * side (seed 001, Figure 12): per row the time share, the energy share, their
+ * difference (energy - time) and whether it is significant at 95% by a
+ * two-proportion z test.  Rows are ordered by time share, most first.
+ */
+#ifndef EQ_COMPARE_H
+#define EQ_COMPARE_H
+
+#include <stdio.h>
+
+#include "profile.h"
+#include "table.h"
+
+struct eq_cmp_row {
+	const char *name, *module;
+	uint64_t time_samples, energy_samples;
+	double time_share, energy_share;
+	double difference;    /* energy_share - time_share */
+	double z;             /* two-proportion statistic */
+	int significant;      /* |z| > 1.96 */
+};
+
+struct eq_comparison {
+	enum eq_by by;
+	int exclude_idle;
+	const char *time_source, *energy_source;
+	uint64_t time_total, energy_total;
+	size_t nrows;
+	struct eq_cmp_row *rows;
+};
+
+/* Joins the rows of t and e by (name, module); NULL if out of memory.
+ * The comparison points into t and e, which must outlive it. */
+struct eq_comparison *eq_compare(const struct eq_profile *t, const struct eq_profile *e,
+				 const char *time_source, const char *energy_source);
+void eq_comparison_free(struct eq_comparison *c);
+
+void eq_comparison_print(FILE *out, const struct eq_comparison *c, enum eq_format fmt);
+
+#endif

@@ -1,0 +1,194 @@
+/*
+ * table.c - profile output as an aligned table, CSV or JSON.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "table.h"
+#include "units.h"
+
+int eq_format_parse(const char *text, enum eq_format *fmt, struct eq_error *err)
+{
+	if (!strcmp(text, "table"))
+		*fmt = EQ_FMT_TABLE;
+	else if (!strcmp(text, "csv"))
+		*fmt = EQ_FMT_CSV;
+	else if (!strcmp(text, "json"))
+		*fmt = EQ_FMT_JSON;
+	else
+		return eq_fail(err, "--format %s: unknown output format; use table, csv or json",
+			       text);
+	return 0;
+}
+
+void eq_csv_field(FILE *out, const char *s)
+{
+	if (!strpbrk(s, ",\"\n\r")) {
+		fputs(s, out);
+		return;
+	}
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+void eq_json_string(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(out, "\\u%04x", c);
+		else
+			fputc(c, out);
+	}
+	fputc('"', out);
+}
+
+void eq_json_number(FILE *out, double v)
+{
+	if (isfinite(v))
+		fprintf(out, "%.10g", v);
+	else
+		fputs("null", out);
+}
+
+static const char *amount_key(const struct eq_profile *p)
+{
+	return p->mode == EQP_MODE_ENERGY ? "energy_j" : "time_s";
+}
+
+static void print_csv(FILE *out, const struct eq_profile *p)
+{
+	size_t i;
+
+	fprintf(out, "name,module,samples,share,%s,ci95_low,ci95_high\n", amount_key(p));
+	for (i = 0; i < p->nrows; i++) {
+		const struct eq_row *r = &p->rows[i];
+
+		eq_csv_field(out, r->name);
+		fputc(',', out);
+		eq_csv_field(out, r->module);
+		fprintf(out, ",%llu,%.8f,", (unsigned long long)r->samples, r->share);
+		if (isfinite(r->amount))
+			fprintf(out, "%.10g", r->amount);
+		fprintf(out, ",%.8f,%.8f\n", r->ci95_low, r->ci95_high);
+	}
+}
+
+static void print_json_row(FILE *out, const struct eq_profile *p, const struct eq_row *r)
+{
+	fputs("{\"name\": ", out);
+	eq_json_string(out, r->name);
+	fputs(", \"module\": ", out);
+	eq_json_string(out, r->module);
+	fprintf(out, ", \"samples\": %llu, \"share\": ", (unsigned long long)r->samples);
+	eq_json_number(out, r->share);
+	fprintf(out, ", \"%s\": ", amount_key(p));
+	eq_json_number(out, r->amount);
+	fputs(", \"ci95_low\": ", out);
+	eq_json_number(out, r->ci95_low);
+	fputs(", \"ci95_high\": ", out);
+	eq_json_number(out, r->ci95_high);
+	if (p->by == EQ_BY_LINE && r->loc->file) {
+		fputs(", \"file\": ", out);
+		eq_json_string(out, r->loc->file);
+		fprintf(out, ", \"line\": %u", r->loc->line);
+	}
+	if (p->by == EQ_BY_INSN && r->loc->kind != EQ_LOC_IDLE)
+		fprintf(out, ", \"offset\": %llu", (unsigned long long)r->loc->module_off);
+	fputc('}', out);
+}
+
+static void print_json(FILE *out, const struct eq_profile *p)
+{
+	size_t i;
+
+	fprintf(out, "{\"mode\": \"%s\", \"by\": \"%s\", ",
+		p->mode == EQP_MODE_ENERGY ? "energy" : "time", eq_by_name(p->by));
+	if (p->mode == EQP_MODE_ENERGY) {
+		fputs("\"quantum_j\": ", out);
+		eq_json_number(out, p->quantum_j > 0 ? p->quantum_j : NAN);
+	} else {
+		fputs("\"period_s\": ", out);
+		eq_json_number(out, p->period_s > 0 ? p->period_s : NAN);
+	}
+	fprintf(out, ", \"total_samples\": %llu, \"idle_samples\": %llu, "
+		"\"lost_samples\": %llu, \"exclude_idle\": %s,\n \"rows\": [",
+		(unsigned long long)p->total_samples, (unsigned long long)p->idle_samples,
+		(unsigned long long)p->lost_samples, p->exclude_idle ? "true" : "false");
+	for (i = 0; i < p->nrows; i++) {
+		fputs(i ? ",\n  " : "\n  ", out);
+		print_json_row(out, p, &p->rows[i]);
+	}
+	fputs(p->nrows ? "\n ]}\n" : "]}\n", out);
+}
+
+static void print_heading(FILE *out, const struct eq_profile *p, const char *source)
+{
+	char q[32], tot[32];
+	double per = p->mode == EQP_MODE_ENERGY ? p->quantum_j : p->period_s;
+	const char *unit = p->mode == EQP_MODE_ENERGY ? "J" : "s";
+
+	fprintf(out, "# %s profile by %s of %s\n",
+		p->mode == EQP_MODE_ENERGY ? "energy" : "time", eq_by_name(p->by), source);
+	fprintf(out, "# %llu samples", (unsigned long long)p->total_samples);
+	if (per > 0)
+		fprintf(out, " x %s = %s", eq_format_quantity(q, sizeof(q), per, unit),
+			eq_format_quantity(tot, sizeof(tot),
+					   per * (double)p->total_samples, unit));
+	else
+		fputs(p->mode == EQP_MODE_ENERGY ? " (quantum unknown: shares only)" :
+		      " (sampling rate unknown: shares only)", out);
+	fprintf(out, "; idle %llu%s; lost %llu\n", (unsigned long long)p->idle_samples,
+		p->exclude_idle ? " (excluded)" : "", (unsigned long long)p->lost_samples);
+}
+
+static void print_table(FILE *out, const struct eq_profile *p, const char *source)
+{
+	const char *what = p->mode == EQP_MODE_ENERGY ? "energy" : "time";
+	char amt[32];
+	size_t i;
+
+	print_heading(out, p, source);
+	fprintf(out, "%7s %12s %11s  %-17s  %-20s %s\n", "share", "samples", what,
+		"95% CI of share", "module", p->by == EQ_BY_MODULE ? "module path" :
+		eq_by_name(p->by));
+	for (i = 0; i < p->nrows; i++) {
+		const struct eq_row *r = &p->rows[i];
+		char ci[40];
+
+		snprintf(ci, sizeof(ci), "[%.2f%%, %.2f%%]", 100 * r->ci95_low,
+			 100 * r->ci95_high);
+		if (isfinite(r->amount))
+			eq_format_quantity(amt, sizeof(amt), r->amount,
+					   p->mode == EQP_MODE_ENERGY ? "J" : "s");
+		else
+			strcpy(amt, "-");
+		fprintf(out, "%6.2f%% %12llu %11s  %-17s  %-20s %s\n", 100 * r->share,
+			(unsigned long long)r->samples, amt, ci, r->module, r->name);
+	}
+}
+
+void eq_profile_print(FILE *out, const struct eq_profile *p, enum eq_format fmt,
+		      const char *source)
+{
+	switch (fmt) {
+	case EQ_FMT_TABLE:
+		print_table(out, p, source);
+		break;
+	case EQ_FMT_CSV:
+		print_csv(out, p);
+		break;
+	case EQ_FMT_JSON:
+		print_json(out, p);
+		break;
+	}
+}

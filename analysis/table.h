@@ -1,0 +1,32 @@
+/*
+ * table.h - a profile printed for people (table), spreadsheets (csv) and
+ * scripts (json).  The JSON schema is documented in docs/guide.md and is
+ * stable: mode, by, quantum_j / period_s, total_samples, idle_samples,
+ * lost_samples, exclude_idle, rows[] with name, module, samples, share,
+ * energy_j or time_s, ci95_low, ci95_high (plus file/line on line rows and
+ * offset on insn rows).
+ */
+#ifndef EQ_TABLE_H
+#define EQ_TABLE_H
+
+#include <stdio.h>
+
+#include "eq_error.h"
+#include "profile.h"
+
+enum eq_format { EQ_FMT_TABLE, EQ_FMT_CSV, EQ_FMT_JSON };
+
+/* "table", "csv", "json" -> *fmt; else an error naming them. */
+int eq_format_parse(const char *text, enum eq_format *fmt, struct eq_error *err);
+
+/* source names the recording in the table's heading. */
+void eq_profile_print(FILE *out, const struct eq_profile *p, enum eq_format fmt,
+		      const char *source);
+
+/* Writers shared with compare: CSV field and JSON string with escaping. */
+void eq_csv_field(FILE *out, const char *s);
+void eq_json_string(FILE *out, const char *s);
+/* A JSON number; NaN and infinities become null. */
+void eq_json_number(FILE *out, double v);
+
+#endif

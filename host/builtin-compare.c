@@ -1,0 +1,77 @@
+/*
+ * builtin-compare.c - eqprof compare: where time and energy part ways.
+ *
+ *   eqprof compare TIME.eqp ENERGY.eqp [--by G] [--exclude-idle]
+ *                  [--format table|csv|json] [--symfs DIR] [-o OUT]
+ */
+#include <stdio.h>
+
+#include "builtin.h"
+#include "compare.h"
+#include "report_common.h"
+
+static const char usage_text[] =
+	"usage: eqprof compare TIME.eqp ENERGY.eqp [--by exe|module|proc|line|insn]\n"
+	"                      [--exclude-idle] [--format table|csv|json] [--symfs DIR] [-o OUT]\n"
+	"\n"
+	"Time share and energy share of every row side by side, their difference and\n"
+	"whether it is significant at 95%; ordered by time share.\n";
+
+struct print_arg {
+	const struct eq_comparison *c;
+	enum eq_format fmt;
+};
+
+static void print_cmp(FILE *out, const void *arg)
+{
+	const struct print_arg *a = arg;
+
+	eq_comparison_print(out, a->c, a->fmt);
+}
+
+static int check_modes(const struct eq_loaded_profile *t, const struct eq_loaded_profile *e,
+		       const struct eq_report_opts *o)
+{
+	if (eqp_meta(t->file)->mode != EQP_MODE_TIME) {
+		fprintf(stderr, "eqprof compare: %s is not a time-driven recording; "
+			"give the time-driven one first: compare TIME.eqp ENERGY.eqp\n", o->files[0]);
+		return -1;
+	}
+	if (eqp_meta(e->file)->mode != EQP_MODE_ENERGY) {
+		fprintf(stderr, "eqprof compare: %s is not an energy-driven recording; "
+			"give the energy-driven one second: compare TIME.eqp ENERGY.eqp\n", o->files[1]);
+		return -1;
+	}
+	return 0;
+}
+
+int cmd_compare(int argc, char **argv)
+{
+	struct eq_loaded_profile t, e;
+	struct eq_report_opts o;
+	struct print_arg pa;
+	int rc;
+
+	rc = eq_report_parse_args("compare", usage_text, argc, argv, 2, &o);
+	if (rc != EQ_ARGS_OK)
+		return rc == EQ_ARGS_HELP ? 0 : 2;
+	if (eq_report_load("compare", o.files[0], &o, &t))
+		return 1;
+	if (eq_report_load("compare", o.files[1], &o, &e)) {
+		eq_report_unload(&t);
+		return 1;
+	}
+	rc = 1;
+	if (check_modes(&t, &e, &o) == 0) {
+		pa.c = eq_compare(t.profile, e.profile, o.files[0], o.files[1]);
+		pa.fmt = o.fmt;
+		if (!pa.c)
+			fputs("eqprof compare: out of memory\n", stderr);
+		else
+			rc = eq_report_write("compare", &o, NULL, print_cmp, &pa);
+		eq_comparison_free((struct eq_comparison *)pa.c);
+	}
+	eq_report_unload(&e);
+	eq_report_unload(&t);
+	return rc;
+}

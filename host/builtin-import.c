@@ -1,0 +1,332 @@
+/*
+ * builtin-import.c - eqprof import: CSV samples + maps + names -> .eqp.
+ *
+ *   eqprof import --samples S.csv [--maps PID=FILE]... [--comm PID=NAME]...
+ *                 (--energy QUANTUM | --time HZ) [--target TEXT] -o OUT.eqp
+ *
+ * Everything is checked before the output exists: maps files are parsed
+ * (errors name file and line), samples are streamed into a writer that only
+ * becomes OUT.eqp on commit, so a bad line leaves no output behind.  The
+ * build-id of every mapped file readable here is stored in the header, so a
+ * later report can tell when a binary was rebuilt since.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "builtin.h"
+#include "csv_samples.h"
+#include "eqp.h"
+#include "maps.h"
+#include "symbolize.h"
+#include "units.h"
+
+#define MAX_PROCS 1024
+#define BATCH 4096
+
+struct pid_arg {
+	uint32_t pid;
+	const char *value;       /* FILE for --maps, NAME for --comm */
+	char *text;              /* --maps: file contents */
+	size_t len;
+};
+
+struct import_opts {
+	const char *samples, *out, *target;
+	int have_energy, have_time;
+	double quantum_j, hz;
+	struct pid_arg maps[MAX_PROCS], comm[MAX_PROCS];
+	size_t nmaps, ncomm;
+};
+
+static const char usage_text[] =
+	"usage: eqprof import --samples S.csv [--maps PID=FILE]... [--comm PID=NAME]...\n"
+	"                     (--energy QUANTUM | --time HZ) [--target TEXT] -o OUT.eqp\n"
+	"\n"
+	"  --samples S.csv   samples, header " EQ_CSV_HEADER "\n"
+	"  --maps PID=FILE   memory map of process PID in /proc/PID/maps format\n"
+	"  --comm PID=NAME   name of process PID (default: its executable's name)\n"
+	"  --energy Q        energy-driven samples, Q joules each (e.g. 2.94mJ)\n"
+	"  --time HZ         time-driven samples at HZ per second (e.g. 349Hz)\n"
+	"  --target TEXT     what was profiled, stored in the recording\n"
+	"  -o OUT.eqp        the recording to write (atomically)\n";
+
+static int usage_error(const char *fmt, const char *arg)
+{
+	fputs("eqprof import: ", stderr);
+	fprintf(stderr, fmt, arg);
+	fputs("\n", stderr);
+	fputs(usage_text, stderr);
+	return 2;
+}
+
+static int parse_pid_arg(const char *opt, const char *text, struct pid_arg *out)
+{
+	const char *eq = strchr(text, '=');
+	unsigned long long pid;
+	struct eq_error err;
+	char num[32];
+
+	if (!eq || eq == text || !eq[1] || (size_t)(eq - text) >= sizeof(num)) {
+		fprintf(stderr, "eqprof import: %s %s: expected PID=VALUE\n", opt, text);
+		return -1;
+	}
+	memcpy(num, text, (size_t)(eq - text));
+	num[eq - text] = '\0';
+	if (eq_parse_uint(num, opt, UINT32_MAX, &pid, &err)) {
+		fprintf(stderr, "eqprof import: %s\n", err.msg);
+		return -1;
+	}
+	out->pid = (uint32_t)pid;
+	out->value = eq + 1;
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct import_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "samples", required_argument, NULL, 's' },
+		{ "maps", required_argument, NULL, 'm' },
+		{ "comm", required_argument, NULL, 'c' },
+		{ "energy", required_argument, NULL, 'e' },
+		{ "time", required_argument, NULL, 't' },
+		{ "target", required_argument, NULL, 'T' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct eq_error err;
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 's': o->samples = optarg; break;
+		case 'o': o->out = optarg; break;
+		case 'T': o->target = optarg; break;
+		case 'm':
+			if (o->nmaps == MAX_PROCS)
+				return usage_error("more than 1024 --maps", "");
+			if (parse_pid_arg("--maps", optarg, &o->maps[o->nmaps++]))
+				return 2;
+			break;
+		case 'c':
+			if (o->ncomm == MAX_PROCS)
+				return usage_error("more than 1024 --comm", "");
+			if (parse_pid_arg("--comm", optarg, &o->comm[o->ncomm++]))
+				return 2;
+			break;
+		case 'e':
+			if (eq_parse_quantity(optarg, "J", "--energy", &o->quantum_j, &err) ||
+			    o->quantum_j <= 0)
+				return usage_error("--energy %s: give a positive energy such as 2.94mJ",
+						   optarg);
+			o->have_energy = 1;
+			break;
+		case 't':
+			if (eq_parse_quantity(optarg, "Hz", "--time", &o->hz, &err) || o->hz <= 0)
+				return usage_error("--time %s: give a positive rate such as 349Hz",
+						   optarg);
+			o->have_time = 1;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return 1;
+		default:
+			fputs(usage_text, stderr);
+			return 2;
+		}
+	}
+	if (optind < argc)
+		return usage_error("unexpected argument '%s'", argv[optind]);
+	if (!o->samples)
+		return usage_error("--samples S.csv is required%s", "");
+	if (!o->out)
+		return usage_error("-o OUT.eqp is required%s", "");
+	if (o->have_energy == o->have_time)
+		return usage_error("give exactly one of --energy QUANTUM and --time HZ%s", "");
+	return 0;
+}
+
+static int read_whole(const char *path, char **text, size_t *len, struct eq_error *err)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	size_t cap = 0, n = 0, got;
+
+	if (!f)
+		return eq_fail(err, "%s: cannot open: %m", path);
+	do {
+		if (cap - n < 65536) {
+			char *grown = realloc(buf, cap + 65536 + 1);
+
+			if (!grown) {
+				free(buf);
+				fclose(f);
+				return eq_fail(err, "%s: out of memory", path);
+			}
+			buf = grown;
+			cap += 65536;
+		}
+		got = fread(buf + n, 1, cap - n, f);
+		n += got;
+	} while (got > 0);
+	if (ferror(f)) {
+		free(buf);
+		fclose(f);
+		return eq_fail(err, "%s: read error", path);
+	}
+	fclose(f);
+	buf[n] = '\0';
+	*text = buf;
+	*len = n;
+	return 0;
+}
+
+/* Reads and validates every --maps file; appends build-ids to extra. */
+static int load_maps(struct import_opts *o, char **extra, size_t *extra_len,
+		     struct eq_error *err)
+{
+	size_t i, j;
+
+	for (i = 0; i < o->nmaps; i++) {
+		struct pid_arg *a = &o->maps[i];
+		struct eq_maps m;
+
+		if (read_whole(a->value, &a->text, &a->len, err))
+			return -1;
+		if (eq_maps_parse(a->text, a->len, a->value, &m, err))
+			return -1;
+		for (j = 0; j < m.n; j++) {
+			const char *path = m.maps[j].path;
+			char hex[128], *grown;
+			struct eq_error ignore;
+			size_t need;
+
+			if (path[0] != '/' || strchr(path, '=') || strchr(path, '\n') ||
+			    (j > 0 && !strcmp(path, m.maps[j - 1].path)) ||
+			    eq_elf_build_id(path, hex, sizeof(hex), &ignore))
+				continue;
+			need = strlen(EQ_BUILDID_KEY_PREFIX) + strlen(path) + strlen(hex) + 3;
+			grown = realloc(*extra, *extra_len + need);
+			if (!grown) {
+				eq_maps_release(&m);
+				return eq_fail(err, "out of memory");
+			}
+			*extra = grown;
+			*extra_len += (size_t)sprintf(*extra + *extra_len, "%s%s=%s\n",
+						      EQ_BUILDID_KEY_PREFIX, path, hex);
+		}
+		eq_maps_release(&m);
+	}
+	return 0;
+}
+
+static int add_maps_and_names(struct eqp_writer *w, const struct import_opts *o,
+			      struct eq_error *err)
+{
+	size_t i;
+
+	for (i = 0; i < o->nmaps; i++)
+		if (eqp_add_maps(w, o->maps[i].pid, 0, o->maps[i].text, o->maps[i].len, err))
+			return -1;
+	for (i = 0; i < o->ncomm; i++)
+		if (eqp_add_comm(w, o->comm[i].pid, 0, o->comm[i].value, err))
+			return -1;
+	return 0;
+}
+
+/* Streams the CSV into w; sets the mode flag and numbers samples in order. */
+static int copy_samples(struct eqp_writer *w, const struct import_opts *o, FILE *in,
+			uint64_t *count, struct eq_error *err)
+{
+	static struct eq_sample batch[BATCH];
+	struct eq_csv_reader r;
+	size_t n = 0;
+	int rc;
+
+	eq_csv_reader_init(&r, in, o->samples);
+	while ((rc = eq_csv_next(&r, &batch[n], err)) == 1) {
+		if (o->have_energy)
+			batch[n].flags |= EQ_F_ENERGY;
+		else
+			batch[n].flags &= (uint16_t)~EQ_F_ENERGY;
+		batch[n].seq = (uint32_t)(*count)++;
+		if (++n == BATCH) {
+			if (eqp_add_samples(w, batch, n, err))
+				rc = -1;
+			n = 0;
+			if (rc < 0)
+				break;
+		}
+	}
+	if (rc == 0 && n && eqp_add_samples(w, batch, n, err))
+		rc = -1;
+	eq_csv_reader_release(&r);
+	return rc;
+}
+
+static int run_import(struct import_opts *o)
+{
+	struct eqp_meta meta = { 0 };
+	struct eqp_writer *w;
+	struct eq_error err;
+	char *extra = NULL, target[512];
+	size_t extra_len = 0;
+	uint64_t count = 0;
+	FILE *in;
+	int rc = 1;
+
+	if (load_maps(o, &extra, &extra_len, &err))
+		goto out;
+	in = fopen(o->samples, "r");
+	if (!in) {
+		eq_fail(&err, "%s: cannot open: %m", o->samples);
+		goto out;
+	}
+	snprintf(target, sizeof(target), "imported from %s", o->samples);
+	meta.mode = o->have_energy ? EQP_MODE_ENERGY : EQP_MODE_TIME;
+	meta.quantum_j = o->have_energy ? o->quantum_j : 0;
+	meta.nominal_hz = o->have_time ? o->hz : 0;
+	meta.clock_hz = 1e9;
+	meta.target = o->target ? o->target : target;
+	meta.extra = extra;
+	w = eqp_create(o->out, &meta, &err);
+	if (w && (add_maps_and_names(w, o, &err) || copy_samples(w, o, in, &count, &err))) {
+		eqp_discard(w);
+		w = NULL;
+	} else if (w && eqp_commit(w, &err) == 0) {
+		rc = 0;
+	}
+	fclose(in);
+out:
+	if (rc)
+		fprintf(stderr, "eqprof import: %s\n", err.msg);
+	else if (count == 0)
+		fprintf(stderr, "eqprof import: warning: %s has no samples; %s holds none\n",
+			o->samples, o->out);
+	free(extra);
+	return rc;
+}
+
+int cmd_import(int argc, char **argv)
+{
+	struct import_opts *o = calloc(1, sizeof(*o));
+	size_t i;
+	int rc;
+
+	if (!o) {
+		fputs("eqprof import: out of memory\n", stderr);
+		return 1;
+	}
+	rc = parse_args(argc, argv, o);
+	if (rc == 0)
+		rc = run_import(o);
+	else if (rc == 1)
+		rc = 0;   /* --help */
+	for (i = 0; i < o->nmaps; i++)
+		free(o->maps[i].text);
+	free(o);
+	return rc;
+}

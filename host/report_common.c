@@ -1,0 +1,130 @@
+/*
+ * report_common.c - options, loading and output shared by report and compare.
+ */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "outfile.h"
+#include "report_common.h"
+
+static int bad(const char *cmd, const char *usage, const char *msg)
+{
+	fprintf(stderr, "eqprof %s: %s\n%s", cmd, msg, usage);
+	return EQ_ARGS_BAD;
+}
+
+int eq_report_parse_args(const char *cmd, const char *usage, int argc, char **argv,
+			 int nfiles, struct eq_report_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "by", required_argument, NULL, 'b' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "exclude-idle", no_argument, NULL, 'x' },
+		{ "symfs", required_argument, NULL, 'S' },
+		{ "no-build-id-check", no_argument, NULL, 'B' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct eq_error err;
+	int c, n = 0;
+
+	memset(o, 0, sizeof(*o));
+	o->by = EQ_BY_PROC;
+	o->fmt = EQ_FMT_TABLE;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'b':
+			if (eq_by_parse(optarg, &o->by, &err))
+				return bad(cmd, usage, err.msg);
+			break;
+		case 'f':
+			if (eq_format_parse(optarg, &o->fmt, &err))
+				return bad(cmd, usage, err.msg);
+			break;
+		case 'x': o->exclude_idle = 1; break;
+		case 'S': o->symfs = optarg; break;
+		case 'B': o->no_build_id_check = 1; break;
+		case 'o': o->out = optarg; break;
+		case 'h':
+			fputs(usage, stdout);
+			return EQ_ARGS_HELP;
+		default:
+			fputs(usage, stderr);
+			return EQ_ARGS_BAD;
+		}
+	}
+	for (; optind < argc; optind++) {
+		if (n == nfiles)
+			return bad(cmd, usage, "too many recordings given");
+		o->files[n++] = argv[optind];
+	}
+	if (n < nfiles)
+		return bad(cmd, usage, nfiles == 1 ? "which recording? give FILE.eqp" :
+			   "give two recordings: TIME.eqp ENERGY.eqp");
+	return EQ_ARGS_OK;
+}
+
+int eq_report_load(const char *cmd, const char *path, const struct eq_report_opts *o,
+		   struct eq_loaded_profile *lp)
+{
+	struct eq_sym_options so = { .symfs = o->symfs,
+				     .check_build_id = !o->no_build_id_check };
+	struct eq_error err;
+	size_t i;
+
+	memset(lp, 0, sizeof(*lp));
+	lp->file = eqp_open(path, &err);
+	if (!lp->file) {
+		fprintf(stderr, "eqprof %s: %s\n", cmd, err.msg);
+		return -1;
+	}
+	if (eqp_warning(lp->file))
+		fprintf(stderr, "eqprof %s: warning: %s\n", cmd, eqp_warning(lp->file));
+	lp->sym = eq_sym_new(lp->file, &so, &err);
+	if (lp->sym)
+		lp->profile = eq_profile_build(lp->file, lp->sym, o->by,
+					       o->exclude_idle ? EQ_PROFILE_EXCLUDE_IDLE : 0,
+					       &err);
+	if (!lp->profile) {
+		fprintf(stderr, "eqprof %s: %s\n", cmd, err.msg);
+		eq_report_unload(lp);
+		return -1;
+	}
+	for (i = 0; i < eq_sym_nwarnings(lp->sym); i++)
+		fprintf(stderr, "eqprof %s: warning: %s\n", cmd, eq_sym_warning(lp->sym, i));
+	return 0;
+}
+
+void eq_report_unload(struct eq_loaded_profile *lp)
+{
+	eq_profile_free(lp->profile);
+	eq_sym_free(lp->sym);
+	if (lp->file)
+		eqp_close(lp->file);
+	memset(lp, 0, sizeof(*lp));
+}
+
+int eq_report_write(const char *cmd, const struct eq_report_opts *o,
+		    const struct eq_profile *p,
+		    void (*print)(FILE *out, const void *arg), const void *arg)
+{
+	struct eq_outfile out;
+	struct eq_error err;
+
+	if (eq_outfile_open(&out, o->out ? o->out : "-", &err)) {
+		fprintf(stderr, "eqprof %s: %s\n", cmd, err.msg);
+		return 1;
+	}
+	if (print)
+		print(out.fp, arg);
+	else
+		eq_profile_print(out.fp, p, o->fmt, o->files[0]);
+	if (eq_outfile_commit(&out, &err)) {
+		fprintf(stderr, "eqprof %s: %s\n", cmd, err.msg);
+		return 1;
+	}
+	return 0;
+}

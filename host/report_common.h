@@ -1,0 +1,49 @@
+/*
+ * report_common.h - what report and compare share: their options, loading a
+ * recording into a profile (printing the reader's and symbolizer's warnings),
+ * and writing the result atomically.
+ */
+#ifndef EQ_REPORT_COMMON_H
+#define EQ_REPORT_COMMON_H
+
+#include <stdio.h>
+
+#include "eqp.h"
+#include "profile.h"
+#include "symbolize.h"
+#include "table.h"
+
+struct eq_report_opts {
+	const char *files[2];
+	enum eq_by by;
+	enum eq_format fmt;
+	int exclude_idle;
+	int no_build_id_check;
+	const char *symfs;
+	const char *out;       /* NULL or "-": standard output */
+};
+
+enum { EQ_ARGS_OK, EQ_ARGS_HELP, EQ_ARGS_BAD };
+
+/* Parses argv (argv[0] = cmd) with exactly nfiles positional recordings. */
+int eq_report_parse_args(const char *cmd, const char *usage, int argc, char **argv,
+			 int nfiles, struct eq_report_opts *o);
+
+struct eq_loaded_profile {
+	struct eqp_file *file;
+	struct eq_symbolizer *sym;
+	struct eq_profile *profile;
+};
+
+/* Opens path and builds its profile at o->by; prints errors; 0 or -1. */
+int eq_report_load(const char *cmd, const char *path, const struct eq_report_opts *o,
+		   struct eq_loaded_profile *lp);
+void eq_report_unload(struct eq_loaded_profile *lp);
+
+/* Prints p (or, when print is given, calls it) into o->out atomically.
+ * Returns the exit status (0 or 1). */
+int eq_report_write(const char *cmd, const struct eq_report_opts *o,
+		    const struct eq_profile *p,
+		    void (*print)(FILE *out, const void *arg), const void *arg);
+
+#endif
