@@ -1,0 +1,158 @@
+#!/usr/bin/env bash
+# power-cli.sh - `eqprof power` as a user runs it, on crafted recordings with
+# known power steps (test/power/mkrec.c): summary values, histogram peaks,
+# traces that show the steps, valid PNG/SVG plots, regions, and clear errors.
+# Prints TAP.  Env: EQPROF, B (build dir), SRC.
+set -u
+: "${EQPROF:?}" "${B:?}"
+MKREC=$B/test/power/mkrec
+T=$(mktemp -d /tmp/power-cli.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+n=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() { n=$((n + 1)); echo "not ok $n - $1"; }
+check() { # what, command...
+	local what=$1; shift
+	if "$@" >"$T/out" 2>"$T/err"; then ok "$what"; else not_ok "$what"; sed 's/^/# /' "$T/out" "$T/err" | head -20; fi
+}
+# Python reads our CSV/JSON independently of eqprof's own code.
+py() { python3 -c "$@"; }
+
+for k in steps off lost time timeboard unsorted; do
+	"$MKREC" $k "$T/$k.eqp" || { echo "Bail out! mkrec $k failed"; exit 1; }
+done
+cd "$T"
+
+# --- summary (Table 4) ---------------------------------------------------------
+"$EQPROF" power steps.eqp time.eqp lost.eqp timeboard.eqp >sum.txt 2>sum.err
+check "summary table: steps row has 618.9 mW, 1.179 J, 210.5 Hz" \
+	grep -E '^steps\.eqp +energy +1\.9 s +401 +0 +210\.5 Hz +2\.94 mJ +618\.9 mW +1\.179 J +25\.2' sum.txt
+check "summary table says why a time-driven file without board has no power" \
+	grep -F 'time.eqp: no power: time-driven recording without board data: power needs an energy-driven recording' sum.txt
+check "summary table: lost samples counted" grep -E '^lost\.eqp .* 391 +10 ' sum.txt
+check "summary table: time-driven file with board gets power from the board" \
+	grep -E '^timeboard\.eqp .*885\.5 mW.*board stream' sum.txt
+
+"$EQPROF" power --summary --format json steps.eqp off.eqp time.eqp >sum.json 2>/dev/null
+check "summary json: hand-computed values, one row per file, null power for time.eqp" py '
+import json, sys
+d = json.load(open("sum.json"))["recordings"]
+assert len(d) == 3, d
+s, o, t = d
+q = 2.94e-3
+assert s["samples"] == 401 and s["lost"] == 0
+assert abs(s["duration_s"] - 1.9) < 1e-9
+assert abs(s["freq_hz"] - 400 / 1.9) < 1e-6
+assert abs(s["power_w"] - q * 400 / 1.9) < 1e-9
+assert abs(s["energy_j"] - q * 401) < 1e-9
+assert abs(s["idle_pct"] - 100 * 101 / 401) < 1e-6
+assert abs(o["power_w"] - q * 400 / (1.9 * 1.25)) < 1e-9
+assert t["power_w"] is None and t["energy_j"] is None and "energy-driven" in t["note"]
+assert t["mode"] == "time" and t["power_source"] == "none"
+'
+"$EQPROF" power --format csv steps.eqp unsorted.eqp >sum.csv
+check "summary csv: two rows, unsorted rings give the same power" py '
+import csv
+r = list(csv.DictReader(open("sum.csv")))
+assert len(r) == 2
+assert abs(float(r[0]["power_w"]) - float(r[1]["power_w"])) < 1e-12
+assert abs(float(r[0]["power_w"]) - 2.94e-3 * 400 / 1.9) < 1e-9
+'
+
+# --- histogram (Figures 9-11) --------------------------------------------------------
+check "histogram csv written" "$EQPROF" power steps.eqp --hist hist.csv
+check "histogram peaks: 25 % at 0.25-0.30 W, 50 % at 1.45-1.50 W, 25 % at 0.55-0.60 W" py '
+import csv
+rows = {(round(float(r["bucket_lo_w"]), 3)): float(r["steps.eqp pct"]) for r in csv.DictReader(open("hist.csv"))}
+assert abs(rows[0.25] - 25) < 1e-6 and abs(rows[1.45] - 50) < 1e-6 and abs(rows[0.55] - 25) < 1e-6, rows
+assert abs(sum(rows.values()) - 100) < 1e-6
+'
+check "histogram, 100 mW buckets and idle split" "$EQPROF" power steps.eqp --hist hist2.csv --bucket 100mW --split-idle
+check "idle split: the idle peak is the 0.2-0.3 W bucket, busy peaks elsewhere" py '
+import csv
+r = {round(float(x["bucket_lo_w"]), 3): x for x in csv.DictReader(open("hist2.csv"))}
+assert float(r[0.2]["steps.eqp idle pct"]) == 25 and float(r[0.2]["steps.eqp busy pct"]) == 0
+assert float(r[1.4]["steps.eqp busy pct"]) == 50 and float(r[0.5]["steps.eqp busy pct"]) == 25
+'
+check "overlaid histogram of two recordings, PNG" "$EQPROF" power steps.eqp off.eqp --hist cmp.png --split-idle
+"$EQPROF" power steps.eqp off.eqp --hist cmp.csv
+check "subsystem off: peak moves from 1.45 W to 1.15 W bucket" py '
+import csv
+r = {round(float(x["bucket_lo_w"]), 3): x for x in csv.DictReader(open("cmp.csv"))}
+assert float(r[1.45]["steps.eqp pct"]) == 50 and float(r[1.45]["off.eqp pct"]) == 0
+assert float(r[1.15]["off.eqp pct"]) == 50
+'
+
+# --- trace (Figures 6, 7) -----------------------------------------------------
+check "trace csv written" "$EQPROF" power steps.eqp --trace trace.csv
+check "trace shows the three steps, idle marked in phase A" py '
+import csv
+r = list(csv.DictReader(open("trace.csv")))
+assert len(r) == 400
+p = [float(x["power_w"]) for x in r]
+assert all(abs(v - 0.294) < 1e-6 for v in p[:100])
+assert all(abs(v - 1.47) < 1e-6 for v in p[100:300])
+assert all(abs(v - 0.588) < 1e-6 for v in p[300:])
+assert all(x["idle"] == "1" for x in r[:100]) and all(x["idle"] == "0" for x in r[100:])
+'
+check "close-up with --range 1.2:1.5 and a moving window of 10" \
+	"$EQPROF" power steps.eqp --trace close.csv --range 1.2:1.5 --window 10
+check "close-up holds exactly the intervals ending in [1.2, 1.5] s" py '
+import csv
+r = list(csv.DictReader(open("close.csv")))
+t = [float(x["time_s"]) for x in r]
+assert min(t) >= 1.2 and max(t) <= 1.5 and len(r) == 101 + 20, len(r)  # both ends included
+'
+check "trace PNG and SVG, log axis" "$EQPROF" power steps.eqp --trace trace.png --trace trace.svg --log
+
+# --- images ---------------------------------------------------------------------
+check "PNG files have the PNG signature and IEND, and real content" py '
+import struct, zlib
+for f in ("trace.png", "cmp.png"):
+    b = open(f, "rb").read()
+    assert b[:8] == b"\x89PNG\r\n\x1a\n", f
+    assert b[-8:-4] == b"IEND", f
+    w, h = struct.unpack(">II", b[16:24])
+    assert (w, h) == (1000, 600), (f, w, h)
+    assert len(b) > 8000, (f, len(b))
+'
+check "SVG is well-formed XML with an svg root, axis labels with units and the title" py '
+import xml.etree.ElementTree as ET
+root = ET.parse("trace.svg").getroot()
+assert root.tag.endswith("svg")
+text = "".join(root.itertext())
+assert "steps.eqp" in text and "(W)" in text and "(s)" in text, text[:300]
+'
+
+# --- regions -------------------------------------------------------------------
+"$EQPROF" power steps.eqp --markers --region 0.5:1.5 --format csv >regions.csv
+check "regions by markers and by time, hand-computed" py '
+import csv
+r = {x["region"]: x for x in csv.DictReader(open("regions.csv"))}
+b = r["B .. C"]
+assert abs(float(b["energy_j"]) - 0.588) < 1e-9 and abs(float(b["power_w"]) - 1.47) < 1e-9
+assert abs(float(b["time_s"]) - 0.4) < 1e-9 and int(b["samples"]) == 200
+m = r["0.5:1.5"]
+assert abs(float(m["energy_j"]) - 0.7938) < 1e-9
+assert len(r) == 4
+'
+
+# --- errors ---------------------------------------------------------------------
+"$EQPROF" power time.eqp --trace t.png >out 2>err; rc=$?
+if [ $rc -eq 1 ] && grep -q 'time-driven recording without board data' err && [ ! -e t.png ]; then
+	ok "trace of a time-driven file without board: exit 1, clear message, no output"
+else not_ok "trace of a time-driven file without board (rc=$rc)"; sed 's/^/# /' err; fi
+"$EQPROF" power steps.eqp --bucket 50mJ >out 2>err; rc=$?
+if [ $rc -eq 2 ] && grep -q -- '--bucket' err; then ok "bad --bucket is a usage error"; else not_ok "bad --bucket (rc=$rc)"; fi
+"$EQPROF" power steps.eqp --range 2:1 >out 2>err; rc=$?
+if [ $rc -eq 2 ] && grep -q 'end must come after' err; then ok "reversed --range refused"; else not_ok "reversed --range (rc=$rc)"; fi
+"$EQPROF" power steps.eqp --trace nodir/t.png >out 2>err; rc=$?
+if [ $rc -eq 1 ] && ! ls nodir 2>/dev/null; then ok "plot into a missing directory fails cleanly"; else not_ok "plot into missing dir (rc=$rc)"; fi
+echo "old" >keep.png
+PATH=/nonexistent "$EQPROF" power steps.eqp --trace keep.png >out 2>err; rc=$?
+if [ $rc -eq 1 ] && grep -q 'gnuplot' err && [ "$(cat keep.png)" = old ] && ! ls keep.png.tmp.* 2>/dev/null; then
+	ok "without gnuplot: clear error, existing output untouched"
+else not_ok "without gnuplot (rc=$rc)"; sed 's/^/# /' err; fi
+"$EQPROF" power missing.eqp >out 2>err; rc=$?
+if [ $rc -eq 1 ] && grep -q 'missing.eqp' err; then ok "missing recording named in the error"; else not_ok "missing recording (rc=$rc)"; fi
+echo "1..$n"
