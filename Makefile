@@ -28,6 +28,8 @@ CFLAGS_ALL = $(CSTD) $(WARN) $(OPT) $(INCLUDES) $(SANFLAGS) $(EXTRA_CFLAGS) -MMD
 LDFLAGS_ALL = $(SANFLAGS) $(EXTRA_LDFLAGS)
 LDLIBS_ALL  = -ldw -lelf -lz -lm -lpthread $(EXTRA_LDLIBS)
 
+.DEFAULT_GOAL := all
+
 # Filled in by module.mk fragments.
 CORE_SRCS     :=   # isr/core: freestanding sample ring (host build)
 FW_SRCS       :=   # firmware/portable: counting, jitter, compensation, protocol
