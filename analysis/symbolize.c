@@ -37,6 +37,7 @@ struct modfile {
 	GElf_Phdr *loads;          /* PT_LOAD headers: file offset -> vaddr */
 	size_t nloads;
 	struct eq_symtab_index *embedded;
+	int embedded_absolute;     /* table addresses are pcs, not file offsets */
 	struct modfile *next;
 };
 
@@ -216,7 +217,7 @@ static const struct eqp_symtab *embedded_table(const struct eq_symbolizer *s, co
 	for (i = 0; i < n; i++) {
 		const struct eqp_symtab *t = eqp_symtab_at(s->file, i);
 
-		if (!t->absolute && t->module && !strcmp(t->module, path))
+		if (t->module && !strcmp(t->module, path))
 			return t;
 	}
 	return NULL;
@@ -238,6 +239,7 @@ static void load_module(struct eq_symbolizer *s, struct modfile *m)
 	t = embedded_table(s, m->path);
 	if (t && (m->embedded = eq_symtab_index_new(t)) != NULL) {
 		m->state = MOD_EMBEDDED;
+		m->embedded_absolute = t->absolute;
 		return;
 	}
 	m->state = MOD_NONE;
@@ -393,7 +395,8 @@ static void locate_user(struct eq_symbolizer *s, struct process *p, struct eq_lo
 	if (m->state == MOD_DWFL)
 		resolve_dwfl(s, m, loc);
 	else if (m->state == MOD_EMBEDDED)
-		resolve_table(s, m->embedded, loc->module_off, loc);
+		resolve_table(s, m->embedded,
+			      m->embedded_absolute ? loc->pc : loc->module_off, loc);
 }
 
 static struct eq_loc *new_loc(struct eq_symbolizer *s)

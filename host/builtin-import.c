@@ -19,6 +19,7 @@
 #include "csv_samples.h"
 #include "eqp.h"
 #include "maps.h"
+#include "symfile.h"
 #include "symbolize.h"
 #include "units.h"
 
@@ -32,8 +33,20 @@ struct pid_arg {
 	size_t len;
 };
 
+struct symtab_arg {
+	const char *module;      /* NULL: [kernel.kallsyms] */
+	const char *file;
+	char *text;
+	size_t len;
+	struct eq_symfile syms;
+};
+
+#define MAX_SYMTABS 64
+
 struct import_opts {
-	const char *samples, *out, *target;
+	const char *samples, *out, *target, *symfs;
+	struct symtab_arg symtabs[MAX_SYMTABS];
+	size_t nsymtabs;
 	int have_energy, have_time;
 	double quantum_j, hz;
 	struct pid_arg maps[MAX_PROCS], comm[MAX_PROCS];
@@ -43,6 +56,7 @@ struct import_opts {
 static const char usage_text[] =
 	"usage: eqprof import --samples S.csv [--maps PID=FILE]... [--comm PID=NAME]...\n"
 	"                     (--energy QUANTUM | --time HZ) [--target TEXT] -o OUT.eqp\n"
+	"                     [--kallsyms FILE] [--symtab MODULE=FILE]... [--symfs DIR]\n"
 	"\n"
 	"  --samples S.csv   samples, header " EQ_CSV_HEADER "\n"
 	"  --maps PID=FILE   memory map of process PID in /proc/PID/maps format\n"
@@ -50,6 +64,11 @@ static const char usage_text[] =
 	"  --energy Q        energy-driven samples, Q joules each (e.g. 2.94mJ)\n"
 	"  --time HZ         time-driven samples at HZ per second (e.g. 349Hz)\n"
 	"  --target TEXT     what was profiled, stored in the recording\n"
+	"  --kallsyms FILE   the target kernel's /proc/kallsyms, for kernel samples\n"
+	"  --symtab MODULE=FILE  nm-style symbols of MODULE (a path in the maps) with\n"
+	"                    addresses as offsets into its file, for modules whose ELF\n"
+	"                    the report machine will not have\n"
+	"  --symfs DIR       read mapped files under DIR to record their build-ids\n"
 	"  -o OUT.eqp        the recording to write (atomically)\n";
 
 static int usage_error(const char *fmt, const char *arg)
@@ -83,6 +102,26 @@ static int parse_pid_arg(const char *opt, const char *text, struct pid_arg *out)
 	return 0;
 }
 
+static int parse_symtab_arg(const char *module_eq_file, const char *file,
+			    struct symtab_arg *out)
+{
+	char *eq;
+
+	if (!module_eq_file) {
+		out->file = file;
+		return 0;
+	}
+	eq = strrchr(module_eq_file, '=');
+	if (!eq || eq == module_eq_file || !eq[1]) {
+		fprintf(stderr, "eqprof import: --symtab %s: expected MODULE=FILE\n", module_eq_file);
+		return -1;
+	}
+	*eq = '\0';   /* argv is ours to cut */
+	out->module = module_eq_file;
+	out->file = eq + 1;
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct import_opts *o)
 {
 	static const struct option longopts[] = {
@@ -92,6 +131,9 @@ static int parse_args(int argc, char **argv, struct import_opts *o)
 		{ "energy", required_argument, NULL, 'e' },
 		{ "time", required_argument, NULL, 't' },
 		{ "target", required_argument, NULL, 'T' },
+		{ "kallsyms", required_argument, NULL, 'K' },
+		{ "symtab", required_argument, NULL, 'Y' },
+		{ "symfs", required_argument, NULL, 'F' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -105,6 +147,15 @@ static int parse_args(int argc, char **argv, struct import_opts *o)
 		case 's': o->samples = optarg; break;
 		case 'o': o->out = optarg; break;
 		case 'T': o->target = optarg; break;
+		case 'F': o->symfs = optarg; break;
+		case 'K':
+		case 'Y':
+			if (o->nsymtabs == MAX_SYMTABS)
+				return usage_error("more than 64 symbol tables%s", "");
+			if (parse_symtab_arg(c == 'K' ? NULL : optarg, optarg,
+					     &o->symtabs[o->nsymtabs++]))
+				return 2;
+			break;
 		case 'm':
 			if (o->nmaps == MAX_PROCS)
 				return usage_error("more than 1024 --maps", "");
@@ -184,6 +235,32 @@ static int read_whole(const char *path, char **text, size_t *len, struct eq_erro
 	return 0;
 }
 
+static int elf_build_id_under(const char *symfs, const char *path, char *hex,
+			      size_t size, struct eq_error *err)
+{
+	char file[4200];
+
+	snprintf(file, sizeof(file), "%s%s", symfs ? symfs : "", path);
+	return eq_elf_build_id(file, hex, size, err);
+}
+
+/* Reads and parses every --kallsyms and --symtab file. */
+static int load_symtabs(struct import_opts *o, struct eq_error *err)
+{
+	size_t i;
+
+	for (i = 0; i < o->nsymtabs; i++) {
+		struct symtab_arg *a = &o->symtabs[i];
+
+		if (read_whole(a->file, &a->text, &a->len, err) ||
+		    eq_symfile_parse(a->text, a->len, a->file, &a->syms, err))
+			return -1;
+		if (!a->syms.n)
+			return eq_fail(err, "%s: no code symbols (types T, t, W, w) in it", a->file);
+	}
+	return 0;
+}
+
 /* Reads and validates every --maps file; appends build-ids to extra. */
 static int load_maps(struct import_opts *o, char **extra, size_t *extra_len,
 		     struct eq_error *err)
@@ -206,7 +283,7 @@ static int load_maps(struct import_opts *o, char **extra, size_t *extra_len,
 
 			if (path[0] != '/' || strchr(path, '=') || strchr(path, '\n') ||
 			    (j > 0 && !strcmp(path, m.maps[j - 1].path)) ||
-			    eq_elf_build_id(path, hex, sizeof(hex), &ignore))
+			    elf_build_id_under(o->symfs, path, hex, sizeof(hex), &ignore))
 				continue;
 			need = strlen(EQ_BUILDID_KEY_PREFIX) + strlen(path) + strlen(hex) + 3;
 			grown = realloc(*extra, *extra_len + need);
@@ -234,6 +311,18 @@ static int add_maps_and_names(struct eqp_writer *w, const struct import_opts *o,
 	for (i = 0; i < o->ncomm; i++)
 		if (eqp_add_comm(w, o->comm[i].pid, 0, o->comm[i].value, err))
 			return -1;
+	for (i = 0; i < o->nsymtabs; i++) {
+		const struct symtab_arg *a = &o->symtabs[i];
+		struct eqp_symtab t = {
+			.module = a->module ? a->module : "[kernel.kallsyms]",
+			.absolute = !a->module,
+			.nsyms = a->syms.n,
+			.syms = a->syms.syms,
+		};
+
+		if (eqp_add_symtab(w, &t, err))
+			return -1;
+	}
 	return 0;
 }
 
@@ -278,7 +367,7 @@ static int run_import(struct import_opts *o)
 	FILE *in;
 	int rc = 1;
 
-	if (load_maps(o, &extra, &extra_len, &err))
+	if (load_maps(o, &extra, &extra_len, &err) || load_symtabs(o, &err))
 		goto out;
 	in = fopen(o->samples, "r");
 	if (!in) {
@@ -327,6 +416,10 @@ int cmd_import(int argc, char **argv)
 		rc = 0;   /* --help */
 	for (i = 0; i < o->nmaps; i++)
 		free(o->maps[i].text);
+	for (i = 0; i < o->nsymtabs; i++) {
+		free(o->symtabs[i].text);
+		eq_symfile_release(&o->symtabs[i].syms);
+	}
 	free(o);
 	return rc;
 }

@@ -1,0 +1,113 @@
+/*
+ * symfile.c - parser for nm / kallsyms style symbol lists.
+ */
+#include <ctype.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "symfile.h"
+
+static int by_addr(const void *a, const void *b)
+{
+	const struct eqp_symbol *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* Parses one line; returns 1 for a kept symbol, 0 for a skipped one, -1 bad. */
+static int parse_line(const char *p, const char *end, uint64_t *addr,
+		      const char **name, size_t *name_len)
+{
+	uint64_t v = 0;
+	int digits = 0;
+	char type;
+
+	for (; p < end && isxdigit((unsigned char)*p); p++, digits++) {
+		if (digits == 16)
+			return -1;
+		v = v * 16 + (uint64_t)(isdigit((unsigned char)*p) ? *p - '0' :
+					tolower((unsigned char)*p) - 'a' + 10);
+	}
+	if (!digits || p >= end || *p != ' ')
+		return -1;
+	p++;
+	if (p >= end || !isalpha((unsigned char)*p))
+		return -1;
+	type = *p++;
+	if (p >= end || *p != ' ')
+		return -1;
+	p++;
+	*name = p;
+	while (p < end && *p != ' ' && *p != '\t')
+		p++;
+	*name_len = (size_t)(p - *name);
+	if (!*name_len)
+		return -1;
+	*addr = v;
+	return strchr("TtWw", type) ? 1 : 0;
+}
+
+int eq_symfile_parse(const char *text, size_t len, const char *name,
+		     struct eq_symfile *out, struct eq_error *err)
+{
+	struct eq_symfile s = { 0 };
+	const char *p = text, *end = text + len;
+	size_t cap = 0, used = 0;
+	unsigned long lineno = 0;
+
+	s.names = malloc(len + 1);
+	if (!s.names)
+		return eq_fail(err, "%s: out of memory", name);
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *line_end = nl ? nl : end, *sym;
+		size_t sym_len;
+		uint64_t addr;
+		int rc;
+
+		lineno++;
+		if (line_end > p && line_end[-1] == '\r')
+			line_end--;
+		rc = p == line_end ? 0 : parse_line(p, line_end, &addr, &sym, &sym_len);
+		p = nl ? nl + 1 : end;
+		if (rc < 0) {
+			free(s.syms);
+			free(s.names);
+			return eq_fail(err, "%s:%lu: expected 'ADDRESS TYPE NAME' as printed by nm "
+				       "or /proc/kallsyms", name, lineno);
+		}
+		if (rc == 0)
+			continue;
+		if (s.n == cap) {
+			struct eqp_symbol *grown;
+
+			cap = cap ? 2 * cap : 256;
+			grown = realloc(s.syms, cap * sizeof(*grown));
+			if (!grown) {
+				free(s.syms);
+				free(s.names);
+				return eq_fail(err, "%s: out of memory", name);
+			}
+			s.syms = grown;
+		}
+		memcpy(s.names + used, sym, sym_len);
+		s.names[used + sym_len] = '\0';
+		s.syms[s.n++] = (struct eqp_symbol){ .addr = addr, .size = 0,
+						     .name = (const char *)(uintptr_t)used };
+		used += sym_len + 1;
+	}
+	for (size_t i = 0; i < s.n; i++)
+		s.syms[i].name = s.names + (uintptr_t)s.syms[i].name;
+	if (s.n)
+		qsort(s.syms, s.n, sizeof(*s.syms), by_addr);
+	*out = s;
+	return 0;
+}
+
+void eq_symfile_release(struct eq_symfile *s)
+{
+	free(s->syms);
+	free(s->names);
+	memset(s, 0, sizeof(*s));
+}
