@@ -67,28 +67,30 @@ int fw_counter_init(struct fw_counter *c, const struct fw_counter_cfg *cfg)
 	return FW_CFG_OK;
 }
 
+uint32_t fw_vcomp_ratio_q16(uint32_t vnom_uv, uint32_t vbat_uv, uint8_t *clamped)
+{
+	/* mV keeps Vnom << 16 within 32 bits; rounding both halves the bias. */
+	uint32_t vnom_mv = (vnom_uv + 500) / 1000;
+	uint32_t vb_mv = (vbat_uv + 500) / 1000;
+	uint32_t ratio;
+
+	*clamped = 1;
+	if (vb_mv == 0 || vb_mv > (vnom_mv << 2) + 1)
+		return FW_RATIO_MIN_Q16;
+	ratio = ((vnom_mv << 16) + vb_mv / 2) / vb_mv;
+	if (ratio < FW_RATIO_MIN_Q16)
+		return FW_RATIO_MIN_Q16;
+	if (ratio > FW_RATIO_MAX_Q16)
+		return FW_RATIO_MAX_Q16;
+	*clamped = 0;
+	return ratio;
+}
+
 void fw_counter_set_vbat(struct fw_counter *c, uint32_t vbat_uv)
 {
-	uint32_t vnom_mv, vb_mv, ratio;
-
 	c->vbat_uv = vbat_uv;
-	if (!c->cfg.vcomp)
-		return;
-	/* mV keeps Vnom << 16 within 32 bits; rounding both halves the bias. */
-	vnom_mv = (c->cfg.vb_nominal_uv + 500) / 1000;
-	vb_mv = (vbat_uv + 500) / 1000;
-	if (vb_mv == 0 || vb_mv > (vnom_mv << 2)) {
-		ratio = FW_RATIO_MIN_Q16;
-		c->clamped = 1;
-	} else {
-		ratio = ((vnom_mv << 16) + vb_mv / 2) / vb_mv;
-		c->clamped = ratio < FW_RATIO_MIN_Q16 || ratio > FW_RATIO_MAX_Q16;
-		if (ratio < FW_RATIO_MIN_Q16)
-			ratio = FW_RATIO_MIN_Q16;
-		if (ratio > FW_RATIO_MAX_Q16)
-			ratio = FW_RATIO_MAX_Q16;
-	}
-	c->ratio_q16 = ratio;
+	if (c->cfg.vcomp)
+		c->ratio_q16 = fw_vcomp_ratio_q16(c->cfg.vb_nominal_uv, vbat_uv, &c->clamped);
 }
 
 /* Offset in [-D, D], mirrored when it would take the running sum out of it. */

@@ -81,6 +81,12 @@ int fw_counter_init(struct fw_counter *c, const struct fw_counter_cfg *cfg);
  * one division; call it when a new ADC average arrives, not per pulse.
  */
 void fw_counter_set_vbat(struct fw_counter *c, uint32_t vbat_uv);
+/*
+ * The compensation ratio Vnom/Vb in Q16, clamped to [1/4, 4] (*clamped set
+ * then; a zero voltage clamps to 1/4).  fw_counter_set_vbat() uses it; the
+ * AVR calls it outside its critical section and stores the result atomically.
+ */
+uint32_t fw_vcomp_ratio_q16(uint32_t vnom_uv, uint32_t vbat_uv, uint8_t *clamped);
 /* Preload (pulses, >= 1) of the next quantum. */
 uint32_t fw_counter_next(struct fw_counter *c);
 
