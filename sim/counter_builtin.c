@@ -1,0 +1,126 @@
+/*
+ * counter_builtin.c - the counter stage modelled with the firmware's own
+ * portable logic (firmware/portable/counter.h, linked from libeqfw.a): the
+ * preload of every quantum, its jitter and its voltage compensation come
+ * from fw_counter_next(), exactly as on the board.
+ *
+ * What this file adds is the board around that logic:
+ *   - the battery-terminal voltage as the MCU measures it: the divider
+ *     adc_r_top/adc_r_bottom into a 10-bit ADC referred to adc_vref, read
+ *     once per quantum and given to fw_counter_set_vbat() before the next
+ *     preload is computed (so the compensation lags by one quantum);
+ *   - the timestamp of each IRQ edge in MCU clock ticks;
+ *   - a fixed propagation delay from the quantum-completing pulse to the
+ *     IRQ edge: FW_EDGE_CYCLES MCU cycles (compare match to output pin).
+ */
+#include "counter_stage.h"
+#include "counter.h"
+#include "defaults.h"
+#include "fw_defaults.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FW_EDGE_CYCLES 2
+#define ADC_CODES 1024
+
+struct builtin_stage {
+	struct counter_stage base;
+	struct counter_stage_config cfg;
+	struct fw_counter fw;
+	uint32_t left;          /* pulses left in the current quantum */
+	uint32_t preload;       /* pulses of the current quantum */
+	uint32_t seq;
+};
+
+/* What the board's ADC reports for a battery-terminal voltage, in uV. */
+static uint32_t adc_measure_uv(double vb)
+{
+	double ratio = SIM_DEF_ADC_R_BOTTOM / (SIM_DEF_ADC_R_TOP + SIM_DEF_ADC_R_BOTTOM);
+	double code = floor(vb * ratio / SIM_DEF_ADC_VREF * ADC_CODES + 0.5);
+
+	if (code < 0)
+		code = 0;
+	if (code > ADC_CODES - 1)
+		code = ADC_CODES - 1;
+	return (uint32_t)(code * SIM_DEF_ADC_VREF / ADC_CODES / ratio * 1e6 + 0.5);
+}
+
+static int builtin_pulse(struct counter_stage *cs, double t, double vb,
+			 struct counter_edge *out, int max, struct eq_error *err)
+{
+	struct builtin_stage *b = (struct builtin_stage *)cs;
+	struct counter_edge *e;
+	uint32_t uv;
+
+	if (--b->left > 0)
+		return 0;
+	if (max < 1)
+		return eq_fail(err, "counter stage: no room for an IRQ edge");
+	uv = adc_measure_uv(vb);
+	e = &out[0];
+	e->t = t + FW_EDGE_CYCLES / b->cfg.mcu_clock;
+	e->ticks = (uint64_t)llround(e->t * b->cfg.mcu_clock);
+	e->seq = b->seq++;
+	e->pulses = b->preload;
+	e->vbat_uv = uv;
+	e->flags = 0;
+	/* the next quantum: voltage as measured now, preload from the firmware logic */
+	if (b->cfg.vcomp)
+		fw_counter_set_vbat(&b->fw, uv);
+	b->preload = b->left = fw_counter_next(&b->fw);
+	return 1;
+}
+
+static int builtin_finish(struct counter_stage *cs, double t_end,
+			  struct counter_edge *out, int max, struct eq_error *err)
+{
+	return 0; /* edges are raised synchronously: none is ever pending */
+}
+
+static void builtin_close(struct counter_stage *cs)
+{
+	free(cs);
+}
+
+static const struct counter_stage_ops builtin_ops = {
+	.name = "builtin",
+	.pulse = builtin_pulse,
+	.finish = builtin_finish,
+	.close = builtin_close,
+};
+
+struct counter_stage *counter_stage_builtin_open(const struct counter_stage_config *cfg,
+						 struct eq_error *err)
+{
+	struct builtin_stage *b = calloc(1, sizeof(*b));
+	struct fw_counter_cfg fc = { 0 };
+	int rc;
+
+	if (!b) {
+		eq_fail(err, "counter stage: out of memory");
+		return NULL;
+	}
+	b->base.ops = &builtin_ops;
+	b->cfg = *cfg;
+	fc.quantum_pulses = cfg->quantum_pulses;
+	fc.jitter_pct = (uint8_t)(cfg->jitter_pct > 255 ? 255 : cfg->jitter_pct);
+	fc.vcomp = cfg->vcomp ? 1 : 0;
+	fc.vb_nominal_uv = (uint32_t)llround(cfg->vb_nominal * 1e6);
+	/* the firmware's PRNG is 32-bit; fold the run's seed into it */
+	fc.seed = (uint32_t)(cfg->seed ^ (cfg->seed >> 32) ^ 0x5eed5eedu);
+	rc = fw_counter_init(&b->fw, &fc);
+	if (rc != FW_CFG_OK) {
+		free(b);
+		eq_fail(err, "counter stage: the firmware refuses the configuration (%s): quantum_pulses %u..%lu, jitter_pct <= %d, vb_nominal <= 65 V",
+			rc == FW_CFG_BAD_QUANTUM ? "quantum_pulses" :
+			rc == FW_CFG_BAD_JITTER ? "jitter_pct" : "vb_nominal",
+			(unsigned)FW_QUANTUM_MIN, (unsigned long)FW_QUANTUM_MAX, FW_JITTER_MAX_PCT);
+		return NULL;
+	}
+	if (cfg->vcomp)
+		fw_counter_set_vbat(&b->fw, (uint32_t)llround(cfg->vb_nominal * 1e6));
+	b->preload = b->left = fw_counter_next(&b->fw);
+	return &b->base;
+}

@@ -1,0 +1,58 @@
+/*
+ * defaults.h - the simulator's default component values.
+ *
+ * The board values are those of hardware/board.values (same names, base SI
+ * units); `make -C hardware check` compares `eqprof sim --defaults` with that
+ * file, so change both together.  The remaining defaults describe the
+ * simulated handheld and its software (seed 001: iPAQ H3630 on a bench
+ * supply, 64 KB sample buffer, ~349 Hz jittered timer) and are documented in
+ * docs/simulator.md.
+ */
+#ifndef SIM_DEFAULTS_H
+#define SIM_DEFAULTS_H
+
+/* ---- hardware/board.values ------------------------------------------- */
+#define SIM_DEF_R_SENSE_HIGH    0.1       /* Ohm */
+#define SIM_DEF_R_SENSE_LOW     1.0       /* Ohm */
+#define SIM_DEF_AMP_GM          0.01      /* S */
+#define SIM_DEF_ALPHA_HIGH      0.001     /* i_m / i_s */
+#define SIM_DEF_ALPHA_LOW       0.011
+#define SIM_DEF_C_INT           6.8e-9    /* F */
+#define SIM_DEF_VX              5.0       /* V */
+#define SIM_DEF_DEAD_TIME       300e-9    /* s */
+#define SIM_DEF_VB_NOMINAL      4.07      /* V */
+#define SIM_DEF_E_MIN_HIGH      46.12e-6  /* J */
+#define SIM_DEF_MCU_CLOCK       16e6      /* Hz */
+#define SIM_DEF_QUANTUM_PULSES  64
+#define SIM_DEF_JITTER_PCT      5
+#define SIM_DEF_ADC_R_TOP       100e3     /* Ohm */
+#define SIM_DEF_ADC_R_BOTTOM    47e3      /* Ohm */
+#define SIM_DEF_ADC_VREF        5.0       /* V */
+#define SIM_DEF_UART_BAUD       1000000
+#define SIM_DEF_IRQ_PULSE_WIDTH 2e-6      /* s */
+
+/* ---- the simulated device and its supply ------------------------------ */
+#define SIM_DEF_SUPPLY          4.15      /* V, bench supply */
+#define SIM_DEF_R_SOURCE        0.05      /* Ohm: supply leads and connector */
+#define SIM_DEF_R_FUSE          0.2       /* Ohm: the handheld's fuse */
+#define SIM_DEF_GAIN_ERR        0.0       /* relative mirror gain error (calibrated out) */
+#define SIM_DEF_MIRROR_OFFSET   0.0       /* A at the mirror output (calibrated out) */
+#define SIM_DEF_MIRROR_NOISE    2e-9      /* A/sqrt(Hz) at the mirror output */
+#define SIM_DEF_VCOMP           0         /* board voltage compensation off */
+
+/* ---- target interrupt path and sampling software ----------------------- */
+#define SIM_DEF_CPU_HZ          206e6     /* StrongARM SA1110 */
+#define SIM_DEF_IRQ_LAT_MIN     1e-6      /* s: edge to first ISR instruction */
+#define SIM_DEF_IRQ_LAT_MAX     4e-6      /* s */
+#define SIM_DEF_SKEW_INSNS      1         /* A.2: the sample names the next instruction */
+#define SIM_DEF_INSN_BYTES      4
+#define SIM_DEF_ISR_CYCLES      2000      /* ~10 us at 206 MHz */
+#define SIM_DEF_ISR_POWER       0.9       /* W of CPU activity while in the ISR */
+#define SIM_DEF_RING_SAMPLES    2048      /* 64 KB of 32-byte samples */
+#define SIM_DEF_DRAIN_PERIOD    0.1       /* s between recorder drains */
+#define SIM_DEF_TIME_HZ         349.0     /* time-driven sampling rate */
+#define SIM_DEF_TIME_JITTER_PCT 5.0       /* +-% of the timer period */
+#define SIM_DEF_SLICE           1e-3      /* s: procedure switch granularity */
+#define SIM_DEF_TRACE_BIN       0.0       /* s: truth trace bin, 0 = duration/2000 */
+
+#endif

@@ -1,0 +1,379 @@
+/*
+ * output.c - what a simulated run leaves behind, in the same formats the
+ * hardware path writes: DIR/energy.eqp (energy-driven samples + the board
+ * stream), DIR/time.eqp (time-driven samples of the same run), both with the
+ * processes' maps, names and embedded symbol tables so that `eqprof report`
+ * symbolizes them like any recording; and the truth: DIR/truth.json and the
+ * true power trace DIR/truth-trace.csv.  Every file is written atomically.
+ */
+#include "sim_internal.h"
+#include "outfile.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+const char *sim_act_exe(const struct sim_scenario *sc, size_t act)
+{
+	if (act == SIM_ACT_IDLE)
+		return "[idle]";
+	if (act == SIM_ACT_ISR)
+		return "[isr]";
+	return sc->processes[sc->acts[act].process].name;
+}
+
+const char *sim_act_module(const struct sim_scenario *sc, size_t act)
+{
+	if (act == SIM_ACT_IDLE)
+		return "[idle]";
+	if (act == SIM_ACT_ISR)
+		return "[kernel.kallsyms]";
+	return sc->modules[sc->procs[sc->acts[act].proc].module].path;
+}
+
+const char *sim_act_proc(const struct sim_scenario *sc, size_t act)
+{
+	if (act == SIM_ACT_IDLE)
+		return "[idle]";
+	if (act == SIM_ACT_ISR)
+		return "[sampling isr]";
+	return sc->procs[sc->acts[act].proc].name;
+}
+
+size_t sim_attribute(const struct sim_scenario *sc, const struct eq_sample *s)
+{
+	size_t a;
+
+	if ((s->flags & EQ_F_IDLE) || s->pid == 0)
+		return SIM_ACT_IDLE;
+	for (a = 2; a < sc->nacts; a++) {
+		const struct sim_process *pr = &sc->processes[sc->acts[a].process];
+		const struct sim_proc *p = &sc->procs[sc->acts[a].proc];
+		uint64_t base = 0;
+		size_t k;
+
+		if (pr->pid != s->pid)
+			continue;
+		if (!sc->modules[p->module].kernel)
+			for (k = 0; k < pr->nmaps; k++)
+				if (pr->maps[k].module == p->module)
+					base = pr->maps[k].base;
+		if (s->pc >= base + p->addr && s->pc < base + p->addr + p->size)
+			return a;
+	}
+	return SIZE_MAX;
+}
+
+/* ---- recordings -------------------------------------------------------- */
+
+static int add_symtabs(struct eqp_writer *w, const struct sim_scenario *sc,
+		       struct eq_error *err)
+{
+	struct eqp_symbol *syms;
+	size_t m, i;
+	int rc = 0;
+
+	syms = calloc(sc->nprocs + 1, sizeof(*syms));
+	if (!syms)
+		return eq_fail(err, "out of memory");
+	for (m = 0; m < sc->nmodules && rc == 0; m++) {
+		const struct sim_module *mod = &sc->modules[m];
+		struct eqp_symtab t = { mod->path, mod->kernel, mod->nprocs, syms };
+		size_t n = 0, j;
+
+		if (mod->nprocs == 0)
+			continue;
+		/* sorted by address (insertion sort: modules are small) */
+		for (i = mod->first_proc; i < mod->first_proc + mod->nprocs; i++) {
+			struct eqp_symbol s = { sc->procs[i].addr, sc->procs[i].size, sc->procs[i].name };
+
+			for (j = n; j > 0 && syms[j - 1].addr > s.addr; j--)
+				syms[j] = syms[j - 1];
+			syms[j] = s;
+			n++;
+		}
+		rc = eqp_add_symtab(w, &t, err);
+	}
+	free(syms);
+	return rc;
+}
+
+static int add_processes(struct eqp_writer *w, const struct sim_scenario *sc,
+			 struct eq_error *err)
+{
+	char text[SIM_MAX_MAPS * (SIM_NAME_MAX + 64)];
+	size_t i, k, len;
+
+	for (i = 0; i < sc->nprocesses; i++) {
+		const struct sim_process *pr = &sc->processes[i];
+
+		len = 0;
+		for (k = 0; k < pr->nmaps; k++) {
+			const struct sim_module *m = &sc->modules[pr->maps[k].module];
+			uint64_t size = m->size ? m->size : 4096;
+
+			len += snprintf(text + len, sizeof(text) - len,
+					"%08llx-%08llx r-xp 00000000 00:00 0 %s\n",
+					(unsigned long long)pr->maps[k].base,
+					(unsigned long long)(pr->maps[k].base + size), m->path);
+		}
+		if (eqp_add_maps(w, pr->pid, 0, text, len, err) < 0 ||
+		    eqp_add_comm(w, pr->pid, 0, pr->name, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int add_markers(struct eqp_writer *w, const struct sim_scenario *sc,
+		       struct eq_error *err)
+{
+	char label[SIM_NAME_MAX + 16];
+	double t = 0;
+	size_t i;
+
+	for (i = 0; i < sc->nphases; i++) {
+		snprintf(label, sizeof(label), "phase %s", sc->phases[i].name);
+		if (eqp_add_marker(w, (uint64_t)llround(t * 1e9), label, err) < 0)
+			return -1;
+		t += sc->phases[i].duration;
+	}
+	return 0;
+}
+
+static int add_board(struct eqp_writer *w, const struct sim_scenario *sc,
+		     const struct sim_result *res, struct eq_error *err)
+{
+	struct eqp_board_info bi = {
+		.clock_hz = sc->p.mcu_clock, .e_min_j = sc->p.e_min,
+		.quantum_pulses = sc->p.quantum_pulses, .jitter_pct = sc->p.jitter_pct,
+		.vcomp = (uint32_t)sc->p.vcomp, .firmware = res->counter_name,
+	};
+
+	if (eqp_add_board_info(w, &bi, err) < 0)
+		return -1;
+	return res->nboard ? eqp_add_board_records(w, res->board, res->nboard, err) : 0;
+}
+
+static int write_recording(const struct sim_scenario *sc, const struct sim_result *res,
+			   const char *path, int energy, struct eq_error *err)
+{
+	char extra[1024];
+	struct eqp_meta meta = { 0 };
+	struct eqp_writer *w;
+	const struct eq_sample *s = energy ? res->energy : res->timed;
+	size_t n = energy ? res->nenergy : res->ntimed, done;
+	uint64_t lost = energy ? res->lost_energy : res->lost_timed;
+
+	snprintf(extra, sizeof(extra),
+		 "scenario=%s\nscenario_file=%s\nsimulator=eqprof sim\nseed=%llu\ncounter=%s\n",
+		 sc->name, sc->path, (unsigned long long)sc->p.seed, res->counter_name);
+	meta.mode = energy ? EQP_MODE_ENERGY : EQP_MODE_TIME;
+	meta.quantum_j = energy ? res->quantum_j : 0;
+	meta.nominal_hz = energy ? 0 : sc->p.time_hz;
+	meta.clock_hz = 1e9;
+	meta.target = "simulated handheld (eqprof sim)";
+	meta.extra = extra;
+	w = eqp_create(path, &meta, err);
+	if (!w)
+		return -1;
+	if (add_processes(w, sc, err) < 0 || add_symtabs(w, sc, err) < 0 ||
+	    add_markers(w, sc, err) < 0 || add_board(w, sc, res, err) < 0)
+		goto fail;
+	for (done = 0; done < n; done += 65536)
+		if (eqp_add_samples(w, s + done, n - done < 65536 ? n - done : 65536, err) < 0)
+			goto fail;
+	if (lost && eqp_add_lost(w, 0, lost, err) < 0)
+		goto fail;
+	return eqp_commit(w, err);
+fail:
+	eqp_discard(w);
+	return -1;
+}
+
+/* ---- truth ------------------------------------------------------------- */
+
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+typedef const char *(*namefn)(const struct sim_scenario *, size_t);
+
+/* Energy and time grouped by a name (exe or module), in first-seen order. */
+static void json_groups(FILE *f, const struct sim_scenario *sc, const struct sim_result *res,
+			namefn name, double e_seen, double t_seen)
+{
+	size_t a, b;
+	int first = 1;
+
+	fputs("[", f);
+	for (a = 0; a < sc->nacts; a++) {
+		double e = 0, t = 0;
+
+		for (b = 0; b < a; b++)
+			if (!strcmp(name(sc, b), name(sc, a)))
+				break;
+		if (b < a)
+			continue;
+		for (b = a; b < sc->nacts; b++)
+			if (b != SIM_ACT_ISR && !strcmp(name(sc, b), name(sc, a))) {
+				e += res->acts[b].energy_j;
+				t += res->acts[b].time_s;
+			}
+		if (a == SIM_ACT_ISR || (e == 0 && t == 0))
+			continue;
+		fprintf(f, "%s\n    {\"name\": ", first ? "" : ",");
+		json_str(f, name(sc, a));
+		fprintf(f, ", \"energy_j\": %.9g, \"time_s\": %.9g, \"energy_share\": %.9g, \"time_share\": %.9g}",
+			e, t, e / e_seen, t / t_seen);
+		first = 0;
+	}
+	fputs("\n  ]", f);
+}
+
+static void json_procs(FILE *f, const struct sim_scenario *sc, const struct sim_result *res,
+		       double e_seen, double t_seen)
+{
+	size_t a;
+	int first = 1;
+
+	fputs("[", f);
+	for (a = 0; a < sc->nacts; a++) {
+		if (a == SIM_ACT_ISR || (res->acts[a].time_s == 0))
+			continue;
+		fprintf(f, "%s\n    {\"exe\": ", first ? "" : ",");
+		json_str(f, sim_act_exe(sc, a));
+		fputs(", \"module\": ", f);
+		json_str(f, sim_act_module(sc, a));
+		fputs(", \"proc\": ", f);
+		json_str(f, sim_act_proc(sc, a));
+		fprintf(f, ", \"pid\": %u, \"energy_j\": %.9g, \"time_s\": %.9g, \"energy_share\": %.9g, \"time_share\": %.9g}",
+			a == SIM_ACT_IDLE ? 0 : sc->processes[sc->acts[a].process].pid,
+			res->acts[a].energy_j, res->acts[a].time_s,
+			res->acts[a].energy_j / e_seen, res->acts[a].time_s / t_seen);
+		first = 0;
+	}
+	fputs("\n  ]", f);
+}
+
+double sim_dead_time_correct(double power_est, double pulse_rate, double dead_time)
+{
+	double keep = 1 - pulse_rate * dead_time;
+
+	return keep > 0 ? power_est / keep : power_est;
+}
+
+double sim_expected_power_estimate(const struct sim_scenario *sc, const struct sim_result *res)
+{
+	const struct sim_params *p = &sc->p;
+	double rate = res->pulses / res->duration;
+	double keep = 1 - rate * p->dead_time;
+	double p_true = res->energy_j / res->duration;
+	double qc = p->c_int * p->vx / 3;
+	double calib = p->e_min / (qc / p->alpha * p->vb_nominal); /* e_min vs physics */
+	double vb_ratio = p->vcomp ? 1.0 : p->vb_nominal / res->vb_energy_weighted;
+	double offset_w = p->mirror_offset / p->alpha * p->vb_nominal;
+
+	return (p_true * (1 + p->gain_err) * vb_ratio + offset_w) * keep * calib;
+}
+
+static int write_truth(const struct sim_scenario *sc, const struct sim_result *res,
+		       const char *path, struct eq_error *err)
+{
+	struct eq_outfile o;
+	FILE *f;
+	double e_seen = res->energy_j - res->isr_energy_j;
+	double t_seen = res->duration - res->isr_time_s, t = 0;
+	size_t i;
+
+	if (eq_outfile_open(&o, path, err) < 0)
+		return -1;
+	f = o.fp;
+	fputs("{\n  \"scenario\": ", f);
+	json_str(f, sc->name);
+	fputs(",\n  \"description\": ", f);
+	json_str(f, sc->description);
+	fprintf(f, ",\n  \"seed\": %llu,\n  \"counter\": \"%s\",\n", (unsigned long long)sc->p.seed,
+		res->counter_name);
+	fprintf(f, "  \"duration_s\": %.9g,\n  \"energy_j\": %.9g,\n  \"avg_power_w\": %.9g,\n",
+		res->duration, res->energy_j, res->energy_j / res->duration);
+	fprintf(f, "  \"quantum_j\": %.9g,\n  \"pulses\": %llu,\n  \"quanta\": %llu,\n",
+		res->quantum_j, (unsigned long long)res->pulses, (unsigned long long)res->quanta);
+	fprintf(f, "  \"samples_energy\": %zu,\n  \"samples_time\": %zu,\n  \"lost_energy\": %llu,\n  \"lost_time\": %llu,\n",
+		res->nenergy, res->ntimed, (unsigned long long)res->lost_energy,
+		(unsigned long long)res->lost_timed);
+	fprintf(f, "  \"isr\": {\"time_s\": %.9g, \"energy_j\": %.9g},\n", res->isr_time_s, res->isr_energy_j);
+	fprintf(f, "  \"vb\": {\"energy_weighted_v\": %.9g, \"min_v\": %.9g, \"max_v\": %.9g},\n",
+		res->vb_energy_weighted, res->vb_min, res->vb_max);
+	fprintf(f, "  \"bias\": {\"pulse_rate_hz\": %.9g, \"dead_time_s\": %.9g, \"dead_time_charge_lost\": %.9g, \"gain_err\": %.9g, \"offset_a\": %.9g, \"vcomp\": %d, \"expected_power_estimate_w\": %.9g},\n",
+		res->pulses / res->duration, sc->p.dead_time,
+		res->mirror_charge > 0 ? res->pulse_charge_lost / res->mirror_charge : 0,
+		sc->p.gain_err, sc->p.mirror_offset, sc->p.vcomp,
+		sim_expected_power_estimate(sc, res));
+	fputs("  \"shares_exclude\": \"the sampling ISR (it cannot sample itself)\",\n", f);
+	fputs("  \"executables\": ", f);
+	json_groups(f, sc, res, sim_act_exe, e_seen, t_seen);
+	fputs(",\n  \"modules\": ", f);
+	json_groups(f, sc, res, sim_act_module, e_seen, t_seen);
+	fputs(",\n  \"procedures\": ", f);
+	json_procs(f, sc, res, e_seen, t_seen);
+	fputs(",\n  \"phases\": [", f);
+	for (i = 0; i < sc->nphases; i++) {
+		fprintf(f, "%s\n    {\"name\": ", i ? "," : "");
+		json_str(f, sc->phases[i].name);
+		fprintf(f, ", \"start_s\": %.9g, \"duration_s\": %.9g}", t, sc->phases[i].duration);
+		t += sc->phases[i].duration;
+	}
+	fprintf(f, "\n  ],\n  \"trace\": {\"bin_s\": %.9g, \"file\": \"truth-trace.csv\", \"power_w\": [", res->trace_bin);
+	for (i = 0; i < res->ntrace; i++)
+		fprintf(f, "%s%.6g", i ? (i % 10 ? ", " : ",\n    ") : "", res->trace_w[i]);
+	fputs("]}\n}\n", f);
+	return eq_outfile_commit(&o, err);
+}
+
+static int write_trace_csv(const struct sim_result *res, const char *path, struct eq_error *err)
+{
+	struct eq_outfile o;
+	size_t i;
+
+	if (eq_outfile_open(&o, path, err) < 0)
+		return -1;
+	fputs("time_s,power_w\n", o.fp);
+	for (i = 0; i < res->ntrace; i++)
+		fprintf(o.fp, "%.9g,%.9g\n", (i + 0.5) * res->trace_bin, res->trace_w[i]);
+	return eq_outfile_commit(&o, err);
+}
+
+int sim_write_outputs(const struct sim_scenario *sc, const struct sim_result *res,
+		      const char *dir, struct eq_error *err)
+{
+	char path[4096];
+
+	if (mkdir(dir, 0777) < 0 && errno != EEXIST)
+		return eq_fail(err, "%s: cannot create the output folder: %s", dir, strerror(errno));
+#define OUT(name) (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path) ? \
+		   eq_fail(err, "%s: path too long", dir) : 0)
+	if (OUT("energy.eqp") < 0 || write_recording(sc, res, path, 1, err) < 0)
+		return -1;
+	if (OUT("time.eqp") < 0 || write_recording(sc, res, path, 0, err) < 0)
+		return -1;
+	if (OUT("truth.json") < 0 || write_truth(sc, res, path, err) < 0)
+		return -1;
+	if (OUT("truth-trace.csv") < 0 || write_trace_csv(res, path, err) < 0)
+		return -1;
+#undef OUT
+	return 0;
+}

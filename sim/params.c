@@ -1,0 +1,234 @@
+/*
+ * params.c - the simulator's parameters: one table gives each its name (the
+ * names of hardware/board.values where the board has the value), unit,
+ * default and place in struct sim_params, so that scenario files, `eqprof
+ * sim --set`, `eqprof sim --defaults` and the docs all agree.
+ */
+#include "sim_internal.h"
+#include "defaults.h"
+#include "units.h"
+
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum ptype { P_DOUBLE, P_U32, P_BOOL, P_U64, P_NONE };
+
+struct param {
+	const char *name;
+	const char *unit;       /* for eq_parse_quantity; "%" = percentage */
+	enum ptype type;
+	size_t off;             /* offsetof(struct sim_params, ...) */
+	double def;
+	int board;              /* 1: a name of hardware/board.values */
+};
+
+#define D(n, u, f, d, b) { n, u, P_DOUBLE, offsetof(struct sim_params, f), d, b }
+#define U(n, u, f, d, b) { n, u, P_U32, offsetof(struct sim_params, f), d, b }
+/* Board values the simulator does not use (the low range, ADC, UART) are
+ * still listed so --defaults covers the whole of board.values. */
+#define X(n, d) { n, "", P_NONE, 0, d, 1 }
+
+static const struct param params[] = {
+	D("r_sense_high", "Ohm", r_sense, SIM_DEF_R_SENSE_HIGH, 1),
+	X("r_sense_low", SIM_DEF_R_SENSE_LOW),
+	X("amp_gm", SIM_DEF_AMP_GM),
+	D("alpha_high", "", alpha, SIM_DEF_ALPHA_HIGH, 1),
+	X("alpha_low", SIM_DEF_ALPHA_LOW),
+	D("c_int", "F", c_int, SIM_DEF_C_INT, 1),
+	D("vx", "V", vx, SIM_DEF_VX, 1),
+	D("dead_time", "s", dead_time, SIM_DEF_DEAD_TIME, 1),
+	D("vb_nominal", "V", vb_nominal, SIM_DEF_VB_NOMINAL, 1),
+	D("e_min_high", "J", e_min, SIM_DEF_E_MIN_HIGH, 1),
+	D("mcu_clock", "Hz", mcu_clock, SIM_DEF_MCU_CLOCK, 1),
+	U("quantum_pulses", "", quantum_pulses, SIM_DEF_QUANTUM_PULSES, 1),
+	U("jitter_pct", "%", jitter_pct, SIM_DEF_JITTER_PCT, 1),
+	X("adc_r_top", SIM_DEF_ADC_R_TOP),
+	X("adc_r_bottom", SIM_DEF_ADC_R_BOTTOM),
+	X("adc_vref", SIM_DEF_ADC_VREF),
+	X("uart_baud", SIM_DEF_UART_BAUD),
+	X("irq_pulse_width", SIM_DEF_IRQ_PULSE_WIDTH),
+	D("supply", "V", supply, SIM_DEF_SUPPLY, 0),
+	D("r_source", "Ohm", r_source, SIM_DEF_R_SOURCE, 0),
+	D("r_fuse", "Ohm", r_fuse, SIM_DEF_R_FUSE, 0),
+	D("gain_err", "%", gain_err, SIM_DEF_GAIN_ERR, 0),
+	D("mirror_offset", "A", mirror_offset, SIM_DEF_MIRROR_OFFSET, 0),
+	D("mirror_noise", "A", mirror_noise, SIM_DEF_MIRROR_NOISE, 0),
+	{ "vcomp", "", P_BOOL, offsetof(struct sim_params, vcomp), SIM_DEF_VCOMP, 0 },
+	D("irq_latency_min", "s", irq_lat_min, SIM_DEF_IRQ_LAT_MIN, 0),
+	D("irq_latency_max", "s", irq_lat_max, SIM_DEF_IRQ_LAT_MAX, 0),
+	U("skew_insns", "", skew_insns, SIM_DEF_SKEW_INSNS, 0),
+	U("insn_bytes", "", insn_bytes, SIM_DEF_INSN_BYTES, 0),
+	D("isr_cycles", "", isr_cycles, SIM_DEF_ISR_CYCLES, 0),
+	U("ring_samples", "", ring_samples, SIM_DEF_RING_SAMPLES, 0),
+	D("drain_period", "s", drain_period, SIM_DEF_DRAIN_PERIOD, 0),
+	D("time_hz", "Hz", time_hz, SIM_DEF_TIME_HZ, 0),
+	D("time_jitter_pct", "%", time_jitter_pct, SIM_DEF_TIME_JITTER_PCT, 0),
+	D("slice", "s", slice, SIM_DEF_SLICE, 0),
+	D("trace_bin", "s", trace_bin, SIM_DEF_TRACE_BIN, 0),
+	{ "seed", "", P_U64, offsetof(struct sim_params, seed), 1, 0 },
+};
+#define NPARAMS (sizeof(params) / sizeof(params[0]))
+
+void sim_params_default(struct sim_params *p)
+{
+	size_t i;
+
+	memset(p, 0, sizeof(*p));
+	for (i = 0; i < NPARAMS; i++) {
+		void *f = (char *)p + params[i].off;
+
+		switch (params[i].type) {
+		case P_DOUBLE: *(double *)f = params[i].def; break;
+		case P_U32: *(uint32_t *)f = (uint32_t)params[i].def; break;
+		case P_BOOL: *(int *)f = (int)params[i].def; break;
+		case P_U64: *(uint64_t *)f = (uint64_t)params[i].def; break;
+		case P_NONE: break;
+		}
+	}
+}
+
+void sim_params_print_defaults(FILE *out, int board_only)
+{
+	size_t i;
+
+	for (i = 0; i < NPARAMS; i++)
+		if (params[i].board || !board_only)
+			fprintf(out, "%s %.10g\n", params[i].name, params[i].def);
+}
+
+static int set_value(const struct param *pm, struct sim_params *p, const char *v,
+		     struct eq_error *err)
+{
+	void *f = (char *)p + pm->off;
+	double d;
+	char *end;
+
+	if (pm->type == P_NONE)
+		return eq_fail(err, "%s: a board value the simulator does not model; leave it out", pm->name);
+	if (pm->type == P_BOOL) {
+		if (!strcmp(v, "on") || !strcmp(v, "1") || !strcmp(v, "yes"))
+			*(int *)f = 1;
+		else if (!strcmp(v, "off") || !strcmp(v, "0") || !strcmp(v, "no"))
+			*(int *)f = 0;
+		else
+			return eq_fail(err, "%s: '%s' should be on or off", pm->name, v);
+		return 0;
+	}
+	if (!strcmp(pm->unit, "%")) {
+		d = strtod(v, &end);
+		if (end == v || (*end && strcmp(end, "%")))
+			return eq_fail(err, "%s: '%s' should be a percentage such as 5%%", pm->name, v);
+		/* gain_err is a fraction: "0.5%" or "0.005" */
+		if (!strcmp(pm->name, "gain_err") && *end == '%')
+			d /= 100.0;
+	} else if (eq_parse_quantity(v, pm->unit, pm->name, &d, err) < 0) {
+		return -1;
+	}
+	if (!isfinite(d) || (d < 0 && strcmp(pm->name, "gain_err") && strcmp(pm->name, "mirror_offset")))
+		return eq_fail(err, "%s: '%s' must be a finite, non-negative value", pm->name, v);
+	switch (pm->type) {
+	case P_DOUBLE:
+		*(double *)f = d;
+		break;
+	case P_U32:
+		if (d != floor(d) || d > UINT32_MAX)
+			return eq_fail(err, "%s: '%s' must be a whole number", pm->name, v);
+		*(uint32_t *)f = (uint32_t)d;
+		break;
+	case P_U64:
+		if (d != floor(d) || d > 1.8e19)
+			return eq_fail(err, "%s: '%s' must be a whole number", pm->name, v);
+		*(uint64_t *)f = (uint64_t)d;
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+/* Sanity of the values together: what would make the physics meaningless. */
+static int check(const struct sim_params *p, const char *name, struct eq_error *err)
+{
+	if (p->alpha <= 0 || p->c_int <= 0 || p->vx <= 0 || p->vb_nominal <= 0 || p->e_min <= 0)
+		return eq_fail(err, "%s: alpha_high, c_int, vx, vb_nominal and e_min_high must be > 0", name);
+	if (p->quantum_pulses == 0 || p->quantum_pulses > 1000000)
+		return eq_fail(err, "quantum_pulses: must be 1..1000000");
+	if (p->jitter_pct >= 100)
+		return eq_fail(err, "jitter_pct: must be below 100%%");
+	if (p->irq_lat_max < p->irq_lat_min)
+		return eq_fail(err, "irq_latency_max is below irq_latency_min");
+	if (p->ring_samples < 2 || (p->ring_samples & (p->ring_samples - 1)))
+		return eq_fail(err, "ring_samples: %u is not a power of two >= 2 (the ring's rule)", p->ring_samples);
+	if (p->time_hz <= 0 || p->time_jitter_pct >= 100 || p->drain_period <= 0)
+		return eq_fail(err, "time_hz and drain_period must be > 0 and time_jitter_pct below 100%%");
+	if (p->insn_bytes == 0 || p->slice <= 0 || p->mcu_clock <= 0 || p->supply <= 0)
+		return eq_fail(err, "insn_bytes, slice, mcu_clock and supply must be > 0");
+	if (p->gain_err <= -1)
+		return eq_fail(err, "gain_err: must be above -100%%");
+	return 0;
+}
+
+int sim_params_set(struct sim_params *p, const char *assignment, struct eq_error *err)
+{
+	const char *eq = strchr(assignment, '=');
+	size_t i, nlen;
+	struct sim_params trial;
+
+	if (!eq || eq == assignment)
+		return eq_fail(err, "'%s': expected NAME=VALUE (names: eqprof sim --defaults --all)", assignment);
+	nlen = eq - assignment;
+	for (i = 0; i < NPARAMS; i++) {
+		if (strlen(params[i].name) != nlen || strncmp(params[i].name, assignment, nlen))
+			continue;
+		trial = *p;
+		if (set_value(&params[i], &trial, eq + 1, err) < 0 ||
+		    check(&trial, params[i].name, err) < 0)
+			return -1;
+		*p = trial;
+		return 0;
+	}
+	return eq_fail(err, "unknown statement or parameter '%.*s' (parameters: eqprof sim --defaults --all)",
+		       (int)nlen, assignment);
+}
+
+double sim_max_power(const struct sim_scenario *sc)
+{
+	double cpu = 0, cons = 0;
+	size_t i, k;
+
+	for (i = 0; i < sc->nprocs; i++)
+		for (k = 0; k < sc->nfreqs; k++)
+			cpu = fmax(cpu, sc->procs[i].power[k]);
+	for (k = 0; k < sc->nfreqs; k++)
+		cpu = fmax(cpu, sc->isr_power[k]);
+	for (i = 0; i < sc->nconsumers; i++) {
+		double peak = sc->consumers[i].power / (sc->consumers[i].period > 0 ? sc->consumers[i].duty : 1);
+		size_t ph, c;
+
+		for (ph = 0; ph < sc->nphases; ph++)
+			for (c = 0; c < sc->phases[ph].nchanges; c++)
+				if (sc->phases[ph].changes[c].consumer == i &&
+				    sc->phases[ph].changes[c].action == SIM_CONS_SET)
+					peak = fmax(peak, sc->phases[ph].changes[c].power /
+						    (sc->consumers[i].period > 0 ? sc->consumers[i].duty : 1));
+		cons += peak;
+	}
+	return sc->base_power + cpu + cons;
+}
+
+int sim_check_feasible(const struct sim_scenario *sc, struct eq_error *err)
+{
+	const struct sim_params *p = &sc->p;
+	double r = p->r_source + p->r_fuse + p->r_sense;
+	double pmax = sim_max_power(sc);
+
+	if (check(p, sc->path, err) < 0)
+		return -1;
+	/* P = Vb * I with Vb = supply - I R has a solution only if supply^2 >= 4 R P. */
+	if (p->supply * p->supply < 4 * r * pmax)
+		return eq_fail(err, "%s: the supply (%.3g V through %.3g Ohm) cannot deliver the scenario's peak %.3g W; raise 'supply' or lower the resistances",
+			       sc->path, p->supply, r, pmax);
+	return 0;
+}

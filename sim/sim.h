@@ -1,0 +1,218 @@
+/*
+ * sim.h - the whole-system simulator: a handheld running a workload, the
+ * energy-counter board in its battery lead, the interrupt path, the sampling
+ * ISR with its ring buffer, and a jittered timer for time-driven sampling.
+ *
+ * One run (sim_run) produces an energy-driven and a time-driven recording of
+ * the same simulated execution, the board's per-quantum stream, and the exact
+ * truth (energy and time per procedure, true power trace).  The scenario
+ * format, the physics and every default are described in docs/simulator.md.
+ */
+#ifndef SIM_H
+#define SIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "eq_error.h"
+#include "eq_sample.h"
+#include "eqp.h"
+
+#define SIM_MAX_FREQS 8
+#define SIM_NAME_MAX 128
+
+/* Physics and mechanism parameters; defaults in sim/defaults.h. */
+struct sim_params {
+	/* supply and current path */
+	double supply;          /* V */
+	double r_source, r_fuse, r_sense; /* Ohm */
+	/* front end */
+	double alpha;           /* mirror ratio */
+	double gain_err;        /* relative error of alpha */
+	double mirror_offset;   /* A added to the mirror output */
+	double mirror_noise;    /* A/sqrt(Hz) white noise at the mirror output */
+	double c_int, vx, dead_time;
+	double vb_nominal, e_min;
+	/* counter */
+	uint32_t quantum_pulses, jitter_pct;
+	int vcomp;
+	double mcu_clock;
+	/* target */
+	double irq_lat_min, irq_lat_max;
+	uint32_t skew_insns, insn_bytes;
+	double isr_cycles;
+	uint32_t ring_samples;
+	double drain_period;
+	double time_hz, time_jitter_pct;
+	double slice;           /* default procedure slice within busy periods */
+	double trace_bin;
+	uint64_t seed;
+};
+
+struct sim_freq {
+	double hz;              /* clock of this state */
+	double volt;            /* core voltage (documentation only; 0 if unknown) */
+};
+
+struct sim_module {
+	char path[SIM_NAME_MAX];
+	int kernel;             /* 1: the kernel image: proc addresses absolute */
+	size_t first_proc, nprocs;
+	uint64_t size;          /* end of the last procedure, page-rounded */
+};
+
+struct sim_proc {
+	char name[SIM_NAME_MAX];
+	size_t module;
+	uint64_t addr;          /* module offset (kernel: absolute address) */
+	uint64_t size;          /* bytes, > 0 */
+	double power[SIM_MAX_FREQS]; /* W of CPU activity at each frequency state */
+};
+
+#define SIM_MAX_MAPS 16
+struct sim_process {
+	char name[SIM_NAME_MAX];
+	uint32_t pid;
+	size_t exe_module;
+	size_t nmaps;
+	struct { size_t module; uint64_t base; } maps[SIM_MAX_MAPS];
+};
+
+struct sim_consumer {
+	char name[SIM_NAME_MAX];
+	double power;           /* W, average while on */
+	double period, duty;    /* periodic activity (LCD refresh); period 0 = steady */
+	double timeout;         /* s: powers down this long after its last use; 0 = never */
+	int on;                 /* initial state */
+};
+
+/* An activity: what the CPU is doing (a process in a procedure, or idle). */
+struct sim_run_item {
+	size_t activity;        /* index into sim_scenario.acts */
+	double weight;
+};
+
+enum sim_cons_action { SIM_CONS_SET, SIM_CONS_ON, SIM_CONS_OFF, SIM_CONS_USE };
+struct sim_cons_change {
+	size_t consumer;
+	enum sim_cons_action action;
+	double power;           /* SIM_CONS_SET */
+};
+
+#define SIM_MAX_RUN 32
+#define SIM_MAX_CHANGES 16
+struct sim_phase {
+	char name[SIM_NAME_MAX];
+	double duration;
+	size_t freq;            /* frequency state index */
+	double idle_frac;       /* fraction of time the CPU idles */
+	double granularity;     /* mean busy+idle cycle length (s) */
+	double slice;           /* mean procedure slice within busy time (s) */
+	size_t nrun;
+	struct sim_run_item run[SIM_MAX_RUN];
+	size_t nchanges;
+	struct sim_cons_change changes[SIM_MAX_CHANGES];
+};
+
+/* Activity 0 is the idle routine, activity 1 the sampling ISR. */
+#define SIM_ACT_IDLE 0
+#define SIM_ACT_ISR  1
+struct sim_act {
+	size_t process;         /* SIZE_MAX for idle and ISR */
+	size_t proc;
+};
+
+struct sim_scenario {
+	char name[SIM_NAME_MAX];
+	char description[512];
+	char path[512];         /* file it was read from */
+	struct sim_params p;
+	double base_power;      /* W always drawn (regulators, memory refresh...) */
+	size_t nfreqs;
+	struct sim_freq freqs[SIM_MAX_FREQS];
+	size_t idle_proc;       /* the kernel's idle routine */
+	double isr_power[SIM_MAX_FREQS];
+	size_t nmodules, nprocs, nprocesses, nconsumers, nphases, nacts;
+	struct sim_module *modules;
+	struct sim_proc *procs;
+	struct sim_process *processes;
+	struct sim_consumer *consumers;
+	struct sim_phase *phases;
+	struct sim_act *acts;
+	/* capacities of the arrays above */
+	size_t cap_modules, cap_procs, cap_processes, cap_consumers, cap_phases, cap_acts;
+};
+
+void sim_params_default(struct sim_params *p);
+
+/* Parses a scenario file / text; fills sc (free with sim_scenario_free). */
+int sim_scenario_load(struct sim_scenario *sc, const char *path, struct eq_error *err);
+int sim_scenario_parse(struct sim_scenario *sc, const char *text, size_t len,
+		       const char *name, struct eq_error *err);
+void sim_scenario_free(struct sim_scenario *sc);
+/* Applies "name=value" (a scenario keyword line) after loading. */
+int sim_scenario_set(struct sim_scenario *sc, const char *assignment, struct eq_error *err);
+double sim_scenario_duration(const struct sim_scenario *sc);
+
+/* ---- results ----------------------------------------------------------- */
+
+struct sim_truth_act {
+	double energy_j, time_s;
+};
+
+struct sim_result {
+	/* samples as drained from the rings (what the recorder saw) */
+	struct eq_sample *energy, *timed;
+	size_t nenergy, ntimed, cap_energy, cap_timed;
+	uint64_t lost_energy, lost_timed;
+	struct eqp_board_rec *board;
+	size_t nboard, cap_board;
+	/* truth */
+	double duration, energy_j;
+	struct sim_truth_act *acts;  /* per activity, sc->nacts */
+	double *trace_w;             /* average power per bin */
+	size_t ntrace;
+	double trace_bin;
+	uint64_t pulses;
+	double pulse_charge_lost;    /* C at the mirror output lost in dead time */
+	double vb_energy_weighted;   /* energy-weighted mean battery-terminal voltage */
+	double vb_min, vb_max;
+	double mirror_charge;        /* C delivered by the mirror */
+	double isr_time_s, isr_energy_j;
+	uint64_t quanta;             /* IRQ edges raised by the counter */
+	uint64_t pulses_in_quanta;   /* sum of preloads of the completed quanta */
+	double quantum_j;            /* nominal energy per sample: N * E_min */
+	const char *counter_name;
+};
+
+struct sim_options {
+	const char *firmware_elf;    /* NULL: built-in counter stage */
+	int quiet;
+};
+
+int sim_run(const struct sim_scenario *sc, const struct sim_options *opt,
+	    struct sim_result *res, struct eq_error *err);
+void sim_result_free(struct sim_result *res);
+
+/* Writes DIR/energy.eqp, DIR/time.eqp, DIR/truth.json, DIR/truth-trace.csv. */
+int sim_write_outputs(const struct sim_scenario *sc, const struct sim_result *res,
+		      const char *dir, struct eq_error *err);
+
+/* The activity a sample names (SIM_ACT_IDLE for idle), or SIZE_MAX if its pc
+ * lies in no procedure of the scenario (e.g. pushed past a procedure's end by
+ * the attribution skew into a gap). */
+size_t sim_attribute(const struct sim_scenario *sc, const struct eq_sample *s);
+
+/* Names for truth and reports. */
+const char *sim_act_exe(const struct sim_scenario *sc, size_t act);
+const char *sim_act_module(const struct sim_scenario *sc, size_t act);
+const char *sim_act_proc(const struct sim_scenario *sc, size_t act);
+
+/* Expected energy-driven estimate of the average power, from the truth and
+ * the documented bias model (docs/simulator.md, "Bias"). */
+double sim_expected_power_estimate(const struct sim_scenario *sc,
+				   const struct sim_result *res);
+/* The dead-time correction: estimate / (1 - pulse_rate * dead_time). */
+double sim_dead_time_correct(double power_est, double pulse_rate, double dead_time);
+
+#endif

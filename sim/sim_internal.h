@@ -1,0 +1,90 @@
+/*
+ * sim_internal.h - pieces of the simulator shared between its files (not an
+ * interface for other parts of eqprof).
+ */
+#ifndef SIM_INTERNAL_H
+#define SIM_INTERNAL_H
+
+#include <stdio.h>
+
+#include "sim.h"
+#include "rng.h"
+
+/* ---- parameters (params.c) -------------------------------------------- */
+
+/* "name=value" as in a scenario line "name value". */
+int sim_params_set(struct sim_params *p, const char *assignment, struct eq_error *err);
+/* Prints every default as "name value" lines; board_only: only the names of
+ * hardware/board.values. */
+void sim_params_print_defaults(FILE *out, int board_only);
+/* Fails when the supply cannot deliver the scenario's highest power. */
+int sim_check_feasible(const struct sim_scenario *sc, struct eq_error *err);
+/* The highest total power any moment of the scenario can draw. */
+double sim_max_power(const struct sim_scenario *sc);
+
+/* ---- workload (workload.c) -------------------------------------------- */
+
+/* A stretch of time in which the CPU does one thing at one frequency. */
+struct sim_seg {
+	double t0;              /* start; ends where the next one starts */
+	uint32_t act;           /* activity index */
+	uint32_t freq;          /* frequency state */
+};
+
+/* Piecewise-constant power of the asynchronous consumers plus base power. */
+struct sim_step {
+	double t0;
+	double power;
+};
+
+struct sim_timeline {
+	struct sim_seg *segs;   /* nsegs + 1: the last one is a sentinel at t_end */
+	size_t nsegs;
+	struct sim_step *steps; /* nsteps + 1, sentinel at t_end */
+	size_t nsteps;
+	double t_end;
+};
+
+int sim_timeline_build(const struct sim_scenario *sc, struct sim_timeline *tl,
+		       struct eq_error *err);
+void sim_timeline_free(struct sim_timeline *tl);
+
+/* CPU power of an activity at a frequency state. */
+double sim_act_power(const struct sim_scenario *sc, size_t act, size_t freq);
+
+/* ---- analog front end (frontend.c) ------------------------------------ */
+
+struct sim_frontend {
+	/* constants */
+	double r_total;         /* source + fuse + sense */
+	double supply;
+	double alpha_eff;       /* alpha * (1 + gain_err) */
+	double offset;          /* A */
+	double noise;           /* A/sqrt(Hz) */
+	double qc;              /* C * Vx / 3: charge per pulse */
+	double dead_time;
+	/* state */
+	double q;               /* charge since the last reset (Vx/3 level) */
+	double q_target;        /* charge this pulse needs (qc plus noise) */
+	double dead_until;      /* end of the current discharge */
+	struct sim_rng rng;
+	/* accounting */
+	double charge_in;       /* all charge the mirror delivered */
+	double charge_lost;     /* part of it delivered during discharges */
+	uint64_t pulses;
+};
+
+void sim_frontend_init(struct sim_frontend *fe, const struct sim_params *p);
+/* Battery-terminal voltage and current when the device draws power P. */
+void sim_frontend_operating_point(const struct sim_frontend *fe, double power,
+				  double *vb, double *current);
+/* Mirror output current for a device current. */
+double sim_frontend_mirror(const struct sim_frontend *fe, double current);
+/*
+ * Integrates the mirror current i_m over [t, t_end).  Returns the time of the
+ * next pulse if it falls inside (the state is then reset to start a new
+ * pulse), or a negative value when none does (the charge is kept).
+ */
+double sim_frontend_advance(struct sim_frontend *fe, double t, double t_end, double i_m);
+
+#endif
