@@ -55,7 +55,7 @@ void eq_json_string(FILE *out, const char *s)
 void eq_json_number(FILE *out, double v)
 {
 	if (isfinite(v))
-		fprintf(out, "%.10g", v);
+		fprintf(out, "%.15g", v);
 	else
 		fputs("null", out);
 }
