@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""buildid-symfs.py - binaries looked up under --symfs, and build-ids
+recorded at import refusing a rebuilt binary (with --no-build-id-check as
+the way out)."""
+import os
+import shutil
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from eqtest import Elf, Tap, build_fixtures, cc, eqprof, report_json, write_csv, FIXTURES
+
+BASE = 0x555555554000
+TARGET_PATH = "/opt/eqtarget/bin/prog"
+
+
+def recording(d, name, elf, path, funcs, extra=()):
+    maps = os.path.join(d, name + ".maps")
+    with open(maps, "w") as f:
+        f.write("\n".join(elf.maps(BASE, path)) + "\n")
+    samples = [(7, elf.pc(BASE, elf.syms[fn][0] + 1), 0, n) for fn, n in funcs]
+    csv_path = os.path.join(d, name + ".csv")
+    write_csv(csv_path, samples)
+    out = os.path.join(d, name + ".eqp")
+    rc, _, err = eqprof("import", "--samples", csv_path, "--maps", "7=" + maps,
+                        "--energy", "1mJ", "-o", out, *extra)
+    return out, rc, err
+
+
+def rows(doc):
+    return {(r["name"], r["module"]): r["samples"] for r in doc["rows"]}
+
+
+def main():
+    t = Tap()
+    with tempfile.TemporaryDirectory(prefix="eqprof-symfs-") as d:
+        bins = build_fixtures(d)
+        elf = Elf(bins["prog_pie"])
+        funcs = [("spin_a", 30), ("spin_b", 10)]
+
+        # --symfs: the maps name a target path that does not exist here.
+        symfs = os.path.join(d, "sysroot")
+        os.makedirs(symfs + os.path.dirname(TARGET_PATH))
+        shutil.copy(bins["prog_pie"], symfs + TARGET_PATH)
+        rec, rc, err = recording(d, "target", elf, TARGET_PATH, funcs, ["--symfs", symfs])
+        t.eq((rc, err), (0, ""), "import with --symfs reads the target's build-id")
+        doc, err = report_json(rec)
+        t.eq(rows(doc), {("[unknown]", "prog"): 40}, "without --symfs: [unknown] in prog")
+        t.ok("no ELF file found" in err and TARGET_PATH in err and "--symfs" in err,
+             "without --symfs: warning names the module and suggests --symfs", err)
+        doc, err = report_json(rec, "--symfs", symfs)
+        t.eq(rows(doc), {("spin_a", "prog"): 30, ("spin_b", "prog"): 10},
+             "with --symfs: procedures resolved from the sysroot")
+        t.eq(err, "", "with --symfs: no warning")
+        other = os.path.join(d, "othersys")
+        os.makedirs(other + os.path.dirname(TARGET_PATH))
+        shutil.copy(bins["prog_o2pie"], other + TARGET_PATH)
+        doc, err = report_json(rec, "--symfs", other)
+        t.ok(rows(doc) == {("[unknown]", "prog"): 40} and "build-id" in err,
+             "--symfs with a different build of the target: refused by build-id", err)
+
+        # Build-id: record against one build, then rebuild the binary in place.
+        here = os.path.join(d, "rebuilt", "prog")
+        os.makedirs(os.path.dirname(here))
+        shutil.copy(bins["prog_pie"], here)
+        rec, rc, err = recording(d, "bid", elf, here, funcs)
+        t.eq(rc, 0, "import records the build-id of the mapped file")
+        doc, err = report_json(rec)
+        t.eq(rows(doc), {("spin_a", "prog"): 30, ("spin_b", "prog"): 10},
+             "same binary: resolved")
+        cc(here, [os.path.join(FIXTURES, "prog.c")], "-O1", "-fPIE", "-pie",
+           "-L" + d, "-lfix")
+        doc, err = report_json(rec)
+        t.eq(rows(doc), {("[unknown]", "prog"): 40}, "rebuilt binary: symbols refused")
+        t.ok("build-id" in err and here in err, "rebuilt binary: warning names build-ids", err)
+        doc, err = report_json(rec, "--no-build-id-check")
+        t.ok("build-id" not in err and sum(rows(doc).values()) == 40,
+             "--no-build-id-check uses the binary anyway, without the warning", err)
+    t.done()
+
+
+if __name__ == "__main__":
+    main()

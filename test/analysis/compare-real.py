@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+"""compare-real.py - eqprof compare on a time-driven and an energy-driven
+recording of the same (crafted) work: shares side by side, their
+difference, significance by the two-proportion z test, ordered by time
+share, --exclude-idle, table/csv/json."""
+import csv
+import io
+import json
+import math
+import os
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from eqtest import Elf, Tap, build_fixtures, eqprof, write_csv
+
+BASE = 0x555555554000
+
+
+def z_test(k1, n1, k2, n2):
+    p1, p2, pool = k1 / n1, k2 / n2, (k1 + k2) / (n1 + n2)
+    se = math.sqrt(pool * (1 - pool) * (1 / n1 + 1 / n2))
+    return 0.0 if se == 0 else (p1 - p2) / se
+
+
+def main():
+    t = Tap()
+    with tempfile.TemporaryDirectory(prefix="eqprof-compare-") as d:
+        elf = Elf(build_fixtures(d)["prog_pie"])
+        maps = os.path.join(d, "p.maps")
+        with open(maps, "w") as f:
+            f.write("\n".join(elf.maps(BASE)) + "\n")
+        pc = {fn: elf.pc(BASE, elf.syms[fn][0] + 1) for fn in ("spin_a", "spin_b", "local_helper")}
+        # Time: spin_a 500, spin_b 300, local_helper 120, idle 100.
+        # Energy: spin_a 300, spin_b 310, local_helper 110, idle 300 (idle is cheap
+        # in time but here the device burns energy while idle, e.g. a radio).
+        counts = {"time": {"spin_a": 500, "spin_b": 300, "local_helper": 120, "[idle]": 100},
+                  "energy": {"spin_a": 300, "spin_b": 310, "local_helper": 110, "[idle]": 300}}
+        files = {}
+        for mode, flag in (("time", "--time"), ("energy", "--energy")):
+            samples = [(9, pc[fn], 0, n) for fn, n in counts[mode].items() if fn != "[idle]"]
+            samples.append((0, 0, 2, counts[mode]["[idle]"]))
+            csv_path = os.path.join(d, mode + ".csv")
+            write_csv(csv_path, samples)
+            files[mode] = os.path.join(d, mode + ".eqp")
+            rc, _, err = eqprof("import", "--samples", csv_path, "--maps", "9=" + maps,
+                                flag, "349Hz" if mode == "time" else "2.94mJ",
+                                "-o", files[mode])
+            t.eq((rc, err), (0, ""), "import " + mode)
+
+        for excl in (False, True):
+            args = ["compare", files["time"], files["energy"], "--format", "json"]
+            if excl:
+                args.append("--exclude-idle")
+            rc, out, err = eqprof(*args)
+            doc = json.loads(out)
+            what = "--exclude-idle" if excl else "with idle"
+            tn = sum(n for fn, n in counts["time"].items() if not (excl and fn == "[idle]"))
+            en = sum(n for fn, n in counts["energy"].items() if not (excl and fn == "[idle]"))
+            t.eq((doc["time_total_samples"], doc["energy_total_samples"]), (tn, en),
+                 what + ": totals")
+            names = [r["name"] for r in doc["rows"]]
+            want = sorted((fn for fn in counts["time"] if not (excl and fn == "[idle]")),
+                          key=lambda fn: -counts["time"][fn])
+            t.eq(names, want, what + ": rows ordered by time share")
+            bad = []
+            for r in doc["rows"]:
+                kt, ke = counts["time"][r["name"]], counts["energy"][r["name"]]
+                z = z_test(ke, en, kt, tn)
+                if (r["time_samples"], r["energy_samples"]) != (kt, ke) or \
+                   abs(r["time_share"] - kt / tn) > 1e-12 or \
+                   abs(r["energy_share"] - ke / en) > 1e-12 or \
+                   abs(r["difference"] - (ke / en - kt / tn)) > 1e-12 or \
+                   abs(r["z"] - z) > 1e-9 or r["significant"] != (abs(z) > 1.959963984540054):
+                    bad.append((r, z))
+            t.ok(not bad, what + ": shares, difference, z and significance of every row", bad)
+        sig = {r["name"]: r["significant"] for r in json.loads(
+            eqprof("compare", files["time"], files["energy"], "--format", "json")[1])["rows"]}
+        t.eq(sig, {"spin_a": True, "spin_b": False, "local_helper": False, "[idle]": True},
+             "significance: big shifts yes, small ones no")
+
+        rc, out, err = eqprof("compare", files["time"], files["energy"], "--format", "csv")
+        rows = list(csv.DictReader(io.StringIO(out)))
+        t.eq([r["name"] for r in rows], ["spin_a", "spin_b", "local_helper", "[idle]"],
+             "csv rows in time-share order")
+        t.eq(list(rows[0].keys()), ["name", "module", "time_samples", "time_share",
+                                    "energy_samples", "energy_share", "difference", "z",
+                                    "significant"], "csv columns")
+        rc, out, err = eqprof("compare", files["time"], files["energy"])
+        t.ok(rc == 0 and "spin_a" in out and "*" in out and "two-proportion" in out,
+             "table marks significant rows and explains the mark", out)
+        rc, out, err = eqprof("compare", files["energy"], files["time"])
+        t.ok(rc == 1 and "not a time-driven recording" in err and files["energy"] in err,
+             "recordings in the wrong order: named and explained", err)
+    t.done()
+
+
+if __name__ == "__main__":
+    main()

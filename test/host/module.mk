@@ -1,0 +1,5 @@
+# test/host (foundation part): command-line error paths of import, report
+# and compare.
+EQ_HOST_INTEG = test/host/cli-errors.py
+INTEG_TESTS += $(EQ_HOST_INTEG)
+INTEG_SAN_TESTS += $(EQ_HOST_INTEG)
