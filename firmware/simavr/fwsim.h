@@ -1,0 +1,65 @@
+/*
+ * fwsim.h - the board firmware ELF running in simavr, with its wiring:
+ * front-end pulses into T1 (PD5), the IRQ line out of OC1A (PB1), the
+ * battery divider into ADC0, and the UART to the host at its baud rate.
+ *
+ * Used by the firmware tests (test/firmware/), the benchmark (bench/) and
+ * the simulator's counter stage (sim/counter_simavr.c).  Time is counted in
+ * MCU cycles (16 MHz).  simavr 1.6 facts this relies on are in
+ * docs/firmware.md ("Running in simavr").
+ */
+#ifndef FWSIM_H
+#define FWSIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "eq_error.h"
+#include "proto.h"
+
+struct fwsim;
+
+/* One IRQ pulse seen on OC1A. */
+struct fwsim_edge {
+	uint64_t rise;            /* cycle of the rising edge */
+	uint64_t fall;            /* cycle of the falling edge, 0 while high */
+	uint64_t pulses;          /* front-end pulses fed when it rose */
+};
+
+struct fwsim *fwsim_open(const char *elf, struct eq_error *err);
+void fwsim_close(struct fwsim *s);
+
+uint64_t fwsim_cycle(const struct fwsim *s);
+uint32_t fwsim_hz(const struct fwsim *s);
+/* Runs the MCU up to cycle `until`; -1 if it crashed or stopped. */
+int fwsim_run_to(struct fwsim *s, uint64_t until, struct eq_error *err);
+/* One front-end pulse starting now: T1 high for `high` cycles, then low. */
+int fwsim_pulse(struct fwsim *s, uint32_t high, struct eq_error *err);
+uint64_t fwsim_pulses_fed(const struct fwsim *s);
+/* Battery-terminal voltage; reaches ADC0 through the board's divider. */
+void fwsim_set_vbat(struct fwsim *s, double volts);
+
+/* IRQ pulses seen so far (the array grows; the pointer may move). */
+const struct fwsim_edge *fwsim_edges(const struct fwsim *s, size_t *n);
+/* How many times the firmware booted (BOOT messages seen). */
+unsigned fwsim_boots(const struct fwsim *s);
+
+/* Bytes to the board's UART, delivered at the line rate. */
+void fwsim_send_bytes(struct fwsim *s, const uint8_t *p, size_t n);
+void fwsim_send(struct fwsim *s, const struct fw_msg *m);
+/*
+ * Sends req (its tag is set to a fresh value) and runs until the reply
+ * with that tag arrives, at most timeout_cycles.  Records arriving meanwhile
+ * are kept for fwsim_take_record().  0, or -1 with err set.
+ */
+int fwsim_request(struct fwsim *s, struct fw_msg *req, struct fw_msg *reply,
+		  uint64_t timeout_cycles, struct eq_error *err);
+/* Oldest record received and not yet taken; 1 if *r was filled. */
+int fwsim_take_record(struct fwsim *s, struct fw_record *r);
+size_t fwsim_records_pending(const struct fwsim *s);
+/* Frames from the board that failed to decode (should stay 0). */
+unsigned fwsim_bad_frames(const struct fwsim *s);
+/* Error replies with tag 0 (answers to corrupt frames), oldest first. */
+int fwsim_take_error(struct fwsim *s, struct fw_msg *m);
+
+#endif
