@@ -245,6 +245,11 @@ static const struct eq_sample *next_sample(struct power_iter *it)
 	return &in->chunks[it->chunk][it->idx++];
 }
 
+const struct eq_sample *power_iter_sample(struct power_iter *it)
+{
+	return next_sample(it);
+}
+
 static int next_from_samples(struct power_iter *it, struct power_iv *iv)
 {
 	const struct power_input *in = it->in;

@@ -95,6 +95,8 @@ struct power_iter {
 void power_iter_init(struct power_iter *it, const struct power_input *in);
 /* 1 and *iv filled, or 0 at the end. */
 int power_iter_next(struct power_iter *it, struct power_iv *iv);
+/* The samples themselves in time order (exports), whatever the basis. */
+const struct eq_sample *power_iter_sample(struct power_iter *it);
 /* Seconds since the first sample of a target-clock time (markers). */
 double power_rel_time(const struct power_input *in, uint64_t t);
 

@@ -1,0 +1,224 @@
+/*
+ * export.c - what the export formats share: the context (units per sample,
+ * samples in time order) and counting samples per location.
+ *
+ * Locations come from the symbolizer's cache, one pointer per distinct
+ * (pid, pc), so counting is a hash table keyed by pointer: memory follows the
+ * number of distinct pcs, not of samples.
+ */
+#include "export.h"
+#include "profile.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int export_format_parse(const char *text, enum export_format *f, struct eq_error *err)
+{
+	static const char *const names[] = { "callgrind", "pprof", "folded", "chrome", "csv" };
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(text, names[i])) {
+			*f = (enum export_format)i;
+			return 0;
+		}
+	return eq_fail(err, "--format '%s': use callgrind, pprof, folded, chrome or csv", text);
+}
+
+int export_ctx_init(struct export_ctx *x, const struct eqp_file *f,
+		    struct eq_symbolizer *sym, int exclude_idle,
+		    const char *creator, struct eq_error *err)
+{
+	const struct eqp_meta *m = eqp_meta(f);
+	double per;
+
+	memset(x, 0, sizeof(*x));
+	x->f = f;
+	x->sym = sym;
+	x->exclude_idle = exclude_idle;
+	x->mode = m->mode;
+	x->creator = creator;
+	if (power_input_from_file(&x->in, f, POWER_BASIS_AUTO, err) < 0)
+		return -1;
+	if (m->mode == EQP_MODE_ENERGY) {
+		per = x->in.quantum_j * 1e9;
+		x->unit_event = "Energy";
+		x->unit_name = "nanojoules";
+	} else {
+		/* The same seconds per sample as `eqprof report`. */
+		per = eq_profile_period_s(f) * 1e9;
+		x->unit_event = "Time";
+		x->unit_name = "nanoseconds";
+	}
+	/* Whole units: the formats want integers; 1 nJ in a 2.94 mJ quantum. */
+	x->unit_per_sample = per > 0 ? (uint64_t)llround(per) : 0;
+	return 0;
+}
+
+void export_ctx_free(struct export_ctx *x)
+{
+	power_input_free(&x->in);
+}
+
+int export_write(FILE *out, enum export_format fmt, struct export_ctx *x,
+		 struct eq_error *err)
+{
+	switch (fmt) {
+	case EXPORT_CALLGRIND: return export_callgrind(out, x, err);
+	case EXPORT_PPROF: return export_pprof(out, x, err);
+	case EXPORT_FOLDED: return export_folded(out, x, err);
+	case EXPORT_CHROME: return export_chrome(out, x, err);
+	case EXPORT_CSV: return export_csv(out, x, err);
+	}
+	return eq_fail(err, "unknown export format %d", (int)fmt);
+}
+
+const char *export_proc_name(const struct eq_loc *l)
+{
+	if (l->kind == EQ_LOC_IDLE)
+		return "[idle]";
+	return l->proc ? l->proc : "[unknown]";
+}
+
+const char *export_file_name(const struct eq_loc *l)
+{
+	return l->file ? l->file : "???";
+}
+
+/* ---- counting per location ------------------------------------------------- */
+
+struct loc_table {
+	struct loc_count *slot;
+	size_t cap, n;
+};
+
+static size_t ptr_hash(const void *p, size_t cap)
+{
+	uint64_t h = (uint64_t)(uintptr_t)p * 0x9e3779b97f4a7c15ull;
+
+	return (size_t)(h >> 17) & (cap - 1);
+}
+
+static int table_grow(struct loc_table *t, struct eq_error *err)
+{
+	size_t cap = t->cap ? t->cap * 2 : 1024, i;
+	struct loc_count *s = calloc(cap, sizeof(*s));
+
+	if (!s)
+		return eq_fail(err, "out of memory counting %zu locations", t->n);
+	for (i = 0; i < t->cap; i++) {
+		size_t k;
+
+		if (!t->slot[i].loc)
+			continue;
+		for (k = ptr_hash(t->slot[i].loc, cap); s[k].loc; k = (k + 1) & (cap - 1))
+			;
+		s[k] = t->slot[i];
+	}
+	free(t->slot);
+	t->slot = s;
+	t->cap = cap;
+	return 0;
+}
+
+static int table_add(struct loc_table *t, const struct eq_loc *l, struct eq_error *err)
+{
+	size_t k;
+
+	if ((t->n + 1) * 2 > t->cap && table_grow(t, err) < 0)
+		return -1;
+	for (k = ptr_hash(l, t->cap); t->slot[k].loc; k = (k + 1) & (t->cap - 1))
+		if (t->slot[k].loc == l) {
+			t->slot[k].samples++;
+			return 0;
+		}
+	t->slot[k].loc = l;
+	t->slot[k].samples = 1;
+	t->n++;
+	return 0;
+}
+
+static int strcmp_null(const char *a, const char *b)
+{
+	return strcmp(a ? a : "", b ? b : "");
+}
+
+static int cmp_loc_count(const void *a, const void *b)
+{
+	const struct eq_loc *x = ((const struct loc_count *)a)->loc;
+	const struct eq_loc *y = ((const struct loc_count *)b)->loc;
+	int c;
+
+	if ((c = strcmp_null(x->module, y->module)) != 0)
+		return c;
+	if ((c = strcmp_null(x->file, y->file)) != 0)
+		return c;
+	if ((c = strcmp(export_proc_name(x), export_proc_name(y))) != 0)
+		return c;
+	if (x->module_off != y->module_off)
+		return x->module_off < y->module_off ? -1 : 1;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return 0;
+}
+
+int export_count_locs(struct export_ctx *x, struct loc_count **out, size_t *n,
+		      uint64_t *total, struct eq_error *err)
+{
+	struct loc_table t = { 0 };
+	size_t c, i, k = 0;
+
+	*total = 0;
+	for (c = 0; c < x->in.nchunks; c++)
+		for (i = 0; i < x->in.counts[c]; i++) {
+			const struct eq_loc *l = eq_sym_lookup(x->sym, &x->in.chunks[c][i]);
+
+			if (x->exclude_idle && l->kind == EQ_LOC_IDLE)
+				continue;
+			if (table_add(&t, l, err) < 0) {
+				free(t.slot);
+				return -1;
+			}
+			(*total)++;
+		}
+	/* Compact the table into a sorted array. */
+	for (i = 0; i < t.cap; i++)
+		if (t.slot[i].loc)
+			t.slot[k++] = t.slot[i];
+	qsort(t.slot, k, sizeof(*t.slot), cmp_loc_count);
+	*out = t.slot;
+	*n = k;
+	return 0;
+}
+
+void export_json_string(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(out, "\\u%04x", c);
+		else
+			fputc(c, out);
+	}
+	fputc('"', out);
+}
+
+void export_csv_string(FILE *out, const char *s)
+{
+	if (!strpbrk(s, ",\"\n\r")) {
+		fputs(s, out);
+		return;
+	}
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}

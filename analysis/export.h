@@ -1,0 +1,83 @@
+/*
+ * export.h - eqprof results in the formats other tools read:
+ *
+ *   callgrind  callgrind_annotate, KCachegrind: events Energy (nJ) or Time
+ *              (ns), and Samples, per instruction and source line
+ *   pprof      profile.proto, gzipped: sample types samples/count and
+ *              energy/nanojoules (time/nanoseconds for time-driven files)
+ *   folded     one "exe;module;proc COUNT" line per stack, for flame graphs
+ *   chrome     Chrome trace-event JSON (Perfetto UI, chrome://tracing): a
+ *              power counter track and what each CPU was running
+ *   csv        every sample, resolved, with its interval's power
+ *
+ * The exact field mapping of each format is in docs/export.md.
+ */
+#ifndef EQ_EXPORT_H
+#define EQ_EXPORT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "eq_error.h"
+#include "eqp.h"
+#include "power.h"
+#include "symbolize.h"
+
+enum export_format {
+	EXPORT_CALLGRIND,
+	EXPORT_PPROF,
+	EXPORT_FOLDED,
+	EXPORT_CHROME,
+	EXPORT_CSV,
+};
+
+int export_format_parse(const char *text, enum export_format *f, struct eq_error *err);
+
+struct export_ctx {
+	const struct eqp_file *f;
+	struct eq_symbolizer *sym;
+	struct power_input in;     /* time order, and the power intervals */
+	int exclude_idle;
+	enum eqp_mode mode;
+	uint64_t unit_per_sample;  /* nJ per energy sample, or ns per time sample */
+	const char *unit_event;    /* "Energy" or "Time" */
+	const char *unit_name;     /* "nanojoules" or "nanoseconds" */
+	const char *creator;       /* "eqprof 0.1" */
+};
+
+int export_ctx_init(struct export_ctx *x, const struct eqp_file *f,
+		    struct eq_symbolizer *sym, int exclude_idle,
+		    const char *creator, struct eq_error *err);
+void export_ctx_free(struct export_ctx *x);
+
+/* Writes the whole export into out (an eq_outfile's stream). */
+int export_write(FILE *out, enum export_format fmt, struct export_ctx *x,
+		 struct eq_error *err);
+
+/* ---- shared by the formats (export.c) ---------------------------------- */
+
+/* Distinct locations with their sample counts. */
+struct loc_count {
+	const struct eq_loc *loc;
+	uint64_t samples;
+};
+
+/* Every sample looked up once, counted per location (idle excluded if
+ * asked), sorted by module, file, proc, offset.  *out is malloc'd. */
+int export_count_locs(struct export_ctx *x, struct loc_count **out, size_t *n,
+		      uint64_t *total, struct eq_error *err);
+
+/* Names the formats print for a location ("[unknown]" and friends). */
+const char *export_proc_name(const struct eq_loc *l);
+const char *export_file_name(const struct eq_loc *l);
+/* A JSON string literal / a CSV field, quoted as needed. */
+void export_json_string(FILE *out, const char *s);
+void export_csv_string(FILE *out, const char *s);
+
+int export_callgrind(FILE *out, struct export_ctx *x, struct eq_error *err);
+int export_pprof(FILE *out, struct export_ctx *x, struct eq_error *err);
+int export_folded(FILE *out, struct export_ctx *x, struct eq_error *err);
+int export_chrome(FILE *out, struct export_ctx *x, struct eq_error *err);
+int export_csv(FILE *out, struct export_ctx *x, struct eq_error *err);
+
+#endif

@@ -1,0 +1,81 @@
+/*
+ * export_callgrind.c - the callgrind profile format (valgrind's
+ * docs/callgrind-format), read by callgrind_annotate and KCachegrind.
+ *
+ * positions: instr line   the instruction is the pc's offset in its module
+ *                         file (pc - map start + map offset), the line its
+ *                         DWARF source line (0 when unknown)
+ * events: Energy_nJ Samples  energy in nanojoules (time-driven: Time_ns)
+ * ob= module path, fl= source file ("???" unknown), fn= procedure.
+ * No calls: samples carry the interrupted pc only, so costs are exclusive.
+ */
+#include "export.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void header(FILE *out, const struct export_ctx *x, uint64_t total)
+{
+	const struct eqp_meta *m = eqp_meta(x->f);
+	uint64_t cost = total * x->unit_per_sample;
+
+	fprintf(out, "# callgrind format\nversion: 1\ncreator: %s\n", x->creator);
+	fprintf(out, "cmd: %s\npart: 1\n", eqp_path(x->f));
+	if (x->mode == EQP_MODE_ENERGY)
+		fprintf(out, "desc: Recording: energy-driven, %llu nJ per sample\n",
+			(unsigned long long)x->unit_per_sample);
+	else
+		fprintf(out, "desc: Recording: time-driven, %llu ns per sample\n",
+			(unsigned long long)x->unit_per_sample);
+	if (m->target && *m->target)
+		fprintf(out, "desc: Target: %s\n", m->target);
+	/* The unit goes into the event name: callgrind_annotate refuses the
+	 * format's "event:" long-name lines. */
+	fprintf(out, "positions: instr line\nevents: %s Samples\n",
+		x->mode == EQP_MODE_ENERGY ? "Energy_nJ" : "Time_ns");
+	fprintf(out, "summary: %llu %llu\ntotals: %llu %llu\n\n",
+		(unsigned long long)cost, (unsigned long long)total,
+		(unsigned long long)cost, (unsigned long long)total);
+}
+
+/* callgrind names run to the end of the line: keep them on one line. */
+static void name_line(FILE *out, const char *key, const char *name)
+{
+	fputs(key, out);
+	for (; *name; name++)
+		fputc(*name == '\n' || *name == '\r' ? ' ' : *name, out);
+	fputc('\n', out);
+}
+
+int export_callgrind(FILE *out, struct export_ctx *x, struct eq_error *err)
+{
+	const char *ob = NULL, *fl = NULL, *fn = NULL;
+	struct loc_count *lc;
+	uint64_t total;
+	size_t i, n;
+
+	if (export_count_locs(x, &lc, &n, &total, err) < 0)
+		return -1;
+	header(out, x, total);
+	for (i = 0; i < n; i++) {
+		const struct eq_loc *l = lc[i].loc;
+		const char *file = export_file_name(l), *proc = export_proc_name(l);
+		int new_ob = !ob || strcmp(ob, l->module) != 0;
+		int new_fl = new_ob || strcmp(fl, file) != 0;
+
+		if (new_ob)
+			name_line(out, "ob=", l->module);
+		if (new_fl)
+			name_line(out, "fl=", file);
+		if (new_fl || strcmp(fn, proc) != 0)
+			name_line(out, "fn=", proc);
+		ob = l->module;
+		fl = file;
+		fn = proc;
+		fprintf(out, "0x%llx %u %llu %llu\n", (unsigned long long)l->module_off,
+			l->line, (unsigned long long)(lc[i].samples * x->unit_per_sample),
+			(unsigned long long)lc[i].samples);
+	}
+	free(lc);
+	return ferror(out) ? eq_fail(err, "writing the callgrind profile failed") : 0;
+}
