@@ -1,0 +1,237 @@
+/*
+ * test_profile.c - the profile library end to end on a recording written
+ * here: a module known only by its embedded symbol table, kernel pcs with
+ * kallsyms, idle, unmapped pcs; every granularity, idle exclusion, energy
+ * and time amounts, the rate estimate of time-driven recordings, and the
+ * lower-level aggregator.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "eqp.h"
+#include "profile.h"
+#include "symbolize.h"
+
+static const char maps[] =
+	"400000-401000 r--p 00000000 00:00 0 /target/app\n"
+	"401000-403000 r-xp 00001000 00:00 0 /target/app\n";
+static const struct eqp_symbol app_syms[] = {
+	{ 0x1000, 0x100, "alpha" }, { 0x1100, 0, "beta" },
+};
+static const struct eqp_symbol kern_syms[] = {
+	{ 0xffffffff81000000ull, 0, "k_entry" }, { 0xffffffff81001000ull, 0, "k_idle" },
+};
+
+struct fixture {
+	char path[64];
+	struct eqp_file *f;
+	struct eq_symbolizer *s;
+};
+
+static void add(struct eq_sample *v, size_t *n, uint64_t pc, uint32_t pid, uint16_t flags,
+		int count)
+{
+	while (count-- > 0) {
+		v[*n] = (struct eq_sample){ .time = 1000 * *n, .pc = pc, .pid = pid, .tid = pid,
+					    .seq = (uint32_t)*n, .flags = flags };
+		(*n)++;
+	}
+}
+
+static int setup(void **state, enum eqp_mode mode)
+{
+	static struct eq_sample v[256];
+	struct fixture *fx = calloc(1, sizeof(*fx));
+	struct eqp_meta meta = { .mode = mode, .quantum_j = mode == EQP_MODE_ENERGY ? 0.002 : 0,
+				 .clock_hz = 1e9, .target = "unit test" };
+	struct eqp_symtab app = { "/target/app", 0, 2, app_syms };
+	struct eqp_symtab kern = { "[kernel.kallsyms]", 1, 2, kern_syms };
+	struct eq_error err;
+	struct eqp_writer *w;
+	size_t n = 0;
+
+	snprintf(fx->path, sizeof(fx->path), "/tmp/test_profile.%d.eqp", (int)getpid());
+	add(v, &n, 0x401010, 10, 0, 40);                       /* alpha+0x10 */
+	add(v, &n, 0x401020, 10, 0, 20);                       /* alpha+0x20 */
+	add(v, &n, 0x401180, 10, 0, 15);                       /* beta+0x80 */
+	add(v, &n, 0x401200, 11, 0, 5);                        /* other pid, beta+0x100 */
+	add(v, &n, 0xffffffff81000010ull, 10, EQ_F_KERNEL, 8); /* k_entry+0x10 */
+	add(v, &n, 0xffffffff81001000ull, 0, EQ_F_KERNEL, 10); /* pid 0: idle */
+	add(v, &n, 0x401010, 10, EQ_F_IDLE, 2);                /* flagged idle */
+	add(v, &n, 0x900000, 10, 0, 4);                        /* unmapped */
+	add(v, &n, 0x400800, 10, 0, 1);                        /* mapped, no symbol */
+	w = eqp_create(fx->path, &meta, &err);
+	assert_non_null(w);
+	assert_int_equal(eqp_add_maps(w, 10, 0, maps, strlen(maps), &err), 0);
+	assert_int_equal(eqp_add_maps(w, 11, 0, maps, strlen(maps), &err), 0);
+	assert_int_equal(eqp_add_comm(w, 10, 0, "app", &err), 0);
+	assert_int_equal(eqp_add_symtab(w, &app, &err), 0);
+	assert_int_equal(eqp_add_symtab(w, &kern, &err), 0);
+	assert_int_equal(eqp_add_samples(w, v, n, &err), 0);
+	assert_int_equal(eqp_commit(w, &err), 0);
+	fx->f = eqp_open(fx->path, &err);
+	assert_non_null(fx->f);
+	fx->s = eq_sym_new(fx->f, NULL, &err);
+	assert_non_null(fx->s);
+	*state = fx;
+	return 0;
+}
+
+static int setup_energy(void **state) { return setup(state, EQP_MODE_ENERGY); }
+static int setup_time(void **state) { return setup(state, EQP_MODE_TIME); }
+
+static int teardown(void **state)
+{
+	struct fixture *fx = *state;
+
+	eq_sym_free(fx->s);
+	eqp_close(fx->f);
+	unlink(fx->path);
+	free(fx);
+	return 0;
+}
+
+static struct eq_profile *build(void **state, enum eq_by by, unsigned flags)
+{
+	struct fixture *fx = *state;
+	struct eq_error err;
+	struct eq_profile *p = eq_profile_build(fx->f, fx->s, by, flags, &err);
+
+	assert_non_null(p);
+	return p;
+}
+
+static uint64_t samples_of(const struct eq_profile *p, const char *name, const char *module)
+{
+	const struct eq_row *r = eq_profile_find(p, name, module);
+
+	if (!r)
+		fail_msg("no row %s in %s", name, module ? module : "any module");
+	return r->samples;
+}
+
+static void by_proc(void **state)
+{
+	struct eq_profile *p = build(state, EQ_BY_PROC, 0);
+
+	assert_int_equal(p->total_samples, 105);
+	assert_int_equal(p->idle_samples, 12);
+	assert_int_equal(p->nrows, 6);
+	assert_string_equal(p->rows[0].name, "alpha");
+	assert_int_equal(p->rows[0].samples, 60);
+	assert_string_equal(p->rows[0].module, "app");
+	assert_true(fabs(p->rows[0].share - 60.0 / 105) < 1e-12);
+	assert_true(fabs(p->rows[0].amount - 0.12) < 1e-12);
+	assert_true(p->rows[0].ci95_low < p->rows[0].share && p->rows[0].share < p->rows[0].ci95_high);
+	assert_int_equal(samples_of(p, "beta", "app"), 20);
+	assert_int_equal(samples_of(p, "k_entry", "[kernel.kallsyms]"), 8);
+	assert_int_equal(samples_of(p, "[idle]", "[idle]"), 12);
+	assert_int_equal(samples_of(p, "[unknown]", "[unknown]"), 4);
+	assert_int_equal(samples_of(p, "[unknown]", "app"), 1);
+	eq_profile_free(p);
+}
+
+static void by_exe_module_insn(void **state)
+{
+	struct eq_profile *p = build(state, EQ_BY_EXE, 0);
+
+	/* pid 10 is "app" by comm; pid 11 has none and is named from its maps. */
+	assert_int_equal(samples_of(p, "app", "app"), 40 + 20 + 15 + 8 + 4 + 1 + 5);
+	assert_int_equal(p->nrows, 2);
+	eq_profile_free(p);
+	p = build(state, EQ_BY_MODULE, 0);
+	assert_int_equal(samples_of(p, "/target/app", "app"), 81);
+	assert_int_equal(samples_of(p, "[kernel.kallsyms]", NULL), 8);
+	eq_profile_free(p);
+	p = build(state, EQ_BY_INSN, 0);
+	assert_int_equal(samples_of(p, "alpha+0x10", "app"), 40);
+	assert_int_equal(samples_of(p, "beta+0x100", "app"), 5);
+	assert_int_equal(samples_of(p, "k_entry+0x10", NULL), 8);
+	assert_int_equal(samples_of(p, "[unknown] 0x900000", NULL), 4);
+	assert_int_equal(samples_of(p, "[unknown] app+0x800", NULL), 1);
+	eq_profile_free(p);
+	p = build(state, EQ_BY_LINE, 0);     /* no line info: falls back to procs */
+	assert_int_equal(samples_of(p, "alpha", "app"), 60);
+	eq_profile_free(p);
+}
+
+static void exclude_idle_renormalizes(void **state)
+{
+	struct eq_profile *p = build(state, EQ_BY_PROC, EQ_PROFILE_EXCLUDE_IDLE);
+
+	assert_int_equal(p->total_samples, 93);
+	assert_int_equal(p->idle_samples, 12);
+	assert_null(eq_profile_find(p, "[idle]", NULL));
+	assert_true(fabs(eq_profile_find(p, "alpha", NULL)->share - 60.0 / 93) < 1e-12);
+	eq_profile_free(p);
+}
+
+static void time_mode_uses_the_sample_interval(void **state)
+{
+	struct fixture *fx = *state;
+	struct eq_profile *p = build(state, EQ_BY_PROC, 0);
+
+	/* No nominal rate in the header: 105 samples 1000 ns apart -> 1 us. */
+	assert_true(fabs(eq_profile_period_s(fx->f) - 1e-6) < 1e-15);
+	assert_int_equal(p->mode, EQP_MODE_TIME);
+	assert_true(fabs(eq_profile_find(p, "alpha", NULL)->amount - 60e-6) < 1e-15);
+	eq_profile_free(p);
+}
+
+static void aggregator_directly(void **state)
+{
+	struct eq_error err;
+	struct eq_loc a = { .kind = EQ_LOC_RESOLVED, .exe = "x", .module = "/m",
+			    .module_base = "m", .proc = "f" };
+	struct eq_loc b = a;
+	struct eq_agg *g = eq_agg_new(EQ_BY_PROC, 0, &err);
+	struct eq_profile *p;
+
+	(void)state;
+	b.proc = "g";
+	assert_int_equal(eq_agg_add(g, &a, 3, &err), 0);
+	assert_int_equal(eq_agg_add(g, &b, 1, &err), 0);
+	assert_int_equal(eq_agg_add(g, &a, 4, &err), 0);
+	p = eq_agg_finish(g, EQP_MODE_ENERGY, 0, 0, 5, &err);
+	assert_non_null(p);
+	assert_int_equal(p->nrows, 2);
+	assert_int_equal(p->rows[0].samples, 7);
+	assert_int_equal(p->lost_samples, 5);
+	assert_true(isnan(p->rows[0].amount));   /* quantum unknown: shares only */
+	eq_profile_free(p);
+}
+
+static void by_parse(void **state)
+{
+	struct eq_error err;
+	enum eq_by by;
+
+	(void)state;
+	assert_int_equal(eq_by_parse("line", &by, &err), 0);
+	assert_int_equal(by, EQ_BY_LINE);
+	assert_string_equal(eq_by_name(by), "line");
+	assert_int_equal(eq_by_parse("function", &by, &err), -1);
+	assert_non_null(strstr(err.msg, "exe, module, proc, line or insn"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(by_proc, setup_energy, teardown),
+		cmocka_unit_test_setup_teardown(by_exe_module_insn, setup_energy, teardown),
+		cmocka_unit_test_setup_teardown(exclude_idle_renormalizes, setup_energy, teardown),
+		cmocka_unit_test_setup_teardown(time_mode_uses_the_sample_interval, setup_time,
+						teardown),
+		cmocka_unit_test(aggregator_directly),
+		cmocka_unit_test(by_parse),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

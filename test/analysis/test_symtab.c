@@ -1,0 +1,114 @@
+/*
+ * test_symtab.c - nm/kallsyms lists (symfile) and address lookup in an
+ * embedded symbol table (symtab index): boundaries, sizes, sizeless last
+ * symbol, unsorted input, string interning.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "intern.h"
+#include "symfile.h"
+#include "symtab.h"
+
+static void symfile_keeps_code_symbols_sorted(void **state)
+{
+	static const char text[] =
+		"ffffffff81002000 t schedule\n"
+		"ffffffff81000000 T _stext\r\n"
+		"ffffffff81003000 D some_data\n"
+		"\n"
+		"ffffffffc0001000 t mod_fn\t[some_module]\n"
+		"ffffffff81001000 W weak_fn\n";
+	struct eq_symfile f;
+	struct eq_error err;
+
+	(void)state;
+	assert_int_equal(eq_symfile_parse(text, strlen(text), "k", &f, &err), 0);
+	assert_int_equal(f.n, 4);
+	assert_string_equal(f.syms[0].name, "_stext");
+	assert_string_equal(f.syms[1].name, "weak_fn");
+	assert_string_equal(f.syms[2].name, "schedule");
+	assert_string_equal(f.syms[3].name, "mod_fn");   /* [module] not in the name */
+	assert_true(f.syms[3].addr == 0xffffffffc0001000ull);
+	eq_symfile_release(&f);
+}
+
+static void symfile_errors_name_the_line(void **state)
+{
+	static const char *bad[] = { "zz T x\n", "1000 T\n", "1000 x\n", "1000  T x\n",
+				     "1000 T x\n10000000000000000 T y\n" };
+	struct eq_symfile f;
+	struct eq_error err;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(eq_symfile_parse(bad[i], strlen(bad[i]), "k.syms", &f, &err), -1);
+		assert_non_null(strstr(err.msg, i == 4 ? "k.syms:2" : "k.syms:1"));
+	}
+}
+
+static void index_finds_covering_symbol(void **state)
+{
+	static const struct eqp_symbol syms[] = {
+		{ 0x3000, 0, "last" },          /* out of order on purpose */
+		{ 0x1000, 0x10, "sized" },
+		{ 0x2000, 0, "sizeless" },
+	};
+	const struct eqp_symtab t = { "m", 0, 3, syms };
+	struct eq_symtab_index *x = eq_symtab_index_new(&t);
+
+	(void)state;
+	assert_non_null(x);
+	assert_null(eq_symtab_index_find(x, 0xfff));
+	assert_string_equal(eq_symtab_index_find(x, 0x1000)->name, "sized");
+	assert_string_equal(eq_symtab_index_find(x, 0x100f)->name, "sized");
+	assert_null(eq_symtab_index_find(x, 0x1010));           /* past its size */
+	assert_string_equal(eq_symtab_index_find(x, 0x2000)->name, "sizeless");
+	assert_string_equal(eq_symtab_index_find(x, 0x2fff)->name, "sizeless");
+	assert_string_equal(eq_symtab_index_find(x, 0x3000)->name, "last");
+	assert_string_equal(eq_symtab_index_find(x, 0x3000 + 0xfffff)->name, "last");
+	assert_null(eq_symtab_index_find(x, 0x3000 + 0x100000)); /* stray, far past */
+	eq_symtab_index_free(x);
+	assert_null(eq_symtab_index_new(&(struct eqp_symtab){ "m", 0, 0, NULL }));
+}
+
+static void intern_gives_one_pointer_per_string(void **state)
+{
+	struct eq_intern *t = eq_intern_new();
+	const char *a, *b, *c;
+	char name[32];
+	int i;
+
+	(void)state;
+	a = eq_intern(t, "spin_a");
+	b = eq_intern_n(t, "spin_abc", 6);
+	c = eq_internf(t, "spin_%c", 'a');
+	assert_ptr_equal(a, b);
+	assert_ptr_equal(a, c);
+	assert_ptr_not_equal(a, eq_intern(t, "spin_b"));
+	assert_ptr_equal(eq_intern_n(t, "x\0y", 3), eq_intern(t, "x")); /* ends at NUL */
+	for (i = 0; i < 100000; i++) {                                 /* grows */
+		snprintf(name, sizeof(name), "f%d", i);
+		eq_intern(t, name);
+	}
+	assert_ptr_equal(eq_intern(t, "spin_a"), a);
+	assert_string_equal(eq_intern(t, "f99999"), "f99999");
+	eq_intern_free(t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(symfile_keeps_code_symbols_sorted),
+		cmocka_unit_test(symfile_errors_name_the_line),
+		cmocka_unit_test(index_finds_covering_symbol),
+		cmocka_unit_test(intern_gives_one_pointer_per_string),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
