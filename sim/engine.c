@@ -251,6 +251,7 @@ static int run_piece(struct engine *en, double t, double b, size_t act, double p
 	en->res->acts[act].time_s += dt;
 	en->res->energy_j += power * dt;
 	en->res->vb_energy_weighted += vb * power * dt;
+	en->res->device_charge += cur * dt;
 	en->res->vb_min = fmin(en->res->vb_min, vb);
 	en->res->vb_max = fmax(en->res->vb_max, vb);
 	if (en->bin < en->res->ntrace)

@@ -269,27 +269,6 @@ static void json_procs(FILE *f, const struct sim_scenario *sc, const struct sim_
 	fputs("\n  ]", f);
 }
 
-double sim_dead_time_correct(double power_est, double pulse_rate, double dead_time)
-{
-	double keep = 1 - pulse_rate * dead_time;
-
-	return keep > 0 ? power_est / keep : power_est;
-}
-
-double sim_expected_power_estimate(const struct sim_scenario *sc, const struct sim_result *res)
-{
-	const struct sim_params *p = &sc->p;
-	double rate = res->pulses / res->duration;
-	double keep = 1 - rate * p->dead_time;
-	double p_true = res->energy_j / res->duration;
-	double qc = p->c_int * p->vx / 3;
-	double calib = p->e_min / (qc / p->alpha * p->vb_nominal); /* e_min vs physics */
-	double vb_ratio = p->vcomp ? 1.0 : p->vb_nominal / res->vb_energy_weighted;
-	double offset_w = p->mirror_offset / p->alpha * p->vb_nominal;
-
-	return (p_true * (1 + p->gain_err) * vb_ratio + offset_w) * keep * calib;
-}
-
 static int write_truth(const struct sim_scenario *sc, const struct sim_result *res,
 		       const char *path, struct eq_error *err)
 {

@@ -178,6 +178,7 @@ struct sim_result {
 	double vb_energy_weighted;   /* energy-weighted mean battery-terminal voltage */
 	double vb_min, vb_max;
 	double mirror_charge;        /* C delivered by the mirror */
+	double device_charge;        /* C drawn by the device: integral of I dt */
 	double isr_time_s, isr_energy_j;
 	uint64_t quanta;             /* IRQ edges raised by the counter */
 	uint64_t pulses_in_quanta;   /* sum of preloads of the completed quanta */
@@ -214,5 +215,15 @@ double sim_expected_power_estimate(const struct sim_scenario *sc,
 				   const struct sim_result *res);
 /* The dead-time correction: estimate / (1 - pulse_rate * dead_time). */
 double sim_dead_time_correct(double power_est, double pulse_rate, double dead_time);
+/*
+ * Energy measured by a board stream, corrected with the formulas of
+ * docs/simulator.md: each quantum's pulses are worth E_min * Vb / Vb_nominal
+ * (Vb as the board measured it, with or without the firmware's voltage
+ * compensation) and lose dead_time * (pulses / interval) of their charge.
+ * The first record has no interval before it and is counted uncorrected.
+ */
+double sim_board_energy_corrected(const struct eqp_board_rec *r, size_t n,
+				  double clock_hz, double e_min, double vb_nominal,
+				  double dead_time);
 
 #endif
