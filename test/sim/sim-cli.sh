@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# sim-cli.sh - `eqprof sim` as a user meets it: defaults equal to
+# hardware/board.values, a user-written scenario through sim and report,
+# the built-in scenarios, reproducibility, and bad input refused with a
+# clear message and no output left behind.  TAP output.
+set -u
+: "${EQPROF:?}" "${SRC:?}"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+n=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+nok() { n=$((n + 1)); echo "not ok $n - $1"; }
+check() { local what=$1; shift; if "$@"; then ok "$what"; else nok "$what"; fi; }
+
+# 1: defaults against the board's one source of truth
+"$EQPROF" sim --defaults >"$tmp/defaults" 2>&1
+check "sim --defaults covers and equals hardware/board.values" python3 - "$SRC/hardware/board.values" "$tmp/defaults" <<'EOF'
+import sys
+board = {}
+for line in open(sys.argv[1]):
+    line = line.split('#')[0].split()
+    if len(line) >= 2:
+        board[line[0]] = float(line[1])
+sim = dict((l.split()[0], float(l.split()[1])) for l in open(sys.argv[2]) if l.strip())
+bad = [k for k in board if k not in sim or abs(sim[k] - board[k]) > 1e-9 * abs(board[k])]
+extra = [k for k in sim if k not in board]
+if bad or extra:
+    print("# differ:", bad, "not in board.values:", extra)
+    sys.exit(1)
+EOF
+
+# 2: a user-written scenario
+cat >"$tmp/mine.scn" <<'EOF'
+# my own handheld
+scenario mine
+description a user-written scenario
+base_power 200mW
+consumer radio 300mW period 100ms duty 10%
+kernel
+  proc cpu_idle 0xc0100000 0x100 15mW
+idle cpu_idle
+module /usr/bin/player
+  proc decode_frame 0x1000 0x2000 900mW
+  proc draw_ui      0x4000 0x1000 400mW
+process player 1234 /usr/bin/player
+  map /usr/bin/player 0x400000
+phase play 5s
+  cpu_idle 30% granularity 20ms
+  run player decode_frame 3
+  run player draw_ui 1
+EOF
+out=$(cd "$tmp" && "$EQPROF" sim mine.scn -o run1 2>&1)
+check "sim runs a user scenario and says what it wrote" \
+	grep -q "wrote run1/{energy.eqp,time.eqp,truth.json}" <<<"$out"
+check "energy.eqp, time.eqp, truth.json and truth-trace.csv exist" \
+	test -s "$tmp/run1/energy.eqp" -a -s "$tmp/run1/time.eqp" -a -s "$tmp/run1/truth.json" -a -s "$tmp/run1/truth-trace.csv"
+
+"$EQPROF" report "$tmp/run1/energy.eqp" --by proc --format csv >"$tmp/report.csv" 2>"$tmp/report.err"
+check "eqprof report symbolizes the scenario's procedures" \
+	grep -q "decode_frame" "$tmp/report.csv"
+check "report energy shares match truth.json within 3 standard errors" python3 - "$tmp/report.csv" "$tmp/run1/truth.json" <<'EOF'
+import csv, json, math, sys
+truth = json.load(open(sys.argv[2]))
+rows = list(csv.DictReader(open(sys.argv[1])))
+n = truth["samples_energy"]
+def share(row):
+    for k in ("share", "energy_share", "fraction"):
+        if k in row and row[k] not in (None, ""):
+            v = float(row[k].rstrip('%'))
+            return v / 100 if row[k].endswith('%') or v > 1 else v
+    return int(row["samples"]) / n
+found = 0
+for p in truth["procedures"]:
+    for row in rows:
+        if (row.get("proc") or row.get("name")) == p["proc"]:
+            s = share(row)
+            se = math.sqrt(max(p["energy_share"] * (1 - p["energy_share"]), 1.0 / n) / n)
+            if abs(s - p["energy_share"]) > 3 * se:
+                print("#", p["proc"], s, p["energy_share"])
+                sys.exit(1)
+            found += 1
+sys.exit(0 if found >= 3 else 1)
+EOF
+
+# 3: reproducible runs, seeds that differ
+"$EQPROF" sim "$tmp/mine.scn" -o "$tmp/run2" -q
+check "the same seed gives the same run" cmp -s "$tmp/run1/truth.json" "$tmp/run2/truth.json"
+"$EQPROF" sim "$tmp/mine.scn" -o "$tmp/run3" -q --seed 2
+check "another seed gives another run" bash -c "! cmp -s '$tmp/run1/truth.json' '$tmp/run3/truth.json'"
+check "-q prints nothing" test -z "$("$EQPROF" sim "$tmp/mine.scn" -o "$tmp/run4" -q 2>&1)"
+
+# 4: built-in scenarios
+check "sim --list names the 17 built-in scenarios" \
+	test "$("$EQPROF" sim --list | wc -l)" -eq 17
+"$EQPROF" sim --print Idle >"$tmp/idle.scn"
+"$EQPROF" sim Idle -o "$tmp/b1" -q && "$EQPROF" sim "$tmp/idle.scn" -o "$tmp/b2" -q
+check "a printed built-in scenario runs like the built-in" python3 - "$tmp/b1/truth.json" "$tmp/b2/truth.json" <<'EOF'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:])
+sys.exit(0 if a["energy_j"] == b["energy_j"] and a["samples_energy"] == b["samples_energy"] else 1)
+EOF
+check "Table 4 Idle: 273 mW within 2%" python3 -c "
+import json,sys; t=json.load(open('$tmp/b1/truth.json')); sys.exit(0 if abs(t['avg_power_w']-0.273)<0.0055 else 1)"
+
+# 5: bad input
+printf 'scenario bad\nkernel\n  proc i 0 4 1mW\nidle i\nphase p 1s\n  cpu_idle 50%%\n  run nobody x\n' >"$tmp/bad.scn"
+err=$("$EQPROF" sim "$tmp/bad.scn" -o "$tmp/badout" 2>&1); rc=$?
+check "a bad scenario exits 1" test "$rc" -eq 1
+check "the message names file and line" grep -q "bad.scn:7: run: no process named 'nobody'" <<<"$err"
+check "and nothing is written" test ! -e "$tmp/badout/energy.eqp"
+"$EQPROF" sim "$tmp/mine.scn" -o "$tmp/x" --set dead_time=-3ns 2>"$tmp/err"; rc=$?
+check "a bad --set exits 1" test "$rc" -eq 1
+check "naming the parameter" grep -q "dead_time" "$tmp/err"
+"$EQPROF" sim "$tmp/nothere.scn" -o "$tmp/x" 2>"$tmp/err"; rc=$?
+check "a missing scenario file exits 1" test "$rc" -eq 1
+check "and says there is no such file or built-in" grep -q "nothere.scn: no such scenario file" "$tmp/err"
+"$EQPROF" sim "$tmp/mine.scn" 2>/dev/null; rc=$?
+check "no -o is a usage error (2)" test "$rc" -eq 2
+"$EQPROF" sim "$tmp/mine.scn" -o "$tmp/fw" --firmware "$tmp/none.elf" 2>"$tmp/err"; rc=$?
+check "--firmware with a missing ELF exits 1" test "$rc" -eq 1
+check "with a message" test -s "$tmp/err"
+check "the output folder of a failed run holds no recording" test ! -e "$tmp/fw/energy.eqp"
+
+echo "1..$n"
