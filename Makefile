@@ -29,6 +29,7 @@ LDFLAGS_ALL = $(SANFLAGS) $(EXTRA_LDFLAGS)
 LDLIBS_ALL  = -ldw -lelf -lz -lm -lpthread $(EXTRA_LDLIBS)
 
 .DEFAULT_GOAL := all
+.SECONDARY:          # keep objects of tests: no rebuild on every make check
 
 # Filled in by module.mk fragments.
 CORE_SRCS     :=   # isr/core: freestanding sample ring (host build)
