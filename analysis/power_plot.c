@@ -114,7 +114,7 @@ int power_plot_trace(const char *out, const struct power_input *const *in, size_
 		trace_axes(s, t, o);
 		fputs("plot ", s);
 		for (i = 0; i < n; i++) {
-			fprintf(s, "%s'%s' using 1:2 with lines lw 1 lc rgb '%s' title ",
+			fprintf(s, "%s'%s' using 1:2 with fsteps lw 1 lc rgb '%s' title ",
 				i ? ", \\\n  " : "", path[i], colors[i % NCOLORS]);
 			plot_quote(s, names[i]);
 			if (o->mark_idle && in[i]->basis == POWER_BASIS_SAMPLES) {
