@@ -35,7 +35,7 @@ static void title_of(FILE *s, const char *what, const char *const *names, size_t
 	if (given) {
 		fputs("set title ", s);
 		plot_quote(s, given);
-		fputc('\n', s);
+		fputs(" noenhanced\n", s);
 		return;
 	}
 	len = (size_t)snprintf(buf, sizeof(buf), "%s: ", what);
@@ -114,12 +114,16 @@ int power_plot_trace(const char *out, const struct power_input *const *in, size_
 		trace_axes(s, t, o);
 		fputs("plot ", s);
 		for (i = 0; i < n; i++) {
-			fprintf(s, "%s'%s' using 1:2 with fsteps lw 1 lc rgb '%s' title ",
-				i ? ", \\\n  " : "", path[i], colors[i % NCOLORS]);
+			fputs(i ? ", \\\n  " : "", s);
+			plot_quote(s, path[i]);
+			fprintf(s, " using 1:2 with fsteps lw 1 lc rgb '%s' title ",
+				colors[i % NCOLORS]);
 			plot_quote(s, names[i]);
 			if (o->mark_idle && in[i]->basis == POWER_BASIS_SAMPLES) {
-				fprintf(s, ", \\\n  '%s' using 1:($3 == 1 ? $2 : 1/0) with points "
-					   "pt 7 ps 0.35 lc rgb '#ff7f0e' title ", path[i]);
+				fputs(", \\\n  ", s);
+				plot_quote(s, path[i]);
+				fputs(" using 1:($3 == 1 ? $2 : 1/0) with points "
+				      "pt 7 ps 0.35 lc rgb '#ff7f0e' title ", s);
 				plot_quote(s, n > 1 ? names[i] : "idle intervals");
 				if (n > 1)
 					fputs(" . ' idle'", s);
@@ -176,18 +180,19 @@ static void hist_series(FILE *s, const char *path, const char *name, size_t i,
 {
 	const char *c = colors[i % NCOLORS];
 
+	fputs(first ? "" : ", \\\n  ", s);
+	plot_quote(s, path);
 	if (!split) {
-		fprintf(s, "%s'%s' using 1:2 with histeps lw 2 lc rgb '%s' title ",
-			first ? "" : ", \\\n  ", path, c);
+		fprintf(s, " using 1:2 with histeps lw 2 lc rgb '%s' title ", c);
 		plot_quote(s, name);
 		return;
 	}
-	fprintf(s, "%s'%s' using 1:4 with histeps lw 2 lc rgb '%s' title ",
-		first ? "" : ", \\\n  ", path, c);
+	fprintf(s, " using 1:4 with histeps lw 2 lc rgb '%s' title ", c);
 	plot_quote(s, name);
 	fputs(" . ' busy'", s);
-	fprintf(s, ", \\\n  '%s' using 1:3 with histeps lw 2 dt 2 lc rgb '%s' title ",
-		path, c);
+	fputs(", \\\n  ", s);
+	plot_quote(s, path);
+	fprintf(s, " using 1:3 with histeps lw 2 dt 2 lc rgb '%s' title ", c);
 	plot_quote(s, name);
 	fputs(" . ' idle'", s);
 }

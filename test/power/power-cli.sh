@@ -105,6 +105,18 @@ assert min(t) >= 1.2 and max(t) <= 1.5 and len(r) == 101 + 20, len(r)  # both en
 '
 check "trace PNG and SVG, log axis" "$EQPROF" power steps.eqp --trace trace.png --trace trace.svg --log
 
+check "two recordings in one trace CSV, one block each" "$EQPROF" power steps.eqp off.eqp --trace both.csv
+check "trace CSV of two recordings: 400 rows each, named" py '
+import csv
+r = list(csv.DictReader(open("both.csv")))
+assert [x["recording"] for x in r].count("steps.eqp") == 400
+assert [x["recording"] for x in r].count("off.eqp") == 400
+'
+mkdir -p "tmp dir's"
+check "plots work with a temporary directory whose name has a space and a quote" \
+	env TMPDIR="$T/tmp dir's" "$EQPROF" power steps.eqp off.eqp --trace q.svg --hist q.png --split-idle --title "a_b's title"
+check "... and leave no temporary files behind" test -z "$(ls -A "tmp dir's")"
+
 # --- images ---------------------------------------------------------------------
 check "PNG files have the PNG signature and IEND, and real content" py '
 import struct, zlib
