@@ -224,7 +224,7 @@ static void json_groups(FILE *f, const struct sim_scenario *sc, const struct sim
 		double e = 0, t = 0;
 
 		for (b = 0; b < a; b++)
-			if (!strcmp(name(sc, b), name(sc, a)))
+			if (b != SIM_ACT_ISR && !strcmp(name(sc, b), name(sc, a)))
 				break;
 		if (b < a)
 			continue;

@@ -153,7 +153,7 @@ def idle_bench(name, desc, p_avg, share, backlight="off", wlan=False, dur=20):
         p_avg * 1000, share * 100, f * 100, busy * 1000)
     s += modules(max(busy, 0.02), ["gwes"])
     s += process("gwes", 90)
-    s += "\nphase %s %gs\n  cpu_idle %.4f granularity 2s\n" % (name, dur, f)
+    s += "\nphase %s %gs\n  cpu_idle %.4f granularity 250ms\n" % (name, dur, f)
     s += run_lines("gwes", extra_common=False)
     return s
 
