@@ -162,6 +162,24 @@ for row in r["rows"]:
         assert by_line[(row["file"], row["line"])] == row["samples"], row
 EOF
 
+# pprof itself (go tool pprof) reads the file: totals and per-line samples.
+export HOME=$T GOCACHE=$T/gocache PPROF_TMPDIR=$T
+go tool pprof -top -sample_index=energy rec.pprof >pprof-energy.txt 2>pprof.err
+go tool pprof -top -sample_index=samples -lines rec.pprof >pprof-lines.txt 2>>pprof.err
+check "go tool pprof reads the profile: energy total and per-line samples equal the report" python3 -c '
+import json, re
+r = json.load(open("report.json"))
+e = open("pprof-energy.txt").read()
+m = re.search(r"Total samples = (\d+)nanojoules", e)
+assert m and int(m.group(1)) == round(r["total_samples"] * r["quantum_j"] * 1e9), e
+assert "Type: energy" in e
+lines = open("pprof-lines.txt").read()
+for row in r["rows"]:
+    if "file" in row:
+        pat = r"^\s*%d\s.*\s%s %s:%d$" % (row["samples"], "\\S+", re.escape(row["file"]), row["line"])
+        assert re.search(pat, lines, re.M), (row["name"], lines)
+'
+
 # --- folded, chrome, csv ---------------------------------------------------------------
 "$EQPROF" report rec.eqp --by proc --format json >proc.json 2>/dev/null
 check "folded stacks: exe;module;proc with the report's sample counts" python3 -c '
