@@ -264,9 +264,10 @@ static int run_piece(struct engine *en, double t, double b, size_t act, double p
 	return 0;
 }
 
-static int loop(struct engine *en, struct eq_error *err)
+static int loop(struct engine *en, const struct sim_options *opt, struct eq_error *err)
 {
 	double t = 0, b;
+	unsigned long iter = 0;
 
 	while (t < en->t_end) {
 		const struct sim_seg *sg;
@@ -283,6 +284,9 @@ static int loop(struct engine *en, struct eq_error *err)
 			b = nextafter(t, INFINITY);
 		if (run_piece(en, t, b, act, power, &t, err) < 0)
 			return -1;
+		if (opt && opt->progress && (++iter & 0xffff) == 0)
+			opt->progress(opt->progress_ctx, t, en->t_end,
+				      en->res->nenergy + en->res->ntimed);
 	}
 	return 0;
 }
@@ -367,7 +371,7 @@ int sim_run(const struct sim_scenario *sc, const struct sim_options *opt,
 	memset(res, 0, sizeof(*res));
 	rc = engine_open(&en, sc, opt, res, err);
 	if (rc == 0)
-		rc = loop(&en, err);
+		rc = loop(&en, opt, err);
 	if (rc == 0) {
 		/* edges the stage still holds (simavr): board records only */
 		n = counter_stage_finish(en.cs, en.t_end, edges, 64, err);

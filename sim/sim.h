@@ -189,6 +189,9 @@ struct sim_result {
 struct sim_options {
 	const char *firmware_elf;    /* NULL: built-in counter stage */
 	int quiet;
+	/* called now and then with the simulated time reached (may be NULL) */
+	void (*progress)(void *ctx, double t, double t_end, size_t samples);
+	void *progress_ctx;
 };
 
 int sim_run(const struct sim_scenario *sc, const struct sim_options *opt,

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# sim.sh - how fast the simulator runs: simulated seconds per wall-clock
+# second at a realistic pulse rate (1.2 W: ~26,000 front-end pulses/s, the
+# paper's Game benchmark), at the paper's quantum (64 pulses) and at the
+# smallest quantum of its sensitivity study (2 pulses = 92 uJ: 32x more
+# interrupts), and for the built-in Movie benchmark.  Prints figures; never
+# fails on time.
+set -eu
+: "${EQPROF:?}"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+"$EQPROF" sim --print Game | sed 's/^phase Game 54s$/phase Game 600s/' >"$tmp/game600.scn"
+
+run() { # label, scenario, extra args...
+	local label=$1 scn=$2 line sim wall pulses
+	shift 2
+	line=$("$EQPROF" sim "$scn" -o "$tmp/out" "$@")
+	sim=$(sed -n 's/.*: \([0-9.]*\) s simulated in \([0-9.]*\) s.*/\1/p' <<<"$line")
+	wall=$(sed -n 's/.*: \([0-9.]*\) s simulated in \([0-9.]*\) s.*/\2/p' <<<"$line")
+	pulses=$(python3 -c "import json; print(json.load(open('$tmp/out/truth.json'))['pulses'])")
+	awk -v l="$label" -v s="$sim" -v w="$wall" -v p="$pulses" 'BEGIN {
+		if (w <= 0) w = 0.001
+		printf "  %-44s %7.0f s simulated in %6.2f s: %7.0f simulated s/s, %5.1f M pulses/s\n",
+			l, s, w, s / w, p / w / 1e6 }'
+}
+echo "simulator speed (simulated seconds per wall-clock second; excludes writing files)"
+run "Game x600 s, N=64 (2.95 mJ quantum)" "$tmp/game600.scn"
+run "Game x600 s, N=2 (92 uJ quantum)" "$tmp/game600.scn" --set quantum_pulses=2
+run "Movie (built-in, 110 s)" Movie
