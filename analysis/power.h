@@ -175,6 +175,8 @@ typedef int (*power_point_fn)(void *ctx, const struct power_point *p);
 /* Calls fn for every (windowed) interval in the range, decimated if asked. */
 int power_trace_walk(const struct power_input *in, const struct power_trace_opts *o,
 		     power_point_fn fn, void *ctx, struct eq_error *err);
+/* Like snprintf(buf, size, "%.*f", decimals, v), faster for 0 <= v < 9e18/10^d. */
+size_t power_fmt_fixed(char *buf, size_t size, double v, int decimals);
 /* CSV: time_s,power_w,idle (one row an interval). */
 int power_trace_write_csv(FILE *out, const struct power_input *in,
 			  const struct power_trace_opts *o, struct eq_error *err);
