@@ -197,7 +197,8 @@ static int build_steps(const struct sim_scenario *sc, struct sim_timeline *tl)
 	for (i = 0; i < sc->nconsumers; i++)
 		if (consumer_events(sc, i, &b) < 0)
 			goto oom;
-	qsort(b.v, b.n, sizeof(*b.v), cmp_ev);
+	if (b.n)
+		qsort(b.v, b.n, sizeof(*b.v), cmp_ev);
 	tl->steps = malloc((b.n + 2) * sizeof(*tl->steps));
 	if (!tl->steps)
 		goto oom;
