@@ -97,6 +97,9 @@ void power_iter_init(struct power_iter *it, const struct power_input *in);
 int power_iter_next(struct power_iter *it, struct power_iv *iv);
 /* The samples themselves in time order (exports), whatever the basis. */
 const struct eq_sample *power_iter_sample(struct power_iter *it);
+/* End of the last interval, seconds since the first sample (board basis:
+ * since the first board record). */
+double power_input_span(const struct power_input *in);
 /* Seconds since the first sample of a target-clock time (markers). */
 double power_rel_time(const struct power_input *in, uint64_t t);
 
@@ -194,7 +197,8 @@ struct power_region {
  * proportion (the power is taken as constant within an interval). */
 int power_region_measure(const struct power_input *in, struct power_region *r,
 			 struct eq_error *err);
-/* Regions between consecutive markers; *out is malloc'd. */
+/* Regions between consecutive markers, and from the last marker to the end
+ * of the recording when samples follow it; *out is malloc'd. */
 int power_regions_from_markers(const struct power_input *in,
 			       struct power_region **out, size_t *n,
 			       struct eq_error *err);

@@ -47,28 +47,39 @@ int power_regions_from_markers(const struct power_input *in,
 			       struct eq_error *err)
 {
 	struct power_region *r;
-	size_t i;
+	double end;
+	size_t i, k;
 
 	*out = NULL;
 	*n = 0;
-	if (in->nmarkers < 2)
-		return eq_fail(err, "%s: --markers: the recording has %zu marker(s); regions need at least two",
-			       in->name, in->nmarkers);
-	r = calloc(in->nmarkers - 1, sizeof(*r));
+	if (in->nmarkers == 0)
+		return eq_fail(err, "%s: --markers: the recording has no markers", in->name);
+	r = calloc(in->nmarkers, sizeof(*r));
 	if (!r)
 		return eq_fail(err, "%s: out of memory", in->name);
-	for (i = 0; i + 1 < in->nmarkers; i++) {
-		const struct eqp_marker *a = in->markers[i], *b = in->markers[i + 1];
+	end = power_input_span(in);
+	for (i = k = 0; i < in->nmarkers; i++) {
+		const struct eqp_marker *a = in->markers[i];
+		const struct eqp_marker *b = i + 1 < in->nmarkers ? in->markers[i + 1] : NULL;
 
-		snprintf(r[i].label, sizeof(r[i].label), "%s .. %s", a->label, b->label);
-		r[i].t0 = power_rel_time(in, a->time);
-		r[i].t1 = power_rel_time(in, b->time);
-		if (power_region_measure(in, &r[i], err) < 0) {
+		r[k].t0 = power_rel_time(in, a->time);
+		if (b) {
+			snprintf(r[k].label, sizeof(r[k].label), "%s .. %s", a->label, b->label);
+			r[k].t1 = power_rel_time(in, b->time);
+		} else {
+			/* A phase that started at the last marker runs to the end. */
+			if (end <= r[k].t0)
+				break;
+			snprintf(r[k].label, sizeof(r[k].label), "%s .. end of recording", a->label);
+			r[k].t1 = end;
+		}
+		if (power_region_measure(in, &r[k], err) < 0) {
 			free(r);
 			return eq_fail_prefix(err, "markers %zu and %zu", i, i + 1);
 		}
+		k++;
 	}
 	*out = r;
-	*n = in->nmarkers - 1;
+	*n = k;
 	return 0;
 }

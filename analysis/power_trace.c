@@ -114,7 +114,7 @@ static void column_add(struct column *c, const struct power_point *p)
 	}
 }
 
-static double input_span(const struct power_input *in)
+double power_input_span(const struct power_input *in)
 {
 	struct power_iter it;
 	struct power_iv iv;
@@ -145,7 +145,7 @@ int power_trace_walk(const struct power_input *in, const struct power_trace_opts
 		return eq_fail(err, "%s: no power trace: %s", in->name, in->why_none);
 	if (o->max_points) {
 		if (!ranged)
-			hi = input_span(in);
+			hi = power_input_span(in);
 		/* Two points per column at least. */
 		width = (hi - lo) / (double)(o->max_points / 4 ? o->max_points / 4 : 1);
 	}

@@ -267,6 +267,37 @@ static void test_region(void **state)
 	power_input_free(&in);
 }
 
+static void test_regions_from_markers(void **state)
+{
+	struct eqp_marker a = { 1000000000ull, "A" }, b = { 2000000000ull, "B" };
+	const struct eqp_marker *m[2] = { &a, &b };
+	struct power_region *r;
+	struct power_input in;
+	struct eq_error err;
+	size_t n;
+
+	(void)state;
+	build_steps(UINT32_MAX, 0);
+	open_steps(&in);
+	assert_int_equal(power_regions_from_markers(&in, &r, &n, &err), -1);
+	assert_non_null(strstr(err.msg, "no markers"));
+	in.markers = m;
+	in.nmarkers = 2;
+	assert_int_equal(power_regions_from_markers(&in, &r, &n, &err), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(r[0].label, "A .. B");
+	assert_float_equal(r[0].energy_j, 0.294, 1e-9);
+	/* The phase begun at the last marker runs to the last sample. */
+	assert_string_equal(r[1].label, "B .. end of recording");
+	assert_float_equal(r[1].time_s, 0.9, 1e-9);
+	assert_float_equal(r[1].energy_j, 0.588 + 0.294, 1e-9);
+	assert_int_equal(r[1].samples, 300);
+	free(r);
+	in.markers = NULL;
+	in.nmarkers = 0;
+	power_input_free(&in);
+}
+
 static void test_unsorted_input(void **state)
 {
 	static struct eq_sample shuffled[401];
@@ -506,6 +537,7 @@ int main(void)
 		cmocka_unit_test(test_trace_steps_and_window),
 		cmocka_unit_test(test_trace_decimation_keeps_extremes),
 		cmocka_unit_test(test_region),
+		cmocka_unit_test(test_regions_from_markers),
 		cmocka_unit_test(test_unsorted_input),
 		cmocka_unit_test(test_time_file_without_board),
 		cmocka_unit_test(test_time_file_with_board),
