@@ -321,12 +321,15 @@ double eq_profile_period_s(const struct eqp_file *f)
 
 /* ---- the hot loop ------------------------------------------------------- */
 
+/*
+ * pc -> row table: 16-byte slots, open addressing, at most half full.
+ * tag = 0 for an empty slot, else kernel/idle flags in the top 4 bits and
+ * row + 1 below (ROW_SKIP + 1 for an excluded idle sample).
+ */
 struct pc_slot {
 	uint64_t pc;
 	uint32_t pid;
-	uint16_t kflags;
-	uint16_t used;
-	uint32_t row;
+	uint32_t tag;
 };
 
 struct pc_table {
@@ -334,12 +337,13 @@ struct pc_table {
 	size_t mask, count;
 };
 
-static inline size_t pc_hash(uint64_t pc, uint32_t pid, uint16_t kflags)
-{
-	uint64_t h = (pc ^ ((uint64_t)pid << 32) ^ ((uint64_t)kflags << 60)) *
-		     0x9e3779b97f4a7c15ull;
+#define TAG_ROW_MASK 0x0fffffffu
+#define ROW_SKIP (TAG_ROW_MASK - 1)   /* excluded idle sample */
+#define KFLAGS(smp) ((uint32_t)((smp)->flags & (EQ_F_KERNEL | EQ_F_IDLE)) << 28)
 
-	return (size_t)(h >> 20);
+static inline size_t pc_hash(uint64_t pc, uint32_t pid)
+{
+	return (size_t)(((pc ^ ((uint64_t)pid << 32)) * 0x9e3779b97f4a7c15ull) >> 20);
 }
 
 static int pc_grow(struct pc_table *t)
@@ -353,10 +357,9 @@ static int pc_grow(struct pc_table *t)
 		struct pc_slot *s = &t->slots[i];
 		size_t j;
 
-		if (!s->used)
+		if (!s->tag)
 			continue;
-		for (j = pc_hash(s->pc, s->pid, s->kflags) & newmask; slots[j].used;
-		     j = (j + 1) & newmask)
+		for (j = pc_hash(s->pc, s->pid) & newmask; slots[j].tag; j = (j + 1) & newmask)
 			;
 		slots[j] = *s;
 	}
@@ -366,56 +369,63 @@ static int pc_grow(struct pc_table *t)
 	return 0;
 }
 
-#define ROW_SKIP UINT32_MAX   /* excluded idle sample */
-
-/* Row of smp: from the table, or symbolized and remembered. */
-static int row_for(struct pc_table *t, struct eq_agg *a, struct eq_symbolizer *s,
-		   const struct eq_sample *smp, uint32_t *row)
+/* First sight of a (pid, pc, flags): symbolize, group, remember in slot j. */
+static int row_miss(struct pc_table *t, struct eq_agg *a, struct eq_symbolizer *s,
+		    const struct eq_sample *smp, size_t j, uint32_t *row)
 {
-	uint16_t kflags = smp->flags & (EQ_F_KERNEL | EQ_F_IDLE);
-	size_t j = pc_hash(smp->pc, smp->pid, kflags) & t->mask;
-	const struct eq_loc *loc;
+	const struct eq_loc *loc = eq_sym_lookup(s, smp);
 	long i;
 
-	for (; t->slots[j].used; j = (j + 1) & t->mask) {
-		const struct pc_slot *c = &t->slots[j];
-
-		if (c->pc == smp->pc && c->pid == smp->pid && c->kflags == kflags) {
-			*row = c->row;
-			return 0;
-		}
-	}
-	loc = eq_sym_lookup(s, smp);
 	if (loc->kind == EQ_LOC_IDLE && (a->flags & EQ_PROFILE_EXCLUDE_IDLE))
 		*row = ROW_SKIP;
-	else if ((i = agg_row_index(a, loc)) < 0)
+	else if ((i = agg_row_index(a, loc)) < 0 || i >= (long)ROW_SKIP)
 		return -1;
 	else
 		*row = (uint32_t)i;
-	t->slots[j] = (struct pc_slot){ .pc = smp->pc, .pid = smp->pid, .kflags = kflags,
-					.used = 1, .row = *row };
+	t->slots[j] = (struct pc_slot){ .pc = smp->pc, .pid = smp->pid,
+					.tag = KFLAGS(smp) | (*row + 1) };
 	if (2 * ++t->count > t->mask && pc_grow(t))
 		return -1;
 	return 0;
 }
 
+static inline int row_for(struct pc_table *t, struct eq_agg *a, struct eq_symbolizer *s,
+			  const struct eq_sample *smp, uint32_t *row)
+{
+	uint32_t kf = KFLAGS(smp);
+	size_t j = pc_hash(smp->pc, smp->pid) & t->mask;
+
+	for (; t->slots[j].tag; j = (j + 1) & t->mask) {
+		const struct pc_slot *c = &t->slots[j];
+
+		if (c->pc == smp->pc && c->pid == smp->pid && (c->tag & ~TAG_ROW_MASK) == kf) {
+			*row = (c->tag & TAG_ROW_MASK) - 1;
+			return 0;
+		}
+	}
+	return row_miss(t, a, s, smp, j, row);
+}
+
+#define PREFETCH_AHEAD 8
+
 static int count_chunk(struct pc_table *t, struct eq_agg *a, struct eq_symbolizer *s,
-		       const struct eq_sample *smp, size_t n, uint64_t *idle_in_row)
+		       const struct eq_sample *smp, size_t n)
 {
 	size_t k;
 
 	for (k = 0; k < n; k++) {
 		uint32_t row;
 
+		/* Random pcs miss the cache: ask for a later sample's slot now. */
+		if (k + PREFETCH_AHEAD < n)
+			__builtin_prefetch(&t->slots[pc_hash(smp[k + PREFETCH_AHEAD].pc,
+							     smp[k + PREFETCH_AHEAD].pid) & t->mask]);
 		if (row_for(t, a, s, &smp[k], &row))
 			return -1;
-		if (row == ROW_SKIP) {
+		if (row == ROW_SKIP)
 			a->idle++;
-			continue;
-		}
-		a->rows[row].samples++;
-		if (a->rows[row].loc->kind == EQ_LOC_IDLE)
-			(*idle_in_row)++;
+		else
+			a->rows[row].samples++;
 	}
 	return 0;
 }
@@ -426,7 +436,6 @@ struct eq_profile *eq_profile_build(const struct eqp_file *f, struct eq_symboliz
 	const struct eqp_meta *m = eqp_meta(f);
 	struct pc_table t = { 0 };
 	struct eq_agg *a = eq_agg_new(by, flags, err);
-	uint64_t idle_in_row = 0;
 	size_t c, i;
 
 	if (!a)
@@ -437,13 +446,15 @@ struct eq_profile *eq_profile_build(const struct eqp_file *f, struct eq_symboliz
 		size_t n;
 		const struct eq_sample *smp = eqp_sample_chunk(f, c, &n);
 
-		if (smp && count_chunk(&t, a, s, smp, n, &idle_in_row))
+		if (smp && count_chunk(&t, a, s, smp, n))
 			goto oom;
 	}
 	free(t.slots);
-	for (i = 0; i < a->nrows; i++)
+	for (i = 0; i < a->nrows; i++) {
 		a->total += a->rows[i].samples;
-	a->idle += idle_in_row;
+		if (a->rows[i].loc->kind == EQ_LOC_IDLE)
+			a->idle += a->rows[i].samples;
+	}
 	return eq_agg_finish(a, m->mode, m->quantum_j,
 			     m->mode == EQP_MODE_TIME ? eq_profile_period_s(f) : 0,
 			     eqp_lost_total(f), err);

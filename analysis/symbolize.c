@@ -36,6 +36,8 @@ struct modfile {
 	Dwfl_Module *mod;
 	GElf_Phdr *loads;          /* PT_LOAD headers: file offset -> vaddr */
 	size_t nloads;
+	struct eqp_symbol *elf_syms; /* the ELF's code symbols, for a binary search */
+	struct eq_symtab_index *elf_index;
 	struct eq_symtab_index *embedded;
 	int embedded_absolute;     /* table addresses are pcs, not file offsets */
 	struct modfile *next;
@@ -137,6 +139,47 @@ static int read_loads(struct modfile *m)
 	return m->nloads ? 0 : -1;
 }
 
+/*
+ * Copies the module's function symbols (.symtab, else .dynsym) into a
+ * sorted index: libdwfl's own address lookup scans every symbol per call,
+ * which is too slow for tens of thousands of distinct pcs.
+ */
+static int read_symbols(struct eq_symbolizer *s, struct modfile *m)
+{
+	int n = dwfl_module_getsymtab(m->mod), i;
+	size_t used = 0;
+
+	if (n <= 0)
+		return 0;
+	m->elf_syms = calloc((size_t)n, sizeof(*m->elf_syms));
+	if (!m->elf_syms)
+		return -1;
+	for (i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		GElf_Word shndx;
+		const char *name = dwfl_module_getsym_info(m->mod, i, &sym, &addr, &shndx,
+							   NULL, NULL);
+		int type = GELF_ST_TYPE(sym.st_info);
+
+		if (!name || !name[0] || sym.st_shndx == SHN_UNDEF ||
+		    (type != STT_FUNC && type != STT_GNU_IFUNC))
+			continue;
+		m->elf_syms[used++] = (struct eqp_symbol){ .addr = addr, .size = sym.st_size,
+							   .name = eq_intern(s->strings, name) };
+		if (!m->elf_syms[used - 1].name)
+			return -1;
+	}
+	if (used) {
+		struct eqp_symtab t = { m->path, 0, used, m->elf_syms };
+
+		m->elf_index = eq_symtab_index_new(&t);
+		if (!m->elf_index)
+			return -1;
+	}
+	return 0;
+}
+
 static void hex_of(const unsigned char *bits, int len, char *hex, size_t size)
 {
 	static const char digits[] = "0123456789abcdef";
@@ -205,7 +248,7 @@ static int open_elf(struct eq_symbolizer *s, struct modfile *m)
 		     m->path, file, dwfl_errmsg(-1));
 		return -1;
 	}
-	if (!build_id_ok(s, m, file) || read_loads(m) != 0)
+	if (!build_id_ok(s, m, file) || read_loads(m) != 0 || read_symbols(s, m) != 0)
 		return -1;
 	return 0;
 }
@@ -236,6 +279,10 @@ static void load_module(struct eq_symbolizer *s, struct modfile *m)
 		m->dwfl = NULL;
 		m->mod = NULL;
 	}
+	eq_symtab_index_free(m->elf_index);
+	m->elf_index = NULL;
+	free(m->elf_syms);
+	m->elf_syms = NULL;
 	t = embedded_table(s, m->path);
 	if (t && (m->embedded = eq_symtab_index_new(t)) != NULL) {
 		m->state = MOD_EMBEDDED;
@@ -334,20 +381,20 @@ static int offset_to_vaddr(const struct modfile *m, uint64_t off, uint64_t *vadd
 
 static void resolve_dwfl(struct eq_symbolizer *s, struct modfile *m, struct eq_loc *loc)
 {
+	const struct eqp_symbol *sym;
 	uint64_t vaddr;
-	GElf_Off off;
-	GElf_Sym sym;
-	const char *name;
 	Dwfl_Line *line;
 
-	if (offset_to_vaddr(m, loc->module_off, &vaddr))
+	if (offset_to_vaddr(m, loc->module_off, &vaddr) || !m->elf_index)
 		return;
-	name = dwfl_module_addrinfo(m->mod, vaddr, &off, &sym, NULL, NULL, NULL);
-	if (!name || !name[0] || (sym.st_size && off >= sym.st_size))
+	sym = eq_symtab_index_find(m->elf_index, vaddr);
+	if (!sym)
 		return;
 	loc->kind = EQ_LOC_RESOLVED;
-	loc->proc = eq_intern(s->strings, name);
-	loc->proc_off = off;
+	loc->proc = sym->name;
+	loc->proc_off = vaddr - sym->addr;
+	if (s->opt.skip_lines)
+		return;
 	line = dwfl_module_getsrc(m->mod, vaddr);
 	if (line) {
 		int lineno = 0;
@@ -571,6 +618,8 @@ void eq_sym_free(struct eq_symbolizer *s)
 			if (m->dwfl)
 				dwfl_end(m->dwfl);
 			free(m->loads);
+			eq_symtab_index_free(m->elf_index);
+			free(m->elf_syms);
 			eq_symtab_index_free(m->embedded);
 			free(m);
 		}

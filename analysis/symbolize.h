@@ -62,6 +62,8 @@ struct eq_sym_options {
 	const char *symfs;     /* look up module paths under this root (NULL: /) */
 	int check_build_id;    /* 1 (default behaviour when options is NULL): refuse
 				  an ELF whose build-id differs from the recorded one */
+	int skip_lines;        /* 1: leave file/line empty (faster when only
+				  procedures are wanted); 0: look them up */
 };
 
 struct eq_symbolizer;

@@ -5,6 +5,7 @@
  * pointers so a table written out of order still resolves correctly.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "symtab.h"
 
@@ -20,7 +21,13 @@ static int by_addr(const void *a, const void *b)
 	const struct eqp_symbol *x = *(const struct eqp_symbol *const *)a;
 	const struct eqp_symbol *y = *(const struct eqp_symbol *const *)b;
 
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	/* Aliases: the lookup takes the last of equal addresses, so put the
+	 * sized one last, and of equals the alphabetically first. */
+	if (x->size != y->size)
+		return x->size < y->size ? -1 : 1;
+	return -strcmp(x->name, y->name);
 }
 
 struct eq_symtab_index *eq_symtab_index_new(const struct eqp_symtab *t)

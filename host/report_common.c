@@ -71,7 +71,8 @@ int eq_report_load(const char *cmd, const char *path, const struct eq_report_opt
 		   struct eq_loaded_profile *lp)
 {
 	struct eq_sym_options so = { .symfs = o->symfs,
-				     .check_build_id = !o->no_build_id_check };
+				     .check_build_id = !o->no_build_id_check,
+				     .skip_lines = o->by != EQ_BY_LINE };
 	struct eq_error err;
 	size_t i;
 

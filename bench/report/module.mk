@@ -1,0 +1,9 @@
+# bench/report: eqprof report --by proc over 10M samples (make bench prints
+# samples/s, peak memory and the ratio to reading the file; never pass/fail).
+BENCHES += bench/report/report.sh
+EXTRA_PROGS += $(B)/bench/report_bench
+
+$(B)/bench/report_bench: $(B)/obj/bench/report/report_bench.o $(LIBS)
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $< $(LIBS) $(LDLIBS_ALL)
