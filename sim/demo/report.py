@@ -211,6 +211,10 @@ def histograms():
     out.append("\nFigure 11(a): Music with the audio subsystem disabled (a scenario derived from "
                "Music with `set audio off`): the lower mode moves down to the idle system's level.\n")
     out.append("![Music audio](img/hist-Music-audio.png)\n")
+    out.append("Figure 11(b): a longer Game (108 s) with the audio and LCD subsystems both disabled "
+               "(`set audio off`, `set lcd off`): the asynchronous power no longer blurs the "
+               "game's own power levels.\n")
+    out.append("![Game quiet](img/hist-Game-quiet.png)\n")
     return "\n".join(out) + "\n"
 
 
