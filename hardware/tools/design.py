@@ -67,47 +67,47 @@ def parts(v=None):
 	r_hi, r_lo = v['r_sense_high'], v['r_sense_low']
 	P = []
 	# --- battery current path: supply -> fuse -> R_low (bypassable) -> R_high -> device
-	P.append(Part('J1', 'Connector_Generic:Conn_01x02', 'BATTERY', FP_TB, (25.4, 50.8), (8, 10, 0),
+	P.append(Part('J1', 'Connector_Generic:Conn_01x02', 'BATTERY', FP_TB, (25.4, 50.8), (5, 9, 0),
 		      {1: 'VBAT_IN', 2: 'GND'}, desc='battery or bench supply in'))
-	P.append(Part('F1', 'Device:Fuse', '2A', 'Fuse:Fuse_1812_4532Metric', (50.8, 45.72), (20, 8, 90),
+	P.append(Part('F1', 'Device:Fuse', '2A', 'Fuse:Fuse_1812_4532Metric', (50.8, 45.72), (19, 6, 0),
 		      {1: 'VBAT_IN', 2: 'VBAT_F'}, desc='fuse upstream of the shunts (seed 001 3.2)'))
-	P.append(Part('R2', 'Device:R_Shunt', si(r_lo), FP_SHUNT, (76.2, 48.26), (31, 8, 90),
+	P.append(Part('R2', 'Device:R_Shunt', si(r_lo), FP_SHUNT, (76.2, 48.26), (31, 6, 0),
 		      {1: 'VBAT_F', 2: 'SENSE_LOW', 3: 'NC', 4: 'VMID'},
 		      {'BoardValue': 'r_sense_low'}, desc='low-range shunt, Kelvin'))
 	P.append(Part('JP1', 'Jumper:Jumper_2_Open', 'HIGH_RANGE', 'Connector_PinHeader_2.54mm:PinHeader_1x02_P2.54mm_Vertical',
-		      (76.2, 30.48), (31, 17, 90), {1: 'VBAT_F', 2: 'VMID'},
+		      (76.2, 30.48), (29.5, 12.5, 90), {1: 'VBAT_F', 2: 'VMID'},
 		      desc='fitted: bypass R_low (high range)'))
-	P.append(Part('R1', 'Device:R_Shunt', si(r_hi), FP_SHUNT, (101.6, 48.26), (43, 8, 90),
+	P.append(Part('R1', 'Device:R_Shunt', si(r_hi), FP_SHUNT, (101.6, 48.26), (45, 6, 0),
 		      {1: 'VMID', 2: 'SENSE_HIGH', 3: 'AMP_RSN', 4: 'VBAT_DEV'},
 		      {'BoardValue': 'r_sense_high'}, desc='high-range shunt, Kelvin'))
 	P.append(Part('JP2', 'Jumper:Jumper_3_Open', 'RANGE_SENSE', 'Connector_PinHeader_2.54mm:PinHeader_1x03_P2.54mm_Vertical',
-		      (88.9, 73.66), (37, 20, 0), {1: 'SENSE_LOW', 2: 'AMP_RSP', 3: 'SENSE_HIGH'},
+		      (88.9, 73.66), (34.5, 19, 90), {1: 'SENSE_LOW', 2: 'AMP_RSP', 3: 'SENSE_HIGH'},
 		      desc='1-2 low range, 2-3 high range'))
-	P.append(Part('J2', 'Connector_Generic:Conn_01x02', 'DEVICE', FP_TB, (137.16, 50.8), (62, 10, 0),
+	P.append(Part('J2', 'Connector_Generic:Conn_01x02', 'DEVICE', FP_TB, (137.16, 50.8), (88, 9, 0),
 		      {1: 'VBAT_DEV', 2: 'GND'}, desc="to the device's battery connector"))
 	# --- battery-terminal voltage to the ADC
-	P.append(Part('R4', 'Device:R', si(v['adc_r_top']), FP_R, (152.4, 76.2), (55, 24, 0),
+	P.append(Part('R4', 'Device:R', si(v['adc_r_top']), FP_R, (152.4, 76.2), (62, 16, 0),
 		      {1: 'VBAT_DEV', 2: 'VB_ADC'}, {'BoardValue': 'adc_r_top'}))
-	P.append(Part('R5', 'Device:R', si(v['adc_r_bottom']), FP_R, (152.4, 96.52), (55, 28, 0),
+	P.append(Part('R5', 'Device:R', si(v['adc_r_bottom']), FP_R, (152.4, 96.52), (62, 20, 0),
 		      {1: 'VB_ADC', 2: 'GND'}, {'BoardValue': 'adc_r_bottom'}))
-	P.append(Part('C5', 'Device:C', '100n', FP_C, (165.1, 96.52), (55, 32, 0), {1: 'VB_ADC', 2: 'GND'}))
+	P.append(Part('C5', 'Device:C', '100n', FP_C, (165.1, 96.52), (62, 24, 0), {1: 'VB_ADC', 2: 'GND'}))
 	# --- current mirror (i_m = alpha * i_s) and integrator
-	P.append(Part('U1', 'eqprof:MAX4172', 'MAX4172', 'Package_SO:SOIC-8_3.9x4.9mm_P1.27mm', (50.8, 111.76), (40, 28, 0),
+	P.append(Part('U1', 'eqprof:MAX4172', 'MAX4172', 'Package_SO:SOIC-8_3.9x4.9mm_P1.27mm', (50.8, 111.76), (46, 17, 0),
 		      {1: 'AMP_RSP', 8: 'AMP_RSN', 7: '+5V', 4: 'GND', 5: 'VCAP', 6: 'NC', 2: 'NC', 3: 'NC'},
 		      {'BoardValue': 'amp_gm', 'gm': si(v['amp_gm'], 'S')}, desc='high-side current mirror'))
-	P.append(Part('C1', 'Device:C', '100n', FP_C, (22.86, 111.76), (33, 30, 90), {1: '+5V', 2: 'GND'}))
-	P.append(Part('C2', 'Device:C', si(v['c_int']), 'Capacitor_SMD:C_1206_3216Metric', (81.28, 121.92), (40, 36, 0),
+	P.append(Part('C1', 'Device:C', '100n', FP_C, (22.86, 111.76), (53, 14, 90), {1: '+5V', 2: 'GND'}))
+	P.append(Part('C2', 'Device:C', si(v['c_int']), 'Capacitor_SMD:C_1206_3216Metric', (81.28, 121.92), (45, 25, 0),
 		      {1: 'VCAP', 2: 'GND'}, {'BoardValue': 'c_int', 'Dielectric': 'C0G'},
 		      desc='integrating capacitor, C0G'))
-	P.append(Part('R3', 'Device:R', '33', FP_R, (96.52, 111.76), (33, 38, 90),
+	P.append(Part('R3', 'Device:R', '33', FP_R, (96.52, 111.76), (52, 25, 90),
 		      {1: 'VCAP', 2: 'DISCH'}, {'BoardValue': 'r_dis'}, desc='discharge current limit'))
-	P.append(Part('U2', 'Timer:TLC555xD', 'TLC555', 'Package_SO:SOIC-8_3.9x4.9mm_P1.27mm', (134.62, 116.84), (40, 45, 0),
+	P.append(Part('U2', 'Timer:TLC555xD', 'TLC555', 'Package_SO:SOIC-8_3.9x4.9mm_P1.27mm', (134.62, 116.84), (45, 33, 0),
 		      {1: 'GND', 8: '+5V', 4: '+5V', 7: 'DISCH', 6: 'VCAP', 2: 'VCAP', 5: 'CTRL', 3: 'PULSE'},
 		      desc='resets C between Vx/3 and 2Vx/3'))
-	P.append(Part('C3', 'Device:C', '10n', FP_C, (114.3, 137.16), (33, 46, 90), {1: 'CTRL', 2: 'GND'}))
-	P.append(Part('C4', 'Device:C', '100n', FP_C, (160.02, 116.84), (47, 45, 90), {1: '+5V', 2: 'GND'}))
-	P.append(Part('TP1', 'Connector:TestPoint', 'VCAP', FP_TP, (81.28, 139.7), (47, 36, 0), {1: 'VCAP'}))
-	P.append(Part('TP2', 'Connector:TestPoint', 'PULSE', FP_TP, (160.02, 139.7), (47, 52, 0), {1: 'PULSE'}))
+	P.append(Part('C3', 'Device:C', '10n', FP_C, (114.3, 137.16), (53, 33, 90), {1: 'CTRL', 2: 'GND'}))
+	P.append(Part('C4', 'Device:C', '100n', FP_C, (160.02, 116.84), (37, 33, 90), {1: '+5V', 2: 'GND'}))
+	P.append(Part('TP1', 'Connector:TestPoint', 'VCAP', FP_TP, (81.28, 139.7), (38, 25, 0), {1: 'VCAP'}))
+	P.append(Part('TP2', 'Connector:TestPoint', 'PULSE', FP_TP, (160.02, 139.7), (53, 39, 0), {1: 'PULSE'}))
 	# --- microcontroller
 	mcu = {4: '+5V', 6: '+5V', 18: '+5V', 3: 'GND', 5: 'GND', 21: 'GND', 20: 'AREF',
 	       7: 'XTAL1', 8: 'XTAL2', 29: 'RESET', 30: 'MCU_RXD', 31: 'MCU_TXD',
@@ -115,50 +115,50 @@ def parts(v=None):
 	for pin in (19, 22, 12, 14, 24, 25, 26, 27, 28, 32, 1, 2, 10, 11):
 		mcu[pin] = 'NC'
 	P.append(Part('U3', 'MCU_Microchip_ATmega:ATmega328P-A', 'ATmega328P-A', 'Package_QFP:TQFP-32_7x7mm_P0.8mm',
-		      (256.54, 111.76), (60, 42, 0), mcu,
+		      (256.54, 111.76), (70, 38, 0), mcu,
 		      desc='counts pulses on T1 (PD5), IRQ from OC1A (PB1), ADC0 reads Vb'))
-	P.append(Part('C6', 'Device:C', '100n', FP_C, (228.6, 66.04), (53, 36, 90), {1: '+5V', 2: 'GND'}))
-	P.append(Part('C7', 'Device:C', '100n', FP_C, (215.9, 66.04), (67, 36, 90), {1: 'AREF', 2: 'GND'}))
+	P.append(Part('C6', 'Device:C', '100n', FP_C, (228.6, 66.04), (62, 33, 90), {1: '+5V', 2: 'GND'}))
+	P.append(Part('C7', 'Device:C', '100n', FP_C, (215.9, 66.04), (78, 31, 90), {1: 'AREF', 2: 'GND'}))
 	P.append(Part('Y1', 'Device:Crystal', si(v['mcu_clock'], 'Hz'), 'Crystal:Crystal_SMD_HC49-SD',
-		      (304.8, 127), (72, 44, 90), {1: 'XTAL1', 2: 'XTAL2'}, {'BoardValue': 'mcu_clock'}))
-	P.append(Part('C8', 'Device:C', '22p', FP_C, (297.18, 144.78), (77, 40, 90), {1: 'XTAL1', 2: 'GND'}))
-	P.append(Part('C9', 'Device:C', '22p', FP_C, (312.42, 144.78), (77, 48, 90), {1: 'XTAL2', 2: 'GND'}))
-	P.append(Part('R6', 'Device:R', '10k', FP_R, (304.8, 152.4), (67, 50, 90), {1: '+5V', 2: 'RESET'}))
-	P.append(Part('C10', 'Device:C', '100n', FP_C, (320.04, 160.02), (53, 52, 90), {1: 'DTR', 2: 'RESET'},
+		      (304.8, 127), (70, 53, 0), {1: 'XTAL1', 2: 'XTAL2'}, {'BoardValue': 'mcu_clock'}))
+	P.append(Part('C8', 'Device:C', '22p', FP_C, (297.18, 144.78), (60, 58, 90), {1: 'XTAL1', 2: 'GND'}))
+	P.append(Part('C9', 'Device:C', '22p', FP_C, (312.42, 144.78), (80, 58, 90), {1: 'XTAL2', 2: 'GND'}))
+	P.append(Part('R6', 'Device:R', '10k', FP_R, (304.8, 152.4), (82, 44, 90), {1: '+5V', 2: 'RESET'}))
+	P.append(Part('C10', 'Device:C', '100n', FP_C, (320.04, 160.02), (82, 49, 90), {1: 'DTR', 2: 'RESET'},
 		      desc='auto-reset from DTR'))
 	P.append(Part('J5', 'Connector_Generic:Conn_02x03_Odd_Even', 'ISP', 'Connector_PinHeader_2.54mm:PinHeader_2x03_P2.54mm_Vertical',
-		      (342.9, 99.06), (76, 56, 0), {1: 'MISO', 2: '+5V', 3: 'SCK', 4: 'MOSI', 5: 'RESET', 6: 'GND'}))
+		      (342.9, 99.06), (89, 41, 0), {1: 'MISO', 2: '+5V', 3: 'SCK', 4: 'MOSI', 5: 'RESET', 6: 'GND'}))
 	# --- USB: FT232R bridge, powers the board (its consumption is not measured)
 	P.append(Part('J3', 'Connector:USB_B_Mini', 'USB', 'Connector_USB:USB_Mini-B_Wuerth_65100516121_Horizontal',
-		      (25.4, 205.74), (7, 56, 270), {1: 'VBUS', 2: 'USB_DM', 3: 'USB_DP', 4: 'NC', 5: 'GND', 6: 'GND'}))
-	P.append(Part('F2', 'Device:Polyfuse', '500mA', 'Fuse:Fuse_1206_3216Metric', (48.26, 190.5), (16, 49, 90),
+		      (25.4, 205.74), (6.6, 58, 270), {1: 'VBUS', 2: 'USB_DM', 3: 'USB_DP', 4: 'NC', 5: 'GND', 6: 'GND'}))
+	P.append(Part('F2', 'Device:Polyfuse', '500mA', 'Fuse:Fuse_1206_3216Metric', (48.26, 190.5), (15, 49, 90),
 		      {1: 'VBUS', 2: '+5V'}))
-	P.append(Part('C11', 'Device:C', '10u', FP_C, (60.96, 215.9), (16, 44, 90), {1: '+5V', 2: 'GND'}))
+	P.append(Part('C11', 'Device:C', '10u', FP_C, (60.96, 215.9), (15, 44, 90), {1: '+5V', 2: 'GND'}))
 	ftdi = {20: '+5V', 4: '+5V', 7: 'GND', 18: 'GND', 21: 'GND', 25: 'GND', 26: 'GND',
 		17: 'V3V3OUT', 15: 'USB_DP', 16: 'USB_DM', 1: 'MCU_RXD', 5: 'MCU_TXD', 2: 'DTR'}
 	for pin in (19, 27, 28, 3, 11, 9, 10, 6, 23, 22, 13, 14, 12):
 		ftdi[pin] = 'NC'
 	P.append(Part('U4', 'Interface_USB:FT232RL', 'FT232RL', 'Package_SO:SSOP-28_5.3x10.2mm_P0.65mm',
-		      (101.6, 210.82), (24, 56, 0), ftdi, desc='USB UART bridge'))
-	P.append(Part('C12', 'Device:C', '100n', FP_C, (60.96, 236.22), (16, 62, 90), {1: 'V3V3OUT', 2: 'GND'}))
-	P.append(Part('C13', 'Device:C', '100n', FP_C, (139.7, 185.42), (33, 62, 90), {1: '+5V', 2: 'GND'}))
-	P.append(Part('R7', 'Device:R', '1k', FP_R, (154.94, 210.82), (40, 60, 90), {1: '+5V', 2: 'LED_A'}))
-	P.append(Part('D1', 'Device:LED', 'PWR', 'LED_SMD:LED_0805_2012Metric', (167.64, 228.6), (46, 60, 90),
+		      (101.6, 210.82), (27, 57, 180), ftdi, desc='USB UART bridge'))
+	P.append(Part('C12', 'Device:C', '100n', FP_C, (60.96, 236.22), (19.5, 54, 0), {1: 'V3V3OUT', 2: 'GND'}))
+	P.append(Part('C13', 'Device:C', '100n', FP_C, (139.7, 185.42), (36, 52, 90), {1: '+5V', 2: 'GND'}))
+	P.append(Part('R7', 'Device:R', '1k', FP_R, (154.94, 210.82), (44, 62, 90), {1: '+5V', 2: 'LED_A'}))
+	P.append(Part('D1', 'Device:LED', 'PWR', 'LED_SMD:LED_0805_2012Metric', (167.64, 228.6), (49, 62, 90),
 		      {2: 'LED_A', 1: 'GND'}))
 	P.append(Part('FLG1', 'power:PWR_FLAG', 'PWR_FLAG', '', (60.96, 180.34), None, {1: '+5V'}))
 	# --- IRQ to the target, level-shifted to its I/O voltage
 	P.append(Part('U5', 'Logic_LevelTranslator:SN74LVC1T45DBV', 'SN74LVC1T45', 'Package_TO_SOT_SMD:SOT-23-6',
-		      (256.54, 205.74), (75, 24, 0), {1: '+5V', 2: 'GND', 3: 'IRQ_5V', 4: 'IRQ_OUT', 5: '+5V', 6: 'VIO'},
+		      (256.54, 205.74), (80, 22, 0), {1: '+5V', 2: 'GND', 3: 'IRQ_5V', 4: 'IRQ_OUT', 5: '+5V', 6: 'VIO'},
 		      desc='A (5 V) -> B (target VIO)'))
-	P.append(Part('C14', 'Device:C', '100n', FP_C, (226.06, 190.5), (70, 20, 90), {1: '+5V', 2: 'GND'}))
-	P.append(Part('C15', 'Device:C', '100n', FP_C, (287.02, 190.5), (80, 20, 90), {1: 'VIO', 2: 'GND'}))
+	P.append(Part('C14', 'Device:C', '100n', FP_C, (226.06, 190.5), (75, 22, 90), {1: '+5V', 2: 'GND'}))
+	P.append(Part('C15', 'Device:C', '100n', FP_C, (287.02, 190.5), (85, 22, 90), {1: 'VIO', 2: 'GND'}))
 	P.append(Part('J4', 'Connector_Generic:Conn_01x03', 'TARGET', 'Connector_PinHeader_2.54mm:PinHeader_1x03_P2.54mm_Vertical',
-		      (325.12, 208.28), (84, 30, 0), {1: 'IRQ_OUT', 2: 'VIO', 3: 'GND'},
+		      (325.12, 208.28), (95, 19, 0), {1: 'IRQ_OUT', 2: 'VIO', 3: 'GND'},
 		      desc='IRQ, target I/O voltage, ground'))
 	P.append(Part('FLG2', 'power:PWR_FLAG', 'PWR_FLAG', '', (302.26, 228.6), None, {1: 'VIO'}))
-	P.append(Part('TP3', 'Connector:TestPoint', 'IRQ', FP_TP, (302.26, 241.3), (84, 40, 0), {1: 'IRQ_OUT'}))
-	P.append(Part('TP4', 'Connector:TestPoint', 'GND', FP_TP, (342.9, 241.3), (84, 46, 0), {1: 'GND'}))
-	P.append(Part('TP5', 'Connector:TestPoint', 'VB', FP_TP, (177.8, 76.2), (62, 24, 0), {1: 'VB_ADC'}))
+	P.append(Part('TP3', 'Connector:TestPoint', 'IRQ', FP_TP, (302.26, 241.3), (95, 30, 0), {1: 'IRQ_OUT'}))
+	P.append(Part('TP4', 'Connector:TestPoint', 'GND', FP_TP, (342.9, 241.3), (95, 34, 0), {1: 'GND'}))
+	P.append(Part('TP5', 'Connector:TestPoint', 'VB', FP_TP, (177.8, 76.2), (68, 18, 0), {1: 'VB_ADC'}))
 	return P
 
 def nets(P):

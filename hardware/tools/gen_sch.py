@@ -157,7 +157,7 @@ class Sheet:
 		power = part.lib_id.startswith('power:')
 		inst = [Sym('symbol'), [Sym('lib_id'), part.lib_id], [Sym('at'), x, y, 0], [Sym('unit'), 1],
 			[Sym('exclude_from_sim'), Sym('no')],
-			[Sym('in_bom'), Sym('no' if power else 'yes')],
+			[Sym('in_bom'), Sym('no' if power or part.lib_id == 'Connector:TestPoint' else 'yes')],
 			[Sym('on_board'), Sym('no' if power else 'yes')],
 			[Sym('dnp'), Sym('no')], [Sym('uuid'), self.sym_uuid(part)]]
 		two_pin = len(pins) <= 2 and not power
