@@ -2,9 +2,10 @@
 # end, counter stage on the firmware logic, workload); test_accuracy checks
 # estimates against the truth over many seeds; sim-cli.sh runs eqprof sim
 # and eqprof report on a user-written scenario; fuzz-scenario.sh runs the
-# scenario parser's libFuzzer target over its corpus.
+# scenario parser's libFuzzer target over its corpus; demo.sh runs make demo's
+# script end to end and checks its report.
 UNIT_TESTS += test/sim/test_scenario test/sim/test_accuracy
-INTEG_TESTS += test/sim/sim-cli.sh test/sim/fuzz-scenario.sh
+INTEG_TESTS += test/sim/sim-cli.sh test/sim/fuzz-scenario.sh test/sim/demo.sh
 INTEG_SAN_TESTS += test/sim/sim-cli.sh
 
 FUZZ_SCN_SRCS = test/sim/fuzz_scenario.c sim/scenario.c sim/params.c \
