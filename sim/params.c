@@ -218,6 +218,28 @@ double sim_max_power(const struct sim_scenario *sc)
 	return sc->base_power + cpu + cons;
 }
 
+/* About how many workload and consumer events the run generates. */
+static double expected_events(const struct sim_scenario *sc)
+{
+	double n = 0, total = 0;
+	size_t i;
+
+	for (i = 0; i < sc->nphases; i++) {
+		const struct sim_phase *ph = &sc->phases[i];
+		double slice = ph->slice > 0 ? ph->slice : sc->p.slice;
+
+		total += ph->duration;
+		if (ph->idle_frac < 1)
+			n += ph->duration * ((1 - ph->idle_frac) / slice + 2 / ph->granularity);
+	}
+	for (i = 0; i < sc->nconsumers; i++)
+		if (sc->consumers[i].period > 0)
+			n += 2 * total / sc->consumers[i].period;
+	return n;
+}
+
+#define SIM_MAX_EVENTS 2e8
+
 int sim_check_feasible(const struct sim_scenario *sc, struct eq_error *err)
 {
 	const struct sim_params *p = &sc->p;
@@ -230,5 +252,8 @@ int sim_check_feasible(const struct sim_scenario *sc, struct eq_error *err)
 	if (p->supply * p->supply < 4 * r * pmax)
 		return eq_fail(err, "%s: the supply (%.3g V through %.3g Ohm) cannot deliver the scenario's peak %.3g W; raise 'supply' or lower the resistances",
 			       sc->path, p->supply, r, pmax);
+	if (expected_events(sc) > SIM_MAX_EVENTS)
+		return eq_fail(err, "%s: about %.3g workload and consumer events (duration over slice, granularity and consumer periods) exceed the simulator's %.0g; shorten the phases or raise slice, granularity or periods",
+			       sc->path, expected_events(sc), SIM_MAX_EVENTS);
 	return 0;
 }

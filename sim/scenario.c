@@ -443,7 +443,7 @@ static int st_phase(struct parser *ps, char **w, int n)
 		return perr(ps, "phase %s: duration must be > 0 and at most 1e6 s", ph->name);
 	ph->freq = sc->nphases ? sc->phases[sc->nphases - 1].freq : 0;
 	ph->granularity = 0.01;
-	ph->slice = sc->p.slice;
+	ph->slice = 0; /* the 'slice' parameter, read when the run starts */
 	sc->nphases++;
 	ps->ctx = CTX_PHASE;
 	return 0;

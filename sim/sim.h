@@ -107,7 +107,7 @@ struct sim_phase {
 	size_t freq;            /* frequency state index */
 	double idle_frac;       /* fraction of time the CPU idles */
 	double granularity;     /* mean busy+idle cycle length (s) */
-	double slice;           /* mean procedure slice within busy time (s) */
+	double slice;           /* mean procedure slice within busy time (s); 0 = the parameter */
 	size_t nrun;
 	struct sim_run_item run[SIM_MAX_RUN];
 	size_t nchanges;

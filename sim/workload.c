@@ -63,8 +63,8 @@ static size_t pick(const struct sim_phase *ph, double total, struct sim_rng *r)
 	return ph->run[i].activity;
 }
 
-static int build_phase(const struct sim_phase *ph, double t0, struct segbuf *b,
-		       struct sim_rng *r)
+static int build_phase(const struct sim_phase *ph, double t0, double slice,
+		       struct segbuf *b, struct sim_rng *r)
 {
 	double t = t0, end = t0 + ph->duration, total = 0, len, stop;
 	size_t i;
@@ -80,7 +80,7 @@ static int build_phase(const struct sim_phase *ph, double t0, struct segbuf *b,
 		while (t < stop) {
 			if (seg_push(b, t, pick(ph, total, r), ph->freq) < 0)
 				return -1;
-			t += fmax(sim_rng_exp(r, ph->slice), 1e-7);
+			t += fmax(sim_rng_exp(r, slice), 1e-7);
 		}
 		t = stop;
 		if (t >= end || ph->idle_frac <= 0)
@@ -240,7 +240,8 @@ int sim_timeline_build(const struct sim_scenario *sc, struct sim_timeline *tl,
 	memset(tl, 0, sizeof(*tl));
 	sim_rng_seed(&r, sc->p.seed, 1);
 	for (i = 0; i < sc->nphases; i++) {
-		if (build_phase(&sc->phases[i], t, &b, &r) < 0)
+		if (build_phase(&sc->phases[i], t, sc->phases[i].slice > 0 ? sc->phases[i].slice : sc->p.slice,
+				&b, &r) < 0)
 			goto oom;
 		t += sc->phases[i].duration;
 	}

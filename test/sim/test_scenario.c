@@ -150,6 +150,11 @@ static void test_set_and_feasible(void **state)
 	}
 	assert_int_equal(sim_scenario_set(&sc, "supply=1.5V", &err), 0);
 	assert_int_equal(sim_check_feasible(&sc, &err), -1);
+	/* a run that would need billions of events is refused up front */
+	assert_int_equal(sim_scenario_set(&sc, "supply=4.15V", &err), 0);
+	assert_int_equal(sim_scenario_set(&sc, "slice=1ps", &err), 0);
+	assert_int_equal(sim_check_feasible(&sc, &err), -1);
+	assert_non_null(strstr(err.msg, "events"));
 	sim_scenario_free(&sc);
 }
 
