@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "builtin.h"
 #include "csv_samples.h"
@@ -51,6 +53,7 @@ struct import_opts {
 	double quantum_j, hz;
 	struct pid_arg maps[MAX_PROCS], comm[MAX_PROCS];
 	size_t nmaps, ncomm;
+	int quiet;
 };
 
 static const char usage_text[] =
@@ -69,7 +72,8 @@ static const char usage_text[] =
 	"                    addresses as offsets into its file, for modules whose ELF\n"
 	"                    the report machine will not have\n"
 	"  --symfs DIR       read mapped files under DIR to record their build-ids\n"
-	"  -o OUT.eqp        the recording to write (atomically)\n";
+	"  -o OUT.eqp        the recording to write (atomically)\n"
+	"  -q                no progress line (it is only shown on a terminal anyway)\n";
 
 static int usage_error(const char *fmt, const char *arg)
 {
@@ -142,8 +146,9 @@ static int parse_args(int argc, char **argv, struct import_opts *o)
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:hq", longopts, NULL)) != -1) {
 		switch (c) {
+		case 'q': o->quiet = 1; break;
 		case 's': o->samples = optarg; break;
 		case 'o': o->out = optarg; break;
 		case 'T': o->target = optarg; break;
@@ -326,17 +331,38 @@ static int add_maps_and_names(struct eqp_writer *w, const struct import_opts *o,
 	return 0;
 }
 
+static double seconds_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* "imported 12.0M samples (3.1M/s, 3.9 s)" on a terminal, every 2^20 samples. */
+static void progress(uint64_t count, double start, int last)
+{
+	double t = seconds_now() - start;
+
+	fprintf(stderr, "\reqprof import: %.1fM samples (%.1fM/s, %.1f s)%s",
+		(double)count / 1e6, t > 0 ? (double)count / t / 1e6 : 0.0, t, last ? "\n" : "");
+}
+
 /* Streams the CSV into w; sets the mode flag and numbers samples in order. */
 static int copy_samples(struct eqp_writer *w, const struct import_opts *o, FILE *in,
 			uint64_t *count, struct eq_error *err)
 {
 	static struct eq_sample batch[BATCH];
 	struct eq_csv_reader r;
+	int show = !o->quiet && isatty(STDERR_FILENO);
+	double start = seconds_now();
 	size_t n = 0;
 	int rc;
 
 	eq_csv_reader_init(&r, in, o->samples);
 	while ((rc = eq_csv_next(&r, &batch[n], err)) == 1) {
+		if (show && (*count & 0xfffff) == 0xfffff)
+			progress(*count + 1, start, 0);
 		if (o->have_energy)
 			batch[n].flags |= EQ_F_ENERGY;
 		else
@@ -352,6 +378,8 @@ static int copy_samples(struct eqp_writer *w, const struct import_opts *o, FILE 
 	}
 	if (rc == 0 && n && eqp_add_samples(w, batch, n, err))
 		rc = -1;
+	if (show && *count > 0xfffff)
+		progress(*count, start, 1);
 	eq_csv_reader_release(&r);
 	return rc;
 }
