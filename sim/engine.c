@@ -113,7 +113,8 @@ static void fill_sample(struct engine *en, struct eq_sample *s, size_t act, doub
 		const struct sim_process *proc = &sc->processes[sc->acts[act].process];
 		size_t k;
 
-		s->pid = s->tid = proc->pid;
+		s->pid = proc->pid;
+		s->tid = sc->acts[act].tid;
 		if (m->kernel)
 			s->flags = EQ_F_KERNEL;
 		else

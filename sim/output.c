@@ -54,7 +54,7 @@ size_t sim_attribute(const struct sim_scenario *sc, const struct eq_sample *s)
 		uint64_t base = 0;
 		size_t k;
 
-		if (pr->pid != s->pid)
+		if (pr->pid != s->pid || sc->acts[a].tid != s->tid)
 			continue;
 		if (!sc->modules[p->module].kernel)
 			for (k = 0; k < pr->nmaps; k++)
@@ -260,9 +260,9 @@ static void json_procs(FILE *f, const struct sim_scenario *sc, const struct sim_
 		json_str(f, sim_act_module(sc, a));
 		fputs(", \"proc\": ", f);
 		json_str(f, sim_act_proc(sc, a));
-		fprintf(f, ", \"pid\": %u, \"energy_j\": %.9g, \"time_s\": %.9g, \"energy_share\": %.9g, \"time_share\": %.9g}",
+		fprintf(f, ", \"pid\": %u, \"tid\": %u, \"energy_j\": %.9g, \"time_s\": %.9g, \"energy_share\": %.9g, \"time_share\": %.9g}",
 			a == SIM_ACT_IDLE ? 0 : sc->processes[sc->acts[a].process].pid,
-			res->acts[a].energy_j, res->acts[a].time_s,
+			a == SIM_ACT_IDLE ? 0 : sc->acts[a].tid, res->acts[a].energy_j, res->acts[a].time_s,
 			res->acts[a].energy_j / e_seen, res->acts[a].time_s / t_seen);
 		first = 0;
 	}

@@ -423,6 +423,39 @@ static int st_map(struct parser *ps, char **w, int n)
 	return 0;
 }
 
+static int st_thread(struct parser *ps, char **w, int n)
+{
+	struct sim_process *pr;
+	uint64_t tid;
+	size_t i, k;
+
+	if (ps->ctx != CTX_PROCESS)
+		return perr(ps, "'thread' belongs inside a process block");
+	if (n != 3)
+		return perr(ps, "usage: thread TID NAME");
+	pr = &ps->sc->processes[ps->sc->nprocesses - 1];
+	if (u64_word(ps, w[1], "tid", &tid) < 0)
+		return -1;
+	if (tid == 0 || tid > UINT32_MAX)
+		return perr(ps, "tid %s: must be 1..%u", w[1], UINT32_MAX);
+	if (pr->nthreads >= SIM_MAX_THREADS)
+		return perr(ps, "process %s: at most %d threads", pr->name, SIM_MAX_THREADS);
+	for (i = 0; i < ps->sc->nprocesses; i++) {
+		const struct sim_process *q = &ps->sc->processes[i];
+
+		if (q->pid == tid)
+			return perr(ps, "tid %s is already the pid of process %s", w[1], q->name);
+		for (k = 0; k < q->nthreads; k++)
+			if (q->threads[k].tid == tid || (q == pr && !strcmp(q->threads[k].name, w[2])))
+				return perr(ps, "thread %s / tid %s declared twice", w[2], w[1]);
+	}
+	pr->threads[pr->nthreads].tid = (uint32_t)tid;
+	if (copy_name(ps, pr->threads[pr->nthreads].name, w[2], "thread name") < 0)
+		return -1;
+	pr->nthreads++;
+	return 0;
+}
+
 static int st_phase(struct parser *ps, char **w, int n)
 {
 	struct sim_scenario *sc = ps->sc;
@@ -449,28 +482,37 @@ static int st_phase(struct parser *ps, char **w, int n)
 	return 0;
 }
 
-static size_t activity_for(struct sim_scenario *sc, size_t process, size_t proc)
+static size_t activity_for(struct sim_scenario *sc, size_t process, size_t proc, uint32_t tid)
 {
 	size_t i;
 
 	for (i = 2; i < sc->nacts; i++)
-		if (sc->acts[i].process == process && sc->acts[i].proc == proc)
+		if (sc->acts[i].process == process && sc->acts[i].proc == proc && sc->acts[i].tid == tid)
 			return i;
 	if (grow((void **)&sc->acts, &sc->cap_acts, sc->nacts, sizeof(*sc->acts)) < 0)
 		return SIZE_MAX;
 	sc->acts[sc->nacts].process = process;
 	sc->acts[sc->nacts].proc = proc;
+	sc->acts[sc->nacts].tid = tid;
 	return sc->nacts++;
 }
 
 static int st_run(struct parser *ps, char **w, int n, struct sim_phase *ph)
 {
 	struct sim_scenario *sc = ps->sc;
-	size_t pr, proc, act;
+	size_t pr, proc, act, k;
 	double weight = 1;
+	uint32_t tid;
+	const char *thread = NULL;
 
+	if (n >= 5 && !strcmp(w[n - 2], "thread")) {
+		thread = w[n - 1]; /* "thread NAME" at the end */
+		n -= 2;
+	} else if (n >= 4 && !strcmp(w[n - 1], "thread")) {
+		return perr(ps, "run: 'thread' needs the thread's name");
+	}
 	if (n != 3 && n != 4)
-		return perr(ps, "usage: run PROCESS PROC [WEIGHT]");
+		return perr(ps, "usage: run PROCESS PROC [WEIGHT] [thread NAME]");
 	for (pr = 0; pr < sc->nprocesses; pr++)
 		if (!strcmp(sc->processes[pr].name, w[1]))
 			break;
@@ -485,7 +527,19 @@ static int st_run(struct parser *ps, char **w, int n, struct sim_phase *ph)
 		return perr(ps, "run: weight must be > 0");
 	if (ph->nrun >= SIM_MAX_RUN)
 		return perr(ps, "phase %s: at most %d run lines", ph->name, SIM_MAX_RUN);
-	act = activity_for(sc, pr, proc);
+	tid = sc->processes[pr].pid;
+	if (thread) {
+		const struct sim_process *p = &sc->processes[pr];
+
+		for (k = 0; k < p->nthreads; k++)
+			if (!strcmp(p->threads[k].name, thread))
+				break;
+		if (k == p->nthreads)
+			return perr(ps, "run: process %s has no thread '%s' (declare it with 'thread TID NAME')",
+				    p->name, thread);
+		tid = p->threads[k].tid;
+	}
+	act = activity_for(sc, pr, proc, tid);
 	if (act == SIZE_MAX)
 		return perr(ps, "out of memory");
 	ph->run[ph->nrun].activity = act;
@@ -651,6 +705,8 @@ static int statement(struct parser *ps, char **w, int n)
 		return st_proc(ps, w, n);
 	if (!strcmp(w[0], "map"))
 		return st_map(ps, w, n);
+	if (!strcmp(w[0], "thread"))
+		return st_thread(ps, w, n);
 	if (!strcmp(w[0], "run") || !strcmp(w[0], "set") || !strcmp(w[0], "use") ||
 	    !strcmp(w[0], "cpufreq") || !strcmp(w[0], "cpu_idle") || !strcmp(w[0], "slice"))
 		return perr(ps, "'%s' belongs inside a phase block", w[0]);

@@ -70,12 +70,15 @@ struct sim_proc {
 };
 
 #define SIM_MAX_MAPS 16
+#define SIM_MAX_THREADS 16
 struct sim_process {
 	char name[SIM_NAME_MAX];
 	uint32_t pid;
 	size_t exe_module;
 	size_t nmaps;
 	struct { size_t module; uint64_t base; } maps[SIM_MAX_MAPS];
+	size_t nthreads;        /* besides the main thread (tid = pid) */
+	struct { uint32_t tid; char name[SIM_NAME_MAX]; } threads[SIM_MAX_THREADS];
 };
 
 struct sim_consumer {
@@ -120,6 +123,7 @@ struct sim_phase {
 struct sim_act {
 	size_t process;         /* SIZE_MAX for idle and ISR */
 	size_t proc;
+	uint32_t tid;           /* the thread that runs it (the pid: main thread) */
 };
 
 struct sim_scenario {

@@ -126,6 +126,38 @@ static void test_parse_errors(void **state)
 	}
 }
 
+static void test_threads(void **state)
+{
+	static const char *text =
+		"kernel\n proc i 0xc0000000 0x100 10mW\nidle i\n"
+		"module /bin/p\n proc work 0x1000 0x1000 800mW\n"
+		"process p 10 /bin/p\n map /bin/p 0x10000\n thread 11 worker\n"
+		"phase a 1s\n cpu_idle 0\n run p work 2 thread worker\n run p work\n";
+	struct sim_scenario sc;
+	struct sim_result r;
+	struct eq_error err;
+	size_t i, n11 = 0;
+
+	assert_int_equal(parse(&sc, text, &err), 0);
+	assert_int_equal(sc.nacts, 4); /* idle, ISR, work on tid 11, work on tid 10 */
+	assert_int_equal(sc.acts[2].tid, 11);
+	assert_int_equal(sc.acts[3].tid, 10);
+	assert_int_equal(sim_run(&sc, NULL, &r, &err), 0);
+	for (i = 0; i < r.nenergy; i++) {
+		assert_int_equal(r.energy[i].pid, 10);
+		n11 += r.energy[i].tid == 11;
+		assert_int_equal(sim_attribute(&sc, &r.energy[i]), r.energy[i].tid == 11 ? 2 : 3);
+	}
+	assert_true(n11 > r.nenergy / 2 && n11 < r.nenergy);
+	sim_result_free(&r);
+	sim_scenario_free(&sc);
+	expect_error("kernel\n proc i 0 4 1mW\nidle i\nmodule /p\nprocess p 3 /p\n map /p 0x1000\n thread 3 t\n",
+		     "tid 3 is already the pid of process p");
+	expect_error("kernel\n proc i 0 4 1mW\nidle i\nmodule /p\n proc w 0 4 1W\nprocess p 3 /p\n map /p 0x1000\n"
+		     "phase a 1s\n run p w 1 thread nobody\n", "has no thread 'nobody'");
+	expect_error("thread 4 x\n", "'thread' belongs inside a process block");
+}
+
 static void test_set_and_feasible(void **state)
 {
 	struct sim_scenario sc;
@@ -358,6 +390,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_values),
 		cmocka_unit_test(test_parse_errors),
+		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_set_and_feasible),
 		cmocka_unit_test(test_builtins_parse),
 		cmocka_unit_test(test_operating_point),
