@@ -23,7 +23,12 @@
 
 /* clock.c: 40-bit timestamp, Timer0 at clk/8 extended by its overflow. */
 void clock_init(void);
-uint64_t clock_now_isr(void);   /* interrupts must be off */
+/*
+ * The upper 32 bits of the timestamp for a Timer0 value `lo` read moments
+ * ago (< 64 us) with interrupts off since: an overflow still pending is
+ * counted if lo is small.  Timestamp = overflows << 8 | lo.
+ */
+uint32_t clock_overflows_isr(uint8_t lo);
 uint64_t clock_now(void);
 
 /* quantum.c: counting on Timer1, IRQ edges on OC1A, records. */
@@ -39,6 +44,8 @@ uint8_t quantum_running(void);
 uint8_t quantum_pop_record(struct fw_record *r);
 /* New battery voltage for the preloads still to be drawn (main loop). */
 void quantum_set_vbat(uint32_t vbat_uv);
+/* Draws preloads into the ISR's queue until it is full (main loop). */
+void quantum_refill(void);
 void quantum_stats(struct fw_status *s);
 
 /* uart.c: interrupt-driven byte queues. */

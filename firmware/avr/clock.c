@@ -22,15 +22,14 @@ void clock_init(void)
 	TIMSK0 = _BV(TOIE0);
 }
 
-uint64_t clock_now_isr(void)
+uint32_t clock_overflows_isr(uint8_t lo)
 {
-	uint8_t lo = TCNT0;
 	uint32_t hi = overflows;
 
 	/* An overflow not yet serviced: count it if lo was read after it. */
 	if ((TIFR0 & _BV(TOV0)) && lo < 0x80)
 		hi++;
-	return (uint64_t)hi << 8 | lo;
+	return hi;
 }
 
 uint64_t clock_now(void)
@@ -38,7 +37,9 @@ uint64_t clock_now(void)
 	uint64_t t;
 
 	ATOMIC_BLOCK(ATOMIC_RESTORESTATE) {
-		t = clock_now_isr();
+		uint8_t lo = TCNT0;
+
+		t = (uint64_t)clock_overflows_isr(lo) << 8 | lo;
 	}
 	return t;
 }

@@ -23,6 +23,14 @@ FUSES = {
 };
 
 #define WIDTH_NS_MIN 1000
+/*
+ * The smallest mean preload the AVR accepts.  A quantum must outlast the
+ * compare interrupt's entry (at most ~150 cycles with another interrupt in
+ * the way), or two quanta could end before it runs and merge unseen.  At
+ * the front end's highest rate (~177 kHz) 8 pulses take 45 us, and even a
+ * jittered preload of 4 pulses 22 us.
+ */
+#define AVR_QUANTUM_MIN 8
 
 static struct quantum_config config;
 static struct fw_cal cal;
@@ -35,6 +43,9 @@ static void send(const struct fw_msg *m)
 	uint8_t frame[FW_FRAME_WIRE_MAX];
 	size_t n = fw_frame_encode(m, frame, sizeof(frame));
 
+	/* Encoding takes ~1500 cycles: top up the preloads before writing. */
+	if (quantum_running())
+		quantum_refill();
 	uart_write(frame, (uint8_t)n);
 }
 
@@ -107,7 +118,7 @@ static uint8_t try_config(const struct fw_msg *req)
 		break;
 	}
 	bad = (uint8_t)fw_counter_check(&c.counter);
-	if (bad)
+	if (bad || c.counter.quantum_pulses < AVR_QUANTUM_MIN)
 		return FW_ERR_VALUE;
 	config = c;
 	return FW_OK;
@@ -176,6 +187,8 @@ static void poll_host(struct fw_deframer *d)
 	int r;
 
 	while ((c = uart_getc()) >= 0) {
+		if (quantum_running())
+			quantum_refill();
 		r = fw_deframer_push(d, (uint8_t)c, &m);
 		if (r > 0)
 			handle(&m);
@@ -185,11 +198,12 @@ static void poll_host(struct fw_deframer *d)
 	}
 }
 
+/* One record per loop turn: the preload queue is refilled between them. */
 static void poll_records(void)
 {
 	struct fw_msg m = { .type = FW_MSG_RECORD, .tag = 0 };
 
-	while (uart_tx_room() >= FW_FRAME_WIRE_MAX && quantum_pop_record(&m.u.rec))
+	if (uart_tx_room() >= FW_FRAME_WIRE_MAX && quantum_pop_record(&m.u.rec))
 		send(&m);
 }
 
@@ -231,6 +245,8 @@ int main(void)
 	for (;;) {
 		wdt_reset();
 		poll_host(&deframer);
+		if (quantum_running())
+			quantum_refill();
 		poll_records();
 		poll_adc();
 	}

@@ -126,22 +126,3 @@ uint32_t fw_counter_next(struct fw_counter *c)
 	}
 	return pulses;
 }
-
-static uint32_t sched_take(struct fw_sched *s)
-{
-	uint32_t step = s->left > FW_STEP_WRAP ? FW_STEP_LAP : s->left;
-
-	s->left -= step;
-	return step;
-}
-
-uint32_t fw_sched_begin(struct fw_sched *s, uint32_t pulses)
-{
-	s->left = pulses ? pulses : 1;
-	return sched_take(s);
-}
-
-uint32_t fw_sched_next(struct fw_sched *s)
-{
-	return s->left ? sched_take(s) : 0;
-}

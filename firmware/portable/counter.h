@@ -97,25 +97,41 @@ uint32_t fw_rng_below(uint32_t *state, uint32_t span, uint32_t reject_below);
 uint32_t fw_rng_reject_below(uint32_t span);
 
 /*
- * Laying one quantum out on a 16-bit counter that raises a compare match
- * `step` pulses after the previous one (1..65536; 65536 = the same compare
- * value again, one full wrap).  A quantum longer than 65536 pulses is split
- * into steps of 32768 with the IRQ output disconnected, and a final armed
- * step of more than 32768: every step leaves the firmware at least half a
- * wrap to reprogram the compare register, and the final one can be as short
- * as the quantum itself.
+ * Laying one quantum out on a 16-bit counter in clear-on-match mode: a
+ * step of s pulses is the compare value s - 1.  Steps are at most 65535
+ * pulses: simavr 1.6 never matches a compare value of 0xffff (it compares
+ * against OCR + 1), and one step less costs nothing.  A quantum longer than
+ * that is split into steps of 32768 with the IRQ output disconnected, and
+ * a final armed step of more than 32767: every step but a short quantum's
+ * only one leaves the firmware at least half a wrap to reprogram the
+ * compare register.
  */
-#define FW_STEP_WRAP   65536UL
+#define FW_STEP_MAX    65535UL
 #define FW_STEP_LAP    32768UL
 
 struct fw_sched {
 	uint32_t left;            /* pulses of the quantum not yet in a scheduled step */
 };
 
+/* Inline: the AVR's compare interrupt calls these, where every call costs. */
+static inline uint32_t fw_sched_take(struct fw_sched *s)
+{
+	uint32_t step = s->left > FW_STEP_MAX ? FW_STEP_LAP : s->left;
+
+	s->left -= step;
+	return step;
+}
 /* Starts a quantum of `pulses` (>= 1); returns the first step. */
-uint32_t fw_sched_begin(struct fw_sched *s, uint32_t pulses);
+static inline uint32_t fw_sched_begin(struct fw_sched *s, uint32_t pulses)
+{
+	s->left = pulses ? pulses : 1;
+	return fw_sched_take(s);
+}
 /* After a compare match: 0 if it ended the quantum, else the next step. */
-uint32_t fw_sched_next(struct fw_sched *s);
+static inline uint32_t fw_sched_next(struct fw_sched *s)
+{
+	return s->left ? fw_sched_take(s) : 0;
+}
 /* 1 when the step just scheduled ends the quantum (IRQ output armed). */
 static inline int fw_sched_final(const struct fw_sched *s)
 {
@@ -129,7 +145,7 @@ static inline int fw_sched_final(const struct fw_sched *s)
  */
 static inline int fw_sched_missed(uint16_t elapsed, uint32_t step)
 {
-	return step < FW_STEP_WRAP && elapsed >= step;
+	return elapsed >= step;
 }
 
 #endif

@@ -5,6 +5,7 @@
  *   - Timer1 clocked from T1 counts every rising edge raised on PD5's IRQ;
  *   - pin changes are notified twice (value | 0x100, then plain), so the
  *     IRQ line is followed through transitions of (value & 1);
+ *   - a UART byte takes 11 bit times (a parity bit is always counted);
  *   - ADC inputs take millivolts at the pin; AVcc/AREF are set here to the
  *     board's 5.0 V.
  */
@@ -21,7 +22,11 @@
 #include "fw_defaults.h"
 #include "fwsim.h"
 
-#define CYCLES_PER_BYTE (FW_MCU_CLOCK_HZ / FW_UART_BAUD * 10) /* 8N1 */
+/*
+ * simavr 1.6 times a UART byte as 11 bits (it always counts a parity bit),
+ * so the host side feeds bytes at that pace, not at 8N1's 10 bits.
+ */
+#define CYCLES_PER_BYTE (FW_MCU_CLOCK_HZ / FW_UART_BAUD * 11)
 #define REPLY_MAX 16
 
 struct fwsim {
@@ -34,6 +39,7 @@ struct fwsim {
 	uint8_t *tx;              /* bytes waiting to go to the board */
 	size_t tx_len, tx_pos, tx_cap;
 	uint64_t next_byte_cycle;
+	int uart_full;            /* simavr's input FIFO said XOFF */
 	struct fw_deframer rx;
 	struct fw_record *recs;
 	size_t nrecs, recs_cap, recs_taken;
@@ -77,6 +83,21 @@ static void on_irq_line(struct avr_irq_t *irq, uint32_t value, void *param)
 	} else if (s->nedges) {
 		s->edges[s->nedges - 1].fall = s->avr->cycle;
 	}
+}
+
+/* simavr's UART input FIFO (64 bytes) is full / has room again. */
+static void on_uart_xoff(struct avr_irq_t *irq, uint32_t value, void *param)
+{
+	(void)irq;
+	(void)value;
+	((struct fwsim *)param)->uart_full = 1;
+}
+
+static void on_uart_xon(struct avr_irq_t *irq, uint32_t value, void *param)
+{
+	(void)irq;
+	(void)value;
+	((struct fwsim *)param)->uart_full = 0;
 }
 
 static void keep(struct fw_msg *queue, unsigned *n, const struct fw_msg *m)
@@ -154,6 +175,10 @@ struct fwsim *fwsim_open(const char *elf, struct eq_error *err)
 				on_irq_line, s);
 	avr_irq_register_notify(avr_io_getirq(s->avr, AVR_IOCTL_UART_GETIRQ('0'), UART_IRQ_OUTPUT),
 				on_uart_out, s);
+	avr_irq_register_notify(avr_io_getirq(s->avr, AVR_IOCTL_UART_GETIRQ('0'), UART_IRQ_OUT_XOFF),
+				on_uart_xoff, s);
+	avr_irq_register_notify(avr_io_getirq(s->avr, AVR_IOCTL_UART_GETIRQ('0'), UART_IRQ_OUT_XON),
+				on_uart_xon, s);
 	avr_ioctl(s->avr, AVR_IOCTL_UART_GET_FLAGS('0'), &flags);
 	flags &= ~AVR_UART_FLAG_STDIO;
 	avr_ioctl(s->avr, AVR_IOCTL_UART_SET_FLAGS('0'), &flags);
@@ -186,10 +211,14 @@ uint32_t fwsim_hz(const struct fwsim *s)
 	return s->avr->frequency;
 }
 
-/* The host side of the UART: one byte per character time, like the FT232R. */
+/*
+ * The host side of the UART: one byte per character time, like the FT232R,
+ * held back while simavr's input FIFO is full (the firmware's own receive
+ * ring and its overrun count are what the tests look at).
+ */
 static void feed_uart(struct fwsim *s)
 {
-	if (s->tx_pos == s->tx_len || s->avr->cycle < s->next_byte_cycle)
+	if (s->tx_pos == s->tx_len || s->avr->cycle < s->next_byte_cycle || s->uart_full)
 		return;
 	avr_raise_irq(s->uart_in, s->tx[s->tx_pos++]);
 	s->next_byte_cycle = s->avr->cycle + CYCLES_PER_BYTE;
@@ -265,6 +294,11 @@ void fwsim_send(struct fwsim *s, const struct fw_msg *m)
 	size_t n = fw_frame_encode(m, frame, sizeof(frame));
 
 	fwsim_send_bytes(s, frame, n);
+}
+
+size_t fwsim_send_pending(const struct fwsim *s)
+{
+	return s->tx_len - s->tx_pos;
 }
 
 static int take_reply(struct fwsim *s, uint8_t tag, struct fw_msg *reply)

@@ -47,6 +47,8 @@ unsigned fwsim_boots(const struct fwsim *s);
 /* Bytes to the board's UART, delivered at the line rate. */
 void fwsim_send_bytes(struct fwsim *s, const uint8_t *p, size_t n);
 void fwsim_send(struct fwsim *s, const struct fw_msg *m);
+/* Bytes queued for the board and not yet on the line. */
+size_t fwsim_send_pending(const struct fwsim *s);
 /*
  * Sends req (its tag is set to a fresh value) and runs until the reply
  * with that tag arrives, at most timeout_cycles.  Records arriving meanwhile
