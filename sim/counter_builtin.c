@@ -6,17 +6,22 @@
  *
  * What this file adds is the board around that logic:
  *   - the battery-terminal voltage as the MCU measures it: the divider
- *     adc_r_top/adc_r_bottom into a 10-bit ADC referred to adc_vref, read
- *     once per quantum and given to fw_counter_set_vbat() before the next
- *     preload is computed (so the compensation lags by one quantum);
+ *     adc_r_top/adc_r_bottom into the 10-bit ADC referred to adc_vref, 16
+ *     conversions (each with 0.5 LSB rms of noise, which dithers the
+ *     steps) summed once per quantum and turned into microvolts by the
+ *     firmware's own calibration code (fw_cal_vbat_uv, cal.h), then given
+ *     to fw_counter_set_vbat() before the next preload is computed (so the
+ *     compensation lags by one quantum);
  *   - the timestamp of each IRQ edge in MCU clock ticks;
  *   - a fixed propagation delay from the quantum-completing pulse to the
  *     IRQ edge: FW_EDGE_CYCLES MCU cycles (compare match to output pin).
  */
 #include "counter_stage.h"
+#include "cal.h"
 #include "counter.h"
 #include "defaults.h"
 #include "fw_defaults.h"
+#include "rng.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -24,27 +29,35 @@
 
 #define FW_EDGE_CYCLES 2
 #define ADC_CODES 1024
+#define ADC_SAMPLES 16          /* conversions the firmware sums (cal.h) */
+#define ADC_NOISE_LSB 0.5       /* rms */
 
 struct builtin_stage {
 	struct counter_stage base;
 	struct counter_stage_config cfg;
 	struct fw_counter fw;
+	struct fw_cal cal;
+	struct sim_rng rng;
 	uint32_t left;          /* pulses left in the current quantum */
 	uint32_t preload;       /* pulses of the current quantum */
 	uint32_t seq;
 };
 
-/* What the board's ADC reports for a battery-terminal voltage, in uV. */
-static uint32_t adc_measure_uv(double vb)
+/* What the board reports for a battery-terminal voltage, in uV: 16 noisy
+ * 10-bit conversions of the divided voltage, converted by the firmware. */
+static uint32_t adc_measure_uv(struct builtin_stage *b, double vb)
 {
 	double ratio = SIM_DEF_ADC_R_BOTTOM / (SIM_DEF_ADC_R_TOP + SIM_DEF_ADC_R_BOTTOM);
-	double code = floor(vb * ratio / SIM_DEF_ADC_VREF * ADC_CODES + 0.5);
+	double lsb = vb * ratio / SIM_DEF_ADC_VREF * ADC_CODES;
+	uint32_t sum = 0;
+	int i;
 
-	if (code < 0)
-		code = 0;
-	if (code > ADC_CODES - 1)
-		code = ADC_CODES - 1;
-	return (uint32_t)(code * SIM_DEF_ADC_VREF / ADC_CODES / ratio * 1e6 + 0.5);
+	for (i = 0; i < ADC_SAMPLES; i++) {
+		double code = floor(lsb + ADC_NOISE_LSB * sim_rng_normal(&b->rng) + 0.5);
+
+		sum += (uint32_t)(code < 0 ? 0 : code > ADC_CODES - 1 ? ADC_CODES - 1 : code);
+	}
+	return fw_cal_vbat_uv(&b->cal, (uint16_t)sum);
 }
 
 static int builtin_pulse(struct counter_stage *cs, double t, double vb,
@@ -58,7 +71,7 @@ static int builtin_pulse(struct counter_stage *cs, double t, double vb,
 		return 0;
 	if (max < 1)
 		return eq_fail(err, "counter stage: no room for an IRQ edge");
-	uv = adc_measure_uv(vb);
+	uv = adc_measure_uv(b, vb);
 	e = &out[0];
 	e->t = t + FW_EDGE_CYCLES / b->cfg.mcu_clock;
 	e->ticks = (uint64_t)llround(e->t * b->cfg.mcu_clock);
@@ -104,6 +117,8 @@ struct counter_stage *counter_stage_builtin_open(const struct counter_stage_conf
 	}
 	b->base.ops = &builtin_ops;
 	b->cfg = *cfg;
+	fw_cal_defaults(&b->cal);
+	sim_rng_seed(&b->rng, cfg->seed, 6);
 	fc.quantum_pulses = cfg->quantum_pulses;
 	fc.jitter_pct = (uint8_t)(cfg->jitter_pct > 255 ? 255 : cfg->jitter_pct);
 	fc.vcomp = cfg->vcomp ? 1 : 0;
