@@ -333,6 +333,26 @@ def accuracy(work, names):
     return "\n".join(out) + "\n", all_ok
 
 
+def commands(work):
+    out = ["## The commands behind it\n",
+           "What `eqprof report`, `eqprof compare` and `eqprof power` print for the Music run "
+           "(simulated with `eqprof sim Music -o music`):\n", "```"]
+    with open(os.path.join(work, "cli", "music.txt")) as f:
+        out.append(f.read().rstrip())
+    out.append("```\n")
+    out.append("The same recording exported with `eqprof export music/energy.eqp --format F -o OUT` "
+               "for other tools:\n")
+    for name, what in (("music.pb.gz", "pprof (`go tool pprof`)"),
+                       ("music.out", "callgrind (`callgrind_annotate`, KCachegrind)"),
+                       ("music.folded", "folded stacks (flamegraph.pl, speedscope)"),
+                       ("music.json", "Chrome trace (Perfetto UI), with the power counter"),
+                       ("music.csv", "every sample resolved, with its interval's power")):
+        path = os.path.join(work, "export", name)
+        if os.path.exists(path):
+            out.append("* [export/%s](export/%s): %s, %d bytes" % (name, name, what, os.path.getsize(path)))
+    return "\n".join(out) + "\n"
+
+
 def main():
     work, src = sys.argv[1], sys.argv[2]
     names = sorted(os.listdir(os.path.join(work, "runs")),
@@ -356,6 +376,7 @@ def main():
         fig12_13(work),
         table5(work),
         acc,
+        commands(work),
     ]
     with open(os.path.join(work, "README.md"), "w") as f:
         f.write("\n".join(parts))
