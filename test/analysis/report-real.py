@@ -17,7 +17,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from eqtest import (Elf, Tap, addr2line, build_fixtures, eqprof, report_json, wilson,
+from eqtest import (FIXTURES, Elf, Tap, addr2line, build_fixtures, eqprof, report_json, wilson,
                     write_csv)
 
 Q = 2.94e-3
@@ -70,6 +70,20 @@ class Scenario:
         self.samples.append((pid, pc, 0, count))
         self.expect.append((count, rows, False))
         return src
+
+    def hit_inlined(self, pid, exe, key, base, outer, marker, count):
+        """count samples at the first pc of outer whose line (by addr2line)
+        carries marker, i.e. is inside an inlined function; returns it."""
+        e = self.elf[key]
+        src = os.path.join(FIXTURES, "libfix.c")
+        marked = {i + 1 for i, l in enumerate(open(src)) if marker in l}
+        start, size = e.syms[outer]
+        for off in range(size):
+            loc = addr2line(e.path, start + off)
+            if loc and loc[1] in marked:
+                self.hit(pid, exe, key, base, outer, off, count)
+                return loc
+        raise RuntimeError("no inlined line of %s in %s" % (marker, outer))
 
     def unknown(self, pid, exe, key, base, vaddr, count):
         """count samples in key's code where no symbol covers vaddr."""
@@ -149,6 +163,10 @@ def build_scenario(d, bins):
     s.unknown(400, "stripped", "prog_strip", S, unstripped.syms["spin_a"][0] + 2, 44)
     s.unknown(400, "stripped", "prog_strip", S, unstripped.syms["spin_b"][0] + 1, 6)
     s.hit(400, "stripped", "libfix_o2.so", L3, "lib_work", 0x1, 13)
+    # Inlined code at -O0 (always_inline) and -O2: proc is the function it was
+    # inlined into, the line is the inlined function's (as addr2line says).
+    s.inlined = [s.hit_inlined(100, "app", "libfix.so", B1, "lib_outer", "/* inl */", 12),
+                 s.hit_inlined(200, "prog_o2", "libfix_o2.so", L1, "lib_outer", "/* inl */", 8)]
     # Known only through the embedded table: procedures, no lines.
     s.hit(500, "embedded", "prog_pie", E, "spin_b", 0x10, 25, path=EMB_PATH, line=False)
     # Idle: pid 0, and EQ_F_IDLE in a process.
@@ -214,6 +232,9 @@ def main():
             t.eq(doc["idle_samples"], idle, "--by %s: idle samples counted" % by)
             if by == "line":
                 check_lines_against_addr2line(t, s, doc)
+                names = {r["name"] for r in doc["rows"]}
+                t.ok(all("%s:%d" % loc in names for loc in s.inlined),
+                     "inlined lines appear as the inlined function's source lines", s.inlined)
         doc, _ = report_json(energy, "--by", "proc", "--exclude-idle")
         check_rows(t, doc, s.expected("proc", True), total - idle, "--exclude-idle", Q,
                    "energy_j")
