@@ -8,7 +8,8 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from eqtest import Elf, Tap, build_fixtures, cc, eqprof, report_json, write_csv, FIXTURES
+from eqtest import (Elf, Tap, addr2line, build_fixtures, cc, eqprof, report_json, run,
+                    write_csv, FIXTURES)
 
 BASE = 0x555555554000
 TARGET_PATH = "/opt/eqtarget/bin/prog"
@@ -58,6 +59,23 @@ def main():
         doc, err = report_json(rec, "--symfs", other)
         t.ok(rows(doc) == {("[unknown]", "prog"): 40} and "build-id" in err,
              "--symfs with a different build of the target: refused by build-id", err)
+
+        # Stripped binary with its debug info in a separate file (debuglink).
+        dbg = os.path.join(d, "split")
+        os.makedirs(dbg)
+        split = os.path.join(dbg, "prog")
+        run(["objcopy", "--only-keep-debug", bins["prog_o2pie"], split + ".debug"])
+        run(["strip", "-o", split, bins["prog_o2pie"]])
+        run(["objcopy", "--add-gnu-debuglink=" + split + ".debug", split], cwd=dbg)
+        selff = Elf(bins["prog_o2pie"])
+        rec, rc, err = recording(d, "split", selff, split, funcs)
+        doc, err = report_json(rec)
+        t.eq(rows(doc), {("spin_a", "prog"): 30, ("spin_b", "prog"): 10},
+             "stripped binary + separate debug file: procedures from the debug file")
+        doc, err = report_json(rec, "--by", "line")
+        want = {"%s:%d" % addr2line(bins["prog_o2pie"], selff.syms[fn][0] + 1) for fn, _ in funcs}
+        t.eq({r["name"] for r in doc["rows"]}, want,
+             "stripped binary + separate debug file: lines as addr2line on the unstripped one")
 
         # Build-id: record against one build, then rebuild the binary in place.
         here = os.path.join(d, "rebuilt", "prog")
