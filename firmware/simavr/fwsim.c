@@ -9,6 +9,7 @@
  *   - ADC inputs take millivolts at the pin; AVcc/AREF are set here to the
  *     board's 5.0 V.
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,12 +140,23 @@ static void on_uart_out(struct avr_irq_t *irq, uint32_t value, void *param)
 	}
 }
 
+/* simavr's messages: errors only (the ELF loader chats on every load). */
+static void quiet_logger(avr_t *avr, const int level, const char *fmt, va_list ap)
+{
+	(void)avr;
+	if (level > LOG_ERROR)
+		return;
+	fputs("simavr: ", stderr);
+	vfprintf(stderr, fmt, ap);
+}
+
 struct fwsim *fwsim_open(const char *elf, struct eq_error *err)
 {
 	elf_firmware_t fw;
 	struct fwsim *s;
 	uint32_t flags = 0;
 
+	avr_global_logger_set(quiet_logger);
 	memset(&fw, 0, sizeof(fw));
 	if (elf_read_firmware(elf, &fw) != 0) {
 		eq_fail(err, "%s: cannot load the firmware ELF (build it with `make -C firmware`)", elf);
