@@ -2,7 +2,8 @@
  * test_ring_stress.c - two threads, at least 10 million pushes through a
  * small ring: every seq is either delivered exactly once, in order, with
  * its own payload, or counted lost (the ring's drop counter, the seq gap
- * and EQ_F_LOST all agree).  Built three ways: plain, ASan+UBSan, and
+ * and EQ_F_LOST all agree), once through a ring that overflows all the time
+ * and once through one that mostly keeps up.  Built three ways: plain, ASan+UBSan, and
  * ThreadSanitizer (test/isr/module.mk).  EQ_STRESS_N overrides the count.
  */
 #include <pthread.h>
@@ -12,16 +13,18 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <cmocka.h>
 
 #include "eq_ring.h"
 
-#define RING_CAPACITY 1024
+#define SMALL_RING 1024      /* overflows all the time: drops on every burst */
+#define LARGE_RING 65536     /* mostly keeps up: the ordinary path under contention */
 #define BATCH 256
 
 struct stress {
 	struct eq_ring ring;
-	struct eq_sample slots[RING_CAPACITY];
+	struct eq_sample *slots;
 	uint32_t total;
 	int done;                  /* producer finished (atomic) */
 	/* consumer's findings */
@@ -86,22 +89,25 @@ static void consume(struct stress *st)
 	}
 }
 
-static void every_seq_delivered_once_or_counted_lost(void **state)
+static void run_stress(uint32_t capacity)
 {
 	static struct stress st;
+	static struct eq_sample slots[LARGE_RING];
 	const char *env = getenv("EQ_STRESS_N");
 	uint64_t trailing;
 	pthread_t t;
 
-	(void)state;
+	memset(&st, 0, sizeof(st));
+	st.slots = slots;
 	st.total = env ? (uint32_t)strtoul(env, NULL, 10) : 10000000u;
-	assert_int_equal(eq_ring_init(&st.ring, st.slots, RING_CAPACITY, 0), 0);
+	assert_int_equal(eq_ring_init(&st.ring, st.slots, capacity, 0), 0);
 	assert_int_equal(pthread_create(&t, NULL, producer, &st), 0);
 	consume(&st);
 	assert_int_equal(pthread_join(t, NULL), 0);
 
 	trailing = st.have_last ? st.total - 1 - st.last_seq : st.total;
-	print_message("# %u pushed, %llu delivered, %u dropped (%llu gaps)\n", st.total,
+	print_message("# ring of %u: %u pushed, %llu delivered, %u dropped (%llu gaps)\n",
+		      capacity, st.total,
 		      (unsigned long long)st.delivered, eq_ring_dropped(&st.ring),
 		      (unsigned long long)st.gaps);
 	assert_int_equal(st.bad_payload, 0);
@@ -113,10 +119,23 @@ static void every_seq_delivered_once_or_counted_lost(void **state)
 	assert_int_equal(eq_ring_dropped(&st.ring), st.gap_samples + trailing);
 }
 
+static void small_ring_every_seq_delivered_once_or_counted_lost(void **state)
+{
+	(void)state;
+	run_stress(SMALL_RING);
+}
+
+static void large_ring_every_seq_delivered_once_or_counted_lost(void **state)
+{
+	(void)state;
+	run_stress(LARGE_RING);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(every_seq_delivered_once_or_counted_lost),
+		cmocka_unit_test(small_ring_every_seq_delivered_once_or_counted_lost),
+		cmocka_unit_test(large_ring_every_seq_delivered_once_or_counted_lost),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
