@@ -79,6 +79,7 @@ struct eq_symbolizer {
 	const char **warnings;
 	size_t nwarnings;
 	const char *s_idle, *s_unknown, *s_kernel;
+	int skip_lines;
 };
 
 static void warn(struct eq_symbolizer *s, const char *fmt, ...)
@@ -393,7 +394,7 @@ static void resolve_dwfl(struct eq_symbolizer *s, struct modfile *m, struct eq_l
 	loc->kind = EQ_LOC_RESOLVED;
 	loc->proc = sym->name;
 	loc->proc_off = vaddr - sym->addr;
-	if (s->opt.skip_lines)
+	if (s->skip_lines)
 		return;
 	line = dwfl_module_getsrc(m->mod, vaddr);
 	if (line) {
@@ -633,6 +634,11 @@ void eq_sym_free(struct eq_symbolizer *s)
 	free(s->warnings);
 	eq_intern_free(s->strings);
 	free(s);
+}
+
+void eq_sym_skip_lines(struct eq_symbolizer *s, int skip)
+{
+	s->skip_lines = skip;
 }
 
 size_t eq_sym_nwarnings(const struct eq_symbolizer *s)

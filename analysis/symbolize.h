@@ -62,8 +62,6 @@ struct eq_sym_options {
 	const char *symfs;     /* look up module paths under this root (NULL: /) */
 	int check_build_id;    /* 1 (default behaviour when options is NULL): refuse
 				  an ELF whose build-id differs from the recorded one */
-	int skip_lines;        /* 1: leave file/line empty (faster when only
-				  procedures are wanted); 0: look them up */
 };
 
 struct eq_symbolizer;
@@ -73,6 +71,10 @@ struct eq_symbolizer *eq_sym_new(const struct eqp_file *f,
 				 const struct eq_sym_options *opt,
 				 struct eq_error *err);
 void eq_sym_free(struct eq_symbolizer *s);
+
+/* skip = 1: leave file and line empty in later lookups (saves the DWARF line
+ * search when only procedures are wanted).  Call before the first lookup. */
+void eq_sym_skip_lines(struct eq_symbolizer *s, int skip);
 
 /* Where the sample was.  Never fails: unknowns are reported as such. */
 const struct eq_loc *eq_sym_lookup(struct eq_symbolizer *s,

@@ -71,8 +71,7 @@ int eq_report_load(const char *cmd, const char *path, const struct eq_report_opt
 		   struct eq_loaded_profile *lp)
 {
 	struct eq_sym_options so = { .symfs = o->symfs,
-				     .check_build_id = !o->no_build_id_check,
-				     .skip_lines = o->by != EQ_BY_LINE };
+				     .check_build_id = !o->no_build_id_check };
 	struct eq_error err;
 	size_t i;
 
@@ -85,6 +84,8 @@ int eq_report_load(const char *cmd, const char *path, const struct eq_report_opt
 	if (eqp_warning(lp->file))
 		fprintf(stderr, "eqprof %s: warning: %s\n", cmd, eqp_warning(lp->file));
 	lp->sym = eq_sym_new(lp->file, &so, &err);
+	if (lp->sym)
+		eq_sym_skip_lines(lp->sym, o->by != EQ_BY_LINE);
 	if (lp->sym)
 		lp->profile = eq_profile_build(lp->file, lp->sym, o->by,
 					       o->exclude_idle ? EQ_PROFILE_EXCLUDE_IDLE : 0,
