@@ -80,6 +80,8 @@ struct eq_symbolizer {
 	size_t nwarnings;
 	const char *s_idle, *s_unknown, *s_kernel;
 	int skip_lines;
+	Dwfl_Callbacks callbacks;
+	char *debuginfo_path;
 };
 
 static void warn(struct eq_symbolizer *s, const char *fmt, ...)
@@ -112,13 +114,41 @@ static const char *base_name(const char *path)
 
 /* ---- modules ------------------------------------------------------------ */
 
-static char *debuginfo_path;
-static const Dwfl_Callbacks dwfl_callbacks = {
+static char *default_debuginfo_path;
+static const Dwfl_Callbacks default_callbacks = {
 	.find_elf = dwfl_build_id_find_elf,
 	.find_debuginfo = dwfl_standard_find_debuginfo,
 	.section_address = dwfl_offline_section_address,
-	.debuginfo_path = &debuginfo_path,
+	.debuginfo_path = &default_debuginfo_path,
 };
+
+/*
+ * Separate debug info is looked for next to the file (debuglink, .debug/)
+ * and in the debug directory, under --symfs when given so that a target's
+ * sysroot brings its own /usr/lib/debug (also by build-id).
+ */
+static void setup_debuginfo(struct eq_symbolizer *s)
+{
+	s->callbacks = default_callbacks;
+	if (!s->opt.symfs)
+		return;
+	if (asprintf(&s->debuginfo_path, ":.debug:%s/usr/lib/debug", s->opt.symfs) < 0)
+		s->debuginfo_path = NULL;
+	else
+		s->callbacks.debuginfo_path = &s->debuginfo_path;
+}
+
+/* The file to open for a mapped path: under --symfs, and without the
+ * " (deleted)" the kernel appends to files replaced while mapped. */
+static void host_file(const struct eq_symbolizer *s, const char *path, char *file, size_t size)
+{
+	static const char deleted[] = " (deleted)";
+	size_t len = strlen(path), dl = sizeof(deleted) - 1;
+
+	if (len > dl && !strcmp(path + len - dl, deleted))
+		len -= dl;
+	snprintf(file, size, "%s%.*s", s->opt.symfs ? s->opt.symfs : "", (int)len, path);
+}
 
 static int read_loads(struct modfile *m)
 {
@@ -230,11 +260,11 @@ static int open_elf(struct eq_symbolizer *s, struct modfile *m)
 
 	if (m->path[0] != '/')
 		return -1;
-	snprintf(file, sizeof(file), "%s%s", s->opt.symfs ? s->opt.symfs : "", m->path);
+	host_file(s, m->path, file, sizeof(file));
 	fd = open(file, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	m->dwfl = dwfl_begin(&dwfl_callbacks);
+	m->dwfl = dwfl_begin(&s->callbacks);
 	if (!m->dwfl) {
 		close(fd);
 		return -1;
@@ -593,6 +623,7 @@ struct eq_symbolizer *eq_sym_new(const struct eqp_file *f, const struct eq_sym_o
 	s->s_unknown = eq_intern(s->strings, "[unknown]");
 	s->s_kernel = eq_intern(s->strings, "[kernel.kallsyms]");
 	load_kallsyms(s);
+	setup_debuginfo(s);
 	elf_version(EV_CURRENT);
 	return s;
 }
@@ -630,6 +661,7 @@ void eq_sym_free(struct eq_symbolizer *s)
 		free(b);
 	}
 	eq_symtab_index_free(s->kallsyms);
+	free(s->debuginfo_path);
 	free(s->cache);
 	free(s->warnings);
 	eq_intern_free(s->strings);
@@ -653,7 +685,7 @@ const char *eq_sym_warning(const struct eq_symbolizer *s, size_t i)
 
 int eq_elf_build_id(const char *path, char *hex, size_t size, struct eq_error *err)
 {
-	Dwfl *dwfl = dwfl_begin(&dwfl_callbacks);
+	Dwfl *dwfl = dwfl_begin(&default_callbacks);
 	const unsigned char *bits;
 	Dwfl_Module *mod;
 	GElf_Addr vaddr;

@@ -3,6 +3,7 @@
 recorded at import refusing a rebuilt binary (with --no-build-id-check as
 the way out)."""
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -76,6 +77,22 @@ def main():
         want = {"%s:%d" % addr2line(bins["prog_o2pie"], selff.syms[fn][0] + 1) for fn, _ in funcs}
         t.eq({r["name"] for r in doc["rows"]}, want,
              "stripped binary + separate debug file: lines as addr2line on the unstripped one")
+
+        # A sysroot whose binary is stripped and whose debug info sits in its
+        # own /usr/lib/debug/.build-id tree; the maps say the file was deleted.
+        sysroot = os.path.join(d, "sysroot2")
+        os.makedirs(sysroot + os.path.dirname(TARGET_PATH))
+        run(["strip", "-o", sysroot + TARGET_PATH, bins["prog_o2pie"]])
+        bid = re.search(r"Build ID: ([0-9a-f]+)",
+                        run(["readelf", "-n", bins["prog_o2pie"]]).stdout).group(1)
+        ddir = os.path.join(sysroot, "usr/lib/debug/.build-id", bid[:2])
+        os.makedirs(ddir)
+        run(["objcopy", "--only-keep-debug", bins["prog_o2pie"],
+             os.path.join(ddir, bid[2:] + ".debug")])
+        rec, rc, err = recording(d, "sysdbg", selff, TARGET_PATH + " (deleted)", funcs)
+        doc, err = report_json(rec, "--symfs", sysroot, "--by", "line")
+        t.eq({r["name"] for r in doc["rows"]}, want,
+             "--symfs: a deleted, stripped binary gets lines from the sysroot's build-id debug tree")
 
         # Build-id: record against one build, then rebuild the binary in place.
         here = os.path.join(d, "rebuilt", "prog")
