@@ -3,7 +3,8 @@
 # second at a realistic pulse rate (1.2 W: ~26,000 front-end pulses/s, the
 # paper's Game benchmark), at the paper's quantum (64 pulses) and at the
 # smallest quantum of its sensitivity study (2 pulses = 92 uJ: 32x more
-# interrupts), and for the built-in Movie benchmark.  Prints figures; never
+# interrupts), for the built-in Movie benchmark, and with the firmware ELF
+# counting in simavr (--firmware) when it is built.  Prints figures; never
 # fails on time.
 set -eu
 : "${EQPROF:?}"
@@ -27,3 +28,11 @@ echo "simulator speed (simulated seconds per wall-clock second; excludes writing
 run "Game x600 s, N=64 (2.95 mJ quantum)" "$tmp/game600.scn"
 run "Game x600 s, N=2 (92 uJ quantum)" "$tmp/game600.scn" --set quantum_pulses=2
 run "Movie (built-in, 110 s)" Movie
+# The counter stage on the real firmware in simavr (when it has been built:
+# make check or make -C firmware builds $B/firmware/eqfw.elf).
+if [ -n "${B:-}" ] && [ -f "$B/firmware/eqfw.elf" ]; then
+	"$EQPROF" sim --print Game | sed 's/^phase Game 54s$/phase Game 10s/' >"$tmp/game10.scn"
+	run "Game x10 s, N=64, --firmware (simavr)" "$tmp/game10.scn" --firmware "$B/firmware/eqfw.elf"
+else
+	echo "  (no \$B/firmware/eqfw.elf: the simavr counter stage is not measured)"
+fi
