@@ -409,7 +409,7 @@ static inline int row_for(struct pc_table *t, struct eq_agg *a, struct eq_symbol
 #define PREFETCH_AHEAD 8
 
 static int count_chunk(struct pc_table *t, struct eq_agg *a, struct eq_symbolizer *s,
-		       const struct eq_sample *smp, size_t n)
+		       const struct eq_sample *smp, size_t n, uint64_t *lost_marks)
 {
 	size_t k;
 
@@ -422,6 +422,7 @@ static int count_chunk(struct pc_table *t, struct eq_agg *a, struct eq_symbolize
 							     smp[k + PREFETCH_AHEAD].pid) & t->mask]);
 		if (row_for(t, a, s, &smp[k], &row))
 			return -1;
+		*lost_marks += (smp[k].flags & EQ_F_LOST) != 0;
 		if (row == ROW_SKIP)
 			a->idle++;
 		else
@@ -436,6 +437,8 @@ struct eq_profile *eq_profile_build(const struct eqp_file *f, struct eq_symboliz
 	const struct eqp_meta *m = eqp_meta(f);
 	struct pc_table t = { 0 };
 	struct eq_agg *a = eq_agg_new(by, flags, err);
+	struct eq_profile *p;
+	uint64_t lost_marks = 0;
 	size_t c, i;
 
 	if (!a)
@@ -446,7 +449,7 @@ struct eq_profile *eq_profile_build(const struct eqp_file *f, struct eq_symboliz
 		size_t n;
 		const struct eq_sample *smp = eqp_sample_chunk(f, c, &n);
 
-		if (smp && count_chunk(&t, a, s, smp, n))
+		if (smp && count_chunk(&t, a, s, smp, n, &lost_marks))
 			goto oom;
 	}
 	free(t.slots);
@@ -455,9 +458,12 @@ struct eq_profile *eq_profile_build(const struct eqp_file *f, struct eq_symboliz
 		if (a->rows[i].loc->kind == EQ_LOC_IDLE)
 			a->idle += a->rows[i].samples;
 	}
-	return eq_agg_finish(a, m->mode, m->quantum_j,
-			     m->mode == EQP_MODE_TIME ? eq_profile_period_s(f) : 0,
-			     eqp_lost_total(f), err);
+	p = eq_agg_finish(a, m->mode, m->quantum_j,
+			  m->mode == EQP_MODE_TIME ? eq_profile_period_s(f) : 0,
+			  eqp_lost_total(f), err);
+	if (p)
+		p->lost_marks = lost_marks;
+	return p;
 oom:
 	free(t.slots);
 	eq_agg_free(a);

@@ -60,6 +60,8 @@ struct eq_profile {
 	uint64_t total_samples; /* samples the shares are of (idle removed if asked) */
 	uint64_t idle_samples;  /* idle samples in the file */
 	uint64_t lost_samples;  /* drops the recording reports (eqp_lost_total) */
+	uint64_t lost_marks;    /* samples flagged EQ_F_LOST: losses happened just
+				   before each (eq_profile_build only) */
 	size_t nrows;
 	struct eq_row *rows;
 	struct eq_intern *strings_; /* private: backing store of row names */

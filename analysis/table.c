@@ -121,9 +121,10 @@ static void print_json(FILE *out, const struct eq_profile *p)
 		eq_json_number(out, p->period_s > 0 ? p->period_s : NAN);
 	}
 	fprintf(out, ", \"total_samples\": %llu, \"idle_samples\": %llu, "
-		"\"lost_samples\": %llu, \"exclude_idle\": %s,\n \"rows\": [",
+		"\"lost_samples\": %llu, \"lost_marks\": %llu, \"exclude_idle\": %s,\n \"rows\": [",
 		(unsigned long long)p->total_samples, (unsigned long long)p->idle_samples,
-		(unsigned long long)p->lost_samples, p->exclude_idle ? "true" : "false");
+		(unsigned long long)p->lost_samples, (unsigned long long)p->lost_marks,
+		p->exclude_idle ? "true" : "false");
 	for (i = 0; i < p->nrows; i++) {
 		fputs(i ? ",\n  " : "\n  ", out);
 		print_json_row(out, p, &p->rows[i]);
@@ -147,8 +148,11 @@ static void print_heading(FILE *out, const struct eq_profile *p, const char *sou
 	else
 		fputs(p->mode == EQP_MODE_ENERGY ? " (quantum unknown: shares only)" :
 		      " (sampling rate unknown: shares only)", out);
-	fprintf(out, "; idle %llu%s; lost %llu\n", (unsigned long long)p->idle_samples,
+	fprintf(out, "; idle %llu%s; lost %llu", (unsigned long long)p->idle_samples,
 		p->exclude_idle ? " (excluded)" : "", (unsigned long long)p->lost_samples);
+	if (p->lost_marks)
+		fprintf(out, " (%llu samples follow a loss)", (unsigned long long)p->lost_marks);
+	fputc('\n', out);
 }
 
 static void print_table(FILE *out, const struct eq_profile *p, const char *source)

@@ -22,7 +22,7 @@ from eqtest import (FIXTURES, Elf, Tap, addr2line, build_fixtures, eqprof, repor
 
 Q = 2.94e-3
 HZ = 349.0
-F_KERNEL, F_IDLE = 0x1, 0x2
+F_KERNEL, F_IDLE, F_LOST = 0x1, 0x2, 0x8
 KALLSYMS = ("ffffffff81000000 T _stext\n"
             "ffffffff81001000 T do_syscall_64\n"
             "ffffffff81002000 t schedule\n"
@@ -179,8 +179,8 @@ def build_scenario(d, bins):
               "[kernel.kallsyms]", "do_syscall_64", "do_syscall_64+0x40")
     s.special(300, 0xffffffff81002008, F_KERNEL, 3, "other", "[kernel.kallsyms]",
               "[kernel.kallsyms]", "schedule", "schedule+0x8")
-    # Unmapped user pc.
-    s.special(100, 0x1234, 0, 4, "app", "[unknown]", "[unknown]", "[unknown]",
+    # Unmapped user pc, right after samples were lost (EQ_F_LOST).
+    s.special(100, 0x1234, F_LOST, 4, "app", "[unknown]", "[unknown]", "[unknown]",
               "[unknown] 0x1234")
     return s
 
@@ -230,6 +230,7 @@ def main():
                  "--by %s: header fields" % by)
             check_rows(t, doc, s.expected(by), total, "--by " + by, Q, "energy_j")
             t.eq(doc["idle_samples"], idle, "--by %s: idle samples counted" % by)
+            t.eq(doc["lost_marks"], 4, "--by %s: samples flagged EQ_F_LOST counted" % by)
             if by == "line":
                 check_lines_against_addr2line(t, s, doc)
                 names = {r["name"] for r in doc["rows"]}
