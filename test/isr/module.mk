@@ -5,7 +5,7 @@ UNIT_TESTS += test/isr/test_ring test/isr/test_ring_stress
 # ASan, so it gets its own rule; built before the tests by make check).
 RING_TSAN = $(B)/test/isr/test_ring_stress_tsan
 CHECK_EXTRA += $(RING_TSAN)
-INTEG_TESTS += test/isr/ring-tsan.sh
+INTEG_TESTS += test/isr/ring-tsan.sh test/isr/ring-freestanding.sh
 
 $(RING_TSAN): test/isr/test_ring_stress.c isr/core/eq_ring.h isr/core/eq_sample.h
 	@mkdir -p $(dir $@)
