@@ -10,34 +10,27 @@
  *                (pid, pc, kernel/idle).
  * A pc in process P inside mapping M becomes the file offset
  * pc - M.start + M.offset, which the module's PT_LOAD headers turn into the
- * vaddr libdwfl understands.  This is the load bias of PIE executables and
- * shared libraries, computed from the maps alone.
+ * vaddr libdwfl understands (elfmod.c).  This is the load bias of PIE
+ * executables and shared libraries, computed from the maps alone.
  */
-#include <elfutils/libdwfl.h>
-#include <fcntl.h>
 #include <stdarg.h>
-#include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "elfmod.h"
 #include "intern.h"
 #include "maps.h"
 #include "symbolize.h"
 #include "symtab.h"
 
-enum mod_state { MOD_UNTRIED, MOD_DWFL, MOD_EMBEDDED, MOD_NONE };
+enum mod_state { MOD_UNTRIED, MOD_ELF, MOD_EMBEDDED, MOD_NONE };
 
 struct modfile {
 	const char *path;          /* interned, as in the maps */
 	enum mod_state state;
-	Dwfl *dwfl;
-	Dwfl_Module *mod;
-	GElf_Phdr *loads;          /* PT_LOAD headers: file offset -> vaddr */
-	size_t nloads;
-	struct eqp_symbol *elf_syms; /* the ELF's code symbols, for a binary search */
-	struct eq_symtab_index *elf_index;
+	struct eq_elfmod *elf;
 	struct eq_symtab_index *embedded;
 	int embedded_absolute;     /* table addresses are pcs, not file offsets */
 	struct modfile *next;
@@ -114,14 +107,6 @@ static const char *base_name(const char *path)
 
 /* ---- modules ------------------------------------------------------------ */
 
-static char *default_debuginfo_path;
-static const Dwfl_Callbacks default_callbacks = {
-	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
-	.section_address = dwfl_offline_section_address,
-	.debuginfo_path = &default_debuginfo_path,
-};
-
 /*
  * Separate debug info is looked for next to the file (debuglink, .debug/)
  * and in the debug directory, under --symfs when given so that a target's
@@ -129,7 +114,7 @@ static const Dwfl_Callbacks default_callbacks = {
  */
 static void setup_debuginfo(struct eq_symbolizer *s)
 {
-	s->callbacks = default_callbacks;
+	s->callbacks = eq_elfmod_default_callbacks;
 	if (!s->opt.symfs)
 		return;
 	if (asprintf(&s->debuginfo_path, ":.debug:%s/usr/lib/debug", s->opt.symfs) < 0)
@@ -150,137 +135,25 @@ static void host_file(const struct eq_symbolizer *s, const char *path, char *fil
 	snprintf(file, size, "%s%.*s", s->opt.symfs ? s->opt.symfs : "", (int)len, path);
 }
 
-static int read_loads(struct modfile *m)
-{
-	GElf_Addr bias;
-	Elf *elf = dwfl_module_getelf(m->mod, &bias);
-	size_t nph, i;
-
-	if (!elf || elf_getphdrnum(elf, &nph) != 0)
-		return -1;
-	m->loads = calloc(nph ? nph : 1, sizeof(*m->loads));
-	if (!m->loads)
-		return -1;
-	for (i = 0; i < nph; i++) {
-		GElf_Phdr ph;
-
-		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD)
-			m->loads[m->nloads++] = ph;
-	}
-	return m->nloads ? 0 : -1;
-}
-
-/*
- * Copies the module's function symbols (.symtab, else .dynsym) into a
- * sorted index: libdwfl's own address lookup scans every symbol per call,
- * which is too slow for tens of thousands of distinct pcs.
- */
-static int read_symbols(struct eq_symbolizer *s, struct modfile *m)
-{
-	int n = dwfl_module_getsymtab(m->mod), i;
-	size_t used = 0;
-
-	if (n <= 0)
-		return 0;
-	m->elf_syms = calloc((size_t)n, sizeof(*m->elf_syms));
-	if (!m->elf_syms)
-		return -1;
-	for (i = 1; i < n; i++) {
-		GElf_Sym sym;
-		GElf_Addr addr;
-		GElf_Word shndx;
-		const char *name = dwfl_module_getsym_info(m->mod, i, &sym, &addr, &shndx,
-							   NULL, NULL);
-		int type = GELF_ST_TYPE(sym.st_info);
-
-		if (!name || !name[0] || sym.st_shndx == SHN_UNDEF ||
-		    (type != STT_FUNC && type != STT_GNU_IFUNC))
-			continue;
-		m->elf_syms[used++] = (struct eqp_symbol){ .addr = addr, .size = sym.st_size,
-							   .name = eq_intern(s->strings, name) };
-		if (!m->elf_syms[used - 1].name)
-			return -1;
-	}
-	if (used) {
-		struct eqp_symtab t = { m->path, 0, used, m->elf_syms };
-
-		m->elf_index = eq_symtab_index_new(&t);
-		if (!m->elf_index)
-			return -1;
-	}
-	return 0;
-}
-
-static void hex_of(const unsigned char *bits, int len, char *hex, size_t size)
-{
-	static const char digits[] = "0123456789abcdef";
-	int i;
-
-	for (i = 0; i < len && (size_t)(2 * i + 2) < size; i++) {
-		hex[2 * i] = digits[bits[i] >> 4];
-		hex[2 * i + 1] = digits[bits[i] & 15];
-	}
-	hex[2 * i] = '\0';
-}
-
-/* Refuses the module when its build-id differs from the recorded one. */
-static int build_id_ok(struct eq_symbolizer *s, struct modfile *m, const char *file)
-{
-	char key[4200], hex[256];
-	const unsigned char *bits;
-	GElf_Addr vaddr;
-	const char *want;
-	int len;
-
-	snprintf(key, sizeof(key), "%s%s", EQ_BUILDID_KEY_PREFIX, m->path);
-	want = eqp_meta_get(s->file, key);
-	if (!want || !s->opt.check_build_id)
-		return 1;
-	len = dwfl_module_build_id(m->mod, &bits, &vaddr);
-	if (len <= 0) {
-		warn(s, "%s: %s has no build-id but the recording has %s; not using its symbols "
-		     "(use --symfs to point at the files the recording was made with)",
-		     m->path, file, want);
-		return 0;
-	}
-	hex_of(bits, len, hex, sizeof(hex));
-	if (strcmp(hex, want) != 0) {
-		warn(s, "%s: build-id of %s is %s but the recording was made with %s; "
-		     "not using its symbols (use --symfs to point at the right files)",
-		     m->path, file, hex, want);
-		return 0;
-	}
-	return 1;
-}
-
 static int open_elf(struct eq_symbolizer *s, struct modfile *m)
 {
-	char file[4200];
-	int fd;
+	char file[4200], key[4200];
+	const char *want;
+	struct eq_error err;
 
 	if (m->path[0] != '/')
 		return -1;
 	host_file(s, m->path, file, sizeof(file));
-	fd = open(file, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	m->dwfl = dwfl_begin(&s->callbacks);
-	if (!m->dwfl) {
-		close(fd);
-		return -1;
-	}
-	dwfl_report_begin(m->dwfl);
-	/* base 0 with add_p_vaddr: addresses are the file's own vaddrs.  The
-	 * library owns fd from here on. */
-	m->mod = dwfl_report_elf(m->dwfl, base_name(m->path), file, fd, 0, true);
-	dwfl_report_end(m->dwfl, NULL, NULL);
-	if (!m->mod) {
-		warn(s, "%s: %s is not a usable ELF file (%s); its samples stay unresolved",
-		     m->path, file, dwfl_errmsg(-1));
+	if (access(file, F_OK) != 0)
+		return -1;             /* not here: the caller says so once */
+	snprintf(key, sizeof(key), "%s%s", EQ_BUILDID_KEY_PREFIX, m->path);
+	want = s->opt.check_build_id ? eqp_meta_get(s->file, key) : NULL;
+	m->elf = eq_elfmod_open(file, &s->callbacks, want, s->strings, &err);
+	if (!m->elf) {
+		warn(s, "%s: %s; not using its symbols%s", m->path, err.msg,
+		     want ? " (use --symfs to point at the files the recording was made with)" : "");
 		return -1;
 	}
-	if (!build_id_ok(s, m, file) || read_loads(m) != 0 || read_symbols(s, m) != 0)
-		return -1;
 	return 0;
 }
 
@@ -302,18 +175,9 @@ static void load_module(struct eq_symbolizer *s, struct modfile *m)
 	const struct eqp_symtab *t;
 
 	if (open_elf(s, m) == 0) {
-		m->state = MOD_DWFL;
+		m->state = MOD_ELF;
 		return;
 	}
-	if (m->dwfl) {
-		dwfl_end(m->dwfl);
-		m->dwfl = NULL;
-		m->mod = NULL;
-	}
-	eq_symtab_index_free(m->elf_index);
-	m->elf_index = NULL;
-	free(m->elf_syms);
-	m->elf_syms = NULL;
 	t = embedded_table(s, m->path);
 	if (t && (m->embedded = eq_symtab_index_new(t)) != NULL) {
 		m->state = MOD_EMBEDDED;
@@ -395,46 +259,14 @@ static struct process *process_for(struct eq_symbolizer *s, uint32_t pid)
 
 /* ---- one location ------------------------------------------------------- */
 
-static int offset_to_vaddr(const struct modfile *m, uint64_t off, uint64_t *vaddr)
+static void resolve_elf(struct eq_symbolizer *s, struct modfile *m, struct eq_loc *loc)
 {
-	size_t i;
+	const char *proc = eq_elfmod_lookup(m->elf, loc->module_off, &loc->proc_off,
+					    s->skip_lines ? NULL : &loc->file, &loc->line);
 
-	for (i = 0; i < m->nloads; i++) {
-		const GElf_Phdr *ph = &m->loads[i];
-
-		if (off >= ph->p_offset && off < ph->p_offset + ph->p_filesz) {
-			*vaddr = off - ph->p_offset + ph->p_vaddr;
-			return 0;
-		}
-	}
-	return -1;
-}
-
-static void resolve_dwfl(struct eq_symbolizer *s, struct modfile *m, struct eq_loc *loc)
-{
-	const struct eqp_symbol *sym;
-	uint64_t vaddr;
-	Dwfl_Line *line;
-
-	if (offset_to_vaddr(m, loc->module_off, &vaddr) || !m->elf_index)
-		return;
-	sym = eq_symtab_index_find(m->elf_index, vaddr);
-	if (!sym)
-		return;
-	loc->kind = EQ_LOC_RESOLVED;
-	loc->proc = sym->name;
-	loc->proc_off = vaddr - sym->addr;
-	if (s->skip_lines)
-		return;
-	line = dwfl_module_getsrc(m->mod, vaddr);
-	if (line) {
-		int lineno = 0;
-		const char *file = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
-
-		if (file && lineno > 0) {
-			loc->file = eq_intern(s->strings, file);
-			loc->line = (unsigned)lineno;
-		}
+	if (proc) {
+		loc->kind = EQ_LOC_RESOLVED;
+		loc->proc = proc;
 	}
 }
 
@@ -470,8 +302,8 @@ static void locate_user(struct eq_symbolizer *s, struct process *p, struct eq_lo
 		return;
 	if (m->state == MOD_UNTRIED)
 		load_module(s, m);
-	if (m->state == MOD_DWFL)
-		resolve_dwfl(s, m, loc);
+	if (m->state == MOD_ELF)
+		resolve_elf(s, m, loc);
 	else if (m->state == MOD_EMBEDDED)
 		resolve_table(s, m->embedded,
 			      m->embedded_absolute ? loc->pc : loc->module_off, loc);
@@ -647,11 +479,7 @@ void eq_sym_free(struct eq_symbolizer *s)
 		}
 		for (m = s->mods[i]; m; m = nm) {
 			nm = m->next;
-			if (m->dwfl)
-				dwfl_end(m->dwfl);
-			free(m->loads);
-			eq_symtab_index_free(m->elf_index);
-			free(m->elf_syms);
+			eq_elfmod_close(m->elf);
 			eq_symtab_index_free(m->embedded);
 			free(m);
 		}
@@ -681,33 +509,4 @@ size_t eq_sym_nwarnings(const struct eq_symbolizer *s)
 const char *eq_sym_warning(const struct eq_symbolizer *s, size_t i)
 {
 	return i < s->nwarnings ? s->warnings[i] : NULL;
-}
-
-int eq_elf_build_id(const char *path, char *hex, size_t size, struct eq_error *err)
-{
-	Dwfl *dwfl = dwfl_begin(&default_callbacks);
-	const unsigned char *bits;
-	Dwfl_Module *mod;
-	GElf_Addr vaddr;
-	int len;
-
-	if (!dwfl)
-		return eq_fail(err, "%s: cannot start libdwfl: %s", path, dwfl_errmsg(-1));
-	dwfl_report_begin(dwfl);
-	mod = dwfl_report_elf(dwfl, base_name(path), path, -1, 0, true);
-	dwfl_report_end(dwfl, NULL, NULL);
-	if (!mod) {
-		eq_fail(err, "%s: not a readable ELF file: %s", path, dwfl_errmsg(-1));
-		dwfl_end(dwfl);
-		return -1;
-	}
-	len = dwfl_module_build_id(mod, &bits, &vaddr);
-	if (len <= 0 || (size_t)(2 * len + 1) > size) {
-		eq_fail(err, "%s: has no usable GNU build-id note", path);
-		dwfl_end(dwfl);
-		return -1;
-	}
-	hex_of(bits, len, hex, size);
-	dwfl_end(dwfl);
-	return 0;
 }

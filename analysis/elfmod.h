@@ -1,0 +1,44 @@
+/*
+ * elfmod.h - one ELF file on this machine, opened for symbolization.
+ *
+ * The file is reported to libdwfl at bias 0, so addresses are the file's
+ * own link-time vaddrs whatever the process it ran in; the caller turns a
+ * pc into a file offset with the maps, and eq_elfmod_lookup() turns the
+ * offset into a vaddr with the PT_LOAD headers.  Function symbols (.symtab,
+ * or .dynsym, or those of separate debug info) are copied into a sorted
+ * index once; lines come from DWARF through libdwfl.
+ */
+#ifndef EQ_ELFMOD_H
+#define EQ_ELFMOD_H
+
+#include <elfutils/libdwfl.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "eq_error.h"
+
+struct eq_intern;
+struct eq_elfmod;
+
+/*
+ * Opens file (a path on this machine).  want_build_id: the hex build-id the
+ * recording has for it, or NULL for no check.  Symbol names are interned
+ * in strings.  Returns NULL with err saying why (not ELF, build-id differs).
+ */
+struct eq_elfmod *eq_elfmod_open(const char *file, const Dwfl_Callbacks *cb,
+				 const char *want_build_id, struct eq_intern *strings,
+				 struct eq_error *err);
+void eq_elfmod_close(struct eq_elfmod *m);
+
+/*
+ * The function containing file offset off: its interned name and pc - start
+ * in *proc_off; NULL if none.  With file non-NULL, also the source file and
+ * line (NULL and 0 when the file has no line information for it).
+ */
+const char *eq_elfmod_lookup(struct eq_elfmod *m, uint64_t off, uint64_t *proc_off,
+			     const char **file, unsigned *line);
+
+/* Callbacks that find separate debug info in the usual places. */
+extern const Dwfl_Callbacks eq_elfmod_default_callbacks;
+
+#endif
