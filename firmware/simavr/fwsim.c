@@ -51,6 +51,8 @@ struct fwsim {
 	unsigned boots, bad_frames;
 	uint8_t next_tag;
 	int vbat_mv;
+	void (*tap)(void *ctx, uint8_t byte);
+	void *tap_ctx;
 };
 
 static void *grow(void *p, size_t *cap, size_t need, size_t size)
@@ -114,9 +116,12 @@ static void on_uart_out(struct avr_irq_t *irq, uint32_t value, void *param)
 {
 	struct fwsim *s = param;
 	struct fw_msg m;
-	int r = fw_deframer_push(&s->rx, (uint8_t)value, &m);
+	int r;
 
 	(void)irq;
+	if (s->tap)
+		s->tap(s->tap_ctx, (uint8_t)value);
+	r = fw_deframer_push(&s->rx, (uint8_t)value, &m);
 	if (r < 0) {
 		s->bad_frames++;
 		return;
@@ -306,6 +311,12 @@ void fwsim_send(struct fwsim *s, const struct fw_msg *m)
 	size_t n = fw_frame_encode(m, frame, sizeof(frame));
 
 	fwsim_send_bytes(s, frame, n);
+}
+
+void fwsim_set_uart_tap(struct fwsim *s, void (*fn)(void *ctx, uint8_t byte), void *ctx)
+{
+	s->tap = fn;
+	s->tap_ctx = ctx;
 }
 
 size_t fwsim_send_pending(const struct fwsim *s)

@@ -1,0 +1,412 @@
+/*
+ * builtin-board.c - eqprof board: talk to the energy-counter board.
+ *
+ *   eqprof board list
+ *   eqprof board info      [--port SPEC]
+ *   eqprof board config    [--port SPEC] [--quantum N] [--jitter PCT]
+ *                          [--vcomp on|off] [--width TIME]
+ *   eqprof board calibrate [--port SPEC] [--measured VOLTS] [--vb-nominal VOLTS]
+ *                          [--e-min ENERGY] [--adc-offset VOLTS] [--serial N]
+ *   eqprof board log       [--port SPEC] -o OUT.eqp [--duration TIME]
+ *                          [--count N] [--seed N] [-q]
+ *
+ * The protocol is docs/protocol.md, the codec the firmware's own; the link
+ * is a tty or libftdi1 (host/board/transport.h).  SPEC defaults to
+ * $EQPROF_BOARD, else the first board `list` finds.
+ */
+#include <getopt.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "board/client.h"
+#include "builtin.h"
+#include "eqp.h"
+#include "fw_defaults.h"
+#include "units.h"
+
+static const char usage_text[] =
+	"usage: eqprof board list\n"
+	"       eqprof board info      [--port SPEC]\n"
+	"       eqprof board config    [--port SPEC] [--quantum N] [--jitter PCT] [--vcomp on|off]\n"
+	"                              [--width TIME]\n"
+	"       eqprof board calibrate [--port SPEC] [--measured VOLTS] [--vb-nominal VOLTS]\n"
+	"                              [--e-min ENERGY] [--adc-offset VOLTS] [--serial N]\n"
+	"       eqprof board log       [--port SPEC] -o OUT.eqp [--duration TIME] [--count N]\n"
+	"                              [--seed N] [-q]\n\n"
+	"SPEC is tty:PATH (or a bare PATH) or ftdi:[SERIAL]; default $EQPROF_BOARD, else the\n"
+	"first board found.  docs/firmware.md and docs/protocol.md have the details.\n";
+
+struct board_opts {
+	const char *port, *out;
+	const char *quantum, *jitter, *vcomp, *width;
+	const char *measured, *vb_nominal, *e_min, *adc_offset, *serial;
+	const char *duration, *count, *seed;
+	int quiet;
+};
+
+static volatile sig_atomic_t interrupted;
+
+static void on_sigint(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+static int fail(const struct eq_error *err)
+{
+	fprintf(stderr, "eqprof board: %s\n", err->msg);
+	return 1;
+}
+
+static int parse_opts(int argc, char **argv, struct board_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "port", required_argument, NULL, 'p' }, { "output", required_argument, NULL, 'o' },
+		{ "quantum", required_argument, NULL, 'N' }, { "jitter", required_argument, NULL, 'J' },
+		{ "vcomp", required_argument, NULL, 'V' }, { "width", required_argument, NULL, 'W' },
+		{ "measured", required_argument, NULL, 'M' },
+		{ "vb-nominal", required_argument, NULL, 'B' }, { "e-min", required_argument, NULL, 'E' },
+		{ "adc-offset", required_argument, NULL, 'O' }, { "serial", required_argument, NULL, 'S' },
+		{ "duration", required_argument, NULL, 'D' }, { "count", required_argument, NULL, 'C' },
+		{ "seed", required_argument, NULL, 's' }, { "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "p:o:qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'p': o->port = optarg; break;
+		case 'o': o->out = optarg; break;
+		case 'N': o->quantum = optarg; break;
+		case 'J': o->jitter = optarg; break;
+		case 'V': o->vcomp = optarg; break;
+		case 'W': o->width = optarg; break;
+		case 'M': o->measured = optarg; break;
+		case 'B': o->vb_nominal = optarg; break;
+		case 'E': o->e_min = optarg; break;
+		case 'O': o->adc_offset = optarg; break;
+		case 'S': o->serial = optarg; break;
+		case 'D': o->duration = optarg; break;
+		case 'C': o->count = optarg; break;
+		case 's': o->seed = optarg; break;
+		case 'q': o->quiet = 1; break;
+		case 'h': fputs(usage_text, stdout); exit(0);
+		default: fputs(usage_text, stderr); return -1;
+		}
+	}
+	if (optind != argc) {
+		fprintf(stderr, "eqprof board: unexpected argument '%s'\n%s", argv[optind], usage_text);
+		return -1;
+	}
+	return 0;
+}
+
+static struct board_link *open_port(const char *port, struct eq_error *err)
+{
+	struct board_found found[8];
+	int n;
+
+	if (!port)
+		port = getenv("EQPROF_BOARD");
+	if (!port) {
+		n = board_list(found, 8, err);
+		if (n < 0)
+			return NULL;
+		if (n == 0) {
+			eq_fail(err, "no board found (USB FT232R or /dev/ttyUSB*); give --port SPEC");
+			return NULL;
+		}
+		port = found[0].spec;
+	}
+	return board_link_open(port, FW_UART_BAUD, err);
+}
+
+static int cmd_list(void)
+{
+	struct board_found found[16];
+	struct eq_error err;
+	int n = board_list(found, 16, &err), i;
+
+	if (n < 0)
+		return fail(&err);
+	if (n == 0)
+		printf("no board found (FT232R 0403:6001 on USB, /dev/ttyUSB*)\n");
+	for (i = 0; i < n; i++)
+		printf("%-28s %s\n", found[i].spec, found[i].what);
+	return 0;
+}
+
+static int query(struct board_client *c, uint8_t type, struct fw_msg *rep, struct eq_error *err)
+{
+	struct fw_msg req;
+
+	memset(&req, 0, sizeof(req));
+	req.type = type;
+	return board_request(c, &req, rep, err);
+}
+
+static void print_state(const struct fw_msg *info, const struct fw_msg *st, const struct fw_msg *cal)
+{
+	char buf[32], buf2[32];
+
+	printf("board          %s, firmware %u.%u, protocol %u\n", info->u.info.name,
+	       info->u.info.fw_major, info->u.info.fw_minor, info->u.info.proto);
+	printf("clocks         MCU %s, timestamps %s, link %u Bd\n",
+	       eq_format_quantity(buf, sizeof(buf), info->u.info.mcu_hz, "Hz"),
+	       eq_format_quantity(buf2, sizeof(buf2), info->u.info.tick_hz, "Hz"), info->u.info.baud);
+	printf("counting       %s\n", st->u.status.running ? "yes" : "no");
+	printf("quantum        %u pulses = %s, jitter +-%u%%, voltage compensation %s\n",
+	       st->u.status.quantum_pulses,
+	       eq_format_quantity(buf, sizeof(buf),
+				  st->u.status.quantum_pulses * cal->u.cal.e_min_pj * 1e-12, "J"),
+	       st->u.status.jitter_pct, st->u.status.vcomp ? "on" : "off");
+	printf("irq width      %u ns\n", st->u.status.width_ns);
+	printf("battery        %.4f V (nominal %.4f V)\n", st->u.status.vbat_uv / 1e6,
+	       cal->u.cal.vb_nominal_uv / 1e6);
+	printf("counted        %u quanta, %u pulses, %u late, %u records dropped, %u bad frames\n",
+	       st->u.status.quanta, st->u.status.pulses, st->u.status.late, st->u.status.dropped,
+	       st->u.status.rx_errors);
+	printf("calibration    %s: E_min %s, ADC %.3f uV/count %+d uV, serial %u\n",
+	       st->u.status.eeprom_ok ? "EEPROM" : "defaults (EEPROM blank)",
+	       eq_format_quantity(buf, sizeof(buf), cal->u.cal.e_min_pj * 1e-12, "J"),
+	       cal->u.cal.adc_uv_per_lsb_q8 / 256.0, cal->u.cal.adc_offset_uv, cal->u.cal.serial);
+}
+
+static int show(struct board_client *c, struct eq_error *err)
+{
+	struct fw_msg info, st, cal;
+
+	if (query(c, FW_REQ_INFO, &info, err) < 0 || query(c, FW_REQ_STATUS, &st, err) < 0 ||
+	    query(c, FW_REQ_CAL_READ, &cal, err) < 0)
+		return -1;
+	print_state(&info, &st, &cal);
+	return 0;
+}
+
+static int cmd_config(struct board_client *c, const struct board_opts *o, struct eq_error *err)
+{
+	unsigned long long v;
+	double d;
+
+	if (o->quantum && (eq_parse_uint(o->quantum, "--quantum", 1UL << 24, &v, err) < 0 ||
+			   board_simple(c, FW_REQ_SET_QUANTUM, (uint32_t)v, err) < 0))
+		return -1;
+	if (o->jitter && (eq_parse_uint(o->jitter, "--jitter", 100, &v, err) < 0 ||
+			  board_simple(c, FW_REQ_SET_JITTER, (uint32_t)v, err) < 0))
+		return -1;
+	if (o->vcomp) {
+		if (strcmp(o->vcomp, "on") && strcmp(o->vcomp, "off"))
+			return eq_fail(err, "--vcomp takes on or off, not '%s'", o->vcomp);
+		if (board_simple(c, FW_REQ_SET_VCOMP, !strcmp(o->vcomp, "on"), err) < 0)
+			return -1;
+	}
+	if (o->width && (eq_parse_quantity(o->width, "s", "--width", &d, err) < 0 ||
+			 board_simple(c, FW_REQ_SET_WIDTH, (uint32_t)llround(d * 1e9), err) < 0))
+		return -1;
+	return show(c, err);
+}
+
+static int cmd_calibrate(struct board_client *c, const struct board_opts *o, struct eq_error *err)
+{
+	struct fw_msg cal, st, req, rep;
+	unsigned long long v;
+	double d;
+
+	if (query(c, FW_REQ_CAL_READ, &cal, err) < 0 || query(c, FW_REQ_STATUS, &st, err) < 0)
+		return -1;
+	req = cal;
+	req.type = FW_REQ_CAL_WRITE;
+	if (o->measured) {
+		/* Scale the ADC gain so the board reads what the meter reads. */
+		double reads = st.u.status.vbat_uv - cal.u.cal.adc_offset_uv;
+
+		if (eq_parse_quantity(o->measured, "V", "--measured", &d, err) < 0)
+			return -1;
+		if (reads <= 0)
+			return eq_fail(err, "--measured: the board reads no voltage (is the battery connected?)");
+		req.u.cal.adc_uv_per_lsb_q8 = (uint32_t)llround(cal.u.cal.adc_uv_per_lsb_q8 *
+						(d * 1e6 - cal.u.cal.adc_offset_uv) / reads);
+	}
+	if (o->vb_nominal) {
+		if (eq_parse_quantity(o->vb_nominal, "V", "--vb-nominal", &d, err) < 0)
+			return -1;
+		req.u.cal.vb_nominal_uv = (uint32_t)llround(d * 1e6);
+	}
+	if (o->e_min) {
+		if (eq_parse_quantity(o->e_min, "J", "--e-min", &d, err) < 0)
+			return -1;
+		req.u.cal.e_min_pj = (uint32_t)llround(d * 1e12);
+	}
+	if (o->adc_offset) {
+		if (eq_parse_quantity(o->adc_offset, "V", "--adc-offset", &d, err) < 0)
+			return -1;
+		req.u.cal.adc_offset_uv = (int32_t)llround(d * 1e6);
+	}
+	if (o->serial) {
+		if (eq_parse_uint(o->serial, "--serial", 0xffffffffULL, &v, err) < 0)
+			return -1;
+		req.u.cal.serial = (uint32_t)v;
+	}
+	if (board_request(c, &req, &rep, err) < 0)
+		return -1;
+	return show(c, err);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Collects records until the duration, the count or Ctrl-C. */
+static int collect(struct board_client *c, const struct board_opts *o, double seconds,
+		   unsigned long long count, struct eqp_board_rec **out, size_t *n,
+		   struct eq_error *err)
+{
+	size_t cap = 0;
+	double start = now_s(), shown = 0;
+	int tty = !o->quiet && isatty(STDERR_FILENO);
+	struct fw_record r;
+
+	*out = NULL;
+	*n = 0;
+	while (!interrupted && (seconds <= 0 || now_s() - start < seconds) &&
+	       (!count || *n < count)) {
+		if (board_poll(c, 20, err) < 0)
+			return -1;
+		while (board_take_record(c, &r)) {
+			if (*n == cap) {
+				struct eqp_board_rec *p;
+
+				cap = cap ? cap * 2 : 4096;
+				p = realloc(*out, cap * sizeof(**out));
+				if (!p)
+					return eq_fail(err, "out of memory for %zu board records", cap);
+				*out = p;
+			}
+			(*out)[(*n)++] = (struct eqp_board_rec){
+				.time = r.time, .seq = r.seq, .pulses = r.pulses,
+				.vbat_uv = r.vbat_uv, .flags = r.flags };
+		}
+		if (tty && now_s() - shown > 0.25) {
+			shown = now_s();
+			fprintf(stderr, "\r%zu quanta in %.1f s", *n, shown - start);
+		}
+	}
+	if (tty)
+		fprintf(stderr, "\n");
+	return 0;
+}
+
+static int write_log(const char *path, const struct fw_msg *info, const struct fw_msg *st,
+		     const struct fw_msg *cal, const char *port,
+		     const struct eqp_board_rec *recs, size_t n, struct eq_error *err)
+{
+	char extra[256];
+	double e_min = cal->u.cal.e_min_pj * 1e-12;
+	struct eqp_meta meta = {
+		.mode = EQP_MODE_ENERGY, .quantum_j = st->u.status.quantum_pulses * e_min,
+		.clock_hz = info->u.info.tick_hz, .target = "energy-counter board",
+		.extra = extra,
+	};
+	struct eqp_board_info bi = {
+		.clock_hz = info->u.info.tick_hz, .e_min_j = e_min,
+		.quantum_pulses = st->u.status.quantum_pulses, .jitter_pct = st->u.status.jitter_pct,
+		.vcomp = st->u.status.vcomp, .firmware = info->u.info.name,
+	};
+	struct eqp_writer *w;
+
+	snprintf(extra, sizeof(extra), "source=eqprof board log\nport=%s\nrecords_dropped=%u\n"
+		 "quanta_late=%u\n", port, st->u.status.dropped, st->u.status.late);
+	w = eqp_create(path, &meta, err);
+	if (!w)
+		return -1;
+	if (eqp_add_board_info(w, &bi, err) < 0 || eqp_add_board_records(w, recs, n, err) < 0) {
+		eqp_discard(w);
+		return -1;
+	}
+	return eqp_commit(w, err);
+}
+
+static int cmd_log(struct board_client *c, const struct board_opts *o, struct eq_error *err)
+{
+	struct fw_msg info, st, cal;
+	struct eqp_board_rec *recs = NULL;
+	unsigned long long count = 0, seed = 0;
+	double seconds = 0;
+	size_t n = 0;
+	int rc;
+
+	if (!o->out)
+		return eq_fail(err, "log needs -o OUT.eqp");
+	if ((o->duration && eq_parse_quantity(o->duration, "s", "--duration", &seconds, err) < 0) ||
+	    (o->count && eq_parse_uint(o->count, "--count", 1ULL << 32, &count, err) < 0) ||
+	    (o->seed && eq_parse_uint(o->seed, "--seed", 0xffffffffULL, &seed, err) < 0))
+		return -1;
+	if (query(c, FW_REQ_INFO, &info, err) < 0 || query(c, FW_REQ_CAL_READ, &cal, err) < 0 ||
+	    board_simple(c, FW_REQ_START, (uint32_t)seed, err) < 0)
+		return -1;
+	signal(SIGINT, on_sigint);
+	rc = collect(c, o, seconds, count, &recs, &n, err);
+	/* Stop even after a failure: the board should not stream on forever. */
+	if (board_simple(c, FW_REQ_STOP, 0, rc < 0 ? NULL : err) < 0 && rc == 0)
+		rc = -1;
+	if (rc == 0 && board_poll(c, 20, err) == 0 && query(c, FW_REQ_STATUS, &st, err) == 0)
+		rc = write_log(o->out, &info, &st, &cal, c->link->name, recs, n, err);
+	else
+		rc = -1;
+	if (rc == 0 && !o->quiet)
+		fprintf(stderr, "eqprof board: %zu quanta (%u late, %u records dropped) written to %s\n",
+			n, st.u.status.late, st.u.status.dropped, o->out);
+	free(recs);
+	return rc;
+}
+
+int cmd_board(int argc, char **argv)
+{
+	struct board_opts o;
+	struct board_link *link;
+	struct board_client c;
+	struct eq_error err;
+	const char *sub;
+	int rc;
+
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		fputs(usage_text, argc < 2 ? stderr : stdout);
+		return argc < 2 ? 2 : 0;
+	}
+	sub = argv[1];
+	if (parse_opts(argc - 1, argv + 1, &o) < 0)
+		return 2;
+	if (!strcmp(sub, "list"))
+		return cmd_list();
+	if (strcmp(sub, "info") && strcmp(sub, "config") && strcmp(sub, "calibrate") &&
+	    strcmp(sub, "log")) {
+		fprintf(stderr, "eqprof board: unknown subcommand '%s'\n%s", sub, usage_text);
+		return 2;
+	}
+	link = open_port(o.port, &err);
+	if (!link)
+		return fail(&err);
+	board_client_init(&c, link);
+	if (!strcmp(sub, "info"))
+		rc = show(&c, &err);
+	else if (!strcmp(sub, "config"))
+		rc = cmd_config(&c, &o, &err);
+	else if (!strcmp(sub, "calibrate"))
+		rc = cmd_calibrate(&c, &o, &err);
+	else
+		rc = cmd_log(&c, &o, &err);
+	board_client_free(&c);
+	board_link_close(link);
+	return rc < 0 ? fail(&err) : 0;
+}
