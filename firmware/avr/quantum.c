@@ -24,8 +24,10 @@
  * so the interrupt stays short and never enables nesting.  (simavr 1.6
  * also drops an interrupt whose flag rose while its enable bit was off,
  * which rules out masking OCIE1A around a nested section.)  Should the
- * queue ever run dry, the quantum repeats the previous preload and is
- * flagged LATE.
+ * queue ever run dry (quanta faster than the CPU can draw them), the
+ * quantum takes twice the previous preload and is flagged LATE: the
+ * interrupt rate halves until the main loop has caught up, so overload
+ * degrades into longer, flagged quanta instead of a watchdog reset.
  *
  * Quanta above 65535 pulses are laid out by fw_sched (counter.h): steps of
  * 32768 with OC1A disconnected, then an armed final step.
@@ -53,7 +55,7 @@
 #define T1_EXT_RISE (_BV(CS12) | _BV(CS11) | _BV(CS10))
 #define OCR_DEAD    0xffff    /* simavr 1.6 never matches it */
 #define REC_QUEUE   8 /* powers of two */
-#define PRE_QUEUE   4
+#define PRE_QUEUE   8
 
 struct preload {
 	uint32_t pulses, vbat_uv;
@@ -173,7 +175,14 @@ static inline __attribute__((always_inline)) void begin_quantum(void)
 		q.flags = p->flags;
 		pre_tail = (pre_tail + 1) & (PRE_QUEUE - 1);
 	} else {
-		/* The main loop fell behind: repeat the last preload, and say so. */
+		/*
+		 * The main loop fell behind: quanta come faster than the CPU can
+		 * draw them.  Double the last preload (halving the interrupt rate
+		 * lets the main loop catch up instead of starving it until the
+		 * watchdog fires) and say so; the record carries the true count.
+		 */
+		if (q.pulses <= FW_QUANTUM_MAX / 2)
+			q.pulses *= 2;
 		q.flags = FW_REC_F_LATE;
 		q.late++;
 	}

@@ -319,6 +319,11 @@ void fwsim_set_uart_tap(struct fwsim *s, void (*fn)(void *ctx, uint8_t byte), vo
 	s->tap_ctx = ctx;
 }
 
+struct avr_t *fwsim_core(struct fwsim *s)
+{
+	return s->avr;
+}
+
 size_t fwsim_send_pending(const struct fwsim *s)
 {
 	return s->tx_len - s->tx_pos;

@@ -49,6 +49,8 @@ void fwsim_send_bytes(struct fwsim *s, const uint8_t *p, size_t n);
 void fwsim_send(struct fwsim *s, const struct fw_msg *m);
 /* Every byte the board sends also goes to fn (a pty bridge to eqprof board). */
 void fwsim_set_uart_tap(struct fwsim *s, void (*fn)(void *ctx, uint8_t byte), void *ctx);
+/* The simavr core itself, for measurements (bench/firmware). */
+struct avr_t *fwsim_core(struct fwsim *s);
 /* Bytes queued for the board and not yet on the line. */
 size_t fwsim_send_pending(const struct fwsim *s);
 /*
