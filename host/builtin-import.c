@@ -84,7 +84,8 @@ static int usage_error(const char *fmt, const char *arg)
 	return 2;
 }
 
-static int parse_pid_arg(const char *opt, const char *text, struct pid_arg *out)
+static int parse_pid_arg(const char *opt, const char *text, struct pid_arg *out,
+			 const struct pid_arg *earlier, size_t nearlier)
 {
 	const char *eq = strchr(text, '=');
 	unsigned long long pid;
@@ -101,6 +102,11 @@ static int parse_pid_arg(const char *opt, const char *text, struct pid_arg *out)
 		fprintf(stderr, "eqprof import: %s\n", err.msg);
 		return -1;
 	}
+	for (size_t i = 0; i < nearlier; i++)
+		if (earlier[i].pid == pid) {
+			fprintf(stderr, "eqprof import: %s: pid %llu given twice\n", opt, pid);
+			return -1;
+		}
 	out->pid = (uint32_t)pid;
 	out->value = eq + 1;
 	return 0;
@@ -164,14 +170,16 @@ static int parse_args(int argc, char **argv, struct import_opts *o)
 		case 'm':
 			if (o->nmaps == MAX_PROCS)
 				return usage_error("more than 1024 --maps", "");
-			if (parse_pid_arg("--maps", optarg, &o->maps[o->nmaps++]))
+			if (parse_pid_arg("--maps", optarg, &o->maps[o->nmaps], o->maps, o->nmaps))
 				return 2;
+			o->nmaps++;
 			break;
 		case 'c':
 			if (o->ncomm == MAX_PROCS)
 				return usage_error("more than 1024 --comm", "");
-			if (parse_pid_arg("--comm", optarg, &o->comm[o->ncomm++]))
+			if (parse_pid_arg("--comm", optarg, &o->comm[o->ncomm], o->comm, o->ncomm))
 				return 2;
+			o->ncomm++;
 			break;
 		case 'e':
 			if (eq_parse_quantity(optarg, "J", "--energy", &o->quantum_j, &err) ||

@@ -54,6 +54,10 @@ def main():
                      "PID=")
         import_fails("--maps bad pid", base + ["--energy", "1mJ", "--maps", "x=" + maps], 2,
                      "--maps")
+        import_fails("--maps twice for one pid", base + ["--energy", "1mJ", "--maps", "5=" + maps,
+                                                        "--maps", "5=" + maps], 2, "pid 5 given twice")
+        import_fails("--comm twice for one pid", base + ["--energy", "1mJ", "--comm", "5=a",
+                                                        "--comm", "5=b"], 2, "pid 5 given twice")
         import_fails("--comm without name", base + ["--energy", "1mJ", "--comm", "5="], 2,
                      "--comm")
         import_fails("missing maps file", base + ["--energy", "1mJ", "--maps",
