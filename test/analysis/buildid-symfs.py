@@ -8,6 +8,7 @@ import shutil
 import sys
 import tempfile
 
+sys.dont_write_bytecode = True   # leave no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from eqtest import (Elf, Tap, addr2line, build_fixtures, cc, eqprof, report_json, run,
                     write_csv, FIXTURES)

@@ -11,6 +11,7 @@ import os
 import sys
 import tempfile
 
+sys.dont_write_bytecode = True   # leave no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from eqtest import Elf, Tap, build_fixtures, eqprof, write_csv
 

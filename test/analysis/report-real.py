@@ -16,6 +16,7 @@ import os
 import sys
 import tempfile
 
+sys.dont_write_bytecode = True   # leave no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from eqtest import (FIXTURES, Elf, Tap, addr2line, build_fixtures, eqprof, report_json, wilson,
                     write_csv)

@@ -7,6 +7,7 @@ import os
 import sys
 import tempfile
 
+sys.dont_write_bytecode = True   # leave no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(os.environ.get("SRC", "."), "test", "analysis"))
 from eqtest import Tap, eqprof
 
