@@ -434,11 +434,19 @@ static int count_chunk(struct pc_table *t, struct eq_agg *a, struct eq_symbolize
 struct eq_profile *eq_profile_build(const struct eqp_file *f, struct eq_symbolizer *s,
 				    enum eq_by by, unsigned flags, struct eq_error *err)
 {
+	return eq_profile_build_progress(f, s, by, flags, NULL, NULL, err);
+}
+
+struct eq_profile *eq_profile_build_progress(const struct eqp_file *f,
+					     struct eq_symbolizer *s, enum eq_by by,
+					     unsigned flags, eq_progress_fn *progress,
+					     void *arg, struct eq_error *err)
+{
 	const struct eqp_meta *m = eqp_meta(f);
 	struct pc_table t = { 0 };
 	struct eq_agg *a = eq_agg_new(by, flags, err);
 	struct eq_profile *p;
-	uint64_t lost_marks = 0;
+	uint64_t lost_marks = 0, done = 0;
 	size_t c, i;
 
 	if (!a)
@@ -451,6 +459,9 @@ struct eq_profile *eq_profile_build(const struct eqp_file *f, struct eq_symboliz
 
 		if (smp && count_chunk(&t, a, s, smp, n, &lost_marks))
 			goto oom;
+		done += smp ? n : 0;
+		if (progress)
+			progress(done, eqp_nsamples(f), arg);
 	}
 	free(t.slots);
 	for (i = 0; i < a->nrows; i++) {

@@ -76,6 +76,14 @@ struct eq_profile {
 struct eq_profile *eq_profile_build(const struct eqp_file *f,
 				    struct eq_symbolizer *s, enum eq_by by,
 				    unsigned flags, struct eq_error *err);
+
+/* The same, calling progress(done, total, arg) after every sample chunk
+ * (progress decides itself how often to show anything). */
+typedef void eq_progress_fn(uint64_t done, uint64_t total, void *arg);
+struct eq_profile *eq_profile_build_progress(const struct eqp_file *f,
+					     struct eq_symbolizer *s, enum eq_by by,
+					     unsigned flags, eq_progress_fn *progress,
+					     void *arg, struct eq_error *err);
 void eq_profile_free(struct eq_profile *p);
 
 /* The row with this name and module (module NULL: any), or NULL. */

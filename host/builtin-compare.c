@@ -12,7 +12,7 @@
 
 static const char usage_text[] =
 	"usage: eqprof compare TIME.eqp ENERGY.eqp [--by exe|module|proc|line|insn]\n"
-	"                      [--exclude-idle] [--format table|csv|json] [--symfs DIR] [-o OUT]\n"
+	"                      [--exclude-idle] [--format table|csv|json] [--symfs DIR] [-o OUT] [-q]\n"
 	"\n"
 	"Time share and energy share of every row side by side, their difference and\n"
 	"whether it is significant at 95%; ordered by time share.\n";

@@ -19,14 +19,15 @@
 
 static const char usage_text[] =
 	"usage: eqprof report FILE.eqp [--by exe|module|proc|line|insn] [--exclude-idle]\n"
-	"                     [--format table|csv|json] [--symfs DIR] [-o OUT]\n"
+	"                     [--format table|csv|json] [--symfs DIR] [-o OUT] [-q]\n"
 	"\n"
 	"  --by G            group samples by exe, module, proc (default), line or insn\n"
 	"  --exclude-idle    leave idle samples out and renormalize the shares\n"
 	"  --format F        table (default), csv or json (schema in docs/guide.md)\n"
 	"  --symfs DIR       find the target's binaries under DIR (its sysroot)\n"
 	"  --no-build-id-check  use binaries even when their build-id differs\n"
-	"  -o OUT            write to OUT (atomically) instead of standard output\n";
+	"  -o OUT            write to OUT (atomically) instead of standard output\n"
+	"  -q                no progress line (shown only on a terminal, for long runs)\n";
 
 int cmd_report(int argc, char **argv)
 {

@@ -4,6 +4,8 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "outfile.h"
 #include "report_common.h"
@@ -34,8 +36,9 @@ int eq_report_parse_args(const char *cmd, const char *usage, int argc, char **ar
 	o->by = EQ_BY_PROC;
 	o->fmt = EQ_FMT_TABLE;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:hq", longopts, NULL)) != -1) {
 		switch (c) {
+		case 'q': o->quiet = 1; break;
 		case 'b':
 			if (eq_by_parse(optarg, &o->by, &err))
 				return bad(cmd, usage, err.msg);
@@ -67,6 +70,38 @@ int eq_report_parse_args(const char *cmd, const char *usage, int argc, char **ar
 	return EQ_ARGS_OK;
 }
 
+struct progress {
+	const char *cmd;
+	double start, last;
+	int shown;
+};
+
+static double seconds_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* "eqprof report: 41.9M of 100.0M samples (24.1M/s, 1.7 s)", twice a second. */
+static void show_progress(uint64_t done, uint64_t total, void *arg)
+{
+	struct progress *p = arg;
+	double t = seconds_now();
+
+	if (t - p->last < 0.5 && done < total)
+		return;
+	if (done == total && !p->shown)
+		return;                /* fast enough: stay silent */
+	p->last = t;
+	p->shown = 1;
+	fprintf(stderr, "\reqprof %s: %.1fM of %.1fM samples (%.1fM/s, %.1f s)%s", p->cmd,
+		(double)done / 1e6, (double)total / 1e6,
+		t > p->start ? (double)done / (t - p->start) / 1e6 : 0.0, t - p->start,
+		done == total ? "\n" : "");
+}
+
 int eq_report_load(const char *cmd, const char *path, const struct eq_report_opts *o,
 		   struct eq_loaded_profile *lp)
 {
@@ -86,10 +121,15 @@ int eq_report_load(const char *cmd, const char *path, const struct eq_report_opt
 	lp->sym = eq_sym_new(lp->file, &so, &err);
 	if (lp->sym)
 		eq_sym_skip_lines(lp->sym, o->by != EQ_BY_LINE);
-	if (lp->sym)
-		lp->profile = eq_profile_build(lp->file, lp->sym, o->by,
-					       o->exclude_idle ? EQ_PROFILE_EXCLUDE_IDLE : 0,
-					       &err);
+	if (lp->sym) {
+		double now = seconds_now();
+		struct progress pr = { .cmd = cmd, .start = now, .last = now };
+		int show = !o->quiet && isatty(STDERR_FILENO);
+
+		lp->profile = eq_profile_build_progress(lp->file, lp->sym, o->by,
+							o->exclude_idle ? EQ_PROFILE_EXCLUDE_IDLE : 0,
+							show ? show_progress : NULL, &pr, &err);
+	}
 	if (!lp->profile) {
 		fprintf(stderr, "eqprof %s: %s\n", cmd, err.msg);
 		eq_report_unload(lp);

@@ -21,6 +21,7 @@ struct eq_report_opts {
 	int no_build_id_check;
 	const char *symfs;
 	const char *out;       /* NULL or "-": standard output */
+	int quiet;             /* -q: no progress line */
 };
 
 enum { EQ_ARGS_OK, EQ_ARGS_HELP, EQ_ARGS_BAD };
