@@ -82,6 +82,12 @@ for p in truth["procedures"]:
 sys.exit(0 if found >= 3 else 1)
 EOF
 
+# the example of docs/simulator.md is a working scenario
+awk '/^scenario mine  /,/^```$/' "$SRC/docs/simulator.md" | grep -v '^```$' >"$tmp/doc.scn"
+check "docs/simulator.md's example scenario runs" "$EQPROF" sim "$tmp/doc.scn" -o "$tmp/doc" -q
+check "and its threads and procedures appear in the report" \
+	grep -q "decode_frame" <("$EQPROF" report "$tmp/doc/energy.eqp" 2>&1)
+
 # 3: reproducible runs, seeds that differ
 "$EQPROF" sim "$tmp/mine.scn" -o "$tmp/run2" -q
 check "the same seed gives the same run" cmp -s "$tmp/run1/truth.json" "$tmp/run2/truth.json"
