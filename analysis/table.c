@@ -151,7 +151,8 @@ static void print_heading(FILE *out, const struct eq_profile *p, const char *sou
 	fprintf(out, "; idle %llu%s; lost %llu", (unsigned long long)p->idle_samples,
 		p->exclude_idle ? " (excluded)" : "", (unsigned long long)p->lost_samples);
 	if (p->lost_marks)
-		fprintf(out, " (%llu samples follow a loss)", (unsigned long long)p->lost_marks);
+		fprintf(out, " (%llu sample%s after a loss)", (unsigned long long)p->lost_marks,
+			p->lost_marks == 1 ? "" : "s");
 	fputc('\n', out);
 }
 

@@ -17,3 +17,18 @@ $(B)/fuzz/fuzz_parsers: $(FUZZ_PARSERS_SRCS) analysis/csv_samples.h analysis/map
 	$(if $(Q),@echo "  FUZZ    $@")
 	$(Q)clang $(CSTD) -g -O1 -fsanitize=fuzzer,address,undefined $(INCLUDES) -o $@ \
 		$(FUZZ_PARSERS_SRCS)
+
+# Everything report does with an accepted recording, fuzzed (CRCs skipped
+# like the reader's own target so mutations reach the contents).
+FUZZ_PROFILE_SRCS = test/analysis/fuzz_profile.c analysis/eqp_read.c analysis/eqp_access.c \
+	analysis/eq_error.c analysis/symbolize.c analysis/elfmod.c analysis/profile.c \
+	analysis/table.c analysis/compare.c analysis/intern.c analysis/maps.c \
+	analysis/symtab.c analysis/stats.c analysis/units.c
+EXTRA_PROGS += $(B)/fuzz/fuzz_profile
+INTEG_TESTS += test/analysis/fuzz-profile.sh
+
+$(B)/fuzz/fuzz_profile: $(FUZZ_PROFILE_SRCS) $(wildcard analysis/*.h)
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  FUZZ    $@")
+	$(Q)clang $(CSTD) -g -O1 -fsanitize=fuzzer,address,undefined -DEQP_FUZZING=1 $(INCLUDES) \
+		-o $@ $(FUZZ_PROFILE_SRCS) -ldw -lelf -lz -lm

@@ -1,0 +1,69 @@
+/*
+ * fuzz_profile.c - libFuzzer target over everything report does with a
+ * recording once the reader accepted it: symbolization from its maps,
+ * names and embedded symbol tables (kallsyms, modules), profiles at every
+ * granularity with and without idle, all three output formats, and a
+ * comparison.  Built like the reader's target (CRCs not checked, so
+ * mutations reach the contents).  --symfs points nowhere: no file on this
+ * machine is opened, whatever paths the maps name.
+ * By hand: build/fuzz/fuzz_profile -max_total_time=600 test/analysis/corpus-eqp
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "compare.h"
+#include "eqp.h"
+#include "profile.h"
+#include "symbolize.h"
+#include "table.h"
+
+static void print_all(const struct eq_profile *p, FILE *out)
+{
+	eq_profile_print(out, p, EQ_FMT_TABLE, "fuzz.eqp");
+	eq_profile_print(out, p, EQ_FMT_CSV, "fuzz.eqp");
+	eq_profile_print(out, p, EQ_FMT_JSON, "fuzz.eqp");
+}
+
+int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
+{
+	struct eq_sym_options opt = { .symfs = "/nonexistent-eqprof-fuzz-symfs",
+				      .check_build_id = 1 };
+	struct eq_profile *first = NULL;
+	struct eq_symbolizer *s;
+	struct eq_error err;
+	struct eqp_file *f = eqp_open_mem(data, size, "fuzz.eqp", &err);
+	FILE *out = fopen("/dev/null", "w");
+	int by;
+
+	if (!f || !out)
+		goto done;
+	s = eq_sym_new(f, &opt, &err);
+	for (by = EQ_BY_EXE; s && by <= EQ_BY_INSN; by++) {
+		struct eq_profile *p = eq_profile_build(f, s, (enum eq_by)by,
+							by & 1 ? EQ_PROFILE_EXCLUDE_IDLE : 0, &err);
+
+		if (!p)
+			continue;
+		print_all(p, out);
+		if (!first) {
+			first = p;
+			continue;
+		}
+		if (first->by == p->by) {
+			struct eq_comparison *c = eq_compare(first, p, "a", "b");
+
+			if (c)
+				eq_comparison_print(out, c, EQ_FMT_JSON);
+			eq_comparison_free(c);
+		}
+		eq_profile_free(p);
+	}
+	eq_profile_free(first);
+	eq_sym_free(s);
+done:
+	if (out)
+		fclose(out);
+	if (f)
+		eqp_close(f);
+	return 0;
+}
