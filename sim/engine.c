@@ -387,6 +387,8 @@ int sim_run(const struct sim_scenario *sc, const struct sim_options *opt,
 	if (rc == 0) {
 		res->lost_energy = eq_ring_dropped(&en.ring[SRC_ENERGY]) + en.merged[SRC_ENERGY];
 		res->lost_timed = eq_ring_dropped(&en.ring[SRC_TIME]) + en.merged[SRC_TIME];
+		res->merged_energy = en.merged[SRC_ENERGY];
+		res->merged_timed = en.merged[SRC_TIME];
 		res->pulses = en.fe.pulses;
 		res->mirror_charge = en.fe.charge_in;
 		res->pulse_charge_lost = en.fe.charge_lost;

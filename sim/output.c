@@ -165,6 +165,7 @@ static int write_recording(const struct sim_scenario *sc, const struct sim_resul
 	const struct eq_sample *s = energy ? res->energy : res->timed;
 	size_t n = energy ? res->nenergy : res->ntimed, done;
 	uint64_t lost = energy ? res->lost_energy : res->lost_timed;
+	uint64_t merged = energy ? res->merged_energy : res->merged_timed;
 
 	snprintf(extra, sizeof(extra),
 		 "scenario=%s\nscenario_file=%s\nsimulator=eqprof sim\nseed=%llu\ncounter=%s\n",
@@ -184,7 +185,11 @@ static int write_recording(const struct sim_scenario *sc, const struct sim_resul
 	for (done = 0; done < n; done += 65536)
 		if (eqp_add_samples(w, s + done, n - done < 65536 ? n - done : 65536, err) < 0)
 			goto fail;
-	if (lost && eqp_add_lost(w, 0, lost, err) < 0)
+	/* source 0: the ring's drops (seq gaps, EQ_F_LOST); source 1: interrupts
+	 * merged while one was pending (the ISR never ran: no seq was used) */
+	if (lost > merged && eqp_add_lost(w, 0, lost - merged, err) < 0)
+		goto fail;
+	if (merged && eqp_add_lost(w, 1, merged, err) < 0)
 		goto fail;
 	return eqp_commit(w, err);
 fail:
@@ -291,9 +296,11 @@ static int write_truth(const struct sim_scenario *sc, const struct sim_result *r
 		res->duration, res->energy_j, res->energy_j / res->duration);
 	fprintf(f, "  \"quantum_j\": %.9g,\n  \"pulses\": %llu,\n  \"quanta\": %llu,\n",
 		res->quantum_j, (unsigned long long)res->pulses, (unsigned long long)res->quanta);
-	fprintf(f, "  \"samples_energy\": %zu,\n  \"samples_time\": %zu,\n  \"lost_energy\": %llu,\n  \"lost_time\": %llu,\n",
+	fprintf(f, "  \"samples_energy\": %zu,\n  \"samples_time\": %zu,\n  \"lost_energy\": %llu,\n  \"lost_time\": %llu,\n"
+		   "  \"irq_merged_energy\": %llu,\n  \"irq_merged_time\": %llu,\n",
 		res->nenergy, res->ntimed, (unsigned long long)res->lost_energy,
-		(unsigned long long)res->lost_timed);
+		(unsigned long long)res->lost_timed, (unsigned long long)res->merged_energy,
+		(unsigned long long)res->merged_timed);
 	fprintf(f, "  \"isr\": {\"time_s\": %.9g, \"energy_j\": %.9g},\n", res->isr_time_s, res->isr_energy_j);
 	fprintf(f, "  \"vb\": {\"energy_weighted_v\": %.9g, \"min_v\": %.9g, \"max_v\": %.9g},\n",
 		res->vb_energy_weighted, res->vb_min, res->vb_max);

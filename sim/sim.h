@@ -168,7 +168,8 @@ struct sim_result {
 	/* samples as drained from the rings (what the recorder saw) */
 	struct eq_sample *energy, *timed;
 	size_t nenergy, ntimed, cap_energy, cap_timed;
-	uint64_t lost_energy, lost_timed;
+	uint64_t lost_energy, lost_timed;  /* all losses: ring drops + merged IRQs */
+	uint64_t merged_energy, merged_timed; /* of which interrupts merged while pending */
 	struct eqp_board_rec *board;
 	size_t nboard, cap_board;
 	/* truth */
