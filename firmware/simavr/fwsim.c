@@ -155,6 +155,20 @@ static void quiet_logger(avr_t *avr, const int level, const char *fmt, va_list a
 	vfprintf(stderr, fmt, ap);
 }
 
+/* elf_read_firmware() allocates these; avr_load_firmware() copies them. */
+static void free_firmware_image(elf_firmware_t *fw)
+{
+	uint32_t i;
+
+	free(fw->flash);
+	free(fw->eeprom);
+	free(fw->fuse);
+	free(fw->lockbits);
+	for (i = 0; i < fw->symbolcount; i++)
+		free(fw->symbol[i]);
+	free(fw->symbol);
+}
+
 struct fwsim *fwsim_open(const char *elf, struct eq_error *err)
 {
 	elf_firmware_t fw;
@@ -184,6 +198,7 @@ struct fwsim *fwsim_open(const char *elf, struct eq_error *err)
 	s->avr->avcc = s->avr->aref = s->avr->vcc = (uint32_t)(FW_ADC_VREF_V * 1000);
 	avr_load_firmware(s->avr, &fw);
 	s->avr->frequency = FW_MCU_CLOCK_HZ;
+	free_firmware_image(&fw);
 
 	s->t1 = avr_io_getirq(s->avr, AVR_IOCTL_IOPORT_GETIRQ('D'), 5);
 	s->adc0 = avr_io_getirq(s->avr, AVR_IOCTL_ADC_GETIRQ, ADC_IRQ_ADC0);

@@ -9,3 +9,4 @@ $(B)/test/firmware/proto_fuzz: test/firmware/proto_fuzz.c firmware/portable/prot
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  FUZZ    $@")
 	$(Q)clang -std=c11 -g -O1 -Ifirmware/portable -fsanitize=fuzzer,address,undefined -o $@ $^
+INTEG_SAN_TESTS += test/firmware/run-simavr test/firmware/run-ptybridge test/firmware/sim-firmware.sh

@@ -3,7 +3,10 @@
 # firmware in simavr must raise the same interrupts as the built-in model
 # (the firmware's portable logic) for the same pulse train.  TAP output.
 set -u
+# The sanitizer run (B=build/san) uses the ELF of the plain build.
 elf="$B/firmware/eqfw.elf"
+[ -f "$elf" ] || elf="$B/../firmware/eqfw.elf"
+export LSAN_OPTIONS="suppressions=$SRC/test/firmware/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 n=0
