@@ -3,6 +3,7 @@
  *
  *   eqprof import --samples S.csv [--maps PID=FILE]... [--comm PID=NAME]...
  *                 (--energy QUANTUM | --time HZ) [--target TEXT] -o OUT.eqp
+ *                 [--kallsyms FILE] [--symtab MODULE=FILE]... [--symfs DIR] [-q]
  *
  * Everything is checked before the output exists: maps files are parsed
  * (errors name file and line), samples are streamed into a writer that only
@@ -53,13 +54,13 @@ struct import_opts {
 	double quantum_j, hz;
 	struct pid_arg maps[MAX_PROCS], comm[MAX_PROCS];
 	size_t nmaps, ncomm;
-	int quiet;
+	int quiet, have_kallsyms;
 };
 
 static const char usage_text[] =
 	"usage: eqprof import --samples S.csv [--maps PID=FILE]... [--comm PID=NAME]...\n"
 	"                     (--energy QUANTUM | --time HZ) [--target TEXT] -o OUT.eqp\n"
-	"                     [--kallsyms FILE] [--symtab MODULE=FILE]... [--symfs DIR]\n"
+	"                     [--kallsyms FILE] [--symtab MODULE=FILE]... [--symfs DIR] [-q]\n"
 	"\n"
 	"  --samples S.csv   samples, header " EQ_CSV_HEADER "\n"
 	"  --maps PID=FILE   memory map of process PID in /proc/PID/maps format\n"
@@ -118,7 +119,7 @@ static int parse_symtab_arg(const char *module_eq_file, const char *file,
 	char *eq;
 
 	if (!module_eq_file) {
-		out->file = file;
+		out->file = file;   /* the caller refuses a second --kallsyms */
 		return 0;
 	}
 	eq = strrchr(module_eq_file, '=');
@@ -160,6 +161,9 @@ static int parse_args(int argc, char **argv, struct import_opts *o)
 		case 'T': o->target = optarg; break;
 		case 'F': o->symfs = optarg; break;
 		case 'K':
+			if (o->have_kallsyms++)
+				return usage_error("--kallsyms given twice%s", "");
+			/* fall through */
 		case 'Y':
 			if (o->nsymtabs == MAX_SYMTABS)
 				return usage_error("more than 64 symbol tables%s", "");

@@ -87,6 +87,9 @@ def main():
         bad_syms = write(d, "bad.syms", "ffffffff81000000 T _stext\nnot a symbol line\n")
         import_fails("bad --kallsyms", base + ["--energy", "1mJ", "--kallsyms", bad_syms], 1,
                      "bad.syms:2")
+        good_syms = write(d, "good.syms", "ffffffff81000000 T _stext\n")
+        import_fails("--kallsyms twice", base + ["--energy", "1mJ", "--kallsyms", good_syms,
+                                                 "--kallsyms", good_syms], 2, "twice")
         import_fails("--symtab without =", base + ["--energy", "1mJ", "--symtab", bad_syms], 2,
                      "MODULE=FILE")
         rc, _, err = imp("--samples", csvp, "-o", d + "/no/such/dir/x.eqp", "--energy", "1mJ")
