@@ -18,7 +18,7 @@
 /* Fuses for `make -C firmware flash`: 16 MHz crystal, BOD 4.3 V, EESAVE. */
 FUSES = {
 	.low = 0xff,      /* external full-swing crystal, slowest start-up */
-	.high = 0xd1,     /* SPIEN, EESAVE (keep calibration across flashing), 512 w boot */
+	.high = 0xd1,     /* SPIEN, EESAVE (keep calibration across flashing), no boot loader */
 	.extended = 0xfc, /* BODLEVEL 4.3 V */
 };
 
