@@ -123,10 +123,6 @@ class Elf:
     def pc(self, base, vaddr):
         return (base if self.dyn else 0) + vaddr
 
-    def module_off(self, base, vaddr):
-        """Offset into the file of the pc, as eqprof names unknown code."""
-        return self.text_vaddr_to_offset(vaddr)
-
 
 def addr2line(path, vaddr):
     """(file, line) for vaddr by binutils addr2line."""
