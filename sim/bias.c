@@ -29,7 +29,7 @@ double sim_dead_time_correct(double power_est, double pulse_rate, double dead_ti
 
 double sim_expected_power_estimate(const struct sim_scenario *sc, const struct sim_result *res)
 {
-	const struct sim_params *p = &sc->p;
+	const struct sim_params *p = &res->p;
 	/* the charge lost in discharges, as the run measured it: t_d times the
 	 * mirror current at each pulse; r t_d when the rate is steady */
 	double keep = res->mirror_charge > 0 ? 1 - res->pulse_charge_lost / res->mirror_charge

@@ -39,6 +39,7 @@
 #define SIM_DEF_MIRROR_OFFSET   0.0       /* A at the mirror output (calibrated out) */
 #define SIM_DEF_MIRROR_NOISE    2e-9      /* A/sqrt(Hz) at the mirror output */
 #define SIM_DEF_VCOMP           0         /* board voltage compensation off */
+#define SIM_LOW_RANGE_MAX_A     0.2       /* A: the low range's full scale (board.values) */
 
 /* ---- target interrupt path and sampling software ----------------------- */
 #define SIM_DEF_CPU_HZ          206e6     /* StrongARM SA1110 */

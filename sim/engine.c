@@ -25,7 +25,7 @@ enum { SRC_ENERGY = 0, SRC_TIME = 1, NSRC = 2 };
 
 struct engine {
 	const struct sim_scenario *sc;
-	const struct sim_params *p;
+	const struct sim_params *p;  /* = &res->p: the parameters in effect */
 	struct sim_result *res;
 	struct sim_timeline tl;
 	struct sim_frontend fe;
@@ -296,7 +296,7 @@ static int engine_open(struct engine *en, const struct sim_scenario *sc,
 		       const struct sim_options *opt, struct sim_result *res,
 		       struct eq_error *err)
 {
-	const struct sim_params *p = &sc->p;
+	const struct sim_params *p = &res->p;
 	struct counter_stage_config cc = {
 		.quantum_pulses = p->quantum_pulses, .jitter_pct = p->jitter_pct,
 		.vcomp = p->vcomp, .vb_nominal = p->vb_nominal,
@@ -370,6 +370,7 @@ int sim_run(const struct sim_scenario *sc, const struct sim_options *opt,
 	int n, rc;
 
 	memset(res, 0, sizeof(*res));
+	sim_params_effective(&sc->p, &res->p);
 	rc = engine_open(&en, sc, opt, res, err);
 	if (rc == 0)
 		rc = loop(&en, opt, err);

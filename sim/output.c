@@ -146,9 +146,9 @@ static int add_board(struct eqp_writer *w, const struct sim_scenario *sc,
 		     const struct sim_result *res, struct eq_error *err)
 {
 	struct eqp_board_info bi = {
-		.clock_hz = sc->p.mcu_clock, .e_min_j = sc->p.e_min,
-		.quantum_pulses = sc->p.quantum_pulses, .jitter_pct = sc->p.jitter_pct,
-		.vcomp = (uint32_t)sc->p.vcomp, .firmware = res->counter_name,
+		.clock_hz = res->p.mcu_clock, .e_min_j = res->p.e_min,
+		.quantum_pulses = res->p.quantum_pulses, .jitter_pct = res->p.jitter_pct,
+		.vcomp = (uint32_t)res->p.vcomp, .firmware = res->counter_name,
 	};
 
 	if (eqp_add_board_info(w, &bi, err) < 0)
@@ -305,9 +305,9 @@ static int write_truth(const struct sim_scenario *sc, const struct sim_result *r
 	fprintf(f, "  \"vb\": {\"energy_weighted_v\": %.9g, \"min_v\": %.9g, \"max_v\": %.9g},\n",
 		res->vb_energy_weighted, res->vb_min, res->vb_max);
 	fprintf(f, "  \"bias\": {\"pulse_rate_hz\": %.9g, \"dead_time_s\": %.9g, \"dead_time_charge_lost\": %.9g, \"gain_err\": %.9g, \"offset_a\": %.9g, \"vcomp\": %d, \"expected_power_estimate_w\": %.9g},\n",
-		res->pulses / res->duration, sc->p.dead_time,
+		res->pulses / res->duration, res->p.dead_time,
 		res->mirror_charge > 0 ? res->pulse_charge_lost / res->mirror_charge : 0,
-		sc->p.gain_err, sc->p.mirror_offset, sc->p.vcomp,
+		res->p.gain_err, res->p.mirror_offset, res->p.vcomp,
 		sim_expected_power_estimate(sc, res));
 	fputs("  \"shares_exclude\": \"the sampling ISR (it cannot sample itself)\",\n", f);
 	fputs("  \"executables\": ", f);

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum ptype { P_DOUBLE, P_U32, P_BOOL, P_U64, P_NONE };
+enum ptype { P_DOUBLE, P_U32, P_BOOL, P_U64, P_RANGE, P_NONE };
 
 struct param {
 	const char *name;
@@ -32,10 +32,10 @@ struct param {
 
 static const struct param params[] = {
 	D("r_sense_high", "Ohm", r_sense, SIM_DEF_R_SENSE_HIGH, 1),
-	X("r_sense_low", SIM_DEF_R_SENSE_LOW),
+	D("r_sense_low", "Ohm", r_sense_low, SIM_DEF_R_SENSE_LOW, 1),
 	X("amp_gm", SIM_DEF_AMP_GM),
 	D("alpha_high", "", alpha, SIM_DEF_ALPHA_HIGH, 1),
-	X("alpha_low", SIM_DEF_ALPHA_LOW),
+	D("alpha_low", "", alpha_low, SIM_DEF_ALPHA_LOW, 1),
 	D("c_int", "F", c_int, SIM_DEF_C_INT, 1),
 	D("vx", "V", vx, SIM_DEF_VX, 1),
 	D("dead_time", "s", dead_time, SIM_DEF_DEAD_TIME, 1),
@@ -56,6 +56,7 @@ static const struct param params[] = {
 	D("mirror_offset", "A", mirror_offset, SIM_DEF_MIRROR_OFFSET, 0),
 	D("mirror_noise", "A", mirror_noise, SIM_DEF_MIRROR_NOISE, 0),
 	{ "vcomp", "", P_BOOL, offsetof(struct sim_params, vcomp), SIM_DEF_VCOMP, 0 },
+	{ "range", "", P_RANGE, offsetof(struct sim_params, range_low), 0, 0 },
 	D("irq_latency_min", "s", irq_lat_min, SIM_DEF_IRQ_LAT_MIN, 0),
 	D("irq_latency_max", "s", irq_lat_max, SIM_DEF_IRQ_LAT_MAX, 0),
 	U("skew_insns", "", skew_insns, SIM_DEF_SKEW_INSNS, 0),
@@ -82,7 +83,7 @@ void sim_params_default(struct sim_params *p)
 		switch (params[i].type) {
 		case P_DOUBLE: *(double *)f = params[i].def; break;
 		case P_U32: *(uint32_t *)f = (uint32_t)params[i].def; break;
-		case P_BOOL: *(int *)f = (int)params[i].def; break;
+		case P_BOOL: case P_RANGE: *(int *)f = (int)params[i].def; break;
 		case P_U64: *(uint64_t *)f = (uint64_t)params[i].def; break;
 		case P_NONE: break;
 		}
@@ -93,9 +94,14 @@ void sim_params_print_defaults(FILE *out, int board_only)
 {
 	size_t i;
 
-	for (i = 0; i < NPARAMS; i++)
-		if (params[i].board || !board_only)
+	for (i = 0; i < NPARAMS; i++) {
+		if (!params[i].board && board_only)
+			continue;
+		if (params[i].type == P_RANGE)
+			fprintf(out, "%s %s\n", params[i].name, params[i].def ? "low" : "high");
+		else
 			fprintf(out, "%s %.10g\n", params[i].name, params[i].def);
+	}
 }
 
 static int set_value(const struct param *pm, struct sim_params *p, const char *v,
@@ -107,6 +113,12 @@ static int set_value(const struct param *pm, struct sim_params *p, const char *v
 
 	if (pm->type == P_NONE)
 		return eq_fail(err, "%s: a board value the simulator does not model; leave it out", pm->name);
+	if (pm->type == P_RANGE) {
+		if (strcmp(v, "high") && strcmp(v, "low"))
+			return eq_fail(err, "%s: '%s' should be high or low", pm->name, v);
+		*(int *)f = !strcmp(v, "low");
+		return 0;
+	}
 	if (pm->type == P_BOOL) {
 		if (!strcmp(v, "on") || !strcmp(v, "1") || !strcmp(v, "yes"))
 			*(int *)f = 1;
@@ -151,7 +163,7 @@ static int set_value(const struct param *pm, struct sim_params *p, const char *v
 /* Sanity of the values together: what would make the physics meaningless. */
 static int check(const struct sim_params *p, const char *name, struct eq_error *err)
 {
-	if (p->alpha <= 0 || p->c_int <= 0 || p->vx <= 0 || p->vb_nominal <= 0 || p->e_min <= 0)
+	if (p->alpha <= 0 || p->alpha_low <= 0 || p->c_int <= 0 || p->vx <= 0 || p->vb_nominal <= 0 || p->e_min <= 0)
 		return eq_fail(err, "%s: alpha_high, c_int, vx, vb_nominal and e_min_high must be > 0", name);
 	if (p->quantum_pulses == 0 || p->quantum_pulses > 1000000)
 		return eq_fail(err, "quantum_pulses: must be 1..1000000");
@@ -193,6 +205,17 @@ int sim_params_set(struct sim_params *p, const char *assignment, struct eq_error
 		       (int)nlen, assignment);
 }
 
+void sim_params_effective(const struct sim_params *p, struct sim_params *eff)
+{
+	*eff = *p;
+	if (!p->range_low)
+		return;
+	/* the low range puts r_sense_low in series: more sense voltage per amp */
+	eff->r_sense = p->r_sense + p->r_sense_low;
+	eff->alpha = p->alpha_low;
+	eff->e_min = p->e_min * p->alpha / p->alpha_low;
+}
+
 double sim_max_power(const struct sim_scenario *sc)
 {
 	double cpu = 0, cons = 0;
@@ -204,16 +227,24 @@ double sim_max_power(const struct sim_scenario *sc)
 	for (k = 0; k < sc->nfreqs; k++)
 		cpu = fmax(cpu, sc->isr_power[k]);
 	for (i = 0; i < sc->nconsumers; i++) {
-		double peak = sc->consumers[i].power / (sc->consumers[i].period > 0 ? sc->consumers[i].duty : 1);
-		size_t ph, c;
+		const struct sim_consumer *c = &sc->consumers[i];
+		double duty = c->period > 0 ? c->duty : 1;
+		double peak = c->power / duty;
+		int ever_on = c->on;
+		size_t ph, k;
 
 		for (ph = 0; ph < sc->nphases; ph++)
-			for (c = 0; c < sc->phases[ph].nchanges; c++)
-				if (sc->phases[ph].changes[c].consumer == i &&
-				    sc->phases[ph].changes[c].action == SIM_CONS_SET)
-					peak = fmax(peak, sc->phases[ph].changes[c].power /
-						    (sc->consumers[i].period > 0 ? sc->consumers[i].duty : 1));
-		cons += peak;
+			for (k = 0; k < sc->phases[ph].nchanges; k++) {
+				const struct sim_cons_change *ch = &sc->phases[ph].changes[k];
+
+				if (ch->consumer != i || ch->action == SIM_CONS_OFF)
+					continue;
+				ever_on = 1;
+				if (ch->action == SIM_CONS_SET)
+					peak = fmax(peak, ch->power / duty);
+			}
+		if (ever_on) /* a consumer that is never on draws nothing */
+			cons += peak;
 	}
 	return sc->base_power + cpu + cons;
 }
@@ -242,16 +273,22 @@ static double expected_events(const struct sim_scenario *sc)
 
 int sim_check_feasible(const struct sim_scenario *sc, struct eq_error *err)
 {
-	const struct sim_params *p = &sc->p;
-	double r = p->r_source + p->r_fuse + p->r_sense;
-	double pmax = sim_max_power(sc);
+	struct sim_params eff;
+	const struct sim_params *p = &eff;
+	double r, pmax = sim_max_power(sc), imax;
 
-	if (check(p, sc->path, err) < 0)
+	if (check(&sc->p, sc->path, err) < 0)
 		return -1;
+	sim_params_effective(&sc->p, &eff);
+	r = p->r_source + p->r_fuse + p->r_sense;
 	/* P = Vb * I with Vb = supply - I R has a solution only if supply^2 >= 4 R P. */
 	if (p->supply * p->supply < 4 * r * pmax)
 		return eq_fail(err, "%s: the supply (%.3g V through %.3g Ohm) cannot deliver the scenario's peak %.3g W; raise 'supply' or lower the resistances",
 			       sc->path, p->supply, r, pmax);
+	imax = (p->supply - sqrt(p->supply * p->supply - 4 * r * pmax)) / (2 * r);
+	if (p->range_low && imax > SIM_LOW_RANGE_MAX_A)
+		return eq_fail(err, "%s: the low range measures up to %.0f mA but the scenario's peak draws %.0f mA; use 'range high'",
+			       sc->path, SIM_LOW_RANGE_MAX_A * 1e3, imax * 1e3);
 	if (expected_events(sc) > SIM_MAX_EVENTS)
 		return eq_fail(err, "%s: about %.3g workload and consumer events (duration over slice, granularity and consumer periods) exceed the simulator's %.0g; shorten the phases or raise slice, granularity or periods",
 			       sc->path, expected_events(sc), SIM_MAX_EVENTS);

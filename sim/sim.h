@@ -25,9 +25,12 @@
 struct sim_params {
 	/* supply and current path */
 	double supply;          /* V */
-	double r_source, r_fuse, r_sense; /* Ohm */
+	double r_source, r_fuse, r_sense; /* Ohm (r_sense: the high range's shunt) */
+	double r_sense_low;     /* Ohm added in series on the low range */
+	int range_low;          /* 1: the board's low-current range */
 	/* front end */
-	double alpha;           /* mirror ratio */
+	double alpha;           /* mirror ratio (high range) */
+	double alpha_low;       /* mirror ratio on the low range */
 	double gain_err;        /* relative error of alpha */
 	double mirror_offset;   /* A added to the mirror output */
 	double mirror_noise;    /* A/sqrt(Hz) white noise at the mirror output */
@@ -148,6 +151,9 @@ struct sim_scenario {
 };
 
 void sim_params_default(struct sim_params *p);
+/* The parameters a run uses: on the low range the shunts add up, the mirror
+ * ratio is alpha_low and E_min scales by alpha_high / alpha_low. */
+void sim_params_effective(const struct sim_params *p, struct sim_params *eff);
 
 /* Parses a scenario file / text; fills sc (free with sim_scenario_free). */
 int sim_scenario_load(struct sim_scenario *sc, const char *path, struct eq_error *err);
@@ -188,6 +194,7 @@ struct sim_result {
 	uint64_t quanta;             /* IRQ edges raised by the counter */
 	uint64_t pulses_in_quanta;   /* sum of preloads of the completed quanta */
 	double quantum_j;            /* nominal energy per sample: N * E_min */
+	struct sim_params p;         /* the parameters in effect (sim_params_effective) */
 	const char *counter_name;
 };
 

@@ -262,6 +262,38 @@ static void test_voltage_compensation(void **state)
 	assert_true(fabs(on) < 0.005);
 }
 
+/* The board's low range (a 1 Ohm shunt added, alpha_low): 11 times smaller
+ * quanta for a small device, the same accuracy. */
+static void test_low_range(void **state)
+{
+	static const char *small =
+		"base_power 40mW\nisr_power 250mW\n"
+		"kernel\n proc idle_loop 0xc0001000 0x100 5mW\nidle idle_loop\n"
+		"module /bin/s\n proc sense 0x1000 0x800 200mW\n proc radio 0x2000 0x800 450mW\n"
+		"process s 5 /bin/s\n map /bin/s 0x10000\n"
+		"phase p 3s\n cpu_idle 60% granularity 20ms\n run s sense 3\n run s radio 1\n";
+	struct sim_scenario sc;
+	struct sim_result r;
+	struct eq_error err;
+	double est;
+
+	load(&sc, small, 21, "range=low", NULL);
+	run(&sc, &r);
+	assert_true(fabs(r.quantum_j - 64 * 46.12e-6 * 0.001 / 0.011) < 1e-12);
+	assert_true(fabs(r.p.r_sense - 1.1) < 1e-12 && r.p.alpha == 0.011);
+	est = est_power(&r);
+	assert_true(fabs(est - sim_expected_power_estimate(&sc, &r)) * r.duration < 2.2 * r.quantum_j);
+	assert_true(fabs(est / (r.energy_j / r.duration) - 1) < 0.02);
+	sim_result_free(&r);
+	sim_scenario_free(&sc);
+	/* a device too big for the low range is refused */
+	load(&sc, mix_text, 1, NULL, NULL);
+	assert_int_equal(sim_scenario_set(&sc, "range=low", &err), 0);
+	assert_int_equal(sim_check_feasible(&sc, &err), -1);
+	assert_non_null(strstr(err.msg, "low range measures up to 200 mA"));
+	sim_scenario_free(&sc);
+}
+
 /* ---- profiles ---------------------------------------------------------- */
 
 static void test_shares_inside_ci(void **state)
@@ -474,6 +506,7 @@ int main(void)
 		cmocka_unit_test(test_power_within_3se),
 		cmocka_unit_test(test_bias_model_and_correction),
 		cmocka_unit_test(test_voltage_compensation),
+		cmocka_unit_test(test_low_range),
 		cmocka_unit_test(test_shares_inside_ci),
 		cmocka_unit_test(test_shares_check_detects_misattribution),
 		cmocka_unit_test(test_frequency_scaling_differs),
