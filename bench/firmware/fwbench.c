@@ -102,7 +102,7 @@ static int lossless(double hz, uint32_t n, uint8_t j, unsigned quanta)
 
 static double max_rate(uint32_t n, uint8_t j)
 {
-	double lo = 10e3, hi = 8e6;
+	double lo = 2e3, hi = 8e6;
 	int k;
 
 	if (!lossless(lo, n, j, 100))
@@ -223,6 +223,9 @@ int main(int argc, char **argv)
 	r = max_rate(8, 0);
 	printf("highest loss-free pulse rate, N=8 J=0:          %.0f kHz (%.0f quanta/s)\n",
 	       r / 1e3, r / 8);
+	r = max_rate(2, 0);
+	printf("highest loss-free pulse rate, N=2 J=0:          %.0f kHz (%.0f quanta/s)\n",
+	       r / 1e3, r / 2);
 	latency((uint16_t)strtoul(argv[2], NULL, 16));
 	stream();
 	return 0;

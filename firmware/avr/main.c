@@ -23,14 +23,6 @@ FUSES = {
 };
 
 #define WIDTH_NS_MIN 1000
-/*
- * The smallest mean preload the AVR accepts.  A quantum must outlast the
- * compare interrupt's entry (at most ~150 cycles with another interrupt in
- * the way), or two quanta could end before it runs and merge unseen.  At
- * the front end's highest rate (~177 kHz) 8 pulses take 45 us, and even a
- * jittered preload of 4 pulses 22 us.
- */
-#define AVR_QUANTUM_MIN 8
 
 static struct quantum_config config;
 static struct fw_cal cal;
@@ -118,7 +110,7 @@ static uint8_t try_config(const struct fw_msg *req)
 		break;
 	}
 	bad = (uint8_t)fw_counter_check(&c.counter);
-	if (bad || c.counter.quantum_pulses < AVR_QUANTUM_MIN)
+	if (bad)
 		return FW_ERR_VALUE;
 	config = c;
 	return FW_OK;

@@ -140,12 +140,15 @@ static inline int fw_sched_final(const struct fw_sched *s)
 /*
  * 1 if a compare `step` pulses after the previous compare point can no
  * longer happen, because the counter is already `elapsed` (mod 2^16) pulses
- * past that point when the compare register is written: the quantum overran
- * and the firmware must end it by hand and report it.
+ * past that point when the compare register is written.  A compare match
+ * fires on the pulse that takes the counter off the compare value, so
+ * writing the value the counter holds right now is still in time; only a
+ * counter already beyond it has missed it.  The quantum overran: the
+ * firmware must end it by hand and report it.
  */
 static inline int fw_sched_missed(uint16_t elapsed, uint32_t step)
 {
-	return elapsed >= step;
+	return elapsed > step;
 }
 
 #endif

@@ -212,11 +212,13 @@ static void test_sched_layout(void **state)
 static void test_sched_missed(void **state)
 {
 	(void)state;
+	/* The match fires on the pulse leaving the compare value. */
 	assert_false(fw_sched_missed(0, 1));
-	assert_true(fw_sched_missed(1, 1));
-	assert_false(fw_sched_missed(63, 64));
-	assert_true(fw_sched_missed(64, 64));
-	assert_false(fw_sched_missed(65534, FW_STEP_MAX));
+	assert_false(fw_sched_missed(1, 1));
+	assert_true(fw_sched_missed(2, 1));
+	assert_false(fw_sched_missed(64, 64));
+	assert_true(fw_sched_missed(65, 64));
+	assert_false(fw_sched_missed(65535, FW_STEP_MAX));
 }
 
 static void test_rng_below_exact(void **state)

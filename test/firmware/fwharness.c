@@ -424,9 +424,9 @@ static void test_commands(void)
 	const struct fwsim_edge *e;
 	struct fw_cal cal;
 
-	ok(request(s, FW_REQ_SET_QUANTUM, 7, &rep) == FW_REP_ERR && rep.u.reply.code == FW_ERR_VALUE &&
+	ok(request(s, FW_REQ_SET_QUANTUM, 0, &rep) == FW_REP_ERR && rep.u.reply.code == FW_ERR_VALUE &&
 	   request(s, FW_REQ_SET_QUANTUM, FW_QUANTUM_MAX + 1, &rep) == FW_REP_ERR,
-	   "SET_QUANTUM 7 (below the AVR's 8) and 2^24+1: refused with 'value out of range'");
+	   "SET_QUANTUM 0 and 2^24+1: refused with 'value out of range'");
 	ok(request(s, FW_REQ_SET_JITTER, 51, &rep) == FW_REP_ERR && rep.u.reply.code == FW_ERR_VALUE,
 	   "SET_JITTER 51: refused");
 	ok(request(s, FW_REQ_SET_VCOMP, 2, &rep) == FW_REP_ERR && rep.u.reply.code == FW_ERR_VALUE,
@@ -605,7 +605,7 @@ static void test_late_and_dropped(void)
 int main(int argc, char **argv)
 {
 	static const struct { double hz; uint32_t n; unsigned nq; } rates[] = {
-		{ 100, 8, 3 }, { 1e3, 8, 5 }, { 10e3, 64, 5 }, { 100e3, 64, 10 },
+		{ 100, 2, 3 }, { 1e3, 8, 5 }, { 5e3, 2, 40 }, { 10e3, 64, 5 }, { 100e3, 64, 10 },
 		{ 177e3, 64, 10 }, { 300e3, 64, 20 }, { FW_MAX_RATE, 64, 20 },
 	};
 	size_t i;

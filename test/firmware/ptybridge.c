@@ -194,9 +194,9 @@ int main(int argc, char **argv)
 	ok(rc == 0 && strstr(out, "32 pulses") && strstr(out, "+-0%") && strstr(out, "3000 ns"),
 	   "eqprof board config --quantum 32 --jitter 0 --width 3us: applied and shown");
 	rc = run_eqprof(s, argv[1], port, 0, out, sizeof(out),
-			(const char *[]){ "board", "config", "--quantum", "3", NULL });
+			(const char *[]){ "board", "config", "--jitter", "60", NULL });
 	ok(rc == 1 && strstr(out, "value out of range"),
-	   "eqprof board config --quantum 3: refused by the board, exit 1, reason shown");
+	   "eqprof board config --jitter 60: refused by the board, exit 1, reason shown");
 	rc = run_eqprof(s, argv[1], port, 0, out, sizeof(out),
 			(const char *[]){ "board", "calibrate", "--serial", "4711", NULL });
 	ok(rc == 0 && strstr(out, "serial 4711") && strstr(out, "EEPROM"),
