@@ -161,6 +161,8 @@ void quantum_refill(void)
 		p->pulses = fw_counter_next(&q.counter);
 		p->vbat_uv = q.counter.vbat_uv;
 		p->flags = q.counter.clamped ? FW_REC_F_VCLAMP : 0;
+		/* The entry must be complete before the interrupt can see it. */
+		__asm__ __volatile__("" ::: "memory");
 		pre_head = next;
 	}
 }
