@@ -5,6 +5,10 @@
 #include <string.h>
 
 #include "compare.h"
+#include "power.h"
+#include "units.h"
+
+#include <math.h>
 #include "stats.h"
 
 static int same_row(const struct eq_row *r, const char *name, const char *module)
@@ -103,6 +107,16 @@ struct eq_comparison *eq_compare(const struct eq_profile *t, const struct eq_pro
 	return c;
 }
 
+void eq_comparison_set_power(struct eq_comparison *c, const struct power_row_ctx *ctx)
+{
+	size_t i;
+
+	for (i = 0; i < c->nrows; i++)
+		c->rows[i].power_w = power_per_row(ctx, c->rows[i].energy_samples,
+						   c->rows[i].time_samples);
+	c->has_power = 1;
+}
+
 void eq_comparison_free(struct eq_comparison *c)
 {
 	if (!c)
@@ -119,24 +133,32 @@ static void print_table(FILE *out, const struct eq_comparison *c)
 		c->time_source, (unsigned long long)c->time_total, c->energy_source,
 		(unsigned long long)c->energy_total, eq_by_name(c->by),
 		c->exclude_idle ? ", idle excluded" : "");
-	fprintf(out, "%8s %8s %9s %4s  %-20s %s\n", "time", "energy", "diff", "sig",
-		"module", eq_by_name(c->by));
+	fprintf(out, "%8s %8s %9s %4s%s  %-20s %s\n", "time", "energy", "diff", "sig",
+		c->has_power ? "  avg power" : "", "module", eq_by_name(c->by));
 	for (i = 0; i < c->nrows; i++) {
 		const struct eq_cmp_row *r = &c->rows[i];
+		char pw[32] = "";
 
-		fprintf(out, "%7.2f%% %7.2f%% %+8.2f%% %4s  %-20s %s\n", 100 * r->time_share,
+		if (c->has_power && isfinite(r->power_w))
+			eq_format_quantity(pw, sizeof(pw), r->power_w, "W");
+		else if (c->has_power)
+			snprintf(pw, sizeof(pw), "n/a");
+		fprintf(out, "%7.2f%% %7.2f%% %+8.2f%% %4s%*s%s  %-20s %s\n", 100 * r->time_share,
 			100 * r->energy_share, 100 * r->difference, r->significant ? "*" : "",
-			r->module, r->name);
+			c->has_power ? 11 : 0, pw, "", r->module, r->name);
 	}
 	fputs("# diff = energy share - time share; * = different at 95% (two-proportion z test)\n",
 	      out);
+	if (c->has_power)
+		fputs("# avg power = row's energy samples x quantum / (row's time samples x seconds per time sample)\n",
+		      out);
 }
 
 static void print_csv(FILE *out, const struct eq_comparison *c)
 {
 	size_t i;
 
-	fputs("name,module,time_samples,time_share,energy_samples,energy_share,difference,z,significant\n",
+	fputs("name,module,time_samples,time_share,energy_samples,energy_share,difference,z,significant,power_w\n",
 	      out);
 	for (i = 0; i < c->nrows; i++) {
 		const struct eq_cmp_row *r = &c->rows[i];
@@ -144,10 +166,13 @@ static void print_csv(FILE *out, const struct eq_comparison *c)
 		eq_csv_field(out, r->name);
 		fputc(',', out);
 		eq_csv_field(out, r->module);
-		fprintf(out, ",%llu,%.8f,%llu,%.8f,%.8f,%.4f,%d\n",
+		fprintf(out, ",%llu,%.8f,%llu,%.8f,%.8f,%.4f,%d,",
 			(unsigned long long)r->time_samples, r->time_share,
 			(unsigned long long)r->energy_samples, r->energy_share, r->difference,
 			r->z, r->significant);
+		if (c->has_power && isfinite(r->power_w))
+			fprintf(out, "%.6g", r->power_w);
+		fputc('\n', out);
 	}
 }
 
@@ -179,7 +204,9 @@ static void print_json(FILE *out, const struct eq_comparison *c)
 		eq_json_number(out, r->difference);
 		fputs(", \"z\": ", out);
 		eq_json_number(out, r->z);
-		fprintf(out, ", \"significant\": %s}", r->significant ? "true" : "false");
+		fprintf(out, ", \"significant\": %s, \"power_w\": ", r->significant ? "true" : "false");
+		eq_json_number(out, c->has_power ? r->power_w : NAN);
+		fputc('}', out);
 	}
 	fputs(c->nrows ? "\n ]}\n" : "]}\n", out);
 }

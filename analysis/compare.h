@@ -19,6 +19,7 @@ struct eq_cmp_row {
 	double difference;    /* energy_share - time_share */
 	double z;             /* two-proportion statistic */
 	int significant;      /* |z| > 1.96 */
+	double power_w;       /* average power while in this row; NAN if unknown */
 };
 
 struct eq_comparison {
@@ -28,6 +29,7 @@ struct eq_comparison {
 	uint64_t time_total, energy_total;
 	size_t nrows;
 	struct eq_cmp_row *rows;
+	int has_power;        /* power_w was filled in (eq_comparison_set_power) */
 };
 
 /* Joins the rows of t and e by (name, module); NULL if out of memory.
@@ -35,6 +37,11 @@ struct eq_comparison {
 struct eq_comparison *eq_compare(const struct eq_profile *t, const struct eq_profile *e,
 				 const char *time_source, const char *energy_source);
 void eq_comparison_free(struct eq_comparison *c);
+
+struct power_row_ctx;
+/* Fills every row's average power (power_per_row(): its energy over its
+ * time), for recordings of the same work.  Without it rows print no power. */
+void eq_comparison_set_power(struct eq_comparison *c, const struct power_row_ctx *ctx);
 
 void eq_comparison_print(FILE *out, const struct eq_comparison *c, enum eq_format fmt);
 

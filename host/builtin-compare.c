@@ -8,6 +8,7 @@
 
 #include "builtin.h"
 #include "compare.h"
+#include "power.h"
 #include "report_common.h"
 
 static const char usage_text[] =
@@ -45,6 +46,17 @@ static int check_modes(const struct eq_loaded_profile *t, const struct eq_loaded
 	return 0;
 }
 
+/* Average power per row needs a known quantum; without one, rows just have no power. */
+static void add_power(struct eq_comparison *c, const struct eq_loaded_profile *t,
+		      const struct eq_loaded_profile *e)
+{
+	struct power_row_ctx pctx;
+	struct eq_error err;
+
+	if (power_row_context(t->file, e->file, &pctx, &err) == 0)
+		eq_comparison_set_power(c, &pctx);
+}
+
 int cmd_compare(int argc, char **argv)
 {
 	struct eq_loaded_profile t, e;
@@ -65,10 +77,12 @@ int cmd_compare(int argc, char **argv)
 	if (check_modes(&t, &e, &o) == 0) {
 		pa.c = eq_compare(t.profile, e.profile, o.files[0], o.files[1]);
 		pa.fmt = o.fmt;
-		if (!pa.c)
+		if (!pa.c) {
 			fputs("eqprof compare: out of memory\n", stderr);
-		else
+		} else {
+			add_power((struct eq_comparison *)pa.c, &t, &e);
 			rc = eq_report_write("compare", &o, NULL, print_cmp, &pa);
+		}
 		eq_comparison_free((struct eq_comparison *)pa.c);
 	}
 	eq_report_unload(&e);

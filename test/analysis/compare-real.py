@@ -75,6 +75,13 @@ def main():
                    abs(r["z"] - z) > 1e-9 or r["significant"] != (abs(z) > 1.959963984540054):
                     bad.append((r, z))
             t.ok(not bad, what + ": shares, difference, z and significance of every row", bad)
+        # Per-row average power: the row's energy (energy samples x 2.94 mJ) over
+        # its time (time samples x the time file's 1 us between samples).
+        doc = json.loads(eqprof("compare", files["time"], files["energy"], "--format", "json")[1])
+        bad = [(r["name"], r["power_w"]) for r in doc["rows"]
+               if abs(r["power_w"] - counts["energy"][r["name"]] * 2.94e-3 /
+                      (counts["time"][r["name"]] * 1e-6)) > 1e-6 * r["power_w"]]
+        t.ok(not bad, "average power of every row = energy / time of the row", bad)
         sig = {r["name"]: r["significant"] for r in json.loads(
             eqprof("compare", files["time"], files["energy"], "--format", "json")[1])["rows"]}
         t.eq(sig, {"spin_a": True, "spin_b": False, "local_helper": False, "[idle]": True},
@@ -86,9 +93,12 @@ def main():
              "csv rows in time-share order")
         t.eq(list(rows[0].keys()), ["name", "module", "time_samples", "time_share",
                                     "energy_samples", "energy_share", "difference", "z",
-                                    "significant"], "csv columns")
+                                    "significant", "power_w"], "csv columns")
+        t.ok(abs(float(rows[0]["power_w"]) - 300 * 2.94e-3 / 500e-6) < 1e-3,
+             "csv power_w of spin_a", rows[0])
         rc, out, err = eqprof("compare", files["time"], files["energy"])
-        t.ok(rc == 0 and "spin_a" in out and "*" in out and "two-proportion" in out,
+        t.ok(rc == 0 and "spin_a" in out and "*" in out and "two-proportion" in out and
+             "avg power" in out and "1.764 kW" in out,
              "table marks significant rows and explains the mark", out)
         rc, out, err = eqprof("compare", files["energy"], files["time"])
         t.ok(rc == 1 and "not a time-driven recording" in err and files["energy"] in err,
