@@ -22,6 +22,7 @@
 #include "builtin.h"
 #include "eqp.h"
 #include "record_perf.h"
+#include "symbolize.h"
 #include "units.h"
 
 struct pid_maps {
@@ -30,9 +31,21 @@ struct pid_maps {
 	size_t len;
 };
 
+struct comm_rec {
+	uint32_t pid;
+	uint64_t time;
+	char *name;
+};
+
+/* Samples are spooled to an unnamed temporary file while the command runs:
+ * the header, which carries the build-ids of the mapped files, can only be
+ * written once the maps are known. */
 struct record {
 	struct eqp_writer *w;
+	FILE *spool;
 	struct eq_error *err;
+	struct comm_rec *comms;
+	size_t ncomms;
 	struct pid_maps *maps;
 	size_t nmaps;
 	uint64_t samples, lost;
@@ -61,7 +74,10 @@ static int on_sample(void *ctx, const struct eq_sample *s)
 	struct record *r = ctx;
 
 	r->samples++;
-	return eqp_add_samples(r->w, s, 1, r->err);
+	if (fwrite(s, sizeof(*s), 1, r->spool) != 1)
+		return eq_fail(r->err, "spooling samples to a temporary file: %s (is $TMPDIR full?)",
+			       strerror(errno));
+	return 0;
 }
 
 static int on_mmap(void *ctx, uint32_t pid, const char *line)
@@ -94,8 +110,16 @@ static int on_mmap(void *ctx, uint32_t pid, const char *line)
 static int on_comm(void *ctx, uint32_t pid, uint64_t time, const char *name)
 {
 	struct record *r = ctx;
+	struct comm_rec *nc = realloc(r->comms, (r->ncomms + 1) * sizeof(*nc));
 
-	return eqp_add_comm(r->w, pid, time, name, r->err);
+	if (!nc || !(name = strdup(name))) {
+		if (nc)
+			r->comms = nc;
+		return eq_fail(r->err, "out of memory for the name of pid %u", pid);
+	}
+	r->comms = nc;
+	r->comms[r->ncomms++] = (struct comm_rec){ pid, time, (char *)name };
+	return 0;
 }
 
 static void on_lost(void *ctx, uint64_t count)
@@ -188,16 +212,78 @@ static int write_maps(struct record *r)
 {
 	size_t i;
 
-	for (i = 0; i < r->nmaps; i++) {
+	for (i = 0; i < r->nmaps; i++)
 		if (eqp_add_maps(r->w, r->maps[i].pid, 0, r->maps[i].text,
 				 r->maps[i].len, r->err) < 0)
 			return -1;
-		free(r->maps[i].text);
-	}
-	free(r->maps);
-	r->maps = NULL;
-	r->nmaps = 0;
+	for (i = 0; i < r->ncomms; i++)
+		if (eqp_add_comm(r->w, r->comms[i].pid, r->comms[i].time,
+				 r->comms[i].name, r->err) < 0)
+			return -1;
 	return 0;
+}
+
+static int copy_spooled_samples(struct record *r)
+{
+	struct eq_sample buf[4096];
+	size_t n;
+
+	rewind(r->spool);
+	while ((n = fread(buf, sizeof(buf[0]), 4096, r->spool)) > 0)
+		if (eqp_add_samples(r->w, buf, n, r->err) < 0)
+			return -1;
+	if (ferror(r->spool))
+		return eq_fail(r->err, "reading back spooled samples: %s", strerror(errno));
+	return 0;
+}
+
+static void free_record(struct record *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nmaps; i++)
+		free(r->maps[i].text);
+	for (i = 0; i < r->ncomms; i++)
+		free(r->comms[i].name);
+	free(r->maps);
+	free(r->comms);
+	if (r->spool)
+		fclose(r->spool);
+}
+
+/* "buildid:PATH=HEX" for every mapped file that has one, so report can tell
+ * when a binary was rebuilt after the recording. */
+static void append_build_ids(const struct record *r, char *extra, size_t size)
+{
+	size_t used = strlen(extra), i;
+	char path[4096], hex[128], key[4200];
+	struct eq_error ignored;
+
+	for (i = 0; i < r->nmaps; i++) {
+		const char *line = r->maps[i].text;
+
+		for (; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+			const char *slash = strchr(line, '/'), *nl = strchr(line, '\n');
+			size_t len;
+
+			if (!slash || (nl && slash > nl))
+				continue;
+			len = nl ? (size_t)(nl - slash) : strlen(slash);
+			if (len >= sizeof(path))
+				continue;
+			memcpy(path, slash, len);
+			path[len] = '\0';
+			snprintf(key, sizeof(key), "\n%s%s=", EQ_BUILDID_KEY_PREFIX, path);
+			if (strstr(extra, key) || eq_elf_build_id(path, hex, sizeof(hex), &ignored) < 0)
+				continue;
+			used += (size_t)snprintf(extra + used, size > used ? size - used : 0,
+						 "%s%s=%s\n", EQ_BUILDID_KEY_PREFIX, path, hex);
+			if (used >= size) {
+				extra[size - 1] = '\0';
+				return;
+			}
+		}
+	}
 }
 
 static double now_s(void)
@@ -270,7 +356,8 @@ int cmd_record(int argc, char **argv)
 	struct record_opts o;
 	struct eq_error err = { "" };
 	struct record rec = { .err = &err };
-	char target[512] = "", extra[4096];
+	static char extra[65536];
+	char target[512] = "";
 	struct timespec wall;
 	int rc = parse_opts(argc, argv, &o), status = 0;
 	struct eqp_meta meta = { .mode = EQP_MODE_TIME, .clock_hz = 1e9 };
@@ -283,17 +370,26 @@ int cmd_record(int argc, char **argv)
 	meta.target = target;
 	meta.extra = extra;
 	meta.start_unix_ns = (int64_t)wall.tv_sec * 1000000000 + wall.tv_nsec;
+	rec.spool = tmpfile();
+	if (!rec.spool) {
+		eq_fail(&err, "cannot create a temporary file for samples: %s", strerror(errno));
+		goto fail;
+	}
+	signal(SIGINT, SIG_IGN); /* Ctrl-C stops the command; we still write the file */
+	if (run(&o, &rec, &err, &status) < 0)
+		goto fail;
+	append_build_ids(&rec, extra, sizeof(extra));
 	rec.w = eqp_create(o.out, &meta, &err);
 	if (!rec.w)
 		goto fail;
-	signal(SIGINT, SIG_IGN); /* Ctrl-C stops the command; we still write the file */
-	if (run(&o, &rec, &err, &status) < 0 || write_maps(&rec) < 0 ||
+	if (copy_spooled_samples(&rec) < 0 || write_maps(&rec) < 0 ||
 	    (rec.lost && eqp_add_lost(rec.w, 0, rec.lost, &err) < 0)) {
 		eqp_discard(rec.w);
 		goto fail;
 	}
 	if (eqp_commit(rec.w, &err) < 0)
 		goto fail;
+	free_record(&rec);
 	if (!o.quiet)
 		fprintf(stderr, "eqprof record: %llu samples (%llu lost) written to %s\n",
 			(unsigned long long)rec.samples, (unsigned long long)rec.lost, o.out);
@@ -303,6 +399,7 @@ int cmd_record(int argc, char **argv)
 	}
 	return 0;
 fail:
+	free_record(&rec);
 	fprintf(stderr, "eqprof record: %s\n", err.msg);
 	return 1;
 }

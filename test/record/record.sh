@@ -49,3 +49,10 @@ check $? "a missing command is named, exit 1, no output left"
 cp "$work/spin.eqp" "$work/keep.eqp"
 "$EQPROF" record -t -q -o "$work/keep.eqp" -- /nonexistent/cmd 2>/dev/null
 cmp -s "$work/spin.eqp" "$work/keep.eqp"; check $? "a failed run leaves an existing recording untouched"
+
+# The recording carries the build-ids of the mapped files: a rebuilt binary
+# is noticed instead of being symbolized wrongly.
+cc -O2 -g -pthread -o "$work/spin" "$SRC/test/record/spin.c"
+"$EQPROF" report "$work/spin.eqp" --by proc --format csv >"$work/rebuilt.csv" 2>"$work/err"
+grep -q "build-id of $work/spin is" "$work/err" && ! grep -q '^heavy,' "$work/rebuilt.csv"
+check $? "a binary rebuilt after recording is detected by its build-id"
