@@ -95,7 +95,7 @@ static int write_export(const struct export_args *a, struct export_ctx *x,
 int cmd_export(int argc, char **argv)
 {
 	struct export_args a;
-	struct eq_sym_options so;
+	struct eq_sym_options so = { 0 };
 	struct export_ctx x;
 	struct eq_error err;
 	struct eqp_file *f;
