@@ -96,6 +96,7 @@ struct eqp_board_rec {        /* 24 bytes, little-endian, stored as is */
 };
 #define EQP_BOARD_F_DROPPED 0x1 /* records were dropped before this one */
 #define EQP_BOARD_F_LATE    0x2 /* preload was set up late (quantum overran) */
+#define EQP_BOARD_F_VCLAMP  0x4 /* battery voltage outside the compensation range: clamped */
 
 /* ---- writing ---------------------------------------------------------- */
 
