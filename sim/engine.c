@@ -280,7 +280,8 @@ static int loop(struct engine *en, const struct sim_options *opt, struct eq_erro
 		b = next_event(en, t);
 		sg = &en->tl.segs[en->seg];
 		act = en->isr_end > t ? SIM_ACT_ISR : sg->act;
-		power = en->tl.steps[en->step].power + sim_act_power(en->sc, act, sg->freq);
+		power = en->tl.steps[en->step].power + sim_act_power(en->sc, act, sg->freq) *
+			(act == SIM_ACT_ISR ? 1.0 : sg->scale);
 		if (b <= t) /* an event at t that did not move on: guard against stalls */
 			b = nextafter(t, INFINITY);
 		if (run_piece(en, t, b, act, power, &t, err) < 0)

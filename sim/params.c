@@ -224,6 +224,11 @@ double sim_max_power(const struct sim_scenario *sc)
 	for (i = 0; i < sc->nprocs; i++)
 		for (k = 0; k < sc->nfreqs; k++)
 			cpu = fmax(cpu, sc->procs[i].power[k]);
+	for (i = 0; i < sc->nphases; i++)
+		if (sc->phases[i].power_spread > 0) {
+			cpu *= 1.8; /* the largest slice scale (workload.c) */
+			break;
+		}
 	for (k = 0; k < sc->nfreqs; k++)
 		cpu = fmax(cpu, sc->isr_power[k]);
 	for (i = 0; i < sc->nconsumers; i++) {

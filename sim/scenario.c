@@ -108,7 +108,8 @@ static int statement(struct parser *ps, char **w, int n)
 	if (!strcmp(w[0], "thread"))
 		return scn_st_thread(ps, w, n);
 	if (!strcmp(w[0], "run") || !strcmp(w[0], "set") || !strcmp(w[0], "use") ||
-	    !strcmp(w[0], "cpufreq") || !strcmp(w[0], "cpu_idle") || !strcmp(w[0], "slice"))
+	    !strcmp(w[0], "cpufreq") || !strcmp(w[0], "cpu_idle") || !strcmp(w[0], "slice") ||
+	    !strcmp(w[0], "power_spread"))
 		return scn_perr(ps, "'%s' belongs inside a phase block", w[0]);
 	ps->ctx = CTX_TOP;
 	return st_top(ps, w, n);

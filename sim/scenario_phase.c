@@ -189,6 +189,13 @@ int scn_st_phase_line(struct parser *ps, char **w, int n)
 		}
 		return 0;
 	}
+	if (!strcmp(w[0], "power_spread")) {
+		if (n != 2 || scn_fraction(ps, w[1], "power_spread", &ph->power_spread) < 0)
+			return n != 2 ? scn_perr(ps, "usage: power_spread FRACTION (e.g. 15%%)") : -1;
+		if (ph->power_spread > 0.5)
+			return scn_perr(ps, "power_spread: at most 50%%");
+		return 0;
+	}
 	if (!strcmp(w[0], "slice")) {
 		if (n != 2 || scn_quantity(ps, w[1], "s", "slice", &ph->slice) < 0)
 			return n != 2 ? scn_perr(ps, "usage: slice T") : -1;

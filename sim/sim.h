@@ -114,6 +114,7 @@ struct sim_phase {
 	double idle_frac;       /* fraction of time the CPU idles */
 	double granularity;     /* mean busy+idle cycle length (s) */
 	double slice;           /* mean procedure slice within busy time (s); 0 = the parameter */
+	double power_spread;    /* relative SD of a busy slice's CPU power around the proc's */
 	size_t nrun;
 	struct sim_run_item run[SIM_MAX_RUN];
 	size_t nchanges;

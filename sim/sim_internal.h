@@ -28,7 +28,9 @@ double sim_max_power(const struct sim_scenario *sc);
 struct sim_seg {
 	double t0;              /* start; ends where the next one starts */
 	uint32_t act;           /* activity index */
-	uint32_t freq;          /* frequency state */
+	uint16_t freq;          /* frequency state */
+	uint16_t reserved;
+	float scale;            /* this slice's CPU power over the procedure's (power_spread) */
 };
 
 /* Piecewise-constant power of the asynchronous consumers plus base power. */

@@ -30,9 +30,10 @@ struct segbuf {
 	size_t n, cap;
 };
 
-static int seg_push(struct segbuf *b, double t0, size_t act, size_t freq)
+static int seg_push(struct segbuf *b, double t0, size_t act, size_t freq, float scale)
 {
-	if (b->n && b->v[b->n - 1].act == act && b->v[b->n - 1].freq == freq)
+	if (b->n && b->v[b->n - 1].act == act && b->v[b->n - 1].freq == freq &&
+	    b->v[b->n - 1].scale == scale)
 		return 0; /* same activity continues */
 	if (b->n + 1 >= b->cap) {
 		size_t nc = b->cap ? 2 * b->cap : 4096;
@@ -45,7 +46,9 @@ static int seg_push(struct segbuf *b, double t0, size_t act, size_t freq)
 	}
 	b->v[b->n].t0 = t0;
 	b->v[b->n].act = (uint32_t)act;
-	b->v[b->n].freq = (uint32_t)freq;
+	b->v[b->n].freq = (uint16_t)freq;
+	b->v[b->n].reserved = 0;
+	b->v[b->n].scale = scale;
 	b->n++;
 	return 0;
 }
@@ -63,6 +66,19 @@ static size_t pick(const struct sim_phase *ph, double total, struct sim_rng *r)
 	return ph->run[i].activity;
 }
 
+/* A busy slice's power relative to its procedure's: 1, or normal with the
+ * phase's spread, kept within [0.2, 1.8] so power stays positive and the
+ * supply check (1.8 x the procedure's) holds. */
+static float slice_scale(const struct sim_phase *ph, struct sim_rng *r)
+{
+	double x;
+
+	if (ph->power_spread <= 0)
+		return 1.0f;
+	x = 1 + ph->power_spread * sim_rng_normal(r);
+	return (float)fmin(fmax(x, 0.2), 1.8);
+}
+
 static int build_phase(const struct sim_phase *ph, double t0, double slice,
 		       struct segbuf *b, struct sim_rng *r)
 {
@@ -72,13 +88,13 @@ static int build_phase(const struct sim_phase *ph, double t0, double slice,
 	for (i = 0; i < ph->nrun; i++)
 		total += ph->run[i].weight;
 	if (ph->idle_frac >= 1.0)
-		return seg_push(b, t, SIM_ACT_IDLE, ph->freq);
+		return seg_push(b, t, SIM_ACT_IDLE, ph->freq, 1.0f);
 	while (t < end) {
 		/* busy period */
 		len = ph->idle_frac > 0 ? sim_rng_exp(r, ph->granularity * (1 - ph->idle_frac)) : end - t;
 		stop = fmin(end, t + len);
 		while (t < stop) {
-			if (seg_push(b, t, pick(ph, total, r), ph->freq) < 0)
+			if (seg_push(b, t, pick(ph, total, r), ph->freq, slice_scale(ph, r)) < 0)
 				return -1;
 			t += fmax(sim_rng_exp(r, slice), 1e-7);
 		}
@@ -86,7 +102,7 @@ static int build_phase(const struct sim_phase *ph, double t0, double slice,
 		if (t >= end || ph->idle_frac <= 0)
 			break;
 		/* idle period */
-		if (seg_push(b, t, SIM_ACT_IDLE, ph->freq) < 0)
+		if (seg_push(b, t, SIM_ACT_IDLE, ph->freq, 1.0f) < 0)
 			return -1;
 		t += sim_rng_exp(r, ph->granularity * ph->idle_frac);
 	}
@@ -257,6 +273,8 @@ int sim_timeline_build(const struct sim_scenario *sc, struct sim_timeline *tl,
 	b.v[b.n].t0 = t;
 	b.v[b.n].act = SIM_ACT_IDLE;
 	b.v[b.n].freq = 0;
+	b.v[b.n].reserved = 0;
+	b.v[b.n].scale = 1.0f;
 	tl->segs = b.v;
 	tl->nsegs = b.n;
 	if (build_steps(sc, tl) < 0) {

@@ -158,6 +158,37 @@ static void test_threads(void **state)
 	expect_error("thread 4 x\n", "'thread' belongs inside a process block");
 }
 
+static void test_power_spread(void **state)
+{
+	static const char *text =
+		"kernel\n proc i 0xc0000000 0x100 10mW\nidle i\n"
+		"module /bin/p\n proc work 0x1000 0x1000 800mW\n"
+		"process p 10 /bin/p\n map /bin/p 0x10000\n"
+		"phase a 2s\n cpu_idle 0\n power_spread 20%\n run p work\n";
+	struct sim_scenario sc;
+	struct sim_timeline tl;
+	struct eq_error err;
+	double sum = 0, sq = 0;
+	size_t i;
+
+	assert_int_equal(parse(&sc, text, &err), 0);
+	assert_true(fabs(sc.phases[0].power_spread - 0.2) < 1e-12);
+	assert_int_equal(sim_timeline_build(&sc, &tl, &err), 0);
+	assert_true(tl.nsegs > 1000);
+	for (i = 0; i < tl.nsegs; i++) {
+		assert_true(tl.segs[i].scale >= 0.2f && tl.segs[i].scale <= 1.8f);
+		sum += tl.segs[i].scale;
+		sq += tl.segs[i].scale * tl.segs[i].scale;
+	}
+	sum /= tl.nsegs;
+	/* mean 1, SD 0.2 (slices merge only when equal, which these never are) */
+	assert_true(fabs(sum - 1) < 0.02);
+	assert_true(fabs(sqrt(sq / tl.nsegs - sum * sum) - 0.2) < 0.02);
+	sim_timeline_free(&tl);
+	sim_scenario_free(&sc);
+	expect_error("phase a 1s\n power_spread 80%\n", "at most 50%");
+}
+
 static void test_set_and_feasible(void **state)
 {
 	struct sim_scenario sc;
@@ -391,6 +422,7 @@ int main(void)
 		cmocka_unit_test(test_parse_values),
 		cmocka_unit_test(test_parse_errors),
 		cmocka_unit_test(test_threads),
+		cmocka_unit_test(test_power_spread),
 		cmocka_unit_test(test_set_and_feasible),
 		cmocka_unit_test(test_builtins_parse),
 		cmocka_unit_test(test_operating_point),
