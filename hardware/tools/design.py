@@ -99,7 +99,7 @@ def parts(v=None):
 	P.append(Part('C2', 'Device:C', si(v['c_int']), 'Capacitor_SMD:C_1206_3216Metric', (81.28, 121.92), (45, 25, 0),
 		      {1: 'VCAP', 2: 'GND'}, {'BoardValue': 'c_int', 'Dielectric': 'C0G'},
 		      desc='integrating capacitor, C0G'))
-	P.append(Part('R3', 'Device:R', '33', FP_R, (96.52, 111.76), (52, 25, 90),
+	P.append(Part('R3', 'Device:R', '47', FP_R, (96.52, 111.76), (52, 25, 90),
 		      {1: 'VCAP', 2: 'DISCH'}, {'BoardValue': 'r_dis'}, desc='discharge current limit'))
 	P.append(Part('U2', 'Timer:TLC555xD', 'TLC555', 'Package_SO:SOIC-8_3.9x4.9mm_P1.27mm', (134.62, 116.84), (45, 33, 0),
 		      {1: 'GND', 8: '+5V', 4: '+5V', 7: 'DISCH', 6: 'VCAP', 2: 'VCAP', 5: 'CTRL', 3: 'PULSE'},
