@@ -170,8 +170,15 @@ static int finish(struct parser *ps)
 				       ps->file, pr->name, sc->modules[pr->exe_module].path,
 				       sc->modules[pr->exe_module].path);
 	}
-	if (!sc->name[0])
-		snprintf(sc->name, sizeof(sc->name), "scenario");
+	if (!sc->name[0]) {
+		/* no 'scenario NAME': the file's name without folder and .scn */
+		const char *b = strrchr(ps->file, '/') ? strrchr(ps->file, '/') + 1 : ps->file;
+		size_t l = strlen(b);
+
+		if (l > 4 && !strcmp(b + l - 4, ".scn"))
+			l -= 4;
+		snprintf(sc->name, sizeof(sc->name), "%.*s", (int)(l < SIM_NAME_MAX - 1 ? l : SIM_NAME_MAX - 1), b);
+	}
 	return sim_check_feasible(sc, ps->err);
 }
 
