@@ -86,16 +86,16 @@ def parts(v=None):
 	P.append(Part('J2', 'Connector_Generic:Conn_01x02', 'DEVICE', FP_TB, (137.16, 50.8), (88, 9, 0),
 		      {1: 'VBAT_DEV', 2: 'GND'}, desc="to the device's battery connector"))
 	# --- battery-terminal voltage to the ADC
-	P.append(Part('R4', 'Device:R', si(v['adc_r_top']), FP_R, (152.4, 76.2), (62, 16, 0),
+	P.append(Part('R4', 'Device:R', si(v['adc_r_top']), FP_R, (190.5, 76.2), (62, 16, 0),
 		      {1: 'VBAT_DEV', 2: 'VB_ADC'}, {'BoardValue': 'adc_r_top'}))
-	P.append(Part('R5', 'Device:R', si(v['adc_r_bottom']), FP_R, (152.4, 96.52), (62, 20, 0),
+	P.append(Part('R5', 'Device:R', si(v['adc_r_bottom']), FP_R, (190.5, 106.68), (62, 20, 0),
 		      {1: 'VB_ADC', 2: 'GND'}, {'BoardValue': 'adc_r_bottom'}))
-	P.append(Part('C5', 'Device:C', '100n', FP_C, (165.1, 96.52), (62, 24, 0), {1: 'VB_ADC', 2: 'GND'}))
+	P.append(Part('C5', 'Device:C', '100n', FP_C, (203.2, 106.68), (62, 24, 0), {1: 'VB_ADC', 2: 'GND'}))
 	# --- current mirror (i_m = alpha * i_s) and integrator
 	P.append(Part('U1', 'eqprof:MAX4172', 'MAX4172', 'Package_SO:SOIC-8_3.9x4.9mm_P1.27mm', (50.8, 111.76), (46, 17, 0),
 		      {1: 'AMP_RSP', 8: 'AMP_RSN', 7: '+5V', 4: 'GND', 5: 'VCAP', 6: 'NC', 2: 'NC', 3: 'NC'},
 		      {'BoardValue': 'amp_gm', 'gm': si(v['amp_gm'], 'S')}, desc='high-side current mirror'))
-	P.append(Part('C1', 'Device:C', '100n', FP_C, (22.86, 111.76), (53, 14, 90), {1: '+5V', 2: 'GND'}))
+	P.append(Part('C1', 'Device:C', '100n', FP_C, (15.24, 111.76), (53, 14, 90), {1: '+5V', 2: 'GND'}))
 	P.append(Part('C2', 'Device:C', si(v['c_int']), 'Capacitor_SMD:C_1206_3216Metric', (81.28, 121.92), (45, 25, 0),
 		      {1: 'VCAP', 2: 'GND'}, {'BoardValue': 'c_int', 'Dielectric': 'C0G'},
 		      desc='integrating capacitor, C0G'))
@@ -105,7 +105,7 @@ def parts(v=None):
 		      {1: 'GND', 8: '+5V', 4: '+5V', 7: 'DISCH', 6: 'VCAP', 2: 'VCAP', 5: 'CTRL', 3: 'PULSE'},
 		      desc='resets C between Vx/3 and 2Vx/3'))
 	P.append(Part('C3', 'Device:C', '10n', FP_C, (114.3, 137.16), (53, 33, 90), {1: 'CTRL', 2: 'GND'}))
-	P.append(Part('C4', 'Device:C', '100n', FP_C, (160.02, 116.84), (37, 33, 90), {1: '+5V', 2: 'GND'}))
+	P.append(Part('C4', 'Device:C', '100n', FP_C, (180.34, 121.92), (37, 33, 90), {1: '+5V', 2: 'GND'}))
 	P.append(Part('TP1', 'Connector:TestPoint', 'VCAP', FP_TP, (81.28, 139.7), (38, 25, 0), {1: 'VCAP'}))
 	P.append(Part('TP2', 'Connector:TestPoint', 'PULSE', FP_TP, (160.02, 139.7), (53, 39, 0), {1: 'PULSE'}))
 	# --- microcontroller
@@ -123,8 +123,8 @@ def parts(v=None):
 		      (304.8, 127), (70, 53, 0), {1: 'XTAL1', 2: 'XTAL2'}, {'BoardValue': 'mcu_clock'}))
 	P.append(Part('C8', 'Device:C', '22p', FP_C, (297.18, 144.78), (60, 58, 90), {1: 'XTAL1', 2: 'GND'}))
 	P.append(Part('C9', 'Device:C', '22p', FP_C, (312.42, 144.78), (80, 58, 90), {1: 'XTAL2', 2: 'GND'}))
-	P.append(Part('R6', 'Device:R', '10k', FP_R, (304.8, 152.4), (82, 44, 90), {1: '+5V', 2: 'RESET'}))
-	P.append(Part('C10', 'Device:C', '100n', FP_C, (320.04, 160.02), (82, 49, 90), {1: 'DTR', 2: 'RESET'},
+	P.append(Part('R6', 'Device:R', '10k', FP_R, (325.12, 152.4), (82, 44, 90), {1: '+5V', 2: 'RESET'}))
+	P.append(Part('C10', 'Device:C', '100n', FP_C, (340.36, 160.02), (82, 49, 90), {1: 'DTR', 2: 'RESET'},
 		      desc='auto-reset from DTR'))
 	P.append(Part('J5', 'Connector_Generic:Conn_02x03_Odd_Even', 'ISP', 'Connector_PinHeader_2.54mm:PinHeader_2x03_P2.54mm_Vertical',
 		      (342.9, 99.06), (89, 41, 0), {1: 'MISO', 2: '+5V', 3: 'SCK', 4: 'MOSI', 5: 'RESET', 6: 'GND'}))
@@ -140,7 +140,7 @@ def parts(v=None):
 		ftdi[pin] = 'NC'
 	P.append(Part('U4', 'Interface_USB:FT232RL', 'FT232RL', 'Package_SO:SSOP-28_5.3x10.2mm_P0.65mm',
 		      (101.6, 210.82), (27, 57, 180), ftdi, desc='USB UART bridge'))
-	P.append(Part('C12', 'Device:C', '100n', FP_C, (60.96, 236.22), (19.5, 54, 0), {1: 'V3V3OUT', 2: 'GND'}))
+	P.append(Part('C12', 'Device:C', '100n', FP_C, (60.96, 254), (19.5, 54, 0), {1: 'V3V3OUT', 2: 'GND'}))
 	P.append(Part('C13', 'Device:C', '100n', FP_C, (139.7, 185.42), (36, 52, 90), {1: '+5V', 2: 'GND'}))
 	P.append(Part('R7', 'Device:R', '1k', FP_R, (154.94, 210.82), (44, 62, 90), {1: '+5V', 2: 'LED_A'}))
 	P.append(Part('D1', 'Device:LED', 'PWR', 'LED_SMD:LED_0805_2012Metric', (167.64, 228.6), (49, 62, 90),
@@ -158,7 +158,7 @@ def parts(v=None):
 	P.append(Part('FLG2', 'power:PWR_FLAG', 'PWR_FLAG', '', (302.26, 228.6), None, {1: 'VIO'}))
 	P.append(Part('TP3', 'Connector:TestPoint', 'IRQ', FP_TP, (302.26, 241.3), (95, 30, 0), {1: 'IRQ_OUT'}))
 	P.append(Part('TP4', 'Connector:TestPoint', 'GND', FP_TP, (342.9, 241.3), (95, 34, 0), {1: 'GND'}))
-	P.append(Part('TP5', 'Connector:TestPoint', 'VB', FP_TP, (177.8, 76.2), (68, 18, 0), {1: 'VB_ADC'}))
+	P.append(Part('TP5', 'Connector:TestPoint', 'VB', FP_TP, (203.2, 76.2), (68, 18, 0), {1: 'VB_ADC'}))
 	return P
 
 def nets(P):
