@@ -43,7 +43,7 @@ INTEG_TESTS   :=   # scripts printing TAP ("ok N - what" / "not ok N - what")
 INTEG_SAN_TESTS :=  # integration tests that also run against the sanitizer build
 BENCHES       :=   # scripts or programs run by make bench
 CHECK_EXTRA   :=   # make targets run by check before the tests (e.g. firmware)
-EXTRA_PROGS   :=   # other binaries built by `make`
+EXTRA_PROGS   :=   # test, fuzz and bench programs (built by check and bench, not by `make`)
 
 include $(sort $(wildcard */module.mk */*/module.mk test/*/module.mk))
 
@@ -58,7 +58,7 @@ LIBS        = $(LIBSIM) $(LIBANALYSIS) $(LIBFW) $(LIBCORE)
 EQPROF      = $(B)/eqprof
 
 .PHONY: all check check-build demo bench install clean deps fuzz
-all: $(EQPROF) $(EXTRA_PROGS)
+all: $(EQPROF)
 
 $(B)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -104,11 +104,12 @@ check: deps
 		--unit "$(UNIT_TESTS)" --integ "$(INTEG_TESTS)" --integ-san "$(INTEG_SAN_TESTS)"
 
 bench: deps
-	@$(MAKE) --no-print-directory -j$$(nproc) all B=$(B) OPT="-O2 -g"
+	@$(MAKE) --no-print-directory -j$$(nproc) $(EQPROF) $(EXTRA_PROGS) B=$(B) OPT="-O2 -g"
 	@set -e; for b in $(BENCHES); do echo "== $$b"; B=$(B) EQPROF=$(EQPROF) $$b; done
 
 # The demo script belongs to the simulator (sim/); it prints where its report is.
-demo: deps
+demo:
+	@scripts/deps build
 	@$(MAKE) --no-print-directory -j$$(nproc) all B=$(B)
 	@B=$(B) EQPROF=$(EQPROF) scripts/demo
 
