@@ -383,6 +383,11 @@ static void count_samples(const struct power_input *in, struct power_summary *s)
 	}
 	s->samples = in->nsamples;
 	s->lost = in->lost_recorded > gaps ? in->lost_recorded : gaps;
+	/* Losses the recorder counted but that left no seq gap (interrupts that
+	 * merged before the ISR ran) still were quanta: count them in the rate
+	 * too, so that power x duration equals the energy. */
+	if (in->basis == POWER_BASIS_SAMPLES)
+		s->quanta += s->lost - gaps;
 	s->duration_s = in->nsamples > 1 ? (double)(tmax - tmin) / in->clock_hz : 0;
 }
 
