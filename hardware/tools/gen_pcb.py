@@ -14,6 +14,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import numpy as np
 import pcbnew
 import design
 import router as R
@@ -237,6 +238,21 @@ def ground_cells(rt, i0, j0, n):
 					out.append((0, i, j))
 	return out
 
+def stitch(rt, pitch=6.0):
+	"""Ground vias on a grid wherever they fit, tying the top pour's pieces
+	to the bottom plane (and keeping them from being removed as islands)."""
+	vb = rt.blocked('/GND', R.VIA_D / 2 + 0.1)
+	own = np.zeros_like(vb[0])
+	for sh in rt.shapes:	# keep clear of ground vias and through-hole pads too
+		if sh.net == '/GND' and (sh.kind == 'circle' or len(sh.layers) == 2):
+			rt._mark(own, sh, 0.9)
+	free = ~(vb[0] | vb[1] | own)
+	step = int(round(pitch / R.GRID))
+	for i in range(step // 2, rt.nx, step):
+		for j in range(step // 2, rt.ny, step):
+			if free[i, j]:
+				rt.via('/GND', rt.xy(i, j))
+
 def cx(pads):
 	return sum(p.x for p in pads) / len(pads)
 
@@ -301,6 +317,7 @@ def main(netlist, out):
 		# rip up and retry with the nets that failed routed first
 		promoted = [f[0] for f in failed if f[0] != '/GND'] + [n for n in promoted
 								      if n not in [f[0] for f in failed]]
+	stitch(rt)
 	emit(board, rt, netinfo)
 	pour(board, netinfo)
 	# The zone filler needs a board loaded with its project settings (the
