@@ -84,6 +84,8 @@ struct eqp_board_info {
 	uint32_t jitter_pct;  /* +-J % */
 	uint32_t vcomp;       /* 1 when voltage compensation was on */
 	const char *firmware; /* firmware version text */
+	double vb_nominal_v;  /* battery voltage E_min refers to; 0 = unknown */
+	double dead_time_s;   /* front-end dead time per pulse (charge not counted); 0 = unknown */
 };
 
 struct eqp_board_rec {        /* 24 bytes, little-endian, stored as is */

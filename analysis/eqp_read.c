@@ -341,6 +341,7 @@ static int parse_lost(struct cursor *c, struct eq_error *err)
 static int parse_binf(struct cursor *c, struct eq_error *err)
 {
 	struct eqp_file *f = c->f;
+	uint64_t flen;
 	char *fw;
 
 	if (need(c, 32, err) < 0)
@@ -356,6 +357,14 @@ static int parse_binf(struct cursor *c, struct eq_error *err)
 	f->binfo.jitter_pct = get32(c->p + 20);
 	f->binfo.vcomp = get32(c->p + 24);
 	f->binfo.firmware = fw;
+	/* Voltage and dead time follow the text; a shorter chunk leaves them 0. */
+	flen = get32(c->p + 28);
+	if (c->len - 32 - flen >= 16) {
+		f->binfo.vb_nominal_v = getf64(c->p + 32 + flen);
+		f->binfo.dead_time_s = getf64(c->p + 40 + flen);
+		if (!(f->binfo.vb_nominal_v >= 0) || !(f->binfo.dead_time_s >= 0))
+			return chunk_fail(c, err, "battery voltage or dead time is negative or not a number");
+	}
 	f->has_binfo = 1;
 	return 0;
 }

@@ -260,8 +260,8 @@ int eqp_add_board_info(struct eqp_writer *w, const struct eqp_board_info *bi,
 		       struct eq_error *err)
 {
 	const char *fw = bi->firmware ? bi->firmware : "";
-	unsigned char b[32];
-	struct part parts[2];
+	unsigned char b[32], tail[16];
+	struct part parts[3];
 
 	memcpy(b, &bi->clock_hz, 8);
 	memcpy(b + 8, &bi->e_min_j, 8);
@@ -269,9 +269,12 @@ int eqp_add_board_info(struct eqp_writer *w, const struct eqp_board_info *bi,
 	put32(b + 20, bi->jitter_pct);
 	put32(b + 24, bi->vcomp);
 	put32(b + 28, (uint32_t)strlen(fw));
+	memcpy(tail, &bi->vb_nominal_v, 8);
+	memcpy(tail + 8, &bi->dead_time_s, 8);
 	parts[0] = (struct part){ b, sizeof(b) };
 	parts[1] = (struct part){ fw, strlen(fw) };
-	return write_chunk(w, EQP_CHUNK_BINF, parts, 2, err);
+	parts[2] = (struct part){ tail, sizeof(tail) };
+	return write_chunk(w, EQP_CHUNK_BINF, parts, 3, err);
 }
 
 int eqp_add_board_records(struct eqp_writer *w, const struct eqp_board_rec *r,

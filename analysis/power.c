@@ -93,9 +93,10 @@ static int load_board(struct power_input *in, const struct eqp_file *f,
 	in->nboard = n;
 	in->board_clock_hz = bi->clock_hz;
 	in->e_min_j = bi->e_min_j;
-	in->vb_nominal = vnom ? strtod(vnom, NULL) : 0.0;
+	in->vb_nominal = bi->vb_nominal_v > 0 ? bi->vb_nominal_v : vnom ? strtod(vnom, NULL) : 0.0;
 	if (!(in->vb_nominal > 0))
 		in->vb_nominal = 0.0;
+	in->dead_time_s = bi->dead_time_s;
 	return 0;
 }
 
@@ -205,14 +206,23 @@ void power_input_free(struct power_input *in)
 
 /* ---- iterating ------------------------------------------------------------ */
 
-static double board_rec_energy(const struct power_input *in, const struct eqp_board_rec *r)
+/* The energy of one board record; dt_s is the time since the previous
+ * record (0 when unknown, then no dead-time correction). */
+static double board_rec_energy(const struct power_input *in, const struct eqp_board_rec *r,
+			       double dt_s)
 {
-	double e = (double)r->pulses * in->e_min_j;
+	double e = (double)r->pulses * in->e_min_j, busy;
 
 	/* One pulse is E_min at the nominal voltage; the charge per pulse is
 	 * fixed, so its energy scales with the battery voltage. */
 	if (in->vb_nominal > 0 && r->vbat_uv > 0)
 		e *= r->vbat_uv * 1e-6 / in->vb_nominal;
+	/* While the 555 discharges the capacitor (dead time) current is not
+	 * counted: the pulses cover only dt - pulses * dead_time of the interval
+	 * (docs/hardware.md).  Past half the interval the rate is implausible. */
+	busy = dt_s > 0 ? r->pulses * in->dead_time_s / dt_s : 0;
+	if (busy > 0 && busy < 0.5)
+		e /= 1 - busy;
 	return e;
 }
 
@@ -225,7 +235,9 @@ void power_iter_init(struct power_iter *it, const struct power_input *in)
 	it->in = in;
 	if (in->basis == POWER_BASIS_BOARD && in->nboard) {
 		for (i = 0; i < in->nboard; i++)
-			sum += board_rec_energy(in, &in->board[i]);
+			sum += board_rec_energy(in, &in->board[i], i == 0 ? 0 :
+						(double)(in->board[i].time - in->board[i - 1].time) /
+						in->board_clock_hz);
 		it->board_mean_j = sum / in->nboard;
 	}
 }
@@ -306,7 +318,8 @@ static int next_from_board(struct power_iter *it, struct power_iv *iv)
 		}
 		it->seq_prev = r->seq;
 		quanta++;
-		pending += board_rec_energy(in, r);
+		pending += board_rec_energy(in, r, (double)(r->time - it->t_prev) /
+					    in->board_clock_hz);
 		if (r->time == it->t_prev)
 			continue;
 		iv->t = (double)(r->time - it->t_first) / in->board_clock_hz;
@@ -404,7 +417,7 @@ static void board_totals(const struct power_input *in, struct power_summary *s,
 	*board_span = (double)(in->board[in->nboard - 1].time - in->board[0].time) /
 		      in->board_clock_hz;
 	/* Total: the first record's quantum as well as every interval's. */
-	s->energy_j = *energy_in_intervals + board_rec_energy(in, &in->board[0]);
+	s->energy_j = *energy_in_intervals + board_rec_energy(in, &in->board[0], 0);
 	s->quantum_j = it.board_mean_j;
 }
 

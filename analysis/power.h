@@ -67,6 +67,7 @@ struct power_input {
 	double board_clock_hz;
 	double e_min_j;
 	double vb_nominal;         /* 0: pulses are not scaled by the battery voltage */
+	double dead_time_s;        /* 0: no dead-time correction of board records */
 	/* markers, target clock */
 	size_t nmarkers;
 	const struct eqp_marker **markers;

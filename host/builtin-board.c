@@ -322,6 +322,7 @@ static int write_log(const char *path, const struct fw_msg *info, const struct f
 		.clock_hz = info->u.info.tick_hz, .e_min_j = e_min,
 		.quantum_pulses = st->u.status.quantum_pulses, .jitter_pct = st->u.status.jitter_pct,
 		.vcomp = st->u.status.vcomp, .firmware = info->u.info.name,
+		.vb_nominal_v = cal->u.cal.vb_nominal_uv * 1e-6,
 	};
 	struct eqp_writer *w;
 

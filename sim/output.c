@@ -149,6 +149,7 @@ static int add_board(struct eqp_writer *w, const struct sim_scenario *sc,
 		.clock_hz = res->p.mcu_clock, .e_min_j = res->p.e_min,
 		.quantum_pulses = res->p.quantum_pulses, .jitter_pct = res->p.jitter_pct,
 		.vcomp = (uint32_t)res->p.vcomp, .firmware = res->counter_name,
+		.vb_nominal_v = res->p.vb_nominal, .dead_time_s = res->p.dead_time,
 	};
 
 	if (eqp_add_board_info(w, &bi, err) < 0)

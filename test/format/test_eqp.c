@@ -68,7 +68,7 @@ static void write_full(const char *path)
 		{ 0x2000, 0x10, "zeta" }, { 0x1000, 0x100, "alpha" },
 	};
 	struct eqp_symtab t = { "/usr/bin/app", 0, 2, syms };
-	struct eqp_board_info bi = { 16e6, 46.12e-6, 64, 5, 1, "eqfw 1.0" };
+	struct eqp_board_info bi = { 16e6, 46.12e-6, 64, 5, 1, "eqfw 1.0", 4.07, 300e-9 };
 	struct eqp_board_rec br[3] = {
 		{ 100, 0, 64, 4070000, 0, 0 }, { 200, 1, 61, 4069000, 0, 0 },
 		{ 300, 3, 66, 4068000, EQP_BOARD_F_DROPPED, 0 },
@@ -148,6 +148,8 @@ static void round_trip(void **state)
 	assert_string_equal(eqp_marker_at(f, 0)->label, "phase 2");
 	assert_int_equal(eqp_board_info(f)->quantum_pulses, 64);
 	assert_string_equal(eqp_board_info(f)->firmware, "eqfw 1.0");
+	assert_true(eqp_board_info(f)->vb_nominal_v == 4.07);
+	assert_true(eqp_board_info(f)->dead_time_s == 300e-9);
 	assert_int_equal(eqp_nboard_records(f), 3);
 	assert_int_equal(eqp_board_record_at(f, 2)->flags, EQP_BOARD_F_DROPPED);
 	eqp_close(f);

@@ -355,7 +355,7 @@ static struct eqp_file *write_time_file(const char *name, int board)
 {
 	struct eqp_meta m = { .mode = EQP_MODE_TIME, .nominal_hz = 1000, .clock_hz = 1e9,
 			      .target = "t", .extra = "vb_nominal=4.0\n" };
-	struct eqp_board_info bi = { 1e6, 46.12e-6, 64, 5, 1, "test" };
+	struct eqp_board_info bi = { 1e6, 46.12e-6, 64, 5, 1, "test", 0, 0 };
 	struct eqp_board_rec r[3] = {
 		{ 0, 0, 64, 4000000, 0, 0 },
 		{ 10000, 1, 64, 4000000, 0, 0 },  /* 10 ms: 0.2952 W */
@@ -435,6 +435,46 @@ static void test_time_file_with_board(void **state)
 	assert_int_equal(power_summarize(&in, &s, &err), 0);
 	assert_float_equal(s.power_w, (e1 + (e1 + e1 + e2) / 3 + e2) / 0.015, 1e-9);
 	assert_float_equal(s.duration_s, 0.010, 1e-12);
+	power_input_free(&in);
+	eqp_close(f);
+}
+
+/* The board header's own nominal voltage and dead time: each record's pulses
+ * are scaled by its voltage and divided by the fraction of the interval the
+ * front end was counting (1 - pulses x dead time / dt). */
+static void test_board_dead_time_and_voltage(void **state)
+{
+	struct eqp_meta m = { .mode = EQP_MODE_ENERGY, .quantum_j = 64 * 46.12e-6,
+			      .clock_hz = 1e9, .target = "t" };
+	struct eqp_board_info bi = { .clock_hz = 1e6, .e_min_j = 46.12e-6, .quantum_pulses = 64,
+				     .firmware = "test", .vb_nominal_v = 4.0, .dead_time_s = 2e-6 };
+	struct eqp_board_rec r[2] = {
+		{ 0, 0, 64, 4000000, 0, 0 },
+		{ 10000, 1, 64, 3000000, 0, 0 },  /* 10 ms at 3.0 V */
+	};
+	struct eq_sample smp[2] = { { .time = 0, .seq = 0 }, { .time = 10000000, .seq = 1 } };
+	double want = 64 * 46.12e-6 * 3.0 / 4.0 / (1 - 64 * 2e-6 / 0.010);
+	struct power_input in;
+	struct power_iter it;
+	struct power_iv iv;
+	struct eq_error err;
+	struct eqp_writer *w = eqp_create(tmp_path("dead.eqp"), &m, &err);
+	struct eqp_file *f;
+
+	(void)state;
+	assert_non_null(w);
+	assert_int_equal(eqp_add_samples(w, smp, 2, &err), 0);
+	assert_int_equal(eqp_add_board_info(w, &bi, &err), 0);
+	assert_int_equal(eqp_add_board_records(w, r, 2, &err), 0);
+	assert_int_equal(eqp_commit(w, &err), 0);
+	f = eqp_open(tmp_path("dead.eqp"), &err);
+	assert_non_null(f);
+	assert_float_equal(eqp_board_info(f)->dead_time_s, 2e-6, 0);
+	assert_int_equal(power_input_from_file(&in, f, POWER_BASIS_BOARD, &err), 0);
+	power_iter_init(&it, &in);
+	assert_int_equal(power_iter_next(&it, &iv), 1);
+	assert_float_equal(iv.energy_j, want, 1e-15);
+	assert_float_equal(iv.energy_j / iv.dt, want / 0.010, 1e-12);
 	power_input_free(&in);
 	eqp_close(f);
 }
@@ -555,6 +595,7 @@ int main(void)
 		cmocka_unit_test(test_summary_steps),
 		cmocka_unit_test(test_summary_lost),
 		cmocka_unit_test(test_summary_merged_losses),
+		cmocka_unit_test(test_board_dead_time_and_voltage),
 		cmocka_unit_test(test_hist_steps),
 		cmocka_unit_test(test_hist_glitch_is_capped),
 		cmocka_unit_test(test_trace_steps_and_window),
