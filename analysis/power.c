@@ -14,7 +14,7 @@
 
 #define WHY_TIME_NO_BOARD \
 	"time-driven recording without board data: power needs an energy-driven " \
-	"recording (eqprof record -e) or the board's stream in the file"
+	"recording (the board's interrupts, or eqprof sim) or the board's stream in the file"
 #define WHY_NO_QUANTUM \
 	"energy-driven recording with unknown quantum (header quantum 0, no board info): " \
 	"it gives energy shares only; re-import it with --energy QUANTUM"
