@@ -191,34 +191,3 @@ int export_count_locs(struct export_ctx *x, struct loc_count **out, size_t *n,
 	*n = k;
 	return 0;
 }
-
-void export_json_string(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(out, "\\u%04x", c);
-		else
-			fputc(c, out);
-	}
-	fputc('"', out);
-}
-
-void export_csv_string(FILE *out, const char *s)
-{
-	if (!strpbrk(s, ",\"\n\r")) {
-		fputs(s, out);
-		return;
-	}
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', out);
-		fputc(*s, out);
-	}
-	fputc('"', out);
-}

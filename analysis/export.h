@@ -70,9 +70,6 @@ int export_count_locs(struct export_ctx *x, struct loc_count **out, size_t *n,
 /* Names the formats print for a location ("[unknown]" and friends). */
 const char *export_proc_name(const struct eq_loc *l);
 const char *export_file_name(const struct eq_loc *l);
-/* A JSON string literal / a CSV field, quoted as needed. */
-void export_json_string(FILE *out, const char *s);
-void export_csv_string(FILE *out, const char *s);
 
 int export_callgrind(FILE *out, struct export_ctx *x, struct eq_error *err);
 int export_pprof(FILE *out, struct export_ctx *x, struct eq_error *err);

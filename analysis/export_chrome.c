@@ -14,6 +14,7 @@
  * Times ("ts", "dur") are microseconds since the first sample.
  */
 #include "export.h"
+#include "table.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -47,7 +48,7 @@ static void metadata(struct chrome *c, int pid, int tid, const char *what,
 	event_sep(c);
 	fprintf(c->out, "{\"name\":\"%s\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"args\":{\"name\":",
 		what, pid, tid);
-	export_json_string(c->out, name);
+	eq_json_string(c->out, name);
 	fputs("}}", c->out);
 }
 
@@ -75,16 +76,16 @@ static void close_slice(struct chrome *c, unsigned cpu)
 		return;
 	event_sep(c);
 	fputs("{\"name\":", c->out);
-	export_json_string(c->out, export_proc_name(l));
+	eq_json_string(c->out, export_proc_name(l));
 	fprintf(c->out, ",\"cat\":\"sample\",\"ph\":\"X\",\"ts\":%.3f,\"dur\":%.3f,"
 			"\"pid\":2,\"tid\":%u,\"args\":{\"exe\":",
 		s->start_us, s->end_us - s->start_us, cpu);
-	export_json_string(c->out, l->exe ? l->exe : "[unknown]");
+	eq_json_string(c->out, l->exe ? l->exe : "[unknown]");
 	fputs(",\"module\":", c->out);
-	export_json_string(c->out, l->module);
+	eq_json_string(c->out, l->module);
 	if (l->file) {
 		fputs(",\"file\":", c->out);
-		export_json_string(c->out, l->file);
+		eq_json_string(c->out, l->file);
 		snprintf(line, sizeof(line), "%u", l->line);
 		if (!s->mixed_lines && l->line)
 			fprintf(c->out, ",\"line\":%s", line);
@@ -150,7 +151,7 @@ static void markers(struct chrome *c, const struct export_ctx *x)
 	for (i = 0; i < x->in.nmarkers; i++) {
 		event_sep(c);
 		fputs("{\"name\":", c->out);
-		export_json_string(c->out, x->in.markers[i]->label);
+		eq_json_string(c->out, x->in.markers[i]->label);
 		fprintf(c->out, ",\"cat\":\"marker\",\"ph\":\"i\",\"s\":\"g\",\"ts\":%.3f,"
 				"\"pid\":1,\"tid\":0}",
 			power_rel_time(&x->in, x->in.markers[i]->time) * 1e6);
@@ -185,7 +186,7 @@ int export_chrome(FILE *out, struct export_ctx *x, struct eq_error *err)
 	for (cpu = 0; cpu < MAX_CPU_TRACKS; cpu++)
 		c.prev_us[cpu] = -1;
 	fputs("{\"displayTimeUnit\":\"ms\",\"otherData\":{\"recording\":", out);
-	export_json_string(out, x->in.name);
+	eq_json_string(out, x->in.name);
 	fprintf(out, ",\"creator\":\"%s\",\"mode\":\"%s\"},\"traceEvents\":[", x->creator,
 		x->mode == EQP_MODE_ENERGY ? "energy" : "time");
 	snprintf(title, sizeof(title), "power (%s)", x->in.name);

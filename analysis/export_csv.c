@@ -9,17 +9,18 @@
  * ratio.  Time-driven samples carry no energy: those columns stay empty.
  */
 #include "export.h"
+#include "table.h"
 
 static void loc_fields(FILE *out, const struct eq_loc *l)
 {
-	export_csv_string(out, l->exe ? l->exe : "[unknown]");
+	eq_csv_field(out, l->exe ? l->exe : "[unknown]");
 	fputc(',', out);
-	export_csv_string(out, l->module);
+	eq_csv_field(out, l->module);
 	fputc(',', out);
-	export_csv_string(out, export_proc_name(l));
+	eq_csv_field(out, export_proc_name(l));
 	fputc(',', out);
 	if (l->file)
-		export_csv_string(out, l->file);
+		eq_csv_field(out, l->file);
 	fputc(',', out);
 	if (l->line)
 		fprintf(out, "%u", l->line);

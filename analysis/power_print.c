@@ -3,6 +3,7 @@
  * CSV or JSON.  The JSON schema is documented in docs/power.md and stable.
  */
 #include "power.h"
+#include "table.h"
 #include "units.h"
 
 #include <math.h>
@@ -20,22 +21,6 @@ static const char *basis_name(enum power_basis b)
 	case POWER_BASIS_BOARD: return "board";
 	default: return "none";
 	}
-}
-
-static void json_string(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(out, "\\u%04x", c);
-		else
-			fputc(c, out);
-	}
-	fputc('"', out);
 }
 
 static void csv_string(FILE *out, const char *s)
@@ -141,7 +126,7 @@ static void summary_json(FILE *out, const struct power_summary *s, size_t n)
 	fprintf(out, "{\"recordings\": [");
 	for (i = 0; i < n; i++) {
 		fprintf(out, "%s\n  {\"recording\": ", i ? "," : "");
-		json_string(out, s[i].name);
+		eq_json_string(out, s[i].name);
 		fprintf(out, ", \"mode\": \"%s\", \"power_source\": \"%s\", \"duration_s\": ",
 			mode_name(s[i].mode), basis_name(s[i].basis));
 		json_num(out, s[i].duration_s);
@@ -158,7 +143,7 @@ static void summary_json(FILE *out, const struct power_summary *s, size_t n)
 		json_num(out, s[i].idle_pct);
 		fputs(", \"note\": ", out);
 		if (s[i].why_none)
-			json_string(out, s[i].why_none);
+			eq_json_string(out, s[i].why_none);
 		else
 			fputs("null", out);
 		fputc('}', out);
@@ -197,7 +182,7 @@ void power_region_print(FILE *out, const struct power_region *r, size_t n,
 				(unsigned long long)r[i].samples);
 		} else if (fmt == POWER_FMT_JSON) {
 			fprintf(out, "%s\n  {\"region\": ", i ? "," : "");
-			json_string(out, r[i].label);
+			eq_json_string(out, r[i].label);
 			fprintf(out, ", \"t0_s\": %.9g, \"t1_s\": %.9g, \"time_s\": %.9g, "
 				     "\"energy_j\": %.9g, \"power_w\": %.9g, \"samples\": %llu}",
 				r[i].t0, r[i].t1, r[i].time_s, r[i].energy_j, r[i].power_w,

@@ -8,6 +8,7 @@
  */
 #include "sim_internal.h"
 #include "outfile.h"
+#include "table.h"
 
 #include <errno.h>
 #include <math.h>
@@ -200,22 +201,6 @@ fail:
 
 /* ---- truth ------------------------------------------------------------- */
 
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
 typedef const char *(*namefn)(const struct sim_scenario *, size_t);
 
 /* Energy and time grouped by a name (exe or module), in first-seen order. */
@@ -242,7 +227,7 @@ static void json_groups(FILE *f, const struct sim_scenario *sc, const struct sim
 		if (a == SIM_ACT_ISR || (e == 0 && t == 0))
 			continue;
 		fprintf(f, "%s\n    {\"name\": ", first ? "" : ",");
-		json_str(f, name(sc, a));
+		eq_json_string(f, name(sc, a));
 		fprintf(f, ", \"energy_j\": %.9g, \"time_s\": %.9g, \"energy_share\": %.9g, \"time_share\": %.9g}",
 			e, t, e / e_seen, t / t_seen);
 		first = 0;
@@ -261,11 +246,11 @@ static void json_procs(FILE *f, const struct sim_scenario *sc, const struct sim_
 		if (a == SIM_ACT_ISR || (res->acts[a].time_s == 0))
 			continue;
 		fprintf(f, "%s\n    {\"exe\": ", first ? "" : ",");
-		json_str(f, sim_act_exe(sc, a));
+		eq_json_string(f, sim_act_exe(sc, a));
 		fputs(", \"module\": ", f);
-		json_str(f, sim_act_module(sc, a));
+		eq_json_string(f, sim_act_module(sc, a));
 		fputs(", \"proc\": ", f);
-		json_str(f, sim_act_proc(sc, a));
+		eq_json_string(f, sim_act_proc(sc, a));
 		fprintf(f, ", \"pid\": %u, \"tid\": %u, \"energy_j\": %.9g, \"time_s\": %.9g, \"energy_share\": %.9g, \"time_share\": %.9g}",
 			a == SIM_ACT_IDLE ? 0 : sc->processes[sc->acts[a].process].pid,
 			a == SIM_ACT_IDLE ? 0 : sc->acts[a].tid, res->acts[a].energy_j, res->acts[a].time_s,
@@ -288,9 +273,9 @@ static int write_truth(const struct sim_scenario *sc, const struct sim_result *r
 		return -1;
 	f = o.fp;
 	fputs("{\n  \"scenario\": ", f);
-	json_str(f, sc->name);
+	eq_json_string(f, sc->name);
 	fputs(",\n  \"description\": ", f);
-	json_str(f, sc->description);
+	eq_json_string(f, sc->description);
 	fprintf(f, ",\n  \"seed\": %llu,\n  \"counter\": \"%s\",\n", (unsigned long long)sc->p.seed,
 		res->counter_name);
 	fprintf(f, "  \"duration_s\": %.9g,\n  \"energy_j\": %.9g,\n  \"avg_power_w\": %.9g,\n",
@@ -320,7 +305,7 @@ static int write_truth(const struct sim_scenario *sc, const struct sim_result *r
 	fputs(",\n  \"phases\": [", f);
 	for (i = 0; i < sc->nphases; i++) {
 		fprintf(f, "%s\n    {\"name\": ", i ? "," : "");
-		json_str(f, sc->phases[i].name);
+		eq_json_string(f, sc->phases[i].name);
 		fprintf(f, ", \"start_s\": %.9g, \"duration_s\": %.9g}", t, sc->phases[i].duration);
 		t += sc->phases[i].duration;
 	}
