@@ -2,9 +2,10 @@
 """One source of truth: compare hardware/board.values with the schematic's
 netlist, the SPICE deck, the firmware defaults and the simulator defaults.
 
-usage: check_values.py NETLIST.net [EQPROF]
+usage: check_values.py [--values board.values] NETLIST.net [EQPROF]
 Prints one TAP line per consumer; a consumer that is missing is a failure.
 """
+import argparse
 import os
 import re
 import subprocess
@@ -58,9 +59,13 @@ def netlist_values(path):
 	return out
 
 def main():
-	netlist = sys.argv[1]
-	eqprof = sys.argv[2] if len(sys.argv) > 2 else os.environ.get('EQPROF', '')
-	v = design.read_values()
+	ap = argparse.ArgumentParser()
+	ap.add_argument('--values', default=os.path.join(design.HW, 'board.values'))
+	ap.add_argument('netlist')
+	ap.add_argument('eqprof', nargs='?', default=os.environ.get('EQPROF', ''))
+	args = ap.parse_args()
+	netlist, eqprof = args.netlist, args.eqprof
+	v = design.read_values(args.values)
 	n, failed = 0, 0
 	def tap(bad, what):
 		nonlocal n, failed
