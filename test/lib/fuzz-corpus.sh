@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Shared by the fuzz tests: runs a libFuzzer target over its seed corpus,
+# then a fixed number of mutations from it (a count, not a time, with a fixed
+# seed, so a run is repeatable).  Prints TAP.
+#
+#   fuzz-corpus.sh FUZZER CORPUS RUNS MAX_LEN WHAT
+#
+# To fuzz longer by hand: FUZZER -max_total_time=600 -max_len=MAX_LEN COPY_OF_CORPUS
+set -u
+fuzz=$1 corpus=$2 runs=$3 max_len=$4 what=$5
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+n=0
+check() { n=$((n + 1)); if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
+
+[ -x "$fuzz" ]; check $? "fuzz target built ($fuzz)"
+"$fuzz" -runs=0 "$corpus" >"$work/seed.log" 2>&1
+rc=$?
+[ $rc -eq 0 ] || tail -n 40 "$work/seed.log"
+check $rc "$what: every seed in ${corpus#"${SRC:-}/"} ($(ls "$corpus" | wc -l) files)"
+cp -r "$corpus" "$work/corpus"
+"$fuzz" -seed=1 -runs="$runs" -max_len="$max_len" "$work/corpus" >"$work/fuzz.log" 2>&1
+rc=$?
+[ $rc -eq 0 ] || tail -n 40 "$work/fuzz.log"
+check $rc "$what: $runs mutated inputs, no crash, leak or undefined behaviour"
+echo "1..$n"
