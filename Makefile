@@ -114,9 +114,10 @@ demo:
 	@B=$(B) EQPROF=$(EQPROF) scripts/demo
 
 install: $(EQPROF)
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/doc/eqprof
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/doc/eqprof/img
 	install -m 755 $(EQPROF) $(DESTDIR)$(PREFIX)/bin/eqprof
 	install -m 644 README.md docs/*.md $(DESTDIR)$(PREFIX)/share/doc/eqprof/
+	install -m 644 docs/img/* $(DESTDIR)$(PREFIX)/share/doc/eqprof/img/
 
 clean:
 	rm -rf $(B)
