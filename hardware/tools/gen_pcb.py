@@ -161,52 +161,57 @@ def make_router(board):
 	rt.add(R.Shape('rect', '/GND', (0,), (ux - 2.6, uy - 2.6, ux + 2.6, uy + 2.6)))
 	return rt, pads_by_net
 
-def route(board, rt, pads_by_net, promoted=()):
+def route(rt, pads_by_net, promoted=()):
 	"""Route every net; returns the list of connections that failed."""
 	failed = []
-	# wide battery-current nets, then the supply and ground escapes of the
-	# fine-pitch parts, then signals from the shortest up
+	# wide battery-current nets, then nets that failed last time, the USB
+	# pair and the supplies, then signals from the shortest up; ground last
+	# (its pads only need a via into the planes)
 	first = {n: k for k, n in enumerate(['/' + p for p in design.POWER_NETS])}
 	for k, n in enumerate(tuple(promoted) + ('/USB_DP', '/USB_DM', '/V3V3OUT', '/+5V')):
 		first.setdefault(n, 50 + k)
 	first['/GND'] = 100
 	order = sorted(pads_by_net, key=lambda n: (first.get(n, 99), spread(pads_by_net[n])))
 	for net in order:
-		pads = pads_by_net[net]
 		if net == '/GND':
-			failed += ground_vias(rt, pads)
+			failed += ground_vias(rt, pads_by_net[net])
+		elif len(pads_by_net[net]) > 1:
+			failed += route_net(rt, net, pads_by_net[net])
+	return failed
+
+def route_net(rt, net, pads):
+	"""Grow a tree from the most central pad, joining the nearest pad each time."""
+	failed = []
+	power = net.lstrip('/') in design.POWER_NETS
+	width = design.POWER_NETS.get(net.lstrip('/'), SIGNAL_W)
+	blocked = rt.blocked(net, width / 2)
+	vb = rt.blocked(net, R.VIA_D / 2)
+	via_blocked = vb[0] | vb[1]
+	layers_ok = (0,) if power else R.LAYERS	# no vias in the battery path
+	acc = {id(p): [c for c in rt.access(p, blocked, width / 2) if c[0] in layers_ok] for p in pads}
+	start = min(pads, key=lambda p: (p.x - cx(pads)) ** 2 + (p.y - cy(pads)) ** 2)
+	tree = {c: start for c in acc[id(start)]}	# cell -> pad it lies on (None: track)
+	todo = [p for p in pads if p is not start]
+	while todo:
+		joined = [t for t in set(tree.values()) if t is not None]
+		todo.sort(key=lambda p: min(abs(p.x - t.x) + abs(p.y - t.y) for t in joined))
+		p = todo.pop(0)
+		if not acc[id(p)] or not tree:
+			failed.append((net, p.name, 'no free cell on the pad'))
 			continue
-		if len(pads) < 2:
+		path = rt.search(acc[id(p)], list(tree), blocked, via_blocked, not power, layers_ok)
+		if not path:
+			failed.append((net, p.name, 'no path'))
 			continue
-		width = design.POWER_NETS.get(net.lstrip('/'), GND_W if net == '/GND' else SIGNAL_W)
-		power = net.lstrip('/') in design.POWER_NETS
-		blocked = rt.blocked(net, width / 2)
-		vb = rt.blocked(net, R.VIA_D / 2)
-		via_blocked = vb[0] | vb[1]
-		layers_ok = (0,) if power else R.LAYERS
-		acc = {id(p): [c for c in rt.access(p, blocked, width / 2) if c[0] in layers_ok] for p in pads}
-		start = min(pads, key=lambda p: (p.x - cx(pads)) ** 2 + (p.y - cy(pads)) ** 2)
-		tree = {c: start for c in acc[id(start)]}
-		todo = [p for p in pads if p is not start]
-		while todo:
-			todo.sort(key=lambda p: min(abs(p.x - t.x) + abs(p.y - t.y) for t in set(tree.values()) if t is not None))
-			p = todo.pop(0)
-			if not acc[id(p)] or not tree:
-				failed.append((net, p.name, 'no free cell on the pad'))
-				continue
-			path = rt.search(acc[id(p)], list(tree), blocked, via_blocked, not power, layers_ok)
-			if not path:
-				failed.append((net, p.name, 'no path'))
-				continue
-			rt.commit(net, path, width)
-			rt.stub(net, path[0][0], p, rt.xy(path[0][1], path[0][2]), width)
-			end = tree[path[-1]]
-			if end is not None:
-				rt.stub(net, path[-1][0], end, rt.xy(path[-1][1], path[-1][2]), width)
-			for c in path:
-				tree.setdefault(c, None)
-			for c in acc[id(p)]:
-				tree.setdefault(c, p)
+		rt.commit(net, path, width)
+		rt.stub(net, path[0][0], p, rt.xy(path[0][1], path[0][2]), width)
+		end = tree[path[-1]]
+		if end is not None:
+			rt.stub(net, path[-1][0], end, rt.xy(path[-1][1], path[-1][2]), width)
+		for c in path:
+			tree.setdefault(c, None)
+		for c in acc[id(p)]:
+			tree.setdefault(c, p)
 	return failed
 
 def ground_vias(rt, pads):
@@ -334,7 +339,7 @@ def main(netlist, out):
 	promoted = []
 	for attempt in range(5):
 		rt, pads_by_net = make_router(board)
-		failed = route(board, rt, pads_by_net, promoted)
+		failed = route(rt, pads_by_net, promoted)
 		if not failed:
 			break
 		for f in failed:
