@@ -26,7 +26,7 @@ tap $rc "DRC: no violations, no unconnected items, schematic parity ($(grep -c '
 rm -f "$OUT/.done"
 make -s all OUT="$OUT" >"$log/fab" 2>&1; rc=$?
 for f in gerbers/eqprof-counter-F_Cu.gtl gerbers/eqprof-counter-B_Cu.gbl gerbers/eqprof-counter.drl \
-	 eqprof-counter-bom.csv eqprof-counter.net eqprof-counter-schematic.pdf eqprof-counter-board-top.svg eqprof-counter-board-bottom.svg; do
+	 eqprof-counter-bom.csv eqprof-counter-cost.md eqprof-counter.net eqprof-counter-schematic.pdf eqprof-counter-board-top.svg eqprof-counter-board-bottom.svg; do
 	[ -s "$OUT/$f" ] || { echo "#   missing $OUT/$f"; rc=1; }
 done
 tap $rc "fabrication outputs regenerated in hardware/$OUT"

@@ -1,0 +1,62 @@
+#!/usr/bin/python3
+"""Cost estimate from the BOM: price each BOM line from hardware/prices.csv.
+
+usage: bom_cost.py BOM.csv [OUT.md]
+Writes a Markdown table (stdout or OUT.md, atomically).  Exit 1, naming the
+line, when a BOM line has no price, so the estimate cannot silently drift
+from the BOM.
+"""
+import csv
+import os
+import sys
+
+HW = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+def load_prices(path=os.path.join(HW, 'prices.csv')):
+	rows = [l for l in open(path) if not l.startswith('#')]
+	return [(r['match'], float(r['unit_eur']), r['part']) for r in csv.DictReader(rows)]
+
+def price_of(value, footprint, prices):
+	for match, eur, part in prices:
+		if match == value:
+			return eur, part
+	for match, eur, part in prices:
+		if match.endswith('*') and footprint.startswith(match[:-1]):
+			return eur, part
+	return None
+
+def main():
+	if len(sys.argv) not in (2, 3):
+		sys.exit(__doc__)
+	prices = load_prices()
+	out, total, missing = [], 0.0, []
+	with open(sys.argv[1]) as f:
+		for n, row in enumerate(csv.DictReader(f), 2):
+			qty = int(row['QUANTITY'])
+			p = price_of(row['Value'], row['Footprint'], prices)
+			if p is None:
+				missing.append('%s:%d: no price for %s %s (add it to hardware/prices.csv)'
+					       % (sys.argv[1], n, row['Reference'], row['Value']))
+				continue
+			out.append((row['Reference'], qty, p[1], p[0], p[0] * qty))
+			total += p[0] * qty
+	pcb = price_of('PCB', '', prices)
+	out.append(('-', 1, pcb[1], pcb[0], pcb[0]))
+	total += pcb[0]
+	lines = ['| references | qty | part | unit € | € |', '|---|---|---|---|---|']
+	lines += ['| %s | %d | %s | %.2f | %.2f |' % r for r in out]
+	lines.append('| **total** | | | | **%.2f** |' % total)
+	text = '\n'.join(lines) + '\n'
+	if len(sys.argv) == 3:
+		tmp = sys.argv[2] + '.tmp'
+		with open(tmp, 'w') as f:
+			f.write(text)
+		os.replace(tmp, sys.argv[2])
+	else:
+		sys.stdout.write(text)
+	for m in missing:
+		print(m, file=sys.stderr)
+	return 1 if missing else 0
+
+if __name__ == '__main__':
+	sys.exit(main())
