@@ -135,8 +135,8 @@ def main():
 		    '%.3f%% (limit %.1f%%) over %g..%g A' % (rng, worst * 100, LIMIT * 100, *JUDGE[rng]))
 		meas_dead = sum(deads) / len(deads)
 		fit = best_dead_time(pts, CAL[rng], JUDGE[rng])
-		tap(abs(fit - t_d) <= 0.25 * t_d, '%s range: dead time fitted to the sweep %.0f ns '
-		    '(discharge switch on %.0f ns) matches board.values dead_time %.0f ns (+-25%%); '
+		tap(abs(fit - t_d) <= 0.10 * t_d, '%s range: dead time fitted to the sweep %.0f ns '
+		    '(discharge switch on %.0f ns) matches board.values dead_time %.0f ns (+-10%%); '
 		    'rate lost to it at %g A %.2f%%' % (rng, fit * 1e9, meas_dead * 1e9, t_d * 1e9, top, f1a * t_d * 100))
 	if args.csv:
 		tmp = args.csv + '.tmp'
