@@ -29,7 +29,7 @@ for f in gerbers/eqprof-counter-F_Cu.gtl gerbers/eqprof-counter-B_Cu.gbl gerbers
 	 eqprof-counter-bom.csv eqprof-counter-cost.md eqprof-counter.net eqprof-counter-schematic.pdf eqprof-counter-board-top.svg eqprof-counter-board-bottom.svg; do
 	[ -s "$OUT/$f" ] || { echo "#   missing $OUT/$f"; rc=1; }
 done
-tap $rc "fabrication outputs regenerated in hardware/$OUT"
+tap $rc "fabrication outputs regenerated in $OUT"
 [ $rc -eq 0 ] || sed 's/^/#   /' "$log/fab"
 
 "$PY" tools/spice_sweep.py --csv "$OUT/spice-sweep.csv" >"$log/spice" 2>&1; rc=$?
