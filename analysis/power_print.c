@@ -23,21 +23,6 @@ static const char *basis_name(enum power_basis b)
 	}
 }
 
-static void csv_string(FILE *out, const char *s)
-{
-	if (!strpbrk(s, ",\"\n")) {
-		fputs(s, out);
-		return;
-	}
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', out);
-		fputc(*s, out);
-	}
-	fputc('"', out);
-}
-
 /* A number, or null / empty when there is none (time-driven, no board). */
 static void json_num(FILE *out, double v)
 {
@@ -102,7 +87,7 @@ static void summary_csv(FILE *out, const struct power_summary *s, size_t n)
 	fprintf(out, "recording,mode,power_source,duration_s,samples,lost,freq_hz,"
 		     "quantum_j,power_w,energy_j,idle_pct,note\n");
 	for (i = 0; i < n; i++) {
-		csv_string(out, s[i].name);
+		eq_csv_field(out, s[i].name);
 		fprintf(out, ",%s,%s,%.9g,%llu,%llu,%.9g,", mode_name(s[i].mode),
 			basis_name(s[i].basis), s[i].duration_s,
 			(unsigned long long)s[i].samples, (unsigned long long)s[i].lost,
@@ -114,7 +99,7 @@ static void summary_csv(FILE *out, const struct power_summary *s, size_t n)
 		csv_num(out, s[i].energy_j);
 		fprintf(out, ",%.4f,", s[i].idle_pct);
 		if (s[i].why_none)
-			csv_string(out, s[i].why_none);
+			eq_csv_field(out, s[i].why_none);
 		fputc('\n', out);
 	}
 }
@@ -176,7 +161,7 @@ void power_region_print(FILE *out, const struct power_region *r, size_t n,
 			"to", "time", "energy", "avg power", "samples");
 	for (i = 0; i < n; i++) {
 		if (fmt == POWER_FMT_CSV) {
-			csv_string(out, r[i].label);
+			eq_csv_field(out, r[i].label);
 			fprintf(out, ",%.9g,%.9g,%.9g,%.9g,%.9g,%llu\n", r[i].t0, r[i].t1,
 				r[i].time_s, r[i].energy_j, r[i].power_w,
 				(unsigned long long)r[i].samples);

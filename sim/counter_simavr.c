@@ -45,12 +45,7 @@ static int request(struct fwsim *sim, uint8_t type, uint32_t value, struct eq_er
 {
 	struct fw_msg req, rep;
 
-	memset(&req, 0, sizeof(req));
-	req.type = type;
-	switch (type) {
-	case FW_REQ_SET_JITTER: case FW_REQ_SET_VCOMP: req.u.u8 = (uint8_t)value; break;
-	default: req.u.u32 = value; break;
-	}
+	fw_msg_request(&req, type, value);
 	if (fwsim_request(sim, &req, &rep, REPLY_CYCLES, err) < 0)
 		return -1;
 	if (rep.type != FW_REP_OK)

@@ -392,3 +392,14 @@ const char *fw_type_name(uint8_t type)
 	}
 	return "unknown";
 }
+
+void fw_msg_request(struct fw_msg *m, uint8_t type, uint32_t value)
+{
+	memset(m, 0, sizeof(*m));
+	m->type = type;
+	switch (type) {
+	case FW_REQ_SET_JITTER: case FW_REQ_SET_VCOMP: m->u.u8 = (uint8_t)value; break;
+	case FW_REQ_SET_WIDTH: m->u.u16 = (uint16_t)value; break;
+	default: m->u.u32 = value; break;
+	}
+}

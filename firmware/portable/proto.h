@@ -138,6 +138,9 @@ size_t fw_cobs_encode(const uint8_t *in, size_t n, uint8_t *out);
 int fw_cobs_decode(const uint8_t *in, size_t n, uint8_t *out, size_t cap);
 
 /* Message <-> payload (version..body, no CRC). Encode returns the length or 0. */
+/* A request with one scalar argument (SET_*, START, or none): the value goes
+ * into the field that type carries. */
+void fw_msg_request(struct fw_msg *m, uint8_t type, uint32_t value);
 size_t fw_msg_encode(const struct fw_msg *m, uint8_t *payload, size_t cap);
 /*
  * Checks the structure (version, type, body length) and fills *m; returns

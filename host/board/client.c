@@ -163,13 +163,7 @@ int board_simple(struct board_client *c, uint8_t type, uint32_t value, struct eq
 {
 	struct fw_msg req, rep;
 
-	memset(&req, 0, sizeof(req));
-	req.type = type;
-	switch (type) {
-	case FW_REQ_SET_JITTER: case FW_REQ_SET_VCOMP: req.u.u8 = (uint8_t)value; break;
-	case FW_REQ_SET_WIDTH: req.u.u16 = (uint16_t)value; break;
-	default: req.u.u32 = value; break;
-	}
+	fw_msg_request(&req, type, value);
 	if (board_request(c, &req, &rep, err) < 0)
 		return -1;
 	if (rep.type != FW_REP_OK)

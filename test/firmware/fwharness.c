@@ -80,13 +80,7 @@ static int request(struct fwsim *s, uint8_t type, uint32_t value, struct fw_msg 
 	struct fw_msg req, rep;
 	struct eq_error err;
 
-	memset(&req, 0, sizeof(req));
-	req.type = type;
-	switch (type) {
-	case FW_REQ_SET_JITTER: case FW_REQ_SET_VCOMP: req.u.u8 = (uint8_t)value; break;
-	case FW_REQ_SET_WIDTH: req.u.u16 = (uint16_t)value; break;
-	default: req.u.u32 = value; break;
-	}
+	fw_msg_request(&req, type, value);
 	if (fwsim_request(s, &req, &rep, REPLY_TIMEOUT, &err) < 0)
 		die(&err);
 	if (reply)
