@@ -15,10 +15,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "builtin.h"
+#include "progress.h"
 #include "csv_samples.h"
 #include "eqp.h"
 #include "maps.h"
@@ -343,21 +342,13 @@ static int add_maps_and_names(struct eqp_writer *w, const struct import_opts *o,
 	return 0;
 }
 
-static double seconds_now(void)
+/* "eqprof import: 12.0M samples (3.1M/s, 3.9 s)" */
+static void show_progress(struct eq_progress *line, uint64_t count)
 {
-	struct timespec ts;
+	double t = eq_progress_elapsed(line);
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* "imported 12.0M samples (3.1M/s, 3.9 s)" on a terminal, every 2^20 samples. */
-static void progress(uint64_t count, double start, int last)
-{
-	double t = seconds_now() - start;
-
-	fprintf(stderr, "\reqprof import: %.1fM samples (%.1fM/s, %.1f s)%s",
-		(double)count / 1e6, t > 0 ? (double)count / t / 1e6 : 0.0, t, last ? "\n" : "");
+	eq_progress_show(line, "eqprof import: %.1fM samples (%.1fM/s, %.1f s)",
+			 (double)count / 1e6, t > 0 ? (double)count / t / 1e6 : 0.0, t);
 }
 
 /* Streams the CSV into w; sets the mode flag and numbers samples in order. */
@@ -366,15 +357,16 @@ static int copy_samples(struct eqp_writer *w, const struct import_opts *o, FILE 
 {
 	static struct eq_sample batch[BATCH];
 	struct eq_csv_reader r;
-	int show = !o->quiet && isatty(STDERR_FILENO);
-	double start = seconds_now();
+	struct eq_progress line;
 	size_t n = 0;
 	int rc;
 
+	eq_progress_start(&line, o->quiet, 0.5);
 	eq_csv_reader_init(&r, in, o->samples);
 	while ((rc = eq_csv_next(&r, &batch[n], err)) == 1) {
-		if (show && (*count & 0xfffff) == 0xfffff)
-			progress(*count + 1, start, 0);
+		/* Look at the clock only every 2^20 samples: it is the hot loop. */
+		if ((*count & 0xfffff) == 0xfffff && eq_progress_due(&line))
+			show_progress(&line, *count + 1);
 		if (o->have_energy)
 			batch[n].flags |= EQ_F_ENERGY;
 		else
@@ -390,8 +382,9 @@ static int copy_samples(struct eqp_writer *w, const struct import_opts *o, FILE 
 	}
 	if (rc == 0 && n && eqp_add_samples(w, batch, n, err))
 		rc = -1;
-	if (show && *count > 0xfffff)
-		progress(*count, start, 1);
+	if (line.shown)
+		show_progress(&line, *count);
+	eq_progress_end(&line, 1);
 	eq_csv_reader_release(&r);
 	return rc;
 }

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "builtin.h"
+#include "progress.h"
 #include "eqp.h"
 #include "record_perf.h"
 #include "symbolize.h"
@@ -286,20 +287,12 @@ static void append_build_ids(const struct record *r, char *extra, size_t size)
 	}
 }
 
-static double now_s(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + t.tv_nsec * 1e-9;
-}
-
 static int run(const struct record_opts *o, struct record *rec, struct eq_error *err,
 	       int *status)
 {
 	struct perf_sink sink = { rec, on_sample, on_mmap, on_comm, on_lost };
-	int go, eefd, e, show = !o->quiet && isatty(2);
-	double t0 = now_s(), last = 0;
+	int go, eefd, e;
+	struct eq_progress line;
 	struct perf_recorder *pr;
 	pid_t pid = spawn(o->argv, &go, &eefd);
 
@@ -319,19 +312,20 @@ static int run(const struct record_opts *o, struct record *rec, struct eq_error 
 		return eq_fail(err, "cannot run '%s': %s", o->argv[0], strerror(e));
 	}
 	close(eefd);
+	eq_progress_start(&line, o->quiet, 0.5);
 	while (waitpid(pid, status, WNOHANG) == 0) {
 		if (perf_recorder_drain(pr, 100, &sink, err) < 0)
 			break;
-		if (show && now_s() - last > 0.5) {
-			last = now_s();
-			fprintf(stderr, "\r[eqprof record] %llu samples, %.1f s elapsed, %.0f samples/s   ",
-				(unsigned long long)rec->samples, last - t0, rec->samples / (last - t0));
+		if (eq_progress_due(&line)) {
+			double t = eq_progress_elapsed(&line);
+
+			eq_progress_show(&line, "eqprof record: %llu samples (%.0f/s, %.1f s)",
+					 (unsigned long long)rec->samples, rec->samples / t, t);
 		}
 	}
 	e = perf_recorder_drain(pr, 0, &sink, err);
 	perf_recorder_close(pr);
-	if (show)
-		fprintf(stderr, "\n");
+	eq_progress_end(&line, 1);
 	return e;
 }
 

@@ -3,6 +3,7 @@
  * simulator and write both recordings and the truth (docs/simulator.md).
  */
 #include "builtin.h"
+#include "progress.h"
 #include "sim.h"
 #include "sim_internal.h"
 #include "sim_builtin.h"
@@ -13,7 +14,6 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
-#include <unistd.h>
 
 static void usage(FILE *out)
 {
@@ -37,30 +37,16 @@ static void usage(FILE *out)
 }
 
 /* Progress on a terminal: simulated time, rate, samples; at most 5 lines/s. */
-struct progress {
-	struct timespec start, last;
-	int shown;
-};
-
-static double since(const struct timespec *a, const struct timespec *b)
-{
-	return (b->tv_sec - a->tv_sec) + (b->tv_nsec - a->tv_nsec) * 1e-9;
-}
-
 static void show_progress(void *ctx, double t, double t_end, size_t samples)
 {
-	struct progress *p = ctx;
-	struct timespec now;
+	struct eq_progress *line = ctx;
 	double el;
 
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	if (since(&p->last, &now) < 0.2)
+	if (!eq_progress_due(line))
 		return;
-	p->last = now;
-	el = since(&p->start, &now);
-	fprintf(stderr, "\rsim: %.1f of %.1f s simulated (%.0f%%), %.0f simulated s/s, %zu samples, %.1f s elapsed ",
-		t, t_end, 100 * t / t_end, el > 0 ? t / el : 0, samples, el);
-	p->shown = 1;
+	el = eq_progress_elapsed(line);
+	eq_progress_show(line, "sim: %.1f of %.1f s simulated (%.0f%%), %.0f simulated s/s, %zu samples, %.1f s elapsed",
+			 t, t_end, 100 * t / t_end, el > 0 ? t / el : 0, samples, el);
 }
 
 static int load(struct sim_scenario *sc, const char *arg, struct eq_error *err)
@@ -185,7 +171,7 @@ int cmd_sim(int argc, char **argv)
 	struct sim_args a;
 	struct eq_error err;
 	struct timespec t0, t1;
-	struct progress prog = { 0 };
+	struct eq_progress prog = { 0 };
 	double wall;
 
 	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
@@ -215,16 +201,15 @@ int cmd_sim(int argc, char **argv)
 	opt.firmware_elf = a.firmware;
 	opt.quiet = a.quiet;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	prog.start = prog.last = t0;
-	if (!a.quiet && isatty(STDERR_FILENO)) {
+	eq_progress_start(&prog, a.quiet, 0.2);
+	if (prog.enabled) {
 		opt.progress = show_progress;
 		opt.progress_ctx = &prog;
 	}
 	if (sim_run(&sc, &opt, &res, &err) < 0)
 		goto fail;
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	if (prog.shown)
-		fputs("\r\033[K", stderr);
+	eq_progress_end(&prog, 0);
 	if (sim_write_outputs(&sc, &res, a.out, &err) < 0) {
 		sim_result_free(&res);
 		goto fail;
@@ -240,6 +225,7 @@ int cmd_sim(int argc, char **argv)
 	sim_scenario_free(&sc);
 	return 0;
 fail:
+	eq_progress_end(&prog, 0);
 	fprintf(stderr, "eqprof sim: %s\n", err.msg);
 	sim_scenario_free(&sc);
 	return 1;

@@ -4,11 +4,10 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "outfile.h"
 #include "report_common.h"
+#include "progress.h"
 
 static int bad(const char *cmd, const char *usage, const char *msg)
 {
@@ -70,36 +69,26 @@ int eq_report_parse_args(const char *cmd, const char *usage, int argc, char **ar
 	return EQ_ARGS_OK;
 }
 
-struct progress {
+struct report_progress {
 	const char *cmd;
-	double start, last;
-	int shown;
+	struct eq_progress line;
 };
 
-static double seconds_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* "eqprof report: 41.9M of 100.0M samples (24.1M/s, 1.7 s)", twice a second. */
+/* "eqprof report: 41.9M of 100.0M samples (24.1M/s, 1.7 s)", twice a second;
+ * nothing at all when the profile is done within half a second. */
 static void show_progress(uint64_t done, uint64_t total, void *arg)
 {
-	struct progress *p = arg;
-	double t = seconds_now();
+	struct report_progress *rp = arg;
+	double t;
 
-	if (t - p->last < 0.5 && done < total)
+	if (done < total ? !eq_progress_due(&rp->line) : !rp->line.shown)
 		return;
-	if (done == total && !p->shown)
-		return;                /* fast enough: stay silent */
-	p->last = t;
-	p->shown = 1;
-	fprintf(stderr, "\reqprof %s: %.1fM of %.1fM samples (%.1fM/s, %.1f s)%s", p->cmd,
-		(double)done / 1e6, (double)total / 1e6,
-		t > p->start ? (double)done / (t - p->start) / 1e6 : 0.0, t - p->start,
-		done == total ? "\n" : "");
+	t = eq_progress_elapsed(&rp->line);
+	eq_progress_show(&rp->line, "eqprof %s: %.1fM of %.1fM samples (%.1fM/s, %.1f s)",
+			 rp->cmd, (double)done / 1e6, (double)total / 1e6,
+			 t > 0 ? (double)done / t / 1e6 : 0.0, t);
+	if (done == total)
+		eq_progress_end(&rp->line, 1);
 }
 
 int eq_report_load(const char *cmd, const char *path, const struct eq_report_opts *o,
@@ -122,13 +111,12 @@ int eq_report_load(const char *cmd, const char *path, const struct eq_report_opt
 	if (lp->sym)
 		eq_sym_skip_lines(lp->sym, o->by != EQ_BY_LINE);
 	if (lp->sym) {
-		double now = seconds_now();
-		struct progress pr = { .cmd = cmd, .start = now, .last = now };
-		int show = !o->quiet && isatty(STDERR_FILENO);
+		struct report_progress pr = { .cmd = cmd };
 
+		eq_progress_start(&pr.line, o->quiet, 0.5);
 		lp->profile = eq_profile_build_progress(lp->file, lp->sym, o->by,
 							o->exclude_idle ? EQ_PROFILE_EXCLUDE_IDLE : 0,
-							show ? show_progress : NULL, &pr, &err);
+							pr.line.enabled ? show_progress : NULL, &pr, &err);
 	}
 	if (!lp->profile) {
 		fprintf(stderr, "eqprof %s: %s\n", cmd, err.msg);

@@ -1,0 +1,30 @@
+/*
+ * progress.h - the progress line long-running commands show on a terminal.
+ *
+ * One line on standard error, rewritten in place at most every `every`
+ * seconds, only when standard error is a terminal and the user did not ask
+ * for quiet (-q); a command that finishes quickly never shows it.  Each
+ * command says what it counts; this keeps the when and the where.
+ */
+#ifndef EQ_PROGRESS_H
+#define EQ_PROGRESS_H
+
+struct eq_progress {
+	int enabled;       /* a terminal and not -q */
+	int shown;         /* something is on the line */
+	double every;      /* seconds between updates */
+	double start, last;
+};
+
+void eq_progress_start(struct eq_progress *p, int quiet, double every);
+/* Seconds since eq_progress_start(). */
+double eq_progress_elapsed(const struct eq_progress *p);
+/* 1 when enabled and an update is due (and marks it done), else 0. */
+int eq_progress_due(struct eq_progress *p);
+/* Rewrites the line with the text. */
+void eq_progress_show(struct eq_progress *p, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Ends the line: keeps it (keep = 1, adds a newline) or erases it. */
+void eq_progress_end(struct eq_progress *p, int keep);
+
+#endif
