@@ -14,7 +14,7 @@
 #define EQP_VERSION_MINOR  0
 
 #define EQP_CHUNK_HDR_LEN  16  /* u32 type, u32 flags, u64 payload length */
-#define EQP_CHUNK_CRC_LEN  4   /* CRC-32 (zlib) of chunk header and payload */
+#define EQP_CHUNK_CRC_LEN  4   /* CRC-32C of chunk header and payload */
 #define EQP_ALIGN          8   /* chunks start on 8-byte boundaries */
 
 /* Chunk types: four ASCII characters, stored as a little-endian u32. */

@@ -12,6 +12,7 @@
 #include "eqp.h"
 #include "eqp_format.h"
 #include "eqp_read_priv.h"
+#include "crc32c.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -21,7 +22,6 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
 
 /* Where the walk is, for error messages. */
 #ifndef EQP_FUZZING
@@ -478,7 +478,7 @@ static int walk(struct eqp_file *f, struct eq_error *err)
 			break;
 		}
 		c.p = f->base + c.off + EQP_CHUNK_HDR_LEN;
-		crc = (uint32_t)crc32_z(crc32(0L, f->base + c.off, EQP_CHUNK_HDR_LEN), c.p, c.len);
+		crc = eq_crc32c(eq_crc32c(0, f->base + c.off, EQP_CHUNK_HDR_LEN), c.p, c.len);
 		/* The fuzz build skips the CRC so mutations reach the parsers behind it. */
 		if (crc != get32(c.p + c.len) && !EQP_FUZZING)
 			return chunk_fail(&c, err, "checksum mismatch (stored %08x, computed %08x)",

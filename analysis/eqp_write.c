@@ -9,11 +9,11 @@
 #include "eqp.h"
 #include "eqp_format.h"
 #include "outfile.h"
+#include "crc32c.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 
 struct eqp_writer {
 	struct eq_outfile out;
@@ -46,7 +46,7 @@ static int write_chunk(struct eqp_writer *w, uint32_t type,
 	static const unsigned char zeros[EQP_ALIGN];
 	unsigned char hdr[EQP_CHUNK_HDR_LEN], crcb[EQP_CHUNK_CRC_LEN];
 	uint64_t len = 0;
-	uLong crc;
+	uint32_t crc;
 	size_t i, pad;
 
 	if (w->failed)
@@ -56,15 +56,15 @@ static int write_chunk(struct eqp_writer *w, uint32_t type,
 	put32(hdr, type);
 	put32(hdr + 4, 0);
 	put64(hdr + 8, len);
-	crc = crc32(0L, hdr, sizeof(hdr));
+	crc = eq_crc32c(0, hdr, sizeof(hdr));
 	fwrite(hdr, 1, sizeof(hdr), w->out.fp);
 	for (i = 0; i < nparts; i++) {
 		if (!parts[i].len)
 			continue;
-		crc = crc32_z(crc, parts[i].p, parts[i].len);
+		crc = eq_crc32c(crc, parts[i].p, parts[i].len);
 		fwrite(parts[i].p, 1, parts[i].len, w->out.fp);
 	}
-	put32(crcb, (uint32_t)crc);
+	put32(crcb, crc);
 	fwrite(crcb, 1, sizeof(crcb), w->out.fp);
 	pad = (EQP_ALIGN - (len + EQP_CHUNK_CRC_LEN) % EQP_ALIGN) % EQP_ALIGN;
 	fwrite(zeros, 1, pad, w->out.fp);

@@ -23,7 +23,7 @@ $(B)/fuzz/fuzz_parsers: $(FUZZ_PARSERS_SRCS) analysis/csv_samples.h analysis/map
 FUZZ_PROFILE_SRCS = test/analysis/fuzz_profile.c analysis/eqp_read.c analysis/eqp_access.c \
 	analysis/eq_error.c analysis/symbolize.c analysis/elfmod.c analysis/profile.c \
 	analysis/table.c analysis/compare.c analysis/intern.c analysis/maps.c \
-	analysis/symtab.c analysis/stats.c analysis/units.c analysis/power.c
+	analysis/symtab.c analysis/stats.c analysis/units.c analysis/power.c analysis/crc32c.c
 EXTRA_PROGS += $(B)/fuzz/fuzz_profile
 INTEG_TESTS += test/analysis/fuzz-profile.sh
 

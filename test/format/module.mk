@@ -1,10 +1,10 @@
 # test/format: the .eqp reader/writer, units and atomic outputs; the reader's
 # libFuzzer target runs over its corpus (and longer by hand: see docs/format.md).
-UNIT_TESTS += test/format/test_eqp test/format/test_units
+UNIT_TESTS += test/format/test_eqp test/format/test_units test/format/test_crc32c
 INTEG_TESTS += test/format/fuzz-eqp.sh
 
 FUZZ_EQP_SRCS = test/format/fuzz_eqp.c analysis/eqp_read.c analysis/eqp_access.c \
-	analysis/eqp_write.c analysis/eq_error.c analysis/outfile.c
+	analysis/eqp_write.c analysis/eq_error.c analysis/outfile.c analysis/crc32c.c
 EXTRA_PROGS += $(B)/fuzz/fuzz_eqp
 
 # Built with clang: libFuzzer is clang's.  Sanitizers on, as a fuzzer should be.
