@@ -64,14 +64,22 @@ void export_ctx_free(struct export_ctx *x)
 int export_write(FILE *out, enum export_format fmt, struct export_ctx *x,
 		 struct eq_error *err)
 {
+	int rc;
+
+	/* The Chrome trace walks the samples twice: power, then slices. */
+	x->progress_done = 0;
+	x->progress_total = x->in.nsamples * (fmt == EXPORT_CHROME ? 2 : 1);
 	switch (fmt) {
-	case EXPORT_CALLGRIND: return export_callgrind(out, x, err);
-	case EXPORT_PPROF: return export_pprof(out, x, err);
-	case EXPORT_FOLDED: return export_folded(out, x, err);
-	case EXPORT_CHROME: return export_chrome(out, x, err);
-	case EXPORT_CSV: return export_csv(out, x, err);
+	case EXPORT_CALLGRIND: rc = export_callgrind(out, x, err); break;
+	case EXPORT_PPROF: rc = export_pprof(out, x, err); break;
+	case EXPORT_FOLDED: rc = export_folded(out, x, err); break;
+	case EXPORT_CHROME: rc = export_chrome(out, x, err); break;
+	case EXPORT_CSV: rc = export_csv(out, x, err); break;
+	default: return eq_fail(err, "unknown export format %d", (int)fmt);
 	}
-	return eq_fail(err, "unknown export format %d", (int)fmt);
+	if (rc == 0 && x->progress)
+		x->progress(x->progress_total, x->progress_total, x->progress_arg);
+	return rc;
 }
 
 const char *export_proc_name(const struct eq_loc *l)
@@ -174,6 +182,7 @@ int export_count_locs(struct export_ctx *x, struct loc_count **out, size_t *n,
 		for (i = 0; i < x->in.counts[c]; i++) {
 			const struct eq_loc *l = eq_sym_lookup(x->sym, &x->in.chunks[c][i]);
 
+			export_tick(x);
 			if (x->exclude_idle && l->kind == EQ_LOC_IDLE)
 				continue;
 			if (table_add(&t, l, err) < 0) {

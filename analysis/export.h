@@ -21,6 +21,7 @@
 #include "eq_error.h"
 #include "eqp.h"
 #include "power.h"
+#include "profile.h"
 #include "symbolize.h"
 
 enum export_format {
@@ -43,7 +44,17 @@ struct export_ctx {
 	const char *unit_event;    /* "Energy" or "Time" */
 	const char *unit_name;     /* "nanojoules" or "nanoseconds" */
 	const char *creator;       /* "eqprof 0.1" */
+	eq_progress_fn *progress;  /* NULL, or called as samples are written */
+	void *progress_arg;
+	uint64_t progress_done, progress_total;
 };
+
+/* One sample visited: tells progress every 65536 samples. */
+static inline void export_tick(struct export_ctx *x)
+{
+	if (x->progress && (++x->progress_done & 0xffff) == 0)
+		x->progress(x->progress_done, x->progress_total, x->progress_arg);
+}
 
 int export_ctx_init(struct export_ctx *x, const struct eqp_file *f,
 		    struct eq_symbolizer *sym, int exclude_idle,

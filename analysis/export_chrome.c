@@ -52,13 +52,14 @@ static void metadata(struct chrome *c, int pid, int tid, const char *what,
 	fputs("}}", c->out);
 }
 
-static void power_counters(struct chrome *c, const struct export_ctx *x)
+static void power_counters(struct chrome *c, struct export_ctx *x)
 {
 	struct power_iter it;
 	struct power_iv iv;
 
 	power_iter_init(&it, &x->in);
 	while (power_iter_next(&it, &iv)) {
+		export_tick(x);
 		event_sep(c);
 		fprintf(c->out, "{\"name\":\"power\",\"cat\":\"power\",\"ph\":\"C\",\"ts\":%.3f,"
 				"\"pid\":1,\"tid\":0,\"args\":{\"W\":%.6g}}",
@@ -124,7 +125,7 @@ static void add_sample(struct chrome *c, const struct export_ctx *x,
 	s->mixed_lines = 0;
 }
 
-static void sample_slices(struct chrome *c, const struct export_ctx *x)
+static void sample_slices(struct chrome *c, struct export_ctx *x)
 {
 	struct power_iter it;
 	const struct eq_sample *smp;
@@ -134,6 +135,7 @@ static void sample_slices(struct chrome *c, const struct export_ctx *x)
 
 	power_iter_init(&it, &x->in);
 	while ((smp = power_iter_sample(&it))) {
+		export_tick(x);
 		if (!have_t0) {
 			t0 = smp->time;
 			have_t0 = 1;

@@ -49,6 +49,7 @@ int export_csv(FILE *out, struct export_ctx *x, struct eq_error *err)
 		double dt = prev ? (double)(s->time - prev->time) / x->in.clock_hz : 0;
 		double e = x->in.quantum_j * quanta_of(s, prev);
 
+		export_tick(x);
 		if (!prev)
 			t0 = s->time;
 		if (!(x->exclude_idle && l->kind == EQ_LOC_IDLE)) {

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "builtin.h"
+#include "progress.h"
 #include "eqp.h"
 #include "export.h"
 #include "outfile.h"
@@ -14,7 +15,7 @@
 
 static const char usage_text[] =
 "usage: eqprof export FILE.eqp --format callgrind|pprof|folded|chrome|csv -o OUT\n"
-"                     [--exclude-idle] [--symfs DIR] [--no-build-id-check]\n"
+"                     [--exclude-idle] [--symfs DIR] [--no-build-id-check] [-q]\n"
 "\n"
 "  callgrind  callgrind.out for callgrind_annotate / KCachegrind: energy (nJ) and\n"
 "             samples per instruction and source line\n"
@@ -22,12 +23,13 @@ static const char usage_text[] =
 "  folded     exe;module;proc COUNT lines for flamegraph.pl, speedscope, inferno\n"
 "  chrome     trace-event JSON for the Perfetto UI: power counter and samples\n"
 "  csv        every sample resolved, with its interval's power\n"
-"  -o OUT     the file to write (atomically); '-' for standard output\n";
+"  -o OUT     the file to write (atomically); '-' for standard output\n"
+"  -q         no progress line (shown only on a terminal, for long exports)\n";
 
 struct export_args {
 	const char *file, *out, *symfs;
 	enum export_format fmt;
-	int have_fmt, exclude_idle, no_build_id_check;
+	int have_fmt, exclude_idle, no_build_id_check, quiet;
 };
 
 static int usage_error(const char *msg)
@@ -52,7 +54,7 @@ static int parse_args(struct export_args *a, int argc, char **argv)
 
 	memset(a, 0, sizeof(*a));
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "f:o:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "f:o:hq", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			if (export_format_parse(optarg, &a->fmt, &err) < 0)
@@ -63,6 +65,7 @@ static int parse_args(struct export_args *a, int argc, char **argv)
 		case 'x': a->exclude_idle = 1; break;
 		case 'S': a->symfs = optarg; break;
 		case 'B': a->no_build_id_check = 1; break;
+		case 'q': a->quiet = 1; break;
 		case 'h': fputs(usage_text, stdout); return 1;
 		default: return 2;
 		}
@@ -92,11 +95,17 @@ static int write_export(const struct export_args *a, struct export_ctx *x,
 	return eq_outfile_commit(&o, err);
 }
 
+static void show_progress(uint64_t done, uint64_t total, void *arg)
+{
+	eq_progress_samples(arg, "export", done, total);
+}
+
 int cmd_export(int argc, char **argv)
 {
 	struct export_args a;
 	struct eq_sym_options so = { 0 };
 	struct export_ctx x;
+	struct eq_progress line;
 	struct eq_error err;
 	struct eqp_file *f;
 	struct eq_symbolizer *sym = NULL;
@@ -117,7 +126,13 @@ int cmd_export(int argc, char **argv)
 	sym = eq_sym_new(f, &so, &err);
 	rc = 1;
 	if (sym && export_ctx_init(&x, f, sym, a.exclude_idle, "eqprof " EQPROF_VERSION, &err) == 0) {
+		eq_progress_start(&line, a.quiet, 0.5);
+		if (line.enabled) {
+			x.progress = show_progress;
+			x.progress_arg = &line;
+		}
 		rc = write_export(&a, &x, &err) < 0;
+		eq_progress_end(&line, 1);
 		export_ctx_free(&x);
 	}
 	if (rc)

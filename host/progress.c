@@ -59,3 +59,18 @@ void eq_progress_end(struct eq_progress *p, int keep)
 	fputs(keep ? "\n" : "\r\033[K", stderr);
 	p->shown = 0;
 }
+
+void eq_progress_samples(struct eq_progress *p, const char *cmd, uint64_t done,
+			 uint64_t total)
+{
+	double t;
+
+	if (done < total ? !eq_progress_due(p) : !p->shown)
+		return;
+	t = eq_progress_elapsed(p);
+	eq_progress_show(p, "eqprof %s: %.1fM of %.1fM samples (%.1fM/s, %.1f s)", cmd,
+			 (double)done / 1e6, (double)total / 1e6,
+			 t > 0 ? (double)done / t / 1e6 : 0.0, t);
+	if (done >= total)
+		eq_progress_end(p, 1);
+}

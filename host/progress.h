@@ -9,6 +9,8 @@
 #ifndef EQ_PROGRESS_H
 #define EQ_PROGRESS_H
 
+#include <stdint.h>
+
 struct eq_progress {
 	int enabled;       /* a terminal and not -q */
 	int shown;         /* something is on the line */
@@ -26,5 +28,11 @@ void eq_progress_show(struct eq_progress *p, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* Ends the line: keeps it (keep = 1, adds a newline) or erases it. */
 void eq_progress_end(struct eq_progress *p, int keep);
+
+/* For commands that walk a recording's samples (report, compare, export):
+ * "eqprof CMD: 41.9M of 100.0M samples (24.1M/s, 1.7 s)" when due, and the
+ * final count once done == total if anything was shown. */
+void eq_progress_samples(struct eq_progress *p, const char *cmd, uint64_t done,
+			 uint64_t total);
 
 #endif

@@ -74,21 +74,12 @@ struct report_progress {
 	struct eq_progress line;
 };
 
-/* "eqprof report: 41.9M of 100.0M samples (24.1M/s, 1.7 s)", twice a second;
- * nothing at all when the profile is done within half a second. */
+/* Twice a second; nothing at all when the profile is done within half a second. */
 static void show_progress(uint64_t done, uint64_t total, void *arg)
 {
 	struct report_progress *rp = arg;
-	double t;
 
-	if (done < total ? !eq_progress_due(&rp->line) : !rp->line.shown)
-		return;
-	t = eq_progress_elapsed(&rp->line);
-	eq_progress_show(&rp->line, "eqprof %s: %.1fM of %.1fM samples (%.1fM/s, %.1f s)",
-			 rp->cmd, (double)done / 1e6, (double)total / 1e6,
-			 t > 0 ? (double)done / t / 1e6 : 0.0, t);
-	if (done == total)
-		eq_progress_end(&rp->line, 1);
+	eq_progress_samples(&rp->line, rp->cmd, done, total);
 }
 
 int eq_report_load(const char *cmd, const char *path, const struct eq_report_opts *o,
