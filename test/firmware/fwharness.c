@@ -19,6 +19,7 @@
 #include "cal.h"
 #include "counter.h"
 #include "firmware/simavr/fwsim.h"
+#include "test/lib/tap.h"
 #include "fw_defaults.h"
 
 #define HZ 16000000.0
@@ -32,20 +33,7 @@
 #define FW_MAX_RATE 500e3
 
 static const char *elf;
-static int test_no, failures;
 
-static void ok(int cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s %d - ", cond ? "ok" : "not ok", ++test_no);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-	failures += !cond;
-}
 
 static void diag(const char *fmt, ...)
 {
@@ -621,6 +609,5 @@ int main(int argc, char **argv)
 	test_commands();
 	test_garbage();
 	test_late_and_dropped();
-	printf("1..%d\n", test_no);
-	return failures ? 1 : 0;
+	return tap_done();
 }

@@ -21,25 +21,13 @@
 
 #include "eqp.h"
 #include "firmware/simavr/fwsim.h"
+#include "test/lib/tap.h"
 
 #define HZ 16000000.0
 #define PULSE_PERIOD 800          /* cycles: 20 kHz */
 
-static int test_no, failures;
 static int master = -1;
 
-static void ok(int cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s %d - ", cond ? "ok" : "not ok", ++test_no);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-	failures += !cond;
-}
 
 /* Board -> pty: every UART byte the firmware sends. */
 static void to_pty(void *ctx, uint8_t byte)
@@ -211,6 +199,5 @@ int main(int argc, char **argv)
 		check_log(eqp);
 	ok(fwsim_boots(s) == 1, "the board never reset during the session");
 	fwsim_close(s);
-	printf("1..%d\n", test_no);
-	return failures ? 1 : 0;
+	return tap_done();
 }
