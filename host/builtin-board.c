@@ -20,14 +20,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "board/client.h"
 #include "builtin.h"
 #include "eqp.h"
+#include "progress.h"
 #include "fw_defaults.h"
 #include "units.h"
+
+/* Board log copies the firmware's record flags into the recording as they are. */
+_Static_assert(FW_REC_F_DROPPED == EQP_BOARD_F_DROPPED && FW_REC_F_LATE == EQP_BOARD_F_LATE &&
+	       FW_REC_F_VCLAMP == EQP_BOARD_F_VCLAMP, "firmware and file record flags differ");
 
 static const char usage_text[] =
 	"usage: eqprof board list\n"
@@ -259,27 +262,19 @@ static int cmd_calibrate(struct board_client *c, const struct board_opts *o, str
 	return show(c, err);
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 /* Collects records until the duration, the count or Ctrl-C. */
 static int collect(struct board_client *c, const struct board_opts *o, double seconds,
 		   unsigned long long count, struct eqp_board_rec **out, size_t *n,
 		   struct eq_error *err)
 {
 	size_t cap = 0;
-	double start = now_s(), shown = 0;
-	int tty = !o->quiet && isatty(STDERR_FILENO);
+	struct eq_progress line;
 	struct fw_record r;
 
 	*out = NULL;
 	*n = 0;
-	while (!interrupted && (seconds <= 0 || now_s() - start < seconds) &&
+	eq_progress_start(&line, o->quiet, 0.25);
+	while (!interrupted && (seconds <= 0 || eq_progress_elapsed(&line) < seconds) &&
 	       (!count || *n < count)) {
 		if (board_poll(c, 20, err) < 0)
 			return -1;
@@ -297,13 +292,11 @@ static int collect(struct board_client *c, const struct board_opts *o, double se
 				.time = r.time, .seq = r.seq, .pulses = r.pulses,
 				.vbat_uv = r.vbat_uv, .flags = r.flags };
 		}
-		if (tty && now_s() - shown > 0.25) {
-			shown = now_s();
-			fprintf(stderr, "\r%zu quanta in %.1f s", *n, shown - start);
-		}
+		if (eq_progress_due(&line))
+			eq_progress_show(&line, "eqprof board log: %zu quanta in %.1f s", *n,
+					 eq_progress_elapsed(&line));
 	}
-	if (tty)
-		fprintf(stderr, "\n");
+	eq_progress_end(&line, 1);
 	return 0;
 }
 
