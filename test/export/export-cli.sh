@@ -11,13 +11,7 @@ set -u
 : "${EQPROF:?}" "${B:?}" "${SRC:?}"
 T=$(mktemp -d /tmp/export-cli.XXXXXX)
 trap 'rm -rf "$T"' EXIT
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); echo "not ok $n - $1"; }
-check() { # what, command...
-	local what=$1; shift
-	if "$@" >"$T/out" 2>"$T/err"; then ok "$what"; else not_ok "$what"; sed 's/^/# /' "$T/out" "$T/err" | head -20; fi
-}
+. "$SRC/test/lib/tap.sh"
 cd "$T"
 
 cc -g -O0 -no-pie -o prog "$SRC/test/fixtures/prog.c" "$SRC/test/fixtures/libfix.c" ||
@@ -227,4 +221,4 @@ if [ $rc -eq 2 ] && grep -q "callgrind, pprof" err; then ok "unknown format is a
 if [ $rc -eq 2 ] && grep -q -- "-o OUT" err; then ok "missing -o is a usage error"; else not_ok "missing -o (rc=$rc)"; fi
 "$EQPROF" export rec.eqp --format csv -o nodir/x.csv >out 2>err; rc=$?
 if [ $rc -eq 1 ] && grep -q "nodir" err; then ok "unwritable output: exit 1 naming it"; else not_ok "unwritable output (rc=$rc)"; fi
-echo "1..$n"
+tap_plan

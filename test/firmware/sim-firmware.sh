@@ -9,11 +9,7 @@ elf="$B/firmware/eqfw.elf"
 export LSAN_OPTIONS="suppressions=$SRC/test/firmware/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-n=0
-check() { # description, condition status
-	n=$((n + 1))
-	if [ "$2" -eq 0 ]; then echo "ok $n - $1"; else echo "not ok $n - $1"; fi
-}
+. "$SRC/test/lib/tap.sh"
 # The Idle scenario cut to 2 s: ~180 quanta of 64 pulses, jitter 5 %.
 "$EQPROF" sim --print Idle | sed 's/^phase Idle 20s/phase Idle 2s/' >"$work/idle2.scn"
 for cfg in "seed=7" "seed=8 quantum_pulses=16 jitter_pct=20"; do
@@ -25,14 +21,14 @@ for cfg in "seed=7" "seed=8 quantum_pulses=16 jitter_pct=20"; do
 	rc1=$?
 	"$EQPROF" sim "$work/idle2.scn" -o "$work/simavr" --seed "$seed" $sets -q --firmware "$elf" 2>"$work/err2"
 	rc2=$?
-	check "eqprof sim --firmware runs ($cfg)" $((rc1 + rc2))
+	check_status $((rc1 + rc2)) "eqprof sim --firmware runs ($cfg)"
 	[ $rc1 -eq 0 ] && [ $rc2 -eq 0 ] || { cat "$work/err1" "$work/err2" | sed 's/^/# /'; continue; }
 	set -- $("$B/test/firmware/boardcmp" "$work/builtin/energy.eqp" "$work/simavr/energy.eqp")
 	echo "# $cfg: built-in model $1 quanta, firmware in simavr $2 quanta, first $3 identical"
 	[ "$1" -gt 50 ] && [ "$1" -eq "$2" ] && [ "$3" -eq "$1" ]
-	check "same interrupt count and the same preload for every quantum ($1 quanta, $cfg)" $?
+	check_status $? "same interrupt count and the same preload for every quantum ($1 quanta, $cfg)"
 	# The model puts an edge 2 MCU cycles after its pulse; simavr in the pulse's own cycle.
 	[ "$4" -le 8 ]
-	check "IRQ edges at the same times within 8 MCU cycles (largest difference $4)" $?
+	check_status $? "IRQ edges at the same times within 8 MCU cycles (largest difference $4)"
 done
-echo "1..$n"
+tap_plan

@@ -10,17 +10,16 @@ set -u
 fuzz=$1 corpus=$2 runs=$3 max_len=$4 what=$5
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-n=0
-check() { n=$((n + 1)); if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
+. "$(dirname "$0")/tap.sh"
 
-[ -x "$fuzz" ]; check $? "fuzz target built ($fuzz)"
+[ -x "$fuzz" ]; check_status $? "fuzz target built ($fuzz)"
 "$fuzz" -runs=0 "$corpus" >"$work/seed.log" 2>&1
 rc=$?
 [ $rc -eq 0 ] || tail -n 40 "$work/seed.log"
-check $rc "$what: every seed in ${corpus#"${SRC:-}/"} ($(ls "$corpus" | wc -l) files)"
+check_status $rc "$what: every seed in ${corpus#"${SRC:-}/"} ($(ls "$corpus" | wc -l) files)"
 cp -r "$corpus" "$work/corpus"
 "$fuzz" -seed=1 -runs="$runs" -max_len="$max_len" "$work/corpus" >"$work/fuzz.log" 2>&1
 rc=$?
 [ $rc -eq 0 ] || tail -n 40 "$work/fuzz.log"
-check $rc "$what: $runs mutated inputs, no crash, leak or undefined behaviour"
-echo "1..$n"
+check_status $rc "$what: $runs mutated inputs, no crash, leak or undefined behaviour"
+tap_plan

@@ -8,13 +8,7 @@ set -u
 MKREC=$B/test/power/mkrec
 T=$(mktemp -d /tmp/power-cli.XXXXXX)
 trap 'rm -rf "$T"' EXIT
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); echo "not ok $n - $1"; }
-check() { # what, command...
-	local what=$1; shift
-	if "$@" >"$T/out" 2>"$T/err"; then ok "$what"; else not_ok "$what"; sed 's/^/# /' "$T/out" "$T/err" | head -20; fi
-}
+. "$SRC/test/lib/tap.sh"
 # Python reads our CSV/JSON independently of eqprof's own code.
 py() { python3 -c "$@"; }
 
@@ -167,4 +161,4 @@ if [ $rc -eq 1 ] && grep -q 'gnuplot' err && [ "$(cat keep.png)" = old ] && ! ls
 else not_ok "without gnuplot (rc=$rc)"; sed 's/^/# /' err; fi
 "$EQPROF" power missing.eqp >out 2>err; rc=$?
 if [ $rc -eq 1 ] && grep -q 'missing.eqp' err; then ok "missing recording named in the error"; else not_ok "missing recording (rc=$rc)"; fi
-echo "1..$n"
+tap_plan

@@ -7,8 +7,7 @@ set -u
 : "${EQPROF:?}" "${SRC:?}"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-n=0
-check() { local what=$1; shift; n=$((n + 1)); if "$@"; then echo "ok $n - $what"; else echo "not ok $n - $what"; fi; }
+. "$SRC/test/lib/tap.sh"
 
 B=$tmp EQPROF=$EQPROF "$SRC/scripts/demo" >"$tmp/out" 2>"$tmp/err"
 rc=$?
@@ -36,4 +35,4 @@ import re, sys
 m = re.search(r"(\d+) of (\d+) procedure rows", open(sys.argv[1]).read())
 sys.exit(0 if m and int(m.group(1)) >= 0.97 * int(m.group(2)) else 1)
 PY
-echo "1..$n"
+tap_plan

@@ -7,10 +7,7 @@ set -u
 : "${EQPROF:?}" "${SRC:?}"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-nok() { n=$((n + 1)); echo "not ok $n - $1"; }
-check() { local what=$1; shift; if "$@"; then ok "$what"; else nok "$what"; fi; }
+. "$SRC/test/lib/tap.sh"
 
 # 1: defaults against the board's one source of truth
 "$EQPROF" sim --defaults >"$tmp/defaults" 2>&1
@@ -127,4 +124,4 @@ check "--firmware with a missing ELF exits 1" test "$rc" -eq 1
 check "with a message" test -s "$tmp/err"
 check "the output folder of a failed run holds no recording" test ! -e "$tmp/fw/energy.eqp"
 
-echo "1..$n"
+tap_plan
