@@ -81,15 +81,21 @@ def header(name, desc, backlight="off", wlan=False, audio=False, audio_w=0.180):
     return s
 
 
+def app_module(app, busy):
+    """One application's module block: procedures page-aligned from 0x1000."""
+    path, procs, _ = APPS[app]
+    s = "\nmodule %s\n" % path
+    addr = 0x1000
+    for p, size, _, fac in procs:
+        s += "  proc %-18s 0x%05x 0x%04x %s\n" % (p, addr, size, mw(busy * fac))
+        addr += (size + 0xfff) & ~0xfff
+    return s
+
+
 def modules(busy, apps):
     s = COMMON_MODULES.format(pidle=mw(P_IDLE), kern=mw(busy * 0.9), mem=mw(busy * 1.2))
     for app in apps:
-        path, procs, _ = APPS[app]
-        s += "\nmodule %s\n" % path
-        addr = 0x1000
-        for p, size, _, fac in procs:
-            s += "  proc %-18s 0x%05x 0x%04x %s\n" % (p, addr, size, mw(busy * fac))
-            addr += (size + 0xfff) & ~0xfff
+        s += app_module(app, busy)
     return s
 
 
@@ -177,12 +183,7 @@ def cpu_game():
     # one kernel/coredll power level: the mean of the two parts
     s += modules((b1 + b2) / 2, [])
     for app, busy in (("cpu", b1), ("xmasrush", b2)):
-        path, procs, _ = APPS[app]
-        s += "\nmodule %s\n" % path
-        addr = 0x1000
-        for p, size, _, fac in procs:
-            s += "  proc %-18s 0x%05x 0x%04x %s\n" % (p, addr, size, mw(busy * fac))
-            addr += (size + 0xfff) & ~0xfff
+        s += app_module(app, busy)
     s += process("cpu", 200) + process("xmasrush", 201)
     s += "\nphase CPU-cached %gs\n  cpu_idle %.4f granularity 50ms\n" % (d1, f1)
     s += run_lines("cpu", extra_common=False)
