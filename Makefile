@@ -21,7 +21,7 @@ V        ?=
 CSTD      = -std=c11 -D_GNU_SOURCE
 WARN      = -Wall -Wextra -Werror -Wno-unused-parameter
 OPT      ?= -O2 -g
-INCLUDES  = -I. -Iisr/core -Ianalysis -Ihost -Ifirmware/portable -Isim
+INCLUDES  = -I. -Iisr/core $(ANALYSIS_INCLUDES) -Ihost -Ifirmware/portable -Isim
 SANITIZE  = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 SANFLAGS  = $(if $(SAN),$(SANITIZE))
 CFLAGS_ALL = $(CSTD) $(WARN) $(OPT) $(INCLUDES) $(SANFLAGS) $(EXTRA_CFLAGS) -MMD -MP

@@ -1,2 +1,11 @@
-# analysis/: the library behind report, compare, power and export.
-ANALYSIS_SRCS += $(wildcard analysis/*.c)
+# analysis/: the library behind report, compare, power and export, one
+# folder per concern:
+#   file/     the .eqp recording (reader, writer, CRC), atomic outputs, CSV import
+#   symbols/  maps, ELF and DWARF symbolization (elfutils), embedded symbol tables
+#   profile/  aggregation, statistics, tables, time/energy comparison
+#   power/    power summaries, traces, histograms, regions, gnuplot plots
+#   export/   pprof, callgrind, folded, Chrome trace, CSV
+#   util/     errors and SI quantities, used by every stage
+ANALYSIS_DIRS := file symbols profile power export util
+ANALYSIS_SRCS += $(foreach d,$(ANALYSIS_DIRS),$(wildcard analysis/$(d)/*.c))
+ANALYSIS_INCLUDES := $(foreach d,$(ANALYSIS_DIRS),-Ianalysis/$(d))

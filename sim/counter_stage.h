@@ -45,7 +45,7 @@ struct counter_edge {
 	uint32_t seq;             /* quantum number, from 0 */
 	uint32_t pulses;          /* preload used: pulses in the quantum that just ended */
 	uint32_t vbat_uv;         /* battery-terminal voltage the board measured, uV */
-	uint16_t flags;           /* EQP_BOARD_F_* (analysis/eqp.h) */
+	uint16_t flags;           /* EQP_BOARD_F_* (analysis/file/eqp.h) */
 };
 
 struct counter_stage;

@@ -66,7 +66,7 @@ enum fw_err {
 	FW_ERR_UNSUPPORTED = 11,  /* request not supported by this implementation */
 };
 
-/* Record flags (equal to EQP_BOARD_F_* in analysis/eqp.h: board log copies them). */
+/* Record flags (equal to EQP_BOARD_F_* in analysis/file/eqp.h: board log copies them). */
 #define FW_REC_F_DROPPED  0x01 /* records were dropped (UART full) before this one */
 #define FW_REC_F_LATE     0x02 /* the preload was set up late: quantum overran */
 #define FW_REC_F_VCLAMP   0x04 /* Vb outside the compensation range: ratio clamped */

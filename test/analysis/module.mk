@@ -6,13 +6,13 @@ INTEG_TESTS += $(EQ_ANALYSIS_INTEG)
 INTEG_SAN_TESTS += $(EQ_ANALYSIS_INTEG)
 
 # The import parsers' libFuzzer target, built with clang like every fuzzer.
-FUZZ_PARSERS_SRCS = test/analysis/fuzz_parsers.c analysis/csv_samples.c analysis/maps.c \
-	analysis/symfile.c analysis/symtab.c analysis/eq_error.c
+FUZZ_PARSERS_SRCS = test/analysis/fuzz_parsers.c analysis/file/csv_samples.c analysis/symbols/maps.c \
+	analysis/symbols/symfile.c analysis/symbols/symtab.c analysis/util/eq_error.c
 EXTRA_PROGS += $(B)/fuzz/fuzz_parsers
 INTEG_TESTS += test/analysis/fuzz-parsers.sh
 
-$(B)/fuzz/fuzz_parsers: $(FUZZ_PARSERS_SRCS) analysis/csv_samples.h analysis/maps.h \
-		analysis/symfile.h analysis/symtab.h
+$(B)/fuzz/fuzz_parsers: $(FUZZ_PARSERS_SRCS) analysis/file/csv_samples.h analysis/symbols/maps.h \
+		analysis/symbols/symfile.h analysis/symbols/symtab.h
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  FUZZ    $@")
 	$(Q)clang $(CSTD) -g -O1 -fsanitize=fuzzer,address,undefined $(INCLUDES) -o $@ \
@@ -20,14 +20,14 @@ $(B)/fuzz/fuzz_parsers: $(FUZZ_PARSERS_SRCS) analysis/csv_samples.h analysis/map
 
 # Everything report does with an accepted recording, fuzzed (CRCs skipped
 # like the reader's own target so mutations reach the contents).
-FUZZ_PROFILE_SRCS = test/analysis/fuzz_profile.c analysis/eqp_read.c analysis/eqp_access.c \
-	analysis/eq_error.c analysis/symbolize.c analysis/elfmod.c analysis/profile.c \
-	analysis/table.c analysis/compare.c analysis/intern.c analysis/maps.c \
-	analysis/symtab.c analysis/stats.c analysis/units.c analysis/power.c analysis/crc32c.c
+FUZZ_PROFILE_SRCS = test/analysis/fuzz_profile.c analysis/file/eqp_read.c analysis/file/eqp_access.c \
+	analysis/util/eq_error.c analysis/symbols/symbolize.c analysis/symbols/elfmod.c analysis/profile/profile.c \
+	analysis/profile/table.c analysis/profile/compare.c analysis/symbols/intern.c analysis/symbols/maps.c \
+	analysis/symbols/symtab.c analysis/profile/stats.c analysis/util/units.c analysis/power/power.c analysis/file/crc32c.c
 EXTRA_PROGS += $(B)/fuzz/fuzz_profile
 INTEG_TESTS += test/analysis/fuzz-profile.sh
 
-$(B)/fuzz/fuzz_profile: $(FUZZ_PROFILE_SRCS) $(wildcard analysis/*.h)
+$(B)/fuzz/fuzz_profile: $(FUZZ_PROFILE_SRCS) $(wildcard analysis/*/*.h)
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  FUZZ    $@")
 	$(Q)clang $(CSTD) -g -O1 -fsanitize=fuzzer,address,undefined -DEQP_FUZZING=1 $(INCLUDES) \

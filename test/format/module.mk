@@ -3,12 +3,12 @@
 UNIT_TESTS += test/format/test_eqp test/format/test_units test/format/test_crc32c
 INTEG_TESTS += test/format/fuzz-eqp.sh
 
-FUZZ_EQP_SRCS = test/format/fuzz_eqp.c analysis/eqp_read.c analysis/eqp_access.c \
-	analysis/eqp_write.c analysis/eq_error.c analysis/outfile.c analysis/crc32c.c
+FUZZ_EQP_SRCS = test/format/fuzz_eqp.c analysis/file/eqp_read.c analysis/file/eqp_access.c \
+	analysis/file/eqp_write.c analysis/util/eq_error.c analysis/file/outfile.c analysis/file/crc32c.c
 EXTRA_PROGS += $(B)/fuzz/fuzz_eqp
 
 # Built with clang: libFuzzer is clang's.  Sanitizers on, as a fuzzer should be.
-$(B)/fuzz/fuzz_eqp: $(FUZZ_EQP_SRCS) analysis/eqp.h analysis/eqp_format.h analysis/eqp_read_priv.h
+$(B)/fuzz/fuzz_eqp: $(FUZZ_EQP_SRCS) analysis/file/eqp.h analysis/file/eqp_format.h analysis/file/eqp_read_priv.h
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  FUZZ    $@")
 	$(Q)clang $(CSTD) -g -O1 -fsanitize=fuzzer,address,undefined -DEQP_FUZZING=1 $(INCLUDES) \

@@ -10,7 +10,7 @@ INTEG_SAN_TESTS += test/sim/sim-cli.sh
 
 FUZZ_SCN_SRCS = test/sim/fuzz_scenario.c sim/scenario.c sim/scenario_util.c \
 	sim/scenario_parts.c sim/scenario_phase.c sim/params.c \
-	analysis/units.c analysis/eq_error.c
+	analysis/util/units.c analysis/util/eq_error.c
 EXTRA_PROGS += $(B)/fuzz/fuzz_scenario
 
 # Built with clang: libFuzzer is clang's.  Sanitizers on, as a fuzzer should be.
