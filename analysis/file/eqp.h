@@ -107,6 +107,25 @@ struct eqp_writer;
 /* Starts a recording that becomes `path` on eqp_commit(). */
 struct eqp_writer *eqp_create(const char *path, const struct eqp_meta *meta,
 			      struct eq_error *err);
+/* EQP_W_RECORDING: samples that cannot be made again (record, board log).
+ * The file is written under a visible temporary name ("PATH.tmp.PID",
+ * eqp_writer_file()) that survives the process being killed, every chunk
+ * but SAMP is pushed to the kernel at once, and eqp_flush() pushes the
+ * samples in hand (call it about once a second).  Without the flag, a
+ * killed writer leaves nothing (see outfile.h). */
+#define EQP_W_RECORDING 0x1
+struct eqp_writer *eqp_create_flags(const char *path, const struct eqp_meta *meta,
+				    unsigned flags, struct eq_error *err);
+/* Writes the samples in hand as a chunk and pushes everything to the kernel. */
+int eqp_flush(struct eqp_writer *w, struct eq_error *err);
+/* The name being written now (the temporary, until eqp_commit()). */
+const char *eqp_writer_file(const struct eqp_writer *w);
+/* GNU build-id (lowercase hex) of a mapped file when it was recorded: the
+ * same as a "buildid:PATH" key in the header's extra lines, but written when
+ * the file is first seen (a BIDS chunk), so a recorder need not know every
+ * file before it starts. */
+int eqp_add_buildid(struct eqp_writer *w, const char *path, const char *hex,
+		    struct eq_error *err);
 int eqp_add_samples(struct eqp_writer *w, const struct eq_sample *s, size_t n,
 		    struct eq_error *err);
 int eqp_add_maps(struct eqp_writer *w, uint32_t pid, uint64_t time,

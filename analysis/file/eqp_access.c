@@ -19,9 +19,16 @@ const char *eqp_meta_get(const struct eqp_file *f, const char *key)
 	const char *line = f->extra_lines, *end = line + f->extra_len;
 
 	/* extra_lines is the extra text with each '\n' turned into '\0'. */
+	size_t i;
+
 	for (; line && line < end; line += strlen(line) + 1)
 		if (!strncmp(line, key, klen) && line[klen] == '=')
 			return line + klen + 1;
+	/* Build-ids also come as BIDS chunks, written when a file is first seen. */
+	if (!strncmp(key, "buildid:", 8))
+		for (i = f->bids.n; i--;)
+			if (!strcmp(f->bids.v[i].path, key + 8))
+				return f->bids.v[i].hex;
 	return NULL;
 }
 

@@ -29,6 +29,7 @@
 #define EQP_CHUNK_MARK EQP_FOURCC('M', 'A', 'R', 'K')
 #define EQP_CHUNK_BINF EQP_FOURCC('B', 'I', 'N', 'F')
 #define EQP_CHUNK_BREC EQP_FOURCC('B', 'R', 'E', 'C')
+#define EQP_CHUNK_BIDS EQP_FOURCC('B', 'I', 'D', 'S')
 #define EQP_CHUNK_END  EQP_FOURCC('E', 'N', 'D', ' ')
 
 #define EQP_HEAD_FIXED_LEN 40  /* mode, reserved, 3 doubles, start time */

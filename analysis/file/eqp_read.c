@@ -258,6 +258,31 @@ static int parse_mark(struct cursor *c, struct eq_error *err)
 	return 0;
 }
 
+/* BIDS: u32 path length P, u32 build-id length H, path, build-id (hex). */
+static int parse_bids(struct cursor *c, struct eq_error *err)
+{
+	struct buildid b;
+	uint32_t plen, hlen;
+
+	if (need(c, 8, err) < 0)
+		return -1;
+	plen = get32(c->p);
+	hlen = get32(c->p + 4);
+	if (8ull + plen + hlen != c->len)
+		return chunk_fail(c, err, "a path of %u and a build-id of %u bytes do not make %llu bytes",
+				  plen, hlen, (unsigned long long)c->len);
+	b.path = take_string(c, 8, plen, "path", err);
+	if (!b.path)
+		return -1;
+	b.hex = take_string(c, 8ull + plen, hlen, "build-id", err);
+	if (!b.hex || PUSH(c->f->bids, b, c, err) < 0) {
+		free(b.path);
+		free(b.hex);
+		return -1;
+	}
+	return 0;
+}
+
 static void free_symtab(struct eqp_symtab *t)
 {
 	size_t i;
@@ -427,6 +452,7 @@ static int parse_chunk(struct cursor *c, struct eq_error *err)
 	case EQP_CHUNK_MARK: return parse_mark(c, err);
 	case EQP_CHUNK_BINF: return parse_binf(c, err);
 	case EQP_CHUNK_BREC: return parse_brec(c, err);
+	case EQP_CHUNK_BIDS: return parse_bids(c, err);
 	case EQP_CHUNK_END:  return parse_end(c, err);
 	default:
 		return 0; /* a newer writer's chunk: its CRC was checked, skip it */
@@ -495,7 +521,7 @@ static int walk(struct eqp_file *f, struct eq_error *err)
 	if (!f->has_end && !f->has_warning) {
 		f->has_warning = 1;
 		snprintf(f->warning, sizeof(f->warning),
-			 "%s has no END chunk: the recording was not closed (cut short?); read %zu chunks (%llu samples)",
+			 "%s is an unfinished recording (no END chunk: its recorder was killed, is still running, or the copy was cut short); read %zu chunks (%llu samples)",
 			 f->path, c.index, (unsigned long long)f->nsamples);
 	}
 	return 0;
@@ -571,6 +597,11 @@ void eqp_close(struct eqp_file *f)
 		free((char *)f->mark.v[i].label);
 	for (i = 0; i < f->symt.n; i++)
 		free_symtab(&f->symt.v[i]);
+	for (i = 0; i < f->bids.n; i++) {
+		free(f->bids.v[i].path);
+		free(f->bids.v[i].hex);
+	}
+	free(f->bids.v);
 	free(f->maps.v);
 	free(f->comm.v);
 	free(f->mark.v);

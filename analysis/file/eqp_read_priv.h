@@ -12,6 +12,10 @@ struct sample_chunk {
 	size_t n;
 };
 
+struct buildid {
+	char *path, *hex;
+};
+
 #define VEC(type) struct { type *v; size_t n, cap; }
 
 struct eqp_file {
@@ -34,6 +38,7 @@ struct eqp_file {
 	VEC(struct eqp_lost) lost;
 	VEC(struct eqp_marker) mark;
 	VEC(struct eqp_board_rec) brec;
+	VEC(struct buildid) bids;
 	struct eqp_board_info binfo;
 	int has_binfo;
 };

@@ -17,6 +17,7 @@
 
 struct eqp_writer {
 	struct eq_outfile out;
+	unsigned flags;
 	struct eq_sample *buf;
 	size_t nbuf;
 	uint64_t nsamples;
@@ -73,6 +74,12 @@ static int write_chunk(struct eqp_writer *w, uint32_t type,
 		return eq_fail(err, "writing %s: %s (disk full?)", w->out.tmp, strerror(errno));
 	}
 	w->nchunks++;
+	/* A recording's chunks go to the kernel as they are made: a recorder
+	 * killed at any moment leaves every chunk but the one in hand. */
+	if ((w->flags & EQP_W_RECORDING) && type != EQP_CHUNK_SAMP && fflush(w->out.fp) != 0) {
+		w->failed = 1;
+		return eq_fail(err, "writing %s: %s (disk full?)", w->out.tmp, strerror(errno));
+	}
 	return 0;
 }
 
@@ -114,6 +121,12 @@ static int check_meta(const char *path, const struct eqp_meta *m,
 struct eqp_writer *eqp_create(const char *path, const struct eqp_meta *meta,
 			      struct eq_error *err)
 {
+	return eqp_create_flags(path, meta, 0, err);
+}
+
+struct eqp_writer *eqp_create_flags(const char *path, const struct eqp_meta *meta,
+				    unsigned flags, struct eq_error *err)
+{
 	unsigned char fh[EQP_FILE_HDR_LEN];
 	struct eqp_writer *w;
 
@@ -127,7 +140,9 @@ struct eqp_writer *eqp_create(const char *path, const struct eqp_meta *meta,
 		eq_fail(err, "%s: out of memory", path);
 		return NULL;
 	}
-	if (eq_outfile_open(&w->out, path, err) < 0) {
+	w->flags = flags;
+	if (eq_outfile_open_flags(&w->out, path,
+				  (flags & EQP_W_RECORDING) ? EQ_OUT_RECORDING : 0, err) < 0) {
 		free(w->buf);
 		free(w);
 		return NULL;
@@ -156,6 +171,40 @@ static int flush_samples(struct eqp_writer *w, struct eq_error *err)
 	parts[1] = (struct part){ w->buf, w->nbuf * sizeof(*w->buf) };
 	w->nbuf = 0;
 	return write_chunk(w, EQP_CHUNK_SAMP, parts, 2, err);
+}
+
+int eqp_flush(struct eqp_writer *w, struct eq_error *err)
+{
+	if (flush_samples(w, err) < 0)
+		return -1;
+	if (fflush(w->out.fp) != 0) {
+		w->failed = 1;
+		return eq_fail(err, "writing %s: %s (disk full?)",
+			       w->out.tmp ? w->out.tmp : w->out.path, strerror(errno));
+	}
+	return 0;
+}
+
+const char *eqp_writer_file(const struct eqp_writer *w)
+{
+	return w->out.tmp ? w->out.tmp : w->out.path ? w->out.path : "standard output";
+}
+
+int eqp_add_buildid(struct eqp_writer *w, const char *path, const char *hex,
+		    struct eq_error *err)
+{
+	unsigned char hdr[8];
+	size_t plen = strlen(path), hlen = strlen(hex);
+	struct part parts[3];
+
+	if (plen > EQP_MAX_STRING || hlen > 128)
+		return eq_fail(err, "%s: build-id record for %s is too long", w->out.path, path);
+	put32(hdr, (uint32_t)plen);
+	put32(hdr + 4, (uint32_t)hlen);
+	parts[0] = (struct part){ hdr, sizeof(hdr) };
+	parts[1] = (struct part){ path, plen };
+	parts[2] = (struct part){ hex, hlen };
+	return write_chunk(w, EQP_CHUNK_BIDS, parts, 3, err);
 }
 
 int eqp_add_samples(struct eqp_writer *w, const struct eq_sample *s, size_t n,
