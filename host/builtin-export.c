@@ -86,7 +86,8 @@ static int write_export(const struct export_args *a, struct export_ctx *x,
 {
 	struct eq_outfile o;
 
-	if (eq_outfile_open(&o, a->out, err) < 0)
+	if (eq_output_not_input(a->out, &a->file, 1, err) < 0 ||
+	    eq_outfile_open(&o, a->out, err) < 0)
 		return -1;
 	if (export_write(o.fp, a->fmt, x, err) < 0) {
 		eq_outfile_discard(&o);

@@ -20,6 +20,7 @@
 #include "progress.h"
 #include "csv_samples.h"
 #include "eqp.h"
+#include "outfile.h"
 #include "maps.h"
 #include "symfile.h"
 #include "symbolize.h"
@@ -414,6 +415,16 @@ static int run_import(struct import_opts *o)
 	meta.clock_hz = 1e9;
 	meta.target = o->target ? o->target : target;
 	meta.extra = extra;
+	{
+		const char *inputs[MAX_PROCS + 1];
+		size_t k;
+
+		inputs[0] = o->samples;
+		for (k = 0; k < o->nmaps; k++)
+			inputs[k + 1] = o->maps[k].value;
+		if (eq_output_not_input(o->out, inputs, o->nmaps + 1, &err) < 0)
+			goto out;
+	}
 	w = eqp_create(o->out, &meta, &err);
 	if (w && (add_maps_and_names(w, o, &err) || copy_samples(w, o, in, &count, &err))) {
 		eqp_discard(w);

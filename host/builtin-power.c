@@ -303,30 +303,23 @@ static int csv_multi_point(void *ctx, const struct power_point *p)
 	return ferror(c->out) ? -1 : 0;
 }
 
-static int write_trace_csv(const char *path, const struct power_args *a,
+static int write_trace_csv(struct eq_outfile *o, const struct power_args *a,
 			   struct power_input *in, struct eq_error *err)
 {
-	struct eq_outfile o;
 	size_t i;
 	int rc = 0;
 
-	if (eq_outfile_open(&o, path, err) < 0)
-		return -1;
 	if (a->nfiles == 1) {
-		rc = power_trace_write_csv(o.fp, &in[0], &a->trace, err);
+		rc = power_trace_write_csv(o->fp, &in[0], &a->trace, err);
 	} else {
-		fprintf(o.fp, "recording,time_s,power_w,idle\n");
+		fprintf(o->fp, "recording,time_s,power_w,idle\n");
 		for (i = 0; i < a->nfiles && rc == 0; i++) {
-			struct csv_ctx c = { o.fp, in[i].name };
+			struct csv_ctx c = { o->fp, in[i].name };
 
 			rc = power_trace_walk(&in[i], &a->trace, csv_multi_point, &c, err);
 		}
 	}
-	if (rc < 0) {
-		eq_outfile_discard(&o);
-		return -1;
-	}
-	return eq_outfile_commit(&o, err);
+	return rc;
 }
 
 static void plot_opts(const struct power_args *a, struct power_plot_opts *po)
@@ -341,7 +334,7 @@ static void plot_opts(const struct power_args *a, struct power_plot_opts *po)
 }
 
 static int write_traces(const struct power_args *a, struct power_input *in,
-			struct eq_error *err)
+			struct eq_outfile *outs, struct eq_error *err)
 {
 	const struct power_input *ptr[MAX_FILES];
 	struct power_plot_opts po;
@@ -352,8 +345,9 @@ static int write_traces(const struct power_args *a, struct power_input *in,
 		ptr[i] = &in[i];
 	for (i = 0; i < a->ntraces; i++) {
 		int rc = plot_kind_of(a->traces[i]) == PLOT_NONE ?
-			 write_trace_csv(a->traces[i], a, in, err) :
-			 power_plot_trace(a->traces[i], ptr, a->nfiles, &a->trace, &po, err);
+			 write_trace_csv(&outs[i], a, in, err) :
+			 power_plot_trace_to(&outs[i], a->traces[i], ptr, a->nfiles, &a->trace,
+					     &po, err);
 
 		if (rc < 0)
 			return -1;
@@ -361,23 +355,17 @@ static int write_traces(const struct power_args *a, struct power_input *in,
 	return 0;
 }
 
-static int write_hist_csv(const char *path, const struct power_hist *h,
+static int write_hist_csv(struct eq_outfile *o, const struct power_hist *h,
 			  const char *const *names, size_t n, int split,
 			  struct eq_error *err)
 {
-	struct eq_outfile o;
-
-	if (eq_outfile_open(&o, path, err) < 0)
-		return -1;
-	if (power_hist_write_csv(o.fp, h, names, n, split) < 0) {
-		eq_outfile_discard(&o);
-		return eq_fail(err, "writing %s failed", path);
-	}
-	return eq_outfile_commit(&o, err);
+	if (power_hist_write_csv(o->fp, h, names, n, split) < 0)
+		return eq_fail(err, "writing %s failed", o->path ? o->path : "standard output");
+	return 0;
 }
 
 static int write_hists(const struct power_args *a, struct power_input *in,
-		       struct eq_error *err)
+		       struct eq_outfile *outs, struct eq_error *err)
 {
 	struct power_hist h[MAX_FILES];
 	const char *names[MAX_FILES];
@@ -397,39 +385,61 @@ static int write_hists(const struct power_args *a, struct power_input *in,
 	}
 	for (i = 0; i < a->nhists && rc == 0; i++)
 		rc = plot_kind_of(a->hists[i]) == PLOT_NONE ?
-		     write_hist_csv(a->hists[i], h, names, a->nfiles, a->split_idle, err) :
-		     power_plot_hist(a->hists[i], h, names, a->nfiles, &po, err);
+		     write_hist_csv(&outs[i], h, names, a->nfiles, a->split_idle, err) :
+		     power_plot_hist_to(&outs[i], a->hists[i], h, names, a->nfiles, &po, err);
 	for (i = 0; i < built; i++)
 		power_hist_free(&h[i]);
 	return rc;
 }
 
+/* Every output is opened before anything is written and committed only
+ * when all are complete: `--trace ok.csv --hist /bad/h.csv` leaves no
+ * ok.csv behind. */
 static int run(const struct power_args *a, struct power_input *in, struct eq_error *err)
 {
-	struct eq_outfile o;
-	int rc = 0;
+	static struct eq_outfile outs[1 + 2 * MAX_OUTS];
+	struct eq_outfile *all[1 + 2 * MAX_OUTS];
+	const char *names[1 + 2 * MAX_OUTS];
+	size_t i, n = 0, first_trace, first_hist;
+	int rc = 0, text = a->summary || a->nregions || a->markers;
 
-	if (a->summary || a->nregions || a->markers) {
-		if (eq_outfile_open(&o, a->output, err) < 0)
-			return -1;
-		if (a->summary)
-			rc = print_summaries(a, in, o.fp, err);
-		if (rc == 0 && a->summary && (a->nregions || a->markers) && a->fmt == POWER_FMT_TABLE)
-			fputc('\n', o.fp);
-		if (rc == 0 && (a->nregions || a->markers))
-			rc = print_regions(a, in, o.fp, err);
-		if (rc < 0) {
-			eq_outfile_discard(&o);
+	if (text)
+		names[n++] = a->output;
+	first_trace = n;
+	for (i = 0; i < a->ntraces; i++)
+		names[n++] = a->traces[i];
+	first_hist = n;
+	for (i = 0; i < a->nhists; i++)
+		names[n++] = a->hists[i];
+	for (i = 0; i < n; i++) {
+		if (eq_output_not_input(names[i], (const char *const *)a->files, a->nfiles, err) < 0 ||
+		    eq_outfile_open(&outs[i], names[i], err) < 0) {
+			while (i--)
+				eq_outfile_discard(&outs[i]);
 			return -1;
 		}
-		if (eq_outfile_commit(&o, err) < 0)
-			return -1;
+		all[i] = &outs[i];
 	}
-	if (a->ntraces && write_traces(a, in, err) < 0)
+	if (text) {
+		FILE *fp = outs[0].fp;
+
+		if (a->summary)
+			rc = print_summaries(a, in, fp, err);
+		if (rc == 0 && a->summary && (a->nregions || a->markers) && a->fmt == POWER_FMT_TABLE)
+			fputc('\n', fp);
+		if (rc == 0 && (a->nregions || a->markers))
+			rc = print_regions(a, in, fp, err);
+	}
+	if (rc == 0 && a->ntraces)
+		rc = write_traces(a, in, outs + first_trace, err);
+	if (rc == 0 && a->nhists)
+		rc = write_hists(a, in, outs + first_hist, err);
+	if (rc < 0) {
+		for (i = 0; i < n; i++)
+			eq_outfile_discard(&outs[i]);
 		return -1;
-	if (a->nhists && write_hists(a, in, err) < 0)
-		return -1;
-	return 0;
+	}
+	return eq_outfile_commit_all(all, n, err);
 }
 
 int cmd_power(int argc, char **argv)

@@ -23,34 +23,9 @@
 #include "progress.h"
 #include "eqp.h"
 #include "record_perf.h"
+#include "recorder.h"
 #include "symbolize.h"
 #include "units.h"
-
-struct pid_maps {
-	uint32_t pid;
-	char *text;
-	size_t len;
-};
-
-struct comm_rec {
-	uint32_t pid;
-	uint64_t time;
-	char *name;
-};
-
-/* Samples are spooled to an unnamed temporary file while the command runs:
- * the header, which carries the build-ids of the mapped files, can only be
- * written once the maps are known. */
-struct record {
-	struct eqp_writer *w;
-	FILE *spool;
-	struct eq_error *err;
-	struct comm_rec *comms;
-	size_t ncomms;
-	struct pid_maps *maps;
-	size_t nmaps;
-	uint64_t samples, lost;
-};
 
 struct record_opts {
 	double hz, jitter;
@@ -68,64 +43,6 @@ static void usage(FILE *out)
 		"  --jitter PCT   re-draw the period within +-PCT %% after every drain (default 5)\n"
 		"  -o OUT.eqp     output recording (default eqprof.eqp)\n"
 		"  -q             no progress line\n");
-}
-
-static int on_sample(void *ctx, const struct eq_sample *s)
-{
-	struct record *r = ctx;
-
-	r->samples++;
-	if (fwrite(s, sizeof(*s), 1, r->spool) != 1)
-		return eq_fail(r->err, "spooling samples to a temporary file: %s (is $TMPDIR full?)",
-			       strerror(errno));
-	return 0;
-}
-
-static int on_mmap(void *ctx, uint32_t pid, const char *line)
-{
-	struct record *r = ctx;
-	struct pid_maps *m = NULL, *nm;
-	size_t i, add = strlen(line);
-	char *t;
-
-	for (i = 0; i < r->nmaps && !m; i++)
-		if (r->maps[i].pid == pid)
-			m = &r->maps[i];
-	if (!m) {
-		nm = realloc(r->maps, (r->nmaps + 1) * sizeof(*nm));
-		if (!nm)
-			return eq_fail(r->err, "out of memory for maps of pid %u", pid);
-		r->maps = nm;
-		m = &r->maps[r->nmaps++];
-		*m = (struct pid_maps){ .pid = pid };
-	}
-	t = realloc(m->text, m->len + add + 1);
-	if (!t)
-		return eq_fail(r->err, "out of memory for maps of pid %u", pid);
-	memcpy(t + m->len, line, add + 1);
-	m->text = t;
-	m->len += add;
-	return 0;
-}
-
-static int on_comm(void *ctx, uint32_t pid, uint64_t time, const char *name)
-{
-	struct record *r = ctx;
-	struct comm_rec *nc = realloc(r->comms, (r->ncomms + 1) * sizeof(*nc));
-
-	if (!nc || !(name = strdup(name))) {
-		if (nc)
-			r->comms = nc;
-		return eq_fail(r->err, "out of memory for the name of pid %u", pid);
-	}
-	r->comms = nc;
-	r->comms[r->ncomms++] = (struct comm_rec){ pid, time, (char *)name };
-	return 0;
-}
-
-static void on_lost(void *ctx, uint64_t count)
-{
-	((struct record *)ctx)->lost += count;
 }
 
 static int parse_opts(int argc, char **argv, struct record_opts *o)
@@ -209,91 +126,52 @@ static pid_t spawn(char **argv, int *go_fd, int *exec_err_fd)
 	return pid;
 }
 
-static int write_maps(struct record *r)
-{
-	size_t i;
+static volatile sig_atomic_t stop_signal;
 
-	for (i = 0; i < r->nmaps; i++)
-		if (eqp_add_maps(r->w, r->maps[i].pid, 0, r->maps[i].text,
-				 r->maps[i].len, r->err) < 0)
-			return -1;
-	for (i = 0; i < r->ncomms; i++)
-		if (eqp_add_comm(r->w, r->comms[i].pid, r->comms[i].time,
-				 r->comms[i].name, r->err) < 0)
-			return -1;
-	return 0;
+static void on_stop(int sig)
+{
+	stop_signal = sig;
 }
 
-static int copy_spooled_samples(struct record *r)
+/* SIGINT, SIGTERM and SIGHUP stop the recording: the command is ended and
+ * the file finished, as perf does. */
+static void catch_stop_signals(void)
 {
-	struct eq_sample buf[4096];
-	size_t n;
+	struct sigaction sa;
 
-	rewind(r->spool);
-	while ((n = fread(buf, sizeof(buf[0]), 4096, r->spool)) > 0)
-		if (eqp_add_samples(r->w, buf, n, r->err) < 0)
-			return -1;
-	if (ferror(r->spool))
-		return eq_fail(r->err, "reading back spooled samples: %s", strerror(errno));
-	return 0;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 }
 
-static void free_record(struct record *r)
+/* Ends the command we started: SIGTERM, then SIGKILL after a grace period
+ * in which its samples are still drained. */
+static void end_command(pid_t pid, int *status, struct perf_recorder *pr,
+			const struct eq_sink *sink, struct eq_error *err)
 {
-	size_t i;
+	int i;
 
-	for (i = 0; i < r->nmaps; i++)
-		free(r->maps[i].text);
-	for (i = 0; i < r->ncomms; i++)
-		free(r->comms[i].name);
-	free(r->maps);
-	free(r->comms);
-	if (r->spool)
-		fclose(r->spool);
-}
-
-/* "buildid:PATH=HEX" for every mapped file that has one, so report can tell
- * when a binary was rebuilt after the recording. */
-static void append_build_ids(const struct record *r, char *extra, size_t size)
-{
-	size_t used = strlen(extra), i;
-	char path[4096], hex[128], key[4200];
-	struct eq_error ignored;
-
-	for (i = 0; i < r->nmaps; i++) {
-		const char *line = r->maps[i].text;
-
-		for (; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
-			const char *slash = strchr(line, '/'), *nl = strchr(line, '\n');
-			size_t len;
-
-			if (!slash || (nl && slash > nl))
-				continue;
-			len = nl ? (size_t)(nl - slash) : strlen(slash);
-			if (len >= sizeof(path))
-				continue;
-			memcpy(path, slash, len);
-			path[len] = '\0';
-			snprintf(key, sizeof(key), "\n%s%s=", EQ_BUILDID_KEY_PREFIX, path);
-			if (strstr(extra, key) || eq_elf_build_id(path, hex, sizeof(hex), &ignored) < 0)
-				continue;
-			used += (size_t)snprintf(extra + used, size > used ? size - used : 0,
-						 "%s%s=%s\n", EQ_BUILDID_KEY_PREFIX, path, hex);
-			if (used >= size) {
-				extra[size - 1] = '\0';
-				return;
-			}
-		}
+	kill(pid, SIGTERM);
+	for (i = 0; i < 20; i++) {
+		if (waitpid(pid, status, WNOHANG) != 0)
+			return;
+		perf_recorder_drain(pr, 100, sink, err);
 	}
+	kill(pid, SIGKILL);
+	waitpid(pid, status, 0);
 }
 
-static int run(const struct record_opts *o, struct record *rec, struct eq_error *err,
-	       int *status)
+static int run(const struct record_opts *o, struct recorder *rec, struct eq_error *err,
+	       int *status, int *started)
 {
-	struct perf_sink sink = { rec, on_sample, on_mmap, on_comm, on_lost };
-	int go, eefd, e;
+	struct eq_sink sink = recorder_sink(rec);
+	int go, eefd, e, rc = 0;
 	struct eq_progress line;
 	struct perf_recorder *pr;
+	double next_tick = 1.0;
 	pid_t pid = spawn(o->argv, &go, &eefd);
 
 	if (pid < 0)
@@ -312,21 +190,41 @@ static int run(const struct record_opts *o, struct record *rec, struct eq_error 
 		return eq_fail(err, "cannot run '%s': %s", o->argv[0], strerror(e));
 	}
 	close(eefd);
+	*started = 1;
 	eq_progress_start(&line, o->quiet, 0.5);
 	while (waitpid(pid, status, WNOHANG) == 0) {
-		if (perf_recorder_drain(pr, 100, &sink, err) < 0)
-			break;
-		if (eq_progress_due(&line)) {
-			double t = eq_progress_elapsed(&line);
+		double t;
 
-			eq_progress_show(&line, "eqprof record: %llu samples (%.0f/s, %.1f s)",
-					 (unsigned long long)rec->samples, rec->samples / t, t);
+		if (stop_signal) {
+			end_command(pid, status, pr, &sink, err);
+			break;
 		}
+		if (perf_recorder_drain(pr, 100, &sink, err) < 0 ||
+		    (recorder_error(rec) && eq_fail(err, "%s", recorder_error(rec)))) {
+			rc = -1;
+			end_command(pid, status, pr, &sink, err);
+			break;
+		}
+		t = eq_progress_elapsed(&line);
+		if (t >= next_tick) {
+			/* about once a second, what was recorded goes to the file */
+			next_tick = t + 1.0;
+			if (recorder_tick(rec, err) < 0) {
+				rc = -1;
+				end_command(pid, status, pr, &sink, err);
+				break;
+			}
+		}
+		if (eq_progress_due(&line))
+			eq_progress_show(&line, "eqprof record: %llu samples (%.0f/s, %.1f s)",
+					 (unsigned long long)recorder_stats(rec)->samples,
+					 recorder_stats(rec)->samples / t, t);
 	}
-	e = perf_recorder_drain(pr, 0, &sink, err);
+	if (rc == 0)
+		rc = perf_recorder_drain(pr, 0, &sink, err);
 	perf_recorder_close(pr);
 	eq_progress_end(&line, 1);
-	return e;
+	return rc;
 }
 
 static void describe_target(char *target, size_t size, char *extra, size_t xsize,
@@ -349,11 +247,12 @@ int cmd_record(int argc, char **argv)
 {
 	struct record_opts o;
 	struct eq_error err = { "" };
-	struct record rec = { .err = &err };
+	struct recorder *rec;
+	const struct recorder_stats *st;
 	static char extra[65536];
 	char target[512] = "";
 	struct timespec wall;
-	int rc = parse_opts(argc, argv, &o), status = 0;
+	int rc = parse_opts(argc, argv, &o), status = 0, started = 0;
 	struct eqp_meta meta = { .mode = EQP_MODE_TIME, .clock_hz = 1e9 };
 
 	if (rc)
@@ -364,36 +263,51 @@ int cmd_record(int argc, char **argv)
 	meta.target = target;
 	meta.extra = extra;
 	meta.start_unix_ns = (int64_t)wall.tv_sec * 1000000000 + wall.tv_nsec;
-	rec.spool = tmpfile();
-	if (!rec.spool) {
-		eq_fail(&err, "cannot create a temporary file for samples: %s", strerror(errno));
+	/* The file exists before the command starts: an unwritable output is
+	 * found at once, and a recorder killed later leaves what it recorded. */
+	rec = recorder_open(o.out, &meta, &err);
+	if (!rec)
+		goto fail;
+	catch_stop_signals();
+	rc = run(&o, rec, &err, &status, &started);
+	st = recorder_stats(rec);
+	if (rc < 0 && !started) {
+		recorder_discard(rec); /* the command never ran: nothing to keep */
 		goto fail;
 	}
-	signal(SIGINT, SIG_IGN); /* Ctrl-C stops the command; we still write the file */
-	if (run(&o, &rec, &err, &status) < 0)
-		goto fail;
-	append_build_ids(&rec, extra, sizeof(extra));
-	rec.w = eqp_create(o.out, &meta, &err);
-	if (!rec.w)
-		goto fail;
-	if (copy_spooled_samples(&rec) < 0 || write_maps(&rec) < 0 ||
-	    (rec.lost && eqp_add_lost(rec.w, 0, rec.lost, &err) < 0)) {
-		eqp_discard(rec.w);
-		goto fail;
+	if (rc < 0) {
+		fprintf(stderr, "eqprof record: %s\n", err.msg);
+		fprintf(stderr, "eqprof record: finishing the recording with what was recorded\n");
 	}
-	if (eqp_commit(rec.w, &err) < 0)
-		goto fail;
-	free_record(&rec);
-	if (!o.quiet)
-		fprintf(stderr, "eqprof record: %llu samples (%llu lost) written to %s\n",
-			(unsigned long long)rec.samples, (unsigned long long)rec.lost, o.out);
+	{
+		uint64_t samples = st->samples, lost = st->lost;
+		char *file = strdup(recorder_file(rec));
+
+		if (recorder_commit(rec, &err) < 0) {
+			fprintf(stderr, "eqprof record: %s\n", err.msg);
+			if (file)
+				fprintf(stderr, "eqprof record: the unfinished recording is %s\n", file);
+			free(file);
+			return 1;
+		}
+		free(file);
+		if (!o.quiet)
+			fprintf(stderr, "eqprof record: %llu samples (%llu lost) written to %s%s\n",
+				(unsigned long long)samples, (unsigned long long)lost, o.out,
+				stop_signal ? " (stopped by a signal; the command was ended)" : "");
+	}
+	if (rc < 0)
+		return 1;
 	if (WIFEXITED(status) && WEXITSTATUS(status)) {
 		fprintf(stderr, "eqprof record: %s exited with status %d\n", o.argv[0], WEXITSTATUS(status));
 		return WEXITSTATUS(status);
 	}
-	return 0;
+	if (WIFSIGNALED(status) && !stop_signal) {
+		fprintf(stderr, "eqprof record: %s was killed by signal %d\n", o.argv[0], WTERMSIG(status));
+		return 128 + WTERMSIG(status);
+	}
+	return stop_signal ? 128 + stop_signal : 0;
 fail:
-	free_record(&rec);
 	fprintf(stderr, "eqprof record: %s\n", err.msg);
 	return 1;
 }

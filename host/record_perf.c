@@ -59,6 +59,30 @@ struct comm_rec {
 	char comm[];
 };
 
+struct fork_rec {
+	struct perf_event_header h;
+	uint32_t pid, ppid, tid, ptid;
+	uint64_t time;
+};
+
+/* sample_id_all: every other record ends with pid, tid, time, cpu (the
+ * sample_type fields, in order). */
+struct id_trailer {
+	uint32_t pid, tid;
+	uint64_t time;
+	uint32_t cpu, res;
+};
+
+static uint64_t record_time(const struct perf_event_header *h)
+{
+	struct id_trailer t;
+
+	if (h->size < sizeof(*h) + sizeof(t))
+		return 0;
+	memcpy(&t, (const char *)h + h->size - sizeof(t), sizeof(t));
+	return t.time;
+}
+
 struct lost_rec {
 	struct perf_event_header h;
 	uint64_t id, lost;
@@ -97,6 +121,9 @@ static int open_event(struct perf_recorder *r, pid_t pid, int cpu, struct eq_err
 	a.mmap = 1;
 	a.mmap2 = 1;
 	a.comm = 1;
+	a.comm_exec = 1;
+	a.task = 1;          /* FORK and EXIT records */
+	a.sample_id_all = 1; /* times on MMAP2, COMM and FORK records too */
 	a.use_clockid = 1;
 	a.clockid = CLOCK_MONOTONIC;
 	a.watermark = 1;
@@ -151,7 +178,7 @@ static void maps_line(const struct mmap2_rec *m, char *buf, size_t size)
 }
 
 static int handle(struct perf_recorder *r, const struct perf_event_header *h,
-		  const struct perf_sink *sink)
+		  const struct eq_sink *sink)
 {
 	char line[4096 + 128];
 
@@ -170,23 +197,32 @@ static int handle(struct perf_recorder *r, const struct perf_event_header *h,
 		const struct mmap2_rec *m = (const void *)h;
 
 		maps_line(m, line, sizeof(line));
-		return sink->mmap(sink->ctx, m->pid, line);
+		return sink->mmap(sink->ctx, m->pid, record_time(h), line);
 	}
 	case PERF_RECORD_COMM: {
 		const struct comm_rec *c = (const void *)h;
+		char name[17];
 
-		return sink->comm(sink->ctx, c->pid, 0, c->comm);
+		/* the name is NUL-padded to 8 bytes before the id trailer */
+		snprintf(name, sizeof(name), "%s", c->comm);
+		return sink->comm(sink->ctx, c->pid, c->tid, record_time(h), name,
+				  !!(h->misc & PERF_RECORD_MISC_COMM_EXEC));
+	}
+	case PERF_RECORD_FORK: {
+		const struct fork_rec *f = (const void *)h;
+
+		return sink->fork(sink->ctx, f->ppid, f->pid, f->tid, f->time);
 	}
 	case PERF_RECORD_LOST:
-		sink->lost(sink->ctx, ((const struct lost_rec *)(const void *)h)->lost);
+		sink->lost(sink->ctx, 0, ((const struct lost_rec *)(const void *)h)->lost);
 		return 0;
 	default:
-		return 0; /* FORK, EXIT, THROTTLE...: not needed for a profile */
+		return 0; /* EXIT, THROTTLE...: not needed for a profile */
 	}
 }
 
 static int drain_ring(struct perf_recorder *r, struct cpu_ring *c,
-		      const struct perf_sink *sink, struct eq_error *err)
+		      const struct eq_sink *sink, struct eq_error *err)
 {
 	struct perf_event_mmap_page *meta = c->ring;
 	const unsigned char *data = (const unsigned char *)c->ring + (r->ring_size - r->data_size);
@@ -216,7 +252,7 @@ static int drain_ring(struct perf_recorder *r, struct cpu_ring *c,
 }
 
 int perf_recorder_drain(struct perf_recorder *r, int timeout_ms,
-			const struct perf_sink *sink, struct eq_error *err)
+			const struct eq_sink *sink, struct eq_error *err)
 {
 	struct pollfd p[MAX_CPUS];
 	int i;

@@ -6,7 +6,9 @@
  * of the threads and children it starts), with the interrupted user-space pc,
  * pid, tid, cpu and a CLOCK_MONOTONIC timestamp.  Memory maps and process
  * names come from the same ring (MMAP2 and COMM records), so nothing has to
- * be read from /proc after the command has exited.  The period is re-drawn
+ * be read from /proc after the command has exited; FORK records give a
+ * child that forks without exec its parent's maps, and COMM records marked
+ * as exec start a new address space.  The period is re-drawn
  * within +-jitter after every drain, against aliasing with periodic work.
  */
 #ifndef EQ_RECORD_PERF_H
@@ -17,24 +19,16 @@
 
 #include "eq_error.h"
 #include "eq_sample.h"
+#include "recorder.h"
 
 struct perf_recorder;
-
-/* What the recorder hands over as it drains the kernel's ring. */
-struct perf_sink {
-	void *ctx;
-	int (*sample)(void *ctx, const struct eq_sample *s);
-	int (*mmap)(void *ctx, uint32_t pid, const char *maps_line);
-	int (*comm)(void *ctx, uint32_t pid, uint64_t time, const char *name);
-	void (*lost)(void *ctx, uint64_t count);
-};
 
 /* Samples `pid` (not yet exec'ed: the counter starts at its exec). */
 struct perf_recorder *perf_recorder_open(pid_t pid, double hz, double jitter_pct,
 					 unsigned seed, struct eq_error *err);
 /* Waits up to timeout_ms for data, then hands everything in the ring to sink. */
 int perf_recorder_drain(struct perf_recorder *r, int timeout_ms,
-			const struct perf_sink *sink, struct eq_error *err);
+			const struct eq_sink *sink, struct eq_error *err);
 void perf_recorder_close(struct perf_recorder *r);
 
 #endif

@@ -135,7 +135,8 @@ int eq_report_write(const char *cmd, const struct eq_report_opts *o,
 	struct eq_outfile out;
 	struct eq_error err;
 
-	if (eq_outfile_open(&out, o->out ? o->out : "-", &err)) {
+	if (eq_output_not_input(o->out, o->files, 2, &err) ||
+	    eq_outfile_open(&out, o->out ? o->out : "-", &err)) {
 		fprintf(stderr, "eqprof %s: %s\n", cmd, err.msg);
 		return 1;
 	}

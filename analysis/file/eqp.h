@@ -146,6 +146,9 @@ int eqp_add_board_records(struct eqp_writer *w, const struct eqp_board_rec *r,
 int eqp_commit(struct eqp_writer *w, struct eq_error *err);
 /* Removes the temporary file; frees w. */
 void eqp_discard(struct eqp_writer *w);
+/* Closes the file and leaves it under its temporary name, unfinished but
+ * readable (a recording whose writer failed late); frees w. */
+void eqp_abandon(struct eqp_writer *w);
 
 /* ---- reading ---------------------------------------------------------- */
 

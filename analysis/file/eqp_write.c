@@ -351,20 +351,35 @@ int eqp_commit(struct eqp_writer *w, struct eq_error *err)
 	unsigned char end[16];
 	int rc;
 
-	if (flush_samples(w, err) < 0) {
-		eqp_discard(w);
-		return -1;
-	}
+	if (flush_samples(w, err) < 0)
+		goto failed;
 	put64(end, w->nsamples);
 	put64(end + 8, w->nchunks);
-	if (write_chunk(w, EQP_CHUNK_END, &(struct part){ end, sizeof(end) }, 1, err) < 0) {
-		eqp_discard(w);
-		return -1;
-	}
+	if (write_chunk(w, EQP_CHUNK_END, &(struct part){ end, sizeof(end) }, 1, err) < 0)
+		goto failed;
+	if ((w->flags & EQP_W_RECORDING) && eq_outfile_flush(&w->out, err) < 0)
+		goto failed;
 	rc = eq_outfile_commit(&w->out, err);
 	free(w->buf);
 	free(w);
 	return rc;
+failed:
+	/* A recording's unfinished file stays: it holds samples that cannot be
+	 * made again; anything else is removed. */
+	if (w->flags & EQP_W_RECORDING)
+		eqp_abandon(w);
+	else
+		eqp_discard(w);
+	return -1;
+}
+
+void eqp_abandon(struct eqp_writer *w)
+{
+	if (!w)
+		return;
+	eq_outfile_abandon(&w->out);
+	free(w->buf);
+	free(w);
 }
 
 void eqp_discard(struct eqp_writer *w)

@@ -27,6 +27,7 @@ struct slot {
 };
 
 static struct slot slots[NSLOTS];
+int eq_outfile_no_tmpfile;
 static int handlers_installed;
 static const int cleanup_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
 
@@ -168,7 +169,8 @@ static int open_temp(struct eq_outfile *o, struct eq_error *err)
 	int fd = -1, n;
 
 #ifdef O_TMPFILE
-	if (!(o->flags & EQ_OUT_RECORDING) && access("/proc/self/fd", X_OK) == 0) {
+	if (!(o->flags & EQ_OUT_RECORDING) && !eq_outfile_no_tmpfile &&
+	    access("/proc/self/fd", X_OK) == 0) {
 		char *dir = dir_of(o->target);
 
 		if (!dir)
@@ -338,8 +340,10 @@ static int place(struct eq_outfile *o, struct eq_error *err)
 	if (!o->path || o->through)
 		return 0;
 	if (rename(o->tmp, o->target) != 0) {
-		eq_fail(err, "cannot rename %s to %s: %s", o->tmp, o->target, strerror(errno));
-		unlink(o->tmp);
+		eq_fail(err, "cannot rename %s to %s: %s%s", o->tmp, o->target, strerror(errno),
+			(o->flags & EQ_OUT_RECORDING) ? "; the recording is kept under the first name" : "");
+		if (!(o->flags & EQ_OUT_RECORDING))
+			unlink(o->tmp);
 		return -1;
 	}
 	return 0;
@@ -399,7 +403,10 @@ static void release(struct eq_outfile *o)
 int eq_outfile_commit(struct eq_outfile *o, struct eq_error *err)
 {
 	if (prepare(o, err) < 0 || place(o, err) < 0) {
-		eq_outfile_discard(o);
+		if (o->flags & EQ_OUT_RECORDING)
+			eq_outfile_abandon(o); /* the samples cannot be made again */
+		else
+			eq_outfile_discard(o);
 		return -1;
 	}
 	release(o);
@@ -413,6 +420,17 @@ void eq_outfile_discard(struct eq_outfile *o)
 			fclose(o->fp);
 		if (o->tmp)
 			unlink(o->tmp);
+	}
+	release(o);
+}
+
+void eq_outfile_abandon(struct eq_outfile *o)
+{
+	if (o->fp) {
+		if (o->path)
+			fclose(o->fp);
+		else
+			fflush(o->fp);
 	}
 	release(o);
 }

@@ -60,6 +60,9 @@ int eq_outfile_open_flags(struct eq_outfile *o, const char *path, unsigned flags
 int eq_outfile_commit(struct eq_outfile *o, struct eq_error *err);
 /* Abandons the output: removes the temporary. */
 void eq_outfile_discard(struct eq_outfile *o);
+/* Closes the output and leaves the temporary where it is (an unfinished
+ * recording is the user's data). */
+void eq_outfile_abandon(struct eq_outfile *o);
 /* Pushes what was written so far to the kernel (a recording's chunks then
  * survive the process being killed). */
 int eq_outfile_flush(struct eq_outfile *o, struct eq_error *err);
@@ -98,6 +101,10 @@ int eq_outdir_file(struct eq_outdir *d, struct eq_outfile *o, const char *name,
 		   struct eq_error *err);
 int eq_outdir_commit(struct eq_outdir *d, struct eq_error *err);
 void eq_outdir_discard(struct eq_outdir *d);
+
+/* Tests: 1 makes every temporary a named one, as on a file system without
+ * O_TMPFILE. */
+extern int eq_outfile_no_tmpfile;
 
 /* Creates every missing folder of path's parent (mkdir -p of dirname). */
 int eq_mkdir_parents(const char *path, struct eq_error *err);

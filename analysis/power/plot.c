@@ -7,6 +7,7 @@
  * plot leaves the caller's script intact for the error message.
  */
 #include "plot.h"
+#include "outfile.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -154,11 +155,15 @@ static int run_gnuplot(const char *driver, const char *errlog, struct eq_error *
 	return eq_fail(err, "gnuplot failed with status %d: %s", WEXITSTATUS(status), tail);
 }
 
-int plot_render(struct plot *p, const char *out, int width, int height,
-		struct eq_error *err)
+/* gnuplot draws into the plot's private folder (no name anyone else can
+ * plant), the image is checked, then copied into the output. */
+int plot_render_to(struct plot *p, struct eq_outfile *o, const char *out, int width,
+		   int height, struct eq_error *err)
 {
 	enum plot_kind kind = plot_kind_of(out);
-	char driver[320], errlog[320], *tmp = NULL;
+	char driver[320], errlog[320], img[320], buf[65536];
+	FILE *f;
+	size_t n;
 
 	if (kind == PLOT_NONE)
 		return eq_fail(err, "%s: a plot is written as .png or .svg", out);
@@ -167,24 +172,40 @@ int plot_render(struct plot *p, const char *out, int width, int height,
 		return eq_fail(err, "writing %s failed: %s", p->script_path, strerror(errno));
 	}
 	p->script = NULL;
-	if (asprintf(&tmp, "%s.tmp.%ld", out, (long)getpid()) < 0)
-		return eq_fail(err, "%s: out of memory", out);
+	snprintf(img, sizeof(img), "%s/image.%s", p->dir, kind == PLOT_PNG ? "png" : "svg");
 	snprintf(errlog, sizeof(errlog), "%s/gnuplot.log", p->dir);
-	if (write_driver(p, tmp, kind, width, height, driver, sizeof(driver), err) < 0 ||
+	if (write_driver(p, img, kind, width, height, driver, sizeof(driver), err) < 0 ||
 	    run_gnuplot(driver, errlog, err) < 0 ||
-	    plot_check_image(tmp, kind, err) < 0) {
-		unlink(tmp);
-		free(tmp);
+	    plot_check_image(img, kind, err) < 0)
 		return eq_fail_prefix(err, "plotting %s", out);
+	f = fopen(img, "rb");
+	if (!f)
+		return eq_fail(err, "plotting %s: cannot read %s: %s", out, img, strerror(errno));
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		if (fwrite(buf, 1, n, o->fp) != n)
+			break;
+	if (ferror(f) || ferror(o->fp)) {
+		fclose(f);
+		return eq_fail(err, "writing %s failed: %s (disk full?)", out, strerror(errno));
 	}
-	if (rename(tmp, out) != 0) {
-		eq_fail(err, "cannot rename %s to %s: %s", tmp, out, strerror(errno));
-		unlink(tmp);
-		free(tmp);
+	fclose(f);
+	return 0;
+}
+
+int plot_render(struct plot *p, const char *out, int width, int height,
+		struct eq_error *err)
+{
+	struct eq_outfile o;
+
+	if (plot_kind_of(out) == PLOT_NONE)
+		return eq_fail(err, "%s: a plot is written as .png or .svg", out);
+	if (eq_outfile_open(&o, out, err) < 0)
+		return -1;
+	if (plot_render_to(p, &o, out, width, height, err) < 0) {
+		eq_outfile_discard(&o);
 		return -1;
 	}
-	free(tmp);
-	return 0;
+	return eq_outfile_commit(&o, err);
 }
 
 void plot_end(struct plot *p)

@@ -4,7 +4,8 @@
  * A plot is a private temporary directory holding the data files and the
  * script; plot_render() adds the terminal for the output's extension (.png:
  * pngcairo, .svg: svg), runs `gnuplot SCRIPT`, checks its exit status and
- * the file it wrote (PNG signature / SVG root), and renames it into place.
+ * the file it wrote (PNG signature / SVG root), and copies it into the
+ * output (outfile.h: atomic, never through a planted name).
  * Nothing is drawn by hand, and an existing output is never half-written.
  */
 #ifndef EQ_PLOT_H
@@ -34,6 +35,11 @@ void plot_quote(FILE *script, const char *s);
 /* Runs gnuplot on the script and puts the image at out. */
 int plot_render(struct plot *p, const char *out, int width, int height,
 		struct eq_error *err);
+/* The same, writing the image into an output the caller opened (and
+ * commits); out names it and chooses the format. */
+struct eq_outfile;
+int plot_render_to(struct plot *p, struct eq_outfile *o, const char *out, int width,
+		   int height, struct eq_error *err);
 /* Removes the temporary directory. */
 void plot_end(struct plot *p);
 

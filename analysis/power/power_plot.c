@@ -92,6 +92,14 @@ int power_plot_trace(const char *out, const struct power_input *const *in, size_
 		     const struct power_trace_opts *t, const struct power_plot_opts *o,
 		     struct eq_error *err)
 {
+	return power_plot_trace_to(NULL, out, in, n, t, o, err);
+}
+
+int power_plot_trace_to(struct eq_outfile *dst, const char *out,
+			const struct power_input *const *in, size_t n,
+			const struct power_trace_opts *t, const struct power_plot_opts *o,
+			struct eq_error *err)
+{
 	struct plot pl;
 	char path[8][320];
 	const char *names[8];
@@ -131,7 +139,7 @@ int power_plot_trace(const char *out, const struct power_input *const *in, size_
 		}
 		fputc('\n', s);
 		dims(o, &w, &h);
-		rc = plot_render(&pl, out, w, h, err);
+		rc = dst ? plot_render_to(&pl, dst, out, w, h, err) : plot_render(&pl, out, w, h, err);
 	}
 	plot_end(&pl);
 	return rc;
@@ -201,6 +209,13 @@ int power_plot_hist(const char *out, const struct power_hist *h,
 		    const char *const *names, size_t n,
 		    const struct power_plot_opts *o, struct eq_error *err)
 {
+	return power_plot_hist_to(NULL, out, h, names, n, o, err);
+}
+
+int power_plot_hist_to(struct eq_outfile *dst, const char *out, const struct power_hist *h,
+		       const char *const *names, size_t n,
+		       const struct power_plot_opts *o, struct eq_error *err)
+{
 	struct plot pl;
 	char path[8][320], bucket[32];
 	size_t i;
@@ -228,7 +243,7 @@ int power_plot_hist(const char *out, const struct power_hist *h,
 			hist_series(s, path[i], names[i], i, o->split_idle, i == 0);
 		fputc('\n', s);
 		dims(o, &w, &ht);
-		rc = plot_render(&pl, out, w, ht, err);
+		rc = dst ? plot_render_to(&pl, dst, out, w, ht, err) : plot_render(&pl, out, w, ht, err);
 	}
 	plot_end(&pl);
 	return rc;

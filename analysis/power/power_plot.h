@@ -19,6 +19,17 @@ struct power_plot_opts {
 int power_plot_trace(const char *out, const struct power_input *const *in, size_t n,
 		     const struct power_trace_opts *t, const struct power_plot_opts *o,
 		     struct eq_error *err);
+/* The same, into an output the caller opened and commits (several
+ * outputs of one command, all or nothing). */
+struct eq_outfile;
+int power_plot_trace_to(struct eq_outfile *dst, const char *out,
+			const struct power_input *const *in, size_t n,
+			const struct power_trace_opts *t, const struct power_plot_opts *o,
+			struct eq_error *err);
+int power_plot_hist_to(struct eq_outfile *dst, const char *out, const struct power_hist *h,
+		       const char *const *names, size_t n,
+		       const struct power_plot_opts *o, struct eq_error *err);
+
 /* Histograms overlaid on one plot (Figures 9-11). */
 int power_plot_hist(const char *out, const struct power_hist *h,
 		    const char *const *names, size_t n,

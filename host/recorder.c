@@ -1,0 +1,393 @@
+/*
+ * recorder.c - the recording being written while samples arrive; see
+ * recorder.h.
+ */
+#include "recorder.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "symbolize.h"
+
+struct proc {
+	uint32_t pid;         /* 0 = empty slot (pid 0 is the idle task: never mapped) */
+	char *maps;           /* accumulated /proc/PID/maps text */
+	size_t len, cap;
+	uint64_t maps_time;   /* when this address space began (exec), 0 = start */
+	int dirty;            /* maps changed since the last MAPS chunk */
+	char *comm;
+};
+
+struct recorder {
+	struct eqp_writer *w;
+	struct eq_error err;  /* first error of a sink callback */
+	int failed;
+	struct proc *procs;   /* open addressing on pid */
+	size_t nprocs, cap;
+	char **files;         /* open addressing on path: build-ids already looked up */
+	size_t nfiles, fcap;
+	uint64_t lost_pending;
+	uint32_t lost_source;
+	struct recorder_stats st;
+};
+
+static size_t hash_u32(uint32_t x)
+{
+	x ^= x >> 16;
+	x *= 0x7feb352dU;
+	x ^= x >> 15;
+	x *= 0x846ca68bU;
+	x ^= x >> 16;
+	return x;
+}
+
+static size_t hash_str(const char *s)
+{
+	size_t h = 1469598103934665603ULL;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
+	return h;
+}
+
+static int fail(struct recorder *r, const char *what, uint32_t pid)
+{
+	if (!r->failed)
+		eq_fail(&r->err, "%s (pid %u)", what, pid);
+	r->failed = 1;
+	return -1;
+}
+
+static struct proc *proc_get(struct recorder *r, uint32_t pid, int create)
+{
+	size_t i;
+
+	if (r->cap && pid) {
+		for (i = hash_u32(pid) & (r->cap - 1); r->procs[i].pid; i = (i + 1) & (r->cap - 1))
+			if (r->procs[i].pid == pid)
+				return &r->procs[i];
+	}
+	if (!create || !pid)
+		return NULL;
+	if ((r->nprocs + 1) * 2 > r->cap) {
+		size_t ncap = r->cap ? r->cap * 2 : 64, j;
+		struct proc *np = calloc(ncap, sizeof(*np));
+
+		if (!np)
+			return NULL;
+		for (j = 0; j < r->cap; j++) {
+			if (!r->procs[j].pid)
+				continue;
+			for (i = hash_u32(r->procs[j].pid) & (ncap - 1); np[i].pid; i = (i + 1) & (ncap - 1))
+				;
+			np[i] = r->procs[j];
+		}
+		free(r->procs);
+		r->procs = np;
+		r->cap = ncap;
+	}
+	for (i = hash_u32(pid) & (r->cap - 1); r->procs[i].pid; i = (i + 1) & (r->cap - 1))
+		;
+	r->procs[i] = (struct proc){ .pid = pid };
+	r->nprocs++;
+	r->st.processes++;
+	return &r->procs[i];
+}
+
+/* 1 when path is new (and remembers it), 0 when seen, -1 out of memory. */
+static int file_first_seen(struct recorder *r, const char *path)
+{
+	size_t i;
+
+	if ((r->nfiles + 1) * 2 > r->fcap) {
+		size_t ncap = r->fcap ? r->fcap * 2 : 64, j;
+		char **nf = calloc(ncap, sizeof(*nf));
+
+		if (!nf)
+			return -1;
+		for (j = 0; j < r->fcap; j++) {
+			if (!r->files[j])
+				continue;
+			for (i = hash_str(r->files[j]) & (ncap - 1); nf[i]; i = (i + 1) & (ncap - 1))
+				;
+			nf[i] = r->files[j];
+		}
+		free(r->files);
+		r->files = nf;
+		r->fcap = ncap;
+	}
+	for (i = hash_str(path) & (r->fcap - 1); r->files[i]; i = (i + 1) & (r->fcap - 1))
+		if (!strcmp(r->files[i], path))
+			return 0;
+	r->files[i] = strdup(path);
+	if (!r->files[i])
+		return -1;
+	r->nfiles++;
+	return 1;
+}
+
+static int append(struct proc *p, const char *text, size_t n)
+{
+	if (p->len + n + 1 > p->cap) {
+		size_t ncap = (p->len + n + 1) * 2;
+		char *t = realloc(p->maps, ncap);
+
+		if (!t)
+			return -1;
+		p->maps = t;
+		p->cap = ncap;
+	}
+	memcpy(p->maps + p->len, text, n);
+	p->len += n;
+	p->maps[p->len] = '\0';
+	p->dirty = 1;
+	return 0;
+}
+
+/* The path of a maps line ("... inode  /path"), or NULL for anonymous and
+ * [special] mappings. */
+static const char *maps_path(const char *line, char *buf, size_t size)
+{
+	const char *slash = strchr(line, '/'), *nl;
+	size_t len;
+
+	if (!slash)
+		return NULL;
+	nl = strchr(slash, '\n');
+	len = nl ? (size_t)(nl - slash) : strlen(slash);
+	if (len >= size)
+		return NULL;
+	memcpy(buf, slash, len);
+	buf[len] = '\0';
+	return buf;
+}
+
+static int on_sample(void *ctx, const struct eq_sample *s)
+{
+	struct recorder *r = ctx;
+
+	if (r->failed)
+		return -1;
+	r->st.samples++;
+	if (eqp_add_samples(r->w, s, 1, &r->err) < 0) {
+		r->failed = 1;
+		return -1;
+	}
+	return 0;
+}
+
+static int on_mmap(void *ctx, uint32_t pid, uint64_t time, const char *line)
+{
+	struct recorder *r = ctx;
+	struct proc *p = proc_get(r, pid, 1);
+	char path[4096], hex[128];
+	struct eq_error ignored;
+	int first;
+
+	(void)time;
+	if (!p || append(p, line, strlen(line)) < 0)
+		return fail(r, "out of memory for memory maps", pid);
+	if (!maps_path(line, path, sizeof(path)))
+		return 0;
+	first = file_first_seen(r, path);
+	if (first < 0)
+		return fail(r, "out of memory for file names", pid);
+	/* Looked up while the file is there: a short-lived file is not lost. */
+	if (first && eq_elf_build_id(path, hex, sizeof(hex), &ignored) == 0) {
+		r->st.files++;
+		if (eqp_add_buildid(r->w, path, hex, &r->err) < 0) {
+			r->failed = 1;
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int write_maps(struct recorder *r, struct proc *p)
+{
+	if (!p->dirty)
+		return 0;
+	p->dirty = 0;
+	r->st.maps_chunks++;
+	return eqp_add_maps(r->w, p->pid, p->maps_time, p->maps ? p->maps : "", p->len, &r->err);
+}
+
+static int on_comm(void *ctx, uint32_t pid, uint32_t tid, uint64_t time, const char *name,
+		   int exec)
+{
+	struct recorder *r = ctx;
+	struct proc *p;
+	char *n;
+
+	/* A thread that names itself does not rename its process. */
+	if (tid != pid && !exec)
+		return 0;
+	p = proc_get(r, pid, 1);
+	if (!p)
+		return fail(r, "out of memory for a process", pid);
+	if (exec) {
+		/* A new address space: what was mapped before is gone.  The
+		 * old maps are written first, so their chunk stays in the file. */
+		if (write_maps(r, p) < 0) {
+			r->failed = 1;
+			return -1;
+		}
+		p->len = 0;
+		if (p->maps)
+			p->maps[0] = '\0';
+		p->maps_time = time;
+	}
+	if (p->comm && !strcmp(p->comm, name))
+		return 0;
+	n = strdup(name);
+	if (!n)
+		return fail(r, "out of memory for a process name", pid);
+	free(p->comm);
+	p->comm = n;
+	if (eqp_add_comm(r->w, pid, time, name, &r->err) < 0) {
+		r->failed = 1;
+		return -1;
+	}
+	return 0;
+}
+
+static int on_fork(void *ctx, uint32_t ppid, uint32_t pid, uint32_t tid, uint64_t time)
+{
+	struct recorder *r = ctx;
+	struct proc *parent, *child;
+
+	(void)tid;
+	if (pid == ppid)
+		return 0; /* a new thread shares its process's address space */
+	parent = proc_get(r, ppid, 0);
+	if (!parent)
+		return 0;
+	child = proc_get(r, pid, 1);
+	parent = proc_get(r, ppid, 0); /* the table may have grown */
+	if (!child || !parent)
+		return fail(r, "out of memory for a process", pid);
+	/* fork() copies the address space: the child starts with its parent's
+	 * maps and name, until it execs or maps something of its own. */
+	child->len = 0;
+	if (parent->len && append(child, parent->maps, parent->len) < 0)
+		return fail(r, "out of memory for memory maps", pid);
+	child->maps_time = time;
+	child->dirty = 1;
+	if (parent->comm && !child->comm) {
+		child->comm = strdup(parent->comm);
+		if (!child->comm)
+			return fail(r, "out of memory for a process name", pid);
+		if (eqp_add_comm(r->w, pid, time, child->comm, &r->err) < 0) {
+			r->failed = 1;
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void on_lost(void *ctx, uint32_t source, uint64_t count)
+{
+	struct recorder *r = ctx;
+
+	r->st.lost += count;
+	r->lost_pending += count;
+	r->lost_source = source;
+}
+
+struct eq_sink recorder_sink(struct recorder *r)
+{
+	return (struct eq_sink){ r, on_sample, on_mmap, on_comm, on_fork, on_lost };
+}
+
+struct recorder *recorder_open(const char *out, const struct eqp_meta *meta,
+			       struct eq_error *err)
+{
+	struct recorder *r = calloc(1, sizeof(*r));
+
+	if (!r) {
+		eq_fail(err, "out of memory");
+		return NULL;
+	}
+	r->w = eqp_create_flags(out, meta, EQP_W_RECORDING, err);
+	if (!r->w) {
+		free(r);
+		return NULL;
+	}
+	return r;
+}
+
+int recorder_tick(struct recorder *r, struct eq_error *err)
+{
+	size_t i;
+
+	if (r->failed)
+		goto failed;
+	for (i = 0; i < r->cap; i++)
+		if (r->procs[i].pid && write_maps(r, &r->procs[i]) < 0)
+			goto write_failed;
+	if (r->lost_pending) {
+		if (eqp_add_lost(r->w, r->lost_source, r->lost_pending, &r->err) < 0)
+			goto write_failed;
+		r->lost_pending = 0;
+	}
+	if (eqp_flush(r->w, &r->err) < 0)
+		goto write_failed;
+	return 0;
+write_failed:
+	r->failed = 1;
+failed:
+	return eq_fail(err, "%s", r->err.msg);
+}
+
+static void free_recorder(struct recorder *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->cap; i++) {
+		free(r->procs[i].maps);
+		free(r->procs[i].comm);
+	}
+	for (i = 0; i < r->fcap; i++)
+		free(r->files[i]);
+	free(r->procs);
+	free(r->files);
+	free(r);
+}
+
+int recorder_commit(struct recorder *r, struct eq_error *err)
+{
+	int rc;
+
+	if (recorder_tick(r, err) < 0) {
+		/* keep what was written: the unfinished file is the user's data */
+		eqp_abandon(r->w);
+		free_recorder(r);
+		return -1;
+	}
+	rc = eqp_commit(r->w, err);
+	free_recorder(r);
+	return rc;
+}
+
+void recorder_discard(struct recorder *r)
+{
+	if (!r)
+		return;
+	eqp_discard(r->w);
+	free_recorder(r);
+}
+
+const char *recorder_file(const struct recorder *r)
+{
+	return eqp_writer_file(r->w);
+}
+
+const struct recorder_stats *recorder_stats(const struct recorder *r)
+{
+	return &r->st;
+}
+
+const char *recorder_error(const struct recorder *r)
+{
+	return r->failed ? r->err.msg : NULL;
+}
