@@ -3,3 +3,6 @@
 EQ_HOST_INTEG = test/host/cli-errors.py
 INTEG_TESTS += $(EQ_HOST_INTEG)
 INTEG_SAN_TESTS += $(EQ_HOST_INTEG)
+# How outputs are written, from the command line (outfile.h).
+INTEG_TESTS += test/host/outputs.sh
+INTEG_SAN_TESTS += test/host/outputs.sh
