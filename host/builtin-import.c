@@ -19,7 +19,9 @@
 #include "builtin.h"
 #include "progress.h"
 #include "csv_samples.h"
+#include "elfmod.h"
 #include "eqp.h"
+#include "infile.h"
 #include "outfile.h"
 #include "maps.h"
 #include "symfile.h"
@@ -217,50 +219,6 @@ static int parse_args(int argc, char **argv, struct import_opts *o)
 	return 0;
 }
 
-static int read_whole(const char *path, char **text, size_t *len, struct eq_error *err)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	size_t cap = 0, n = 0, got;
-
-	if (!f)
-		return eq_fail(err, "%s: cannot open: %m", path);
-	do {
-		if (cap - n < 65536) {
-			char *grown = realloc(buf, cap + 65536 + 1);
-
-			if (!grown) {
-				free(buf);
-				fclose(f);
-				return eq_fail(err, "%s: out of memory", path);
-			}
-			buf = grown;
-			cap += 65536;
-		}
-		got = fread(buf + n, 1, cap - n, f);
-		n += got;
-	} while (got > 0);
-	if (ferror(f)) {
-		free(buf);
-		fclose(f);
-		return eq_fail(err, "%s: read error", path);
-	}
-	fclose(f);
-	buf[n] = '\0';
-	*text = buf;
-	*len = n;
-	return 0;
-}
-
-static int elf_build_id_under(const char *symfs, const char *path, char *hex,
-			      size_t size, struct eq_error *err)
-{
-	char file[4200];
-
-	snprintf(file, sizeof(file), "%s%s", symfs ? symfs : "", path);
-	return eq_elf_build_id(file, hex, size, err);
-}
-
 /* Reads and parses every --kallsyms and --symtab file. */
 static int load_symtabs(struct import_opts *o, struct eq_error *err)
 {
@@ -269,7 +227,7 @@ static int load_symtabs(struct import_opts *o, struct eq_error *err)
 	for (i = 0; i < o->nsymtabs; i++) {
 		struct symtab_arg *a = &o->symtabs[i];
 
-		if (read_whole(a->file, &a->text, &a->len, err) ||
+		if (eq_input_read(a->file, &a->text, &a->len, err) ||
 		    eq_symfile_parse(a->text, a->len, a->file, &a->syms, err))
 			return -1;
 		if (!a->syms.n)
@@ -279,8 +237,8 @@ static int load_symtabs(struct import_opts *o, struct eq_error *err)
 }
 
 /* Reads and validates every --maps file; appends build-ids to extra. */
-static int load_maps(struct import_opts *o, char **extra, size_t *extra_len,
-		     struct eq_error *err)
+static int load_maps(struct import_opts *o, const struct eq_root *root, char **extra,
+		     size_t *extra_len, struct eq_error *err)
 {
 	size_t i, j;
 
@@ -288,7 +246,7 @@ static int load_maps(struct import_opts *o, char **extra, size_t *extra_len,
 		struct pid_arg *a = &o->maps[i];
 		struct eq_maps m;
 
-		if (read_whole(a->value, &a->text, &a->len, err))
+		if (eq_input_read(a->value, &a->text, &a->len, err))
 			return -1;
 		if (eq_maps_parse(a->text, a->len, a->value, &m, err))
 			return -1;
@@ -300,7 +258,7 @@ static int load_maps(struct import_opts *o, char **extra, size_t *extra_len,
 
 			if (path[0] != '/' || strchr(path, '=') || strchr(path, '\n') ||
 			    (j > 0 && !strcmp(path, m.maps[j - 1].path)) ||
-			    elf_build_id_under(o->symfs, path, hex, sizeof(hex), &ignore))
+			    eq_elf_build_id_in(root, path, hex, sizeof(hex), &ignore))
 				continue;
 			need = strlen(EQ_BUILDID_KEY_PREFIX) + strlen(path) + strlen(hex) + 3;
 			grown = realloc(*extra, *extra_len + need);
@@ -398,16 +356,20 @@ static int run_import(struct import_opts *o)
 	char *extra = NULL, target[512];
 	size_t extra_len = 0;
 	uint64_t count = 0;
+	struct eq_root root = { .fd = -1 };
 	FILE *in;
 	int rc = 1;
 
-	if (load_maps(o, &extra, &extra_len, &err) || load_symtabs(o, &err))
-		goto out;
-	in = fopen(o->samples, "r");
-	if (!in) {
-		eq_fail(&err, "%s: cannot open: %m", o->samples);
+	if (o->symfs && eq_root_open(&root, o->symfs, &err) < 0) {
+		eq_fail_prefix(&err, "--symfs");
 		goto out;
 	}
+	if (load_maps(o, o->symfs ? &root : NULL, &extra, &extra_len, &err) ||
+	    load_symtabs(o, &err))
+		goto out;
+	in = eq_input_fopen(o->samples, &err);
+	if (!in)
+		goto out;
 	snprintf(target, sizeof(target), "imported from %s", o->samples);
 	meta.mode = o->have_energy ? EQP_MODE_ENERGY : EQP_MODE_TIME;
 	meta.quantum_j = o->have_energy ? o->quantum_j : 0;
@@ -440,6 +402,8 @@ out:
 		fprintf(stderr, "eqprof import: warning: %s has no samples; %s holds none\n",
 			o->samples, o->out);
 	free(extra);
+	if (o->symfs)
+		eq_root_close(&root);
 	return rc;
 }
 

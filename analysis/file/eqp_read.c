@@ -13,6 +13,7 @@
 #include "eqp_format.h"
 #include "eqp_read_priv.h"
 #include "crc32c.h"
+#include "infile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -557,14 +558,12 @@ struct eqp_file *eqp_open(const char *path, struct eq_error *err)
 {
 	struct stat st;
 	void *map;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = eq_input_open(NULL, path, err);   /* regular files only, never blocks */
 
-	if (fd < 0) {
-		eq_fail(err, "cannot open %s: %s", path, strerror(errno));
+	if (fd < 0)
 		return NULL;
-	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		eq_fail(err, "%s: not a regular file", path);
+	if (fstat(fd, &st) < 0) {
+		eq_fail(err, "%s: %s", path, strerror(errno));
 		close(fd);
 		return NULL;
 	}

@@ -20,12 +20,16 @@
 struct eq_intern;
 struct eq_elfmod;
 
+struct eq_root;
+
 /*
- * Opens file (a path on this machine).  want_build_id: the hex build-id the
- * recording has for it, or NULL for no check.  Symbol names are interned
- * in strings.  Returns NULL with err saying why (not ELF, build-id differs).
+ * Takes over fd, the ELF file named file (opened with eq_input_open(), beneath
+ * root when root is not NULL; separate debug info is looked for beneath it
+ * too).  want_build_id: the hex build-id the recording has for it, or NULL
+ * for no check.  Symbol names are interned in strings.  Returns NULL with
+ * err saying why (not ELF, build-id differs).
  */
-struct eq_elfmod *eq_elfmod_open(const char *file, const Dwfl_Callbacks *cb,
+struct eq_elfmod *eq_elfmod_open(const struct eq_root *root, int fd, const char *file,
 				 const char *want_build_id, struct eq_intern *strings,
 				 struct eq_error *err);
 void eq_elfmod_close(struct eq_elfmod *m);
@@ -38,7 +42,8 @@ void eq_elfmod_close(struct eq_elfmod *m);
 const char *eq_elfmod_lookup(struct eq_elfmod *m, uint64_t off, uint64_t *proc_off,
 			     const char **file, unsigned *line);
 
-/* Callbacks that find separate debug info in the usual places. */
-extern const Dwfl_Callbacks eq_elfmod_default_callbacks;
+/* eq_elf_build_id() (symbolize.h) of path beneath root (NULL: /). */
+int eq_elf_build_id_in(const struct eq_root *root, const char *path, char *hex,
+		       size_t size, struct eq_error *err);
 
 #endif

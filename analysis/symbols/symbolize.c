@@ -13,6 +13,7 @@
  * vaddr libdwfl understands (elfmod.c).  This is the load bias of PIE
  * executables and shared libraries, computed from the maps alone.
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@
 #include <unistd.h>
 
 #include "elfmod.h"
+#include "infile.h"
 #include "intern.h"
 #include "maps.h"
 #include "symbolize.h"
@@ -73,8 +75,8 @@ struct eq_symbolizer {
 	size_t nwarnings;
 	const char *s_idle, *s_unknown, *s_kernel;
 	int skip_lines;
-	Dwfl_Callbacks callbacks;
-	char *debuginfo_path;
+	struct eq_root root;          /* --symfs, opened once */
+	const struct eq_root *rootp;  /* &root, or NULL without --symfs */
 };
 
 static void warn(struct eq_symbolizer *s, const char *fmt, ...)
@@ -107,52 +109,45 @@ static const char *base_name(const char *path)
 
 /* ---- modules ------------------------------------------------------------ */
 
-/*
- * Separate debug info is looked for next to the file (debuglink, .debug/)
- * and in the debug directory, under --symfs when given so that a target's
- * sysroot brings its own /usr/lib/debug (also by build-id).
- */
-static void setup_debuginfo(struct eq_symbolizer *s)
-{
-	s->callbacks = eq_elfmod_default_callbacks;
-	if (!s->opt.symfs)
-		return;
-	if (asprintf(&s->debuginfo_path, ":.debug:%s/usr/lib/debug", s->opt.symfs) < 0)
-		s->debuginfo_path = NULL;
-	else
-		s->callbacks.debuginfo_path = &s->debuginfo_path;
-}
-
-/* The file to open for a mapped path: under --symfs, and without the
- * " (deleted)" the kernel appends to files replaced while mapped. */
-static void host_file(const struct eq_symbolizer *s, const char *path, char *file, size_t size)
+/* The file to open for a mapped path: without the " (deleted)" the kernel
+ * appends to files replaced while mapped.  Under --symfs it is resolved
+ * beneath the folder (infile.h), so "/../.." or a symlink cannot leave it. */
+static void host_file(const char *path, char *file, size_t size)
 {
 	static const char deleted[] = " (deleted)";
 	size_t len = strlen(path), dl = sizeof(deleted) - 1;
 
 	if (len > dl && !strcmp(path + len - dl, deleted))
 		len -= dl;
-	snprintf(file, size, "%s%.*s", s->opt.symfs ? s->opt.symfs : "", (int)len, path);
+	snprintf(file, size, "%.*s", (int)len, path);
 }
 
+/* 0: opened; -1: no such file here (the caller says so once); -2: there but
+ * not usable, already said why. */
 static int open_elf(struct eq_symbolizer *s, struct modfile *m)
 {
 	char file[4200], key[4200];
 	const char *want;
 	struct eq_error err;
+	int fd;
 
 	if (m->path[0] != '/')
 		return -1;
-	host_file(s, m->path, file, sizeof(file));
-	if (access(file, F_OK) != 0)
-		return -1;             /* not here: the caller says so once */
+	host_file(m->path, file, sizeof(file));
+	fd = eq_input_open(s->rootp, file, &err);
+	if (fd < 0) {
+		if (errno == ENOENT || errno == ENOTDIR)
+			return -1;
+		warn(s, "%s; its samples are reported as [unknown]", err.msg);
+		return -2;
+	}
 	snprintf(key, sizeof(key), "%s%s", EQ_BUILDID_KEY_PREFIX, m->path);
 	want = s->opt.check_build_id ? eqp_meta_get(s->file, key) : NULL;
-	m->elf = eq_elfmod_open(file, &s->callbacks, want, s->strings, &err);
+	m->elf = eq_elfmod_open(s->rootp, fd, file, want, s->strings, &err);
 	if (!m->elf) {
 		warn(s, "%s: %s; not using its symbols%s", m->path, err.msg,
 		     want ? " (use --symfs to point at the files the recording was made with)" : "");
-		return -1;
+		return -2;
 	}
 	return 0;
 }
@@ -173,8 +168,9 @@ static const struct eqp_symtab *embedded_table(const struct eq_symbolizer *s, co
 static void load_module(struct eq_symbolizer *s, struct modfile *m)
 {
 	const struct eqp_symtab *t;
+	int rc = open_elf(s, m);
 
-	if (open_elf(s, m) == 0) {
+	if (rc == 0) {
 		m->state = MOD_ELF;
 		return;
 	}
@@ -185,7 +181,7 @@ static void load_module(struct eq_symbolizer *s, struct modfile *m)
 		return;
 	}
 	m->state = MOD_NONE;
-	if (m->path[0] == '/')
+	if (m->path[0] == '/' && rc == -1)  /* -2 has said what was wrong */
 		warn(s, "%s: no ELF file found%s%s and no symbol table in the recording; "
 		     "its samples are reported as [unknown] (try --symfs DIR)", m->path,
 		     s->opt.symfs ? " under " : "", s->opt.symfs ? s->opt.symfs : "");
@@ -427,7 +423,8 @@ static void load_kallsyms(struct eq_symbolizer *s)
 	for (i = 0; i < n; i++) {
 		const struct eqp_symtab *t = eqp_symtab_at(s->file, i);
 
-		if (t->module && !strcmp(t->module, "[kernel.kallsyms]"))
+		/* The first table wins, as for modules (embedded_table). */
+		if (t->module && !strcmp(t->module, "[kernel.kallsyms]") && !s->kallsyms)
 			s->kallsyms = eq_symtab_index_new(t);
 	}
 }
@@ -455,7 +452,14 @@ struct eq_symbolizer *eq_sym_new(const struct eqp_file *f, const struct eq_sym_o
 	s->s_unknown = eq_intern(s->strings, "[unknown]");
 	s->s_kernel = eq_intern(s->strings, "[kernel.kallsyms]");
 	load_kallsyms(s);
-	setup_debuginfo(s);
+	if (s->opt.symfs) {
+		if (eq_root_open(&s->root, s->opt.symfs, err) < 0) {
+			eq_fail_prefix(err, "--symfs");
+			eq_sym_free(s);
+			return NULL;
+		}
+		s->rootp = &s->root;
+	}
 	elf_version(EV_CURRENT);
 	return s;
 }
@@ -489,7 +493,8 @@ void eq_sym_free(struct eq_symbolizer *s)
 		free(b);
 	}
 	eq_symtab_index_free(s->kallsyms);
-	free(s->debuginfo_path);
+	if (s->rootp)
+		eq_root_close(&s->root);
 	free(s->cache);
 	free(s->warnings);
 	eq_intern_free(s->strings);

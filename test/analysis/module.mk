@@ -1,7 +1,8 @@
 # test/analysis: symbolization, profiles, statistics, the import parsers
 # (unit tests, integration on real ELF programs, libFuzzer targets).
 UNIT_TESTS += $(patsubst %.c,%,$(wildcard test/analysis/test_*.c))
-EQ_ANALYSIS_INTEG = test/analysis/report-real.py test/analysis/compare-real.py test/analysis/buildid-symfs.py
+EQ_ANALYSIS_INTEG = test/analysis/report-real.py test/analysis/compare-real.py test/analysis/buildid-symfs.py \
+	test/analysis/safe-inputs.py
 INTEG_TESTS += $(EQ_ANALYSIS_INTEG)
 INTEG_SAN_TESTS += $(EQ_ANALYSIS_INTEG)
 
@@ -23,7 +24,8 @@ $(B)/fuzz/fuzz_parsers: $(FUZZ_PARSERS_SRCS) analysis/file/csv_samples.h analysi
 FUZZ_PROFILE_SRCS = test/analysis/fuzz_profile.c analysis/file/eqp_read.c analysis/file/eqp_access.c \
 	analysis/util/eq_error.c analysis/symbols/symbolize.c analysis/symbols/elfmod.c analysis/profile/profile.c \
 	analysis/profile/table.c analysis/profile/compare.c analysis/symbols/intern.c analysis/symbols/maps.c \
-	analysis/symbols/symtab.c analysis/profile/stats.c analysis/util/units.c analysis/power/power.c analysis/file/crc32c.c
+	analysis/symbols/symtab.c analysis/profile/stats.c analysis/util/units.c analysis/power/power.c analysis/file/crc32c.c \
+	analysis/file/infile.c
 EXTRA_PROGS += $(B)/fuzz/fuzz_profile
 INTEG_TESTS += test/analysis/fuzz-profile.sh
 

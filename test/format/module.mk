@@ -1,10 +1,12 @@
 # test/format: the .eqp reader/writer, units and atomic outputs; the reader's
 # libFuzzer target runs over its corpus (and longer by hand: see docs/format.md).
-UNIT_TESTS += test/format/test_eqp test/format/test_units test/format/test_crc32c test/format/test_outfile
+UNIT_TESTS += test/format/test_eqp test/format/test_units test/format/test_crc32c test/format/test_outfile \
+	test/format/test_infile
 INTEG_TESTS += test/format/fuzz-eqp.sh
 
 FUZZ_EQP_SRCS = test/format/fuzz_eqp.c analysis/file/eqp_read.c analysis/file/eqp_access.c \
-	analysis/file/eqp_write.c analysis/util/eq_error.c analysis/file/outfile.c analysis/file/crc32c.c
+	analysis/file/eqp_write.c analysis/util/eq_error.c analysis/file/outfile.c analysis/file/crc32c.c \
+	analysis/file/infile.c
 EXTRA_PROGS += $(B)/fuzz/fuzz_eqp
 
 # Built with clang: libFuzzer is clang's.  Sanitizers on, as a fuzzer should be.
