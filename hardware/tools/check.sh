@@ -32,6 +32,10 @@ done
 tap $rc "fabrication outputs regenerated in $OUT"
 [ $rc -eq 0 ] || sed 's/^/#   /' "$log/fab"
 
+"$PY" tools/intent_check.py "$OUT/eqprof-counter.net" >"$log/intent" 2>&1; rc=$?
+sed -e 's/^ok [0-9]* - /  intent: /' -e 's/^not ok [0-9]* - /  intent FAILED: /' -e 's/^/#/' "$log/intent"
+tap $rc "design intent from the netlist and datasheet pin tables (no symbol's pin numbers trusted)"
+
 "$PY" tools/spice_sweep.py --csv "$OUT/spice-sweep.csv" >"$log/spice" 2>&1; rc=$?
 sed -e 's/^ok [0-9]* - /  spice: /' -e 's/^not ok [0-9]* - /  spice FAILED: /' -e 's/^/#/' "$log/spice"
 tap $rc "SPICE front end: linear within 1% (10 mA..1 A) after calibration, dead time matches"

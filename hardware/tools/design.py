@@ -93,7 +93,8 @@ def parts(v=None):
 	P.append(Part('C5', 'Device:C', '100n', FP_C, (203.2, 106.68), (62, 24, 0), {1: 'VB_ADC', 2: 'GND'}))
 	# --- current mirror (i_m = alpha * i_s) and integrator
 	P.append(Part('U1', 'eqprof:MAX4172', 'MAX4172', 'Package_SO:SOIC-8_3.9x4.9mm_P1.27mm', (50.8, 111.76), (46, 17, 0),
-		      {1: 'AMP_RSP', 8: 'AMP_RSN', 7: '+5V', 4: 'GND', 5: 'VCAP', 6: 'NC', 2: 'NC', 3: 'NC'},
+		      # pinout: Maxim MAX4172 data sheet, Pin Description (lib/datasheet-pins.txt)
+		      {1: 'AMP_RSP', 2: 'AMP_RSN', 3: 'NC', 4: 'NC', 5: 'GND', 6: 'VCAP', 7: 'NC', 8: '+5V'},
 		      {'BoardValue': 'amp_gm', 'gm': si(v['amp_gm'], 'S')}, desc='high-side current mirror'))
 	P.append(Part('C1', 'Device:C', '100n', FP_C, (15.24, 111.76), (53, 14, 90), {1: '+5V', 2: 'GND'}))
 	P.append(Part('C2', 'Device:C', si(v['c_int']), 'Capacitor_SMD:C_1206_3216Metric', (81.28, 121.92), (45, 25, 0),
@@ -124,8 +125,13 @@ def parts(v=None):
 	P.append(Part('C8', 'Device:C', '22p', FP_C, (297.18, 144.78), (60, 58, 90), {1: 'XTAL1', 2: 'GND'}))
 	P.append(Part('C9', 'Device:C', '22p', FP_C, (312.42, 144.78), (80, 58, 90), {1: 'XTAL2', 2: 'GND'}))
 	P.append(Part('R6', 'Device:R', '10k', FP_R, (325.12, 152.4), (82, 44, 90), {1: '+5V', 2: 'RESET'}))
-	P.append(Part('C10', 'Device:C', '100n', FP_C, (340.36, 160.02), (82, 49, 90), {1: 'DTR', 2: 'RESET'},
-		      desc='auto-reset from DTR'))
+	# Arduino-style auto-reset from DTR only when JP3 is bridged: Linux raises
+	# DTR on every open of the tty, which would reset the board (issue 13).
+	P.append(Part('JP3', 'Jumper:SolderJumper_2_Open', 'AUTO_RESET', 'Jumper:SolderJumper-2_P1.3mm_Open_Pad1.0x1.5mm',
+		      (340.36, 142.24), (86, 52, 0), {1: 'DTR', 2: 'DTR_C'},
+		      desc='open: no reset on port open (default); bridged: DTR auto-reset for a bootloader'))
+	P.append(Part('C10', 'Device:C', '100n', FP_C, (340.36, 160.02), (82, 49, 90), {1: 'DTR_C', 2: 'RESET'},
+		      desc='DTR auto-reset coupling, only through JP3'))
 	P.append(Part('J5', 'Connector_Generic:Conn_02x03_Odd_Even', 'ISP', 'Connector_PinHeader_2.54mm:PinHeader_2x03_P2.54mm_Vertical',
 		      (342.9, 99.06), (89, 41, 0), {1: 'MISO', 2: '+5V', 3: 'SCK', 4: 'MOSI', 5: 'RESET', 6: 'GND'}))
 	# --- USB: FT232R bridge, powers the board (its consumption is not measured)
@@ -151,6 +157,8 @@ def parts(v=None):
 		      (256.54, 205.74), (80, 22, 0), {1: '+5V', 2: 'GND', 3: 'IRQ_5V', 4: 'IRQ_OUT', 5: '+5V', 6: 'VIO'},
 		      desc='A (5 V) -> B (target VIO)'))
 	P.append(Part('C14', 'Device:C', '100n', FP_C, (226.06, 190.5), (75, 22, 90), {1: '+5V', 2: 'GND'}))
+	P.append(Part('R8', 'Device:R', '100k', FP_R, (233.68, 220.98), (73, 27.5, 0), {1: 'IRQ_5V', 2: 'GND'},
+		      desc='holds the translator input low while the MCU resets (PB1 floats)'))
 	P.append(Part('C15', 'Device:C', '100n', FP_C, (287.02, 190.5), (85, 22, 90), {1: 'VIO', 2: 'GND'}))
 	P.append(Part('J4', 'Connector_Generic:Conn_01x03', 'TARGET', 'Connector_PinHeader_2.54mm:PinHeader_1x03_P2.54mm_Vertical',
 		      (325.12, 208.28), (95, 19, 0), {1: 'IRQ_OUT', 2: 'VIO', 3: 'GND'},

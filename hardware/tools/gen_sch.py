@@ -84,6 +84,9 @@ def effects(justify=None, hide=False):
 def prop(name, value, x, y, justify=None, hide=False, angle=0):
 	return [Sym('property'), name, value, [Sym('at'), x, y, angle], effects(justify, hide)]
 
+# parts that are copper on the board, not bought: test points, solder jumpers
+NOT_IN_BOM = ('Connector:TestPoint', 'Jumper:SolderJumper_2_Open')
+
 def r2(v):
 	return round(v, 2)
 
@@ -157,7 +160,7 @@ class Sheet:
 		power = part.lib_id.startswith('power:')
 		inst = [Sym('symbol'), [Sym('lib_id'), part.lib_id], [Sym('at'), x, y, 0], [Sym('unit'), 1],
 			[Sym('exclude_from_sim'), Sym('no')],
-			[Sym('in_bom'), Sym('no' if power or part.lib_id == 'Connector:TestPoint' else 'yes')],
+			[Sym('in_bom'), Sym('no' if power or part.lib_id in NOT_IN_BOM else 'yes')],
 			[Sym('on_board'), Sym('no' if power else 'yes')],
 			[Sym('dnp'), Sym('no')], [Sym('uuid'), self.sym_uuid(part)]]
 		two_pin = len(pins) <= 2 and not power
