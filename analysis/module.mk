@@ -5,7 +5,8 @@
 #   profile/  aggregation, statistics, tables, time/energy comparison
 #   power/    power summaries, traces, histograms, regions, gnuplot plots
 #   export/   pprof, callgrind, folded, Chrome trace, CSV
+#   annotate/ energy per instruction and source line beside the disassembly
 #   util/     errors and SI quantities, used by every stage
-ANALYSIS_DIRS := file symbols profile power export util
+ANALYSIS_DIRS := file symbols profile power export annotate util
 ANALYSIS_SRCS += $(foreach d,$(ANALYSIS_DIRS),$(wildcard analysis/$(d)/*.c))
 ANALYSIS_INCLUDES := $(foreach d,$(ANALYSIS_DIRS),-Ianalysis/$(d))

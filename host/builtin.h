@@ -16,5 +16,6 @@ int cmd_export(int argc, char **argv);
 int cmd_sim(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_board(int argc, char **argv);
+int cmd_annotate(int argc, char **argv);
 
 #endif

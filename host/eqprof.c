@@ -18,6 +18,7 @@
 #pragma weak cmd_sim
 #pragma weak cmd_record
 #pragma weak cmd_board
+#pragma weak cmd_annotate
 
 struct command {
 	const char *name;
@@ -34,6 +35,7 @@ static const struct command commands[] = {
 	{ "sim",     cmd_sim,     "simulate a device, the board and both samplings" },
 	{ "record",  cmd_record,  "run a command and record energy- or time-driven samples" },
 	{ "board",   cmd_board,   "talk to the energy-counter board over USB" },
+	{ "annotate", cmd_annotate, "energy per instruction and source line of one procedure" },
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 

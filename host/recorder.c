@@ -162,12 +162,21 @@ static const char *maps_path(const char *line, char *buf, size_t size)
 	return buf;
 }
 
+static int write_maps(struct recorder *r, struct proc *p);
+
 static int on_sample(void *ctx, const struct eq_sample *s)
 {
 	struct recorder *r = ctx;
+	struct proc *p;
 
 	if (r->failed)
 		return -1;
+	/* A sample never reaches the file before the maps that explain it. */
+	p = proc_get(r, s->pid, 0);
+	if (p && p->dirty && write_maps(r, p) < 0) {
+		r->failed = 1;
+		return -1;
+	}
 	r->st.samples++;
 	if (eqp_add_samples(r->w, s, 1, &r->err) < 0) {
 		r->failed = 1;

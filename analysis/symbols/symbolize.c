@@ -515,3 +515,27 @@ const char *eq_sym_warning(const struct eq_symbolizer *s, size_t i)
 {
 	return i < s->nwarnings ? s->warnings[i] : NULL;
 }
+
+struct eq_elfmod *eq_sym_module_elf(struct eq_symbolizer *s, const char *module,
+				    const char **host_path)
+{
+	char file[4200];
+	struct modfile *m;
+
+	if (host_path)
+		*host_path = NULL;
+	if (!module || module[0] != '/')
+		return NULL;
+	m = module_for(s, eq_intern(s->strings, module));
+	if (!m)
+		return NULL;
+	if (m->state == MOD_UNTRIED)
+		load_module(s, m);
+	if (m->state != MOD_ELF)
+		return NULL;
+	if (host_path) {
+		host_file(s, m->path, file, sizeof(file));
+		*host_path = eq_intern(s->strings, file);
+	}
+	return m->elf;
+}

@@ -89,6 +89,15 @@ size_t eq_sym_nwarnings(const struct eq_symbolizer *s);
 const char *eq_sym_warning(const struct eq_symbolizer *s, size_t i);
 
 /*
+ * The ELF file this machine has for a module (a path as in loc->module),
+ * opened and checked as for lookups; *host_path gets the name it was found
+ * under (--symfs applied).  NULL when the module has no ELF here.
+ */
+struct eq_elfmod;
+struct eq_elfmod *eq_sym_module_elf(struct eq_symbolizer *s, const char *module,
+				    const char **host_path);
+
+/*
  * Build-ids recorded for modules are stored in the recording's header extra
  * lines as "buildid:<module path>=<lowercase hex>" (import adds them for the
  * files it can read; record and sim may too).
