@@ -145,8 +145,8 @@ static int capstone_for(const struct elf_facts *fx, uint64_t addr_raw, cs_arch *
 	}
 }
 
-static int disassemble(struct func_acc *fa, struct eq_elfmod *em, const char *host,
-		       struct eq_error *err)
+static int disassemble(struct func_acc *fa, struct eq_symbolizer *s, struct eq_elfmod *em,
+		       const char *host, struct eq_error *err)
 {
 	struct eq_annot_func *f = &fa->f;
 	struct elf_facts fx;
@@ -161,7 +161,7 @@ static int disassemble(struct func_acc *fa, struct eq_elfmod *em, const char *ho
 	Elf *e;
 	int fd, rc = -1;
 
-	fd = open(host, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	fd = eq_sym_module_open(s, host, &(struct eq_error){ "" });
 	if (fd < 0) {
 		f->why = "its ELF file could not be opened";
 		return 0;
@@ -407,7 +407,7 @@ struct eq_annotation *eq_annotate(const struct eqp_file *file, struct eq_symboli
 		fa->f.start_addr = fa->f.start_off; /* until the ELF says otherwise */
 		if (!em || !host)
 			fa->f.why = "its ELF file is not on this machine (the recording's own symbol table named the procedure; give --symfs DIR if you have the file)";
-		else if (disassemble(fa, em, host, err) < 0)
+		else if (disassemble(fa, s, em, host, err) < 0)
 			goto fail;
 		if (place_samples(fa, err) < 0)
 			goto fail;

@@ -516,6 +516,11 @@ const char *eq_sym_warning(const struct eq_symbolizer *s, size_t i)
 	return i < s->nwarnings ? s->warnings[i] : NULL;
 }
 
+int eq_sym_module_open(struct eq_symbolizer *s, const char *host_path, struct eq_error *err)
+{
+	return eq_input_open(s->rootp, host_path, err);
+}
+
 struct eq_elfmod *eq_sym_module_elf(struct eq_symbolizer *s, const char *module,
 				    const char **host_path)
 {
@@ -534,7 +539,7 @@ struct eq_elfmod *eq_sym_module_elf(struct eq_symbolizer *s, const char *module,
 	if (m->state != MOD_ELF)
 		return NULL;
 	if (host_path) {
-		host_file(s, m->path, file, sizeof(file));
+		host_file(m->path, file, sizeof(file));
 		*host_path = eq_intern(s->strings, file);
 	}
 	return m->elf;

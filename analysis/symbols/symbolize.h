@@ -90,12 +90,15 @@ const char *eq_sym_warning(const struct eq_symbolizer *s, size_t i);
 
 /*
  * The ELF file this machine has for a module (a path as in loc->module),
- * opened and checked as for lookups; *host_path gets the name it was found
- * under (--symfs applied).  NULL when the module has no ELF here.
+ * opened and checked as for lookups; *host_path gets its name (beneath
+ * --symfs when given).  NULL when the module has no ELF here.
  */
 struct eq_elfmod;
 struct eq_elfmod *eq_sym_module_elf(struct eq_symbolizer *s, const char *module,
 				    const char **host_path);
+/* Opens such a name read-only the way the symbolizer does (beneath
+ * --symfs, regular files only); a descriptor or -1 with err. */
+int eq_sym_module_open(struct eq_symbolizer *s, const char *host_path, struct eq_error *err);
 
 /*
  * Build-ids recorded for modules are stored in the recording's header extra
