@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Builds what the QEMU tests boot, into DIR (default $B/linux):
+#   DIR/ko/{eqprof,gpio-sim,eqedge}/*.ko   against the Debian kernel's headers
+#   DIR/root/                              the initramfs tree
+#   DIR/initramfs.gz                       the initramfs
+#   DIR/checkpatch/checkpatch.pl           from the matching linux-source
+# The kernel is the one linux-image-amd64 installs (test/linux/kernel-abi.sh).
+# Environment: SRC (source root), B (build dir), EQPROF (host-built eqprof,
+# copied into the guest with its shared libraries).
+set -euo pipefail
+SRC=${SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
+B=${B:-$SRC/build}
+out=${1:-$B/linux}
+eval "$("$SRC/test/linux/kernel-abi.sh")"
+mkdir -p "$out/ko/gpio-sim" "$out/ko/eqedge" "$out/checkpatch"
+log=$out/build.log
+: >"$log"
+
+# The parts of linux-source the tests need, once per kernel package version.
+stamp=$out/.linux-source-$KPKGVER
+if [ ! -f "$stamp" ]; then
+	tar -xJf "$KSRC_TAR" -C "$out/ko/gpio-sim" --strip-components=3 \
+		"$KSRC_DIR/drivers/gpio/gpio-sim.c" "$KSRC_DIR/drivers/gpio/gpiolib.h" \
+		"$KSRC_DIR/kernel/irq/irq_sim.c"
+	tar -xJf "$KSRC_TAR" -C "$out/checkpatch" --strip-components=2 \
+		"$KSRC_DIR/scripts/checkpatch.pl" "$KSRC_DIR/scripts/spelling.txt" \
+		"$KSRC_DIR/scripts/const_structs.checkpatch"
+	touch "$stamp"
+fi
+
+# gpio-sim: Debian's kernel lacks it (and CONFIG_IRQ_SIM): build both into
+# one module.  irq_to_desc() is not exported: generic_handle_irq() does the
+# same lookup and call.
+g=$out/ko/gpio-sim
+mv -f "$g/gpio-sim.c" "$g/gpio-sim-core.c" 2>/dev/null || true
+sed -i 's/handle_simple_irq(irq_to_desc(irqnum))/generic_handle_irq(irqnum)/' "$g/irq_sim.c"
+grep -q 'generic_handle_irq(irqnum)' "$g/irq_sim.c" || { echo "build-guest: irq_sim.c changed: cannot patch irq_to_desc" >&2; exit 1; }
+printf 'obj-m := gpio-sim.o\ngpio-sim-y := gpio-sim-core.o irq_sim.o\n' >"$g/Kbuild"
+make -C "$KHEADERS" M="$g" modules >>"$log" 2>&1 || { tail -n 30 "$log" >&2; exit 1; }
+
+e=$out/ko/eqedge
+ln -sf "$SRC/test/linux/eqedge.c" "$e/eqedge.c"
+echo 'obj-m := eqedge.o' >"$e/Kbuild"
+make -C "$KHEADERS" M="$e" modules >>"$log" 2>&1 || { tail -n 30 "$log" >&2; exit 1; }
+
+make -C "$SRC/isr/linux" KDIR="$KHEADERS" OUT="$out/ko/eqprof" >>"$log" 2>&1 || { tail -n 30 "$log" >&2; exit 1; }
+
+# The initramfs: busybox, the modules, the test programs, eqprof.
+r=$out/root
+rm -rf "$r"
+mkdir -p "$r/bin" "$r/ko" "$r/lib/modules" "$r/proc" "$r/sys" "$r/dev" "$r/tmp"
+cp /bin/busybox "$r/bin/busybox"
+for a in $(/bin/busybox --list); do [ "$a" = busybox ] || ln -sf busybox "$r/bin/$a"; done
+cp "$out/ko/eqprof/eqprof.ko" "$g/gpio-sim.ko" "$e/eqedge.ko" "$r/ko/"
+cfs=$(find "$KMODULES/kernel/fs/configfs" -name 'configfs.ko*' | head -n1)
+case $cfs in
+*.xz) xz -dc "$cfs" >"$r/lib/modules/configfs.ko" ;;
+*) cp "$cfs" "$r/lib/modules/configfs.ko" ;;
+esac
+cc -static -O2 -Wall -Wextra -Werror -I"$SRC" -I"$SRC/isr/core" -o "$r/bin/eqctl" "$SRC/test/linux/eqctl.c"
+cc -static -O1 -g -fno-omit-frame-pointer -o "$r/bin/spinner" "$SRC/test/linux/spinner.c"
+cp "$SRC/test/linux/guest-init.sh" "$r/init"
+chmod 755 "$r/init"
+if [ -n "${EQPROF:-}" ] && [ -x "$EQPROF" ]; then
+	cp "$EQPROF" "$r/bin/eqprof"
+	for l in $(ldd "$EQPROF" | awk '/=>/ { print $3 } /^\t\/lib/ { print $1 }'); do
+		mkdir -p "$r$(dirname "$l")"
+		cp -L "$l" "$r$l"
+	done
+fi
+(cd "$r" && find . | cpio -o -H newc --quiet | gzip -1) >"$out/initramfs.gz"

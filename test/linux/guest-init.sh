@@ -1,0 +1,124 @@
+#!/bin/sh
+# /init of the QEMU test's initramfs (test/linux/qemu.sh builds it): loads
+# configfs, gpio-sim and eqprof, runs every scenario, and sends /out as a tar
+# stream through the second serial port.  Each scenario leaves its samples
+# (raw 32-byte records), the module's statistics and what it needs for
+# symbolization in /out; test/linux/check.py judges them on the host.
+export PATH=/bin
+CHIP=eqsim
+LINE=3
+CFS=/sys/kernel/config/gpio-sim/eq
+
+# irq of eqprof's GPIO line, once eqprof has requested it
+eq_irq() { awk '/ eqprof$/ { sub(":", "", $1); print $1 }' /proc/interrupts; }
+
+# fire COUNT HZ CPU: COUNT interrupts from a hard hrtimer (test/linux/eqedge.c)
+fire() {
+	irq=$(eq_irq)
+	[ -n "$irq" ] || { echo "fire: eqprof has no IRQ"; return 1; }
+	insmod /ko/eqedge.ko irq="$irq" count="$1" hz="$2" cpu="$3" || return 1
+	i=0
+	while [ "$(cat /sys/module/eqedge/parameters/fired)" -lt "$1" ] && [ $i -lt 1200 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	echo "fired=$(cat /sys/module/eqedge/parameters/fired)"
+	rmmod eqedge
+}
+
+# toggle N: N rising edges through gpio-sim's own path (sysfs pull, irq_work)
+toggle() {
+	pull=$(ls -d /sys/devices/platform/"$(cat $CFS/dev_name)"/"$(cat $CFS/bank0/chip_name)"/sim_gpio$LINE)/pull
+	n=0
+	while [ $n -lt "$1" ]; do
+		echo pull-up >"$pull"
+		echo pull-down >"$pull"
+		n=$((n + 1))
+	done
+	echo "toggled=$n"
+}
+
+# The scenarios run these as commands: /init fire ..., /init toggle ...
+case ${1:-} in
+fire | toggle)
+	cmd=$1
+	shift
+	$cmd "$@"
+	exit $?
+	;;
+esac
+
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev
+mount -t debugfs none /sys/kernel/debug
+mkdir -p /out /tmp
+exec >/out/guest.log 2>&1
+set -x
+
+insmod /lib/modules/configfs.ko
+mount -t configfs none /sys/kernel/config
+insmod /ko/gpio-sim.ko
+mkdir $CFS $CFS/bank0
+echo 8 >$CFS/bank0/num_lines
+echo $CHIP >$CFS/bank0/label
+echo 1 >$CFS/live
+cat /sys/kernel/debug/gpio
+insmod /ko/eqprof.ko && echo "MODULE-LOADED"
+ls -l /dev/eqprof
+
+# 1. energy-driven, edges in hard-irq context while the spinner runs on CPU 0
+taskset -c 0 /bin/spinner 600 /out/espin.maps >/out/espin.pid &
+spin=$!
+sleep 1
+eqctl run gpio $CHIP $LINE /out/energy.bin -- /init fire 2000 1000 0 >/out/energy.stats
+kill $spin
+
+# 2. energy-driven, edges through gpio-sim's pull (irq_work: no irq registers)
+eqctl run gpio $CHIP $LINE /out/pull.bin -- /init toggle 200 >/out/pull.stats
+
+# 3. a reader that dies: the module stays usable
+eqctl hold 1000 >/out/hold.txt &
+hold=$!
+sleep 1
+eqctl stats >/out/busy.txt 2>&1
+kill -9 $hold
+wait $hold
+eqctl stats >/out/afterkill.stats
+
+# 4. time-driven on an idle guest, then on the spinner
+eqctl run time 300 5 /out/idle.bin -- sleep 4 >/out/idle.stats
+eqctl run time 1000 5 /out/tspin.bin -- /bin/spinner 3 /out/tspin.maps >/out/tspin.stats
+
+# 5. overflow: a 32-sample ring with no reader
+rmmod eqprof
+insmod /ko/eqprof.ko start=energy gpio_chip=$CHIP gpio_line=$LINE ring_bytes=1024
+/init fire 500 2000 0 >/out/ovf1.fire
+eqctl stats >/out/ovf1.stats
+eqctl drain /out/ovf1.bin >/out/ovf1.drain
+/init fire 10 1000 0 >/out/ovf2.fire
+eqctl stats >/out/ovf2.stats
+eqctl drain /out/ovf2.bin >/out/ovf2.drain
+
+# 6. unload while samples arrive: energy (edges still firing), then time
+irq=$(eq_irq)
+insmod /ko/eqedge.ko irq="$irq" count=1000000 hz=5000 cpu=1
+sleep 1
+rmmod eqprof && echo "UNLOADED-ENERGY"
+sleep 0.5
+rmmod eqedge
+insmod /ko/eqprof.ko start=time hz=5000
+sleep 1
+rmmod eqprof && echo "UNLOADED-TIME"
+insmod /ko/eqprof.ko && echo "RELOADED"
+
+gzip -c /proc/kallsyms >/out/kallsyms.gz
+set +x
+dmesg >/out/dmesg.txt
+echo "GUEST-DONE"
+exec >/dev/console 2>&1
+stty -F /dev/ttyS1 raw -echo
+tar -cf - -C /out . >/dev/ttyS1
+sleep 1
+echo "EQPROF-GUEST-DONE"
+poweroff -f

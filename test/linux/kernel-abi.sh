@@ -1,0 +1,25 @@
+#!/bin/sh
+# Prints the Debian kernel that linux-image-amd64 installs, as shell
+# assignments (never hard-coded: the metapackage names the ABI):
+#   KVER=6.1.0-NN-amd64 VMLINUZ=... KHEADERS=... KMODULES=... KSRC_TAR=... KPKGVER=...
+# Exit 1 with a message when a package is missing.
+set -eu
+dep() { dpkg-query -W -f='${Depends}' "$1" 2>/dev/null | tr ',' '\n' | sed -n "s/^ *\($2[^ ]*\).*/\1/p" | head -n1; }
+img=$(dep linux-image-amd64 linux-image-)
+[ -n "$img" ] || { echo "kernel-abi: linux-image-amd64 is not installed (scripts/deps)" >&2; exit 1; }
+kver=${img#linux-image-}
+pkgver=$(dpkg-query -W -f='${Version}' "$img")
+src=$(dep linux-source linux-source-)
+srcver=$(dpkg-query -W -f='${Version}' "$src" 2>/dev/null || true)
+tarball=/usr/src/$src.tar.xz
+[ -f "/boot/vmlinuz-$kver" ] || { echo "kernel-abi: /boot/vmlinuz-$kver missing (reinstall $img)" >&2; exit 1; }
+[ -d "/usr/src/linux-headers-$kver" ] || { echo "kernel-abi: /usr/src/linux-headers-$kver missing (install linux-headers-amd64)" >&2; exit 1; }
+[ -f "$tarball" ] || { echo "kernel-abi: $tarball missing (install linux-source)" >&2; exit 1; }
+[ "$srcver" = "$pkgver" ] || { echo "kernel-abi: $src is $srcver but $img is $pkgver: gpio-sim would not match the kernel" >&2; exit 1; }
+echo "KVER=$kver"
+echo "KPKGVER=$pkgver"
+echo "VMLINUZ=/boot/vmlinuz-$kver"
+echo "KHEADERS=/usr/src/linux-headers-$kver"
+echo "KMODULES=/lib/modules/$kver"
+echo "KSRC_TAR=$tarball"
+echo "KSRC_DIR=$src"
