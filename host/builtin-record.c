@@ -29,6 +29,7 @@
 
 struct record_opts {
 	double hz, jitter;
+	int callchain;
 	const char *out;
 	int quiet;
 	char **argv;
@@ -41,6 +42,7 @@ static void usage(FILE *out)
 		"       eqprof record -e ...   (energy-driven: needs the board and the target ISR)\n\n"
 		"  -t [HZ]        time-driven sampling of COMMAND's CPU time (default 1000Hz)\n"
 		"  --jitter PCT   re-draw the period within +-PCT %% after every drain (default 5)\n"
+		"  -g, --call-graph fp  record each sample's call chain (frame pointers)\n"
 		"  -o OUT.eqp     output recording (default eqprof.eqp)\n"
 		"  -q             no progress line\n");
 }
@@ -59,6 +61,13 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 			if (i + 1 < argc && argv[i + 1][0] != '-' &&
 			    eq_parse_quantity(argv[i + 1], "Hz", "-t", &o->hz, &err) == 0)
 				i++;
+		} else if (!strcmp(argv[i], "-g") ||
+			   (!strcmp(argv[i], "--call-graph") && i + 1 < argc && !strcmp(argv[i + 1], "fp") && ++i)) {
+			o->callchain = 1;
+		} else if (!strcmp(argv[i], "--call-graph")) {
+			fprintf(stderr, "eqprof record: --call-graph %s: this build unwinds with frame pointers only: use -g or --call-graph fp (build the program with -fno-omit-frame-pointer)\n",
+				i + 1 < argc ? argv[i + 1] : "(missing)");
+			return 2;
 		} else if (!strcmp(argv[i], "--jitter") && i + 1 < argc) {
 			char *end;
 
@@ -176,7 +185,8 @@ static int run(const struct record_opts *o, struct recorder *rec, struct eq_erro
 
 	if (pid < 0)
 		return eq_fail(err, "cannot start %s: %s", o->argv[0], strerror(errno));
-	pr = perf_recorder_open(pid, o->hz, o->jitter, (unsigned)pid, err);
+	pr = perf_recorder_open(pid, o->hz, o->jitter, (unsigned)pid,
+				o->callchain ? PERF_REC_CALLCHAIN : 0, err);
 	if (!pr) {
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);

@@ -33,6 +33,7 @@ struct perf_recorder {
 	double jitter;
 	unsigned rng;
 	uint32_t seq;
+	unsigned flags;
 };
 
 struct sample_rec { /* PERF_SAMPLE_IP | TID | TIME | CPU, in that order */
@@ -72,6 +73,50 @@ struct id_trailer {
 	uint64_t time;
 	uint32_t cpu, res;
 };
+
+#define PERF_MAX_FRAMES 512 /* of each kind; the kernel's default limit is 127 */
+
+/*
+ * The PERF_SAMPLE_CALLCHAIN after the sample's fixed fields: u64 nr, then nr
+ * entries, each a return address or a PERF_CONTEXT_* marker that says
+ * whose frames follow.  The first entry of a context is the interrupted pc
+ * itself (the sample's ip): eqprof's chain holds only the callers.
+ */
+static void chain_of(const struct sample_rec *s, const struct perf_event_header *h,
+		     struct eqp_callchain *cc)
+{
+	const unsigned char *p = (const unsigned char *)(s + 1);
+	uint64_t nr, ip, user[PERF_MAX_FRAMES];
+	unsigned nk = 0, nu = 0, first = 1;
+	uint64_t ctx = PERF_CONTEXT_USER, i;
+	uint64_t *frames = (uint64_t *)cc->frames;
+
+	if (h->size < sizeof(*s) + 8)
+		return;
+	memcpy(&nr, p, 8);
+	if (nr > (h->size - sizeof(*s) - 8) / 8)
+		nr = (h->size - sizeof(*s) - 8) / 8;
+	for (i = 0; i < nr; i++) {
+		memcpy(&ip, p + 8 + 8 * i, 8);
+		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
+			ctx = ip;
+			first = 1;
+			continue;
+		}
+		if (first) {
+			first = 0;
+			if (ip == s->ip)
+				continue; /* the leaf: the sample's own pc */
+		}
+		if (ctx == PERF_CONTEXT_KERNEL && nk < PERF_MAX_FRAMES)
+			frames[nk++] = ip;
+		else if (ctx == PERF_CONTEXT_USER && nu < PERF_MAX_FRAMES)
+			user[nu++] = ip;
+	}
+	memcpy(frames + nk, user, nu * sizeof(*user));
+	cc->nkernel = nk;
+	cc->nuser = nu;
+}
 
 static uint64_t record_time(const struct perf_event_header *h)
 {
@@ -113,6 +158,10 @@ static int open_event(struct perf_recorder *r, pid_t pid, int cpu, struct eq_err
 	a.config = PERF_COUNT_SW_CPU_CLOCK;
 	a.sample_period = draw_period(r);
 	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
+	if (r->flags & PERF_REC_CALLCHAIN) {
+		a.sample_type |= PERF_SAMPLE_CALLCHAIN;
+		a.exclude_callchain_kernel = 1; /* as exclude_kernel: user stacks only */
+	}
 	a.disabled = 1;
 	a.enable_on_exec = 1;
 	a.inherit = 1;
@@ -144,7 +193,7 @@ static int open_event(struct perf_recorder *r, pid_t pid, int cpu, struct eq_err
 }
 
 struct perf_recorder *perf_recorder_open(pid_t pid, double hz, double jitter_pct,
-					 unsigned seed, struct eq_error *err)
+					 unsigned seed, unsigned flags, struct eq_error *err)
 {
 	struct perf_recorder *r = calloc(1, sizeof(*r));
 	long page = sysconf(_SC_PAGESIZE), ncpu = sysconf(_SC_NPROCESSORS_CONF);
@@ -153,6 +202,7 @@ struct perf_recorder *perf_recorder_open(pid_t pid, double hz, double jitter_pct
 		eq_fail(err, "out of memory");
 		return NULL;
 	}
+	r->flags = flags;
 	r->period_ns = (uint64_t)(1e9 / hz);
 	r->jitter = jitter_pct;
 	r->rng = seed ? seed : 1;
@@ -185,13 +235,18 @@ static int handle(struct perf_recorder *r, const struct perf_event_header *h,
 	switch (h->type) {
 	case PERF_RECORD_SAMPLE: {
 		const struct sample_rec *s = (const void *)h;
+		uint64_t frames[2 * PERF_MAX_FRAMES];
+		struct eqp_callchain cc = { 0, 0, frames };
 		struct eq_sample e = {
 			.time = s->time, .pc = s->ip, .pid = s->pid, .tid = s->tid,
 			.seq = r->seq++, .cpu = (uint16_t)s->cpu,
 			.flags = (h->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL
 					 ? EQ_F_KERNEL : 0,
 		};
-		return sink->sample(sink->ctx, &e);
+		if (!(r->flags & PERF_REC_CALLCHAIN) || !sink->sample_chain)
+			return sink->sample(sink->ctx, &e);
+		chain_of(s, h, &cc);
+		return sink->sample_chain(sink->ctx, &e, &cc);
 	}
 	case PERF_RECORD_MMAP2: {
 		const struct mmap2_rec *m = (const void *)h;

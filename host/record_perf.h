@@ -23,9 +23,13 @@
 
 struct perf_recorder;
 
+/* PERF_REC_CALLCHAIN: each sample carries its call chain, walked by the
+ * kernel through frame pointers (PERF_SAMPLE_CALLCHAIN, `record -g`). */
+#define PERF_REC_CALLCHAIN 0x1
+
 /* Samples `pid` (not yet exec'ed: the counter starts at its exec). */
 struct perf_recorder *perf_recorder_open(pid_t pid, double hz, double jitter_pct,
-					 unsigned seed, struct eq_error *err);
+					 unsigned seed, unsigned flags, struct eq_error *err);
 /* Waits up to timeout_ms for data, then hands everything in the ring to sink. */
 int perf_recorder_drain(struct perf_recorder *r, int timeout_ms,
 			const struct eq_sink *sink, struct eq_error *err);

@@ -30,6 +30,8 @@
 struct eq_sink {
 	void *ctx;
 	int (*sample)(void *ctx, const struct eq_sample *s);
+	/* a sample with its call chain (callers of s->pc, innermost first) */
+	int (*sample_chain)(void *ctx, const struct eq_sample *s, const struct eqp_callchain *cc);
 	/* one line of /proc/PID/maps text, '\n'-terminated */
 	int (*mmap)(void *ctx, uint32_t pid, uint64_t time, const char *maps_line);
 	/* a task's name; exec = 1 when it comes from an exec (new address space) */
@@ -45,6 +47,7 @@ struct recorder;
 
 struct recorder_stats {
 	uint64_t samples, lost, processes, maps_chunks, files;
+	uint64_t chains;      /* samples with a call chain */
 };
 
 /* Creates OUT.tmp.PID and writes the header; fails before anything runs

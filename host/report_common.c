@@ -26,14 +26,20 @@ int eq_report_parse_args(const char *cmd, const char *usage, int argc, char **ar
 		{ "no-build-id-check", no_argument, NULL, 'B' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "children", no_argument, NULL, 'C' },
+		{ "no-children", no_argument, NULL, 'N' },
+		{ "call-graph", no_argument, NULL, 'G' },
+		{ "percent-limit", required_argument, NULL, 'P' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct eq_error err;
 	int c, n = 0;
+	char *end;
 
 	memset(o, 0, sizeof(*o));
 	o->by = EQ_BY_PROC;
 	o->fmt = EQ_FMT_TABLE;
+	o->children = -1;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "o:hq", longopts, NULL)) != -1) {
 		switch (c) {
@@ -50,6 +56,14 @@ int eq_report_parse_args(const char *cmd, const char *usage, int argc, char **ar
 		case 'S': o->symfs = optarg; break;
 		case 'B': o->no_build_id_check = 1; break;
 		case 'o': o->out = optarg; break;
+		case 'C': o->children = 1; break;
+		case 'N': o->children = 0; break;
+		case 'G': o->call_graph = 1; break;
+		case 'P':
+			o->percent_limit = strtod(optarg, &end);
+			if (end == optarg || (*end && strcmp(end, "%")) || !(o->percent_limit >= 0 && o->percent_limit <= 100))
+				return bad(cmd, usage, "--percent-limit: give a percentage from 0 to 100");
+			break;
 		case 'h':
 			fputs(usage, stdout);
 			return EQ_ARGS_HELP;

@@ -22,6 +22,9 @@ struct eq_report_opts {
 	const char *symfs;
 	const char *out;       /* NULL or "-": standard output */
 	int quiet;             /* -q: no progress line */
+	int children;          /* -1 auto (when the recording has call chains), 0, 1 */
+	int call_graph;        /* --call-graph: print the call paths to each row */
+	double percent_limit;  /* --percent-limit: leave out rows below this share (%) */
 };
 
 enum { EQ_ARGS_OK, EQ_ARGS_HELP, EQ_ARGS_BAD };

@@ -2,13 +2,15 @@
  * export_folded.c - folded stacks ("frame;frame;frame COUNT" per line), the
  * input of flamegraph.pl, speedscope and inferno.
  *
- * Samples hold the interrupted pc only, so a stack is exe;module;proc: the
- * flame graph's first level is the process, then its modules, then their
- * procedures.  COUNT is the number of samples: in an energy-driven
+ * A recording with call chains (record -g) gives real stacks:
+ * exe;outermost caller;...;leaf, one line per distinct stack.  Without
+ * them a stack is exe;module;proc: the flame graph's first level is the
+ * process, then its modules, then their procedures.  COUNT is the number of samples: in an energy-driven
  * recording each is one quantum, so widths are shares of energy.  ';' in a
  * name becomes ':' (it separates frames).
  */
 #include "export.h"
+#include "callgraph.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +34,21 @@ static int cmp_stack(const void *a, const void *b)
 	return strcmp(((const struct stack *)a)->key, ((const struct stack *)b)->key);
 }
 
+/* A recording with call chains: one line per distinct call stack,
+ * exe;outermost caller;...;leaf (callgraph.h). */
+static int folded_stacks(FILE *out, struct export_ctx *x, struct eq_error *err)
+{
+	struct eq_stacks *st = eq_stacks_build(x->f, x->sym,
+					       x->exclude_idle ? EQ_PROFILE_EXCLUDE_IDLE : 0, err);
+	int rc;
+
+	if (!st)
+		return -1;
+	rc = eq_stacks_write_folded(out, st, err);
+	eq_stacks_free(st);
+	return rc;
+}
+
 int export_folded(FILE *out, struct export_ctx *x, struct eq_error *err)
 {
 	struct loc_count *lc;
@@ -40,6 +57,8 @@ int export_folded(FILE *out, struct export_ctx *x, struct eq_error *err)
 	size_t i, n, k;
 	char key[1024];
 
+	if (eqp_has_callchains(x->f))
+		return folded_stacks(out, x, err);
 	if (export_count_locs(x, &lc, &n, &total, err) < 0)
 		return -1;
 	st = calloc(n ? n : 1, sizeof(*st));

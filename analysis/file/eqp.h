@@ -100,6 +100,15 @@ struct eqp_board_rec {        /* 24 bytes, little-endian, stored as is */
 #define EQP_BOARD_F_LATE    0x2 /* preload was set up late (quantum overran) */
 #define EQP_BOARD_F_VCLAMP  0x4 /* battery voltage outside the compensation range: clamped */
 
+/* A sample's call chain: the return addresses of its callers, innermost
+ * first: nkernel kernel frames, then nuser user frames (the sample's own pc
+ * is not repeated).  A chain of 0 frames means no stack was taken. */
+struct eqp_callchain {
+	unsigned nkernel, nuser;
+	const uint64_t *frames;
+};
+#define EQP_MAX_CHAIN_FRAMES 1024 /* of each kind (kernel, user) in one chain */
+
 /* ---- writing ---------------------------------------------------------- */
 
 struct eqp_writer;
@@ -128,6 +137,10 @@ int eqp_add_buildid(struct eqp_writer *w, const char *path, const char *hex,
 		    struct eq_error *err);
 int eqp_add_samples(struct eqp_writer *w, const struct eq_sample *s, size_t n,
 		    struct eq_error *err);
+/* One sample with its call chain (a CHNS chunk follows each sample chunk of
+ * a writer that was given chains; samples added without one get none). */
+int eqp_add_sample_chain(struct eqp_writer *w, const struct eq_sample *s,
+			 const struct eqp_callchain *cc, struct eq_error *err);
 int eqp_add_maps(struct eqp_writer *w, uint32_t pid, uint64_t time,
 		 const char *text, size_t len, struct eq_error *err);
 int eqp_add_comm(struct eqp_writer *w, uint32_t pid, uint64_t time,
@@ -173,6 +186,13 @@ size_t eqp_nsample_chunks(const struct eqp_file *f);
 /* Chunk i's samples, in place (8-byte aligned); *n gets their number. */
 const struct eq_sample *eqp_sample_chunk(const struct eqp_file *f, size_t i,
 					 size_t *n);
+
+/* 1 when some samples have call chains (CHNS chunks). */
+int eqp_has_callchains(const struct eqp_file *f);
+/* Sample i of sample chunk c: its chain into *cc; returns its number of
+ * frames (0: none recorded).  Frames point into the file's mapping. */
+int eqp_sample_callchain(const struct eqp_file *f, size_t c, size_t i,
+			 struct eqp_callchain *cc);
 
 size_t eqp_nmaps(const struct eqp_file *f);
 const struct eqp_maps *eqp_maps_at(const struct eqp_file *f, size_t i);

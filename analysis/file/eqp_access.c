@@ -6,6 +6,7 @@
 
 #include <string.h>
 
+#include "eqp_format.h"
 #include "eqp_read_priv.h"
 
 const char *eqp_path(const struct eqp_file *f) { return f->path; }
@@ -43,6 +44,29 @@ const struct eq_sample *eqp_sample_chunk(const struct eqp_file *f, size_t i, siz
 	}
 	*n = f->samp.v[i].n;
 	return f->samp.v[i].s;
+}
+
+int eqp_has_callchains(const struct eqp_file *f)
+{
+	return f->has_chains;
+}
+
+int eqp_sample_callchain(const struct eqp_file *f, size_t c, size_t i,
+			 struct eqp_callchain *cc)
+{
+	const struct sample_chunk *sc;
+	const unsigned char *e;
+
+	memset(cc, 0, sizeof(*cc));
+	if (c >= f->samp.n || i >= f->samp.v[c].n || !f->samp.v[c].chains)
+		return 0;
+	sc = &f->samp.v[c];
+	e = sc->chains + sc->chain_off[i];
+	cc->nkernel = (unsigned)e[0] | (unsigned)e[1] << 8;
+	cc->nuser = (unsigned)e[2] | (unsigned)e[3] << 8;
+	/* entries start 8-aligned in an 8-aligned payload: frames are u64-aligned */
+	cc->frames = (const uint64_t *)(const void *)(e + EQP_CHAIN_HDR_LEN);
+	return (int)(cc->nkernel + cc->nuser);
 }
 
 size_t eqp_nmaps(const struct eqp_file *f) { return f->maps.n; }

@@ -30,6 +30,7 @@
 #define EQP_CHUNK_BINF EQP_FOURCC('B', 'I', 'N', 'F')
 #define EQP_CHUNK_BREC EQP_FOURCC('B', 'R', 'E', 'C')
 #define EQP_CHUNK_BIDS EQP_FOURCC('B', 'I', 'D', 'S')
+#define EQP_CHUNK_CHNS EQP_FOURCC('C', 'H', 'N', 'S')
 #define EQP_CHUNK_END  EQP_FOURCC('E', 'N', 'D', ' ')
 
 #define EQP_HEAD_FIXED_LEN 40  /* mode, reserved, 3 doubles, start time */
@@ -37,6 +38,9 @@
 #define EQP_BREC_HDR_LEN   8
 #define EQP_BREC_LEN       24
 #define EQP_SAMPLES_PER_CHUNK 4096
+#define EQP_CHNS_HDR_LEN   8   /* u32 count, u32 reserved */
+#define EQP_CHAIN_HDR_LEN  8   /* u16 kernel frames, u16 user frames, u32 reserved */
+#define EQP_MAX_CHAIN      EQP_MAX_CHAIN_FRAMES /* (eqp.h) frames of each kind in one chain */
 
 /* Limits that keep a corrupt length from asking for absurd memory. */
 #define EQP_MAX_STRING     (64u << 20)

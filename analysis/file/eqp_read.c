@@ -197,8 +197,52 @@ static int parse_samp(struct cursor *c, struct eq_error *err)
 				  (unsigned long long)c->len);
 	sc.s = (const struct eq_sample *)(const void *)(c->p + EQP_SAMP_HDR_LEN);
 	sc.n = count;
+	sc.chains = NULL;
+	sc.chain_off = NULL;
 	c->f->nsamples += count;
+	c->f->last_samp_chunk = c->index + 1;
 	return PUSH(c->f->samp, sc, c, err);
+}
+
+/* CHNS: the call chains of the samples of the SAMP chunk just before it. */
+static int parse_chns(struct cursor *c, struct eq_error *err)
+{
+	struct sample_chunk *sc;
+	uint64_t count, off = EQP_CHNS_HDR_LEN;
+	size_t i;
+
+	if (need(c, EQP_CHNS_HDR_LEN, err) < 0)
+		return -1;
+	if (!c->f->samp.n || c->f->last_samp_chunk != c->index)
+		return chunk_fail(c, err, "call chains that follow no sample chunk");
+	sc = &c->f->samp.v[c->f->samp.n - 1];
+	count = get32(c->p);
+	if (count != sc->n)
+		return chunk_fail(c, err, "%llu call chains for a chunk of %zu samples",
+				  (unsigned long long)count, sc->n);
+	sc->chain_off = malloc((sc->n ? sc->n : 1) * sizeof(*sc->chain_off));
+	if (!sc->chain_off)
+		return chunk_fail(c, err, "out of memory for %zu call chains", sc->n);
+	for (i = 0; i < sc->n; i++) {
+		uint64_t nk, nu;
+
+		if (c->len - off < EQP_CHAIN_HDR_LEN)
+			return chunk_fail(c, err, "call chain %zu runs past the end of the chunk", i);
+		nk = (uint64_t)c->p[off] | (uint64_t)c->p[off + 1] << 8;
+		nu = (uint64_t)c->p[off + 2] | (uint64_t)c->p[off + 3] << 8;
+		if (nk > EQP_MAX_CHAIN || nu > EQP_MAX_CHAIN ||
+		    (nk + nu) * 8 > c->len - off - EQP_CHAIN_HDR_LEN)
+			return chunk_fail(c, err, "call chain %zu of %llu+%llu frames does not fit the chunk",
+					  i, (unsigned long long)nk, (unsigned long long)nu);
+		sc->chain_off[i] = (uint32_t)off;
+		off += EQP_CHAIN_HDR_LEN + (nk + nu) * 8;
+	}
+	if (off != c->len)
+		return chunk_fail(c, err, "%llu bytes after the last call chain",
+				  (unsigned long long)(c->len - off));
+	sc->chains = c->p;
+	c->f->has_chains = 1;
+	return 0;
 }
 
 /* MAPS, COMM and MARK: u32 pid, u32 reserved, u64 time, text. */
@@ -454,6 +498,7 @@ static int parse_chunk(struct cursor *c, struct eq_error *err)
 	case EQP_CHUNK_BINF: return parse_binf(c, err);
 	case EQP_CHUNK_BREC: return parse_brec(c, err);
 	case EQP_CHUNK_BIDS: return parse_bids(c, err);
+	case EQP_CHUNK_CHNS: return parse_chns(c, err);
 	case EQP_CHUNK_END:  return parse_end(c, err);
 	default:
 		return 0; /* a newer writer's chunk: its CRC was checked, skip it */
@@ -605,6 +650,8 @@ void eqp_close(struct eqp_file *f)
 	free(f->comm.v);
 	free(f->mark.v);
 	free(f->symt.v);
+	for (i = 0; i < f->samp.n; i++)
+		free(f->samp.v[i].chain_off);
 	free(f->samp.v);
 	free(f->lost.v);
 	free(f->brec.v);

@@ -10,6 +10,8 @@
 struct sample_chunk {
 	const struct eq_sample *s;
 	size_t n;
+	const unsigned char *chains; /* the CHNS payload after this chunk, or NULL */
+	uint32_t *chain_off;         /* per sample: offset of its entry in chains */
 };
 
 struct buildid {
@@ -41,6 +43,8 @@ struct eqp_file {
 	VEC(struct buildid) bids;
 	struct eqp_board_info binfo;
 	int has_binfo;
+	size_t last_samp_chunk; /* index of the last SAMP chunk + 1, 0 if none */
+	int has_chains;
 };
 
 #endif

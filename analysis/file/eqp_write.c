@@ -20,6 +20,9 @@ struct eqp_writer {
 	unsigned flags;
 	struct eq_sample *buf;
 	size_t nbuf;
+	unsigned char *chains;  /* CHNS entries of the samples in buf */
+	size_t chains_len, chains_cap;
+	int has_chains;
 	uint64_t nsamples;
 	uint64_t nchunks;
 	int failed;
@@ -163,14 +166,73 @@ static int flush_samples(struct eqp_writer *w, struct eq_error *err)
 {
 	unsigned char hdr[EQP_SAMP_HDR_LEN] = { 0 };
 	struct part parts[2];
+	size_t n = w->nbuf;
 
-	if (!w->nbuf)
+	if (!n)
 		return 0;
-	put32(hdr, (uint32_t)w->nbuf);
+	put32(hdr, (uint32_t)n);
 	parts[0] = (struct part){ hdr, sizeof(hdr) };
-	parts[1] = (struct part){ w->buf, w->nbuf * sizeof(*w->buf) };
+	parts[1] = (struct part){ w->buf, n * sizeof(*w->buf) };
 	w->nbuf = 0;
-	return write_chunk(w, EQP_CHUNK_SAMP, parts, 2, err);
+	if (write_chunk(w, EQP_CHUNK_SAMP, parts, 2, err) < 0)
+		return -1;
+	if (!w->has_chains)
+		return 0;
+	parts[1] = (struct part){ w->chains, w->chains_len };
+	w->chains_len = 0;
+	return write_chunk(w, EQP_CHUNK_CHNS, parts, 2, err);
+}
+
+/* Appends one CHNS entry (cc NULL: no stack). */
+static int add_chain(struct eqp_writer *w, const struct eqp_callchain *cc, struct eq_error *err)
+{
+	unsigned nk = cc ? cc->nkernel : 0, nu = cc ? cc->nuser : 0;
+	size_t need = EQP_CHAIN_HDR_LEN + (size_t)(nk + nu) * 8;
+	unsigned char *e;
+
+	if (nk > EQP_MAX_CHAIN || nu > EQP_MAX_CHAIN)
+		return eq_fail(err, "%s: a call chain of %u+%u frames is over the %u-frame limit",
+			       w->out.path, nk, nu, EQP_MAX_CHAIN);
+	if (w->chains_len + need > w->chains_cap) {
+		size_t ncap = (w->chains_len + need) * 2;
+		unsigned char *nb = realloc(w->chains, ncap);
+
+		if (!nb)
+			return eq_fail(err, "%s: out of memory for call chains", w->out.path);
+		w->chains = nb;
+		w->chains_cap = ncap;
+	}
+	e = w->chains + w->chains_len;
+	memset(e, 0, EQP_CHAIN_HDR_LEN);
+	e[0] = (unsigned char)nk;
+	e[1] = (unsigned char)(nk >> 8);
+	e[2] = (unsigned char)nu;
+	e[3] = (unsigned char)(nu >> 8);
+	if (nk + nu)
+		memcpy(e + EQP_CHAIN_HDR_LEN, cc->frames, (size_t)(nk + nu) * 8);
+	w->chains_len += need;
+	return 0;
+}
+
+int eqp_add_sample_chain(struct eqp_writer *w, const struct eq_sample *s,
+			 const struct eqp_callchain *cc, struct eq_error *err)
+{
+	if (!w->has_chains) {
+		size_t i;
+
+		/* samples already in hand get empty chains */
+		w->has_chains = 1;
+		for (i = 0; i < w->nbuf; i++)
+			if (add_chain(w, NULL, err) < 0)
+				return -1;
+	}
+	if (add_chain(w, cc, err) < 0)
+		return -1;
+	w->buf[w->nbuf++] = *s;
+	w->nsamples++;
+	if (w->nbuf == EQP_SAMPLES_PER_CHUNK)
+		return flush_samples(w, err);
+	return 0;
 }
 
 int eqp_flush(struct eqp_writer *w, struct eq_error *err)
@@ -217,6 +279,13 @@ int eqp_add_samples(struct eqp_writer *w, const struct eq_sample *s, size_t n,
 		if (take > n)
 			take = n;
 		memcpy(w->buf + w->nbuf, s, take * sizeof(*s));
+		if (w->has_chains) {
+			size_t i;
+
+			for (i = 0; i < take; i++)
+				if (add_chain(w, NULL, err) < 0)
+					return -1;
+		}
 		w->nbuf += take;
 		w->nsamples += take;
 		s += take;
@@ -361,6 +430,7 @@ int eqp_commit(struct eqp_writer *w, struct eq_error *err)
 		goto failed;
 	rc = eq_outfile_commit(&w->out, err);
 	free(w->buf);
+	free(w->chains);
 	free(w);
 	return rc;
 failed:
@@ -379,6 +449,7 @@ void eqp_abandon(struct eqp_writer *w)
 		return;
 	eq_outfile_abandon(&w->out);
 	free(w->buf);
+	free(w->chains);
 	free(w);
 }
 
@@ -388,5 +459,6 @@ void eqp_discard(struct eqp_writer *w)
 		return;
 	eq_outfile_discard(&w->out);
 	free(w->buf);
+	free(w->chains);
 	free(w);
 }

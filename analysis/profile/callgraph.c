@@ -1,0 +1,595 @@
+/* callgraph.c - call stacks, inclusive profiles, flame-graph stacks; see callgraph.h. */
+#include "callgraph.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stats.h"
+#include "units.h"
+
+static const char unknown_name[] = "[unknown]";
+
+const char *eq_frame_name(const struct eq_loc *l)
+{
+	if ((l->kind == EQ_LOC_RESOLVED || l->kind == EQ_LOC_IDLE) && l->proc)
+		return l->proc;
+	return unknown_name;
+}
+
+static const char *frame_module(const struct eq_loc *l)
+{
+	return l->module_base ? l->module_base : l->module;
+}
+
+/* ---- distinct stacks ------------------------------------------------------ */
+
+struct stack_set {
+	size_t *slots;               /* stack index + 1; 0 empty */
+	size_t mask;
+	size_t cap;                  /* of stacks[] */
+};
+
+static size_t hash_frames(const struct eq_loc *const *f, size_t n)
+{
+	size_t h = 1469598103934665603ULL, i;
+
+	for (i = 0; i < n; i++)
+		h = (h ^ (size_t)(uintptr_t)f[i]) * 1099511628211ULL;
+	return h ^ n;
+}
+
+static int set_grow(struct eq_stacks *st, struct stack_set *ss)
+{
+	size_t nmask = ss->mask ? ss->mask * 2 + 1 : 1023, i, j;
+	size_t *ns = calloc(nmask + 1, sizeof(*ns));
+
+	if (!ns)
+		return -1;
+	for (i = 0; i < st->nstacks; i++) {
+		const struct eq_stack *k = &st->stacks[i];
+
+		for (j = hash_frames(k->frames, k->depth) & nmask; ns[j]; j = (j + 1) & nmask)
+			;
+		ns[j] = i + 1;
+	}
+	free(ss->slots);
+	ss->slots = ns;
+	ss->mask = nmask;
+	return 0;
+}
+
+static int add_stack(struct eq_stacks *st, struct stack_set *ss,
+		     const struct eq_loc **frames, size_t depth)
+{
+	size_t j;
+
+	if ((st->nstacks + 1) * 2 > ss->mask && set_grow(st, ss) < 0)
+		return -1;
+	for (j = hash_frames(frames, depth) & ss->mask; ss->slots[j]; j = (j + 1) & ss->mask) {
+		struct eq_stack *k = &st->stacks[ss->slots[j] - 1];
+
+		if (k->depth == depth && !memcmp(k->frames, frames, depth * sizeof(*frames))) {
+			k->samples++;
+			return 0;
+		}
+	}
+	if (st->nstacks == ss->cap) {
+		size_t ncap = ss->cap ? ss->cap * 2 : 256;
+		struct eq_stack *n = realloc(st->stacks, ncap * sizeof(*n));
+
+		if (!n)
+			return -1;
+		st->stacks = n;
+		ss->cap = ncap;
+	}
+	st->stacks[st->nstacks].frames = malloc(depth * sizeof(*frames));
+	if (!st->stacks[st->nstacks].frames)
+		return -1;
+	memcpy(st->stacks[st->nstacks].frames, frames, depth * sizeof(*frames));
+	st->stacks[st->nstacks].depth = depth;
+	st->stacks[st->nstacks].samples = 1;
+	ss->slots[j] = ++st->nstacks;
+	return 0;
+}
+
+static int cmp_stack_samples(const void *a, const void *b)
+{
+	const struct eq_stack *x = a, *y = b;
+
+	return x->samples < y->samples ? 1 : x->samples > y->samples ? -1 : 0;
+}
+
+static double per_sample_of(const struct eqp_file *f)
+{
+	const struct eqp_meta *m = eqp_meta(f);
+
+	if (m->mode == EQP_MODE_ENERGY)
+		return m->quantum_j > 0 && isfinite(m->quantum_j) ? m->quantum_j : 0;
+	return eq_profile_period_s(f);
+}
+
+struct eq_stacks *eq_stacks_build(const struct eqp_file *f, struct eq_symbolizer *s,
+				  unsigned flags, struct eq_error *err)
+{
+	struct eq_stacks *st = calloc(1, sizeof(*st));
+	struct stack_set ss = { 0 };
+	const struct eq_loc **frames = malloc((1 + 2 * EQP_MAX_CHAIN_FRAMES) * sizeof(*frames));
+	size_t c, i, k;
+
+	if (!st || !frames) {
+		free(st);
+		free(frames);
+		eq_fail(err, "out of memory");
+		return NULL;
+	}
+	st->mode = eqp_meta(f)->mode;
+	st->per_sample = per_sample_of(f);
+	for (c = 0; c < eqp_nsample_chunks(f); c++) {
+		size_t n;
+		const struct eq_sample *smp = eqp_sample_chunk(f, c, &n);
+
+		for (i = 0; i < n; i++) {
+			const struct eq_loc *leaf = eq_sym_lookup(s, &smp[i]);
+			struct eqp_callchain cc;
+			size_t depth = 0;
+			int nf;
+
+			if ((flags & EQ_PROFILE_EXCLUDE_IDLE) && leaf->kind == EQ_LOC_IDLE)
+				continue;
+			frames[depth++] = leaf;
+			nf = eqp_sample_callchain(f, c, i, &cc);
+			if (nf > 0)
+				st->with_chain++;
+			for (k = 0; k < (size_t)nf; k++) {
+				struct eq_sample caller = smp[i];
+
+				/* inside the call instruction, not after it */
+				caller.pc = cc.frames[k] ? cc.frames[k] - 1 : 0;
+				caller.flags &= (uint16_t)~(EQ_F_KERNEL | EQ_F_IDLE);
+				if (k < cc.nkernel)
+					caller.flags |= EQ_F_KERNEL;
+				frames[depth++] = eq_sym_lookup(s, &caller);
+			}
+			st->total_samples++;
+			if (add_stack(st, &ss, frames, depth) < 0) {
+				free(ss.slots);
+				free(frames);
+				eq_stacks_free(st);
+				eq_fail(err, "out of memory for call stacks");
+				return NULL;
+			}
+		}
+	}
+	free(ss.slots);
+	free(frames);
+	qsort(st->stacks, st->nstacks, sizeof(*st->stacks), cmp_stack_samples);
+	return st;
+}
+
+void eq_stacks_free(struct eq_stacks *st)
+{
+	size_t i;
+
+	if (!st)
+		return;
+	for (i = 0; i < st->nstacks; i++)
+		free(st->stacks[i].frames);
+	free(st->stacks);
+	free(st);
+}
+
+/* ---- inclusive profile ---------------------------------------------------- */
+
+static size_t hash_pair(const char *a, const char *b)
+{
+	return ((size_t)(uintptr_t)a * 0x9E3779B97F4A7C15ULL) ^ ((size_t)(uintptr_t)b >> 3);
+}
+
+static int cmp_row(const void *a, const void *b)
+{
+	const struct eq_cg_row *x = a, *y = b;
+	int c;
+
+	if (x->children != y->children)
+		return x->children < y->children ? 1 : -1;
+	if (x->self != y->self)
+		return x->self < y->self ? 1 : -1;
+	c = strcmp(x->name, y->name);
+	return c ? c : strcmp(x->module ? x->module : "", y->module ? y->module : "");
+}
+
+struct eq_callgraph *eq_callgraph_build(const struct eq_stacks *st, struct eq_error *err)
+{
+	struct eq_callgraph *cg = calloc(1, sizeof(*cg));
+	size_t *slots = NULL, mask = 0, cap = 0, i, j, k;
+
+	if (!cg)
+		goto oom;
+	cg->st = st;
+	for (i = 0; i < st->nstacks; i++) {
+		const struct eq_stack *sk = &st->stacks[i];
+
+		for (k = 0; k < sk->depth; k++) {
+			const char *name = eq_frame_name(sk->frames[k]);
+			const char *mod = frame_module(sk->frames[k]);
+			size_t d, h;
+			int again = 0;
+
+			/* recursion: a procedure counts once per stack */
+			for (d = 0; d < k && !again; d++)
+				again = eq_frame_name(sk->frames[d]) == name &&
+					frame_module(sk->frames[d]) == mod;
+			if (again)
+				continue;
+			if ((cg->nrows + 1) * 2 > mask) {
+				size_t nmask = mask ? mask * 2 + 1 : 255, r;
+				size_t *ns = calloc(nmask + 1, sizeof(*ns));
+
+				if (!ns)
+					goto oom;
+				for (r = 0; r < cg->nrows; r++) {
+					for (h = hash_pair(cg->rows[r].name, cg->rows[r].module) & nmask; ns[h];
+					     h = (h + 1) & nmask)
+						;
+					ns[h] = r + 1;
+				}
+				free(slots);
+				slots = ns;
+				mask = nmask;
+			}
+			for (h = hash_pair(name, mod) & mask; slots[h]; h = (h + 1) & mask)
+				if (cg->rows[slots[h] - 1].name == name && cg->rows[slots[h] - 1].module == mod)
+					break;
+			if (!slots[h]) {
+				if (cg->nrows == cap) {
+					size_t ncap = cap ? cap * 2 : 64;
+					struct eq_cg_row *n = realloc(cg->rows, ncap * sizeof(*n));
+
+					if (!n)
+						goto oom;
+					cg->rows = n;
+					cap = ncap;
+				}
+				memset(&cg->rows[cg->nrows], 0, sizeof(cg->rows[0]));
+				cg->rows[cg->nrows].name = name;
+				cg->rows[cg->nrows].module = mod;
+				slots[h] = ++cg->nrows;
+			}
+			j = slots[h] - 1;
+			cg->rows[j].children += sk->samples;
+			if (k == 0)
+				cg->rows[j].self += sk->samples;
+		}
+	}
+	free(slots);
+	for (j = 0; j < cg->nrows; j++) {
+		struct eq_cg_row *r = &cg->rows[j];
+		uint64_t n = st->total_samples;
+
+		r->children_share = n ? (double)r->children / n : 0;
+		r->self_share = n ? (double)r->self / n : 0;
+		eq_wilson(r->children, n, 1.959963984540054, &r->ci95_low, &r->ci95_high);
+	}
+	if (cg->nrows)
+		qsort(cg->rows, cg->nrows, sizeof(*cg->rows), cmp_row);
+	return cg;
+oom:
+	free(slots);
+	eq_callgraph_free(cg);
+	eq_fail(err, "out of memory for the call graph");
+	return NULL;
+}
+
+void eq_callgraph_free(struct eq_callgraph *cg)
+{
+	if (!cg)
+		return;
+	free(cg->rows);
+	free(cg);
+}
+
+/* ---- call paths to a row ---------------------------------------------- */
+
+struct path {
+	const struct eq_stack *stack; /* a stack that holds the row */
+	size_t at;                    /* the row's outermost frame in it */
+	uint64_t samples;
+};
+
+/* 1 when frame at..depth-1 of a equals that of b (by name and module). */
+static int same_path(const struct path *a, const struct path *b)
+{
+	size_t i;
+
+	if (a->stack->depth - a->at != b->stack->depth - b->at)
+		return 0;
+	for (i = 0; a->at + i < a->stack->depth; i++) {
+		const struct eq_loc *x = a->stack->frames[a->at + i], *y = b->stack->frames[b->at + i];
+
+		if (eq_frame_name(x) != eq_frame_name(y) || frame_module(x) != frame_module(y))
+			return 0;
+	}
+	return 1;
+}
+
+static int cmp_path(const void *a, const void *b)
+{
+	const struct path *x = a, *y = b;
+
+	return x->samples < y->samples ? 1 : x->samples > y->samples ? -1 : 0;
+}
+
+/* Distinct paths from the outermost caller to the row, most samples first. */
+static struct path *paths_to(const struct eq_stacks *st, const struct eq_cg_row *r, size_t *np)
+{
+	struct path *p = NULL;
+	size_t n = 0, i, k, q;
+
+	for (i = 0; i < st->nstacks; i++) {
+		const struct eq_stack *sk = &st->stacks[i];
+		struct path cur = { sk, SIZE_MAX, sk->samples };
+
+		for (k = sk->depth; k-- > 0;)
+			if (eq_frame_name(sk->frames[k]) == r->name && frame_module(sk->frames[k]) == r->module) {
+				cur.at = k;
+				break;
+			}
+		if (cur.at == SIZE_MAX)
+			continue;
+		for (q = 0; q < n; q++)
+			if (same_path(&p[q], &cur)) {
+				p[q].samples += cur.samples;
+				break;
+			}
+		if (q < n)
+			continue;
+		if (!(n & (n + 1)) || n == 0) {
+			struct path *np2 = realloc(p, (n + 1) * 2 * sizeof(*p));
+
+			if (!np2) {
+				free(p);
+				*np = 0;
+				return NULL;
+			}
+			p = np2;
+		}
+		p[n++] = cur;
+	}
+	if (n)
+		qsort(p, n, sizeof(*p), cmp_path);
+	*np = n;
+	return p;
+}
+
+static void print_path_text(FILE *out, const struct path *p)
+{
+	size_t k;
+
+	for (k = p->stack->depth; k-- > p->at;)
+		fprintf(out, "%s%s", eq_frame_name(p->stack->frames[k]), k > p->at ? " > " : "");
+}
+
+/* ---- printing ------------------------------------------------------------- */
+
+static const char *unit(const struct eq_stacks *st)
+{
+	return st->mode == EQP_MODE_ENERGY ? "J" : "s";
+}
+
+static void print_table(FILE *out, const struct eq_callgraph *cg, const struct eq_cg_print *o)
+{
+	const struct eq_stacks *st = cg->st;
+	char b1[32], b2[32];
+	size_t i, k;
+
+	fprintf(out, "# %s profile with call chains of %s\n",
+		st->mode == EQP_MODE_ENERGY ? "energy" : "time", o->source);
+	fprintf(out, "# %llu samples, %llu with a call chain", (unsigned long long)st->total_samples,
+		(unsigned long long)st->with_chain);
+	if (st->per_sample > 0)
+		fprintf(out, "; %s a sample", eq_format_quantity(b1, sizeof(b1), st->per_sample, unit(st)));
+	fputs("\n# children: the procedure and everything it called; self: the procedure alone\n", out);
+	fprintf(out, "%9s %8s %9s %10s  %-19s %-20s %s\n", "children", "self", "samples",
+		st->mode == EQP_MODE_ENERGY ? "energy" : "time", "95% CI of children", "module", "proc");
+	for (i = 0; i < cg->nrows; i++) {
+		const struct eq_cg_row *r = &cg->rows[i];
+
+		if (100.0 * r->children_share < o->percent_limit)
+			continue;
+		fprintf(out, "%8.2f%% %7.2f%% %9llu %10s  [%6.2f%%, %6.2f%%]   %-20s %s\n",
+			100 * r->children_share, 100 * r->self_share, (unsigned long long)r->children,
+			st->per_sample > 0 ? eq_format_quantity(b2, sizeof(b2), r->children * st->per_sample, unit(st)) : "-",
+			100 * r->ci95_low, 100 * r->ci95_high, r->module ? r->module : "", r->name);
+		if (o->call_paths) {
+			size_t np;
+			struct path *p = paths_to(st, r, &np);
+
+			for (k = 0; k < np && k < 10; k++) {
+				double share = r->children ? (double)p[k].samples / r->children : 0;
+
+				if (100 * share < o->path_limit)
+					break;
+				fprintf(out, "%*s%6.2f%%  ", 12, "", 100 * share);
+				print_path_text(out, &p[k]);
+				fputc('\n', out);
+			}
+			free(p);
+		}
+	}
+}
+
+static void print_csv(FILE *out, const struct eq_callgraph *cg, const struct eq_cg_print *o)
+{
+	const struct eq_stacks *st = cg->st;
+	const char *u = st->mode == EQP_MODE_ENERGY ? "energy_j" : "time_s";
+	size_t i;
+
+	fprintf(out, "name,module,children_samples,children_share,self_samples,self_share,children_%s,self_%s,ci95_low,ci95_high\n",
+		u, u);
+	for (i = 0; i < cg->nrows; i++) {
+		const struct eq_cg_row *r = &cg->rows[i];
+
+		if (100.0 * r->children_share < o->percent_limit)
+			continue;
+		eq_csv_field(out, r->name);
+		fputc(',', out);
+		eq_csv_field(out, r->module ? r->module : "");
+		fprintf(out, ",%llu,%.8f,%llu,%.8f,", (unsigned long long)r->children, r->children_share,
+			(unsigned long long)r->self, r->self_share);
+		if (st->per_sample > 0)
+			fprintf(out, "%.9g,%.9g", r->children * st->per_sample, r->self * st->per_sample);
+		else
+			fputc(',', out);
+		fprintf(out, ",%.8f,%.8f\n", r->ci95_low, r->ci95_high);
+	}
+}
+
+static void print_json(FILE *out, const struct eq_callgraph *cg, const struct eq_cg_print *o)
+{
+	const struct eq_stacks *st = cg->st;
+	const char *u = st->mode == EQP_MODE_ENERGY ? "energy_j" : "time_s";
+	size_t i, k, m, printed = 0;
+
+	fprintf(out, "{\n  \"mode\": \"%s\",\n  \"by\": \"proc\",\n  \"children\": true,\n  \"%s\": ",
+		st->mode == EQP_MODE_ENERGY ? "energy" : "time",
+		st->mode == EQP_MODE_ENERGY ? "quantum_j" : "period_s");
+	eq_json_number(out, st->per_sample > 0 ? st->per_sample : NAN);
+	fprintf(out, ",\n  \"total_samples\": %llu,\n  \"samples_with_chain\": %llu,\n  \"rows\": [",
+		(unsigned long long)st->total_samples, (unsigned long long)st->with_chain);
+	for (i = 0; i < cg->nrows; i++) {
+		const struct eq_cg_row *r = &cg->rows[i];
+
+		if (100.0 * r->children_share < o->percent_limit)
+			continue;
+		fputs(printed++ ? ",\n    {\"name\": " : "\n    {\"name\": ", out);
+		eq_json_string(out, r->name);
+		fputs(", \"module\": ", out);
+		eq_json_string(out, r->module ? r->module : "");
+		fprintf(out, ", \"children_samples\": %llu, \"children_share\": %.8f, \"self_samples\": %llu, \"self_share\": %.8f",
+			(unsigned long long)r->children, r->children_share, (unsigned long long)r->self,
+			r->self_share);
+		fprintf(out, ", \"children_%s\": ", u);
+		eq_json_number(out, st->per_sample > 0 ? r->children * st->per_sample : NAN);
+		fprintf(out, ", \"self_%s\": ", u);
+		eq_json_number(out, st->per_sample > 0 ? r->self * st->per_sample : NAN);
+		fprintf(out, ", \"ci95_low\": %.8f, \"ci95_high\": %.8f", r->ci95_low, r->ci95_high);
+		if (o->call_paths) {
+			size_t np;
+			struct path *p = paths_to(st, r, &np);
+
+			fputs(", \"paths\": [", out);
+			for (k = 0; k < np; k++) {
+				fprintf(out, "%s{\"samples\": %llu, \"frames\": [", k ? ", " : "",
+					(unsigned long long)p[k].samples);
+				for (m = p[k].stack->depth; m-- > p[k].at;) {
+					eq_json_string(out, eq_frame_name(p[k].stack->frames[m]));
+					if (m > p[k].at)
+						fputs(", ", out);
+				}
+				fputs("]}", out);
+			}
+			fputc(']', out);
+			free(p);
+		}
+		fputc('}', out);
+	}
+	fputs("\n  ]\n}\n", out);
+}
+
+void eq_callgraph_print(FILE *out, const struct eq_callgraph *cg, const struct eq_cg_print *o)
+{
+	if (o->fmt == EQ_FMT_JSON)
+		print_json(out, cg, o);
+	else if (o->fmt == EQ_FMT_CSV)
+		print_csv(out, cg, o);
+	else
+		print_table(out, cg, o);
+}
+
+/* ---- folded stacks ---------------------------------------------------------- */
+
+struct folded {
+	char *key;
+	uint64_t samples;
+};
+
+static int cmp_folded(const void *a, const void *b)
+{
+	return strcmp(((const struct folded *)a)->key, ((const struct folded *)b)->key);
+}
+
+static void put_frame(char **p, size_t *len, size_t *cap, const char *name, int sep)
+{
+	size_t need = strlen(name) + 2;
+
+	if (*len + need + 1 > *cap) {
+		size_t ncap = (*len + need + 1) * 2;
+		char *n = realloc(*p, ncap);
+
+		if (!n)
+			return;
+		*p = n;
+		*cap = ncap;
+	}
+	if (sep)
+		(*p)[(*len)++] = ';';
+	for (; *name; name++)
+		(*p)[(*len)++] = *name == ';' ? ':' : (*name == '\n' || *name == ' ') ? '_' : *name;
+	(*p)[*len] = '\0';
+}
+
+int eq_stacks_write_folded(FILE *out, const struct eq_stacks *st, struct eq_error *err)
+{
+	struct folded *fo = calloc(st->nstacks ? st->nstacks : 1, sizeof(*fo));
+	size_t i, k, n = 0;
+
+	if (!fo)
+		return eq_fail(err, "out of memory");
+	for (i = 0; i < st->nstacks; i++) {
+		const struct eq_stack *sk = &st->stacks[i];
+		const struct eq_loc *leaf = sk->frames[0];
+		char *key = NULL;
+		size_t len = 0, cap = 0;
+
+		put_frame(&key, &len, &cap, leaf->exe ? leaf->exe : unknown_name, 0);
+		for (k = sk->depth; k-- > 0;) {
+			const struct eq_loc *l = sk->frames[k];
+
+			if (l->kind == EQ_LOC_RESOLVED || l->kind == EQ_LOC_IDLE) {
+				put_frame(&key, &len, &cap, eq_frame_name(l), 1);
+			} else {
+				char b[600];
+				const char *m = frame_module(l);
+
+				/* perf's habit: an unresolved frame is named by its module */
+				if (!m || !strcmp(m, unknown_name))
+					snprintf(b, sizeof(b), "%s", unknown_name);
+				else
+					snprintf(b, sizeof(b), "[%s]", m);
+				put_frame(&key, &len, &cap, b, 1);
+			}
+		}
+		if (!key)
+			goto oom;
+		fo[n].key = key;
+		fo[n++].samples = sk->samples;
+	}
+	qsort(fo, n, sizeof(*fo), cmp_folded);
+	for (i = 0; i < n; i = k) {
+		uint64_t sum = 0;
+
+		for (k = i; k < n && !strcmp(fo[k].key, fo[i].key); k++)
+			sum += fo[k].samples;
+		fprintf(out, "%s %llu\n", fo[i].key, (unsigned long long)sum);
+	}
+	for (i = 0; i < n; i++)
+		free(fo[i].key);
+	free(fo);
+	return ferror(out) ? eq_fail(err, "writing the folded stacks failed") : 0;
+oom:
+	for (i = 0; i < n; i++)
+		free(fo[i].key);
+	free(fo);
+	return eq_fail(err, "out of memory");
+}

@@ -1,0 +1,85 @@
+/*
+ * callgraph.h - call stacks of a recording: inclusive ("children") and
+ * exclusive ("self") energy per procedure, the call paths to a procedure,
+ * and the stacks of a flame graph.
+ *
+ * A sample's stack is its own pc (the leaf) followed by its callers' return
+ * addresses (eqp_sample_callchain), each located by the symbolizer; a
+ * return address is looked up at address - 1 so that it falls inside the
+ * call instruction, not on the instruction after it (which may be the next
+ * function).  Identical stacks are counted once with their number of
+ * samples, so memory follows the number of distinct stacks.
+ *
+ * A procedure's children count is the number of samples whose stack holds
+ * it at least once (recursion counts once), its self count the number whose
+ * leaf it is: the energy spent in it and in everything it called, and in it
+ * alone.  Procedures are (name, module) pairs; unresolved frames are
+ * "[unknown]" per module.
+ */
+#ifndef EQ_CALLGRAPH_H
+#define EQ_CALLGRAPH_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "eq_error.h"
+#include "eqp.h"
+#include "profile.h"
+#include "symbolize.h"
+#include "table.h"
+
+struct eq_stack {
+	uint64_t samples;
+	size_t depth;                 /* frames, >= 1 */
+	const struct eq_loc **frames; /* leaf first, then callers outwards */
+};
+
+struct eq_stacks {
+	enum eqp_mode mode;
+	double per_sample;            /* J or s per sample, 0 if unknown */
+	uint64_t total_samples;       /* samples counted (idle removed if asked) */
+	uint64_t with_chain;          /* samples that had a call chain */
+	size_t nstacks;
+	struct eq_stack *stacks;      /* most samples first */
+	void *priv_;
+};
+
+/* flags: EQ_PROFILE_EXCLUDE_IDLE */
+struct eq_stacks *eq_stacks_build(const struct eqp_file *f, struct eq_symbolizer *s,
+				  unsigned flags, struct eq_error *err);
+void eq_stacks_free(struct eq_stacks *st);
+
+/* Name of a frame as reports print it ("[unknown]" for an unresolved pc). */
+const char *eq_frame_name(const struct eq_loc *l);
+
+/* One row of the inclusive profile. */
+struct eq_cg_row {
+	const char *name, *module;    /* module basename */
+	uint64_t self, children;      /* samples */
+	double self_share, children_share;
+	double ci95_low, ci95_high;   /* Wilson interval of children_share */
+};
+
+struct eq_callgraph {
+	const struct eq_stacks *st;
+	size_t nrows;
+	struct eq_cg_row *rows;       /* children first (most first), then self, then name */
+};
+
+struct eq_callgraph *eq_callgraph_build(const struct eq_stacks *st, struct eq_error *err);
+void eq_callgraph_free(struct eq_callgraph *cg);
+
+struct eq_cg_print {
+	enum eq_format fmt;
+	const char *source;           /* recording's name for the heading */
+	int call_paths;               /* also print the call paths to each row (table, json) */
+	double percent_limit;         /* rows below this children share (0..100) are left out */
+	double path_limit;            /* paths below this share of their row are left out */
+};
+
+void eq_callgraph_print(FILE *out, const struct eq_callgraph *cg, const struct eq_cg_print *o);
+
+/* Folded stacks for flame graphs: "exe;outermost;...;leaf COUNT" a line. */
+int eq_stacks_write_folded(FILE *out, const struct eq_stacks *st, struct eq_error *err);
+
+#endif
