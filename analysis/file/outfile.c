@@ -383,12 +383,27 @@ static int link_unnamed(struct eq_outfile *o, int fd, struct eq_error *err)
 
 static int prepare(struct eq_outfile *o, struct eq_error *err)
 {
-	/* An unnamed temporary must be linked while its descriptor is open. */
+	/* An unnamed temporary must be linked while its descriptor is open;
+	 * it is complete and synced first, so that the named moment between
+	 * link and rename is as short as it can be (and where NAME does not
+	 * exist yet, there is none: the link is the final name). */
 	if (o->path && !o->through && !o->tmp) {
-		if (ferror(o->fp) || fflush(o->fp) != 0)
+		int fd = fileno(o->fp);
+		char proc[64];
+
+		if (ferror(o->fp) || fflush(o->fp) != 0 || fchmod(fd, o->mode) != 0 || fsync(fd) != 0)
 			return eq_fail(err, "writing %s failed: %s (disk full?); %s was left unchanged",
 				       o->path, strerror(errno), o->path);
-		if (link_unnamed(o, fileno(o->fp), err) < 0)
+		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+		if (linkat(AT_FDCWD, proc, AT_FDCWD, o->target, AT_SYMLINK_FOLLOW) == 0) {
+			o->through = 1; /* in place: nothing left to rename */
+			fclose(o->fp);
+			o->fp = NULL;
+			return 0;
+		}
+		if (errno != EEXIST)
+			return eq_fail(err, "cannot create %s: %s", o->target, strerror(errno));
+		if (link_unnamed(o, fd, err) < 0)
 			return -1;
 	}
 	return finish_write(o, err);
