@@ -231,7 +231,7 @@ static int run(const struct record_opts *o, struct recorder *rec, struct eq_erro
 					 recorder_stats(rec)->samples / t, t);
 	}
 	if (rc == 0)
-		rc = perf_recorder_drain(pr, 0, &sink, err);
+		rc = perf_recorder_finish(pr, &sink, err);
 	perf_recorder_close(pr);
 	eq_progress_end(&line, 1);
 	return rc;

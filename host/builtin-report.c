@@ -2,7 +2,7 @@
  * builtin-report.c - eqprof report: the energy (or time) profile of a
  * recording by executable, module, procedure, line or instruction.
  *
- *   eqprof report FILE.eqp [--by exe|module|proc|line|insn] [--exclude-idle]
+ *   eqprof report [FILE.eqp] [--by exe|module|proc|line|insn|pid|thread] [--exclude-idle]
  *                 [--format table|csv|json] [--symfs DIR] [-o OUT]
  */
 #include <getopt.h>
@@ -58,10 +58,12 @@ out:
 }
 
 static const char usage_text[] =
-	"usage: eqprof report FILE.eqp [--by exe|module|proc|line|insn] [--exclude-idle]\n"
-	"                     [--format table|csv|json] [--symfs DIR] [-o OUT] [-q]\n"
+	"usage: eqprof report [FILE.eqp] [--by exe|module|proc|line|insn|pid|thread]\n"
+	"                     [--exclude-idle] [--format table|csv|json] [--symfs DIR] [-o OUT] [-q]\n"
 	"\n"
-	"  --by G            group samples by exe, module, proc (default), line or insn\n"
+	"  FILE.eqp          the recording (default eqprof.eqp, what record writes)\n"
+	"  --by G            group samples by exe, module, proc (default), line, insn,\n"
+	"                    pid (process) or thread\n"
 	"  --exclude-idle    leave idle samples out and renormalize the shares\n"
 	"  --format F        table (default), csv or json (schema in docs/guide.md)\n"
 	"  --symfs DIR       find the target's binaries under DIR (its sysroot)\n"

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <poll.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,24 +17,39 @@
 #include <unistd.h>
 
 #define RING_PAGES 64 /* 256 KiB a CPU: ~8k samples between drains before the kernel drops */
-#define MAX_CPUS 256
 
 /* The kernel cannot map an inherited per-task counter (cpu -1): like perf
  * record, we open one counter per CPU, each with its own ring. */
 struct cpu_ring {
 	int fd;
+	int cpu;
 	void *ring;
 };
 
+/* A record copied out of a ring, waiting for its turn (see drain). */
+struct pending {
+	uint64_t time, order;
+	size_t off;           /* in the recorder's buffer */
+	uint32_t size;
+};
+
 struct perf_recorder {
-	struct cpu_ring cpu[MAX_CPUS];
+	struct cpu_ring *cpu;  /* one per CPU the machine has online */
 	int ncpu;
+	int offline;           /* CPUs the kernel knows but that were offline */
+	struct pollfd *pfd;
 	size_t ring_size, data_size;
 	uint64_t period_ns;
 	double jitter;
 	unsigned rng;
 	uint32_t seq;
 	unsigned flags;
+	/* Records of all rings, handed over in time order. */
+	unsigned char *buf;
+	size_t buflen, bufcap;
+	struct pending *pend;
+	size_t npend, pendcap;
+	uint64_t order, prev_round_max;
 };
 
 struct sample_rec { /* PERF_SAMPLE_IP | TID | TIME | CPU, in that order */
@@ -177,18 +193,28 @@ static int open_event(struct perf_recorder *r, pid_t pid, int cpu, struct eq_err
 	a.clockid = CLOCK_MONOTONIC;
 	a.watermark = 1;
 	a.wakeup_watermark = (uint32_t)(RING_PAGES * 4096 / 4);
-	r->cpu[cpu].fd = (int)syscall(SYS_perf_event_open, &a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
-	if (r->cpu[cpu].fd < 0)
-		return eq_fail(err, "perf_event_open(cpu-clock) for pid %d on cpu %d: %s; check /proc/sys/kernel/perf_event_paranoid (needs 2 or lower)",
-			       (int)pid, cpu, strerror(errno));
-	r->cpu[cpu].ring = mmap(NULL, r->ring_size, PROT_READ | PROT_WRITE, MAP_SHARED,
-				r->cpu[cpu].fd, 0);
-	if (r->cpu[cpu].ring == MAP_FAILED) {
-		eq_fail(err, "mapping the perf ring of cpu %d (%zu KiB): %s; raise /proc/sys/kernel/perf_event_mlock_kb",
-			cpu, r->ring_size / 1024, strerror(errno));
-		close(r->cpu[cpu].fd);
+	struct cpu_ring *c = &r->cpu[r->ncpu];
+	int e;
+
+	c->cpu = cpu;
+	c->fd = (int)syscall(SYS_perf_event_open, &a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	if (c->fd < 0) {
+		e = errno;
+		eq_fail(err, "perf_event_open(cpu-clock) for pid %d on cpu %d: %s; check /proc/sys/kernel/perf_event_paranoid (needs 2 or lower)",
+			(int)pid, cpu, strerror(e));
+		errno = e;
 		return -1;
 	}
+	c->ring = mmap(NULL, r->ring_size, PROT_READ | PROT_WRITE, MAP_SHARED, c->fd, 0);
+	if (c->ring == MAP_FAILED) {
+		e = errno;
+		eq_fail(err, "mapping the perf ring of cpu %d (%zu KiB): %s; raise /proc/sys/kernel/perf_event_mlock_kb",
+			cpu, r->ring_size / 1024, strerror(e));
+		close(c->fd);
+		errno = e;
+		return -1;
+	}
+	r->ncpu++;
 	return 0;
 }
 
@@ -196,25 +222,55 @@ struct perf_recorder *perf_recorder_open(pid_t pid, double hz, double jitter_pct
 					 unsigned seed, unsigned flags, struct eq_error *err)
 {
 	struct perf_recorder *r = calloc(1, sizeof(*r));
-	long page = sysconf(_SC_PAGESIZE), ncpu = sysconf(_SC_NPROCESSORS_CONF);
+	long page = sysconf(_SC_PAGESIZE), ncpu = sysconf(_SC_NPROCESSORS_CONF), c;
 
 	if (!r) {
 		eq_fail(err, "out of memory");
 		return NULL;
 	}
 	r->flags = flags;
+	if (ncpu < 1)
+		ncpu = 1;
+	r->cpu = calloc((size_t)ncpu, sizeof(*r->cpu));
+	r->pfd = calloc((size_t)ncpu, sizeof(*r->pfd));
+	if (!r->cpu || !r->pfd) {
+		perf_recorder_close(r);
+		eq_fail(err, "out of memory for %ld CPUs' rings", ncpu);
+		return NULL;
+	}
 	r->period_ns = (uint64_t)(1e9 / hz);
 	r->jitter = jitter_pct;
 	r->rng = seed ? seed : 1;
 	r->data_size = (size_t)RING_PAGES * (size_t)page;
 	r->ring_size = r->data_size + (size_t)page;
-	for (r->ncpu = 0; r->ncpu < ncpu && r->ncpu < MAX_CPUS; r->ncpu++) {
-		if (open_event(r, pid, r->ncpu, err) < 0) {
-			perf_recorder_close(r);
-			return NULL;
+	/* Every CPU the kernel knows (the count is the machine's, not a
+	 * constant); one that is offline now has no counter (ENODEV). */
+	for (c = 0; c < ncpu; c++) {
+		struct eq_error e;
+
+		if (open_event(r, pid, (int)c, &e) == 0)
+			continue;
+		if (errno == ENODEV) {
+			r->offline++;
+			continue;
 		}
+		*err = e;
+		perf_recorder_close(r);
+		return NULL;
+	}
+	if (!r->ncpu) {
+		eq_fail(err, "perf_event_open(cpu-clock) for pid %d: no CPU is online", (int)pid);
+		perf_recorder_close(r);
+		return NULL;
 	}
 	return r;
+}
+
+int perf_recorder_cpus(const struct perf_recorder *r, int *offline)
+{
+	if (offline)
+		*offline = r->offline;
+	return r->ncpu;
 }
 
 static void maps_line(const struct mmap2_rec *m, char *buf, size_t size)
@@ -266,7 +322,7 @@ static int handle(struct perf_recorder *r, const struct perf_event_header *h,
 	case PERF_RECORD_FORK: {
 		const struct fork_rec *f = (const void *)h;
 
-		return sink->fork(sink->ctx, f->ppid, f->pid, f->tid, f->time);
+		return sink->fork(sink->ctx, f->ppid, f->ptid, f->pid, f->tid, f->time);
 	}
 	case PERF_RECORD_LOST:
 		sink->lost(sink->ctx, 0, ((const struct lost_rec *)(const void *)h)->lost);
@@ -276,56 +332,156 @@ static int handle(struct perf_recorder *r, const struct perf_event_header *h,
 	}
 }
 
-static int drain_ring(struct perf_recorder *r, struct cpu_ring *c,
-		      const struct eq_sink *sink, struct eq_error *err)
+/* When a record happened: samples carry it in their body, every other
+ * record in the sample_id_all trailer; 0 if it has neither. */
+static uint64_t when(const struct perf_event_header *h)
+{
+	if (h->type == PERF_RECORD_SAMPLE) {
+		const struct sample_rec *s = (const void *)h;
+
+		return h->size >= sizeof(*s) ? s->time : 0;
+	}
+	return record_time(h);
+}
+
+static int grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+	size_t ncap = *cap ? *cap : 64;
+	void *np;
+
+	if (need <= *cap)
+		return 0;
+	while (ncap < need)
+		ncap *= 2;
+	np = realloc(*p, ncap * elem);
+	if (!np)
+		return -1;
+	*p = np;
+	*cap = ncap;
+	return 0;
+}
+
+/* Copies every record of one ring into the pending queue; returns the
+ * latest time seen, or -1 with err. */
+static int copy_ring(struct perf_recorder *r, struct cpu_ring *c, uint64_t *round_max,
+		     struct eq_error *err)
 {
 	struct perf_event_mmap_page *meta = c->ring;
 	const unsigned char *data = (const unsigned char *)c->ring + (r->ring_size - r->data_size);
-	union { struct perf_event_header h; unsigned char b[8192]; } rec;
 	uint64_t head, tail;
 
 	head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
 	tail = meta->data_tail;
 	while (tail < head) {
 		struct perf_event_header h;
+		struct pending *pd;
 		size_t off = tail % r->data_size, i;
+		unsigned char *rec;
 
 		/* A record may wrap around the end of the ring: copy it out. */
 		for (i = 0; i < sizeof(h); i++)
 			((unsigned char *)&h)[i] = data[(off + i) % r->data_size];
-		if (h.size < sizeof(h) || h.size > sizeof(rec))
-			return eq_fail(err, "perf ring: record of %u bytes at offset %zu is malformed",
-				       h.size, off);
+		if (h.size < sizeof(h) || h.size % 8 || h.size > r->data_size)
+			return eq_fail(err, "perf ring of cpu %d: record of %u bytes at offset %zu is malformed",
+				       c->cpu, h.size, off);
+		if (grow((void **)&r->buf, &r->bufcap, r->buflen + h.size, 1) ||
+		    grow((void **)&r->pend, &r->pendcap, r->npend + 1, sizeof(*r->pend)))
+			return eq_fail(err, "out of memory for perf records");
+		rec = r->buf + r->buflen;
 		for (i = 0; i < h.size; i++)
-			rec.b[i] = data[(off + i) % r->data_size];
-		if (handle(r, &rec.h, sink) < 0)
-			return -1;
+			rec[i] = data[(off + i) % r->data_size];
+		pd = &r->pend[r->npend++];
+		*pd = (struct pending){ .time = when((const void *)rec), .order = r->order++,
+					.off = r->buflen, .size = h.size };
+		if (pd->time > *round_max)
+			*round_max = pd->time;
+		r->buflen += h.size;
 		tail += h.size;
 	}
 	__atomic_store_n(&meta->data_tail, tail, __ATOMIC_RELEASE);
 	return 0;
 }
 
+static int by_time(const void *a, const void *b)
+{
+	const struct pending *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static int by_offset(const void *a, const void *b)
+{
+	const struct pending *x = a, *y = b;
+
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/*
+ * Each CPU has its own ring, so a process's exec seen on one CPU and its
+ * earlier mmap seen on another would be handed over in the wrong order:
+ * records are sorted by time first, as perf report does.  A record not yet
+ * read when this round read its ring was written after the previous round
+ * had read every ring, so it is later than anything that round saw: the
+ * records up to the previous round's latest time are final and go to the
+ * sink; the rest wait for the next round (or the last, which takes all).
+ */
+static int drain_rounds(struct perf_recorder *r, int all, const struct eq_sink *sink,
+			struct eq_error *err)
+{
+	uint64_t round_max = 0, limit = r->prev_round_max;
+	size_t i, n, keep;
+	int c;
+
+	for (c = 0; c < r->ncpu; c++)
+		if (copy_ring(r, &r->cpu[c], &round_max, err) < 0)
+			return -1;
+	qsort(r->pend, r->npend, sizeof(*r->pend), by_time);
+	for (n = 0; n < r->npend && (all || r->pend[n].time <= limit); n++)
+		if (handle(r, (const void *)(r->buf + r->pend[n].off), sink) < 0)
+			return -1;
+	/* Keep the rest, packed at the start of the buffer: moved in the order
+	 * they lie there, so no record is overwritten before it is moved (the
+	 * next round sorts them by time again). */
+	qsort(r->pend + n, r->npend - n, sizeof(*r->pend), by_offset);
+	for (i = n, keep = 0; i < r->npend; i++) {
+		memmove(r->buf + keep, r->buf + r->pend[i].off, r->pend[i].size);
+		r->pend[i].off = keep;
+		keep += r->pend[i].size;
+	}
+	memmove(r->pend, r->pend + n, (r->npend - n) * sizeof(*r->pend));
+	r->npend -= n;
+	r->buflen = keep;
+	if (round_max > r->prev_round_max)
+		r->prev_round_max = round_max;
+	return 0;
+}
+
 int perf_recorder_drain(struct perf_recorder *r, int timeout_ms,
 			const struct eq_sink *sink, struct eq_error *err)
 {
-	struct pollfd p[MAX_CPUS];
 	int i;
 
 	for (i = 0; i < r->ncpu; i++)
-		p[i] = (struct pollfd){ .fd = r->cpu[i].fd, .events = POLLIN };
-	if (poll(p, (nfds_t)r->ncpu, timeout_ms) < 0 && errno != EINTR)
+		r->pfd[i] = (struct pollfd){ .fd = r->cpu[i].fd, .events = POLLIN };
+	if (poll(r->pfd, (nfds_t)r->ncpu, timeout_ms) < 0 && errno != EINTR)
 		return eq_fail(err, "poll on the perf rings: %s", strerror(errno));
-	for (i = 0; i < r->ncpu; i++) {
-		if (drain_ring(r, &r->cpu[i], sink, err) < 0)
-			return -1;
-		if (r->jitter > 0) {
+	if (drain_rounds(r, 0, sink, err) < 0)
+		return -1;
+	if (r->jitter > 0)
+		for (i = 0; i < r->ncpu; i++) {
 			uint64_t period = draw_period(r);
 
 			ioctl(r->cpu[i].fd, PERF_EVENT_IOC_PERIOD, &period);
 		}
-	}
 	return 0;
+}
+
+int perf_recorder_finish(struct perf_recorder *r, const struct eq_sink *sink,
+			 struct eq_error *err)
+{
+	return drain_rounds(r, 1, sink, err);
 }
 
 void perf_recorder_close(struct perf_recorder *r)
@@ -334,9 +490,13 @@ void perf_recorder_close(struct perf_recorder *r)
 
 	if (!r)
 		return;
-	for (i = 0; i < r->ncpu; i++) {
+	for (i = 0; r->cpu && i < r->ncpu; i++) {
 		munmap(r->cpu[i].ring, r->ring_size);
 		close(r->cpu[i].fd);
 	}
+	free(r->cpu);
+	free(r->pfd);
+	free(r->buf);
+	free(r->pend);
 	free(r);
 }

@@ -8,7 +8,8 @@
  * names come from the same ring (MMAP2 and COMM records), so nothing has to
  * be read from /proc after the command has exited; FORK records give a
  * child that forks without exec its parent's maps, and COMM records marked
- * as exec start a new address space.  The period is re-drawn
+ * as exec start a new address space.  Records of all CPUs' rings are handed
+ * over in time order.  The period is re-drawn
  * within +-jitter after every drain, against aliasing with periodic work.
  */
 #ifndef EQ_RECORD_PERF_H
@@ -30,9 +31,16 @@ struct perf_recorder;
 /* Samples `pid` (not yet exec'ed: the counter starts at its exec). */
 struct perf_recorder *perf_recorder_open(pid_t pid, double hz, double jitter_pct,
 					 unsigned seed, unsigned flags, struct eq_error *err);
-/* Waits up to timeout_ms for data, then hands everything in the ring to sink. */
+/* Waits up to timeout_ms for data, then hands the records of every ring to
+ * sink in time order, up to the time they are known to be complete (those
+ * after it wait for the next drain). */
 int perf_recorder_drain(struct perf_recorder *r, int timeout_ms,
 			const struct eq_sink *sink, struct eq_error *err);
+/* After the command is gone: hands over everything left. */
+int perf_recorder_finish(struct perf_recorder *r, const struct eq_sink *sink,
+			 struct eq_error *err);
+/* CPUs with a counter; *offline gets those the kernel knows but were offline. */
+int perf_recorder_cpus(const struct perf_recorder *r, int *offline);
 void perf_recorder_close(struct perf_recorder *r);
 
 #endif

@@ -9,13 +9,15 @@
 
 #include "symbolize.h"
 
+/* One entry per process id, and one per thread id of a thread that has a
+ * name of its own (pids and tids are one number space). */
 struct proc {
 	uint32_t pid;         /* 0 = empty slot (pid 0 is the idle task: never mapped) */
 	char *maps;           /* accumulated /proc/PID/maps text */
 	size_t len, cap;
 	uint64_t maps_time;   /* when this address space began (exec), 0 = start */
 	int dirty;            /* maps changed since the last MAPS chunk */
-	char *comm;
+	char *comm;           /* process name, or a thread's own name */
 };
 
 struct recorder {
@@ -90,8 +92,18 @@ static struct proc *proc_get(struct recorder *r, uint32_t pid, int create)
 		;
 	r->procs[i] = (struct proc){ .pid = pid };
 	r->nprocs++;
-	r->st.processes++;
 	return &r->procs[i];
+}
+
+/* The entry of a process, created (and counted) on first sight. */
+static struct proc *process_get(struct recorder *r, uint32_t pid)
+{
+	size_t before = r->nprocs;
+	struct proc *p = proc_get(r, pid, 1);
+
+	if (p && r->nprocs != before)
+		r->st.processes++;
+	return p;
 }
 
 /* 1 when path is new (and remembers it), 0 when seen, -1 out of memory. */
@@ -210,7 +222,7 @@ static int on_sample_chain(void *ctx, const struct eq_sample *s, const struct eq
 static int on_mmap(void *ctx, uint32_t pid, uint64_t time, const char *line)
 {
 	struct recorder *r = ctx;
-	struct proc *p = proc_get(r, pid, 1);
+	struct proc *p = process_get(r, pid);
 	char path[4096], hex[128];
 	struct eq_error ignored;
 	int first;
@@ -243,17 +255,69 @@ static int write_maps(struct recorder *r, struct proc *p)
 	return eqp_add_maps(r->w, p->pid, p->maps_time, p->maps ? p->maps : "", p->len, &r->err);
 }
 
+/* Replaces what an id's entry knew: a pid or tid the kernel gave out again
+ * starts afresh (the old process's maps are written first, so their chunk
+ * stays in the file). */
+static int reuse(struct recorder *r, struct proc *p, uint64_t time)
+{
+	if (write_maps(r, p) < 0)
+		return -1;
+	p->len = 0;
+	if (p->maps)
+		p->maps[0] = '\0';
+	p->maps_time = time;
+	free(p->comm);
+	p->comm = NULL;
+	return 0;
+}
+
+static int set_name(struct recorder *r, struct proc *p, const char *name)
+{
+	char *n;
+
+	if (p->comm && !strcmp(p->comm, name))
+		return 0;
+	n = strdup(name);
+	if (!n)
+		return -1;
+	free(p->comm);
+	p->comm = n;
+	return 1;
+}
+
+/* A thread's own name, kept under its tid (tids and pids are one space). */
+static int thread_named(struct recorder *r, uint32_t pid, uint32_t tid, uint64_t time,
+			const char *name, int fresh)
+{
+	struct proc *t = proc_get(r, tid, 1);
+	int changed;
+
+	if (!t)
+		return fail(r, "out of memory for a thread", tid);
+	if (fresh && reuse(r, t, time) < 0)
+		goto write_failed;
+	changed = set_name(r, t, name);
+	if (changed < 0)
+		return fail(r, "out of memory for a thread name", tid);
+	if (changed && eqp_add_thread_name(r->w, pid, tid, time, name, &r->err) < 0)
+		goto write_failed;
+	return 0;
+write_failed:
+	r->failed = 1;
+	return -1;
+}
+
 static int on_comm(void *ctx, uint32_t pid, uint32_t tid, uint64_t time, const char *name,
 		   int exec)
 {
 	struct recorder *r = ctx;
 	struct proc *p;
-	char *n;
+	int changed;
 
 	/* A thread that names itself does not rename its process. */
 	if (tid != pid && !exec)
-		return 0;
-	p = proc_get(r, pid, 1);
+		return thread_named(r, pid, tid, time, name, 0);
+	p = process_get(r, pid);
 	if (!p)
 		return fail(r, "out of memory for a process", pid);
 	if (exec) {
@@ -267,53 +331,62 @@ static int on_comm(void *ctx, uint32_t pid, uint32_t tid, uint64_t time, const c
 		if (p->maps)
 			p->maps[0] = '\0';
 		p->maps_time = time;
+		p->dirty = 1; /* even an empty map says the old one is gone */
 	}
-	if (p->comm && !strcmp(p->comm, name))
-		return 0;
-	n = strdup(name);
-	if (!n)
+	changed = set_name(r, p, name);
+	if (changed < 0)
 		return fail(r, "out of memory for a process name", pid);
-	free(p->comm);
-	p->comm = n;
-	if (eqp_add_comm(r->w, pid, time, name, &r->err) < 0) {
+	if (changed && eqp_add_comm(r->w, pid, time, name, &r->err) < 0) {
 		r->failed = 1;
 		return -1;
 	}
 	return 0;
 }
 
-static int on_fork(void *ctx, uint32_t ppid, uint32_t pid, uint32_t tid, uint64_t time)
+static int on_fork(void *ctx, uint32_t ppid, uint32_t ptid, uint32_t pid, uint32_t tid,
+		   uint64_t time)
 {
 	struct recorder *r = ctx;
-	struct proc *parent, *child;
+	struct proc *parent, *child, *creator;
+	const char *name;
+	int changed;
 
-	(void)tid;
-	if (pid == ppid)
-		return 0; /* a new thread shares its process's address space */
-	parent = proc_get(r, ppid, 0);
-	if (!parent)
+	/* The creating thread's own name, if it has one, is what the new
+	 * task starts with (the kernel copies the caller's comm). */
+	creator = ptid != ppid ? proc_get(r, ptid, 0) : NULL;
+	if (pid == ppid) {
+		/* A new thread shares its process's address space. */
+		if (creator && creator->comm)
+			return thread_named(r, pid, tid, time, creator->comm, 1);
+		child = proc_get(r, tid, 0);
+		if (child && reuse(r, child, time) < 0)
+			goto write_failed;
 		return 0;
-	child = proc_get(r, pid, 1);
-	parent = proc_get(r, ppid, 0); /* the table may have grown */
-	if (!child || !parent)
+	}
+	child = process_get(r, pid);
+	if (!child)
 		return fail(r, "out of memory for a process", pid);
+	if (reuse(r, child, time) < 0)
+		goto write_failed;
+	child->dirty = 1;
+	parent = proc_get(r, ppid, 0);
+	creator = ptid != ppid ? proc_get(r, ptid, 0) : NULL; /* the table may have grown */
 	/* fork() copies the address space: the child starts with its parent's
 	 * maps and name, until it execs or maps something of its own. */
-	child->len = 0;
-	if (parent->len && append(child, parent->maps, parent->len) < 0)
+	if (parent && parent->len && append(child, parent->maps, parent->len) < 0)
 		return fail(r, "out of memory for memory maps", pid);
-	child->maps_time = time;
-	child->dirty = 1;
-	if (parent->comm && !child->comm) {
-		child->comm = strdup(parent->comm);
-		if (!child->comm)
-			return fail(r, "out of memory for a process name", pid);
-		if (eqp_add_comm(r->w, pid, time, child->comm, &r->err) < 0) {
-			r->failed = 1;
-			return -1;
-		}
-	}
+	name = creator && creator->comm ? creator->comm : parent ? parent->comm : NULL;
+	if (!name)
+		return 0;
+	changed = set_name(r, child, name);
+	if (changed < 0)
+		return fail(r, "out of memory for a process name", pid);
+	if (eqp_add_comm(r->w, pid, time, child->comm, &r->err) < 0)
+		goto write_failed;
 	return 0;
+write_failed:
+	r->failed = 1;
+	return -1;
 }
 
 static void on_lost(void *ctx, uint32_t source, uint64_t count)

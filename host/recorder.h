@@ -13,7 +13,9 @@
  *    a second of a change, each mapped file's build-id (BIDS) when the file
  *    is first seen, ring losses (LOST) as they are reported;
  *  - a process that forks without exec inherits its parent's maps and name;
- *    an exec starts a new address space (its maps chunk carries the time).
+ *    an exec starts a new address space (its maps chunk carries the time);
+ *  - a thread that names itself keeps its name (a COMM chunk with its tid),
+ *    and threads it creates start with that name, as the kernel does.
  *
  * Sources call the eq_sink functions from one thread.
  */
@@ -37,8 +39,10 @@ struct eq_sink {
 	/* a task's name; exec = 1 when it comes from an exec (new address space) */
 	int (*comm)(void *ctx, uint32_t pid, uint32_t tid, uint64_t time, const char *name,
 		    int exec);
-	/* a new process (pid != ppid) or thread (pid == ppid) */
-	int (*fork)(void *ctx, uint32_t ppid, uint32_t pid, uint32_t tid, uint64_t time);
+	/* a new process (pid != ppid) or thread (pid == ppid), made by thread
+	 * ptid of process ppid */
+	int (*fork)(void *ctx, uint32_t ppid, uint32_t ptid, uint32_t pid, uint32_t tid,
+		    uint64_t time);
 	/* samples the source's ring had to drop */
 	void (*lost)(void *ctx, uint32_t source, uint64_t count);
 };

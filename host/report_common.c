@@ -77,9 +77,14 @@ int eq_report_parse_args(const char *cmd, const char *usage, int argc, char **ar
 			return bad(cmd, usage, "too many recordings given");
 		o->files[n++] = argv[optind];
 	}
+	if (n == 0 && nfiles == 1) {
+		/* as perf report reads perf.data: what `eqprof record` wrote */
+		o->files[0] = EQ_DEFAULT_RECORDING;
+		o->default_file = 1;
+		n = 1;
+	}
 	if (n < nfiles)
-		return bad(cmd, usage, nfiles == 1 ? "which recording? give FILE.eqp" :
-			   "give two recordings: TIME.eqp ENERGY.eqp");
+		return bad(cmd, usage, "give two recordings: TIME.eqp ENERGY.eqp");
 	return EQ_ARGS_OK;
 }
 
@@ -108,6 +113,9 @@ int eq_report_load(const char *cmd, const char *path, const struct eq_report_opt
 	lp->file = eqp_open(path, &err);
 	if (!lp->file) {
 		fprintf(stderr, "eqprof %s: %s\n", cmd, err.msg);
+		if (o->default_file)
+			fprintf(stderr, "eqprof %s: no recording was named, so %s was read (what 'eqprof record' writes); give FILE.eqp\n",
+				cmd, path);
 		return -1;
 	}
 	if (eqp_warning(lp->file))

@@ -13,8 +13,12 @@
 #include "symbolize.h"
 #include "table.h"
 
+/* What record writes and report reads when no file is named (perf.data's role). */
+#define EQ_DEFAULT_RECORDING "eqprof.eqp"
+
 struct eq_report_opts {
 	const char *files[2];
+	int default_file;      /* files[0] was not named: EQ_DEFAULT_RECORDING */
 	enum eq_by by;
 	enum eq_format fmt;
 	int exclude_idle;

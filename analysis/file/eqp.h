@@ -55,13 +55,19 @@ struct eqp_symtab {
 
 struct eqp_maps {
 	uint32_t pid;
-	uint64_t time;        /* target clock when captured */
+	uint64_t time;        /* target clock when this address space began (the
+				 process's exec or fork; 0 = before the
+				 recording); a recorder rewrites a growing map
+				 with the same time, so the last chunk of a
+				 (pid, time) is the most complete */
 	const char *text;     /* /proc/PID/maps format, NUL-terminated */
 	size_t len;
 };
 
 struct eqp_comm {
 	uint32_t pid;
+	uint32_t tid;         /* 0 or pid: the process's name; else the name of
+				 thread tid only (a thread that named itself) */
 	uint64_t time;
 	const char *name;
 };
@@ -145,6 +151,9 @@ int eqp_add_maps(struct eqp_writer *w, uint32_t pid, uint64_t time,
 		 const char *text, size_t len, struct eq_error *err);
 int eqp_add_comm(struct eqp_writer *w, uint32_t pid, uint64_t time,
 		 const char *name, struct eq_error *err);
+/* The name of one thread of pid (tid != pid), from time on. */
+int eqp_add_thread_name(struct eqp_writer *w, uint32_t pid, uint32_t tid, uint64_t time,
+			const char *name, struct eq_error *err);
 int eqp_add_symtab(struct eqp_writer *w, const struct eqp_symtab *t,
 		   struct eq_error *err);
 int eqp_add_lost(struct eqp_writer *w, uint32_t source, uint64_t count,
@@ -201,7 +210,7 @@ const struct eqp_maps *eqp_maps_for(const struct eqp_file *f, uint32_t pid);
 
 size_t eqp_ncomm(const struct eqp_file *f);
 const struct eqp_comm *eqp_comm_at(const struct eqp_file *f, size_t i);
-/* The last name recorded for pid, or NULL. */
+/* The last process name recorded for pid (thread names aside), or NULL. */
 const char *eqp_comm_for(const struct eqp_file *f, uint32_t pid);
 
 size_t eqp_nsymtabs(const struct eqp_file *f);

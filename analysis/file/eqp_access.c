@@ -96,7 +96,8 @@ const char *eqp_comm_for(const struct eqp_file *f, uint32_t pid)
 	size_t i = f->comm.n;
 
 	while (i--)
-		if (f->comm.v[i].pid == pid)
+		if (f->comm.v[i].pid == pid &&
+		    (f->comm.v[i].tid == 0 || f->comm.v[i].tid == pid))
 			return f->comm.v[i].name;
 	return NULL;
 }

@@ -245,13 +245,14 @@ static int parse_chns(struct cursor *c, struct eq_error *err)
 	return 0;
 }
 
-/* MAPS, COMM and MARK: u32 pid, u32 reserved, u64 time, text. */
-static char *parse_text(struct cursor *c, uint32_t *pid, uint64_t *time,
+/* MAPS, COMM and MARK: u32 pid, u32 tid (COMM; else reserved), u64 time, text. */
+static char *parse_text(struct cursor *c, uint32_t *pid, uint32_t *tid, uint64_t *time,
 			struct eq_error *err)
 {
 	if (need(c, 16, err) < 0)
 		return NULL;
 	*pid = get32(c->p);
+	*tid = get32(c->p + 4);
 	*time = get64(c->p + 8);
 	return take_string(c, 16, c->len - 16, "text", err);
 }
@@ -259,7 +260,8 @@ static char *parse_text(struct cursor *c, uint32_t *pid, uint64_t *time,
 static int parse_maps(struct cursor *c, struct eq_error *err)
 {
 	struct eqp_maps m;
-	char *text = parse_text(c, &m.pid, &m.time, err);
+	uint32_t reserved;
+	char *text = parse_text(c, &m.pid, &reserved, &m.time, err);
 
 	if (!text)
 		return -1;
@@ -275,7 +277,7 @@ static int parse_maps(struct cursor *c, struct eq_error *err)
 static int parse_comm(struct cursor *c, struct eq_error *err)
 {
 	struct eqp_comm m;
-	char *name = parse_text(c, &m.pid, &m.time, err);
+	char *name = parse_text(c, &m.pid, &m.tid, &m.time, err);
 
 	if (!name)
 		return -1;
@@ -290,8 +292,8 @@ static int parse_comm(struct cursor *c, struct eq_error *err)
 static int parse_mark(struct cursor *c, struct eq_error *err)
 {
 	struct eqp_marker m;
-	uint32_t unused;
-	char *label = parse_text(c, &unused, &m.time, err);
+	uint32_t unused, reserved;
+	char *label = parse_text(c, &unused, &reserved, &m.time, err);
 
 	if (!label)
 		return -1;

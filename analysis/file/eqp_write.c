@@ -298,7 +298,7 @@ int eqp_add_samples(struct eqp_writer *w, const struct eq_sample *s, size_t n,
 
 /* MAPS, COMM and MARK share a shape: two fixed words, a time, then text. */
 static int add_text_chunk(struct eqp_writer *w, uint32_t type, uint32_t pid,
-			  uint64_t time, const char *text, size_t len,
+			  uint32_t tid, uint64_t time, const char *text, size_t len,
 			  struct eq_error *err)
 {
 	unsigned char hdr[16] = { 0 };
@@ -308,6 +308,7 @@ static int add_text_chunk(struct eqp_writer *w, uint32_t type, uint32_t pid,
 		return eq_fail(err, "%s: text of %zu bytes is over the %u-byte limit",
 			       w->out.path, len, EQP_MAX_STRING);
 	put32(hdr, pid);
+	put32(hdr + 4, tid);
 	put64(hdr + 8, time);
 	parts[0] = (struct part){ hdr, sizeof(hdr) };
 	parts[1] = (struct part){ text, len };
@@ -317,19 +318,25 @@ static int add_text_chunk(struct eqp_writer *w, uint32_t type, uint32_t pid,
 int eqp_add_maps(struct eqp_writer *w, uint32_t pid, uint64_t time,
 		 const char *text, size_t len, struct eq_error *err)
 {
-	return add_text_chunk(w, EQP_CHUNK_MAPS, pid, time, text, len, err);
+	return add_text_chunk(w, EQP_CHUNK_MAPS, pid, 0, time, text, len, err);
 }
 
 int eqp_add_comm(struct eqp_writer *w, uint32_t pid, uint64_t time,
 		 const char *name, struct eq_error *err)
 {
-	return add_text_chunk(w, EQP_CHUNK_COMM, pid, time, name, strlen(name), err);
+	return add_text_chunk(w, EQP_CHUNK_COMM, pid, 0, time, name, strlen(name), err);
+}
+
+int eqp_add_thread_name(struct eqp_writer *w, uint32_t pid, uint32_t tid, uint64_t time,
+			const char *name, struct eq_error *err)
+{
+	return add_text_chunk(w, EQP_CHUNK_COMM, pid, tid, time, name, strlen(name), err);
 }
 
 int eqp_add_marker(struct eqp_writer *w, uint64_t time, const char *label,
 		   struct eq_error *err)
 {
-	return add_text_chunk(w, EQP_CHUNK_MARK, 0, time, label, strlen(label), err);
+	return add_text_chunk(w, EQP_CHUNK_MARK, 0, 0, time, label, strlen(label), err);
 }
 
 int eqp_add_symtab(struct eqp_writer *w, const struct eqp_symtab *t,

@@ -23,7 +23,14 @@ struct agg_row {
 	struct agg_key key;
 	const char *name, *module;
 	const struct eq_loc *loc;
+	uint32_t pid, tid;
 	uint64_t samples;
+};
+
+/* The task a sample ran in, for rows by pid and thread. */
+struct task {
+	uint32_t pid, tid;
+	const char *thread;   /* its name (eq_sym_thread_name) */
 };
 
 struct eq_agg {
@@ -37,24 +44,26 @@ struct eq_agg {
 	uint64_t total, idle;
 };
 
-static const char *const by_names[] = { "exe", "module", "proc", "line", "insn" };
+static const char *const by_names[] = { "exe", "module", "proc", "line", "insn", "pid",
+					 "thread" };
+#define NBY (sizeof(by_names) / sizeof(by_names[0]))
 
 int eq_by_parse(const char *text, enum eq_by *by, struct eq_error *err)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(by_names) / sizeof(by_names[0]); i++)
+	for (i = 0; i < NBY; i++)
 		if (!strcmp(text, by_names[i])) {
 			*by = (enum eq_by)i;
 			return 0;
 		}
-	return eq_fail(err, "--by %s: unknown granularity; use exe, module, proc, line or insn",
+	return eq_fail(err, "--by %s: unknown granularity; use exe, module, proc, line, insn, pid or thread",
 		       text);
 }
 
 const char *eq_by_name(enum eq_by by)
 {
-	return (unsigned)by < 5 ? by_names[by] : "?";
+	return (unsigned)by < NBY ? by_names[by] : "?";
 }
 
 static uint64_t key_hash(const struct agg_key *k)
@@ -96,9 +105,10 @@ void eq_agg_free(struct eq_agg *a)
 	free(a);
 }
 
-/* The key and display names of loc's row at a->by. */
-static void row_of(struct eq_agg *a, const struct eq_loc *loc, struct agg_key *k,
-		   const char **name, const char **module)
+/* The key and display names of loc's row at a->by (task: the sample's
+ * thread, for rows by pid and thread; NULL: loc's process). */
+static void row_of(struct eq_agg *a, const struct eq_loc *loc, const struct task *task,
+		   struct agg_key *k, const char **name, const char **module)
 {
 	memset(k, 0, sizeof(*k));
 	*name = NULL;
@@ -109,6 +119,17 @@ static void row_of(struct eq_agg *a, const struct eq_loc *loc, struct agg_key *k
 		return;
 	}
 	switch (a->by) {
+	case EQ_BY_PID:
+		k->a = loc->exe;
+		k->c = loc->pid;
+		*module = loc->exe;
+		return;
+	case EQ_BY_THREAD:
+		k->a = loc->exe;
+		k->b = task ? task->thread : loc->exe;
+		k->c = (uint64_t)loc->pid << 32 | (task ? task->tid : loc->pid);
+		*module = NULL;  /* formatted by the caller on first sight */
+		return;
 	case EQ_BY_EXE:
 		k->a = loc->exe;
 		*name = loc->exe;
@@ -142,8 +163,13 @@ static void row_of(struct eq_agg *a, const struct eq_loc *loc, struct agg_key *k
 	}
 }
 
-static const char *format_name(struct eq_agg *a, const struct eq_loc *loc)
+static const char *format_name(struct eq_agg *a, const struct eq_loc *loc,
+			       const struct agg_key *k)
 {
+	if (a->by == EQ_BY_PID)
+		return eq_internf(a->strings, "%u:%s", loc->pid, loc->exe);
+	if (a->by == EQ_BY_THREAD)
+		return eq_internf(a->strings, "%u:%s", (uint32_t)k->c, (const char *)k->b);
 	if (a->by == EQ_BY_LINE)
 		return eq_internf(a->strings, "%s:%u", loc->file, loc->line);
 	if (loc->proc)
@@ -176,14 +202,14 @@ static int agg_grow(struct eq_agg *a)
 }
 
 /* Index of loc's row, created on first sight; -1 if out of memory. */
-static long agg_row_index(struct eq_agg *a, const struct eq_loc *loc)
+static long agg_row_index(struct eq_agg *a, const struct eq_loc *loc, const struct task *task)
 {
 	struct agg_key k;
 	const char *name, *module;
 	struct agg_row *r;
 	size_t j;
 
-	row_of(a, loc, &k, &name, &module);
+	row_of(a, loc, task, &k, &name, &module);
 	if (2 * (a->nrows + 1) > a->mask && agg_grow(a))
 		return -1;
 	for (j = key_hash(&k) & a->mask; a->slots[j]; j = (j + 1) & a->mask) {
@@ -201,11 +227,17 @@ static long agg_row_index(struct eq_agg *a, const struct eq_loc *loc)
 		a->cap = cap;
 	}
 	if (!name)
-		name = format_name(a, loc);
-	if (!name)
+		name = format_name(a, loc, &k);
+	if (!module)
+		module = eq_internf(a->strings, "%u:%s", loc->pid, loc->exe);
+	if (!name || !module)
 		return -1;
 	r = &a->rows[a->nrows];
 	*r = (struct agg_row){ .key = k, .name = name, .module = module, .loc = loc };
+	if (loc->kind != EQ_LOC_IDLE && (a->by == EQ_BY_PID || a->by == EQ_BY_THREAD)) {
+		r->pid = loc->pid;
+		r->tid = a->by == EQ_BY_THREAD ? (uint32_t)k.c : 0;
+	}
 	a->slots[j] = (uint32_t)(++a->nrows);
 	return (long)(a->nrows - 1);
 }
@@ -220,7 +252,7 @@ int eq_agg_add(struct eq_agg *a, const struct eq_loc *loc, uint64_t weight,
 		if (a->flags & EQ_PROFILE_EXCLUDE_IDLE)
 			return 0;
 	}
-	i = agg_row_index(a, loc);
+	i = agg_row_index(a, loc, NULL);
 	if (i < 0)
 		return eq_fail(err, "profile: out of memory");
 	a->rows[i].samples += weight;
@@ -267,6 +299,8 @@ struct eq_profile *eq_agg_finish(struct eq_agg *a, enum eqp_mode mode, double qu
 		r->name = a->rows[i].name;
 		r->module = a->rows[i].module;
 		r->loc = a->rows[i].loc;
+		r->pid = a->rows[i].pid;
+		r->tid = a->rows[i].tid;
 		r->samples = a->rows[i].samples;
 		r->share = a->total ? (double)r->samples / (double)a->total : 0;
 		eq_wilson(r->samples, a->total, EQ_Z95, &r->ci95_low, &r->ci95_high);
@@ -323,6 +357,9 @@ double eq_profile_period_s(const struct eqp_file *f)
 
 /*
  * pc -> row table: 16-byte slots, open addressing, at most half full.
+ * "pid" is eq_sym_space_key() (the pid, or the address space after an
+ * exec); by pid and thread the "pc" is 0 and the tid: rows do not depend
+ * on where the sample was.
  * tag = 0 for an empty slot, else kernel/idle flags in the top 4 bits and
  * row + 1 below (ROW_SKIP + 1 for an excluded idle sample).
  */
@@ -371,18 +408,22 @@ static int pc_grow(struct pc_table *t)
 
 /* First sight of a (pid, pc, flags): symbolize, group, remember in slot j. */
 static int row_miss(struct pc_table *t, struct eq_agg *a, struct eq_symbolizer *s,
-		    const struct eq_sample *smp, size_t j, uint32_t *row)
+		    const struct eq_sample *smp, uint64_t pc, uint32_t who, size_t j,
+		    uint32_t *row)
 {
 	const struct eq_loc *loc = eq_sym_lookup(s, smp);
+	struct task task = { smp->pid, smp->tid, NULL };
 	long i;
 
+	if (a->by == EQ_BY_THREAD && !(task.thread = eq_sym_thread_name(s, smp)))
+		return -1;
 	if (loc->kind == EQ_LOC_IDLE && (a->flags & EQ_PROFILE_EXCLUDE_IDLE))
 		*row = ROW_SKIP;
-	else if ((i = agg_row_index(a, loc)) < 0 || i >= (long)ROW_SKIP)
+	else if ((i = agg_row_index(a, loc, &task)) < 0 || i >= (long)ROW_SKIP)
 		return -1;
 	else
 		*row = (uint32_t)i;
-	t->slots[j] = (struct pc_slot){ .pc = smp->pc, .pid = smp->pid,
+	t->slots[j] = (struct pc_slot){ .pc = pc, .pid = who,
 					.tag = KFLAGS(smp) | (*row + 1) };
 	if (2 * ++t->count > t->mask && pc_grow(t))
 		return -1;
@@ -390,20 +431,22 @@ static int row_miss(struct pc_table *t, struct eq_agg *a, struct eq_symbolizer *
 }
 
 static inline int row_for(struct pc_table *t, struct eq_agg *a, struct eq_symbolizer *s,
-			  const struct eq_sample *smp, uint32_t *row)
+			  int multi, const struct eq_sample *smp, uint32_t *row)
 {
 	uint32_t kf = KFLAGS(smp);
-	size_t j = pc_hash(smp->pc, smp->pid) & t->mask;
+	uint32_t who = multi ? eq_sym_space_key(s, smp) : smp->pid;
+	uint64_t pc = a->by == EQ_BY_THREAD ? smp->tid : a->by == EQ_BY_PID ? 0 : smp->pc;
+	size_t j = pc_hash(pc, who) & t->mask;
 
 	for (; t->slots[j].tag; j = (j + 1) & t->mask) {
 		const struct pc_slot *c = &t->slots[j];
 
-		if (c->pc == smp->pc && c->pid == smp->pid && (c->tag & ~TAG_ROW_MASK) == kf) {
+		if (c->pc == pc && c->pid == who && (c->tag & ~TAG_ROW_MASK) == kf) {
 			*row = (c->tag & TAG_ROW_MASK) - 1;
 			return 0;
 		}
 	}
-	return row_miss(t, a, s, smp, j, row);
+	return row_miss(t, a, s, smp, pc, who, j, row);
 }
 
 #define PREFETCH_AHEAD 8
@@ -411,16 +454,19 @@ static inline int row_for(struct pc_table *t, struct eq_agg *a, struct eq_symbol
 static int count_chunk(struct pc_table *t, struct eq_agg *a, struct eq_symbolizer *s,
 		       const struct eq_sample *smp, size_t n, uint64_t *lost_marks)
 {
+	/* The pid names the address space unless some process exec'ed. */
+	int multi = eq_sym_multi_space(s);
+	int ahead = !multi && a->by != EQ_BY_PID && a->by != EQ_BY_THREAD;
 	size_t k;
 
 	for (k = 0; k < n; k++) {
 		uint32_t row;
 
 		/* Random pcs miss the cache: ask for a later sample's slot now. */
-		if (k + PREFETCH_AHEAD < n)
+		if (ahead && k + PREFETCH_AHEAD < n)
 			__builtin_prefetch(&t->slots[pc_hash(smp[k + PREFETCH_AHEAD].pc,
 							     smp[k + PREFETCH_AHEAD].pid) & t->mask]);
-		if (row_for(t, a, s, &smp[k], &row))
+		if (row_for(t, a, s, multi, &smp[k], &row))
 			return -1;
 		*lost_marks += (smp[k].flags & EQ_F_LOST) != 0;
 		if (row == ROW_SKIP)

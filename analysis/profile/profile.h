@@ -29,9 +29,13 @@ enum eq_by {
 	EQ_BY_PROC,
 	EQ_BY_LINE,
 	EQ_BY_INSN,
+	EQ_BY_PID,      /* one row per process: "PID:NAME" */
+	EQ_BY_THREAD,   /* one row per thread: "TID:NAME", its own name if it gave
+			   itself one, else its process's */
 };
 
-/* "exe", "module", "proc", "line", "insn" -> *by; else an error naming them. */
+/* "exe", "module", "proc", "line", "insn", "pid", "thread" -> *by; else an
+ * error naming them. */
 int eq_by_parse(const char *text, enum eq_by *by, struct eq_error *err);
 const char *eq_by_name(enum eq_by by);
 
@@ -39,8 +43,12 @@ struct eq_row {
 	const char *name;     /* exe: process name; module: module path;
 				 proc: symbol or "[unknown]"; line: "file:line"
 				 (or the proc name when the pc has no line);
-				 insn: "proc+0xoff" or "[unknown] module+0xoff" */
-	const char *module;   /* module basename (exe rows: the exe name again) */
+				 insn: "proc+0xoff" or "[unknown] module+0xoff";
+				 pid: "PID:NAME"; thread: "TID:NAME" */
+	const char *module;   /* module basename (exe rows: the exe name again;
+				 pid rows: the process name; thread rows:
+				 "PID:NAME" of the process) */
+	uint32_t pid, tid;    /* pid and thread rows (tid: thread rows only) */
 	const struct eq_loc *loc; /* a sample's location in this row (proc, file,
 				     line, module_off of line and insn rows) */
 	uint64_t samples;

@@ -104,6 +104,10 @@ static void print_json_row(FILE *out, const struct eq_profile *p, const struct e
 	}
 	if (p->by == EQ_BY_INSN && r->loc->kind != EQ_LOC_IDLE)
 		fprintf(out, ", \"offset\": %llu", (unsigned long long)r->loc->module_off);
+	if ((p->by == EQ_BY_PID || p->by == EQ_BY_THREAD) && r->loc->kind != EQ_LOC_IDLE)
+		fprintf(out, ", \"pid\": %u", r->pid);
+	if (p->by == EQ_BY_THREAD && r->loc->kind != EQ_LOC_IDLE)
+		fprintf(out, ", \"tid\": %u", r->tid);
 	fputc('}', out);
 }
 

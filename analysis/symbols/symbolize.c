@@ -2,7 +2,9 @@
  * symbolize.c - sample -> executable, module, procedure, line, instruction.
  *
  * Three layers, each computed once and cached:
- *   per process  its maps (parsed, sorted) and its executable name;
+ *   per address space  its maps (parsed, sorted) and its executable name
+ *                (a process has one per exec, picked by the sample's time:
+ *                tasks.h);
  *   per module   the ELF file found on this machine (one libdwfl session per
  *                file, reported at bias 0 so addresses are the file's own
  *                link-time vaddrs), or the recording's embedded symbol table;
@@ -26,6 +28,7 @@
 #include "maps.h"
 #include "symbolize.h"
 #include "symtab.h"
+#include "tasks.h"
 
 enum mod_state { MOD_UNTRIED, MOD_ELF, MOD_EMBEDDED, MOD_NONE };
 
@@ -38,18 +41,17 @@ struct modfile {
 	struct modfile *next;
 };
 
-struct process {
-	uint32_t pid;
+/* What the symbolizer made of one address space (its eq_space's user). */
+struct spaceinfo {
 	int have_maps;
 	struct eq_maps maps;
 	struct modfile **mod_of_map; /* parallel to maps.maps (NULL: anonymous) */
 	const char *exe;
-	struct process *next;
 };
 
 struct cache_slot {
 	uint64_t pc;
-	uint32_t pid;
+	uint32_t who;              /* eq_sym_space_key() of the sample */
 	uint32_t kbits;            /* 1 kernel, 2 idle; 0 in an empty slot's loc */
 	struct eq_loc *loc;        /* NULL = empty */
 };
@@ -65,7 +67,8 @@ struct eq_symbolizer {
 	const struct eqp_file *file;
 	struct eq_sym_options opt;
 	struct eq_intern *strings;
-	struct process *procs[256];   /* hash by pid */
+	struct eq_tasks *tasks;       /* processes and threads over time */
+	int multi;                    /* some pid had several address spaces */
 	struct modfile *mods[256];    /* hash by path pointer */
 	struct eq_symtab_index *kallsyms;
 	struct cache_slot *cache;
@@ -206,51 +209,86 @@ static struct modfile *module_for(struct eq_symbolizer *s, const char *path)
 
 /* ---- processes ---------------------------------------------------------- */
 
-static void load_process(struct eq_symbolizer *s, struct process *p)
+static struct spaceinfo *load_space(struct eq_symbolizer *s, struct eq_space *sp)
 {
-	const struct eqp_maps *mp = eqp_maps_for(s->file, p->pid);
-	const char *comm = eqp_comm_for(s->file, p->pid);
+	struct spaceinfo *si;
 	struct eq_error err;
-	char name[64];
+	char name[96];
 	size_t i;
 
-	if (mp) {
-		snprintf(name, sizeof(name), "maps of pid %u", p->pid);
-		if (eq_maps_parse(mp->text, mp->len, name, &p->maps, &err) == 0)
-			p->have_maps = 1;
+	if (sp->user)
+		return sp->user;
+	si = calloc(1, sizeof(*si));
+	if (!si)
+		return NULL;
+	if (sp->maps) {
+		if (s->multi)
+			snprintf(name, sizeof(name), "maps of pid %u from time %llu", sp->pid,
+				 (unsigned long long)sp->start);
+		else
+			snprintf(name, sizeof(name), "maps of pid %u", sp->pid);
+		if (eq_maps_parse(sp->maps->text, sp->maps->len, name, &si->maps, &err) == 0)
+			si->have_maps = 1;
 		else
 			warn(s, "%s", err.msg);
 	}
-	if (p->have_maps) {
-		p->mod_of_map = calloc(p->maps.n ? p->maps.n : 1, sizeof(*p->mod_of_map));
-		for (i = 0; p->mod_of_map && i < p->maps.n; i++)
-			if (p->maps.maps[i].path[0])
-				p->mod_of_map[i] = module_for(s,
-					eq_intern(s->strings, p->maps.maps[i].path));
+	if (si->have_maps) {
+		si->mod_of_map = calloc(si->maps.n ? si->maps.n : 1, sizeof(*si->mod_of_map));
+		for (i = 0; si->mod_of_map && i < si->maps.n; i++)
+			if (si->maps.maps[i].path[0])
+				si->mod_of_map[i] = module_for(s,
+					eq_intern(s->strings, si->maps.maps[i].path));
 	}
-	if (comm)
-		p->exe = eq_intern(s->strings, comm);
-	else if (p->have_maps && eq_maps_main_path(&p->maps))
-		p->exe = eq_intern(s->strings, base_name(eq_maps_main_path(&p->maps)));
+	if (sp->exe)
+		si->exe = sp->exe;
+	else if (si->have_maps && eq_maps_main_path(&si->maps))
+		si->exe = eq_intern(s->strings, base_name(eq_maps_main_path(&si->maps)));
 	else
-		p->exe = eq_internf(s->strings, "pid %u", p->pid);
+		si->exe = eq_internf(s->strings, "pid %u", sp->pid);
+	sp->user = si;
+	return si;
 }
 
-static struct process *process_for(struct eq_symbolizer *s, uint32_t pid)
+static void release_space(void *user)
 {
-	struct process *p;
+	struct spaceinfo *si = user;
 
-	for (p = s->procs[pid & 255]; p; p = p->next)
-		if (p->pid == pid)
-			return p;
-	p = calloc(1, sizeof(*p));
-	if (!p)
-		return NULL;
-	p->pid = pid;
-	load_process(s, p);
-	p->next = s->procs[pid & 255];
-	s->procs[pid & 255] = p;
-	return p;
+	eq_maps_release(&si->maps);
+	free(si->mod_of_map);
+	free(si);
+}
+
+uint32_t eq_sym_space_key(struct eq_symbolizer *s, const struct eq_sample *smp)
+{
+	struct eq_space *sp;
+
+	if (!s->multi)
+		return smp->pid;
+	if ((smp->flags & EQ_F_IDLE) || smp->pid == 0)
+		return 0;
+	sp = eq_tasks_space(s->tasks, smp->pid, smp->time);
+	return sp ? sp->who : 0;
+}
+
+int eq_sym_multi_space(const struct eq_symbolizer *s)
+{
+	return s->multi;
+}
+
+const char *eq_sym_thread_name(struct eq_symbolizer *s, const struct eq_sample *smp)
+{
+	const char *own;
+	struct eq_space *sp;
+	struct spaceinfo *si;
+
+	if ((smp->flags & EQ_F_IDLE) || smp->pid == 0)
+		return s->s_idle;
+	own = eq_tasks_thread_name(s->tasks, smp->pid, smp->tid);
+	if (own)
+		return own;
+	sp = eq_tasks_space(s->tasks, smp->pid, smp->time);
+	si = sp ? load_space(s, sp) : NULL;
+	return si ? si->exe : s->s_unknown;
 }
 
 /* ---- one location ------------------------------------------------------- */
@@ -278,7 +316,7 @@ static void resolve_table(struct eq_symbolizer *s, struct eq_symtab_index *t,
 	loc->proc_off = addr - sym->addr;
 }
 
-static void locate_user(struct eq_symbolizer *s, struct process *p, struct eq_loc *loc)
+static void locate_user(struct eq_symbolizer *s, struct spaceinfo *p, struct eq_loc *loc)
 {
 	const struct eq_map *map = p && p->have_maps ? eq_maps_find(&p->maps, loc->pc) : NULL;
 	struct modfile *m;
@@ -322,7 +360,8 @@ static struct eq_loc *new_loc(struct eq_symbolizer *s)
 static void locate(struct eq_symbolizer *s, const struct eq_sample *smp, uint32_t kbits,
 		   struct eq_loc *loc)
 {
-	struct process *p;
+	struct eq_space *sp;
+	struct spaceinfo *p;
 
 	memset(loc, 0, sizeof(*loc));
 	loc->pid = smp->pid;
@@ -332,7 +371,8 @@ static void locate(struct eq_symbolizer *s, const struct eq_sample *smp, uint32_
 		loc->exe = loc->module = loc->module_base = loc->proc = s->s_idle;
 		return;
 	}
-	p = process_for(s, smp->pid);
+	sp = eq_tasks_space(s->tasks, smp->pid, smp->time);
+	p = sp ? load_space(s, sp) : NULL;
 	loc->exe = p ? p->exe : s->s_unknown;
 	if (kbits & 1) {
 		loc->kernel = 1;
@@ -348,9 +388,9 @@ static void locate(struct eq_symbolizer *s, const struct eq_sample *smp, uint32_
 
 /* ---- the cache ---------------------------------------------------------- */
 
-static inline uint64_t mix(uint64_t pc, uint32_t pid, uint32_t kbits)
+static inline uint64_t mix(uint64_t pc, uint32_t who, uint32_t kbits)
 {
-	uint64_t h = pc ^ ((uint64_t)pid << 40) ^ ((uint64_t)kbits << 62);
+	uint64_t h = pc ^ ((uint64_t)who << 40) ^ ((uint64_t)kbits << 62);
 
 	h ^= h >> 33;
 	h *= 0xff51afd7ed558ccdull;
@@ -371,7 +411,7 @@ static int cache_grow(struct eq_symbolizer *s)
 
 		if (!c->loc)
 			continue;
-		j = mix(c->pc, c->pid, c->kbits) & newmask;
+		j = mix(c->pc, c->who, c->kbits) & newmask;
 		while (slots[j].loc)
 			j = (j + 1) & newmask;
 		slots[j] = *c;
@@ -395,21 +435,21 @@ const struct eq_loc *eq_sym_lookup(struct eq_symbolizer *s, const struct eq_samp
 					 .module = "[unknown]", .module_base = "[unknown]" };
 	uint32_t kbits = kbits_of(smp);
 	uint64_t pc = kbits == 2 ? 0 : smp->pc;  /* all idle samples are one place */
-	uint32_t pid = kbits == 2 ? 0 : smp->pid;
+	uint32_t who = kbits == 2 ? 0 : eq_sym_space_key(s, smp);
 	struct eq_loc *loc;
 	size_t j;
 
 	if (2 * (s->cache_count + 1) > s->cache_mask && cache_grow(s))
 		return &oom_loc;
-	j = mix(pc, pid, kbits) & s->cache_mask;
+	j = mix(pc, who, kbits) & s->cache_mask;
 	for (; s->cache[j].loc; j = (j + 1) & s->cache_mask)
-		if (s->cache[j].pc == pc && s->cache[j].pid == pid && s->cache[j].kbits == kbits)
+		if (s->cache[j].pc == pc && s->cache[j].who == who && s->cache[j].kbits == kbits)
 			return s->cache[j].loc;
 	loc = new_loc(s);
 	if (!loc)
 		return &oom_loc;
 	locate(s, smp, kbits, loc);
-	s->cache[j] = (struct cache_slot){ .pc = pc, .pid = pid, .kbits = kbits, .loc = loc };
+	s->cache[j] = (struct cache_slot){ .pc = pc, .who = who, .kbits = kbits, .loc = loc };
 	s->cache_count++;
 	return loc;
 }
@@ -443,7 +483,9 @@ struct eq_symbolizer *eq_sym_new(const struct eqp_file *f, const struct eq_sym_o
 	if (opt)
 		s->opt = *opt;
 	s->strings = eq_intern_new();
-	if (!s->strings || cache_grow(s)) {
+	if (s->strings)
+		s->tasks = eq_tasks_new(f, s->strings);
+	if (!s->strings || !s->tasks || cache_grow(s)) {
 		eq_sym_free(s);
 		eq_fail(err, "symbolizer: out of memory");
 		return NULL;
@@ -451,6 +493,7 @@ struct eq_symbolizer *eq_sym_new(const struct eqp_file *f, const struct eq_sym_o
 	s->s_idle = eq_intern(s->strings, "[idle]");
 	s->s_unknown = eq_intern(s->strings, "[unknown]");
 	s->s_kernel = eq_intern(s->strings, "[kernel.kallsyms]");
+	s->multi = eq_tasks_multi(s->tasks);
 	load_kallsyms(s);
 	if (s->opt.symfs) {
 		if (eq_root_open(&s->root, s->opt.symfs, err) < 0) {
@@ -471,16 +514,10 @@ void eq_sym_free(struct eq_symbolizer *s)
 
 	if (!s)
 		return;
+	eq_tasks_free(s->tasks, release_space);
 	for (i = 0; i < 256; i++) {
-		struct process *p, *np;
 		struct modfile *m, *nm;
 
-		for (p = s->procs[i]; p; p = np) {
-			np = p->next;
-			eq_maps_release(&p->maps);
-			free(p->mod_of_map);
-			free(p);
-		}
 		for (m = s->mods[i]; m; m = nm) {
 			nm = m->next;
 			eq_elfmod_close(m->elf);

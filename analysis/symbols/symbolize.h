@@ -3,7 +3,7 @@
  * module, procedure, source line and instruction.
  *
  * Module and executable come from the process maps and names captured in the
- * recording.  Procedures and lines come from the module's ELF file on this
+ * recording, as they were when the sample was taken (tasks.h).  Procedures and lines come from the module's ELF file on this
  * machine (elfutils libdwfl: .symtab/.dynsym, DWARF lines, separate debug
  * info), looked up under --symfs when given, and checked against the build-id
  * captured at record/import time.  Modules with no ELF here fall back to a
@@ -76,9 +76,22 @@ void eq_sym_free(struct eq_symbolizer *s);
  * search when only procedures are wanted).  Call before the first lookup. */
 void eq_sym_skip_lines(struct eq_symbolizer *s, int skip);
 
-/* Where the sample was.  Never fails: unknowns are reported as such. */
+/* Where the sample was.  Never fails: unknowns are reported as such.  The
+ * sample's time picks its process's address space (tasks.h): after an exec
+ * the same pc is another place. */
 const struct eq_loc *eq_sym_lookup(struct eq_symbolizer *s,
 				   const struct eq_sample *smp);
+
+/* A number that, with the pc and the kernel/idle flags, names one place:
+ * the pid when no process of the recording had more than one address space,
+ * else one number per address space.  For callers' own caches of lookups. */
+uint32_t eq_sym_space_key(struct eq_symbolizer *s, const struct eq_sample *smp);
+/* 1 when eq_sym_space_key() is not simply the pid. */
+int eq_sym_multi_space(const struct eq_symbolizer *s);
+
+/* The name of the sample's thread: the name it gave itself, else its
+ * process's ("[idle]" for idle samples).  Interned, like loc strings. */
+const char *eq_sym_thread_name(struct eq_symbolizer *s, const struct eq_sample *smp);
 
 /*
  * Things the user should know about (a module whose ELF was not found, a

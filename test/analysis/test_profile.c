@@ -219,7 +219,7 @@ static void by_parse(void **state)
 	assert_int_equal(by, EQ_BY_LINE);
 	assert_string_equal(eq_by_name(by), "line");
 	assert_int_equal(eq_by_parse("function", &by, &err), -1);
-	assert_non_null(strstr(err.msg, "exe, module, proc, line or insn"));
+	assert_non_null(strstr(err.msg, "exe, module, proc, line, insn, pid or thread"));
 }
 
 int main(void)

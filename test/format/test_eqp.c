@@ -87,6 +87,7 @@ static void write_full(const char *path)
 	assert_int_equal(eqp_add_maps(w, 100, 5, maps, strlen(maps), &err), 0);
 	assert_int_equal(eqp_add_comm(w, 100, 5, "app", &err), 0);
 	assert_int_equal(eqp_add_comm(w, 100, 9, "app-renamed", &err), 0);
+	assert_int_equal(eqp_add_thread_name(w, 100, 102, 11, "worker", &err), 0);
 	assert_int_equal(eqp_add_symtab(w, &t, &err), 0);
 	assert_int_equal(eqp_add_lost(w, 1, 17, &err), 0);
 	assert_int_equal(eqp_add_marker(w, 4000, "phase 2", &err), 0);
@@ -137,8 +138,12 @@ static void round_trip(void **state)
 	assert_int_equal(eqp_nmaps(f), 1);
 	assert_non_null(strstr(eqp_maps_for(f, 100)->text, "/usr/bin/app"));
 	assert_null(eqp_maps_for(f, 101));
-	assert_string_equal(eqp_comm_for(f, 100), "app-renamed");
-	assert_int_equal(eqp_ncomm(f), 2);
+	assert_string_equal(eqp_comm_for(f, 100), "app-renamed"); /* not the thread's */
+	assert_int_equal(eqp_ncomm(f), 3);
+	assert_int_equal(eqp_comm_at(f, 0)->tid, 0);
+	assert_int_equal(eqp_comm_at(f, 2)->tid, 102);
+	assert_int_equal(eqp_comm_at(f, 2)->time, 11);
+	assert_string_equal(eqp_comm_at(f, 2)->name, "worker");
 	t = eqp_symtab_at(f, 0);
 	assert_string_equal(t->module, "/usr/bin/app");
 	assert_int_equal(t->nsyms, 2);

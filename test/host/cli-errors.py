@@ -4,12 +4,13 @@ wrongly or fed bad input: a message naming the file, line, field or option,
 the right exit status (2 usage, 1 failure), and no output file left behind
 or half-written."""
 import os
+import shutil
 import sys
 import tempfile
 
 sys.dont_write_bytecode = True   # leave no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(os.environ.get("SRC", "."), "test", "analysis"))
-from eqtest import Tap, eqprof
+from eqtest import EQPROF, Tap, eqprof, run
 
 GOOD_CSV = "time_ns,pc,pid,tid,cpu,flags\n" + "".join(
     "%d,0x%x,5,5,0,0\n" % (1000 * i, 0x401000 + 4 * (i % 50)) for i in range(20000))
@@ -112,8 +113,7 @@ def main():
              "report of an empty recording: zero rows", so + err)
 
         # report / compare usage errors.
-        for args, needle in ((["report"], "FILE.eqp"),
-                             (["report", out, out], "too many"),
+        for args, needle in ((["report", out, out], "too many"),
                              (["report", out, "--by", "function"], "--by function"),
                              (["report", out, "--format", "xml"], "--format xml"),
                              (["report", out, "--bogus"], "usage"),
@@ -122,6 +122,16 @@ def main():
             rc, _, err = eqprof(*args)
             t.ok(rc == 2 and needle in err, "%s: usage error names %s" % (" ".join(
                 a if a != out else "OUT" for a in args), needle), "rc=%d %s" % (rc, err))
+        # Without a file, report reads eqprof.eqp (what record writes), as
+        # perf report reads perf.data, and says so when there is none.
+        p = run([EQPROF, "report"], check=False, cwd=d)
+        t.ok(p.returncode == 1 and "eqprof.eqp" in p.stderr and "give FILE.eqp" in p.stderr,
+             "report with no file and no eqprof.eqp: named, exit 1", p.stderr)
+        shutil.copy(out, os.path.join(d, "eqprof.eqp"))
+        p = run([EQPROF, "report", "--format", "json"], check=False, cwd=d)
+        t.ok(p.returncode == 0 and '"rows"' in p.stdout, "report with no file reads eqprof.eqp",
+             p.stderr)
+        os.unlink(os.path.join(d, "eqprof.eqp"))
         rc, so, _ = eqprof("report", "--help")
         t.ok(rc == 0 and "--exclude-idle" in so, "report --help")
 

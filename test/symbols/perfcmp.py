@@ -1,0 +1,160 @@
+"""perfcmp.py - one run of a real workload sampled by eqprof and by perf at
+once, and statistical comparisons of what each says.
+
+`perf record -e cpu-clock:u -- eqprof record -t -- COMMAND` samples the
+command twice in the same run, with two independent timers: perf's samples
+of eqprof itself carry the comm "eqprof" and are left out.  Where perf is
+missing or not allowed, the comparisons are skipped with the reason and
+what eqprof says is still checked against the workload's own measurement of
+its CPU time (work.h's truth file).
+
+The bounds.  A share estimated from n samples varies by at most
+sqrt(p(1-p)/n) per standard error when samples are independent; timer
+samples of one timeline are closer to systematic sampling and vary less,
+and two samplings of the same run vary together, so the binomial bound is
+conservative.  Every comparison uses Z = 4.9 standard errors of the
+difference, a two-sided false-failure rate of 9.6e-7 each; a test file
+makes at most 100 comparisons (Comparisons enforces it), so a correct
+eqprof fails a file less than once in 10,000 runs.  SLACK (half a point)
+allows for instants at function boundaries that two timers attribute
+differently.
+"""
+import os
+import re
+import subprocess
+import sys
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "analysis"))
+from eqtest import EQPROF, Tap, eqprof, run  # noqa: E402
+
+Z = 4.9
+SLACK = 0.005
+MAX_COMPARISONS = 100
+HZ = 4000
+
+
+def perf_usable(work):
+    """(True, "") when perf can sample a child here, else (False, why)."""
+    try:
+        p = subprocess.run(["perf", "record", "-q", "-e", "cpu-clock:u", "-o",
+                            os.path.join(work, "probe.perf"), "--", "true"],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           universal_newlines=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return False, "perf is not installed or does not run (%s)" % e
+    if p.returncode != 0:
+        return False, "perf record -e cpu-clock:u fails here: " + \
+            (p.stderr.strip().splitlines() or ["?"])[-1]
+    return True, ""
+
+
+class Comparisons:
+    """Counts comparisons so the file's false-failure rate stays below 1e-4."""
+
+    def __init__(self, tap):
+        self.tap = tap
+        self.n = 0
+
+    def share(self, what, k1, n1, k2, n2):
+        """eqprof's share k1/n1 against perf's k2/n2."""
+        self.n += 1
+        if self.n > MAX_COMPARISONS:
+            raise RuntimeError("more than %d comparisons: raise Z" % MAX_COMPARISONS)
+        if n1 == 0 or n2 == 0:
+            return self.tap.ok(False, what, "no samples (%d, %d)" % (n1, n2))
+        p1, p2 = k1 / n1, k2 / n2
+        p = (k1 + k2) / (n1 + n2)
+        bound = Z * (p * (1 - p) * (1 / n1 + 1 / n2)) ** 0.5 + SLACK
+        print("# %s: eqprof %.2f%% (%d/%d), perf %.2f%% (%d/%d), difference %.2f points, bound %.2f"
+              % (what, 100 * p1, k1, n1, 100 * p2, k2, n2, 100 * abs(p1 - p2), 100 * bound))
+        return self.tap.ok(abs(p1 - p2) <= bound, what,
+                           "eqprof %.4f perf %.4f bound %.4f" % (p1, p2, bound))
+
+    def truth(self, what, k, n, true_share, slack=0.01):
+        """eqprof's share k/n against a share the workload measured itself;
+        slack covers CPU time the workload did not time (start-up, exit)."""
+        self.n += 1
+        if n == 0:
+            return self.tap.ok(False, what, "no samples")
+        p1, p = k / n, true_share
+        bound = Z * (p * (1 - p) / n) ** 0.5 + slack
+        print("# %s: eqprof %.2f%% (%d/%d), measured %.2f%%, bound %.2f"
+              % (what, 100 * p1, k, n, 100 * p, 100 * bound))
+        return self.tap.ok(abs(p1 - p) <= bound, what,
+                           "eqprof %.4f measured %.4f bound %.4f" % (p1, p, bound))
+
+
+LINE = re.compile(r"^\s*(?P<comm>.*?)\s+(?P<pid>\d+)/(?P<tid>\d+)\s+(?P<ip>[0-9a-f]+)\s+"
+                  r"(?P<sym>.*?)\s+\((?P<dso>[^()]*)\)\s*$")
+
+
+class Sampled:
+    """COMMAND run once under eqprof record (and perf record around it)."""
+
+    def __init__(self, work, name, cmd, use_perf, hz=HZ, env=None):
+        self.eqp = os.path.join(work, name + ".eqp")
+        self.perf = os.path.join(work, name + ".perf") if use_perf else None
+        self.truth_file = os.path.join(work, name + ".truth")
+        if os.path.exists(self.truth_file):
+            os.unlink(self.truth_file)
+        e = dict(os.environ, WORK_TRUTH=self.truth_file, **(env or {}))
+        inner = [EQPROF, "record", "-t", "%dHz" % hz, "-q", "-o", self.eqp, "--"] + list(cmd)
+        outer = ["perf", "record", "-q", "-e", "cpu-clock:u", "-c", str(int(1e9 / hz)),
+                 "-o", self.perf, "--"] if use_perf else []
+        p = subprocess.run(outer + inner, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           universal_newlines=True, env=e)
+        self.status, self.stderr = p.returncode, p.stderr
+        self._perf = None
+
+    def report(self, by, *extra):
+        """{name: samples} and {name: module} of `eqprof report --by BY`."""
+        rc, out, err = eqprof("report", self.eqp, "--by", by, "--format", "csv", *extra)
+        if rc != 0:
+            raise RuntimeError("report --by %s failed: %s" % (by, err))
+        counts, modules = {}, {}
+        import csv
+        import io
+        for row in csv.DictReader(io.StringIO(out)):
+            counts[row["name"]] = counts.get(row["name"], 0) + int(row["samples"])
+            modules[row["name"]] = row["module"]
+        return counts, modules
+
+    def warnings(self, by="proc"):
+        return eqprof("report", self.eqp, "--by", by)[1:]
+
+    def perf_samples(self):
+        """perf's samples of the command: dicts of comm, pid, tid, sym, dso."""
+        if self._perf is None:
+            out = run(["perf", "script", "-i", self.perf, "-F", "comm,pid,tid,ip,sym,dso"]).stdout
+            self._perf = []
+            for line in out.splitlines():
+                m = LINE.match(line)
+                if m and m.group("comm") != "eqprof":
+                    self._perf.append(m.groupdict())
+        return self._perf
+
+    def perf_counts(self, key):
+        counts = {}
+        for s in self.perf_samples():
+            k = key(s)
+            counts[k] = counts.get(k, 0) + 1
+        return counts
+
+    def truth(self):
+        """{function: ns} the workload measured itself (summed over lines)."""
+        t = {}
+        if os.path.exists(self.truth_file):
+            for line in open(self.truth_file):
+                k, v = line.split()
+                t[k] = t.get(k, 0) + int(v)
+        return t
+
+
+def top_keys(*counts, share=0.03):
+    """Keys with at least `share` of the samples in any of the count sets."""
+    keys = set()
+    for c in counts:
+        n = sum(c.values())
+        keys.update(k for k, v in c.items() if n and v / n >= share)
+    return sorted(keys)

@@ -1,0 +1,50 @@
+/*
+ * work.h - what the test workloads share: a loop that runs for a given
+ * amount of the calling thread's CPU time (CLOCK_THREAD_CPUTIME_ID, so how
+ * fast the CPU is never matters), and the truth file each workload writes:
+ * one "KEY NANOSECONDS" line per function it timed, appended (children and
+ * threads write their own lines) to the file named by $WORK_TRUTH.
+ */
+#ifndef WORK_H
+#define WORK_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+static inline uint64_t work_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Calls step() until ms of this thread's CPU time have gone; returns the
+ * CPU time spent inside step() (the loop's own bookkeeping is outside). */
+static inline uint64_t work_for(void (*step)(void), double ms)
+{
+	uint64_t start = work_cpu_ns(), in = 0, t0, t1;
+
+	do {
+		t0 = work_cpu_ns();
+		step();
+		t1 = work_cpu_ns();
+		in += t1 - t0;
+	} while (t1 - start < (uint64_t)(ms * 1e6));
+	return in;
+}
+
+static inline void work_truth(const char *key, uint64_t ns)
+{
+	const char *path = getenv("WORK_TRUTH");
+	FILE *f = path ? fopen(path, "a") : NULL;
+
+	if (!f)
+		return;
+	fprintf(f, "%s %llu\n", key, (unsigned long long)ns);
+	fclose(f);
+}
+
+#endif
