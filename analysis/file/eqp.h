@@ -92,6 +92,11 @@ struct eqp_board_info {
 	const char *firmware; /* firmware version text */
 	double vb_nominal_v;  /* battery voltage E_min refers to; 0 = unknown */
 	double dead_time_s;   /* front-end dead time per pulse (charge not counted); 0 = unknown */
+	/* A board log whose board reset writes one BINF per segment (docs/format.md). */
+	uint32_t segment;     /* 0, 1, ...: this chunk starts segment n */
+	uint32_t boot_cause;  /* reset cause (MCUSR) of the boot that began it; 0 = none seen */
+	uint64_t time_offset; /* board ticks added to this segment's record times (its clock
+				 restarted at the reset): times keep growing across segments */
 };
 
 struct eqp_board_rec {        /* 24 bytes, little-endian, stored as is */
@@ -114,6 +119,39 @@ struct eqp_callchain {
 	const uint64_t *frames;
 };
 #define EQP_MAX_CHAIN_FRAMES 1024 /* of each kind (kernel, user) in one chain */
+
+/* How a board segment ended and what it lost (the BEND chunk, one per segment). */
+struct eqp_board_end {
+	uint32_t segment;
+	uint32_t reason;         /* EQP_BOARD_END_* */
+	uint64_t records;        /* records received and written */
+	uint64_t missing;        /* records the board counted that are not in the file:
+				    seq gaps plus quanta after the last record */
+	uint64_t dropped;        /* of those, dropped by the board (UART queue full), per STATUS */
+	uint64_t bad_frames;     /* frames from the board the host could not decode */
+	uint64_t quanta;         /* quanta the board counted: its last STATUS, or the last
+				    record's seq + 1 when that is more; 0 = none */
+	uint64_t late;           /* LATE quanta (STATUS) */
+	uint64_t late_unrecorded;/* LATE quanta whose record is missing */
+	uint64_t board_rx_errors;/* frames the board refused plus its UART overruns (STATUS) */
+	uint64_t stalls;         /* times the board went silent past the stall timeout */
+	double stall_s;          /* seconds it was silent in those stalls */
+};
+enum {
+	EQP_BOARD_END_STOP = 1,  /* stopped as asked (duration, count, signal) */
+	EQP_BOARD_END_RESET = 2, /* the board reset (a new segment may follow) */
+	EQP_BOARD_END_LINK = 3,  /* the link failed (device gone, cable pulled) */
+	EQP_BOARD_END_SILENT = 4,/* the board stopped answering */
+};
+
+/* One segment of a board stream: its BINF, its records, its BEND if written. */
+struct eqp_board_segment {
+	struct eqp_board_info info;
+	size_t first_record;     /* index for eqp_board_record_at() */
+	size_t nrecords;
+	int has_end;
+	struct eqp_board_end end;
+};
 
 /* ---- writing ---------------------------------------------------------- */
 
@@ -164,6 +202,8 @@ int eqp_add_board_info(struct eqp_writer *w, const struct eqp_board_info *b,
 		       struct eq_error *err);
 int eqp_add_board_records(struct eqp_writer *w, const struct eqp_board_rec *r,
 			  size_t n, struct eq_error *err);
+int eqp_add_board_end(struct eqp_writer *w, const struct eqp_board_end *e,
+		      struct eq_error *err);
 /* Flushes, writes the END chunk, fsyncs and renames into place; frees w. */
 int eqp_commit(struct eqp_writer *w, struct eq_error *err);
 /* Removes the temporary file; frees w. */
@@ -223,9 +263,13 @@ uint64_t eqp_lost_total(const struct eqp_file *f);
 size_t eqp_nmarkers(const struct eqp_file *f);
 const struct eqp_marker *eqp_marker_at(const struct eqp_file *f, size_t i);
 
-/* NULL when the recording has no board stream. */
+/* NULL when the recording has no board stream; else the first segment's. */
 const struct eqp_board_info *eqp_board_info(const struct eqp_file *f);
 size_t eqp_nboard_records(const struct eqp_file *f);
 const struct eqp_board_rec *eqp_board_record_at(const struct eqp_file *f, size_t i);
+/* Segments in file order: each BINF starts one and owns the BREC records
+ * after it (records before the first BINF belong to the first). */
+size_t eqp_nboard_segments(const struct eqp_file *f);
+const struct eqp_board_segment *eqp_board_segment_at(const struct eqp_file *f, size_t i);
 
 #endif

@@ -132,7 +132,13 @@ const struct eqp_marker *eqp_marker_at(const struct eqp_file *f, size_t i)
 
 const struct eqp_board_info *eqp_board_info(const struct eqp_file *f)
 {
-	return f->has_binfo ? &f->binfo : NULL;
+	return f->bseg.n ? &f->bseg.v[0].info : NULL;
+}
+
+size_t eqp_nboard_segments(const struct eqp_file *f) { return f->bseg.n; }
+const struct eqp_board_segment *eqp_board_segment_at(const struct eqp_file *f, size_t i)
+{
+	return i < f->bseg.n ? &f->bseg.v[i] : NULL;
 }
 
 size_t eqp_nboard_records(const struct eqp_file *f) { return f->brec.n; }

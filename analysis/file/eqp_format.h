@@ -31,12 +31,14 @@
 #define EQP_CHUNK_BREC EQP_FOURCC('B', 'R', 'E', 'C')
 #define EQP_CHUNK_BIDS EQP_FOURCC('B', 'I', 'D', 'S')
 #define EQP_CHUNK_CHNS EQP_FOURCC('C', 'H', 'N', 'S')
+#define EQP_CHUNK_BEND EQP_FOURCC('B', 'E', 'N', 'D')
 #define EQP_CHUNK_END  EQP_FOURCC('E', 'N', 'D', ' ')
 
 #define EQP_HEAD_FIXED_LEN 40  /* mode, reserved, 3 doubles, start time */
 #define EQP_SAMP_HDR_LEN   8   /* u32 count, u32 reserved */
 #define EQP_BREC_HDR_LEN   8
 #define EQP_BREC_LEN       24
+#define EQP_BEND_LEN       88  /* u32 segment, u32 reason, 9 x u64 counts, f64 stall time */
 #define EQP_SAMPLES_PER_CHUNK 4096
 #define EQP_CHNS_HDR_LEN   8   /* u32 count, u32 reserved */
 #define EQP_CHAIN_HDR_LEN  8   /* u16 kernel frames, u16 user frames, u32 reserved */

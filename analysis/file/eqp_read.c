@@ -410,34 +410,89 @@ static int parse_lost(struct cursor *c, struct eq_error *err)
 	return PUSH(c->f->lost, l, c, err);
 }
 
+/* The segment the next board records belong to (the last BINF's), if any. */
+static struct eqp_board_segment *last_segment(struct eqp_file *f)
+{
+	return f->bseg.n ? &f->bseg.v[f->bseg.n - 1] : NULL;
+}
+
 static int parse_binf(struct cursor *c, struct eq_error *err)
 {
 	struct eqp_file *f = c->f;
-	uint64_t flen;
+	struct eqp_board_segment seg, *prev = last_segment(f);
+	uint64_t flen, tail;
 	char *fw;
 
 	if (need(c, 32, err) < 0)
 		return -1;
-	if (f->has_binfo)
-		return chunk_fail(c, err, "a second board information chunk");
+	memset(&seg, 0, sizeof(seg));
 	fw = take_string(c, 32, get32(c->p + 28), "firmware", err);
 	if (!fw)
 		return -1;
-	f->binfo.clock_hz = getf64(c->p);
-	f->binfo.e_min_j = getf64(c->p + 8);
-	f->binfo.quantum_pulses = get32(c->p + 16);
-	f->binfo.jitter_pct = get32(c->p + 20);
-	f->binfo.vcomp = get32(c->p + 24);
-	f->binfo.firmware = fw;
-	/* Voltage and dead time follow the text; a shorter chunk leaves them 0. */
+	seg.info.clock_hz = getf64(c->p);
+	seg.info.e_min_j = getf64(c->p + 8);
+	seg.info.quantum_pulses = get32(c->p + 16);
+	seg.info.jitter_pct = get32(c->p + 20);
+	seg.info.vcomp = get32(c->p + 24);
+	seg.info.firmware = fw;
+	/* Optional fields follow the text: voltage and dead time, then the
+	 * segment; a shorter chunk leaves them 0. */
 	flen = get32(c->p + 28);
-	if (c->len - 32 - flen >= 16) {
-		f->binfo.vb_nominal_v = getf64(c->p + 32 + flen);
-		f->binfo.dead_time_s = getf64(c->p + 40 + flen);
-		if (!(f->binfo.vb_nominal_v >= 0) || !(f->binfo.dead_time_s >= 0))
-			return chunk_fail(c, err, "battery voltage or dead time is negative or not a number");
+	tail = c->len - 32 - flen;
+	if (tail >= 16) {
+		seg.info.vb_nominal_v = getf64(c->p + 32 + flen);
+		seg.info.dead_time_s = getf64(c->p + 40 + flen);
 	}
-	f->has_binfo = 1;
+	if (tail >= 32) {
+		seg.info.segment = get32(c->p + 48 + flen);
+		seg.info.boot_cause = get32(c->p + 52 + flen);
+		seg.info.time_offset = get64(c->p + 56 + flen);
+	}
+	if (!(seg.info.vb_nominal_v >= 0) || !(seg.info.dead_time_s >= 0)) {
+		free(fw);
+		return chunk_fail(c, err, "battery voltage or dead time is negative or not a number");
+	}
+	if (seg.info.segment != f->bseg.n) {
+		free(fw);
+		return chunk_fail(c, err, "board segment %u where segment %zu comes next",
+				  seg.info.segment, f->bseg.n);
+	}
+	/* Records before the first BINF belong to the first segment. */
+	seg.first_record = prev ? f->brec.n : 0;
+	if (prev)
+		prev->nrecords = f->brec.n - prev->first_record;
+	seg.nrecords = f->brec.n - seg.first_record;
+	if (PUSH(f->bseg, seg, c, err) < 0) {
+		free(fw);
+		return -1;
+	}
+	return 0;
+}
+
+static int parse_bend(struct cursor *c, struct eq_error *err)
+{
+	struct eqp_board_segment *seg = last_segment(c->f);
+	struct eqp_board_end *e;
+	uint64_t *counts[9];
+	size_t i;
+
+	if (need(c, EQP_BEND_LEN, err) < 0)
+		return -1;
+	if (!seg || get32(c->p) != seg->info.segment || seg->has_end)
+		return chunk_fail(c, err, "the end of board segment %u, which is not the open one",
+				  get32(c->p));
+	e = &seg->end;
+	e->segment = get32(c->p);
+	e->reason = get32(c->p + 4);
+	counts[0] = &e->records; counts[1] = &e->missing; counts[2] = &e->dropped;
+	counts[3] = &e->bad_frames; counts[4] = &e->quanta; counts[5] = &e->late;
+	counts[6] = &e->late_unrecorded; counts[7] = &e->board_rx_errors; counts[8] = &e->stalls;
+	for (i = 0; i < 9; i++)
+		*counts[i] = get64(c->p + 8 + 8 * i);
+	e->stall_s = getf64(c->p + 80);
+	if (!(e->stall_s >= 0) || e->stall_s > 1e12)
+		return chunk_fail(c, err, "stall time is negative, infinite or not a number");
+	seg->has_end = 1;
 	return 0;
 }
 
@@ -460,6 +515,8 @@ static int parse_brec(struct cursor *c, struct eq_error *err)
 		if (PUSH(c->f->brec, r, c, err) < 0)
 			return -1;
 	}
+	if (last_segment(c->f))
+		last_segment(c->f)->nrecords += count;
 	return 0;
 }
 
@@ -501,6 +558,7 @@ static int parse_chunk(struct cursor *c, struct eq_error *err)
 	case EQP_CHUNK_BREC: return parse_brec(c, err);
 	case EQP_CHUNK_BIDS: return parse_bids(c, err);
 	case EQP_CHUNK_CHNS: return parse_chns(c, err);
+	case EQP_CHUNK_BEND: return parse_bend(c, err);
 	case EQP_CHUNK_END:  return parse_end(c, err);
 	default:
 		return 0; /* a newer writer's chunk: its CRC was checked, skip it */
@@ -657,7 +715,9 @@ void eqp_close(struct eqp_file *f)
 	free(f->samp.v);
 	free(f->lost.v);
 	free(f->brec.v);
-	free((char *)f->binfo.firmware);
+	for (i = 0; i < f->bseg.n; i++)
+		free((char *)f->bseg.v[i].info.firmware);
+	free(f->bseg.v);
 	free(f->target);
 	free(f->extra);
 	free(f->extra_lines);

@@ -41,10 +41,9 @@ struct eqp_file {
 	VEC(struct eqp_marker) mark;
 	VEC(struct eqp_board_rec) brec;
 	VEC(struct buildid) bids;
-	struct eqp_board_info binfo;
-	int has_binfo;
 	size_t last_samp_chunk; /* index of the last SAMP chunk + 1, 0 if none */
 	int has_chains;
+	VEC(struct eqp_board_segment) bseg; /* one per BINF */
 };
 
 #endif

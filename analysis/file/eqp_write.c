@@ -385,7 +385,7 @@ int eqp_add_board_info(struct eqp_writer *w, const struct eqp_board_info *bi,
 		       struct eq_error *err)
 {
 	const char *fw = bi->firmware ? bi->firmware : "";
-	unsigned char b[32], tail[16];
+	unsigned char b[32], tail[32];
 	struct part parts[3];
 
 	memcpy(b, &bi->clock_hz, 8);
@@ -396,6 +396,9 @@ int eqp_add_board_info(struct eqp_writer *w, const struct eqp_board_info *bi,
 	put32(b + 28, (uint32_t)strlen(fw));
 	memcpy(tail, &bi->vb_nominal_v, 8);
 	memcpy(tail + 8, &bi->dead_time_s, 8);
+	put32(tail + 16, bi->segment);
+	put32(tail + 20, bi->boot_cause);
+	put64(tail + 24, bi->time_offset);
 	parts[0] = (struct part){ b, sizeof(b) };
 	parts[1] = (struct part){ fw, strlen(fw) };
 	parts[2] = (struct part){ tail, sizeof(tail) };
@@ -420,6 +423,23 @@ int eqp_add_board_records(struct eqp_writer *w, const struct eqp_board_rec *r,
 		n -= take;
 	}
 	return 0;
+}
+
+int eqp_add_board_end(struct eqp_writer *w, const struct eqp_board_end *e,
+		      struct eq_error *err)
+{
+	unsigned char b[EQP_BEND_LEN];
+	const uint64_t counts[9] = { e->records, e->missing, e->dropped, e->bad_frames,
+				     e->quanta, e->late, e->late_unrecorded, e->board_rx_errors,
+				     e->stalls };
+	size_t i;
+
+	put32(b, e->segment);
+	put32(b + 4, e->reason);
+	for (i = 0; i < 9; i++)
+		put64(b + 8 + 8 * i, counts[i]);
+	memcpy(b + 80, &e->stall_s, 8);
+	return write_chunk(w, EQP_CHUNK_BEND, &(struct part){ b, sizeof(b) }, 1, err);
 }
 
 int eqp_commit(struct eqp_writer *w, struct eq_error *err)

@@ -68,7 +68,7 @@ static void write_full(const char *path)
 		{ 0x2000, 0x10, "zeta" }, { 0x1000, 0x100, "alpha" },
 	};
 	struct eqp_symtab t = { "/usr/bin/app", 0, 2, syms };
-	struct eqp_board_info bi = { 16e6, 46.12e-6, 64, 5, 1, "eqfw 1.0", 4.07, 300e-9 };
+	struct eqp_board_info bi = { 16e6, 46.12e-6, 64, 5, 1, "eqfw 1.0", 4.07, 300e-9, 0, 0, 0 };
 	struct eqp_board_rec br[3] = {
 		{ 100, 0, 64, 4070000, 0, 0 }, { 200, 1, 61, 4069000, 0, 0 },
 		{ 300, 3, 66, 4068000, EQP_BOARD_F_DROPPED, 0 },
@@ -158,6 +158,77 @@ static void round_trip(void **state)
 	assert_int_equal(eqp_nboard_records(f), 3);
 	assert_int_equal(eqp_board_record_at(f, 2)->flags, EQP_BOARD_F_DROPPED);
 	eqp_close(f);
+}
+
+/* A board log that saw the board reset: two BINF segments, each with its
+ * records and its BEND summary. */
+static void board_segments(void **state)
+{
+	const char *path = tmp_path("segments.eqp");
+	struct eqp_board_info b0 = { .clock_hz = 2e6, .e_min_j = 46.12e-6, .quantum_pulses = 32,
+				     .firmware = "eqfw 0.2" };
+	struct eqp_board_info b1 = b0;
+	struct eqp_board_rec r0[2] = { { 100, 0, 32, 4070000, 0, 0 }, { 200, 1, 32, 4070000, 0, 0 } };
+	struct eqp_board_rec r1[3] = { { 9100, 0, 32, 4070000, 0, 0 }, { 9200, 2, 32, 4070000, 1, 0 },
+				       { 9300, 3, 32, 4070000, 0, 0 } };
+	struct eqp_board_end e0 = { .segment = 0, .reason = EQP_BOARD_END_RESET, .records = 2,
+				    .missing = 5, .bad_frames = 3, .stalls = 1, .stall_s = 2.5 };
+	struct eq_error err = { "" };
+	struct eqp_meta m = { .mode = EQP_MODE_ENERGY, .quantum_j = 1.5e-3, .clock_hz = 2e6 };
+	struct eqp_writer *w = eqp_create(path, &m, &err);
+	const struct eqp_board_segment *s;
+	struct eqp_file *f;
+
+	(void)state;
+	b1.segment = 1;
+	b1.boot_cause = 8;
+	b1.time_offset = 9000;
+	assert_non_null(w);
+	assert_int_equal(eqp_add_board_info(w, &b0, &err), 0);
+	assert_int_equal(eqp_add_board_records(w, r0, 2, &err), 0);
+	assert_int_equal(eqp_add_board_end(w, &e0, &err), 0);
+	assert_int_equal(eqp_add_board_info(w, &b1, &err), 0);
+	assert_int_equal(eqp_add_board_records(w, r1, 1, &err), 0);
+	assert_int_equal(eqp_add_board_records(w, r1 + 1, 2, &err), 0);
+	assert_int_equal(eqp_commit(w, &err), 0);
+	f = eqp_open(path, &err);
+	assert_non_null(f);
+	assert_int_equal(eqp_nboard_segments(f), 2);
+	assert_ptr_equal(eqp_board_info(f), &eqp_board_segment_at(f, 0)->info);
+	s = eqp_board_segment_at(f, 0);
+	assert_int_equal(s->first_record, 0);
+	assert_int_equal(s->nrecords, 2);
+	assert_true(s->has_end);
+	assert_int_equal(s->end.reason, EQP_BOARD_END_RESET);
+	assert_int_equal(s->end.missing, 5);
+	assert_int_equal(s->end.bad_frames, 3);
+	assert_true(s->end.stall_s == 2.5);
+	s = eqp_board_segment_at(f, 1);
+	assert_int_equal(s->info.segment, 1);
+	assert_int_equal(s->info.boot_cause, 8);
+	assert_int_equal(s->info.time_offset, 9000);
+	assert_string_equal(s->info.firmware, "eqfw 0.2");
+	assert_int_equal(s->first_record, 2);
+	assert_int_equal(s->nrecords, 3);
+	assert_false(s->has_end);
+	assert_null(eqp_board_segment_at(f, 2));
+	eqp_close(f);
+
+	/* A BINF numbered out of order, or a BEND for another segment: refused. */
+	b1.segment = 2;
+	w = eqp_create(path, &m, &err);
+	assert_int_equal(eqp_add_board_info(w, &b0, &err), 0);
+	assert_int_equal(eqp_add_board_info(w, &b1, &err), 0);
+	assert_int_equal(eqp_commit(w, &err), 0);
+	assert_null(eqp_open(path, &err));
+	assert_non_null(strstr(err.msg, "board segment 2 where segment 1 comes next"));
+	e0.segment = 1;
+	w = eqp_create(path, &m, &err);
+	assert_int_equal(eqp_add_board_info(w, &b0, &err), 0);
+	assert_int_equal(eqp_add_board_end(w, &e0, &err), 0);
+	assert_int_equal(eqp_commit(w, &err), 0);
+	assert_null(eqp_open(path, &err));
+	assert_non_null(strstr(err.msg, "BEND"));
 }
 
 static unsigned char *slurp(const char *path, size_t *len)
@@ -330,6 +401,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(round_trip),
+		cmocka_unit_test(board_segments),
 		cmocka_unit_test(truncated_everywhere),
 		cmocka_unit_test(corrupt_byte_named),
 		cmocka_unit_test(bad_headers),

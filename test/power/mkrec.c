@@ -173,7 +173,7 @@ static void write_unsorted(struct gen *g, const char *path)
 static void write_time(const char *path, int board)
 {
 	struct eqp_writer *w = create(path, EQP_MODE_TIME, 0, 1000);
-	struct eqp_board_info bi = { 1e6, 46.12e-6, 64, 5, 1, "mkrec", 0, 0 };
+	struct eqp_board_info bi = { 1e6, 46.12e-6, 64, 5, 1, "mkrec", 0, 0, 0, 0, 0 };
 	struct gen g = { w, calloc(1001, sizeof(struct eq_sample)), 0, 1, 0, 0 };
 	struct eq_error err;
 	unsigned i;

@@ -380,7 +380,7 @@ static struct eqp_file *write_time_file(const char *name, int board)
 {
 	struct eqp_meta m = { .mode = EQP_MODE_TIME, .nominal_hz = 1000, .clock_hz = 1e9,
 			      .target = "t", .extra = "vb_nominal=4.0\n" };
-	struct eqp_board_info bi = { 1e6, 46.12e-6, 64, 5, 1, "test", 0, 0 };
+	struct eqp_board_info bi = { 1e6, 46.12e-6, 64, 5, 1, "test", 0, 0, 0, 0, 0 };
 	struct eqp_board_rec r[3] = {
 		{ 0, 0, 64, 4000000, 0, 0 },
 		{ 10000, 1, 64, 4000000, 0, 0 },  /* 10 ms: 0.2952 W */
