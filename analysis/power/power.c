@@ -123,7 +123,10 @@ static int resolve_basis(struct power_input *in, const struct eqp_file *f,
 	if (m->mode == EQP_MODE_ENERGY) {
 		in->basis = in->quantum_j > 0 ? POWER_BASIS_SAMPLES : POWER_BASIS_NONE;
 		in->why_none = WHY_NO_QUANTUM;
-		if (in->basis == POWER_BASIS_NONE && board_ok && want == POWER_BASIS_AUTO)
+		/* No quantum, or no samples at all (`eqprof board log` writes
+		 * only the board stream): the board's records give the power. */
+		if ((in->basis == POWER_BASIS_NONE || in->nsamples < 2) && board_ok &&
+		    want == POWER_BASIS_AUTO)
 			in->basis = POWER_BASIS_BOARD;
 		return 0;
 	}
@@ -311,10 +314,21 @@ static int next_from_board(struct power_iter *it, struct power_iv *iv)
 			it->seq_prev = r->seq;
 			continue;
 		}
+		if (r->seq <= it->seq_prev) {
+			/* seq restarted: the board reset and the log went on with a
+			 * new segment (docs/format.md, BINF).  Nothing was counted
+			 * in between: start afresh from this record. */
+			it->restart_j += board_rec_energy(in, r, 0);
+			it->restart_gap_s += (double)(r->time - it->t_prev) / in->board_clock_hz;
+			it->t_prev = r->time;
+			it->seq_prev = r->seq;
+			continue;
+		}
 		if (r->seq - it->seq_prev > 1 && r->seq - it->seq_prev < (1u << 24)) {
 			/* Dropped records: their quanta happened, at the mean size. */
 			quanta += r->seq - it->seq_prev - 1;
 			pending += (r->seq - it->seq_prev - 1) * it->board_mean_j;
+			it->board_gaps += r->seq - it->seq_prev - 1;
 		}
 		it->seq_prev = r->seq;
 		quanta++;
@@ -415,11 +429,17 @@ static void board_totals(const struct power_input *in, struct power_summary *s,
 	*energy_in_intervals = 0;
 	while (power_iter_next(&it, &iv))
 		*energy_in_intervals += iv.energy_j;
+	/* The time the board was counting: not the gaps where it restarted. */
 	*board_span = (double)(in->board[in->nboard - 1].time - in->board[0].time) /
-		      in->board_clock_hz;
-	/* Total: the first record's quantum as well as every interval's. */
-	s->energy_j = *energy_in_intervals + board_rec_energy(in, &in->board[0], 0);
+		      in->board_clock_hz - it.restart_gap_s;
+	/* Total: the first record's quantum (and each later segment's first)
+	 * as well as every interval's. */
+	s->energy_j = *energy_in_intervals + board_rec_energy(in, &in->board[0], 0) + it.restart_j;
 	s->quantum_j = it.board_mean_j;
+	/* Records missing from the stream are losses even when the file has no
+	 * LOST chunk saying so (older board logs). */
+	if (it.board_gaps > s->lost)
+		s->lost = it.board_gaps;
 }
 
 int power_summarize(const struct power_input *in, struct power_summary *s,

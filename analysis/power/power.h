@@ -91,6 +91,11 @@ struct power_iter {
 	uint32_t seq_prev;
 	uint16_t cpu_prev;
 	double board_mean_j;       /* energy of a quantum the board dropped */
+	/* Board basis: where the board reset (seq restarts: a new segment of
+	 * the log), no interval spans the restart. */
+	uint64_t board_gaps;       /* records missing inside segments (seq gaps) */
+	double restart_j;          /* quanta that began a later segment */
+	double restart_gap_s;      /* time between segments (the board was not counting) */
 };
 
 void power_iter_init(struct power_iter *it, const struct power_input *in);

@@ -464,6 +464,62 @@ static void test_time_file_with_board(void **state)
 	eqp_close(f);
 }
 
+/* A board log alone (no samples, as `eqprof board log` writes) whose board
+ * reset once: power comes from the board without --source, no interval
+ * spans the restart, the restarted segment's first quantum counts, the time
+ * between segments is not counted, and the seq gap is a loss even with no
+ * LOST chunk. */
+static void test_board_log_with_reset(void **state)
+{
+	struct eqp_meta m = { .mode = EQP_MODE_ENERGY, .quantum_j = 64 * 46.12e-6,
+			      .clock_hz = 1e6, .target = "board" };
+	struct eqp_board_info b0 = { .clock_hz = 1e6, .e_min_j = 46.12e-6, .quantum_pulses = 64 };
+	struct eqp_board_info b1 = b0;
+	struct eqp_board_rec r0[3] = {
+		{ 0, 0, 64, 0, 0, 0 }, { 10000, 1, 64, 0, 0, 0 },
+		{ 30000, 3, 64, 0, EQP_BOARD_F_DROPPED, 0 },  /* one record missing */
+	};
+	struct eqp_board_rec r1[2] = { { 1030000, 0, 64, 0, 0, 0 }, { 1040000, 1, 64, 0, 0, 0 } };
+	double e = 64 * 46.12e-6;
+	struct power_input in;
+	struct power_summary s;
+	struct power_iter it;
+	struct power_iv iv;
+	struct eq_error err;
+	struct eqp_writer *w = eqp_create(tmp_path("reset.eqp"), &m, &err);
+	struct eqp_file *f;
+	int n = 0;
+
+	(void)state;
+	b1.segment = 1;
+	b1.time_offset = 1000000;
+	assert_non_null(w);
+	assert_int_equal(eqp_add_board_info(w, &b0, &err), 0);
+	assert_int_equal(eqp_add_board_records(w, r0, 3, &err), 0);
+	assert_int_equal(eqp_add_board_info(w, &b1, &err), 0);
+	assert_int_equal(eqp_add_board_records(w, r1, 2, &err), 0);
+	assert_int_equal(eqp_commit(w, &err), 0);
+	f = eqp_open(tmp_path("reset.eqp"), &err);
+	assert_non_null(f);
+	assert_int_equal(power_input_from_file(&in, f, POWER_BASIS_AUTO, &err), 0);
+	assert_int_equal(in.basis, POWER_BASIS_BOARD);
+	power_iter_init(&it, &in);
+	while (power_iter_next(&it, &iv)) {
+		assert_true(iv.dt <= 0.020 + 1e-12);
+		n++;
+	}
+	assert_int_equal(n, 3);
+	assert_int_equal(power_summarize(&in, &s, &err), 0);
+	assert_int_equal(s.lost, 1);
+	/* 5 records and the missing one.  Power: the 4 quanta that end inside
+	 * the intervals (30 ms + 10 ms of counting); each segment's first
+	 * quantum began at an unknown time. */
+	assert_float_equal(s.energy_j, 6 * e, 1e-12);
+	assert_float_equal(s.power_w, 4 * e / 0.040, 1e-9);
+	power_input_free(&in);
+	eqp_close(f);
+}
+
 /* The board header's own nominal voltage and dead time: each record's pulses
  * are scaled by its voltage and divided by the fraction of the interval the
  * front end was counting (1 - pulses x dead time / dt). */
@@ -631,6 +687,7 @@ int main(void)
 		cmocka_unit_test(test_unsorted_input),
 		cmocka_unit_test(test_time_file_without_board),
 		cmocka_unit_test(test_time_file_with_board),
+		cmocka_unit_test(test_board_log_with_reset),
 		cmocka_unit_test(test_per_row),
 		cmocka_unit_test(test_plot_hist_png_and_svg),
 		cmocka_unit_test(test_fmt_fixed_matches_printf),
