@@ -185,7 +185,10 @@ static void poll_host(struct fw_deframer *d)
 		if (r > 0)
 			handle(&m);
 		else if (r < 0)
-			reply_err(m.tag, m.type, (uint8_t)-r, 0);
+			/* Tag 0: the frame's own tag cannot be trusted; for a CRC
+			 * mismatch the detail byte echoes it as received, so a host
+			 * whose request it was resends at once instead of waiting. */
+			reply_err(0, m.type, (uint8_t)-r, r == -FW_ERR_CRC ? m.u.bad.tag : 0);
 		wdt_reset();
 	}
 }
@@ -232,6 +235,9 @@ int main(void)
 	uart_init();
 	adc_init();
 	sei();
+	/* A delimiter first: the host may hold half a frame sent before the
+	 * reset, which would otherwise swallow the BOOT message. */
+	uart_write((const uint8_t *)"", 1);
 	send(&boot);
 
 	for (;;) {

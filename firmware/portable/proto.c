@@ -320,7 +320,10 @@ static int deframe(struct fw_deframer *d, struct fw_msg *m)
 	if (n < HDR + 2)
 		return -FW_ERR_TRUNCATED;
 	if (fw_crc16(raw, (size_t)n - 2) != fw_get16(raw + n - 2)) {
-		m->type = raw[1]; /* untrusted; kept for the error reply only */
+		/* Untrusted; kept for the error reply only, which echoes the tag
+		 * in its detail byte so the host can resend at once. */
+		m->type = raw[1];
+		m->u.bad.tag = raw[2];
 		return -FW_ERR_CRC;
 	}
 	err = fw_msg_decode(raw, (size_t)n - 2, m);

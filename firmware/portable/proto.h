@@ -121,6 +121,7 @@ struct fw_msg {
 		uint8_t u8;           /* SET_JITTER, SET_VCOMP, BOOT cause */
 		uint16_t u16;         /* SET_WIDTH */
 		struct { uint8_t req, code, detail; } reply; /* OK (req only), ERR */
+		struct { uint8_t tag; } bad; /* a frame that failed its CRC: its tag as received */
 		struct fw_info info;
 		struct fw_status status;
 		struct fw_cal cal;
@@ -155,7 +156,9 @@ size_t fw_frame_encode(const struct fw_msg *m, uint8_t *out, size_t cap);
  * Byte-at-a-time frame receiver.  fw_deframer_push() returns 0 while a
  * frame is incomplete, 1 when *m holds a good message, or -FW_ERR_* for a
  * bad frame (the tag of a frame whose CRC failed is not trusted: m->tag is
- * 0 then).  Empty frames (0x00 0x00, used to resynchronise) are ignored.
+ * 0 then, and m->type and m->u.bad.tag hold its type and tag bytes as
+ * received, for the error reply).  Empty frames (0x00 0x00, used to
+ * resynchronise) are ignored.
  */
 struct fw_deframer {
 	uint8_t buf[FW_FRAME_WIRE_MAX];

@@ -191,7 +191,8 @@ static void test_receiver_errors(void **state)
 	fw_deframer_init(&d);
 	n = make_frame(good, 3, 1, f);
 	assert_int_equal(feed(&d, f, n, &m), -FW_ERR_CRC);
-	assert_int_equal(m.tag, 0); /* an untrusted tag is never echoed */
+	assert_int_equal(m.tag, 0); /* an untrusted tag is never taken as the tag */
+	assert_int_equal(m.u.bad.tag, 9); /* but kept for the error reply's detail */
 	n = make_frame(badver, 3, 0, f);
 	assert_int_equal(feed(&d, f, n, &m), -FW_ERR_VERSION);
 	n = make_frame(badtype, 3, 0, f);
