@@ -8,7 +8,8 @@
  *   eqprof board calibrate [--port SPEC] [--measured VOLTS] [--vb-nominal VOLTS]
  *                          [--e-min ENERGY] [--adc-offset VOLTS] [--serial N]
  *   eqprof board log       [--port SPEC] -o OUT.eqp [--duration TIME]
- *                          [--count N] [--seed N] [-q]
+ *                          [--count N] [--seed N] [--stall-timeout TIME]
+ *                          [--on-reset continue|stop] [-q]
  *
  * The protocol is docs/protocol.md, the codec the firmware's own; the link
  * is a tty or libftdi1 (host/board/transport.h).  SPEC defaults to
@@ -22,6 +23,7 @@
 #include <string.h>
 
 #include "board/client.h"
+#include "board/log.h"
 #include "builtin.h"
 #include "eqp.h"
 #include "progress.h"
@@ -40,7 +42,8 @@ static const char usage_text[] =
 	"       eqprof board calibrate [--port SPEC] [--measured VOLTS] [--vb-nominal VOLTS]\n"
 	"                              [--e-min ENERGY] [--adc-offset VOLTS] [--serial N]\n"
 	"       eqprof board log       [--port SPEC] -o OUT.eqp [--duration TIME] [--count N]\n"
-	"                              [--seed N] [-q]\n\n"
+	"                              [--seed N] [--stall-timeout TIME] [--on-reset continue|stop]\n"
+	"                              [-q]\n\n"
 	"SPEC is tty:PATH (or a bare PATH) or ftdi:[SERIAL]; default $EQPROF_BOARD, else the\n"
 	"first board found.  docs/firmware.md and docs/protocol.md have the details.\n";
 
@@ -48,16 +51,18 @@ struct board_opts {
 	const char *port, *out;
 	const char *quantum, *jitter, *vcomp, *width;
 	const char *measured, *vb_nominal, *e_min, *adc_offset, *serial;
-	const char *duration, *count, *seed;
+	const char *duration, *count, *seed, *stall_timeout, *on_reset;
 	int quiet;
 };
 
-static volatile sig_atomic_t interrupted;
+/* SIGINT/SIGTERM: the first stops the log cleanly, a second at once. */
+static volatile sig_atomic_t stop_requests;
 
-static void on_sigint(int sig)
+static void on_stop_signal(int sig)
 {
 	(void)sig;
-	interrupted = 1;
+	if (stop_requests < 2)
+		stop_requests++;
 }
 
 static int fail(const struct eq_error *err)
@@ -77,6 +82,8 @@ static int parse_opts(int argc, char **argv, struct board_opts *o)
 		{ "adc-offset", required_argument, NULL, 'O' }, { "serial", required_argument, NULL, 'S' },
 		{ "duration", required_argument, NULL, 'D' }, { "count", required_argument, NULL, 'C' },
 		{ "seed", required_argument, NULL, 's' }, { "help", no_argument, NULL, 'h' },
+		{ "stall-timeout", required_argument, NULL, 'T' },
+		{ "on-reset", required_argument, NULL, 'R' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -99,6 +106,8 @@ static int parse_opts(int argc, char **argv, struct board_opts *o)
 		case 'D': o->duration = optarg; break;
 		case 'C': o->count = optarg; break;
 		case 's': o->seed = optarg; break;
+		case 'T': o->stall_timeout = optarg; break;
+		case 'R': o->on_reset = optarg; break;
 		case 'q': o->quiet = 1; break;
 		case 'h': fputs(usage_text, stdout); exit(0);
 		default: fputs(usage_text, stderr); return -1;
@@ -193,6 +202,9 @@ static int show(struct board_client *c, struct eq_error *err)
 	return 0;
 }
 
+#define WIDTH_NS_MIN 1000
+#define WIDTH_NS_MAX 65535
+
 static int cmd_config(struct board_client *c, const struct board_opts *o, struct eq_error *err)
 {
 	unsigned long long v;
@@ -210,9 +222,16 @@ static int cmd_config(struct board_client *c, const struct board_opts *o, struct
 		if (board_simple(c, FW_REQ_SET_VCOMP, !strcmp(o->vcomp, "on"), err) < 0)
 			return -1;
 	}
-	if (o->width && (eq_parse_quantity(o->width, "s", "--width", &d, err) < 0 ||
-			 board_simple(c, FW_REQ_SET_WIDTH, (uint32_t)llround(d * 1e9), err) < 0))
-		return -1;
+	if (o->width) {
+		/* The protocol carries the width in a u16 of ns (docs/protocol.md). */
+		if (eq_parse_quantity(o->width, "s", "--width", &d, err) < 0)
+			return -1;
+		if (!(d * 1e9 >= WIDTH_NS_MIN - 0.5 && d * 1e9 < WIDTH_NS_MAX + 0.5))
+			return eq_fail(err, "--width %s: the IRQ pulse width must be within 1us..65.535us "
+				       "(the board takes whole ns up to 65535)", o->width);
+		if (board_simple(c, FW_REQ_SET_WIDTH, (uint32_t)llround(d * 1e9), err) < 0)
+			return -1;
+	}
 	return show(c, err);
 }
 
@@ -262,106 +281,76 @@ static int cmd_calibrate(struct board_client *c, const struct board_opts *o, str
 	return show(c, err);
 }
 
-/* Collects records until the duration, the count or Ctrl-C. */
-static int collect(struct board_client *c, const struct board_opts *o, double seconds,
-		   unsigned long long count, struct eqp_board_rec **out, size_t *n,
-		   struct eq_error *err)
+/* The closing line: what was counted, written and lost, never "0 dropped"
+ * when records are missing. */
+static void summary(const struct board_log_opts *lo, const struct board_log_totals *t)
 {
-	size_t cap = 0;
-	struct eq_progress line;
-	struct fw_record r;
+	int lossy = t->missing || t->bad_frames || t->late_unrecorded || t->resets || t->stalls;
 
-	*out = NULL;
-	*n = 0;
-	eq_progress_start(&line, o->quiet, 0.25);
-	while (!interrupted && (seconds <= 0 || eq_progress_elapsed(&line) < seconds) &&
-	       (!count || *n < count)) {
-		if (board_poll(c, 20, err) < 0)
-			return -1;
-		while (board_take_record(c, &r)) {
-			if (*n == cap) {
-				struct eqp_board_rec *p;
-
-				cap = cap ? cap * 2 : 4096;
-				p = realloc(*out, cap * sizeof(**out));
-				if (!p)
-					return eq_fail(err, "out of memory for %zu board records", cap);
-				*out = p;
-			}
-			(*out)[(*n)++] = (struct eqp_board_rec){
-				.time = r.time, .seq = r.seq, .pulses = r.pulses,
-				.vbat_uv = r.vbat_uv, .flags = r.flags };
-		}
-		if (eq_progress_due(&line))
-			eq_progress_show(&line, "eqprof board log: %zu quanta in %.1f s", *n,
-					 eq_progress_elapsed(&line));
-	}
-	eq_progress_end(&line, 1);
-	return 0;
-}
-
-static int write_log(const char *path, const struct fw_msg *info, const struct fw_msg *st,
-		     const struct fw_msg *cal, const char *port,
-		     const struct eqp_board_rec *recs, size_t n, struct eq_error *err)
-{
-	char extra[256];
-	double e_min = cal->u.cal.e_min_pj * 1e-12;
-	struct eqp_meta meta = {
-		.mode = EQP_MODE_ENERGY, .quantum_j = st->u.status.quantum_pulses * e_min,
-		.clock_hz = info->u.info.tick_hz, .target = "energy-counter board",
-		.extra = extra,
-	};
-	struct eqp_board_info bi = {
-		.clock_hz = info->u.info.tick_hz, .e_min_j = e_min,
-		.quantum_pulses = st->u.status.quantum_pulses, .jitter_pct = st->u.status.jitter_pct,
-		.vcomp = st->u.status.vcomp, .firmware = info->u.info.name,
-		.vb_nominal_v = cal->u.cal.vb_nominal_uv * 1e-6,
-	};
-	struct eqp_writer *w;
-
-	snprintf(extra, sizeof(extra), "source=eqprof board log\nport=%s\nrecords_dropped=%u\n"
-		 "quanta_late=%u\n", port, st->u.status.dropped, st->u.status.late);
-	w = eqp_create(path, &meta, err);
-	if (!w)
-		return -1;
-	if (eqp_add_board_info(w, &bi, err) < 0 || eqp_add_board_records(w, recs, n, err) < 0) {
-		eqp_discard(w);
-		return -1;
-	}
-	return eqp_commit(w, err);
+	if (lo->quiet && !lossy)
+		return;
+	fprintf(stderr, "eqprof board: %llu records written to %s", (unsigned long long)t->records,
+		lo->out);
+	if (t->quanta)
+		fprintf(stderr, " (the board counted %llu quanta)", (unsigned long long)t->quanta);
+	fprintf(stderr, "; %llu missing", (unsigned long long)t->missing);
+	if (t->missing)
+		fprintf(stderr, " (%llu dropped by the board, %llu lost on the link)",
+			(unsigned long long)t->dropped,
+			(unsigned long long)(t->missing > t->dropped ? t->missing - t->dropped : 0));
+	fprintf(stderr, "; %llu bad frames; %llu late", (unsigned long long)t->bad_frames,
+		(unsigned long long)t->late);
+	if (t->late_unrecorded)
+		fprintf(stderr, " (%llu of them with no record)", (unsigned long long)t->late_unrecorded);
+	if (t->stalls)
+		fprintf(stderr, "; %llu stall%s", (unsigned long long)t->stalls, t->stalls == 1 ? "" : "s");
+	if (t->segments > 1 || t->resets)
+		fprintf(stderr, "; %u segment%s (the board reset %u time%s)", t->segments,
+			t->segments == 1 ? "" : "s", t->resets, t->resets == 1 ? "" : "s");
+	fputc('\n', stderr);
 }
 
 static int cmd_log(struct board_client *c, const struct board_opts *o, struct eq_error *err)
 {
-	struct fw_msg info, st, cal;
-	struct eqp_board_rec *recs = NULL;
-	unsigned long long count = 0, seed = 0;
-	double seconds = 0;
-	size_t n = 0;
+	struct board_log_opts lo = { .out = o->out, .stall_timeout = 1.0, .quiet = o->quiet,
+				     .stop = &stop_requests };
+	struct board_log_totals t;
+	struct sigaction sa;
+	unsigned long long v;
 	int rc;
 
 	if (!o->out)
 		return eq_fail(err, "log needs -o OUT.eqp");
-	if ((o->duration && eq_parse_quantity(o->duration, "s", "--duration", &seconds, err) < 0) ||
-	    (o->count && eq_parse_uint(o->count, "--count", 1ULL << 32, &count, err) < 0) ||
-	    (o->seed && eq_parse_uint(o->seed, "--seed", 0xffffffffULL, &seed, err) < 0))
+	if ((o->duration && eq_parse_quantity(o->duration, "s", "--duration", &lo.seconds, err) < 0) ||
+	    (o->count && eq_parse_uint(o->count, "--count", 1ULL << 32, &v, err) < 0))
 		return -1;
-	if (query(c, FW_REQ_INFO, &info, err) < 0 || query(c, FW_REQ_CAL_READ, &cal, err) < 0 ||
-	    board_simple(c, FW_REQ_START, (uint32_t)seed, err) < 0)
-		return -1;
-	signal(SIGINT, on_sigint);
-	rc = collect(c, o, seconds, count, &recs, &n, err);
-	/* Stop even after a failure: the board should not stream on forever. */
-	if (board_simple(c, FW_REQ_STOP, 0, rc < 0 ? NULL : err) < 0 && rc == 0)
-		rc = -1;
-	if (rc == 0 && board_poll(c, 20, err) == 0 && query(c, FW_REQ_STATUS, &st, err) == 0)
-		rc = write_log(o->out, &info, &st, &cal, c->link->name, recs, n, err);
-	else
-		rc = -1;
-	if (rc == 0 && !o->quiet)
-		fprintf(stderr, "eqprof board: %zu quanta (%u late, %u records dropped) written to %s\n",
-			n, st.u.status.late, st.u.status.dropped, o->out);
-	free(recs);
+	lo.count = o->count ? v : 0;
+	if (o->seed) {
+		if (eq_parse_uint(o->seed, "--seed", 0xffffffffULL, &v, err) < 0)
+			return -1;
+		lo.seed = (uint32_t)v;
+	}
+	if (o->stall_timeout &&
+	    (eq_parse_quantity(o->stall_timeout, "s", "--stall-timeout", &lo.stall_timeout, err) < 0 ||
+	     !(lo.stall_timeout >= 0.1 && lo.stall_timeout <= 3600)))
+		return eq_fail(err, "--stall-timeout %s: give a time from 100ms to 1h", o->stall_timeout);
+	if (o->on_reset && strcmp(o->on_reset, "continue") && strcmp(o->on_reset, "stop"))
+		return eq_fail(err, "--on-reset takes continue or stop, not '%s'", o->on_reset);
+	lo.on_reset_stop = o->on_reset && !strcmp(o->on_reset, "stop");
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	rc = board_log(c, &lo, &t, err);
+	if (t.committed)
+		summary(&lo, &t);
+	if (rc > 0)
+		return eq_fail(err, "the board reset during the log and --on-reset stop was given: "
+			       "the records before the reset are in %s", o->out);
+	if (rc < 0 && t.committed)
+		return eq_fail_prefix(err, "the log ended early (the records received are in %s)",
+				      o->out);
 	return rc;
 }
 

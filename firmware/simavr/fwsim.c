@@ -302,6 +302,27 @@ void fwsim_set_vbat(struct fwsim *s, double volts)
 	avr_raise_irq(s->adc0, (uint32_t)mv);
 }
 
+void fwsim_reset(struct fwsim *s, uint8_t mcusr)
+{
+	int mv = s->vbat_mv;
+
+	avr_reset(s->avr);
+	if (mcusr & 1)
+		avr_regbit_set(s->avr, s->avr->reset_flags.porf);
+	if (mcusr & 2)
+		avr_regbit_set(s->avr, s->avr->reset_flags.extrf);
+	if (mcusr & 4)
+		avr_regbit_set(s->avr, s->avr->reset_flags.borf);
+	if (mcusr & 8)
+		avr_regbit_set(s->avr, s->avr->reset_flags.wdrf);
+	fw_deframer_init(&s->rx);
+	s->uart_full = 0;
+	/* The ADC's input is the wiring's, not the MCU's: raise it again. */
+	s->vbat_mv = -1;
+	avr_raise_irq(s->adc0, (uint32_t)mv);
+	s->vbat_mv = mv;
+}
+
 const struct fwsim_edge *fwsim_edges(const struct fwsim *s, size_t *n)
 {
 	*n = s->nedges;

@@ -39,6 +39,14 @@ uint64_t fwsim_pulses_fed(const struct fwsim *s);
 /* Battery-terminal voltage; reaches ADC0 through the board's divider. */
 void fwsim_set_vbat(struct fwsim *s, double volts);
 
+/*
+ * Resets the MCU as its reset pin would (simavr's avr_reset), with the
+ * reset cause flags `mcusr` (1 power-on, 2 external, 4 brown-out, 8
+ * watchdog) for the firmware's BOOT message.  Pulses fed, edges and
+ * records received stay counted.
+ */
+void fwsim_reset(struct fwsim *s, uint8_t mcusr);
+
 /* IRQ pulses seen so far (the array grows; the pointer may move). */
 const struct fwsim_edge *fwsim_edges(const struct fwsim *s, size_t *n);
 /* How many times the firmware booted (BOOT messages seen). */

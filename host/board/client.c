@@ -1,5 +1,5 @@
 /*
- * client.c - requests, replies and records over a board link.
+ * client.c - requests, replies and the event stream over a board link.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,72 +14,85 @@
 
 void board_client_init(struct board_client *c, struct board_link *l)
 {
+	const char *trace = getenv("EQPROF_BOARD_TRACE");
+
 	memset(c, 0, sizeof(*c));
 	c->link = l;
-	c->trace = getenv("EQPROF_BOARD_TRACE") != NULL;
+	c->trace = trace && *trace && strcmp(trace, "0");
 	fw_deframer_init(&c->rx);
 }
 
 void board_client_free(struct board_client *c)
 {
-	free(c->recs);
-	c->recs = NULL;
+	free(c->evs);
+	c->evs = NULL;
 }
 
-static int keep_record(struct board_client *c, const struct fw_record *r)
+double board_now(void)
 {
-	struct fw_record *slot;
-	uint64_t t = r->time;
+	struct timespec ts;
 
-	/* The board's clock wraps every 2^40 ticks (6.4 days at 2 MHz). */
-	if (c->nrecs + c->taken > 0 && t + c->time_base < c->last_time)
-		c->time_base += (uint64_t)1 << TIME_BITS;
-	c->last_time = t + c->time_base;
-	if (c->taken == c->nrecs)
-		c->taken = c->nrecs = 0;
-	if (c->nrecs == c->cap) {
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int keep_event(struct board_client *c, const struct board_event *ev)
+{
+	if (c->taken == c->nevs)
+		c->taken = c->nevs = 0;
+	if (c->nevs == c->cap) {
 		size_t cap = c->cap ? c->cap * 2 : 1024;
-		struct fw_record *p = realloc(c->recs, cap * sizeof(*p));
+		struct board_event *p = realloc(c->evs, cap * sizeof(*p));
 
 		if (!p)
 			return -1;
-		c->recs = p;
+		c->evs = p;
 		c->cap = cap;
 	}
-	slot = &c->recs[c->nrecs++];
-	*slot = *r;
-	slot->time = c->last_time;
+	c->evs[c->nevs++] = *ev;
 	return 0;
 }
 
-static void sort_message(struct board_client *c, const struct fw_msg *m, struct eq_error *err)
+static int sort_message(struct board_client *c, const struct fw_msg *m, struct eq_error *err)
 {
-	if (c->trace)
-		fprintf(stderr, "board: <- %s tag %u\n", fw_type_name(m->type), m->tag);
+	struct board_event ev;
+
+	if (c->trace) {
+		if (m->type == FW_REP_ERR)
+			fprintf(stderr, "board: <- ERR tag %u: %s of %s (detail %u)\n", m->tag,
+				fw_err_name(m->u.reply.code), fw_type_name(m->u.reply.req),
+				m->u.reply.detail);
+		else
+			fprintf(stderr, "board: <- %s tag %u\n", fw_type_name(m->type), m->tag);
+	}
+	memset(&ev, 0, sizeof(ev));
 	switch (m->type) {
 	case FW_MSG_RECORD:
-		if (keep_record(c, &m->u.rec) < 0)
-			eq_fail(err, "out of memory for board records");
-		return;
+		ev.type = BOARD_EV_RECORD;
+		ev.rec = m->u.rec;
+		break;
 	case FW_MSG_BOOT:
+		ev.type = BOARD_EV_BOOT;
+		ev.cause = m->u.u8;
 		c->boots++;
-		return;
+		break;
+	default:
+		if (c->nreplies == sizeof(c->replies) / sizeof(c->replies[0])) {
+			memmove(c->replies, c->replies + 1, (c->nreplies - 1) * sizeof(*m));
+			c->nreplies--;
+		}
+		c->replies[c->nreplies++] = *m;
+		return 0;
 	}
-	if (c->nreplies == sizeof(c->replies) / sizeof(c->replies[0])) {
-		memmove(c->replies, c->replies + 1, (c->nreplies - 1) * sizeof(*m));
-		c->nreplies--;
-	}
-	c->replies[c->nreplies++] = *m;
+	if (keep_event(c, &ev) < 0)
+		return eq_fail(err, "out of memory for board records");
+	return 0;
 }
 
-int board_poll(struct board_client *c, int timeout_ms, struct eq_error *err)
+int board_feed(struct board_client *c, const uint8_t *buf, size_t n, struct eq_error *err)
 {
-	uint8_t buf[512];
-	int n, i;
+	size_t i;
 
-	n = c->link->ops->read(c->link, buf, sizeof(buf), timeout_ms, err);
-	if (n < 0)
-		return -1;
 	for (i = 0; i < n; i++) {
 		struct fw_msg m;
 		int r = fw_deframer_push(&c->rx, buf[i], &m);
@@ -88,11 +101,23 @@ int board_poll(struct board_client *c, int timeout_ms, struct eq_error *err)
 			c->bad_frames++;
 			if (c->trace)
 				fprintf(stderr, "board: <- bad frame: %s\n", fw_err_name(r));
+		} else if (r > 0 && sort_message(c, &m, err) < 0) {
+			return -1;
 		}
-		else if (r > 0)
-			sort_message(c, &m, err);
 	}
 	return 0;
+}
+
+int board_poll(struct board_client *c, int timeout_ms, struct eq_error *err)
+{
+	uint8_t buf[512];
+	int n = c->link->ops->read(c->link, buf, sizeof(buf), timeout_ms, err);
+
+	if (n < 0)
+		return -1;
+	if (n > 0)
+		c->last_rx = board_now();
+	return board_feed(c, buf, (size_t)n, err);
 }
 
 static int take_reply(struct board_client *c, uint8_t tag, struct fw_msg *reply)
@@ -110,50 +135,82 @@ static int take_reply(struct board_client *c, uint8_t tag, struct fw_msg *reply)
 	return 0;
 }
 
-static int send_msg(struct board_client *c, const struct fw_msg *m, struct eq_error *err)
+/* An error reply to a frame that failed its CRC, whose tag as received (the
+ * reply's detail) is `tag`: our request arrived corrupt. */
+static int take_corrupt_echo(struct board_client *c, uint8_t tag)
 {
-	uint8_t frame[FW_FRAME_WIRE_MAX];
-	size_t n = fw_frame_encode(m, frame, sizeof(frame));
+	unsigned i;
 
-	if (!n)
-		return eq_fail(err, "cannot encode %s", fw_type_name(m->type));
-	if (c->trace)
-		fprintf(stderr, "board: -> %s tag %u\n", fw_type_name(m->type), m->tag);
-	return c->link->ops->write(c->link, frame, n, err);
+	for (i = 0; i < c->nreplies; i++) {
+		const struct fw_msg *m = &c->replies[i];
+
+		if (m->tag != 0 || m->type != FW_REP_ERR || m->u.reply.code != FW_ERR_CRC ||
+		    m->u.reply.detail != tag)
+			continue;
+		memmove(c->replies + i, c->replies + i + 1, (c->nreplies - i - 1) * sizeof(*m));
+		c->nreplies--;
+		return 1;
+	}
+	return 0;
 }
 
-static double now_ms(void)
+int board_reply(struct board_client *c, uint8_t tag, struct fw_msg *reply)
 {
-	struct timespec ts;
+	if (take_reply(c, tag, reply))
+		return 1;
+	return take_corrupt_echo(c, tag) ? -1 : 0;
+}
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+int board_send(struct board_client *c, struct fw_msg *req, struct eq_error *err)
+{
+	uint8_t frame[FW_FRAME_WIRE_MAX];
+	size_t n;
+
+	/* Tags run 1..255: 0 is the board's own (records, BOOT, errors). */
+	if (++c->tag == 0)
+		c->tag = 1;
+	req->tag = c->tag;
+	n = fw_frame_encode(req, frame, sizeof(frame));
+	if (!n)
+		return eq_fail(err, "cannot encode %s", fw_type_name(req->type));
+	if (c->trace)
+		fprintf(stderr, "board: -> %s tag %u\n", fw_type_name(req->type), req->tag);
+	return c->link->ops->write(c->link, frame, n, err);
 }
 
 int board_request(struct board_client *c, struct fw_msg *req, struct fw_msg *reply,
 		  struct eq_error *err)
 {
 	double start;
-	int try;
+	int try, got = 0;
 
 	for (try = 0; try < TRIES; try++) {
-		if (++c->tag == 0)
-			c->tag = 1;
-		req->tag = c->tag;
-		if (send_msg(c, req, err) < 0)
+		if (board_send(c, req, err) < 0)
 			return -1;
 		/* Real time: a reply trickling in wakes the poll once per byte. */
-		for (start = now_ms(); now_ms() - start < REPLY_TIMEOUT_MS;) {
+		for (start = board_now(); board_now() - start < REPLY_TIMEOUT_MS / 1e3;) {
 			if (board_poll(c, 10, err) < 0)
 				return -1;
-			if (!take_reply(c, req->tag, reply))
-				continue;
-			if (reply->type == FW_REP_ERR)
-				return eq_fail(err, "%s: the board refused %s: %s", c->link->name,
-					       fw_type_name(req->type), fw_err_name(reply->u.reply.code));
-			return 0;
+			got = board_reply(c, req->tag, reply);
+			if (got)
+				break;
 		}
+		if (got < 0) {
+			if (c->trace)
+				fprintf(stderr, "board: %s tag %u arrived corrupt: sending it again\n",
+					fw_type_name(req->type), req->tag);
+			continue;
+		}
+		if (!got)
+			continue;
+		if (reply->type == FW_REP_ERR)
+			return eq_fail(err, "%s: the board refused %s: %s", c->link->name,
+				       fw_type_name(req->type), fw_err_name(reply->u.reply.code));
+		return 0;
 	}
+	if (got < 0)
+		return eq_fail(err, "%s: %s arrived corrupt at the board %d times (a noisy link? "
+			       "check the USB cable)", c->link->name, fw_type_name(req->type), TRIES);
 	return eq_fail(err, "%s: no reply to %s after %d tries (is the board's firmware "
 		       "running? `eqprof board info` checks the link)", c->link->name,
 		       fw_type_name(req->type), TRIES);
@@ -172,10 +229,110 @@ int board_simple(struct board_client *c, uint8_t type, uint32_t value, struct eq
 	return 0;
 }
 
+void board_restart_stream(struct board_client *c)
+{
+	c->have_seq = 0;
+	c->have_time = 0;
+	c->time_base = 0;
+	c->last_time = 0;
+}
+
+/* A record as it is taken: time unwrapped, seq gap counted and flagged. */
+static void account_record(struct board_client *c, struct board_event *ev)
+{
+	struct fw_record *r = &ev->rec;
+	uint64_t t = r->time;
+
+	/* The board's clock wraps every 2^40 ticks (6.4 days at 2 MHz). */
+	if (c->have_time && t + c->time_base < c->last_time)
+		c->time_base += (uint64_t)1 << TIME_BITS;
+	c->last_time = t + c->time_base;
+	c->have_time = 1;
+	r->time = c->last_time;
+	if (c->have_seq && r->seq > c->next_seq) {
+		ev->missing = r->seq - c->next_seq;
+		r->flags |= FW_REC_F_DROPPED;
+		c->missing += ev->missing;
+	} else if (c->have_seq && r->seq < c->next_seq) {
+		ev->restarted = 1;
+	}
+	c->next_seq = r->seq + 1;
+	c->have_seq = 1;
+	c->records++;
+}
+
+int board_next_event(struct board_client *c, struct board_event *ev)
+{
+	if (c->taken == c->nevs)
+		return 0;
+	*ev = c->evs[c->taken++];
+	if (ev->type == BOARD_EV_RECORD)
+		account_record(c, ev);
+	else
+		board_restart_stream(c); /* a new boot: seq and clock start again */
+	return 1;
+}
+
 int board_take_record(struct board_client *c, struct fw_record *r)
 {
-	if (c->taken == c->nrecs)
-		return 0;
-	*r = c->recs[c->taken++];
-	return 1;
+	struct board_event ev;
+
+	while (board_next_event(c, &ev)) {
+		if (ev.type == BOARD_EV_RECORD) {
+			*r = ev.rec;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+int board_check_info(const struct board_client *c, const struct fw_info *in,
+		     struct eq_error *err)
+{
+	const char *what = NULL;
+
+	if (in->proto != FW_PROTO_VERSION)
+		return eq_fail(err, "%s: the board speaks protocol %u, eqprof %u (update the firmware: "
+			       "docs/firmware.md)", c->link->name, in->proto, FW_PROTO_VERSION);
+	if (in->mcu_hz == 0)
+		what = "MCU clock";
+	else if (in->tick_hz == 0 || in->tick_hz > in->mcu_hz)
+		what = "timestamp clock";
+	else if (in->baud == 0)
+		what = "baud rate";
+	if (what)
+		return eq_fail(err, "%s: INFO from the board gives a %s of %u Hz: not usable (firmware "
+			       "\"%s\"; is this an eqprof board?)", c->link->name, what,
+			       what[0] == 'M' ? in->mcu_hz : what[0] == 't' ? in->tick_hz : in->baud,
+			       in->name);
+	return 0;
+}
+
+int board_check_cal(const struct board_client *c, const struct fw_cal *cal,
+		    struct eq_error *err)
+{
+	if (cal->e_min_pj == 0)
+		return eq_fail(err, "%s: the board's calibration gives E_min = 0 J: energy would be "
+			       "lost; set it with `eqprof board calibrate --e-min 46.12uJ`", c->link->name);
+	if (cal->vb_nominal_uv < 1000)
+		return eq_fail(err, "%s: the board's calibration gives a nominal battery voltage of %u uV "
+			       "(below 1 mV); set it with `eqprof board calibrate --vb-nominal 4.07V`",
+			       c->link->name, cal->vb_nominal_uv);
+	if (cal->adc_uv_per_lsb_q8 == 0)
+		return eq_fail(err, "%s: the board's calibration gives an ADC gain of 0: recalibrate with "
+			       "`eqprof board calibrate --measured VOLTS`", c->link->name);
+	return 0;
+}
+
+const char *board_reset_cause(uint8_t mcusr)
+{
+	if (mcusr & 0x08)
+		return "watchdog";
+	if (mcusr & 0x04)
+		return "brown-out";
+	if (mcusr & 0x02)
+		return "external reset";
+	if (mcusr & 0x01)
+		return "power-on";
+	return "unknown cause";
 }

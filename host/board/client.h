@@ -1,16 +1,36 @@
 /*
  * client.h - the board protocol (docs/protocol.md) over any transport:
- * requests with tags and retries, the record stream, 40-bit timestamps
- * unwrapped to 64 bits.  The codec is the firmware's own
+ * requests with tags and retries, the record stream in order with the
+ * board's BOOT messages, 40-bit timestamps unwrapped to 64 bits, and every
+ * loss counted where it shows: frames that do not decode (bad_frames) and
+ * seq gaps (the record after a gap carries FW_REC_F_DROPPED and says how
+ * many records are missing before it).  The codec is the firmware's own
  * (firmware/portable/proto.h).
  */
 #ifndef BOARD_CLIENT_H
 #define BOARD_CLIENT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "proto.h"
 #include "transport.h"
+
+/* What the board sent that is not a reply, in the order it came. */
+enum board_event_type {
+	BOARD_EV_RECORD = 1,
+	BOARD_EV_BOOT = 2,        /* the board reset: counting stopped, settings at defaults */
+};
+
+struct board_event {
+	int type;
+	struct fw_record rec;     /* RECORD: time unwrapped to 64 bits; FW_REC_F_DROPPED set
+				     when records are missing before it */
+	uint32_t missing;         /* RECORD: records missing just before this one (seq gap) */
+	int restarted;            /* RECORD: seq went backwards with no BOOT seen */
+	uint8_t cause;            /* BOOT: reset cause (MCUSR: 1 power-on, 2 external,
+				     4 brown-out, 8 watchdog) */
+};
 
 struct board_client {
 	struct board_link *link;
@@ -18,28 +38,62 @@ struct board_client {
 	uint8_t tag;
 	struct fw_msg replies[8];
 	unsigned nreplies;
-	struct fw_record *recs;   /* received, not yet taken */
-	size_t nrecs, cap, taken;
+	struct board_event *evs;  /* received, not yet taken */
+	size_t nevs, cap, taken;
+	/* Stream state at the taking end (in order with BOOT messages). */
 	uint64_t time_base;       /* unwrapping of the 40-bit record time */
 	uint64_t last_time;
-	unsigned bad_frames;      /* frames from the board that failed to decode */
-	unsigned boots;           /* BOOT messages seen (the board reset) */
+	int have_time;
+	uint32_t next_seq;
+	int have_seq;
+	/* Counts since board_client_init(). */
+	uint64_t bad_frames;      /* frames from the board that failed to decode */
+	uint64_t records;         /* records taken */
+	uint64_t missing;         /* records missing in seq gaps */
+	unsigned boots;           /* BOOT messages received (the board reset) */
+	double last_rx;           /* monotonic seconds when the last byte arrived; 0 = never */
 	int trace;                /* $EQPROF_BOARD_TRACE: log every frame to stderr */
 };
 
 void board_client_init(struct board_client *c, struct board_link *l);
 void board_client_free(struct board_client *c);
-/* Reads what arrives within timeout_ms and sorts it; 0 or -1. */
+/* Monotonic seconds (the clock last_rx is on). */
+double board_now(void);
+/* Reads what arrives within timeout_ms and sorts it; 0 or -1 (the link failed). */
 int board_poll(struct board_client *c, int timeout_ms, struct eq_error *err);
+/* Sorts bytes from the board as board_poll() does (the stream decoder, for
+ * tests and fuzzing); 0 or -1 (out of memory). */
+int board_feed(struct board_client *c, const uint8_t *buf, size_t n, struct eq_error *err);
 /*
  * Sends req (tag chosen here) and waits for its reply, retrying twice on
- * silence.  A FW_REP_ERR reply fails with the board's reason in err.
+ * silence, and at once when the board says the request arrived corrupt.  A
+ * FW_REP_ERR reply fails with the board's reason in err.
  */
 int board_request(struct board_client *c, struct fw_msg *req, struct fw_msg *reply,
 		  struct eq_error *err);
 /* Shorthand for requests with one integer argument; reply type checked. */
 int board_simple(struct board_client *c, uint8_t type, uint32_t value, struct eq_error *err);
-/* Oldest record not yet taken (time unwrapped to 64 bits); 1 if *r was filled. */
+/* The same without waiting: sends req with a fresh tag (req->tag); 0 or -1. */
+int board_send(struct board_client *c, struct fw_msg *req, struct eq_error *err);
+/* 1 and *reply if the reply to tag came; -1 if the board says the request
+ * with that tag arrived corrupt (send it again); 0 if nothing yet. */
+int board_reply(struct board_client *c, uint8_t tag, struct fw_msg *reply);
+/* Oldest event not yet taken; 1 if *ev was filled. */
+int board_next_event(struct board_client *c, struct board_event *ev);
+/* Oldest record not yet taken (BOOT messages skipped); 1 if *r was filled. */
 int board_take_record(struct board_client *c, struct fw_record *r);
+/* The record stream starts again (START, or a reset seen otherwise than by
+ * a BOOT message): forget the seq and time of the last record. */
+void board_restart_stream(struct board_client *c);
+
+/* Values from the board that would make a recording meaningless (a clock or
+ * E_min of 0, a nominal voltage below 1 mV) refused, naming the field. */
+int board_check_info(const struct board_client *c, const struct fw_info *in,
+		     struct eq_error *err);
+int board_check_cal(const struct board_client *c, const struct fw_cal *cal,
+		    struct eq_error *err);
+
+/* "power-on", "external reset", "brown-out", "watchdog", or "unknown". */
+const char *board_reset_cause(uint8_t mcusr);
 
 #endif
