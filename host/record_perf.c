@@ -37,6 +37,7 @@ struct perf_recorder {
 	struct cpu_ring *cpu;  /* one per CPU the machine has online */
 	int ncpu;
 	int offline;           /* CPUs the kernel knows but that were offline */
+	int system_wide;       /* pid -1: the idle task's samples are idle */
 	struct pollfd *pfd;
 	size_t ring_size, data_size;
 	uint64_t period_ns;
@@ -164,24 +165,29 @@ static uint64_t draw_period(struct perf_recorder *r)
 	return p < 1000 ? 1000 : (uint64_t)p;
 }
 
-static int open_event(struct perf_recorder *r, pid_t pid, int cpu, struct eq_error *err)
+static int open_event(struct perf_recorder *r, const struct perf_open_opts *o, int cpu,
+		      struct eq_error *err)
 {
 	struct perf_event_attr a;
+	pid_t pid = o->pid;
+	const char *what = o->sideband ? "dummy" : "cpu-clock";
 
 	memset(&a, 0, sizeof(a));
 	a.size = sizeof(a);
 	a.type = PERF_TYPE_SOFTWARE;
-	a.config = PERF_COUNT_SW_CPU_CLOCK;
-	a.sample_period = draw_period(r);
+	a.config = o->sideband ? PERF_COUNT_SW_DUMMY : PERF_COUNT_SW_CPU_CLOCK;
+	a.sample_period = o->sideband ? 0 : draw_period(r);
 	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
 	if (r->flags & PERF_REC_CALLCHAIN) {
 		a.sample_type |= PERF_SAMPLE_CALLCHAIN;
 		a.exclude_callchain_kernel = 1; /* as exclude_kernel: user stacks only */
 	}
-	a.disabled = 1;
-	a.enable_on_exec = 1;
-	a.inherit = 1;
-	a.exclude_kernel = 1; /* allowed unprivileged at perf_event_paranoid 2 */
+	if (pid >= 0) {
+		a.disabled = 1;
+		a.enable_on_exec = 1;
+		a.inherit = 1;
+		a.exclude_kernel = 1; /* allowed unprivileged at perf_event_paranoid 2 */
+	}
 	a.exclude_hv = 1;
 	a.mmap = 1;
 	a.mmap2 = 1;
@@ -200,8 +206,12 @@ static int open_event(struct perf_recorder *r, pid_t pid, int cpu, struct eq_err
 	c->fd = (int)syscall(SYS_perf_event_open, &a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 	if (c->fd < 0) {
 		e = errno;
-		eq_fail(err, "perf_event_open(cpu-clock) for pid %d on cpu %d: %s; check /proc/sys/kernel/perf_event_paranoid (needs 2 or lower)",
-			(int)pid, cpu, strerror(e));
+		if (pid < 0)
+			eq_fail(err, "perf_event_open(%s) for every process on cpu %d: %s; whole-system recording needs root or /proc/sys/kernel/perf_event_paranoid at 0 or lower",
+				what, cpu, strerror(e));
+		else
+			eq_fail(err, "perf_event_open(%s) for pid %d on cpu %d: %s; check /proc/sys/kernel/perf_event_paranoid (needs 2 or lower)",
+				what, (int)pid, cpu, strerror(e));
 		errno = e;
 		return -1;
 	}
@@ -221,14 +231,25 @@ static int open_event(struct perf_recorder *r, pid_t pid, int cpu, struct eq_err
 struct perf_recorder *perf_recorder_open(pid_t pid, double hz, double jitter_pct,
 					 unsigned seed, unsigned flags, struct eq_error *err)
 {
+	struct perf_open_opts o = { .pid = pid, .hz = hz, .jitter_pct = jitter_pct,
+				    .seed = seed, .flags = flags };
+
+	return perf_recorder_open_opts(&o, err);
+}
+
+struct perf_recorder *perf_recorder_open_opts(const struct perf_open_opts *o,
+					      struct eq_error *err)
+{
 	struct perf_recorder *r = calloc(1, sizeof(*r));
 	long page = sysconf(_SC_PAGESIZE), ncpu = sysconf(_SC_NPROCESSORS_CONF), c;
+	pid_t pid = o->pid;
 
 	if (!r) {
 		eq_fail(err, "out of memory");
 		return NULL;
 	}
-	r->flags = flags;
+	r->flags = o->sideband ? 0 : o->flags;
+	r->system_wide = pid < 0;
 	if (ncpu < 1)
 		ncpu = 1;
 	r->cpu = calloc((size_t)ncpu, sizeof(*r->cpu));
@@ -238,9 +259,9 @@ struct perf_recorder *perf_recorder_open(pid_t pid, double hz, double jitter_pct
 		eq_fail(err, "out of memory for %ld CPUs' rings", ncpu);
 		return NULL;
 	}
-	r->period_ns = (uint64_t)(1e9 / hz);
-	r->jitter = jitter_pct;
-	r->rng = seed ? seed : 1;
+	r->period_ns = o->sideband ? 0 : (uint64_t)(1e9 / o->hz);
+	r->jitter = o->sideband ? 0 : o->jitter_pct;
+	r->rng = o->seed ? o->seed : 1;
 	r->data_size = (size_t)RING_PAGES * (size_t)page;
 	r->ring_size = r->data_size + (size_t)page;
 	/* Every CPU the kernel knows (the count is the machine's, not a
@@ -248,7 +269,7 @@ struct perf_recorder *perf_recorder_open(pid_t pid, double hz, double jitter_pct
 	for (c = 0; c < ncpu; c++) {
 		struct eq_error e;
 
-		if (open_event(r, pid, (int)c, &e) == 0)
+		if (open_event(r, o, (int)c, &e) == 0)
 			continue;
 		if (errno == ENODEV) {
 			r->offline++;
@@ -259,7 +280,8 @@ struct perf_recorder *perf_recorder_open(pid_t pid, double hz, double jitter_pct
 		return NULL;
 	}
 	if (!r->ncpu) {
-		eq_fail(err, "perf_event_open(cpu-clock) for pid %d: no CPU is online", (int)pid);
+		eq_fail(err, "perf_event_open(%s) for pid %d: no CPU is online",
+			o->sideband ? "dummy" : "cpu-clock", (int)pid);
 		perf_recorder_close(r);
 		return NULL;
 	}
@@ -299,6 +321,9 @@ static int handle(struct perf_recorder *r, const struct perf_event_header *h,
 			.flags = (h->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL
 					 ? EQ_F_KERNEL : 0,
 		};
+
+		if (r->system_wide && s->pid == 0)
+			e.flags |= EQ_F_IDLE; /* the idle task */
 		if (!(r->flags & PERF_REC_CALLCHAIN) || !sink->sample_chain)
 			return sink->sample(sink->ctx, &e);
 		chain_of(s, h, &cc);

@@ -31,6 +31,18 @@ struct perf_recorder;
 /* Samples `pid` (not yet exec'ed: the counter starts at its exec). */
 struct perf_recorder *perf_recorder_open(pid_t pid, double hz, double jitter_pct,
 					 unsigned seed, unsigned flags, struct eq_error *err);
+
+struct perf_open_opts {
+	pid_t pid;          /* the command (counting from its exec), or -1: every
+			       process, the kernel and idle (needs root or
+			       perf_event_paranoid <= 0) */
+	double hz, jitter_pct;
+	unsigned seed, flags;
+	int sideband;       /* 1: no samples, only maps, names and forks, for
+			       another sample source (the eqprof module) */
+};
+struct perf_recorder *perf_recorder_open_opts(const struct perf_open_opts *o,
+					      struct eq_error *err);
 /* Waits up to timeout_ms for data, then hands the records of every ring to
  * sink in time order, up to the time they are known to be complete (those
  * after it wait for the next drain). */

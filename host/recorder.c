@@ -443,6 +443,15 @@ failed:
 	return eq_fail(err, "%s", r->err.msg);
 }
 
+int recorder_add_symtab(struct recorder *r, const struct eqp_symtab *t, struct eq_error *err)
+{
+	if (eqp_add_symtab(r->w, t, &r->err) < 0) {
+		r->failed = 1;
+		return eq_fail(err, "%s", r->err.msg);
+	}
+	return 0;
+}
+
 static void free_recorder(struct recorder *r)
 {
 	size_t i;

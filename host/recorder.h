@@ -63,6 +63,8 @@ struct eq_sink recorder_sink(struct recorder *r);
 /* Writes what is pending (maps, losses, samples in hand); call about once a
  * second.  Fails when the disk does. */
 int recorder_tick(struct recorder *r, struct eq_error *err);
+/* Embeds a symbol table (SYMT chunk) now: the target kernel's, for one. */
+int recorder_add_symtab(struct recorder *r, const struct eqp_symtab *t, struct eq_error *err);
 /* Finishes the file and renames it to OUT; frees r. */
 int recorder_commit(struct recorder *r, struct eq_error *err);
 /* Removes the unfinished file (nothing worth keeping was recorded); frees r. */
