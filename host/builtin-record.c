@@ -1,12 +1,16 @@
 /*
  * builtin-record.c - eqprof record: run a command and write a recording.
  *
- *   eqprof record -t [HZ] [--jitter PCT] [-o OUT.eqp] [-q] -- COMMAND [ARGS]...
+ *   eqprof record (-e | -t [HZ]) [-a] [--duration T] [--jitter PCT] [--gpio CHIP:LINE]
+ *                 [-o OUT.eqp] [-q] [-- COMMAND [ARGS]...]
  *
- * Time-driven sampling needs nothing but the kernel (perf_event_open's
- * cpu-clock; see record_perf.h).  Energy-driven sampling (-e) needs the
- * board's interrupt delivered to the target's eqprof ISR, which this build
- * does not include: -e says so instead of pretending.
+ * Energy-driven sampling (-e) reads the eqprof kernel module's samples of
+ * the board's interrupt (record_module.h).  Time-driven sampling (-t) uses
+ * the module's hrtimers when it is loaded (the same handler as -e, so the
+ * profiles compare sample for sample) and perf_event_open's cpu-clock
+ * otherwise (record_perf.h), and says which.  With the module, maps, names
+ * and forks come from perf's sideband records; -a records every process, the
+ * kernel and idle, for the command's run or --duration.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,29 +26,47 @@
 #include "builtin.h"
 #include "progress.h"
 #include "eqp.h"
+#include "record_module.h"
 #include "record_perf.h"
 #include "recorder.h"
 #include "symbolize.h"
 #include "units.h"
 
 struct record_opts {
-	double hz, jitter;
+	double hz, jitter, duration;
+	const char *out, *gpio;
+	int quiet, energy, all, use_module;
 	int callchain;
-	const char *out;
-	int quiet;
-	char **argv;
+	char **argv;          /* NULL: no command (-a) */
+};
+
+/* The sample sources of one recording. */
+struct sources {
+	struct perf_recorder *perf;   /* perf cpu-clock samples, or the module's sideband */
+	struct module_recorder *mod;  /* the eqprof module's samples */
+	struct tree_filter *filter;   /* without -a: the command's process tree only */
+	struct eq_sink sink;          /* where everything goes */
+	struct eq_sample *held;       /* module samples held until the sideband is read */
+	size_t nheld, capheld;
 };
 
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: eqprof record -t [HZ] [--jitter PCT] [-o OUT.eqp] [-q] -- COMMAND [ARGS]...\n"
-		"       eqprof record -e ...   (energy-driven: needs the board and the target ISR)\n\n"
-		"  -t [HZ]        time-driven sampling of COMMAND's CPU time (default 1000Hz)\n"
-		"  --jitter PCT   re-draw the period within +-PCT %% after every drain (default 5)\n"
-		"  -g, --call-graph fp  record each sample's call chain (frame pointers)\n"
+		"usage: eqprof record (-e | -t [HZ]) [-a] [--duration T] [--jitter PCT] [--gpio CHIP:LINE]\n"
+		"                     [-o OUT.eqp] [-q] [-- COMMAND [ARGS]...]\n\n"
+		"  -e             energy-driven: one sample per quantum of the board, from the\n"
+		"                 eqprof kernel module (docs/target-linux.md)\n"
+		"  -t [HZ]        time-driven at HZ (default 1000Hz): the module's hrtimers when\n"
+		"                 it is loaded, else perf's cpu-clock of COMMAND's CPU time\n"
+		"  -a             the whole system (every process, the kernel, idle) for\n"
+		"                 COMMAND's run or --duration\n"
+		"  --duration T   stop after T (e.g. 10s); ends COMMAND if it still runs\n"
+		"  --jitter PCT   rate drawn within +-PCT %% (default 5)\n"
+		"  --gpio CHIP:LINE  the board's line for -e (default: the module's parameters)\n"
+		"  -g, --call-graph fp  record each sample's call chain (frame pointers; perf only)\n"
 		"  -o OUT.eqp     output recording (default eqprof.eqp)\n"
-		"  -q             no progress line\n");
+		"  -q             no progress line and no summary\n");
 }
 
 static int parse_opts(int argc, char **argv, struct record_opts *o)
@@ -55,12 +77,18 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 	*o = (struct record_opts){ .hz = 1000, .jitter = 5, .out = "eqprof.eqp" };
 	for (i = 1; i < argc && strcmp(argv[i], "--"); i++) {
 		if (!strcmp(argv[i], "-e")) {
-			fprintf(stderr, "eqprof record: energy-driven recording (-e) needs the board's IRQ wired to the target and the eqprof ISR there, which this build does not include; use -t for time-driven sampling, or 'eqprof sim' for a simulated energy-driven run\n");
-			return 1;
-		} else if (!strcmp(argv[i], "-t")) {
-			if (i + 1 < argc && argv[i + 1][0] != '-' &&
-			    eq_parse_quantity(argv[i + 1], "Hz", "-t", &o->hz, &err) == 0)
-				i++;
+			o->energy = 1;
+		} else if (!strcmp(argv[i], "-a")) {
+			o->all = 1;
+		} else if (!strcmp(argv[i], "--duration") && i + 1 < argc) {
+			if (eq_parse_quantity(argv[++i], "s", "--duration", &o->duration, &err) < 0)
+				goto bad;
+			if (!(o->duration > 0)) {
+				eq_fail(&err, "--duration %s: must be more than 0", argv[i]);
+				goto bad;
+			}
+		} else if (!strcmp(argv[i], "--gpio") && i + 1 < argc) {
+			o->gpio = argv[++i];
 		} else if (!strcmp(argv[i], "-g") ||
 			   (!strcmp(argv[i], "--call-graph") && i + 1 < argc && !strcmp(argv[i + 1], "fp") && ++i)) {
 			o->callchain = 1;
@@ -68,6 +96,10 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 			fprintf(stderr, "eqprof record: --call-graph %s: this build unwinds with frame pointers only: use -g or --call-graph fp (build the program with -fno-omit-frame-pointer)\n",
 				i + 1 < argc ? argv[i + 1] : "(missing)");
 			return 2;
+		} else if (!strcmp(argv[i], "-t")) {
+			if (i + 1 < argc && argv[i + 1][0] != '-' &&
+			    eq_parse_quantity(argv[i + 1], "Hz", "-t", &o->hz, &err) == 0)
+				i++;
 		} else if (!strcmp(argv[i], "--jitter") && i + 1 < argc) {
 			char *end;
 
@@ -89,8 +121,8 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 			return 2;
 		}
 	}
-	if (i + 1 >= argc) {
-		fprintf(stderr, "eqprof record: no command given after '--'\n");
+	if (i + 1 >= argc && !o->all) {
+		fprintf(stderr, "eqprof record: no command given after '--' (only -a records without one)\n");
 		usage(stderr);
 		return 2;
 	}
@@ -98,7 +130,13 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		fprintf(stderr, "eqprof record: -t must be 1Hz..100kHz and --jitter 0..49 %%\n");
 		return 2;
 	}
-	o->argv = argv + i + 1;
+	o->argv = i + 1 < argc ? argv + i + 1 : NULL;
+	o->use_module = o->energy || module_recorder_available(NULL);
+	if (o->use_module && o->callchain) {
+		fprintf(stderr, "eqprof record: -g: the eqprof module records no call chains; %s\n",
+			o->energy ? "record -e without -g" : "unload the module to record -t -g through perf");
+		return 2;
+	}
 	return 0;
 bad:
 	fprintf(stderr, "eqprof record: %s\n", err.msg);
@@ -156,63 +194,186 @@ static void catch_stop_signals(void)
 	sigaction(SIGHUP, &sa, NULL);
 }
 
+/* ---- the sources ---------------------------------------------------------- */
+
+static int hold_sample(void *ctx, const struct eq_sample *smp)
+{
+	struct sources *s = ctx;
+
+	if (s->nheld == s->capheld) {
+		size_t cap = s->capheld ? 2 * s->capheld : 4096;
+		struct eq_sample *h = realloc(s->held, cap * sizeof(*h));
+
+		if (!h)
+			return -1;
+		s->held = h;
+		s->capheld = cap;
+	}
+	s->held[s->nheld++] = *smp;
+	return 0;
+}
+
+static void pass_lost(void *ctx, uint32_t source, uint64_t count)
+{
+	struct sources *s = ctx;
+
+	s->sink.lost(s->sink.ctx, source, count);
+}
+
+static int pass_held(struct sources *s)
+{
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < s->nheld && rc == 0; i++)
+		rc = s->sink.sample(s->sink.ctx, &s->held[i]);
+	s->nheld = 0;
+	return rc;
+}
+
+/* The module's samples wait until the sideband has been read, so that the
+ * fork of a new process is known before its first sample is filtered. */
+static int drain(struct sources *s, int timeout_ms, struct eq_error *err)
+{
+	struct eq_sink hold = { .ctx = s, .sample = hold_sample, .lost = pass_lost };
+
+	if (!s->mod)
+		return perf_recorder_drain(s->perf, timeout_ms, &s->sink, err);
+	if (module_recorder_drain(s->mod, timeout_ms, &hold, err) < 0 ||
+	    perf_recorder_drain(s->perf, 0, &s->sink, err) < 0)
+		return -1;
+	return pass_held(s) < 0 ? eq_fail(err, "recording samples failed") : 0;
+}
+
+static int stop_sources(struct sources *s, struct eq_error *err)
+{
+	struct eq_sink hold = { .ctx = s, .sample = hold_sample, .lost = pass_lost };
+
+	if (s->mod && module_recorder_stop(s->mod, &hold, err) < 0)
+		return -1;
+	if (perf_recorder_finish(s->perf, &s->sink, err) < 0)
+		return -1;
+	return pass_held(s) < 0 ? eq_fail(err, "recording samples failed") : 0;
+}
+
+static void close_sources(struct sources *s)
+{
+	module_recorder_close(s->mod);
+	perf_recorder_close(s->perf);
+	tree_filter_free(s->filter);
+	free(s->held);
+	memset(s, 0, sizeof(*s));
+}
+
+/* The module is configured and started before anything else, so that the
+ * recording's header can say what it samples. */
+static int open_module(const struct record_opts *o, struct sources *s, struct eq_error *err)
+{
+	struct module_open_opts mo = { .energy = o->energy, .hz = o->hz,
+				       .jitter_pct = o->jitter, .gpio = o->gpio };
+
+	s->mod = module_recorder_open(&mo, err);
+	if (!s->mod)
+		return -1;
+	return module_recorder_start(s->mod, err);
+}
+
+/* perf: the samples themselves, or (with the module) the maps, names and
+ * forks of the command's processes or of every process. */
+static int open_perf(const struct record_opts *o, struct sources *s, struct recorder *rec,
+		     pid_t pid, struct eq_error *err)
+{
+	struct perf_open_opts po = { .pid = o->all ? -1 : pid, .hz = o->hz,
+				     .jitter_pct = o->jitter, .seed = (unsigned)pid,
+				     .flags = o->callchain ? PERF_REC_CALLCHAIN : 0,
+				     .sideband = s->mod != NULL };
+
+	s->sink = recorder_sink(rec);
+	s->perf = perf_recorder_open_opts(&po, err);
+	if (!s->perf)
+		return -1;
+	if (s->mod && !o->all) {
+		s->filter = tree_filter_new(pid, &s->sink);
+		if (!s->filter)
+			return eq_fail(err, "out of memory");
+		s->sink = tree_filter_sink(s->filter);
+	}
+	/* Processes that exist already: perf reports only what happens next. */
+	if (o->all && record_proc_snapshot(0, &s->sink, err) < 0)
+		return -1;
+	return 0;
+}
+
 /* Ends the command we started: SIGTERM, then SIGKILL after a grace period
  * in which its samples are still drained. */
-static void end_command(pid_t pid, int *status, struct perf_recorder *pr,
-			const struct eq_sink *sink, struct eq_error *err)
+static void end_command(pid_t pid, int *status, struct sources *src, struct eq_error *err)
 {
 	int i;
 
+	if (pid <= 0)
+		return;
 	kill(pid, SIGTERM);
 	for (i = 0; i < 20; i++) {
 		if (waitpid(pid, status, WNOHANG) != 0)
 			return;
-		perf_recorder_drain(pr, 100, sink, err);
+		drain(src, 100, err);
 	}
 	kill(pid, SIGKILL);
 	waitpid(pid, status, 0);
 }
 
-static int run(const struct record_opts *o, struct recorder *rec, struct eq_error *err,
-	       int *status, int *started)
+static double now_s(void)
 {
-	struct eq_sink sink = recorder_sink(rec);
-	int go, eefd, e, rc = 0;
-	struct eq_progress line;
-	struct perf_recorder *pr;
-	double next_tick = 1.0;
-	pid_t pid = spawn(o->argv, &go, &eefd);
+	struct timespec t;
 
-	if (pid < 0)
-		return eq_fail(err, "cannot start %s: %s", o->argv[0], strerror(errno));
-	pr = perf_recorder_open(pid, o->hz, o->jitter, (unsigned)pid,
-				o->callchain ? PERF_REC_CALLCHAIN : 0, err);
-	if (!pr) {
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+static int run(const struct record_opts *o, struct recorder *rec, struct sources *src,
+	       struct eq_error *err, int *status, int *started)
+{
+	int go = -1, eefd = -1, e, rc = 0, done = 0;
+	struct eq_progress line;
+	double next_tick = 1.0, end = o->duration > 0 ? now_s() + o->duration : 0;
+	pid_t pid = 0;
+
+	if (o->argv) {
+		pid = spawn(o->argv, &go, &eefd);
+		if (pid < 0)
+			return eq_fail(err, "cannot start %s: %s", o->argv[0], strerror(errno));
+	}
+	if (open_perf(o, src, rec, pid, err) < 0) {
+		if (pid > 0) {
+			kill(pid, SIGKILL);
+			waitpid(pid, NULL, 0);
+		}
 		return -1;
 	}
-	if (write(go, "g", 1) != 1 || close(go) < 0)
-		return eq_fail(err, "cannot release %s: %s", o->argv[0], strerror(errno));
-	if (read(eefd, &e, sizeof(e)) == sizeof(e)) {
-		waitpid(pid, NULL, 0);
-		perf_recorder_close(pr);
-		return eq_fail(err, "cannot run '%s': %s", o->argv[0], strerror(e));
+	if (pid > 0) {
+		if (write(go, "g", 1) != 1 || close(go) < 0)
+			return eq_fail(err, "cannot release %s: %s", o->argv[0], strerror(errno));
+		if (read(eefd, &e, sizeof(e)) == sizeof(e)) {
+			waitpid(pid, NULL, 0);
+			return eq_fail(err, "cannot run '%s': %s", o->argv[0], strerror(e));
+		}
+		close(eefd);
 	}
-	close(eefd);
 	*started = 1;
 	eq_progress_start(&line, o->quiet, 0.5);
-	while (waitpid(pid, status, WNOHANG) == 0) {
+	while (!done) {
 		double t;
 
-		if (stop_signal) {
-			end_command(pid, status, pr, &sink, err);
+		if (pid > 0 && waitpid(pid, status, WNOHANG) != 0)
+			break;
+		if (stop_signal || (end && now_s() >= end)) {
+			end_command(pid, status, src, err);
 			break;
 		}
-		if (perf_recorder_drain(pr, 100, &sink, err) < 0 ||
+		if (drain(src, 100, err) < 0 ||
 		    (recorder_error(rec) && eq_fail(err, "%s", recorder_error(rec)))) {
 			rc = -1;
-			end_command(pid, status, pr, &sink, err);
+			end_command(pid, status, src, err);
 			break;
 		}
 		t = eq_progress_elapsed(&line);
@@ -221,7 +382,7 @@ static int run(const struct record_opts *o, struct recorder *rec, struct eq_erro
 			next_tick = t + 1.0;
 			if (recorder_tick(rec, err) < 0) {
 				rc = -1;
-				end_command(pid, status, pr, &sink, err);
+				end_command(pid, status, src, err);
 				break;
 			}
 		}
@@ -231,26 +392,71 @@ static int run(const struct record_opts *o, struct recorder *rec, struct eq_erro
 					 recorder_stats(rec)->samples / t, t);
 	}
 	if (rc == 0)
-		rc = perf_recorder_finish(pr, &sink, err);
-	perf_recorder_close(pr);
+		rc = stop_sources(src, err);
 	eq_progress_end(&line, 1);
 	return rc;
 }
 
 static void describe_target(char *target, size_t size, char *extra, size_t xsize,
-			    char **argv)
+			    const struct record_opts *o, const struct sources *src)
 {
+	const struct module_recorder_stats *ms = src->mod ? module_recorder_stats(src->mod) : NULL;
 	struct utsname u;
 	size_t used;
 	int i;
 
 	if (uname(&u) == 0)
 		snprintf(target, size, "%s %s %s (%s)", u.machine, u.sysname, u.release, u.nodename);
-	used = (size_t)snprintf(extra, xsize, "tool=eqprof record -t\ncommand=");
-	for (i = 0; argv[i] && used + 1 < xsize; i++)
-		used += (size_t)snprintf(extra + used, xsize - used, "%s%s", i ? " " : "", argv[i]);
+	used = (size_t)snprintf(extra, xsize, "tool=eqprof record %s%s\nsampler=%s%s\nscope=%s\n",
+				o->energy ? "-e" : "-t", o->all ? " -a" : "",
+				ms ? "eqprof module: " : "perf cpu-clock", ms ? ms->source : "",
+				o->all ? "system" : "command");
+	if (ms && ms->threaded && used < xsize)
+		used += (size_t)snprintf(extra + used, xsize - used,
+					 "irq_context=threaded (no interrupted registers: pcs are the tasks' saved user pcs)\n");
+	if (!o->argv || used + 1 >= xsize)
+		return;
+	used += (size_t)snprintf(extra + used, xsize - used, "command=");
+	for (i = 0; o->argv[i] && used + 1 < xsize; i++)
+		used += (size_t)snprintf(extra + used, xsize - used, "%s%s", i ? " " : "", o->argv[i]);
 	if (used + 1 < xsize)
 		snprintf(extra + used, xsize - used, "\n");
+}
+
+/* What the recording holds and what recording cost, the way seed 001 A.1.2
+ * reports the collector's own share of the samples. */
+static void summary(const struct record_opts *o, const struct sources *src,
+		    uint64_t samples, uint64_t lost)
+{
+	const struct module_recorder_stats *ms;
+
+	if (!src->mod) {
+		fprintf(stderr, "eqprof record: %llu samples (%llu lost) written to %s%s\n",
+			(unsigned long long)samples, (unsigned long long)lost, o->out,
+			stop_signal ? " (stopped by a signal; the command was ended)" : "");
+		return;
+	}
+	ms = module_recorder_stats(src->mod);
+	fprintf(stderr, "eqprof record: %llu samples in %.2f s (%.1f/s) from %s\n"
+		"eqprof record: lost %llu (ring drops %llu, seq gaps %llu)\n",
+		(unsigned long long)ms->samples, ms->seconds,
+		ms->seconds > 0 ? ms->samples / ms->seconds : 0.0, ms->source,
+		(unsigned long long)lost, (unsigned long long)ms->ring_dropped,
+		(unsigned long long)ms->seq_gaps);
+	if (ms->missed)
+		fprintf(stderr, "eqprof record: %llu hrtimer periods passed with no interrupt (interrupts off, or the CPU was not running)\n",
+			(unsigned long long)ms->missed);
+	if (src->filter)
+		fprintf(stderr, "eqprof record: %llu samples of other processes not kept (-a keeps them)\n",
+			(unsigned long long)tree_filter_dropped(src->filter));
+	if (ms->approx)
+		fprintf(stderr, "eqprof record: %llu samples without interrupted registers (EQ_F_PC_APPROX)\n",
+			(unsigned long long)ms->approx);
+	fprintf(stderr, "eqprof record: the recorder's own share: %.2f%% (%llu samples)\n"
+		"eqprof record: %llu samples (%llu lost) written to %s%s\n",
+		ms->samples ? 100.0 * ms->own / ms->samples : 0.0, (unsigned long long)ms->own,
+		(unsigned long long)samples, (unsigned long long)lost, o->out,
+		stop_signal ? " (stopped by a signal; the command was ended)" : "");
 }
 
 int cmd_record(int argc, char **argv)
@@ -258,6 +464,7 @@ int cmd_record(int argc, char **argv)
 	struct record_opts o;
 	struct eq_error err = { "" };
 	struct recorder *rec;
+	struct sources src = { 0 };
 	const struct recorder_stats *st;
 	static char extra[65536];
 	char target[512] = "";
@@ -267,9 +474,21 @@ int cmd_record(int argc, char **argv)
 
 	if (rc)
 		return rc;
-	describe_target(target, sizeof(target), extra, sizeof(extra), o.argv);
+	if (o.energy && !module_recorder_available(NULL)) {
+		fprintf(stderr, "eqprof record: energy-driven recording (-e) needs the board's interrupt wired to a GPIO of this machine and the eqprof module loaded: %s does not exist (docs/target-linux.md); use -t for time-driven sampling, or 'eqprof sim' for a simulated energy-driven run\n",
+			"/dev/eqprof");
+		return 1;
+	}
+	if (o.use_module && open_module(&o, &src, &err) < 0)
+		goto fail;
+	if (!o.quiet && !o.energy)
+		fprintf(stderr, "eqprof record: time-driven through %s\n", o.use_module
+			? "the eqprof module's hrtimers (/dev/eqprof)"
+			: "perf's cpu-clock (the eqprof module is not loaded)");
+	describe_target(target, sizeof(target), extra, sizeof(extra), &o, &src);
 	clock_gettime(CLOCK_REALTIME, &wall);
-	meta.nominal_hz = o.hz;
+	meta.mode = o.energy ? EQP_MODE_ENERGY : EQP_MODE_TIME;
+	meta.nominal_hz = o.energy ? 0 : o.hz;
 	meta.target = target;
 	meta.extra = extra;
 	meta.start_unix_ns = (int64_t)wall.tv_sec * 1000000000 + wall.tv_nsec;
@@ -279,7 +498,7 @@ int cmd_record(int argc, char **argv)
 	if (!rec)
 		goto fail;
 	catch_stop_signals();
-	rc = run(&o, rec, &err, &status, &started);
+	rc = run(&o, rec, &src, &err, &status, &started);
 	st = recorder_stats(rec);
 	if (rc < 0 && !started) {
 		recorder_discard(rec); /* the command never ran: nothing to keep */
@@ -289,6 +508,9 @@ int cmd_record(int argc, char **argv)
 		fprintf(stderr, "eqprof record: %s\n", err.msg);
 		fprintf(stderr, "eqprof record: finishing the recording with what was recorded\n");
 	}
+	/* Kernel samples symbolize through the kernel's own symbol table. */
+	if ((src.mod || o.all) && record_kernel_symbols(rec, &err) < 0)
+		fprintf(stderr, "eqprof record: warning: %s\n", err.msg);
 	{
 		uint64_t samples = st->samples, lost = st->lost;
 		char *file = strdup(recorder_file(rec));
@@ -298,14 +520,14 @@ int cmd_record(int argc, char **argv)
 			if (file)
 				fprintf(stderr, "eqprof record: the unfinished recording is %s\n", file);
 			free(file);
+			close_sources(&src);
 			return 1;
 		}
 		free(file);
 		if (!o.quiet)
-			fprintf(stderr, "eqprof record: %llu samples (%llu lost) written to %s%s\n",
-				(unsigned long long)samples, (unsigned long long)lost, o.out,
-				stop_signal ? " (stopped by a signal; the command was ended)" : "");
+			summary(&o, &src, samples, lost);
 	}
+	close_sources(&src);
 	if (rc < 0)
 		return 1;
 	if (WIFEXITED(status) && WEXITSTATUS(status)) {
@@ -318,6 +540,7 @@ int cmd_record(int argc, char **argv)
 	}
 	return stop_signal ? 128 + stop_signal : 0;
 fail:
+	close_sources(&src);
 	fprintf(stderr, "eqprof record: %s\n", err.msg);
 	return 1;
 }

@@ -60,7 +60,8 @@ esac
 cc -static -O2 -Wall -Wextra -Werror -I"$SRC" -I"$SRC/isr/core" -o "$r/bin/eqctl" "$SRC/test/linux/eqctl.c"
 cc -static -O1 -g -fno-omit-frame-pointer -o "$r/bin/spinner" "$SRC/test/linux/spinner.c"
 cp "$SRC/test/linux/guest-init.sh" "$r/init"
-chmod 755 "$r/init"
+cp "$SRC/bench/isr/guest-bench.sh" "$r/bench"
+chmod 755 "$r/init" "$r/bench"
 if [ -n "${EQPROF:-}" ] && [ -x "$EQPROF" ]; then
 	cp "$EQPROF" "$r/bin/eqprof"
 	for l in $(ldd "$EQPROF" | awk '/=>/ { print $3 } /^\t\/lib/ { print $1 }'); do

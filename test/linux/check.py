@@ -268,3 +268,68 @@ splat = [line for line in dmesg.splitlines()
          if re.search(r"BUG:|Oops|WARNING:|cut here|lockdep|possible circular|Call Trace|general protection|"
                       r"scheduling while atomic|sleeping function called|nobody cared|stack-protector", line)]
 tap(dmesg and not splat, "the guest's kernel log has no BUG, Oops, WARNING or lockdep splat", "\n".join(splat))
+
+# ---- 7. eqprof record inside the guest, eqprof report on the host ----------
+
+
+def text(name):
+    return open(path(name)).read() if os.path.exists(path(name)) else ""
+
+
+def report_file(name, *extra):
+    """eqprof report of a recording the guest wrote: {proc: (module, samples)}."""
+    r = subprocess.run([EQPROF, "report", path(name), "--by", "proc", "--format", "csv",
+                        "--symfs", ROOT, *extra], capture_output=True, text=True)
+    if r.returncode:
+        return None, r.stderr
+    rows = {}
+    for line in r.stdout.splitlines()[1:]:
+        f = line.split(",")
+        rows[f[0]] = (f[1], int(f[2]))
+    return rows, r.stdout + r.stderr
+
+
+def summary_number(log, pattern):
+    m = re.search(pattern, log)
+    return int(m.group(1)) if m else None
+
+
+log = text("rec-e.log")
+fired = kv("rec-e.out").get("fired")
+rows, raw = report_file("rec-e.eqp")
+kept = sum(v[1] for v in rows.values()) if rows else None
+other = summary_number(log, r"(\d+) samples of other processes not kept")
+lost = summary_number(log, r"lost (\d+) \(ring drops")
+tap("rec-e=0" in text("guest.log") and rows is not None and fired == 1500 and
+    kept is not None and other is not None and lost is not None and kept + other + lost == fired,
+    f"record -e in the guest: {fired} edges = {kept} samples kept + {other} of other processes + {lost} lost",
+    log + raw)
+n_fn = sum(v[1] for k, v in (rows or {}).items() if k in ("spin_heavy", "spin_light"))
+tap(rows and n_fn >= 0.75 * kept,
+    f"record -e: eqprof report on the host puts {n_fn} of {kept} samples in the spinner's functions", raw)
+tap("own share" in log and "gpio eqsim:3 rising hardirq" in log,
+    "record -e reports its source, losses and its own share of the samples", log)
+
+log = text("rec-ta.log")
+rows, raw = report_file("rec-ta.eqp")
+tap("rec-ta=0" in text("guest.log") and rows is not None and "eqprof module's hrtimers" in log,
+    "record -t -a --duration in the guest uses the module's hrtimers and writes a recording", log + str(raw))
+rows = rows or {}
+kern = {k: v for k, v in rows.items() if v[0] == "[kernel.kallsyms]"}
+unnamed = sum(v[1] for k, v in kern.items() if k.startswith("0x") or k == "[unknown]")
+tap(len(kern) >= 3 and unnamed == 0,
+    f"record -t -a: kernel samples symbolize on the host through the embedded kallsyms ({len(kern)} functions, e.g. {', '.join(sorted(kern)[:4])})",
+    raw)
+n_fn = sum(v[1] for k, v in rows.items() if k in ("spin_heavy", "spin_light"))
+tap(n_fn > 0 and rows.get("[idle]", (0, 0))[1] > 0,
+    f"record -t -a: the whole system: spinner functions ({n_fn}), idle ({rows.get('[idle]', (0, 0))[1]}) and the kernel", raw)
+share = re.search(r"own share: ([0-9.]+)%", log)
+tap(share is not None and float(share.group(1)) < 50,
+    f"record -t -a reports its own share of the samples ({share.group(1) if share else '?'}%)", log)
+
+log = text("rec-perf.log")
+rows, raw = report_file("rec-perf.eqp")
+n_fn = sum(v[1] for k, v in (rows or {}).items() if k in ("spin_heavy", "spin_light"))
+tap("rec-perf=0" in text("guest.log") and "perf's cpu-clock" in log and rows and
+    n_fn >= 0.75 * sum(v[1] for v in rows.values()),
+    f"record -t with the module unloaded says it uses perf's cpu-clock; the spinner has {n_fn} samples", log + str(raw))

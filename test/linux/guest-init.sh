@@ -38,9 +38,20 @@ toggle() {
 	echo "toggled=$n"
 }
 
+# espin COUNT: the spinner on CPU 0 while COUNT edges arrive there
+espin() {
+	taskset -c 0 /bin/spinner 600 >/dev/null &
+	spin=$!
+	sleep 0.5
+	fire "$1" 1000 0
+	kill $spin
+	wait $spin
+	return 0
+}
+
 # The scenarios run these as commands: /init fire ..., /init toggle ...
 case ${1:-} in
-fire | toggle)
+fire | toggle | espin)
 	cmd=$1
 	shift
 	$cmd "$@"
@@ -53,6 +64,9 @@ mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev
 mount -t debugfs none /sys/kernel/debug
 mkdir -p /out /tmp
+case " $(cat /proc/cmdline) " in
+*" eqbench "*) exec /bench ;; # make bench (bench/isr)
+esac
 exec >/out/guest.log 2>&1
 set -x
 
@@ -112,13 +126,27 @@ sleep 1
 rmmod eqprof && echo "UNLOADED-TIME"
 insmod /ko/eqprof.ko && echo "RELOADED"
 
+# An edge that arrived while no session held the line (step 6) is replayed
+# by the kernel when the line's IRQ is next requested: take it here.
+eqctl run gpio $CHIP $LINE /out/replay.bin -- true >/out/replay.stats
+
+# 7. eqprof record on the target: -e (the board's line given with --gpio),
+# -t -a for a fixed duration, and -t with the module unloaded (perf)
+eqprof record -e --gpio $CHIP:$LINE -o /out/rec-e.eqp -- /init espin 1500 >/out/rec-e.out 2>/out/rec-e.log
+echo "rec-e=$?"
+eqprof record -t 500 -a --duration 3 -o /out/rec-ta.eqp -- /bin/spinner 2 >/out/rec-ta.out 2>/out/rec-ta.log
+echo "rec-ta=$?"
+rmmod eqprof
+eqprof record -t 1000 -o /out/rec-perf.eqp -- /bin/spinner 1 >/out/rec-perf.out 2>/out/rec-perf.log
+echo "rec-perf=$?"
+
 gzip -c /proc/kallsyms >/out/kallsyms.gz
 set +x
 dmesg >/out/dmesg.txt
 echo "GUEST-DONE"
 exec >/dev/console 2>&1
 stty -F /dev/ttyS1 raw -echo
-tar -cf - -C /out . >/dev/ttyS1
+tar -czf - -C /out . >/dev/ttyS1
 sleep 1
 echo "EQPROF-GUEST-DONE"
 poweroff -f

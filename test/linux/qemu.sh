@@ -33,7 +33,7 @@ timeout 600 qemu-system-x86_64 -accel tcg -smp 2 -m 512 -no-reboot \
 rc=$?
 cp "$work/console.log" "$out/console.log" 2>/dev/null
 mkdir -p "$work/out"
-tar -xf "$work/out.tar" -C "$work/out" 2>/dev/null
+tar -xzf "$work/out.tar" -C "$work/out" 2>/dev/null
 [ $rc -eq 0 ] && grep -q EQPROF-GUEST-DONE "$work/console.log" && [ -s "$work/out/guest.log" ]
 check_status $? "the guest booted $KVER, ran every scenario and sent its results (qemu exit $rc)"
 if [ ! -s "$work/out/guest.log" ]; then

@@ -1,0 +1,53 @@
+#!/bin/sh
+# The guest side of bench/isr/isr-bench.sh, run by /init when the kernel
+# command line says "eqbench".  Everything it reports goes to the console.
+#   phase 1: hrtimer samples at 20 Hz until gdb (on the host) has counted the
+#            handler's instructions and sets eqprof's wake_ms parameter to 101
+#   phase 2: GPIO edges (hard IRQ, test/linux/eqedge.c) until wake_ms is 102
+#   phase 3: eqprof record -t -a at 500 Hz and 10 kHz, and -e -a at 10 kHz
+#            edges, with a spinner on each CPU: the recorder's own share
+wait_wake() { # VALUE: gdb sets it when it is done with a phase
+	while [ "$(cat /sys/module/eqprof/parameters/wake_ms)" != "$1" ]; do sleep 0.2; done
+}
+if [ "${1:-}" = wait ]; then
+	wait_wake "$2"
+	exit 0
+fi
+
+CHIP=eqsim
+LINE=3
+CFS=/sys/kernel/config/gpio-sim/eq
+insmod /lib/modules/configfs.ko
+mount -t configfs none /sys/kernel/config
+insmod /ko/gpio-sim.ko
+mkdir $CFS $CFS/bank0
+echo 8 >$CFS/bank0/num_lines
+echo $CHIP >$CFS/bank0/label
+echo 1 >$CFS/live
+insmod /ko/eqprof.ko
+s=/sys/module/eqprof/sections
+echo "EQBENCH-SECTIONS text=$(cat $s/.text) data=$(cat $s/.data) bss=$(cat $s/.bss)"
+
+eqctl run time 20 0 /tmp/p1.bin -- /bench wait 101 >/dev/null
+echo "EQBENCH-PHASE1-DONE"
+eqctl run gpio $CHIP $LINE /tmp/p2.bin -- /init fire 100000 20 0 >/dev/null &
+run=$!
+wait_wake 102
+rmmod eqedge 2>/dev/null
+wait $run
+echo "EQBENCH-PHASE2-DONE"
+echo 100 >/sys/module/eqprof/parameters/wake_ms
+
+taskset -c 0 /bin/spinner 600 >/dev/null &
+s0=$!
+taskset -c 1 /bin/spinner 600 >/dev/null &
+s1=$!
+for hz in 500 10000; do
+	eqprof record -t $hz -a --duration 5 -o /tmp/r.eqp 2>/tmp/r.log
+	sed "s/^/EQBENCH-T$hz /" /tmp/r.log
+done
+eqprof record -e -a --gpio $CHIP:$LINE -o /tmp/r.eqp -- /init fire 50000 10000 0 >/dev/null 2>/tmp/r.log
+sed "s/^/EQBENCH-E10000 /" /tmp/r.log
+kill $s0 $s1
+echo "EQBENCH-DONE"
+poweroff -f
