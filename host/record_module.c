@@ -69,6 +69,7 @@ struct module_recorder *module_recorder_open(const struct module_open_opts *o,
 		eq_fail(err, "out of memory");
 		return NULL;
 	}
+	r->fd = -1;
 	r->device = o->device ? o->device : EQPROF_DEVICE;
 	r->self = (uint32_t)getpid();
 	memset(&c, 0, sizeof(c));
@@ -248,7 +249,7 @@ void module_recorder_close(struct module_recorder *r)
 {
 	if (!r)
 		return;
-	if (r->fd > 0)
+	if (r->fd >= 0)
 		close(r->fd);
 	free(r->expect);
 	free(r);

@@ -106,11 +106,16 @@ def report(name, maps, pid, comm, extra=()):
                             "--symfs", ROOT, *extra], capture_output=True, text=True)
         if r.returncode:
             return None, r.stderr
+    return proc_rows(r.stdout), r.stdout
+
+
+def proc_rows(csv):
+    """report --by proc --format csv: {proc: (module, samples)}"""
     rows = {}
-    for line in r.stdout.splitlines()[1:]:
+    for line in csv.splitlines()[1:]:
         f = line.split(",")
         rows[f[0]] = (f[1], int(f[2]))
-    return rows, r.stdout
+    return rows
 
 
 def pid_of(name):
@@ -282,11 +287,7 @@ def report_file(name, *extra):
                         "--symfs", ROOT, *extra], capture_output=True, text=True)
     if r.returncode:
         return None, r.stderr
-    rows = {}
-    for line in r.stdout.splitlines()[1:]:
-        f = line.split(",")
-        rows[f[0]] = (f[1], int(f[2]))
-    return rows, r.stdout + r.stderr
+    return proc_rows(r.stdout), r.stdout + r.stderr
 
 
 def summary_number(log, pattern):
@@ -309,6 +310,19 @@ tap(rows and n_fn >= 0.75 * kept,
     f"record -e: eqprof report on the host puts {n_fn} of {kept} samples in the spinner's functions", raw)
 tap("own share" in log and "gpio eqsim:3 rising hardirq" in log,
     "record -e reports its source, losses and its own share of the samples", log)
+
+log = text("rec-lossy.log")
+fired = kv("rec-lossy.out").get("fired")
+rows, raw = report_file("rec-lossy.eqp")
+kept = sum(v[1] for v in rows.values()) if rows else None
+m = re.search(r"lost (\d+) \(ring drops (\d+), seq gaps (\d+)\)", log)
+lost, drops, gaps = (int(x) for x in m.groups()) if m else (None, None, None)
+r = subprocess.run([EQPROF, "report", path("rec-lossy.eqp")], capture_output=True, text=True)
+in_file = re.search(r"lost (\d+)", r.stdout)
+tap("rec-lossy=0" in text("guest.log") and fired == 3000 and kept is not None and lost is not None and
+    kept + lost == fired and lost == drops == gaps and in_file and int(in_file.group(1)) == lost,
+    f"record -e -a, 20 kHz edges into 32-sample rings: {fired} edges = {kept} samples + {lost} lost; "
+    f"ring drops {drops} = seq gaps {gaps} = the recording's lost count", log + raw + r.stdout[:300])
 
 log = text("rec-ta.log")
 rows, raw = report_file("rec-ta.eqp")

@@ -49,9 +49,22 @@ espin() {
 	return 0
 }
 
-# The scenarios run these as commands: /init fire ..., /init toggle ...
+# sim_setup: configfs, a gpio-sim chip labelled $CHIP, and eqprof.ko
+sim_setup() {
+	insmod /lib/modules/configfs.ko
+	mount -t configfs none /sys/kernel/config
+	insmod /ko/gpio-sim.ko
+	mkdir $CFS $CFS/bank0
+	echo 8 >$CFS/bank0/num_lines
+	echo $CHIP >$CFS/bank0/label
+	echo 1 >$CFS/live
+	insmod /ko/eqprof.ko
+}
+
+# The scenarios (and bench/isr/guest-bench.sh) run these as commands:
+# /init fire ..., /init toggle ..., /init sim_setup
 case ${1:-} in
-fire | toggle | espin)
+fire | toggle | espin | sim_setup)
 	cmd=$1
 	shift
 	$cmd "$@"
@@ -70,15 +83,8 @@ esac
 exec >/out/guest.log 2>&1
 set -x
 
-insmod /lib/modules/configfs.ko
-mount -t configfs none /sys/kernel/config
-insmod /ko/gpio-sim.ko
-mkdir $CFS $CFS/bank0
-echo 8 >$CFS/bank0/num_lines
-echo $CHIP >$CFS/bank0/label
-echo 1 >$CFS/live
+sim_setup && echo "MODULE-LOADED"
 cat /sys/kernel/debug/gpio
-insmod /ko/eqprof.ko && echo "MODULE-LOADED"
 ls -l /dev/eqprof
 
 # 1. energy-driven, edges in hard-irq context while the spinner runs on CPU 0
@@ -131,9 +137,16 @@ insmod /ko/eqprof.ko && echo "RELOADED"
 eqctl run gpio $CHIP $LINE /out/replay.bin -- true >/out/replay.stats
 
 # 7. eqprof record on the target: -e (the board's line given with --gpio),
-# -t -a for a fixed duration, and -t with the module unloaded (perf)
+# -e -a into 32-sample rings at 20 kHz (losses), -t -a for a fixed duration,
+# and -t with the module unloaded (perf)
 eqprof record -e --gpio $CHIP:$LINE -o /out/rec-e.eqp -- /init espin 1500 >/out/rec-e.out 2>/out/rec-e.log
 echo "rec-e=$?"
+rmmod eqprof
+insmod /ko/eqprof.ko ring_bytes=1024
+eqprof record -e -a --gpio $CHIP:$LINE -o /out/rec-lossy.eqp -- /init fire 3000 20000 0 >/out/rec-lossy.out 2>/out/rec-lossy.log
+echo "rec-lossy=$?"
+rmmod eqprof
+insmod /ko/eqprof.ko
 eqprof record -t 500 -a --duration 3 -o /out/rec-ta.eqp -- /bin/spinner 2 >/out/rec-ta.out 2>/out/rec-ta.log
 echo "rec-ta=$?"
 rmmod eqprof
