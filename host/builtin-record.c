@@ -131,10 +131,10 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		return 2;
 	}
 	o->argv = i + 1 < argc ? argv + i + 1 : NULL;
-	o->use_module = o->energy || module_recorder_available(NULL);
-	if (o->use_module && o->callchain) {
-		fprintf(stderr, "eqprof record: -g: the eqprof module records no call chains; %s\n",
-			o->energy ? "record -e without -g" : "unload the module to record -t -g through perf");
+	/* call chains come from perf only: -t -g uses perf even with the module */
+	o->use_module = o->energy || (!o->callchain && module_recorder_available(NULL));
+	if (o->energy && o->callchain) {
+		fprintf(stderr, "eqprof record: -g: the eqprof module records no call chains; record -e without -g\n");
 		return 2;
 	}
 	return 0;
@@ -479,8 +479,15 @@ int cmd_record(int argc, char **argv)
 			"/dev/eqprof");
 		return 1;
 	}
-	if (o.use_module && open_module(&o, &src, &err) < 0)
-		goto fail;
+	if (o.use_module && open_module(&o, &src, &err) < 0) {
+		if (o.energy)
+			goto fail;
+		/* -t: the module is there but not ours to use; perf will do */
+		fprintf(stderr, "eqprof record: not using the eqprof module: %s\n", err.msg);
+		module_recorder_close(src.mod);
+		src.mod = NULL;
+		o.use_module = 0;
+	}
 	if (!o.quiet && !o.energy)
 		fprintf(stderr, "eqprof record: time-driven through %s\n", o.use_module
 			? "the eqprof module's hrtimers (/dev/eqprof)"
