@@ -220,19 +220,26 @@ static void pass_lost(void *ctx, uint32_t source, uint64_t count)
 	s->sink.lost(s->sink.ctx, source, count);
 }
 
-static int pass_held(struct sources *s)
+/* Hands over the held samples up to the sideband's horizon; the rest wait. */
+static int pass_held(struct sources *s, uint64_t horizon)
 {
-	size_t i;
+	size_t i, keep = 0;
 	int rc = 0;
 
-	for (i = 0; i < s->nheld && rc == 0; i++)
-		rc = s->sink.sample(s->sink.ctx, &s->held[i]);
-	s->nheld = 0;
+	for (i = 0; i < s->nheld && rc == 0; i++) {
+		if (s->held[i].time > horizon)
+			s->held[keep++] = s->held[i];
+		else
+			rc = s->sink.sample(s->sink.ctx, &s->held[i]);
+	}
+	s->nheld = keep;
 	return rc;
 }
 
-/* The module's samples wait until the sideband has been read, so that the
- * fork of a new process is known before its first sample is filtered. */
+/* The module's samples wait until perf has handed over its sideband records
+ * up to their time, so that the fork of a new process is known before its
+ * first sample is filtered, and an exec before the samples of the new
+ * program. */
 static int drain(struct sources *s, int timeout_ms, struct eq_error *err)
 {
 	struct eq_sink hold = { .ctx = s, .sample = hold_sample, .lost = pass_lost };
@@ -242,7 +249,8 @@ static int drain(struct sources *s, int timeout_ms, struct eq_error *err)
 	if (module_recorder_drain(s->mod, timeout_ms, &hold, err) < 0 ||
 	    perf_recorder_drain(s->perf, 0, &s->sink, err) < 0)
 		return -1;
-	return pass_held(s) < 0 ? eq_fail(err, "recording samples failed") : 0;
+	return pass_held(s, perf_recorder_horizon(s->perf)) < 0 ?
+	       eq_fail(err, "recording samples failed") : 0;
 }
 
 static int stop_sources(struct sources *s, struct eq_error *err)
@@ -253,7 +261,7 @@ static int stop_sources(struct sources *s, struct eq_error *err)
 		return -1;
 	if (perf_recorder_finish(s->perf, &s->sink, err) < 0)
 		return -1;
-	return pass_held(s) < 0 ? eq_fail(err, "recording samples failed") : 0;
+	return pass_held(s, UINT64_MAX) < 0 ? eq_fail(err, "recording samples failed") : 0;
 }
 
 static void close_sources(struct sources *s)

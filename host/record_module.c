@@ -337,13 +337,14 @@ static int tf_comm(void *ctx, uint32_t pid, uint32_t tid, uint64_t time, const c
 	return f->down.comm(f->down.ctx, pid, tid, time, name, exec);
 }
 
-static int tf_fork(void *ctx, uint32_t ppid, uint32_t pid, uint32_t tid, uint64_t time)
+static int tf_fork(void *ctx, uint32_t ppid, uint32_t ptid, uint32_t pid, uint32_t tid,
+		   uint64_t time)
 {
 	struct tree_filter *f = ctx;
 
 	if (tree_has(f, ppid) && tree_add(f, pid) < 0)
 		return -1;
-	return f->down.fork(f->down.ctx, ppid, pid, tid, time);
+	return f->down.fork(f->down.ctx, ppid, ptid, pid, tid, time);
 }
 
 static void tf_lost(void *ctx, uint32_t source, uint64_t count)

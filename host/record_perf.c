@@ -38,6 +38,7 @@ struct perf_recorder {
 	int ncpu;
 	int offline;           /* CPUs the kernel knows but that were offline */
 	int system_wide;       /* pid -1: the idle task's samples are idle */
+	uint64_t horizon;      /* records up to this time were handed over */
 	struct pollfd *pfd;
 	size_t ring_size, data_size;
 	uint64_t period_ns;
@@ -51,6 +52,7 @@ struct perf_recorder {
 	struct pending *pend;
 	size_t npend, pendcap;
 	uint64_t order, prev_round_max;
+	uint64_t prev_read_start; /* CLOCK_MONOTONIC when the previous round began reading */
 };
 
 struct sample_rec { /* PERF_SAMPLE_IP | TID | TIME | CPU, in that order */
@@ -427,6 +429,14 @@ static int copy_ring(struct perf_recorder *r, struct cpu_ring *c, uint64_t *roun
 	return 0;
 }
 
+static uint64_t monotonic_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
 static int by_time(const void *a, const void *b)
 {
 	const struct pending *x = a, *y = b;
@@ -455,10 +465,16 @@ static int by_offset(const void *a, const void *b)
 static int drain_rounds(struct perf_recorder *r, int all, const struct eq_sink *sink,
 			struct eq_error *err)
 {
-	uint64_t round_max = 0, limit = r->prev_round_max;
+	uint64_t round_max = 0, limit = r->prev_round_max, start = monotonic_ns();
 	size_t i, n, keep;
 	int c;
 
+	/* A quiet machine writes few records (a sideband for another source):
+	 * what was timestamped a millisecond before the previous round began
+	 * reading was in its ring by the end of that round, so it is final too. */
+	if (r->prev_read_start > 1000000 && r->prev_read_start - 1000000 > limit)
+		limit = r->prev_read_start - 1000000;
+	r->prev_read_start = start;
 	for (c = 0; c < r->ncpu; c++)
 		if (copy_ring(r, &r->cpu[c], &round_max, err) < 0)
 			return -1;
@@ -477,6 +493,7 @@ static int drain_rounds(struct perf_recorder *r, int all, const struct eq_sink *
 	}
 	memmove(r->pend, r->pend + n, (r->npend - n) * sizeof(*r->pend));
 	r->npend -= n;
+	r->horizon = all ? UINT64_MAX : limit;
 	r->buflen = keep;
 	if (round_max > r->prev_round_max)
 		r->prev_round_max = round_max;
@@ -501,6 +518,11 @@ int perf_recorder_drain(struct perf_recorder *r, int timeout_ms,
 			ioctl(r->cpu[i].fd, PERF_EVENT_IOC_PERIOD, &period);
 		}
 	return 0;
+}
+
+uint64_t perf_recorder_horizon(const struct perf_recorder *r)
+{
+	return r->horizon;
 }
 
 int perf_recorder_finish(struct perf_recorder *r, const struct eq_sink *sink,

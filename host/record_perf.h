@@ -48,6 +48,9 @@ struct perf_recorder *perf_recorder_open_opts(const struct perf_open_opts *o,
  * after it wait for the next drain). */
 int perf_recorder_drain(struct perf_recorder *r, int timeout_ms,
 			const struct eq_sink *sink, struct eq_error *err);
+/* Records up to this time (CLOCK_MONOTONIC ns) have been handed over: what
+ * another source saw up to then can be matched with them. */
+uint64_t perf_recorder_horizon(const struct perf_recorder *r);
 /* After the command is gone: hands over everything left. */
 int perf_recorder_finish(struct perf_recorder *r, const struct eq_sink *sink,
 			 struct eq_error *err);

@@ -39,7 +39,8 @@ static int s_comm(void *ctx, uint32_t pid, uint32_t tid, uint64_t time, const ch
 	return 0;
 }
 
-static int s_fork(void *ctx, uint32_t ppid, uint32_t pid, uint32_t tid, uint64_t time)
+static int s_fork(void *ctx, uint32_t ppid, uint32_t ptid, uint32_t pid, uint32_t tid,
+		  uint64_t time)
 {
 	((struct seen *)ctx)->forks++;
 	return 0;
@@ -72,10 +73,10 @@ static void keeps_the_tree(void **state)
 	sample(&k, 100);
 	sample(&k, 7);                                  /* not ours */
 	sample(&k, 0);                                  /* idle: not the command */
-	assert_int_equal(k.fork(k.ctx, 100, 101, 101, 1), 0);   /* child */
-	assert_int_equal(k.fork(k.ctx, 101, 102, 102, 2), 0);   /* grandchild */
-	assert_int_equal(k.fork(k.ctx, 7, 8, 8, 3), 0);         /* someone else's */
-	assert_int_equal(k.fork(k.ctx, 100, 100, 105, 4), 0);   /* a thread */
+	assert_int_equal(k.fork(k.ctx, 100, 100, 101, 101, 1), 0);   /* child */
+	assert_int_equal(k.fork(k.ctx, 101, 101, 102, 102, 2), 0);   /* grandchild */
+	assert_int_equal(k.fork(k.ctx, 7, 7, 8, 8, 3), 0);         /* someone else's */
+	assert_int_equal(k.fork(k.ctx, 100, 100, 100, 105, 4), 0);   /* a thread */
 	sample(&k, 101);
 	sample(&k, 102);
 	sample(&k, 8);
@@ -84,7 +85,7 @@ static void keeps_the_tree(void **state)
 	k.lost(k.ctx, 1, 5);
 	/* many descendants: the set grows past its first size */
 	for (i = 200; i < 300; i++)
-		assert_int_equal(k.fork(k.ctx, i == 200 ? 100 : i - 1, i, i, i), 0);
+		assert_int_equal(k.fork(k.ctx, i == 200 ? 100 : i - 1, i == 200 ? 100 : i - 1, i, i, i), 0);
 	sample(&k, 299);
 	assert_int_equal(x.n, 4);
 	assert_int_equal(x.pids[0], 100);
