@@ -61,6 +61,7 @@ struct eqprof_dev {
 	u64 read;
 	u64 start_ns, stop_ns;
 	unsigned long last_read;	/* jiffies */
+	unsigned long wake_deadline;	/* jiffies: wake a reader with samples waiting */
 	wait_queue_head_t wq;
 	struct irq_work wake_work;
 	/* gpio source */

@@ -205,6 +205,7 @@ static int eqprof_start(struct eqprof_dev *d)
 	d->start_ns = ktime_get_ns();
 	d->stop_ns = 0;
 	d->last_read = jiffies;
+	d->wake_deadline = d->last_read + msecs_to_jiffies(d->cfg.wake_ms);
 	/* Rings ready before any handler can see running. */
 	smp_store_release(&d->running, true);
 	ret = src->start(d, &d->cfg);
@@ -354,6 +355,7 @@ static ssize_t eqprof_drain(struct eqprof_dev *d, char __user *buf, size_t max)
 	}
 	d->read += done;
 	d->last_read = jiffies;
+	WRITE_ONCE(d->wake_deadline, d->last_read + msecs_to_jiffies(d->cfg.wake_ms));
 	return done * sizeof(*bounce);
 }
 

@@ -9,6 +9,7 @@
  * recorder resolves modules and symbols offline.
  */
 #include <linux/irq_work.h>
+#include <linux/jiffies.h>
 #include <linux/sched.h>
 #include <linux/sched/task_stack.h>
 #include <linux/smp.h>
@@ -59,8 +60,15 @@ void eqprof_sample(struct eqprof_dev *d, struct pt_regs *regs)
 		c->approx++;
 	}
 	eq_ring_push(&c->ring, &s);
-	if (++c->since_wake >= READ_ONCE(d->wake_samples)) {
+	/*
+	 * Wake the reader every wake_samples samples, or at the first sample
+	 * after wake_ms without a read: poll(2) then returns.
+	 */
+	if (++c->since_wake >= READ_ONCE(d->wake_samples) ||
+	    time_after(jiffies, READ_ONCE(d->wake_deadline))) {
 		c->since_wake = 0;
+		/* racy between CPUs, but any of the values will do */
+		WRITE_ONCE(d->wake_deadline, jiffies + msecs_to_jiffies(d->cfg.wake_ms));
 		irq_work_queue(&d->wake_work);
 	}
 out:

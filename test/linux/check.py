@@ -218,6 +218,10 @@ st = kv("afterkill.stats")
 tap(st.get("running") == 0 and st.get("samples", 0) > 0,
     "a reader killed with SIGKILL stops its session; the module stays usable", str(st))
 
+n = kv("pollwait.txt").get("woke_with")
+tap(n is not None and 1 <= n < 256,
+    f"poll(2) with no timeout wakes on wake_ms, with {n} samples waiting (fewer than wake_samples)")
+
 # ---- 4. time-driven: rate, idle, kernel symbols ----------------------------
 st = kv("idle.stats")
 smp = samples("idle.bin")

@@ -10,6 +10,8 @@
  *                                     into FILE, stop, drain the rest, print stats
  *   eqctl hold HZ                     start time-driven sampling and sleep
  *                                     (to be killed: a reader that dies)
+ *   eqctl pollwait HZ                 start time-driven sampling, poll(2) with
+ *                                     no timeout, print how many samples woke it
  *
  * Samples are written as the raw 32-byte records.  Exit status: 0 when all
  * went well, 1 with a message naming the failed step otherwise.
@@ -182,6 +184,22 @@ int main(int argc, char **argv)
 		fflush(stdout);
 		for (;;)
 			pause();
+	}
+	if (argc >= 3 && !strcmp(argv[1], "pollwait")) {
+		struct eqprof_config cfg = { .source = EQPROF_SRC_HRTIMER };
+		struct pollfd p;
+		int fd = open_dev();
+		FILE *null = fopen("/dev/null", "wb");
+
+		cfg.hz_milli = (unsigned)(atof(argv[2]) * 1000);
+		if (ioctl(fd, EQPROF_IOC_CONFIG, &cfg) < 0 || ioctl(fd, EQPROF_IOC_START, 0) < 0)
+			die("start");
+		p = (struct pollfd){ .fd = fd, .events = POLLIN };
+		if (poll(&p, 1, -1) < 0)
+			die("poll");
+		printf("woke_with=%ld\n", drain(fd, null, 1));
+		ioctl(fd, EQPROF_IOC_STOP, 0);
+		return 0;
 	}
 	if (argc >= 2 && !strcmp(argv[1], "run"))
 		return run(argc - 1, argv + 1);

@@ -106,6 +106,10 @@ kill -9 $hold
 wait $hold
 eqctl stats >/out/afterkill.stats
 
+# poll(2) with no timeout wakes wake_ms after the last read, long before
+# wake_samples (256) samples at 20 Hz
+timeout 60 eqctl pollwait 20 >/out/pollwait.txt
+
 # 4. time-driven on an idle guest, then on the spinner
 eqctl run time 300 5 /out/idle.bin -- sleep 4 >/out/idle.stats
 eqctl run time 1000 5 /out/tspin.bin -- /bin/spinner 3 /out/tspin.maps >/out/tspin.stats

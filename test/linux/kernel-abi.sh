@@ -8,6 +8,8 @@ dep() { dpkg-query -W -f='${Depends}' "$1" 2>/dev/null | tr ',' '\n' | sed -n "s
 img=$(dep linux-image-amd64 linux-image-)
 [ -n "$img" ] || { echo "kernel-abi: linux-image-amd64 is not installed (scripts/deps)" >&2; exit 1; }
 kver=${img#linux-image-}
+hdr=$(dep linux-headers-amd64 linux-headers-)
+[ "$hdr" = "linux-headers-$kver" ] || { echo "kernel-abi: linux-headers-amd64 names ${hdr:-nothing}, linux-image-amd64 names $img: install both from the same release" >&2; exit 1; }
 pkgver=$(dpkg-query -W -f='${Version}' "$img")
 src=$(dep linux-source linux-source-)
 srcver=$(dpkg-query -W -f='${Version}' "$src" 2>/dev/null || true)
