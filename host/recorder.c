@@ -4,10 +4,18 @@
  */
 #include "recorder.h"
 
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "elfmod.h"
+#include "intern.h"
 #include "symbolize.h"
+#include "symfile.h"
 
 /* One entry per process id, and one per thread id of a thread that has a
  * name of its own (pids and tids are one number space). */
@@ -18,6 +26,7 @@ struct proc {
 	uint64_t maps_time;   /* when this address space began (exec), 0 = start */
 	int dirty;            /* maps changed since the last MAPS chunk */
 	char *comm;           /* process name, or a thread's own name */
+	int thread;           /* a thread's entry (its tid), not a process's */
 };
 
 struct recorder {
@@ -294,6 +303,7 @@ static int thread_named(struct recorder *r, uint32_t pid, uint32_t tid, uint64_t
 
 	if (!t)
 		return fail(r, "out of memory for a thread", tid);
+	t->thread = 1;
 	if (fresh && reuse(r, t, time) < 0)
 		goto write_failed;
 	changed = set_name(r, t, name);
@@ -368,6 +378,7 @@ static int on_fork(void *ctx, uint32_t ppid, uint32_t ptid, uint32_t pid, uint32
 		return fail(r, "out of memory for a process", pid);
 	if (reuse(r, child, time) < 0)
 		goto write_failed;
+	child->thread = 0;
 	child->dirty = 1;
 	parent = proc_get(r, ppid, 0);
 	creator = ptid != ppid ? proc_get(r, ptid, 0) : NULL; /* the table may have grown */
@@ -403,6 +414,98 @@ struct eq_sink recorder_sink(struct recorder *r)
 	return (struct eq_sink){ r, on_sample, on_sample_chain, on_mmap, on_comm, on_fork, on_lost };
 }
 
+/* The size of the recorder's own mapping that starts at base, or 0. */
+static size_t own_mapping(unsigned long base)
+{
+	FILE *f = fopen("/proc/self/maps", "re");
+	unsigned long start, end;
+	char line[512];
+	size_t size = 0;
+
+	if (!f)
+		return 0;
+	while (!size && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%lx-%lx", &start, &end) == 2 && start == base)
+			size = end - start;
+	fclose(f);
+	return size;
+}
+
+/*
+ * The kernel maps one vdso image into every process it starts, the
+ * command's as the recorder's, and no machine has a file of it: its
+ * symbols go into the recording as the "[vdso]" table, read from the
+ * recorder's own copy (the AT_SYSINFO_EHDR auxv entry and its mapping).
+ * A machine without a vdso has nothing to add.
+ */
+static int embed_vdso(struct recorder *r, struct eq_error *err)
+{
+	unsigned long base = getauxval(AT_SYSINFO_EHDR);
+	size_t size = base ? own_mapping(base) : 0, n;
+	struct eq_intern *strings;
+	struct eqp_symbol *syms;
+	struct eq_error ignored;
+	int rc = 0;
+
+	if (!size)
+		return 0;
+	strings = eq_intern_new();
+	if (!strings)
+		return eq_fail(err, "out of memory");
+	if (eq_elf_image_symbols((const void *)base, size, strings, &syms, &n, &ignored) == 0 && n) {
+		struct eqp_symtab t = { "[vdso]", 0, n, syms };
+
+		rc = eqp_add_symtab(r->w, &t, err);
+	}
+	free(syms);
+	eq_intern_free(strings);
+	return rc;
+}
+
+/*
+ * A JIT (node --perf-basic-prof, a JVM's perf agent) names the code it
+ * generates in /tmp/perf-PID.map as it goes; the file is complete when the
+ * recording ends, and may be gone or overwritten by the time of the report:
+ * it goes into the recording as that process's table (absolute addresses).
+ * As perf does, only a regular file owned by this user or root is read.
+ */
+static int embed_jit_map(struct recorder *r, uint32_t pid, struct eq_error *err)
+{
+	char path[64], *text = NULL;
+	struct eq_symfile sf;
+	struct eq_error bad;
+	struct stat st;
+	ssize_t got = 0;
+	size_t len = 0;
+	int fd, rc = 0;
+
+	snprintf(path, sizeof(path), "/tmp/perf-%u.map", pid);
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (st.st_uid != getuid() && st.st_uid) ||
+	    st.st_size > (1 << 28) || !(text = malloc((size_t)st.st_size + 1)))
+		goto out;
+	while (len < (size_t)st.st_size &&
+	       (got = read(fd, text + len, (size_t)st.st_size - len)) > 0)
+		len += (size_t)got;
+	if (eq_perfmap_parse(text, len, path, &sf, &bad) < 0) {
+		r->st.jit_bad++;
+		goto out;
+	}
+	if (sf.n) {
+		struct eqp_symtab t = { path, 1, sf.n, sf.syms };
+
+		rc = eqp_add_symtab(r->w, &t, err);
+		r->st.jit_maps++;
+	}
+	eq_symfile_release(&sf);
+out:
+	free(text);
+	close(fd);
+	return rc;
+}
+
 struct recorder *recorder_open(const char *out, const struct eqp_meta *meta,
 			       struct eq_error *err)
 {
@@ -415,6 +518,10 @@ struct recorder *recorder_open(const char *out, const struct eqp_meta *meta,
 	r->w = eqp_create_flags(out, meta, EQP_W_RECORDING, err);
 	if (!r->w) {
 		free(r);
+		return NULL;
+	}
+	if (embed_vdso(r, err) < 0) {
+		recorder_discard(r);
 		return NULL;
 	}
 	return r;
@@ -469,7 +576,13 @@ static void free_recorder(struct recorder *r)
 
 int recorder_commit(struct recorder *r, struct eq_error *err)
 {
+	size_t i;
 	int rc;
+
+	for (i = 0; i < r->cap && !r->failed; i++)
+		if (r->procs[i].pid && !r->procs[i].thread &&
+		    embed_jit_map(r, r->procs[i].pid, &r->err) < 0)
+			r->failed = 1;
 
 	if (recorder_tick(r, err) < 0) {
 		/* keep what was written: the unfinished file is the user's data */

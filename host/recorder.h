@@ -15,7 +15,9 @@
  *  - a process that forks without exec inherits its parent's maps and name;
  *    an exec starts a new address space (its maps chunk carries the time);
  *  - a thread that names itself keeps its name (a COMM chunk with its tid),
- *    and threads it creates start with that name, as the kernel does.
+ *    and threads it creates start with that name, as the kernel does;
+ *  - the kernel's vdso symbols (a "[vdso]" SYMT chunk) when it opens, and
+ *    each process's JIT map /tmp/perf-PID.map when it commits.
  *
  * Sources call the eq_sink functions from one thread.
  */
@@ -52,6 +54,7 @@ struct recorder;
 struct recorder_stats {
 	uint64_t samples, lost, processes, maps_chunks, files;
 	uint64_t chains;      /* samples with a call chain */
+	uint64_t jit_maps, jit_bad;  /* /tmp/perf-PID.map files embedded, unreadable */
 };
 
 /* Creates OUT.tmp.PID and writes the header; fails before anything runs

@@ -6,7 +6,11 @@
  *                         file (pc - map start + map offset), the line its
  *                         DWARF source line (0 when unknown)
  * events: Energy_nJ Samples  energy in nanojoules (time-driven: Time_ns)
- * ob= module path, fl= source file ("???" unknown), fn= procedure.
+ * ob= module path, fl= the procedure's own source file ("???" unknown),
+ * fn= procedure; a cost line whose source line is in another file (code
+ * inlined from a header or another function) is preceded by fi=FILE, and
+ * fe=FILE returns to the procedure's own, so one function stays one block
+ * whatever it inlined.
  * No calls: samples carry the interrupted pc only, so costs are exclusive.
  */
 #include "export.h"
@@ -47,30 +51,54 @@ static void name_line(FILE *out, const char *key, const char *name)
 	fputc('\n', out);
 }
 
+/* By module, procedure, then offset: a function's lines together. */
+static int by_module_proc(const void *a, const void *b)
+{
+	const struct eq_loc *x = ((const struct loc_count *)a)->loc;
+	const struct eq_loc *y = ((const struct loc_count *)b)->loc;
+	int c;
+
+	if ((c = strcmp(x->module ? x->module : "", y->module ? y->module : "")) != 0)
+		return c;
+	if ((c = strcmp(export_proc_name(x), export_proc_name(y))) != 0)
+		return c;
+	if (x->module_off != y->module_off)
+		return x->module_off < y->module_off ? -1 : 1;
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
 int export_callgrind(FILE *out, struct export_ctx *x, struct eq_error *err)
 {
-	const char *ob = NULL, *fl = NULL, *fn = NULL;
+	const char *ob = NULL, *fn = NULL, *home = NULL, *cur = NULL;
 	struct loc_count *lc;
 	uint64_t total;
 	size_t i, n;
 
 	if (export_count_locs(x, &lc, &n, &total, err) < 0)
 		return -1;
+	qsort(lc, n, sizeof(*lc), by_module_proc);
 	header(out, x, total);
 	for (i = 0; i < n; i++) {
 		const struct eq_loc *l = lc[i].loc;
-		const char *file = export_file_name(l), *proc = export_proc_name(l);
+		const char *proc = export_proc_name(l), *file = export_file_name(l);
 		int new_ob = !ob || strcmp(ob, l->module) != 0;
-		int new_fl = new_ob || strcmp(fl, file) != 0;
 
 		if (new_ob)
 			name_line(out, "ob=", l->module);
-		if (new_fl)
-			name_line(out, "fl=", file);
-		if (new_fl || strcmp(fn, proc) != 0)
+		if (new_ob || strcmp(fn, proc) != 0) {
+			/* the function's own file: where its entry is */
+			home = eq_sym_proc_file(x->sym, l);
+			if (!home)
+				home = file;
+			name_line(out, "fl=", home);
 			name_line(out, "fn=", proc);
+			cur = home;
+		}
+		if (strcmp(cur, file) != 0) {
+			name_line(out, strcmp(file, home) ? "fi=" : "fe=", file);
+			cur = file;
+		}
 		ob = l->module;
-		fl = file;
 		fn = proc;
 		fprintf(out, "0x%llx %u %llu %llu\n", (unsigned long long)l->module_off,
 			l->line, (unsigned long long)(lc[i].samples * x->unit_per_sample),

@@ -2,14 +2,19 @@
  * export_chrome.c - Chrome trace-event JSON ("JSON Object Format"), opened by
  * the Perfetto UI and chrome://tracing.
  *
- * pid 1 "power": one counter event ("ph":"C", name "power", args {"W": P})
- *   per power interval, at the interval's start, so the counter steps to
- *   E/dt for the time the interval lasted.
- * pid 2 "samples": one track per CPU; each sample is a slice ("ph":"X")
- *   from the previous sample on that CPU to it, named by its procedure,
- *   with exe, module and source file in args (and the line when all its
- *   samples are on one); neighbouring samples in the same procedure and
- *   process are merged into one slice.
+ * The "power" process (POWER_PID): one counter event ("ph":"C", name
+ *   "power", args {"W": P}) per power interval, at the interval's start, so
+ *   the counter steps to E/dt for the time the interval lasted.
+ * One process per recorded process (its pid, named by its exe) and one
+ *   track per thread (its tid, named by the thread's name); idle is pid 0.
+ *   Each sample is a slice ("ph":"X") ending at the sample, named by its
+ *   procedure, with exe, module and source file in args (and the line when
+ *   all its samples are on one).  A slice covers what the sample stands
+ *   for: in an energy profile the time since the previous sample on its
+ *   CPU (that quantum's interval), in a time profile at most one sampling
+ *   period (a time-driven sampler sees no time that was not spent running:
+ *   a sleep between two samples is not theirs).  Neighbouring samples of a
+ *   thread in the same procedure whose slices touch are merged.
  * Markers are global instant events ("ph":"i", "s":"g").
  * Times ("ts", "dur") are microseconds since the first sample.
  */
@@ -20,10 +25,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_CPU_TRACKS 1024
+#define MAX_CPU_TRACKS 65536     /* eq_sample.cpu is 16 bits */
+#define POWER_PID 2147483646     /* above any Linux pid (pid_max <= 2^22) */
 
 struct slice {
 	const struct eq_loc *loc;  /* NULL: no open slice */
+	uint32_t pid, tid;
+	const char *thread;        /* the thread's name */
+	const char *exe_name;      /* its process's */
 	double start_us, end_us;
 	uint64_t samples;
 	int mixed_lines;           /* its samples are on different source lines */
@@ -32,8 +41,10 @@ struct slice {
 struct chrome {
 	FILE *out;
 	int first;                 /* no event written yet */
-	struct slice *open;        /* per CPU */
+	struct slice *open;        /* per thread: open addressing on (pid, tid) */
+	size_t mask, nopen;
 	double *prev_us;           /* per CPU, -1 before its first sample */
+	double period_us;          /* time profile: the longest a slice stands for */
 };
 
 static void event_sep(struct chrome *c)
@@ -62,14 +73,13 @@ static void power_counters(struct chrome *c, struct export_ctx *x)
 		export_tick(x);
 		event_sep(c);
 		fprintf(c->out, "{\"name\":\"power\",\"cat\":\"power\",\"ph\":\"C\",\"ts\":%.3f,"
-				"\"pid\":1,\"tid\":0,\"args\":{\"W\":%.6g}}",
-			(iv.t - iv.dt) * 1e6, iv.energy_j / iv.dt);
+				"\"pid\":%d,\"tid\":0,\"args\":{\"W\":%.6g}}",
+			(iv.t - iv.dt) * 1e6, POWER_PID, iv.energy_j / iv.dt);
 	}
 }
 
-static void close_slice(struct chrome *c, unsigned cpu)
+static void close_slice(struct chrome *c, struct slice *s)
 {
-	struct slice *s = &c->open[cpu];
 	const struct eq_loc *l = s->loc;
 	char line[32];
 
@@ -79,8 +89,8 @@ static void close_slice(struct chrome *c, unsigned cpu)
 	fputs("{\"name\":", c->out);
 	eq_json_string(c->out, export_proc_name(l));
 	fprintf(c->out, ",\"cat\":\"sample\",\"ph\":\"X\",\"ts\":%.3f,\"dur\":%.3f,"
-			"\"pid\":2,\"tid\":%u,\"args\":{\"exe\":",
-		s->start_us, s->end_us - s->start_us, cpu);
+			"\"pid\":%u,\"tid\":%u,\"args\":{\"exe\":",
+		s->start_us, s->end_us - s->start_us, s->pid, s->tid);
 	eq_json_string(c->out, l->exe ? l->exe : "[unknown]");
 	fputs(",\"module\":", c->out);
 	eq_json_string(c->out, l->module);
@@ -95,43 +105,93 @@ static void close_slice(struct chrome *c, unsigned cpu)
 	s->loc = NULL;
 }
 
-static void add_sample(struct chrome *c, const struct export_ctx *x,
-		       const struct eq_sample *smp, double t_us)
+static size_t thread_hash(uint32_t pid, uint32_t tid)
 {
-	unsigned cpu = smp->cpu < MAX_CPU_TRACKS ? smp->cpu : MAX_CPU_TRACKS - 1;
-	const struct eq_loc *l = eq_sym_lookup(x->sym, smp);
-	struct slice *s = &c->open[cpu];
-	double start = c->prev_us[cpu] >= 0 ? c->prev_us[cpu] : t_us;
+	uint64_t h = ((uint64_t)pid << 32 | tid) * 0x9e3779b97f4a7c15ull;
 
-	c->prev_us[cpu] = t_us;
-	if (x->exclude_idle && l->kind == EQ_LOC_IDLE) {
-		close_slice(c, cpu);
-		return;
+	return (size_t)(h >> 24);
+}
+
+/* The open slice of a thread (made empty on first sight); NULL if out of memory. */
+static struct slice *thread_slice(struct chrome *c, uint32_t pid, uint32_t tid)
+{
+	size_t j;
+
+	if (2 * (c->nopen + 1) > c->mask) {
+		size_t mask = c->mask ? 2 * c->mask + 1 : 255, i;
+		struct slice *n = calloc(mask + 1, sizeof(*n));
+
+		if (!n)
+			return NULL;
+		for (i = 0; c->open && i <= c->mask; i++) {
+			if (!c->open[i].thread)
+				continue;
+			for (j = thread_hash(c->open[i].pid, c->open[i].tid) & mask; n[j].thread;
+			     j = (j + 1) & mask)
+				;
+			n[j] = c->open[i];
+		}
+		free(c->open);
+		c->open = n;
+		c->mask = mask;
 	}
-	/* Same procedure, same process: the slice goes on. */
-	if (s->loc && s->loc->pid == l->pid &&
-	    !strcmp(export_proc_name(s->loc), export_proc_name(l)) &&
-	    s->loc->module == l->module) {
+	for (j = thread_hash(pid, tid) & c->mask; c->open[j].thread; j = (j + 1) & c->mask)
+		if (c->open[j].pid == pid && c->open[j].tid == tid)
+			return &c->open[j];
+	c->open[j] = (struct slice){ .pid = pid, .tid = tid };
+	c->nopen++;
+	return &c->open[j];
+}
+
+static int add_sample(struct chrome *c, const struct export_ctx *x,
+		      const struct eq_sample *smp, double t_us)
+{
+	const struct eq_loc *l = eq_sym_lookup(x->sym, smp);
+	int idle = l->kind == EQ_LOC_IDLE;
+	uint32_t pid = idle ? 0 : smp->pid, tid = idle ? 0 : smp->tid;
+	struct slice *s = thread_slice(c, pid, tid);
+	double start = c->prev_us[smp->cpu] >= 0 ? c->prev_us[smp->cpu] : t_us;
+
+	if (!s)
+		return -1;
+	if (!s->thread) {
+		s->thread = eq_sym_thread_name(x->sym, smp);
+		s->exe_name = idle ? "[idle]" : l->exe ? l->exe : "[unknown]";
+		if (!s->thread)
+			return -1;
+	}
+	c->prev_us[smp->cpu] = t_us;
+	if (c->period_us > 0 && t_us - start > c->period_us)
+		start = t_us - c->period_us;
+	if (x->exclude_idle && idle) {
+		close_slice(c, s);
+		return 0;
+	}
+	/* Same procedure, and the slices touch (a time profile's period is
+	 * jittered: within half a period): the slice goes on. */
+	if (s->loc && !strcmp(export_proc_name(s->loc), export_proc_name(l)) &&
+	    s->loc->module == l->module && start <= s->end_us + 1e-3 + c->period_us / 2) {
 		s->end_us = t_us;
 		s->samples++;
 		s->mixed_lines |= s->loc->line != l->line || s->loc->file != l->file;
-		return;
+		return 0;
 	}
-	close_slice(c, cpu);
+	close_slice(c, s);
 	s->loc = l;
 	s->start_us = start;
 	s->end_us = t_us;
 	s->samples = 1;
 	s->mixed_lines = 0;
+	return 0;
 }
 
-static void sample_slices(struct chrome *c, struct export_ctx *x)
+static int sample_slices(struct chrome *c, struct export_ctx *x)
 {
 	struct power_iter it;
 	const struct eq_sample *smp;
 	uint64_t t0 = 0;
 	int have_t0 = 0;
-	unsigned cpu;
+	size_t i;
 
 	power_iter_init(&it, &x->in);
 	while ((smp = power_iter_sample(&it))) {
@@ -140,10 +200,20 @@ static void sample_slices(struct chrome *c, struct export_ctx *x)
 			t0 = smp->time;
 			have_t0 = 1;
 		}
-		add_sample(c, x, smp, (double)(smp->time - t0) / x->in.clock_hz * 1e6);
+		if (add_sample(c, x, smp, (double)(smp->time - t0) / x->in.clock_hz * 1e6) < 0)
+			return -1;
 	}
-	for (cpu = 0; cpu < MAX_CPU_TRACKS; cpu++)
-		close_slice(c, cpu);
+	/* the slices still open, in time order */
+	for (;;) {
+		struct slice *first = NULL;
+
+		for (i = 0; c->open && i <= c->mask; i++)
+			if (c->open[i].loc && (!first || c->open[i].start_us < first->start_us))
+				first = &c->open[i];
+		if (!first)
+			return 0;
+		close_slice(c, first);
+	}
 }
 
 static void markers(struct chrome *c, const struct export_ctx *x)
@@ -155,52 +225,68 @@ static void markers(struct chrome *c, const struct export_ctx *x)
 		fputs("{\"name\":", c->out);
 		eq_json_string(c->out, x->in.markers[i]->label);
 		fprintf(c->out, ",\"cat\":\"marker\",\"ph\":\"i\",\"s\":\"g\",\"ts\":%.3f,"
-				"\"pid\":1,\"tid\":0}",
-			power_rel_time(&x->in, x->in.markers[i]->time) * 1e6);
+				"\"pid\":%d,\"tid\":0}",
+			power_rel_time(&x->in, x->in.markers[i]->time) * 1e6, POWER_PID);
 	}
 }
 
-static void cpu_names(struct chrome *c)
+static int by_pid_tid(const void *a, const void *b)
 {
-	char name[32];
-	unsigned cpu;
+	const struct slice *x = a, *y = b;
 
-	for (cpu = 0; cpu < MAX_CPU_TRACKS; cpu++)
-		if (c->prev_us[cpu] >= 0) {
-			snprintf(name, sizeof(name), "CPU %u", cpu);
-			metadata(c, 2, (int)cpu, "thread_name", name);
-		}
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+/* Each process named by its exe, each thread by its own name. */
+static void track_names(struct chrome *c)
+{
+	size_t i, n = 0;
+
+	for (i = 0; c->open && i <= c->mask; i++)
+		if (c->open[i].thread)
+			c->open[n++] = c->open[i];
+	qsort(c->open, n, sizeof(*c->open), by_pid_tid);
+	for (i = 0; i < n; i++) {
+		const struct slice *s = &c->open[i];
+
+		if (!i || s->pid != c->open[i - 1].pid)
+			metadata(c, (int)s->pid, 0, "process_name",
+				 s->pid == 0 ? "[idle]" : s->exe_name);
+		metadata(c, (int)s->pid, (int)s->tid, "thread_name", s->thread);
+	}
 }
 
 int export_chrome(FILE *out, struct export_ctx *x, struct eq_error *err)
 {
-	struct chrome c = { out, 1, NULL, NULL };
+	struct chrome c = { out, 1, NULL, 0, 0, NULL, 0 };
 	char title[300];
 	unsigned cpu;
+	int rc;
 
-	c.open = calloc(MAX_CPU_TRACKS, sizeof(*c.open));
 	c.prev_us = malloc(MAX_CPU_TRACKS * sizeof(*c.prev_us));
-	if (!c.open || !c.prev_us) {
-		free(c.open);
-		free(c.prev_us);
+	if (!c.prev_us)
 		return eq_fail(err, "out of memory");
-	}
 	for (cpu = 0; cpu < MAX_CPU_TRACKS; cpu++)
 		c.prev_us[cpu] = -1;
+	if (x->mode == EQP_MODE_TIME)
+		c.period_us = eq_profile_period_s(x->f) * 1e6;
 	fputs("{\"displayTimeUnit\":\"ms\",\"otherData\":{\"recording\":", out);
 	eq_json_string(out, x->in.name);
 	fprintf(out, ",\"creator\":\"%s\",\"mode\":\"%s\"},\"traceEvents\":[", x->creator,
 		x->mode == EQP_MODE_ENERGY ? "energy" : "time");
 	snprintf(title, sizeof(title), "power (%s)", x->in.name);
-	metadata(&c, 1, 0, "process_name", title);
-	snprintf(title, sizeof(title), "samples (%s)", x->in.name);
-	metadata(&c, 2, 0, "process_name", title);
+	metadata(&c, POWER_PID, 0, "process_name", title);
 	power_counters(&c, x);
 	markers(&c, x);
-	sample_slices(&c, x);
-	cpu_names(&c);
+	rc = sample_slices(&c, x);
+	if (rc == 0)
+		track_names(&c);
 	fputs("\n]}\n", out);
 	free(c.open);
 	free(c.prev_us);
+	if (rc < 0)
+		return eq_fail(err, "out of memory for the threads' tracks");
 	return ferror(out) ? eq_fail(err, "writing the Chrome trace failed") : 0;
 }

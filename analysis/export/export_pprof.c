@@ -8,10 +8,14 @@
  * which `protoc --decode_raw` shows as plain numbers.
  *
  * Mapping: one Location per distinct (pid, pc), one Line in it (Function,
- * source line), one Function per (procedure, file), one Mapping per module
- * and load address.  Sample values: [samples, energy in nJ] (time-driven:
+ * source line) or, in code inlined into it, one Line per inlined function,
+ * innermost first, each at the line the next one called it from (what
+ * pprof shows as inline frames); one Function per (procedure, file); one
+ * Mapping per module and load address, with the module's build-id when the
+ * recording has it.  Sample values: [samples, energy in nJ] (time-driven:
  * [samples, time in ns]); labels "pid" (num) and "process" (string).
  */
+#include "elfmod.h"
 #include "export.h"
 
 #include <stdlib.h>
@@ -154,21 +158,80 @@ static int64_t strtab_id(struct strtab *t, const char *s)
 /* ---- the profile ---------------------------------------------------------- */
 
 struct ids {                   /* per loc_count entry */
-	uint64_t mapping, function;
+	uint64_t mapping;
 };
+
+/* Functions by (name, file), both interned pointers; ids from 1. */
+struct fun {
+	const char *name, *file;
+};
+
+struct funtab {
+	struct fun *v;             /* by id - 1 */
+	size_t n, cap;
+	size_t *slot;              /* id, 0 empty; open addressing */
+	size_t mask;
+	int oom;
+};
+
+static size_t fun_hash(const char *name, const char *file)
+{
+	return (size_t)((((uintptr_t)name * 0x9e3779b97f4a7c15ull) ^ (uintptr_t)file) >> 7);
+}
+
+static uint64_t fun_id(struct funtab *t, const char *name, const char *file)
+{
+	size_t j;
+
+	if (t->oom)
+		return 0;
+	if (2 * (t->n + 1) > t->mask) {
+		size_t mask = t->mask ? 2 * t->mask + 1 : 1023, i;
+		size_t *slot = calloc(mask + 1, sizeof(*slot));
+
+		if (!slot) {
+			t->oom = 1;
+			return 0;
+		}
+		for (i = 0; i < t->n; i++) {
+			for (j = fun_hash(t->v[i].name, t->v[i].file) & mask; slot[j]; j = (j + 1) & mask)
+				;
+			slot[j] = i + 1;
+		}
+		free(t->slot);
+		t->slot = slot;
+		t->mask = mask;
+	}
+	for (j = fun_hash(name, file) & t->mask; t->slot[j]; j = (j + 1) & t->mask)
+		if (t->v[t->slot[j] - 1].name == name && t->v[t->slot[j] - 1].file == file)
+			return t->slot[j];
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? 2 * t->cap : 256;
+		struct fun *v = realloc(t->v, cap * sizeof(*v));
+
+		if (!v) {
+			t->oom = 1;
+			return 0;
+		}
+		t->v = v;
+		t->cap = cap;
+	}
+	t->v[t->n] = (struct fun){ name, file };
+	t->slot[j] = ++t->n;
+	return t->n;
+}
 
 static uint64_t bias_of(const struct eq_loc *l)
 {
 	return l->pc - l->module_off;
 }
 
-/* Mapping and Function ids.  Entries are sorted by module, file, proc, so
- * one procedure's entries are neighbours; a module loaded at several
- * addresses (one per process) gets one mapping per address, found in the
- * short list of the current module's addresses. */
+/* Mapping ids.  Entries are sorted by module, so a module loaded at
+ * several addresses (one per process) gets one mapping per address, found
+ * in the short list of the current module's addresses. */
 static int assign_ids(const struct loc_count *lc, size_t n, struct ids *id)
 {
-	uint64_t nmap = 0, nfun = 0, *bias = NULL, *bias_id = NULL;
+	uint64_t nmap = 0, *bias = NULL, *bias_id = NULL;
 	size_t i, j, nb = 0, cap = 0;
 
 	for (i = 0; i < n; i++) {
@@ -193,11 +256,6 @@ static int assign_ids(const struct loc_count *lc, size_t n, struct ids *id)
 			bias_id[nb++] = ++nmap;
 		}
 		id[i].mapping = bias_id[j];
-		if (prev && prev->module == l->module && prev->file == l->file &&
-		    !strcmp(export_proc_name(prev), export_proc_name(l)))
-			id[i].function = id[i - 1].function;
-		else
-			id[i].function = ++nfun;
 	}
 	free(bias);
 	free(bias_id);
@@ -228,21 +286,41 @@ static void put_sample(struct pb *p, struct pb *sub, struct pb *lab,
 	pb_msg(p, 2, sub);
 }
 
+#define MAX_INLINE 32
+
 static void put_location(struct pb *p, struct pb *sub, struct pb *line,
-			 const struct loc_count *c, uint64_t id, const struct ids *ids)
+			 const struct loc_count *c, uint64_t id, const struct ids *ids,
+			 struct export_ctx *x, struct funtab *ft)
 {
+	const struct eq_loc *l = c->loc;
+	struct eq_inline_frame in[MAX_INLINE];
+	size_t n = eq_sym_inlines(x->sym, l, in, MAX_INLINE), k;
+
 	pb_uint(sub, 1, id);
 	pb_uint(sub, 2, ids->mapping);
-	pb_uint(sub, 3, c->loc->pc);
-	pb_uint(line, 1, ids->function);
-	pb_uint(line, 2, c->loc->line);
-	pb_msg(sub, 4, line);
+	pb_uint(sub, 3, l->pc);
+	if (n < 2) {
+		pb_uint(line, 1, fun_id(ft, export_proc_name(l), l->file ? l->file : ""));
+		pb_uint(line, 2, l->line);
+		pb_msg(sub, 4, line);
+	}
+	/* innermost first, each frame at the line the next one called it from */
+	for (k = 0; n >= 2 && k < n; k++) {
+		const char *file = k ? in[k - 1].call_file : l->file;
+
+		pb_uint(line, 1, fun_id(ft, in[k].name, file ? file : ""));
+		pb_uint(line, 2, k ? in[k - 1].call_line : l->line);
+		pb_msg(sub, 4, line);
+	}
 	pb_msg(p, 4, sub);
 }
 
 static void put_mappings(struct pb *p, struct pb *sub, const struct loc_count *lc,
-			 size_t n, const struct ids *ids, struct strtab *st)
+			 size_t n, const struct ids *ids, struct strtab *st, const struct eqp_file *f)
 {
+	char key[4200];
+	const char *bid;
+
 	uint64_t next = 1;
 	size_t i, j;
 
@@ -260,6 +338,9 @@ static void put_mappings(struct pb *p, struct pb *sub, const struct loc_count *l
 		pb_uint(sub, 3, limit);
 		pb_uint(sub, 4, 0);
 		pb_uint(sub, 5, (uint64_t)strtab_id(st, lc[i].loc->module));
+		snprintf(key, sizeof(key), "%s%s", EQ_BUILDID_KEY_PREFIX, lc[i].loc->module);
+		if ((bid = eqp_meta_get(f, key)) != NULL)
+			pb_uint(sub, 6, (uint64_t)strtab_id(st, bid));
 		pb_uint(sub, 7, 1);    /* has_functions: do not symbolize again */
 		pb_uint(sub, 8, 1);
 		pb_uint(sub, 9, 1);
@@ -267,23 +348,18 @@ static void put_mappings(struct pb *p, struct pb *sub, const struct loc_count *l
 	}
 }
 
-static void put_functions(struct pb *p, struct pb *sub, const struct loc_count *lc,
-			  size_t n, const struct ids *ids, struct strtab *st)
+static void put_functions(struct pb *p, struct pb *sub, const struct funtab *ft,
+			  struct strtab *st)
 {
-	uint64_t next = 1;
 	size_t i;
 
-	for (i = 0; i < n; i++) {
-		int64_t name;
+	for (i = 0; i < ft->n; i++) {
+		int64_t name = strtab_id(st, ft->v[i].name);
 
-		if (ids[i].function != next)
-			continue;
-		next++;
-		name = strtab_id(st, export_proc_name(lc[i].loc));
-		pb_uint(sub, 1, ids[i].function);
+		pb_uint(sub, 1, i + 1);
 		pb_uint(sub, 2, (uint64_t)name);
 		pb_uint(sub, 3, (uint64_t)name);
-		pb_uint(sub, 4, (uint64_t)strtab_id(st, lc[i].loc->file ? lc[i].loc->file : ""));
+		pb_uint(sub, 4, (uint64_t)strtab_id(st, ft->v[i].file));
 		pb_msg(p, 5, sub);
 	}
 }
@@ -330,6 +406,7 @@ int export_pprof(FILE *out, struct export_ctx *x, struct eq_error *err)
 {
 	struct pb p = { 0 }, sub = { 0 }, sub2 = { 0 };
 	struct strtab st = { 0 };
+	struct funtab ft = { 0 };
 	struct loc_count *lc;
 	struct ids *ids;
 	uint64_t total;
@@ -351,10 +428,10 @@ int export_pprof(FILE *out, struct export_ctx *x, struct eq_error *err)
 	put_value_type(&p, &sub, 1, unit_type, strtab_id(&st, x->unit_name));
 	for (i = 0; i < n; i++)
 		put_sample(&p, &sub, &sub2, &lc[i], i + 1, x->unit_per_sample, &st);
-	put_mappings(&p, &sub, lc, n, ids, &st);
+	put_mappings(&p, &sub, lc, n, ids, &st, x->f);
 	for (i = 0; i < n; i++)
-		put_location(&p, &sub, &sub2, &lc[i], i + 1, &ids[i]);
-	put_functions(&p, &sub, lc, n, ids, &st);
+		put_location(&p, &sub, &sub2, &lc[i], i + 1, &ids[i], x, &ft);
+	put_functions(&p, &sub, &ft, &st);
 	pb_uint(&p, 9, (uint64_t)eqp_meta(x->f)->start_unix_ns);
 	pb_uint(&p, 10, (uint64_t)span_ns(x));
 	put_value_type(&p, &sub, 11, unit_type, strtab_id(&st, x->unit_name));
@@ -364,7 +441,7 @@ int export_pprof(FILE *out, struct export_ctx *x, struct eq_error *err)
 	/* The string table last: every index above is now in it. */
 	for (i = 0; i < st.n; i++)
 		pb_bytes(&p, 6, st.s[i], strlen(st.s[i]));
-	if (p.oom || sub.oom || sub2.oom || st.oom)
+	if (p.oom || sub.oom || sub2.oom || st.oom || ft.oom)
 		rc = eq_fail(err, "out of memory encoding the pprof profile");
 	else
 		rc = gzip_out(out, &p, err);
@@ -373,6 +450,8 @@ int export_pprof(FILE *out, struct export_ctx *x, struct eq_error *err)
 	free(sub2.b);
 	free(st.s);
 	free(st.hash);
+	free(ft.v);
+	free(ft.slot);
 	free(ids);
 	free(lc);
 	return rc;

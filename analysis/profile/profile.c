@@ -319,6 +319,7 @@ void eq_profile_free(struct eq_profile *p)
 	if (!p)
 		return;
 	eq_intern_free(p->strings_);
+	free(p->unresolved);
 	free(p->rows);
 	free(p);
 }
@@ -353,6 +354,15 @@ double eq_profile_period_s(const struct eqp_file *f)
 	return (double)(last[n1 - 1].time - first[0].time) / m->clock_hz / (double)(n - 1);
 }
 
+static int by_unres_samples(const void *x, const void *y)
+{
+	const struct eq_unresolved *a = x, *b = y;
+
+	if (a->samples != b->samples)
+		return a->samples > b->samples ? -1 : 1;
+	return strcmp(a->module, b->module);
+}
+
 /* ---- the hot loop ------------------------------------------------------- */
 
 /*
@@ -375,6 +385,7 @@ struct pc_table {
 };
 
 #define TAG_ROW_MASK 0x0fffffffu
+#define TAG_UNRESOLVED 0x80000000u  /* the pc has no symbol: counted per module */
 #define ROW_SKIP (TAG_ROW_MASK - 1)   /* excluded idle sample */
 #define KFLAGS(smp) ((uint32_t)((smp)->flags & (EQ_F_KERNEL | EQ_F_IDLE)) << 28)
 
@@ -409,7 +420,7 @@ static int pc_grow(struct pc_table *t)
 /* First sight of a (pid, pc, flags): symbolize, group, remember in slot j. */
 static int row_miss(struct pc_table *t, struct eq_agg *a, struct eq_symbolizer *s,
 		    const struct eq_sample *smp, uint64_t pc, uint32_t who, size_t j,
-		    uint32_t *row)
+		    uint32_t *row, uint32_t *tag)
 {
 	const struct eq_loc *loc = eq_sym_lookup(s, smp);
 	struct task task = { smp->pid, smp->tid, NULL };
@@ -423,8 +434,12 @@ static int row_miss(struct pc_table *t, struct eq_agg *a, struct eq_symbolizer *
 		return -1;
 	else
 		*row = (uint32_t)i;
-	t->slots[j] = (struct pc_slot){ .pc = pc, .pid = who,
-					.tag = KFLAGS(smp) | (*row + 1) };
+	*tag = KFLAGS(smp) | (*row + 1);
+	/* by pid and thread a slot stands for many pcs: no per-pc flag */
+	if ((loc->kind == EQ_LOC_UNRESOLVED || loc->kind == EQ_LOC_NO_MODULE) &&
+	    a->by != EQ_BY_PID && a->by != EQ_BY_THREAD)
+		*tag |= TAG_UNRESOLVED;
+	t->slots[j] = (struct pc_slot){ .pc = pc, .pid = who, .tag = *tag };
 	if (2 * ++t->count > t->mask && pc_grow(t))
 		return -1;
 	return 0;
@@ -435,24 +450,56 @@ static inline int row_for(struct pc_table *t, struct eq_agg *a, struct eq_symbol
 {
 	uint32_t kf = KFLAGS(smp);
 	uint32_t who = multi ? eq_sym_space_key(s, smp) : smp->pid;
+	uint32_t tag;
 	uint64_t pc = a->by == EQ_BY_THREAD ? smp->tid : a->by == EQ_BY_PID ? 0 : smp->pc;
 	size_t j = pc_hash(pc, who) & t->mask;
 
 	for (; t->slots[j].tag; j = (j + 1) & t->mask) {
 		const struct pc_slot *c = &t->slots[j];
 
-		if (c->pc == pc && c->pid == who && (c->tag & ~TAG_ROW_MASK) == kf) {
+		if (c->pc == pc && c->pid == who && (c->tag & ~TAG_ROW_MASK & ~TAG_UNRESOLVED) == kf) {
 			*row = (c->tag & TAG_ROW_MASK) - 1;
-			return 0;
+			return (c->tag & TAG_UNRESOLVED) != 0;
 		}
 	}
-	return row_miss(t, a, s, smp, pc, who, j, row);
+	if (row_miss(t, a, s, smp, pc, who, j, row, &tag) < 0)
+		return -1;
+	return (tag & TAG_UNRESOLVED) != 0;
 }
 
 #define PREFETCH_AHEAD 8
 
+/* Samples with no symbol, per module (few modules: a list). */
+struct unres_list {
+	struct eq_unresolved *v;
+	size_t n, cap;
+};
+
+static int unres_add(struct unres_list *u, const char *module)
+{
+	size_t i;
+
+	for (i = 0; i < u->n; i++)
+		if (u->v[i].module == module) {
+			u->v[i].samples++;
+			return 0;
+		}
+	if (u->n == u->cap) {
+		size_t cap = u->cap ? 2 * u->cap : 16;
+		struct eq_unresolved *v = realloc(u->v, cap * sizeof(*v));
+
+		if (!v)
+			return -1;
+		u->v = v;
+		u->cap = cap;
+	}
+	u->v[u->n++] = (struct eq_unresolved){ .module = module, .samples = 1 };
+	return 0;
+}
+
 static int count_chunk(struct pc_table *t, struct eq_agg *a, struct eq_symbolizer *s,
-		       const struct eq_sample *smp, size_t n, uint64_t *lost_marks)
+		       const struct eq_sample *smp, size_t n, uint64_t *lost_marks,
+		       struct unres_list *unres)
 {
 	/* The pid names the address space unless some process exec'ed. */
 	int multi = eq_sym_multi_space(s);
@@ -466,7 +513,13 @@ static int count_chunk(struct pc_table *t, struct eq_agg *a, struct eq_symbolize
 		if (ahead && k + PREFETCH_AHEAD < n)
 			__builtin_prefetch(&t->slots[pc_hash(smp[k + PREFETCH_AHEAD].pc,
 							     smp[k + PREFETCH_AHEAD].pid) & t->mask]);
-		if (row_for(t, a, s, multi, &smp[k], &row))
+		int u = row_for(t, a, s, multi, &smp[k], &row);
+
+		if (u < 0)
+			return -1;
+		/* the symbolizer's own cache has the pc's module */
+		if (u && !(row == ROW_SKIP) &&
+		    unres_add(unres, eq_sym_lookup(s, &smp[k])->module) < 0)
 			return -1;
 		*lost_marks += (smp[k].flags & EQ_F_LOST) != 0;
 		if (row == ROW_SKIP)
@@ -493,6 +546,7 @@ struct eq_profile *eq_profile_build_progress(const struct eqp_file *f,
 	struct eq_agg *a = eq_agg_new(by, flags, err);
 	struct eq_profile *p;
 	uint64_t lost_marks = 0, done = 0;
+	struct unres_list unres = { 0 };
 	size_t c, i;
 
 	if (!a)
@@ -503,7 +557,7 @@ struct eq_profile *eq_profile_build_progress(const struct eqp_file *f,
 		size_t n;
 		const struct eq_sample *smp = eqp_sample_chunk(f, c, &n);
 
-		if (smp && count_chunk(&t, a, s, smp, n, &lost_marks))
+		if (smp && count_chunk(&t, a, s, smp, n, &lost_marks, &unres))
 			goto oom;
 		done += smp ? n : 0;
 		if (progress)
@@ -518,10 +572,21 @@ struct eq_profile *eq_profile_build_progress(const struct eqp_file *f,
 	p = eq_agg_finish(a, m->mode, m->quantum_j,
 			  m->mode == EQP_MODE_TIME ? eq_profile_period_s(f) : 0,
 			  eqp_lost_total(f), err);
-	if (p)
+	if (p) {
 		p->lost_marks = lost_marks;
+		qsort(unres.v, unres.n, sizeof(*unres.v), by_unres_samples);
+		for (i = 0; i < unres.n; i++) {
+			unres.v[i].why = eq_sym_module_note(s, unres.v[i].module);
+			p->unresolved_samples += unres.v[i].samples;
+		}
+		p->unresolved = unres.v;
+		p->nunresolved = unres.n;
+	} else {
+		free(unres.v);
+	}
 	return p;
 oom:
+	free(unres.v);
 	free(t.slots);
 	eq_agg_free(a);
 	eq_fail(err, "profile of %s: out of memory", eqp_path(f));

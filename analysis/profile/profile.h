@@ -59,6 +59,13 @@ struct eq_row {
 				 NaN when the quantum / rate is unknown */
 };
 
+/* Samples in a module that no symbol covers, and why (eq_sym_module_note). */
+struct eq_unresolved {
+	const char *module;   /* path, "[unknown]" (no mapping), "[kernel.kallsyms]" */
+	const char *why;      /* NULL if not known */
+	uint64_t samples;
+};
+
 struct eq_profile {
 	enum eq_by by;
 	enum eqp_mode mode;
@@ -72,6 +79,11 @@ struct eq_profile {
 				   before each (eq_profile_build only) */
 	size_t nrows;
 	struct eq_row *rows;
+	/* eq_profile_build only, and not by pid or thread: samples whose pc no
+	 * symbol covers, per module, most first (idle excluded if asked) */
+	uint64_t unresolved_samples;
+	size_t nunresolved;
+	struct eq_unresolved *unresolved;
 	struct eq_intern *strings_; /* private: backing store of row names */
 };
 

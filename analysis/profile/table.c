@@ -125,15 +125,53 @@ static void print_json(FILE *out, const struct eq_profile *p)
 		eq_json_number(out, p->period_s > 0 ? p->period_s : NAN);
 	}
 	fprintf(out, ", \"total_samples\": %llu, \"idle_samples\": %llu, "
-		"\"lost_samples\": %llu, \"lost_marks\": %llu, \"exclude_idle\": %s,\n \"rows\": [",
+		"\"lost_samples\": %llu, \"lost_marks\": %llu, \"exclude_idle\": %s,\n",
 		(unsigned long long)p->total_samples, (unsigned long long)p->idle_samples,
 		(unsigned long long)p->lost_samples, (unsigned long long)p->lost_marks,
 		p->exclude_idle ? "true" : "false");
+	fprintf(out, " \"unresolved_samples\": %llu, \"unresolved\": [",
+		(unsigned long long)p->unresolved_samples);
+	for (i = 0; i < p->nunresolved; i++) {
+		fputs(i ? ", {\"module\": " : "{\"module\": ", out);
+		eq_json_string(out, p->unresolved[i].module);
+		fprintf(out, ", \"samples\": %llu, \"why\": ",
+			(unsigned long long)p->unresolved[i].samples);
+		if (p->unresolved[i].why)
+			eq_json_string(out, p->unresolved[i].why);
+		else
+			fputs("null", out);
+		fputc('}', out);
+	}
+	fputs("],\n \"rows\": [", out);
 	for (i = 0; i < p->nrows; i++) {
 		fputs(i ? ",\n  " : "\n  ", out);
 		print_json_row(out, p, &p->rows[i]);
 	}
 	fputs(p->nrows ? "\n ]}\n" : "]}\n", out);
+}
+
+/* "# N samples (x%) have no symbol:" and one line per module, most first. */
+static void print_unresolved(FILE *out, const struct eq_profile *p)
+{
+	size_t i, shown = p->nunresolved < 8 ? p->nunresolved : 8;
+	uint64_t rest = p->unresolved_samples;
+
+	if (!p->unresolved_samples)
+		return;
+	fprintf(out, "# %llu sample%s (%.2f%%) %s no symbol:\n",
+		(unsigned long long)p->unresolved_samples, p->unresolved_samples == 1 ? "" : "s",
+		p->total_samples ? 100.0 * (double)p->unresolved_samples / (double)p->total_samples : 0,
+		p->unresolved_samples == 1 ? "has" : "have");
+	for (i = 0; i < shown; i++) {
+		const struct eq_unresolved *u = &p->unresolved[i];
+
+		fprintf(out, "#   %llu in %s%s%s\n", (unsigned long long)u->samples, u->module,
+			u->why ? ": " : "", u->why ? u->why : "");
+		rest -= u->samples;
+	}
+	if (rest)
+		fprintf(out, "#   %llu in %zu more modules\n", (unsigned long long)rest,
+			p->nunresolved - shown);
 }
 
 static void print_heading(FILE *out, const struct eq_profile *p, const char *source)
@@ -158,6 +196,7 @@ static void print_heading(FILE *out, const struct eq_profile *p, const char *sou
 		fprintf(out, " (%llu sample%s after a loss)", (unsigned long long)p->lost_marks,
 			p->lost_marks == 1 ? "" : "s");
 	fputc('\n', out);
+	print_unresolved(out, p);
 }
 
 static void print_table(FILE *out, const struct eq_profile *p, const char *source)

@@ -2,7 +2,9 @@
  * elfmod.c - an ELF file for symbolization: libdwfl session at bias 0,
  * PT_LOAD headers, sorted function symbols, build-id check, DWARF lines.
  */
+#include <elfutils/libdw.h>
 #include <elfutils/libdwelf.h>
+#include <dwarf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -16,6 +18,7 @@
 #include "eqp.h"
 #include "infile.h"
 #include "intern.h"
+#include "names.h"
 #include "symbolize.h"
 #include "symtab.h"
 
@@ -167,21 +170,196 @@ static int read_loads(struct eq_elfmod *m)
 	return m->nloads ? 0 : -1;
 }
 
+/* A function symbol before aliases are folded (binding decides). */
+struct cand {
+	struct eqp_symbol s;
+	int bind;
+};
+
+struct cands {
+	struct cand *v;
+	size_t n, cap;
+};
+
+static int add_cand(struct cands *c, uint64_t addr, uint64_t size, const char *name, int bind)
+{
+	if (!name)
+		return -1;
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? 2 * c->cap : 256;
+		struct cand *v = realloc(c->v, cap * sizeof(*v));
+
+		if (!v)
+			return -1;
+		c->v = v;
+		c->cap = cap;
+	}
+	c->v[c->n++] = (struct cand){ { addr, size, name }, bind };
+	return 0;
+}
+
+/* By address, the best name of an address first (names.h). */
+static int by_addr_best(const void *a, const void *b)
+{
+	const struct cand *x = a, *y = b;
+
+	if (x->s.addr != y->s.addr)
+		return x->s.addr < y->s.addr ? -1 : 1;
+	return eq_name_alias_cmp(x->s.size, x->bind, x->s.name, y->s.size, y->bind, y->s.name);
+}
+
+/* The candidates as one symbol per address, the best name of each. */
+static int fold(struct cands *c, struct eqp_symbol **out, size_t *n)
+{
+	size_t k;
+
+	*out = NULL;
+	*n = 0;
+	if (!c->n)
+		return 0;
+	qsort(c->v, c->n, sizeof(*c->v), by_addr_best);
+	*out = calloc(c->n, sizeof(**out));
+	if (!*out)
+		return -1;
+	for (k = 0; k < c->n; k++)
+		if (!*n || (*out)[*n - 1].addr != c->v[k].s.addr)
+			(*out)[(*n)++] = c->v[k].s;
+	return 0;
+}
+
+/* GOT slot address -> the name of the function it is for, from the
+ * dynamic relocations (JUMP_SLOT for .plt/.plt.sec, GLOB_DAT for .plt.got). */
+struct slot_name {
+	uint64_t got;
+	const char *name;
+};
+
+static int by_got(const void *a, const void *b)
+{
+	const struct slot_name *x = a, *y = b;
+
+	return x->got < y->got ? -1 : x->got > y->got;
+}
+
+static int got_names(Elf *elf, struct eq_intern *strings, struct slot_name **out, size_t *n)
+{
+	Elf_Scn *scn = NULL;
+	size_t cap = 0;
+
+	*out = NULL;
+	*n = 0;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh, lsh;
+		Elf_Data *d, *sd;
+		Elf_Scn *symscn;
+		size_t i, nrel;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA || !sh.sh_entsize ||
+		    !(symscn = elf_getscn(elf, sh.sh_link)) || !gelf_getshdr(symscn, &lsh) ||
+		    lsh.sh_type != SHT_DYNSYM || !(d = elf_getdata(scn, NULL)) ||
+		    !(sd = elf_getdata(symscn, NULL)))
+			continue;
+		nrel = sh.sh_size / sh.sh_entsize;
+		for (i = 0; i < nrel; i++) {
+			GElf_Rela r;
+			GElf_Sym sym;
+			const char *name;
+			unsigned type;
+
+			if (!gelf_getrela(d, (int)i, &r))
+				break;
+			type = (unsigned)GELF_R_TYPE(r.r_info);
+			if ((type != R_X86_64_JUMP_SLOT && type != R_X86_64_GLOB_DAT) ||
+			    !gelf_getsym(sd, (int)GELF_R_SYM(r.r_info), &sym) ||
+			    !(name = elf_strptr(elf, lsh.sh_link, sym.st_name)) || !name[0])
+				continue;
+			if (*n == cap) {
+				struct slot_name *v;
+
+				cap = cap ? 2 * cap : 64;
+				v = realloc(*out, cap * sizeof(*v));
+				if (!v)
+					return -1;
+				*out = v;
+			}
+			(*out)[*n] = (struct slot_name){ r.r_offset, eq_internf(strings, "%s@plt", name) };
+			if (!(*out)[(*n)++].name)
+				return -1;
+		}
+	}
+	qsort(*out, *n, sizeof(**out), by_got);
+	return 0;
+}
+
 /*
- * Copies the module's function symbols into a sorted index: libdwfl's own
- * address lookup scans every symbol per call, which is too slow for tens of
- * thousands of distinct pcs.
+ * PLT stubs, named "func@plt" as perf and objdump name them.  Each x86-64
+ * stub jumps through its GOT slot (ff 25 disp32: jmp *disp32(%rip), after
+ * an endbr64 and bnd prefix in .plt.sec), and the slot's relocation names
+ * the function; the stub's own position in the table is not trusted.
+ */
+static int plt_symbols(struct eq_elfmod *m, struct cands *c)
+{
+	GElf_Addr bias;
+	Elf *elf = dwfl_module_getelf(m->mod, &bias);
+	struct slot_name *slots = NULL;
+	Elf_Scn *scn = NULL;
+	GElf_Ehdr eh;
+	size_t nslots, shstrndx;
+	int rc = -1;
+
+	if (!elf || !gelf_getehdr(elf, &eh) || eh.e_machine != EM_X86_64 ||
+	    elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return 0;
+	if (got_names(elf, m->strings, &slots, &nslots) < 0)
+		goto out;
+	while (nslots && (scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		const char *sname;
+		uint64_t step, off;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
+		    !(sname = elf_strptr(elf, shstrndx, sh.sh_name)) || strncmp(sname, ".plt", 4) ||
+		    (sname[4] && strcmp(sname + 4, ".sec") && strcmp(sname + 4, ".got")) ||
+		    !(d = elf_getdata(scn, NULL)) || !d->d_buf || d->d_size < sh.sh_size)
+			continue;
+		step = sh.sh_entsize >= 8 && sh.sh_entsize <= 32 ? sh.sh_entsize : 16;
+		for (off = 0; off + step <= sh.sh_size; off += step) {
+			const unsigned char *e = (const unsigned char *)d->d_buf + off;
+			struct slot_name key, *hit;
+			uint64_t i;
+			int32_t disp;
+
+			for (i = 0; i + 6 <= step; i++)
+				if (e[i] == 0xff && e[i + 1] == 0x25)
+					break;
+			if (i + 6 > step)
+				continue;
+			memcpy(&disp, e + i + 2, 4);
+			key.got = sh.sh_addr + off + i + 6 + (uint64_t)(int64_t)disp;
+			hit = bsearch(&key, slots, nslots, sizeof(*slots), by_got);
+			if (hit && add_cand(c, sh.sh_addr + off, step, hit->name, EQ_BIND_UNKNOWN) < 0)
+				goto out;
+		}
+	}
+	rc = 0;
+out:
+	free(slots);
+	return rc;
+}
+
+/*
+ * Copies the module's function symbols into a sorted index, one name per
+ * address (names.h), with the PLT stubs: libdwfl's own address lookup scans
+ * every symbol per call, which is too slow for tens of thousands of
+ * distinct pcs.  Names are demangled when first looked up.
  */
 static int read_symbols(struct eq_elfmod *m)
 {
 	int n = dwfl_module_getsymtab(m->mod), i;
+	struct cands c = { 0 };
 	size_t used = 0;
 
-	if (n <= 0)
-		return 0;
-	m->syms = calloc((size_t)n, sizeof(*m->syms));
-	if (!m->syms)
-		return -1;
 	for (i = 1; i < n; i++) {
 		GElf_Sym sym;
 		GElf_Addr addr;
@@ -193,11 +371,13 @@ static int read_symbols(struct eq_elfmod *m)
 		if (!name || !name[0] || sym.st_shndx == SHN_UNDEF ||
 		    (type != STT_FUNC && type != STT_GNU_IFUNC))
 			continue;
-		m->syms[used] = (struct eqp_symbol){ .addr = addr, .size = sym.st_size,
-						     .name = eq_intern(m->strings, name) };
-		if (!m->syms[used++].name)
-			return -1;
+		if (add_cand(&c, addr, sym.st_size, eq_name_unversioned(m->strings, name),
+			     GELF_ST_BIND(sym.st_info)) < 0)
+			goto oom;
 	}
+	if (plt_symbols(m, &c) < 0 || fold(&c, &m->syms, &used) < 0)
+		goto oom;
+	free(c.v);
 	if (used) {
 		struct eqp_symtab t = { "", 0, used, m->syms };
 
@@ -206,6 +386,9 @@ static int read_symbols(struct eq_elfmod *m)
 			return -1;
 	}
 	return 0;
+oom:
+	free(c.v);
+	return -1;
 }
 
 static void hex_of(const unsigned char *bits, int len, char *hex, size_t size)
@@ -333,6 +516,13 @@ const char *eq_elfmod_lookup(struct eq_elfmod *m, uint64_t off, uint64_t *proc_o
 	    !(sym = eq_symtab_index_find(m->index, vaddr)))
 		return NULL;
 	*proc_off = vaddr - sym->addr;
+	/* Demangled once, on first use: most symbols are never hit. */
+	if (sym->name[0] == '_' && (sym->name[1] == 'Z' || sym->name[1] == 'R')) {
+		const char *d = eq_name_demangle(m->strings, sym->name);
+
+		if (d)
+			((struct eqp_symbol *)sym)->name = d;
+	}
 	if (file && (l = dwfl_module_getsrc(m->mod, vaddr)) != NULL) {
 		const char *src = dwfl_lineinfo(l, NULL, &lineno, NULL, NULL, NULL);
 
@@ -372,4 +562,197 @@ int eq_elf_build_id_in(const struct eq_root *root, const char *path, char *hex,
 int eq_elf_build_id(const char *path, char *hex, size_t size, struct eq_error *err)
 {
 	return eq_elf_build_id_in(NULL, path, hex, size, err);
+}
+
+int eq_elf_image_symbols(const void *image, size_t size, struct eq_intern *strings,
+			 struct eqp_symbol **syms, size_t *n, struct eq_error *err)
+{
+	char *copy = malloc(size ? size : 1);
+	struct cands c = { 0 };
+	Elf_Scn *scn = NULL;
+	size_t nph = 0, i;
+	Elf *elf;
+	int rc = -1;
+
+	*syms = NULL;
+	*n = 0;
+	if (!copy)
+		return eq_fail(err, "out of memory for an ELF image of %zu bytes", size);
+	memcpy(copy, image, size);
+	elf_version(EV_CURRENT);
+	elf = elf_memory(copy, size);
+	if (!elf || elf_kind(elf) != ELF_K_ELF || elf_getphdrnum(elf, &nph) != 0) {
+		eq_fail(err, "not an ELF image (%s)", elf_errmsg(-1));
+		goto out;
+	}
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_DYNSYM && sh.sh_type != SHT_SYMTAB) ||
+		    !sh.sh_entsize || !(d = elf_getdata(scn, NULL)))
+			continue;
+		for (i = 1; i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym sym;
+			GElf_Phdr ph;
+			const char *name;
+			int type, k;
+
+			if (!gelf_getsym(d, (int)i, &sym))
+				break;
+			type = GELF_ST_TYPE(sym.st_info);
+			if (sym.st_shndx == SHN_UNDEF || (type != STT_FUNC && type != STT_GNU_IFUNC) ||
+			    !(name = elf_strptr(elf, sh.sh_link, sym.st_name)) || !name[0])
+				continue;
+			/* addresses of the image as offsets into it, as the maps give */
+			for (k = 0; k < (int)nph; k++)
+				if (gelf_getphdr(elf, k, &ph) && ph.p_type == PT_LOAD &&
+				    sym.st_value >= ph.p_vaddr && sym.st_value < ph.p_vaddr + ph.p_filesz)
+					break;
+			if (k == (int)nph)
+				continue;
+			if (add_cand(&c, sym.st_value - ph.p_vaddr + ph.p_offset, sym.st_size,
+				     eq_name_unversioned(strings, name), GELF_ST_BIND(sym.st_info)) < 0) {
+				eq_fail(err, "out of memory for symbols");
+				goto out;
+			}
+		}
+	}
+	if (fold(&c, syms, n) < 0) {
+		eq_fail(err, "out of memory for symbols");
+		goto out;
+	}
+	rc = 0;
+out:
+	free(c.v);
+	if (elf)
+		elf_end(elf);
+	free(copy);
+	return rc;
+}
+
+void eq_elfmod_describe(struct eq_elfmod *m, char *buf, size_t size)
+{
+	const char *main_file = NULL, *debug_file = NULL, *link;
+	const unsigned char *id;
+	GElf_Addr bias, vaddr;
+	Elf *elf = dwfl_module_getelf(m->mod, &bias);
+	Elf_Scn *scn = NULL;
+	GElf_Word crc;
+	int len, symtab = 0, i, n;
+
+	while (elf && (scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB)
+			symtab = 1;
+	}
+	dwfl_module_info(m->mod, NULL, NULL, NULL, NULL, NULL, &main_file, &debug_file);
+	if (symtab || debug_file) {
+		snprintf(buf, size, "no symbol covers them (symbols from %s%s)",
+			 debug_file ? "its debug file " : ".symtab",
+			 debug_file ? debug_file : "");
+		return;
+	}
+	n = snprintf(buf, size, "stripped (only .dynsym) and no debug file found: looked for ");
+	len = dwfl_module_build_id(m->mod, &id, &vaddr);
+	if (len > 0 && n < (int)size) {
+		n += snprintf(buf + n, size - (size_t)n, "/usr/lib/debug/.build-id/%02x/", id[0]);
+		for (i = 1; i < len && n < (int)size; i++)
+			n += snprintf(buf + n, size - (size_t)n, "%02x", id[i]);
+		if (n < (int)size)
+			n += snprintf(buf + n, size - (size_t)n, ".debug");
+	}
+	link = elf ? dwelf_elf_gnu_debuglink(elf, &crc) : NULL;
+	if (link && n < (int)size)
+		n += snprintf(buf + n, size - (size_t)n, "%s%s beside it, in .debug/ and under /usr/lib/debug",
+			      len > 0 ? " and " : "", link);
+	if (len <= 0 && !link && n < (int)size)
+		snprintf(buf + n, size - (size_t)n, "nothing: the file has neither a build-id nor a debuglink");
+	else if (n < (int)size)
+		snprintf(buf + n, size - (size_t)n, " (install its debug package, e.g. the -dbgsym one)");
+}
+
+/* A DIE's name, following its abstract origin (inlined copies have none of
+ * their own): the linkage name demangled, else DW_AT_name. */
+static const char *die_name(Dwarf_Die *die, struct eq_intern *strings)
+{
+	Dwarf_Attribute attr;
+	const char *n;
+
+	if ((dwarf_attr_integrate(die, DW_AT_linkage_name, &attr) ||
+	     dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr)) &&
+	    (n = dwarf_formstring(&attr)) != NULL) {
+		const char *in = eq_intern(strings, n);
+
+		return in ? eq_name_demangle(strings, in) : NULL;
+	}
+	if (dwarf_attr_integrate(die, DW_AT_name, &attr) && (n = dwarf_formstring(&attr)) != NULL)
+		return eq_intern(strings, n);
+	return NULL;
+}
+
+size_t eq_elfmod_inlines(struct eq_elfmod *m, uint64_t off, struct eq_inline_frame *out,
+			 size_t max)
+{
+	Dwarf_Die *scopes = NULL, *cu;
+	Dwarf_Files *files = NULL;
+	Dwarf_Addr bias;
+	uint64_t vaddr;
+	size_t nfiles = 0, n = 0;
+	int nscopes, i = 0;
+
+	if (offset_to_vaddr(m, off, &vaddr) || !(cu = dwfl_module_addrdie(m->mod, vaddr, &bias)))
+		return 0;
+	nscopes = dwarf_getscopes(cu, vaddr - bias, &scopes);
+	dwarf_getsrcfiles(cu, &files, &nfiles);
+	/* innermost first: each inlined subroutine, then the function that
+	 * holds them; an inlined copy's call site is a line of the scope
+	 * around it, found among its concrete parents (getscopes continues
+	 * with the abstract definition's) */
+	while (i < nscopes && n < max) {
+		int tag = dwarf_tag(&scopes[i]);
+		Dwarf_Attribute attr;
+		Dwarf_Word fileno = 0, lineno = 0;
+		Dwarf_Die *parents = NULL;
+
+		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram) {
+			i++;
+			continue;
+		}
+		out[n] = (struct eq_inline_frame){ die_name(&scopes[i], m->strings), NULL, 0 };
+		if (tag == DW_TAG_inlined_subroutine &&
+		    dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_file, &attr), &fileno) == 0 &&
+		    dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_line, &attr), &lineno) == 0 &&
+		    files && fileno < nfiles) {
+			const char *f = dwarf_filesrc(files, fileno, NULL, NULL);
+
+			out[n].call_file = f ? eq_intern(m->strings, f) : NULL;
+			out[n].call_line = (unsigned)lineno;
+		}
+		if (!out[n].name)
+			break;
+		n++;
+		if (tag == DW_TAG_subprogram)
+			break;
+		nscopes = dwarf_getscopes_die(&scopes[i], &parents);
+		free(scopes);
+		scopes = parents;
+		i = 1;           /* parents[0] is the inlined copy itself */
+	}
+	free(scopes);
+	return n;
+}
+
+const char *eq_elfmod_proc_file(struct eq_elfmod *m, uint64_t off, uint64_t proc_off)
+{
+	uint64_t vaddr;
+	Dwfl_Line *l;
+	const char *src;
+
+	if (offset_to_vaddr(m, off, &vaddr) || vaddr < proc_off ||
+	    !(l = dwfl_module_getsrc(m->mod, vaddr - proc_off)))
+		return NULL;
+	src = dwfl_lineinfo(l, NULL, NULL, NULL, NULL, NULL);
+	return src ? eq_intern(m->strings, src) : NULL;
 }

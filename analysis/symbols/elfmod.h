@@ -46,4 +46,31 @@ const char *eq_elfmod_lookup(struct eq_elfmod *m, uint64_t off, uint64_t *proc_o
 int eq_elf_build_id_in(const struct eq_root *root, const char *path, char *hex,
 		       size_t size, struct eq_error *err);
 
+/* One frame of the inline chain at a pc, innermost first. */
+struct eq_inline_frame {
+	const char *name;       /* the function (inlined or not), demangled */
+	const char *call_file;  /* where an inlined copy was called from, in the */
+	unsigned call_line;     /* next frame's function; NULL, 0 for the last */
+};
+/* The inline chain at file offset off (DWARF scopes); 0 without DWARF. */
+size_t eq_elfmod_inlines(struct eq_elfmod *m, uint64_t off, struct eq_inline_frame *out,
+			 size_t max);
+/* The source file of the function whose code holds off, at its entry
+ * (proc_off before it), or NULL. */
+const char *eq_elfmod_proc_file(struct eq_elfmod *m, uint64_t off, uint64_t proc_off);
+
+/* Why a pc of m has no symbol, in words: stripped and where its debug
+ * file was looked for, or where its symbols came from. */
+void eq_elfmod_describe(struct eq_elfmod *m, char *buf, size_t size);
+
+/*
+ * The function symbols of an ELF image in memory (the kernel's vdso, read
+ * by the recorder from its own address space), one per address as for
+ * files, at their offsets into the image; names interned in strings.
+ * *syms is malloc'd.  Returns 0, or -1 with err.
+ */
+struct eqp_symbol;
+int eq_elf_image_symbols(const void *image, size_t size, struct eq_intern *strings,
+			 struct eqp_symbol **syms, size_t *n, struct eq_error *err);
+
 #endif

@@ -26,6 +26,7 @@
 #include "infile.h"
 #include "intern.h"
 #include "maps.h"
+#include "names.h"
 #include "symbolize.h"
 #include "symtab.h"
 #include "tasks.h"
@@ -38,6 +39,7 @@ struct modfile {
 	struct eq_elfmod *elf;
 	struct eq_symtab_index *embedded;
 	int embedded_absolute;     /* table addresses are pcs, not file offsets */
+	const char *note;          /* why its symbols are missing (MOD_NONE) */
 	struct modfile *next;
 };
 
@@ -168,10 +170,18 @@ static const struct eqp_symtab *embedded_table(const struct eq_symbolizer *s, co
 	return NULL;
 }
 
+/* Memory no file backs: JIT code lives there (perf's "//anon"). */
+static int anonymous(const char *path)
+{
+	return !path[0] || !strcmp(path, "//anon") || !strncmp(path, "[anon", 5) ||
+	       !strncmp(path, "/memfd:", 7);
+}
+
 static void load_module(struct eq_symbolizer *s, struct modfile *m)
 {
+	size_t before = s->nwarnings;
 	const struct eqp_symtab *t;
-	int rc = open_elf(s, m);
+	int rc = anonymous(m->path) ? -2 : open_elf(s, m);
 
 	if (rc == 0) {
 		m->state = MOD_ELF;
@@ -184,11 +194,18 @@ static void load_module(struct eq_symbolizer *s, struct modfile *m)
 		return;
 	}
 	m->state = MOD_NONE;
-	if (m->path[0] == '/' && rc == -1)  /* -2 has said what was wrong */
+	if (anonymous(m->path))
+		warn(s, "%s: code in anonymous memory (a JIT's?) and no /tmp/perf-PID.map was recorded "
+		     "for its process; its samples are reported as [unknown] (have the JIT write "
+		     "one: node --perf-basic-prof, or a JVM's perf map agent)", m->path);
+	else if (m->path[0] == '/' && rc == -1)  /* -2 has said what was wrong */
 		warn(s, "%s: no ELF file found%s%s and no symbol table in the recording; "
 		     "its samples are reported as [unknown] (try --symfs DIR)", m->path,
 		     s->opt.symfs ? " under " : "", s->opt.symfs ? s->opt.symfs : "");
+	if (s->nwarnings > before)
+		m->note = s->warnings[s->nwarnings - 1];
 }
+
 
 static struct modfile *module_for(struct eq_symbolizer *s, const char *path)
 {
@@ -311,9 +328,40 @@ static void resolve_table(struct eq_symbolizer *s, struct eq_symtab_index *t,
 
 	if (!sym)
 		return;
-	loc->kind = EQ_LOC_RESOLVED;
 	loc->proc = eq_intern(s->strings, sym->name);
+	if (loc->proc)
+		loc->proc = eq_name_demangle(s->strings, loc->proc);
+	if (!loc->proc)
+		return;
+	loc->kind = EQ_LOC_RESOLVED;
 	loc->proc_off = addr - sym->addr;
+}
+
+/* A pc outside any file: code a JIT named in /tmp/perf-PID.map, if the
+ * recording has that map (the recorder embeds it).  0 when it has none. */
+static int locate_jit(struct eq_symbolizer *s, struct eq_loc *loc)
+{
+	struct modfile *m = module_for(s, eq_internf(s->strings, "/tmp/perf-%u.map", loc->pid));
+	const struct eqp_symtab *t;
+
+	if (!m)
+		return 0;
+	if (m->state == MOD_UNTRIED) {
+		t = embedded_table(s, m->path);
+		m->state = MOD_NONE;
+		if (t && (m->embedded = eq_symtab_index_new(t)) != NULL) {
+			m->state = MOD_EMBEDDED;
+			m->embedded_absolute = 1;
+		}
+	}
+	if (m->state != MOD_EMBEDDED)
+		return 0;
+	loc->module = m->path;
+	loc->module_base = eq_intern(s->strings, base_name(m->path));
+	loc->module_off = loc->pc;
+	loc->kind = EQ_LOC_UNRESOLVED;
+	resolve_table(s, m->embedded, loc->pc, loc);
+	return 1;
 }
 
 static void locate_user(struct eq_symbolizer *s, struct spaceinfo *p, struct eq_loc *loc)
@@ -321,6 +369,8 @@ static void locate_user(struct eq_symbolizer *s, struct spaceinfo *p, struct eq_
 	const struct eq_map *map = p && p->have_maps ? eq_maps_find(&p->maps, loc->pc) : NULL;
 	struct modfile *m;
 
+	if ((!map || anonymous(map->path)) && locate_jit(s, loc))
+		return;
 	if (!map || !map->path[0]) {
 		loc->kind = EQ_LOC_NO_MODULE;
 		loc->module = loc->module_base = s->s_unknown;
@@ -580,4 +630,61 @@ struct eq_elfmod *eq_sym_module_elf(struct eq_symbolizer *s, const char *module,
 		*host_path = eq_intern(s->strings, file);
 	}
 	return m->elf;
+}
+
+const char *eq_sym_module_note(struct eq_symbolizer *s, const char *module)
+{
+	struct modfile *m;
+	char buf[1024];
+
+	if (!module || module == s->s_unknown)
+		return "in no mapping of its process (no maps were recorded for it, or code outside them)";
+	if (module == s->s_kernel)
+		return "the recording has no kernel symbol table";
+	m = module_for(s, eq_intern(s->strings, module));
+	if (!m)
+		return NULL;
+	switch (m->state) {
+	case MOD_ELF:
+		eq_elfmod_describe(m->elf, buf, sizeof(buf));
+		return eq_intern(s->strings, buf);
+	case MOD_EMBEDDED:
+		return "no symbol of the recording's table covers them";
+	case MOD_NONE:
+		return m->note ? m->note : "no symbols for it";
+	default:
+		return NULL;
+	}
+}
+
+/* The ELF of a loc's module, loaded; NULL for other modules. */
+static struct eq_elfmod *loc_elf(struct eq_symbolizer *s, const struct eq_loc *l)
+{
+	struct modfile *m;
+
+	if (l->kind != EQ_LOC_RESOLVED || l->kernel || !l->module || l->module[0] != '/')
+		return NULL;
+	m = module_for(s, eq_intern(s->strings, l->module));
+	if (m && m->state == MOD_UNTRIED)
+		load_module(s, m);
+	return m && m->state == MOD_ELF ? m->elf : NULL;
+}
+
+size_t eq_sym_inlines(struct eq_symbolizer *s, const struct eq_loc *l,
+		      struct eq_inline_frame *out, size_t max)
+{
+	struct eq_elfmod *e = loc_elf(s, l);
+	size_t n = e ? eq_elfmod_inlines(e, l->module_off, out, max) : 0;
+
+	/* the outermost frame is the symbol the profile names */
+	if (n)
+		out[n - 1].name = l->proc;
+	return n;
+}
+
+const char *eq_sym_proc_file(struct eq_symbolizer *s, const struct eq_loc *l)
+{
+	struct eq_elfmod *e = loc_elf(s, l);
+
+	return e ? eq_elfmod_proc_file(e, l->module_off, l->proc_off) : NULL;
 }

@@ -86,6 +86,20 @@ const struct eq_loc *eq_sym_lookup(struct eq_symbolizer *s,
  * the pid when no process of the recording had more than one address space,
  * else one number per address space.  For callers' own caches of lookups. */
 uint32_t eq_sym_space_key(struct eq_symbolizer *s, const struct eq_sample *smp);
+/* Why samples in module (a loc's module) had no symbol, for the user: a
+ * stripped file and where its debug file was looked for, no ELF file, JIT
+ * code without a map, no mapping at all.  NULL if nothing is known. */
+const char *eq_sym_module_note(struct eq_symbolizer *s, const char *module);
+
+/* The inline chain at a resolved loc, innermost first, the last frame
+ * being loc->proc (elfmod.h's struct eq_inline_frame); 0 when the module
+ * has no DWARF for it. */
+struct eq_inline_frame;
+size_t eq_sym_inlines(struct eq_symbolizer *s, const struct eq_loc *l,
+		      struct eq_inline_frame *out, size_t max);
+/* The source file of loc's function (at its entry), or NULL. */
+const char *eq_sym_proc_file(struct eq_symbolizer *s, const struct eq_loc *l);
+
 /* 1 when eq_sym_space_key() is not simply the pid. */
 int eq_sym_multi_space(const struct eq_symbolizer *s);
 

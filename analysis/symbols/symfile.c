@@ -111,3 +111,75 @@ void eq_symfile_release(struct eq_symfile *s)
 	free(s->names);
 	memset(s, 0, sizeof(*s));
 }
+
+/* One hex number with an optional 0x; p is advanced past it. */
+static int hex_field(const char **p, const char *end, uint64_t *v)
+{
+	int digits = 0;
+
+	*v = 0;
+	if (end - *p > 2 && (*p)[0] == '0' && ((*p)[1] == 'x' || (*p)[1] == 'X'))
+		*p += 2;
+	for (; *p < end && isxdigit((unsigned char)**p); (*p)++, digits++) {
+		if (digits == 16)
+			return -1;
+		*v = *v * 16 + (uint64_t)(isdigit((unsigned char)**p) ? **p - '0' :
+					  tolower((unsigned char)**p) - 'a' + 10);
+	}
+	return digits ? 0 : -1;
+}
+
+int eq_perfmap_parse(const char *text, size_t len, const char *name,
+		     struct eq_symfile *out, struct eq_error *err)
+{
+	struct eq_symfile s = { 0 };
+	const char *p = text, *end = text + len;
+	size_t cap = 0, used = 0;
+	unsigned long lineno = 0;
+
+	s.names = malloc(len + 1);
+	if (!s.names)
+		return eq_fail(err, "%s: out of memory", name);
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *line_end = nl ? nl : end, *q = p;
+		uint64_t addr, size;
+
+		lineno++;
+		p = nl ? nl + 1 : end;
+		if (line_end > q && line_end[-1] == '\r')
+			line_end--;
+		if (q == line_end)
+			continue;
+		if (hex_field(&q, line_end, &addr) || q >= line_end || *q++ != ' ' ||
+		    hex_field(&q, line_end, &size) || q >= line_end || *q++ != ' ' || q == line_end) {
+			free(s.syms);
+			free(s.names);
+			return eq_fail(err, "%s:%lu: expected 'START SIZE NAME' (hex, as a JIT's "
+				       "/tmp/perf-PID.map has)", name, lineno);
+		}
+		if (s.n == cap) {
+			struct eqp_symbol *grown;
+
+			cap = cap ? 2 * cap : 256;
+			grown = realloc(s.syms, cap * sizeof(*grown));
+			if (!grown) {
+				free(s.syms);
+				free(s.names);
+				return eq_fail(err, "%s: out of memory", name);
+			}
+			s.syms = grown;
+		}
+		memcpy(s.names + used, q, (size_t)(line_end - q));
+		s.names[used + (size_t)(line_end - q)] = '\0';
+		s.syms[s.n++] = (struct eqp_symbol){ .addr = addr, .size = size,
+						     .name = (const char *)(uintptr_t)used };
+		used += (size_t)(line_end - q) + 1;
+	}
+	for (size_t i = 0; i < s.n; i++)
+		s.syms[i].name = s.names + (uintptr_t)s.syms[i].name;
+	if (s.n)
+		qsort(s.syms, s.n, sizeof(*s.syms), by_addr);
+	*out = s;
+	return 0;
+}

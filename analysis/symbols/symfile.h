@@ -29,4 +29,13 @@ int eq_symfile_parse(const char *text, size_t len, const char *name,
 		     struct eq_symfile *out, struct eq_error *err);
 void eq_symfile_release(struct eq_symfile *s);
 
+/*
+ * A JIT's symbol map, /tmp/perf-PID.map, the format perf reads: one
+ * "START SIZE NAME" a line, START and SIZE in hex (0x optional), NAME the
+ * rest of the line (it may hold spaces: "LazyCompile:*fib /app/x.js:3").
+ * Addresses are absolute; sizes are kept.
+ */
+int eq_perfmap_parse(const char *text, size_t len, const char *name,
+		     struct eq_symfile *out, struct eq_error *err);
+
 #endif

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "names.h"
 #include "symtab.h"
 
 #define LAST_SIZELESS_REACH (1u << 20)
@@ -24,10 +25,9 @@ static int by_addr(const void *a, const void *b)
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
 	/* Aliases: the lookup takes the last of equal addresses, so put the
-	 * sized one last, and of equals the alphabetically first. */
-	if (x->size != y->size)
-		return x->size < y->size ? -1 : 1;
-	return -strcmp(x->name, y->name);
+	 * best name (names.h) last. */
+	return -eq_name_alias_cmp(x->size, EQ_BIND_UNKNOWN, x->name,
+				  y->size, EQ_BIND_UNKNOWN, y->name);
 }
 
 struct eq_symtab_index *eq_symtab_index_new(const struct eqp_symtab *t)

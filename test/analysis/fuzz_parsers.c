@@ -69,6 +69,21 @@ static void fuzz_symfile(const uint8_t *data, size_t size)
 	eq_symfile_release(&f);
 }
 
+/* A JIT's /tmp/perf-PID.map: the same inputs as the nm lists. */
+static void fuzz_perfmap(const uint8_t *data, size_t size)
+{
+	struct eq_symfile f;
+	struct eq_error err;
+	size_t i;
+
+	if (eq_perfmap_parse((const char *)data, size, "fuzz.map", &f, &err))
+		return;
+	for (i = 1; i < f.n; i++)
+		if (f.syms[i].addr < f.syms[i - 1].addr)
+			__builtin_trap();
+	eq_symfile_release(&f);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size < 1)
@@ -76,7 +91,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	switch (data[0] % 3) {
 	case 0: fuzz_csv(data + 1, size - 1); break;
 	case 1: fuzz_maps(data + 1, size - 1); break;
-	case 2: fuzz_symfile(data + 1, size - 1); break;
+	case 2: fuzz_symfile(data + 1, size - 1); fuzz_perfmap(data + 1, size - 1); break;
 	}
 	return 0;
 }

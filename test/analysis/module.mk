@@ -8,7 +8,8 @@ INTEG_SAN_TESTS += $(EQ_ANALYSIS_INTEG)
 
 # The import parsers' libFuzzer target, built with clang like every fuzzer.
 FUZZ_PARSERS_SRCS = test/analysis/fuzz_parsers.c analysis/file/csv_samples.c analysis/symbols/maps.c \
-	analysis/symbols/symfile.c analysis/symbols/symtab.c analysis/util/eq_error.c
+	analysis/symbols/symfile.c analysis/symbols/symtab.c analysis/symbols/names.c \
+	analysis/symbols/intern.c analysis/util/eq_error.c
 EXTRA_PROGS += $(B)/fuzz/fuzz_parsers
 INTEG_TESTS += test/analysis/fuzz-parsers.sh
 
@@ -17,14 +18,14 @@ $(B)/fuzz/fuzz_parsers: $(FUZZ_PARSERS_SRCS) analysis/file/csv_samples.h analysi
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  FUZZ    $@")
 	$(Q)clang $(CSTD) -g -O1 -fsanitize=fuzzer,address,undefined $(INCLUDES) -o $@ \
-		$(FUZZ_PARSERS_SRCS)
+		$(FUZZ_PARSERS_SRCS) -liberty
 
 # Everything report does with an accepted recording, fuzzed (CRCs skipped
 # like the reader's own target so mutations reach the contents).
 FUZZ_PROFILE_SRCS = test/analysis/fuzz_profile.c analysis/file/eqp_read.c analysis/file/eqp_access.c \
 	analysis/util/eq_error.c analysis/symbols/symbolize.c analysis/symbols/elfmod.c analysis/profile/profile.c \
 	analysis/profile/table.c analysis/profile/compare.c analysis/symbols/intern.c analysis/symbols/maps.c \
-	analysis/symbols/symtab.c analysis/symbols/tasks.c analysis/profile/stats.c analysis/util/units.c analysis/power/power.c analysis/file/crc32c.c \
+	analysis/symbols/symtab.c analysis/symbols/tasks.c analysis/symbols/names.c analysis/profile/stats.c analysis/util/units.c analysis/power/power.c analysis/file/crc32c.c \
 	analysis/file/infile.c
 EXTRA_PROGS += $(B)/fuzz/fuzz_profile
 INTEG_TESTS += test/analysis/fuzz-profile.sh
@@ -33,7 +34,7 @@ $(B)/fuzz/fuzz_profile: $(FUZZ_PROFILE_SRCS) $(wildcard analysis/*/*.h)
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  FUZZ    $@")
 	$(Q)clang $(CSTD) -g -O1 -fsanitize=fuzzer,address,undefined -DEQP_FUZZING=1 $(INCLUDES) \
-		-o $@ $(FUZZ_PROFILE_SRCS) -ldw -lelf -lz -lm
+		-o $@ $(FUZZ_PROFILE_SRCS) -ldw -lelf -lz -liberty -lm
 # eqprof annotate against objdump and addr2line.
 INTEG_TESTS += test/analysis/annotate.py
 INTEG_SAN_TESTS += test/analysis/annotate.py

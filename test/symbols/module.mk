@@ -6,3 +6,11 @@ UNIT_TESTS += $(patsubst %.c,%,$(wildcard test/symbols/test_*.c))
 # workloads, against perf on the same run (perfcmp.py).
 INTEG_TESTS += test/symbols/lifecycle.py
 INTEG_SAN_TESTS += test/symbols/lifecycle.py
+# Demangled C++, the vdso, PLT stubs, a JIT's perf map, glibc's aliases and
+# a stripped binary's header line, on real programs against perf.
+INTEG_TESTS += test/symbols/names.py
+INTEG_SAN_TESTS += test/symbols/names.py
+# Chrome trace per thread and never longer than its samples, callgrind's
+# fi=/fe= for inlined code, pprof's build-ids and inline frames.
+INTEG_TESTS += test/symbols/exports.py
+INTEG_SAN_TESTS += test/symbols/exports.py
