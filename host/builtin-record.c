@@ -12,6 +12,7 @@
  * and forks come from perf's sideband records; -a records every process, the
  * kernel and idle, for the command's run or --duration.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -54,10 +55,10 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: eqprof record (-e | -t [HZ]) [-a] [--duration T] [--jitter PCT] [--gpio CHIP:LINE]\n"
-		"                     [-o OUT.eqp] [-q] [-- COMMAND [ARGS]...]\n\n"
+		"                     [-o OUT.eqp] [-q] [[--] COMMAND [ARGS]...]\n\n"
 		"  -e             energy-driven: one sample per quantum of the board, from the\n"
 		"                 eqprof kernel module (docs/target-linux.md)\n"
-		"  -t [HZ]        time-driven at HZ (default 1000Hz): the module's hrtimers when\n"
+		"  -t [HZ]        time-driven at HZ (default 1000Hz; 4000, 4k, 4kHz): the module's hrtimers when\n"
 		"                 it is loaded, else perf's cpu-clock of COMMAND's CPU time\n"
 		"  -a             the whole system (every process, the kernel, idle) for\n"
 		"                 COMMAND's run or --duration\n"
@@ -69,13 +70,82 @@ static void usage(FILE *out)
 		"  -q             no progress line and no summary\n");
 }
 
+/* A word after -t that can only be meant as a rate. */
+static int looks_numeric(const char *w)
+{
+	return isdigit((unsigned char)w[0]) ||
+	       (strchr("+-.", w[0]) && w[0] && (isdigit((unsigned char)w[1]) || w[1] == '.'));
+}
+
+/* 1 when execvp() would find w. */
+static int is_command(const char *w)
+{
+	const char *path = getenv("PATH"), *p, *colon;
+	char file[4096];
+
+	if (strchr(w, '/'))
+		return access(w, X_OK) == 0;
+	for (p = path ? path : "/usr/bin:/bin"; *p; p = *colon ? colon + 1 : colon) {
+		colon = strchrnul(p, ':');
+		snprintf(file, sizeof(file), "%.*s/%s", (int)(colon - p), p, w);
+		if (access(file, X_OK) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* The rate the kernel samples at most (kernel.perf_event_max_sample_rate). */
+static double max_sample_rate(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "re");
+	double v = 0;
+
+	if (f) {
+		if (fscanf(f, "%lf", &v) != 1)
+			v = 0;
+		fclose(f);
+	}
+	return v > 0 ? v : 100000;
+}
+
+/* -t's value: 4000, 4k, 4kHz; errors name -t and the value. */
+static int parse_rate(const char *w, double *hz, struct eq_error *err)
+{
+	char buf[64];
+	size_t n = strlen(w);
+	double max = max_sample_rate();
+
+	if (n && n + 3 < sizeof(buf) && strchr("kKM", w[n - 1])) {
+		snprintf(buf, sizeof(buf), "%sHz", w);
+		if (buf[n - 1] == 'K')
+			buf[n - 1] = 'k';
+	} else {
+		snprintf(buf, sizeof(buf), "%s", w);
+	}
+	if (eq_parse_quantity(buf, "Hz", "-t", hz, err) < 0)
+		return eq_fail(err, "-t %s: not a rate; give samples per second of CPU time, as 4000, 4k or 4kHz",
+			       w);
+	if (!(*hz > 0))
+		return eq_fail(err, "-t %s: the rate must be above 0 Hz", w);
+	if (*hz > max)
+		return eq_fail(err, "-t %s: above %.0f Hz, the most this kernel samples at "
+			       "(/proc/sys/kernel/perf_event_max_sample_rate)", w, max);
+	return 0;
+}
+
 static int parse_opts(int argc, char **argv, struct record_opts *o)
 {
 	struct eq_error err;
 	int i;
 
 	*o = (struct record_opts){ .hz = 1000, .jitter = 5, .out = "eqprof.eqp" };
-	for (i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--")) {
+			i++;
+			break;
+		}
+		if (argv[i][0] != '-')
+			break;          /* the command, without "--", as perf takes it */
 		if (!strcmp(argv[i], "-e")) {
 			o->energy = 1;
 		} else if (!strcmp(argv[i], "-a")) {
@@ -89,6 +159,18 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 			}
 		} else if (!strcmp(argv[i], "--gpio") && i + 1 < argc) {
 			o->gpio = argv[++i];
+		} else if (!strcmp(argv[i], "-t")) {
+			const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+
+			if (v && looks_numeric(v)) {
+				if (parse_rate(v, &o->hz, &err) < 0)
+					goto bad;
+				i++;
+			} else if (v && v[0] != '-' && !is_command(v)) {
+				eq_fail(&err, "-t %s: not a rate (4000, 4k, 4kHz), and no command '%s' found in PATH",
+					v, v);
+				goto bad;
+			}
 		} else if (!strcmp(argv[i], "-g") ||
 			   (!strcmp(argv[i], "--call-graph") && i + 1 < argc && !strcmp(argv[i + 1], "fp") && ++i)) {
 			o->callchain = 1;
@@ -96,16 +178,16 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 			fprintf(stderr, "eqprof record: --call-graph %s: this build unwinds with frame pointers only: use -g or --call-graph fp (build the program with -fno-omit-frame-pointer)\n",
 				i + 1 < argc ? argv[i + 1] : "(missing)");
 			return 2;
-		} else if (!strcmp(argv[i], "-t")) {
-			if (i + 1 < argc && argv[i + 1][0] != '-' &&
-			    eq_parse_quantity(argv[i + 1], "Hz", "-t", &o->hz, &err) == 0)
-				i++;
 		} else if (!strcmp(argv[i], "--jitter") && i + 1 < argc) {
 			char *end;
 
 			o->jitter = strtod(argv[++i], &end);
 			if (end == argv[i] || (*end && strcmp(end, "%"))) {
-				eq_fail(&err, "--jitter: '%s' is not a percentage", argv[i]);
+				eq_fail(&err, "--jitter %s: not a percentage", argv[i]);
+				goto bad;
+			}
+			if (!(o->jitter >= 0 && o->jitter < 50)) {
+				eq_fail(&err, "--jitter %s: must be 0 to 49 %%", argv[i]);
 				goto bad;
 			}
 		} else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
@@ -116,21 +198,20 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 			usage(stdout);
 			exit(0);
 		} else {
-			fprintf(stderr, "eqprof record: unknown option '%s'\n", argv[i]);
+			if (!strcmp(argv[i], "-o") || !strcmp(argv[i], "--jitter"))
+				fprintf(stderr, "eqprof record: %s needs a value\n", argv[i]);
+			else
+				fprintf(stderr, "eqprof record: unknown option '%s'\n", argv[i]);
 			usage(stderr);
 			return 2;
 		}
 	}
-	if (i + 1 >= argc && !o->all) {
-		fprintf(stderr, "eqprof record: no command given after '--' (only -a records without one)\n");
+	if (i >= argc && !o->all) {
+		fprintf(stderr, "eqprof record: no command given (only -a records without one)\n");
 		usage(stderr);
 		return 2;
 	}
-	if (!(o->hz > 0 && o->hz <= 100000) || !(o->jitter >= 0 && o->jitter < 50)) {
-		fprintf(stderr, "eqprof record: -t must be 1Hz..100kHz and --jitter 0..49 %%\n");
-		return 2;
-	}
-	o->argv = i + 1 < argc ? argv + i + 1 : NULL;
+	o->argv = i < argc ? argv + i : NULL;
 	/* call chains come from perf only: -t -g uses perf even with the module */
 	o->use_module = o->energy || (!o->callchain && module_recorder_available(NULL));
 	if (o->energy && o->callchain) {
@@ -405,6 +486,33 @@ static int run(const struct record_opts *o, struct recorder *rec, struct sources
 	return rc;
 }
 
+/*
+ * A high rate is tried on this machine first (50-100 ms of the recorder's
+ * own CPU time; rates below 5 kHz are what perf uses by default and are
+ * not tried): when the kernel cannot deliver it or the program would run
+ * much slower, the user hears it before the command starts.
+ */
+#define PROBE_FROM_HZ 5000
+static void check_rate(const struct record_opts *o)
+{
+	double achieved, slowdown, ms = 500 / o->hz * 1000;
+	struct eq_error err;
+	char want[32], got[32];
+
+	if (o->hz < PROBE_FROM_HZ)
+		return;
+	if (ms < 50)
+		ms = 50;
+	if (perf_rate_probe(o->hz, ms, &achieved, &slowdown, &err) < 0)
+		return; /* the recording itself will say what is wrong */
+	if (achieved >= 0.8 * o->hz && slowdown <= 1.5)
+		return;
+	fprintf(stderr, "eqprof record: warning: -t %s: this machine took %s (%.0f%% of it) while sampling a busy loop, which ran %.1f times slower; shares stay unbiased, but fewer samples come and the program is disturbed: a lower -t is kinder\n",
+		eq_format_quantity(want, sizeof(want), o->hz, "Hz"),
+		eq_format_quantity(got, sizeof(got), achieved, "Hz"), 100 * achieved / o->hz,
+		slowdown);
+}
+
 static void describe_target(char *target, size_t size, char *extra, size_t xsize,
 			    const struct record_opts *o, const struct sources *src)
 {
@@ -500,6 +608,8 @@ int cmd_record(int argc, char **argv)
 		fprintf(stderr, "eqprof record: time-driven through %s\n", o.use_module
 			? "the eqprof module's hrtimers (/dev/eqprof)"
 			: "perf's cpu-clock (the eqprof module is not loaded)");
+	if (!o.use_module)
+		check_rate(&o);  /* perf's cpu-clock: can this machine give the rate? */
 	describe_target(target, sizeof(target), extra, sizeof(extra), &o, &src);
 	clock_gettime(CLOCK_REALTIME, &wall);
 	meta.mode = o.energy ? EQP_MODE_ENERGY : EQP_MODE_TIME;

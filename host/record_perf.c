@@ -547,3 +547,93 @@ void perf_recorder_close(struct perf_recorder *r)
 	free(r->pend);
 	free(r);
 }
+
+static double thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+/* Iterations of a busy loop per ns of this thread's CPU time, over ms. */
+static double spin_rate(double ms)
+{
+	volatile unsigned long sink = 0;
+	double t0 = thread_cpu_ns(), t;
+	unsigned long n = 0;
+
+	do {
+		for (int i = 0; i < 1000; i++)
+			sink += (unsigned long)i;
+		n += 1000;
+		t = thread_cpu_ns();
+	} while (t - t0 < ms * 1e6);
+	return (double)n / (t - t0);
+}
+
+int perf_rate_probe(double hz, double ms, double *achieved, double *slowdown,
+		    struct eq_error *err)
+{
+	struct perf_event_attr a;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), size = 65 * page;
+	struct perf_event_mmap_page *meta;
+	const unsigned char *data;
+	uint64_t head, tail, taken = 0;
+	double base, sampled, t0, t1;
+	void *ring;
+	int fd;
+
+	base = spin_rate(ms / 2);
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_CPU_CLOCK;
+	a.sample_period = (uint64_t)(1e9 / hz);
+	a.sample_type = PERF_SAMPLE_IP;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	a.disabled = 1;
+	fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return eq_fail(err, "perf_event_open(cpu-clock) on the recorder itself: %s",
+			       strerror(errno));
+	ring = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (ring == MAP_FAILED) {
+		close(fd);
+		return eq_fail(err, "mapping a perf ring of %zu KiB: %s", size / 1024, strerror(errno));
+	}
+	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+	t0 = thread_cpu_ns();
+	sampled = spin_rate(ms);
+	t1 = thread_cpu_ns();
+	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+	meta = ring;
+	data = (const unsigned char *)ring + page;
+	head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
+	/* samples the kernel took: those in the ring and those it lost */
+	for (tail = 0; tail < head;) {
+		struct perf_event_header h;
+		size_t off = tail % (size - page), i;
+
+		for (i = 0; i < sizeof(h); i++)
+			((unsigned char *)&h)[i] = data[(off + i) % (size - page)];
+		if (h.size < sizeof(h))
+			break;
+		if (h.type == PERF_RECORD_SAMPLE)
+			taken++;
+		else if (h.type == PERF_RECORD_LOST) {
+			struct lost_rec l;
+
+			for (i = 0; i < sizeof(l); i++)
+				((unsigned char *)&l)[i] = data[(off + i) % (size - page)];
+			taken += l.lost;
+		}
+		tail += h.size;
+	}
+	munmap(ring, size);
+	close(fd);
+	*achieved = (double)taken / ((t1 - t0) / 1e9);
+	*slowdown = sampled > 0 ? base / sampled : 0;
+	return 0;
+}

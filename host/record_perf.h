@@ -58,4 +58,13 @@ int perf_recorder_finish(struct perf_recorder *r, const struct eq_sink *sink,
 int perf_recorder_cpus(const struct perf_recorder *r, int *offline);
 void perf_recorder_close(struct perf_recorder *r);
 
+/*
+ * Tries rate hz on this machine before anything runs: a busy loop of the
+ * recorder's own thread sampled for ms of its CPU time.  *achieved gets the
+ * samples per CPU-second the kernel took, *slowdown how many times slower
+ * the loop ran while sampled.
+ */
+int perf_rate_probe(double hz, double ms, double *achieved, double *slowdown,
+		    struct eq_error *err);
+
 #endif

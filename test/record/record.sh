@@ -67,6 +67,23 @@ check_status $? "a missing command is named, exit 1, no output left"
 [ $? -ne 0 ] && grep -q "board" "$work/err"; check_status $? "-e explains what energy-driven recording needs"
 "$EQPROF" record -t -q -o /nonexistent-dir/x.eqp -- true 2>"$work/err"
 [ $? -eq 1 ] && grep -q "/nonexistent-dir/x.eqp" "$work/err"; check_status $? "an unwritable output is named"
+# Options are checked before the command starts, and errors name the option
+# and the value.
+"$EQPROF" record -t -q -o /nonexistent-dir/x.eqp -- touch "$work/ran" 2>"$work/err"
+[ $? -eq 1 ] && [ ! -e "$work/ran" ]; check_status $? "an unwritable output is found before the command runs"
+for bad in "-t abc" "-t -5" "-t 0" "-t 1x" "--jitter 70" "--jitter x"; do
+	"$EQPROF" record $bad -q -o "$work/x.eqp" -- true 2>"$work/err"
+	rc=$?
+	[ $rc -eq 2 ] && grep -q -- "$bad" "$work/err" && ! { [ "$bad" = "-t 0" ] && grep -q jitter "$work/err"; }
+	check_status $? "record $bad: exit 2, the message names '$bad' ($(head -c 120 "$work/err"))"
+done
+"$EQPROF" record -t 1k -q -o "$work/k.eqp" true 2>"$work/err"
+[ $? -eq 0 ] && [ -s "$work/k.eqp" ]; check_status $? "record -t 1k CMD: a rate without its unit, a command without '--' (as perf takes them)"
+(cd "$work" && "$EQPROF" record -q true && [ -s eqprof.eqp ] && "$EQPROF" report >/dev/null)
+check_status $? "record writes eqprof.eqp by default and report reads it without a name"
+"$EQPROF" record -t 100kHz -q -o "$work/fast.eqp" -- "$work/spin" 200 2>"$work/err"
+[ $? -eq 0 ] && { ! grep -q warning "$work/err" || grep -q -- "-t 100 kHz: this machine took" "$work/err"; }
+check_status $? "record -t 100kHz: recorded; a warning, if any, names the rate and what was measured"
 cp "$work/spin.eqp" "$work/keep.eqp"
 "$EQPROF" record -t -q -o "$work/keep.eqp" -- /nonexistent/cmd 2>/dev/null
 cmp -s "$work/spin.eqp" "$work/keep.eqp"; check_status $? "a failed run leaves an existing recording untouched"
