@@ -15,8 +15,12 @@ static int by_addr(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-/* Parses one line; returns 1 for a kept symbol, 0 for a skipped one, -1 bad. */
-static int parse_line(const char *p, const char *end, uint64_t *addr,
+/* The line parsers: 1 for a kept symbol, 0 for a skipped one, -1 bad. */
+typedef int line_fn(const char *p, const char *end, uint64_t *addr, uint64_t *size,
+		    const char **name, size_t *name_len);
+
+/* nm / kallsyms: "ADDRESS TYPE NAME [module]", code symbols only. */
+static int parse_line(const char *p, const char *end, uint64_t *addr, uint64_t *size,
 		      const char **name, size_t *name_len)
 {
 	uint64_t v = 0;
@@ -45,11 +49,13 @@ static int parse_line(const char *p, const char *end, uint64_t *addr,
 	if (!*name_len)
 		return -1;
 	*addr = v;
+	*size = 0;
 	return strchr("TtWw", type) ? 1 : 0;
 }
 
-int eq_symfile_parse(const char *text, size_t len, const char *name,
-		     struct eq_symfile *out, struct eq_error *err)
+/* Every line of text through one line parser; what is wrong says expected. */
+static int parse_lines(const char *text, size_t len, const char *name, line_fn *line,
+		       const char *expected, struct eq_symfile *out, struct eq_error *err)
 {
 	struct eq_symfile s = { 0 };
 	const char *p = text, *end = text + len;
@@ -63,19 +69,18 @@ int eq_symfile_parse(const char *text, size_t len, const char *name,
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		const char *line_end = nl ? nl : end, *sym;
 		size_t sym_len;
-		uint64_t addr;
+		uint64_t addr, size;
 		int rc;
 
 		lineno++;
 		if (line_end > p && line_end[-1] == '\r')
 			line_end--;
-		rc = p == line_end ? 0 : parse_line(p, line_end, &addr, &sym, &sym_len);
+		rc = p == line_end ? 0 : line(p, line_end, &addr, &size, &sym, &sym_len);
 		p = nl ? nl + 1 : end;
 		if (rc < 0) {
 			free(s.syms);
 			free(s.names);
-			return eq_fail(err, "%s:%lu: expected 'ADDRESS TYPE NAME' as printed by nm "
-				       "or /proc/kallsyms", name, lineno);
+			return eq_fail(err, "%s:%lu: expected %s", name, lineno, expected);
 		}
 		if (rc == 0)
 			continue;
@@ -93,7 +98,7 @@ int eq_symfile_parse(const char *text, size_t len, const char *name,
 		}
 		memcpy(s.names + used, sym, sym_len);
 		s.names[used + sym_len] = '\0';
-		s.syms[s.n++] = (struct eqp_symbol){ .addr = addr, .size = 0,
+		s.syms[s.n++] = (struct eqp_symbol){ .addr = addr, .size = size,
 						     .name = (const char *)(uintptr_t)used };
 		used += sym_len + 1;
 	}
@@ -103,6 +108,13 @@ int eq_symfile_parse(const char *text, size_t len, const char *name,
 		qsort(s.syms, s.n, sizeof(*s.syms), by_addr);
 	*out = s;
 	return 0;
+}
+
+int eq_symfile_parse(const char *text, size_t len, const char *name,
+		     struct eq_symfile *out, struct eq_error *err)
+{
+	return parse_lines(text, len, name, parse_line,
+			   "'ADDRESS TYPE NAME' as printed by nm or /proc/kallsyms", out, err);
 }
 
 void eq_symfile_release(struct eq_symfile *s)
@@ -129,57 +141,21 @@ static int hex_field(const char **p, const char *end, uint64_t *v)
 	return digits ? 0 : -1;
 }
 
+/* perf-PID.map: "START SIZE NAME", NAME the rest of the line. */
+static int perfmap_line(const char *p, const char *end, uint64_t *addr, uint64_t *size,
+			const char **name, size_t *name_len)
+{
+	if (hex_field(&p, end, addr) || p >= end || *p++ != ' ' ||
+	    hex_field(&p, end, size) || p >= end || *p++ != ' ' || p == end)
+		return -1;
+	*name = p;
+	*name_len = (size_t)(end - p);
+	return 1;
+}
+
 int eq_perfmap_parse(const char *text, size_t len, const char *name,
 		     struct eq_symfile *out, struct eq_error *err)
 {
-	struct eq_symfile s = { 0 };
-	const char *p = text, *end = text + len;
-	size_t cap = 0, used = 0;
-	unsigned long lineno = 0;
-
-	s.names = malloc(len + 1);
-	if (!s.names)
-		return eq_fail(err, "%s: out of memory", name);
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		const char *line_end = nl ? nl : end, *q = p;
-		uint64_t addr, size;
-
-		lineno++;
-		p = nl ? nl + 1 : end;
-		if (line_end > q && line_end[-1] == '\r')
-			line_end--;
-		if (q == line_end)
-			continue;
-		if (hex_field(&q, line_end, &addr) || q >= line_end || *q++ != ' ' ||
-		    hex_field(&q, line_end, &size) || q >= line_end || *q++ != ' ' || q == line_end) {
-			free(s.syms);
-			free(s.names);
-			return eq_fail(err, "%s:%lu: expected 'START SIZE NAME' (hex, as a JIT's "
-				       "/tmp/perf-PID.map has)", name, lineno);
-		}
-		if (s.n == cap) {
-			struct eqp_symbol *grown;
-
-			cap = cap ? 2 * cap : 256;
-			grown = realloc(s.syms, cap * sizeof(*grown));
-			if (!grown) {
-				free(s.syms);
-				free(s.names);
-				return eq_fail(err, "%s: out of memory", name);
-			}
-			s.syms = grown;
-		}
-		memcpy(s.names + used, q, (size_t)(line_end - q));
-		s.names[used + (size_t)(line_end - q)] = '\0';
-		s.syms[s.n++] = (struct eqp_symbol){ .addr = addr, .size = size,
-						     .name = (const char *)(uintptr_t)used };
-		used += (size_t)(line_end - q) + 1;
-	}
-	for (size_t i = 0; i < s.n; i++)
-		s.syms[i].name = s.names + (uintptr_t)s.syms[i].name;
-	if (s.n)
-		qsort(s.syms, s.n, sizeof(*s.syms), by_addr);
-	*out = s;
-	return 0;
+	return parse_lines(text, len, name, perfmap_line,
+			   "'START SIZE NAME' (hex, as a JIT's /tmp/perf-PID.map has)", out, err);
 }

@@ -20,21 +20,14 @@ import os
 import re
 import shutil
 import sys
-import tempfile
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from perfcmp import Comparisons, Sampled, Tap, perf_usable, run, top_keys  # noqa: E402
+from perfcmp import HERE, Sampled, build, start, top_keys  # noqa: E402
 
-HERE = os.path.dirname(os.path.abspath(__file__))
 # ms of CPU time per timed function: ~1500 samples each at 4 kHz; less under
 # the sanitizers (the recorder is what they check; the bounds widen to fit)
 MS = 150 if os.environ.get("SAN") else 400
-
-
-def cc(out, src, *flags):
-    run(["cc", "-O1", "-g", "-I", HERE, "-o", out, os.path.join(HERE, src)] + list(flags))
-    return out
 
 
 def unknown_sym(name):
@@ -65,19 +58,12 @@ def no_unknown_module(tap, cmp, s, what):
 
 
 def main():
-    tap = Tap()
-    cmp = Comparisons(tap)
-    work = tempfile.mkdtemp(prefix="symbols-life-")
-    use_perf, why = perf_usable(work)
-    if not use_perf:
-        print("# perf comparisons skipped: " + why)
+    tap, cmp, work, use_perf = start("symbols-life-")
     try:
-        forker = cc(os.path.join(work, "forker"), "forker.c")
-        before = cc(os.path.join(work, "execer-before"), "execer.c", "-DBEFORE", "-no-pie",
-                    "-fno-pie")
-        after = cc(os.path.join(work, "execer-after"), "execer.c", "-DAFTER", "-no-pie",
-                   "-fno-pie")
-        renamer = cc(os.path.join(work, "renamer"), "renamer.c", "-pthread")
+        forker = build(work, "forker", "forker.c")
+        before = build(work, "execer-before", "execer.c", "-DBEFORE", "-no-pie", "-fno-pie")
+        after = build(work, "execer-after", "execer.c", "-DAFTER", "-no-pie", "-fno-pie")
+        renamer = build(work, "renamer", "renamer.c", "-pthread")
 
         # -- fork without exec (C) --------------------------------------------
         s = Sampled(work, "fork", [forker, str(MS)], use_perf)
@@ -91,10 +77,7 @@ def main():
         names = sorted(re.sub(r"^\d+:", "", p) for p in pids)
         tap.eq(names, ["forker", "forker"], "fork: the child is its own process, named as its parent")
         if use_perf:
-            pf = s.perf_counts(lambda x: x["sym"])
-            for fn in ("child_work", "parent_work"):
-                cmp.share("fork: %s as perf" % fn, procs.get(fn, 0), sum(procs.values()),
-                          pf.get(fn, 0), sum(pf.values()))
+            cmp.functions("fork", s, procs, ("child_work", "parent_work"))
         no_unknown_module(tap, cmp, s, "fork")
 
         # -- exec in place: non-PIE over non-PIE ------------------------------
@@ -111,10 +94,7 @@ def main():
         names = sorted(re.sub(r"^\d+:", "", p) for p in pids)
         tap.eq(names, ["execer-after", "execer-before"], "exec: one pid, named before and after")
         if use_perf:
-            pf = s.perf_counts(lambda x: x["sym"])
-            for fn in ("before_exec", "after_exec"):
-                cmp.share("exec: %s as perf" % fn, procs.get(fn, 0), sum(procs.values()),
-                          pf.get(fn, 0), sum(pf.values()))
+            cmp.functions("exec", s, procs, ("before_exec", "after_exec"))
         no_unknown_module(tap, cmp, s, "exec")
 
         # -- exec in place of Debian's non-PIE python3.11 ---------------------

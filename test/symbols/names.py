@@ -21,29 +21,16 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from perfcmp import Comparisons, Sampled, Tap, eqprof, perf_usable, run  # noqa: E402
+from perfcmp import HERE, Sampled, build, eqprof, run, start  # noqa: E402
 
-HERE = os.path.dirname(os.path.abspath(__file__))
 MS = 120 if os.environ.get("SAN") else 300
 
 
-def build(work, name, src, *flags, compiler="cc"):
-    out = os.path.join(work, name)
-    run([compiler, "-O1", "-g", "-I", HERE, "-o", out, os.path.join(HERE, src)] + list(flags))
-    return out
-
-
 def main():
-    tap = Tap()
-    cmp = Comparisons(tap)
-    work = tempfile.mkdtemp(prefix="symbols-names-")
-    use_perf, why = perf_usable(work)
-    if not use_perf:
-        print("# perf comparisons skipped: " + why)
+    tap, cmp, work, use_perf = start("symbols-names-")
     try:
         # -- C++ ---------------------------------------------------------------
         cxx = build(work, "cxx", "cxx.cc", compiler="g++")
@@ -92,9 +79,7 @@ def main():
         tap.ok(procs.get("plt_target@plt", 0) > 0 and mods.get("plt_target@plt") == "plt",
                "PLT: the stub is plt_target@plt in the program", procs)
         if use_perf:
-            pf = s.perf_counts(lambda x: x["sym"])
-            for k in ("plt_target@plt", "plt_loop", "plt_target"):
-                cmp.share("PLT: %s as perf" % k, procs.get(k, 0), n, pf.get(k, 0), sum(pf.values()))
+            cmp.functions("PLT", s, procs, ("plt_target@plt", "plt_loop", "plt_target"))
 
         # -- JIT map -----------------------------------------------------------
         jit = build(work, "jit", "jit.c")

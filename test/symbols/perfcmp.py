@@ -34,6 +34,27 @@ MAX_COMPARISONS = 100
 HZ = 4000
 
 
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def build(work, name, src, *flags, compiler="cc"):
+    """Compiles test/symbols/SRC into WORK/NAME (-O1 -g)."""
+    out = os.path.join(work, name)
+    run([compiler, "-O1", "-g", "-I", HERE, "-o", out, os.path.join(HERE, src)] + list(flags))
+    return out
+
+
+def start(prefix):
+    """(tap, comparisons, work folder, perf usable) for one test file."""
+    import tempfile
+    tap = Tap()
+    work = tempfile.mkdtemp(prefix=prefix)
+    use_perf, why = perf_usable(work)
+    if not use_perf:
+        print("# perf comparisons skipped: " + why)
+    return tap, Comparisons(tap), work, use_perf
+
+
 def perf_usable(work):
     """(True, "") when perf can sample a child here, else (False, why)."""
     try:
@@ -70,6 +91,14 @@ class Comparisons:
               % (what, 100 * p1, k1, n1, 100 * p2, k2, n2, 100 * abs(p1 - p2), 100 * bound))
         return self.tap.ok(abs(p1 - p2) <= bound, what,
                            "eqprof %.4f perf %.4f bound %.4f" % (p1, p2, bound))
+
+    def functions(self, what, s, procs, names):
+        """Each function's share of eqprof's report (procs) against its share
+        of perf's samples of the same run (s)."""
+        pf = s.perf_counts(lambda x: x["sym"])
+        for fn in names:
+            self.share("%s: %s as perf" % (what, fn), procs.get(fn, 0), sum(procs.values()),
+                       pf.get(fn, 0), sum(pf.values()))
 
     def truth(self, what, k, n, true_share, slack=0.01):
         """eqprof's share k/n against a share the workload measured itself;
