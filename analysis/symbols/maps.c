@@ -125,8 +125,9 @@ static int check_overlaps(const struct eq_maps *m, const char *name, struct eq_e
 	return 0;
 }
 
-int eq_maps_parse(const char *text, size_t len, const char *name,
-		  struct eq_maps *out, struct eq_error *err)
+/* Every line of text, in the order written (sorted by start when sort). */
+static int read_maps(const char *text, size_t len, const char *name, int sort,
+		     struct eq_maps *out, struct eq_error *err)
 {
 	struct eq_maps m = { 0 };
 	struct cursor c = { .name = name };
@@ -174,15 +175,137 @@ int eq_maps_parse(const char *text, size_t len, const char *name,
 	}
 	for (size_t i = 0; i < m.n; i++)
 		m.maps[i].path = m.strings + (uintptr_t)m.maps[i].path;
-	if (m.n)
+	if (m.n && sort)
 		qsort(m.maps, m.n, sizeof(*m.maps), by_start);
-	if (check_overlaps(&m, name, err))
-		goto fail;
 	*out = m;
 	return 0;
 fail:
 	free(m.maps);
 	free(m.strings);
+	return -1;
+}
+
+int eq_maps_parse(const char *text, size_t len, const char *name,
+		  struct eq_maps *out, struct eq_error *err)
+{
+	struct eq_maps m;
+
+	if (read_maps(text, len, name, 1, &m, err))
+		return -1;
+	if (check_overlaps(&m, name, err)) {
+		eq_maps_release(&m);
+		return -1;
+	}
+	*out = m;
+	return 0;
+}
+
+/* A boundary of a mapping in the log: where line `idx` starts or ends. */
+struct edge {
+	uint64_t at;
+	size_t idx;
+	int start;
+};
+
+static int by_at(const void *a, const void *b)
+{
+	const struct edge *x = a, *y = b;
+
+	return x->at < y->at ? -1 : x->at > y->at;
+}
+
+/* Max-heap of line numbers: the latest line covering a point owns it. */
+static void heap_push(size_t *h, size_t *n, size_t v)
+{
+	size_t i = (*n)++;
+
+	for (; i && h[(i - 1) / 2] < v; i = (i - 1) / 2)
+		h[i] = h[(i - 1) / 2];
+	h[i] = v;
+}
+
+static void heap_pop(size_t *h, size_t *n)
+{
+	size_t v = h[--*n], i = 0, c;
+
+	while ((c = 2 * i + 1) < *n) {
+		if (c + 1 < *n && h[c + 1] > h[c])
+			c++;
+		if (h[c] <= v)
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	if (*n)
+		h[i] = v;
+}
+
+int eq_maps_parse_log(const char *text, size_t len, const char *name,
+		      struct eq_maps *out, struct eq_error *err)
+{
+	struct eq_maps in, m = { 0 };
+	struct edge *e = NULL;
+	size_t *heap = NULL, nheap = 0, ne, i, k;
+	unsigned char *gone = NULL;
+
+	if (read_maps(text, len, name, 0, &in, err))
+		return -1;
+	ne = 2 * in.n;
+	e = malloc((ne ? ne : 1) * sizeof(*e));
+	heap = malloc((in.n ? in.n : 1) * sizeof(*heap));
+	gone = calloc(in.n ? in.n : 1, 1);
+	m.maps = malloc((ne ? ne : 1) * sizeof(*m.maps));
+	if (!e || !heap || !gone || !m.maps) {
+		eq_fail(err, "%s: out of memory", name);
+		goto fail;
+	}
+	for (i = 0; i < in.n; i++) {
+		e[2 * i] = (struct edge){ in.maps[i].start, i, 1 };
+		e[2 * i + 1] = (struct edge){ in.maps[i].end, i, 0 };
+	}
+	qsort(e, ne, sizeof(*e), by_at);
+	/* Sweep the boundaries: between two of them the latest line that
+	 * covers the span owns it (a later mmap replaces what it overlaps,
+	 * as the kernel did); neighbouring spans of one line join again. */
+	for (k = 0; k < ne; k++) {
+		uint64_t from = e[k].at, to;
+
+		if (e[k].start)
+			heap_push(heap, &nheap, e[k].idx);
+		else
+			gone[e[k].idx] = 1;
+		while (nheap && gone[heap[0]])
+			heap_pop(heap, &nheap);
+		if (k + 1 == ne || !nheap || (to = e[k + 1].at) == from)
+			continue;
+		{
+			const struct eq_map *src = &in.maps[heap[0]];
+			struct eq_map *last = m.n ? &m.maps[m.n - 1] : NULL;
+
+			if (last && last->end == from && last->path == src->path &&
+			    last->perms == src->perms &&
+			    last->offset + (from - last->start) == src->offset + (from - src->start)) {
+				last->end = to;
+				continue;
+			}
+			m.maps[m.n++] = (struct eq_map){ from, to, src->offset + (from - src->start),
+							 src->perms, src->path };
+		}
+	}
+	m.strings = in.strings;
+	in.strings = NULL;
+	free(in.maps);
+	free(e);
+	free(heap);
+	free(gone);
+	*out = m;
+	return 0;
+fail:
+	free(e);
+	free(heap);
+	free(gone);
+	free(m.maps);
+	eq_maps_release(&in);
 	return -1;
 }
 

@@ -42,6 +42,15 @@ int eq_maps_parse(const char *text, size_t len, const char *name,
 		  struct eq_maps *m, struct eq_error *err);
 void eq_maps_release(struct eq_maps *m);
 
+/*
+ * The same text read as a log of mappings in the order they were made, as
+ * a recorder writes them: a later line replaces what it overlaps of an
+ * earlier one (a library loaded where another was unloaded, a JIT region
+ * mapped again), as perf's maps do.  Overlaps are not errors here.
+ */
+int eq_maps_parse_log(const char *text, size_t len, const char *name,
+		      struct eq_maps *m, struct eq_error *err);
+
 /* The mapping containing pc, or NULL. */
 const struct eq_map *eq_maps_find(const struct eq_maps *m, uint64_t pc);
 

@@ -244,7 +244,7 @@ static struct spaceinfo *load_space(struct eq_symbolizer *s, struct eq_space *sp
 				 (unsigned long long)sp->start);
 		else
 			snprintf(name, sizeof(name), "maps of pid %u", sp->pid);
-		if (eq_maps_parse(sp->maps->text, sp->maps->len, name, &si->maps, &err) == 0)
+		if (eq_maps_parse_log(sp->maps->text, sp->maps->len, name, &si->maps, &err) == 0)
 			si->have_maps = 1;
 		else
 			warn(s, "%s", err.msg);

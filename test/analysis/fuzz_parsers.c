@@ -36,6 +36,14 @@ static void fuzz_maps(const uint8_t *data, size_t size)
 	struct eq_error err;
 	size_t i;
 
+	/* as a recorder's log: sorted, not overlapping, every span found */
+	if (eq_maps_parse_log((const char *)data, size, "fuzz.maps", &m, &err) == 0) {
+		for (i = 0; i < m.n; i++)
+			if ((i && m.maps[i].start < m.maps[i - 1].end) || m.maps[i].end <= m.maps[i].start ||
+			    eq_maps_find(&m, m.maps[i].end - 1) != &m.maps[i])
+				__builtin_trap();
+		eq_maps_release(&m);
+	}
 	if (eq_maps_parse((const char *)data, size, "fuzz.maps", &m, &err))
 		return;
 	for (i = 0; i < m.n; i++) {

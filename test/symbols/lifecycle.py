@@ -120,6 +120,19 @@ def main():
                               pf.get(fn, 0), sum(pf.values()))
             no_unknown_module(tap, cmp, s, "exec into python3")
 
+        # -- a library loaded where another was unloaded ----------------------
+        for lib in ("a", "b"):
+            build(work, "libreload-%s.so" % lib, "reload.c", "-fPIC", "-shared",
+                  "-DLIB_" + lib.upper())
+        reload = build(work, "reload", "reload.c", "-ldl")
+        s = Sampled(work, "reload", [reload, str(MS / 2), work], use_perf)
+        tap.eq(s.status, 0, "reload runs under record")
+        procs, mods = s.report("proc")
+        cmp.truth("dlclose then dlopen at the same addresses: reloaded_work() at its share",
+                  procs.get("reloaded_work", 0), sum(procs.values()), 1.0, 0.05)
+        if use_perf:
+            cmp.functions("reload", s, procs, ("reloaded_work",))
+
         # -- a thread that names itself ---------------------------------------
         s = Sampled(work, "thread", [renamer, str(MS)], use_perf)
         tap.eq(s.status, 0, "renamer runs under record")
