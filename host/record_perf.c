@@ -478,20 +478,23 @@ static int drain_rounds(struct perf_recorder *r, int all, const struct eq_sink *
 	for (c = 0; c < r->ncpu; c++)
 		if (copy_ring(r, &r->cpu[c], &round_max, err) < 0)
 			return -1;
-	qsort(r->pend, r->npend, sizeof(*r->pend), by_time);
+	if (r->npend)
+		qsort(r->pend, r->npend, sizeof(*r->pend), by_time);
 	for (n = 0; n < r->npend && (all || r->pend[n].time <= limit); n++)
 		if (handle(r, (const void *)(r->buf + r->pend[n].off), sink) < 0)
 			return -1;
 	/* Keep the rest, packed at the start of the buffer: moved in the order
 	 * they lie there, so no record is overwritten before it is moved (the
 	 * next round sorts them by time again). */
-	qsort(r->pend + n, r->npend - n, sizeof(*r->pend), by_offset);
+	if (r->npend > n)
+		qsort(r->pend + n, r->npend - n, sizeof(*r->pend), by_offset);
 	for (i = n, keep = 0; i < r->npend; i++) {
 		memmove(r->buf + keep, r->buf + r->pend[i].off, r->pend[i].size);
 		r->pend[i].off = keep;
 		keep += r->pend[i].size;
 	}
-	memmove(r->pend, r->pend + n, (r->npend - n) * sizeof(*r->pend));
+	if (n && r->npend > n)
+		memmove(r->pend, r->pend + n, (r->npend - n) * sizeof(*r->pend));
 	r->npend -= n;
 	r->horizon = all ? UINT64_MAX : limit;
 	r->buflen = keep;

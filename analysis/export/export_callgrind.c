@@ -76,7 +76,8 @@ int export_callgrind(FILE *out, struct export_ctx *x, struct eq_error *err)
 
 	if (export_count_locs(x, &lc, &n, &total, err) < 0)
 		return -1;
-	qsort(lc, n, sizeof(*lc), by_module_proc);
+	if (n)
+		qsort(lc, n, sizeof(*lc), by_module_proc);
 	header(out, x, total);
 	for (i = 0; i < n; i++) {
 		const struct eq_loc *l = lc[i].loc;

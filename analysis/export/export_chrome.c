@@ -247,7 +247,8 @@ static void track_names(struct chrome *c)
 	for (i = 0; c->open && i <= c->mask; i++)
 		if (c->open[i].thread)
 			c->open[n++] = c->open[i];
-	qsort(c->open, n, sizeof(*c->open), by_pid_tid);
+	if (n)
+		qsort(c->open, n, sizeof(*c->open), by_pid_tid);
 	for (i = 0; i < n; i++) {
 		const struct slice *s = &c->open[i];
 

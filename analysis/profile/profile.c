@@ -574,7 +574,8 @@ struct eq_profile *eq_profile_build_progress(const struct eqp_file *f,
 			  eqp_lost_total(f), err);
 	if (p) {
 		p->lost_marks = lost_marks;
-		qsort(unres.v, unres.n, sizeof(*unres.v), by_unres_samples);
+		if (unres.n)
+			qsort(unres.v, unres.n, sizeof(*unres.v), by_unres_samples);
 		for (i = 0; i < unres.n; i++) {
 			unres.v[i].why = eq_sym_module_note(s, unres.v[i].module);
 			p->unresolved_samples += unres.v[i].samples;

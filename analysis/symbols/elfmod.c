@@ -287,7 +287,8 @@ static int got_names(Elf *elf, struct eq_intern *strings, struct slot_name **out
 				return -1;
 		}
 	}
-	qsort(*out, *n, sizeof(**out), by_got);
+	if (*n)
+		qsort(*out, *n, sizeof(**out), by_got);
 	return 0;
 }
 

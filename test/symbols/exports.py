@@ -80,7 +80,7 @@ def main():
         cost = sum(int(l.split()[3]) for l in block.splitlines() if l.startswith("0x"))
         tap.eq(cost, rows.get("outer"), "callgrind: outer's samples are the report's")
         if shutil.which("callgrind_annotate"):
-            p = subprocess.run(["callgrind_annotate", cg], stdout=subprocess.PIPE,
+            p = subprocess.run(["callgrind_annotate", "--threshold=100", cg], stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, universal_newlines=True)
             # annotate lists a function per source file of its lines (as for
             # valgrind's own profiles of inlined code): they add up
