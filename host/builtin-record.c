@@ -381,6 +381,13 @@ static int open_perf(const struct record_opts *o, struct sources *s, struct reco
 	s->perf = perf_recorder_open_opts(&po, err);
 	if (!s->perf)
 		return -1;
+	{
+		int offline, online = perf_recorder_cpus(s->perf, &offline);
+
+		if (offline)
+			fprintf(stderr, "eqprof record: warning: %d of %d CPUs are offline and have no counter: work moved there later is not sampled\n",
+				offline, online + offline);
+	}
 	if (s->mod && !o->all) {
 		s->filter = tree_filter_new(pid, &s->sink);
 		if (!s->filter)

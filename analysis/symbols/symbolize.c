@@ -651,7 +651,12 @@ const char *eq_sym_module_note(struct eq_symbolizer *s, const char *module)
 	case MOD_EMBEDDED:
 		return "no symbol of the recording's table covers them";
 	case MOD_NONE:
-		return m->note ? m->note : "no symbols for it";
+		if (m->note)
+			return m->note;
+		if (!strcmp(m->path, "[vdso]"))
+			return "the recording holds no symbols of the kernel's vdso (eqprof record "
+			       "embeds them; import and older recordings do not)";
+		return "no file and no symbol table in the recording for it";
 	default:
 		return NULL;
 	}

@@ -129,7 +129,9 @@ class Sampled:
             os.unlink(self.truth_file)
         e = dict(os.environ, WORK_TRUTH=self.truth_file, **(env or {}))
         inner = [EQPROF, "record", "-t", "%dHz" % hz, "-q", "-o", self.eqp, "--"] + list(cmd)
-        outer = ["perf", "record", "-q", "-e", "cpu-clock:u", "-c", str(int(1e9 / hz)),
+        # perf's rings small (64 KiB a CPU): with eqprof's they stay within
+        # the locked memory an ordinary user may have
+        outer = ["perf", "record", "-q", "-m", "16", "-e", "cpu-clock:u", "-c", str(int(1e9 / hz)),
                  "-o", self.perf, "--"] if use_perf else []
         p = subprocess.run(outer + inner, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                            universal_newlines=True, env=e)
