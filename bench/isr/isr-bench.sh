@@ -18,7 +18,7 @@ B=$(cd "$B" && pwd)
 EQPROF=${EQPROF:-$B/eqprof}
 out=$B/linux-bench
 work=$(mktemp -d /tmp/eqprof-isr-bench.XXXXXX)
-trap 'kill $qpid 2>/dev/null; rm -rf "$work"' EXIT
+trap '[ -n "$qpid" ] && kill "$qpid" 2>/dev/null; rm -rf "$work"' EXIT
 qpid=
 if [ "$(uname -m)" != x86_64 ] || ! command -v qemu-system-x86_64 >/dev/null || ! command -v gdb >/dev/null; then
 	echo "isr bench: skipped (needs x86-64, qemu-system-x86 and gdb; scripts/deps installs them)"
