@@ -163,16 +163,20 @@ int board_reply(struct board_client *c, uint8_t tag, struct fw_msg *reply)
 
 int board_send(struct board_client *c, struct fw_msg *req, struct eq_error *err)
 {
-	uint8_t frame[FW_FRAME_WIRE_MAX];
+	uint8_t frame[1 + FW_FRAME_WIRE_MAX];
 	size_t n;
 
 	/* Tags run 1..255: 0 is the board's own (records, BOOT, errors). */
 	if (++c->tag == 0)
 		c->tag = 1;
 	req->tag = c->tag;
-	n = fw_frame_encode(req, frame, sizeof(frame));
+	/* A delimiter first: whatever half frame the board holds (line noise,
+	 * a request cut off) ends there instead of swallowing this one. */
+	frame[0] = 0;
+	n = fw_frame_encode(req, frame + 1, sizeof(frame) - 1);
 	if (!n)
 		return eq_fail(err, "cannot encode %s", fw_type_name(req->type));
+	n++;
 	if (c->trace)
 		fprintf(stderr, "board: -> %s tag %u\n", fw_type_name(req->type), req->tag);
 	return c->link->ops->write(c->link, frame, n, err);

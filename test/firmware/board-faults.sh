@@ -11,8 +11,8 @@
 # SIGKILL moments use $RANDOM (the moment only changes which chunk is the
 # last; every moment must pass).
 set -u
-elf="$B/firmware/eqfw.elf"
-[ -f "$elf" ] || elf="$B/../firmware/eqfw.elf"
+elf="$B/firmware/eqfw-simavr.elf"
+[ -f "$elf" ] || elf="$B/../firmware/eqfw-simavr.elf"
 bridge="$B/test/firmware/ptybridge"
 export LSAN_OPTIONS="suppressions=$SRC/test/firmware/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 . "$SRC/test/lib/tap.sh"
@@ -198,9 +198,9 @@ for k in 1 2 3; do
 done
 
 # --- 8. a request corrupted on its way: resent at once, not after 300 ms --------------
-# The 5th byte of the first request (INFO: COBS code, version, type, tag,
-# CRC...) gets a bit flipped: a CRC mismatch with the tag intact.
-ctl corrupt-in 5
+# The 6th byte of the first request (INFO: the leading delimiter, COBS code,
+# version, type, tag, CRC...) gets a bit flipped: a CRC mismatch, tag intact.
+ctl corrupt-in 6
 sleep 0.2
 EQPROF_BOARD_TRACE=1 "$EQPROF" board info --port "$port" >"$work/cin.out" 2>"$work/cin.err"
 rc=$?
