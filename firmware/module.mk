@@ -8,7 +8,7 @@ EXTRA_CFLAGS += -isystem /usr/include/simavr
 EXTRA_LDLIBS += -lsimavr
 
 # `make check` builds the AVR firmware first: the simavr tests run it.
-FW_ELF = $(abspath $(B))/firmware/eqfw.elf
+FW_ELF = $(abspath $(B))/firmware/eqfw-simavr.elf
 CHECK_EXTRA += firmware-elf
 .PHONY: firmware-elf
 firmware-elf:

@@ -40,8 +40,9 @@ void quantum_init(void);
 void quantum_start(const struct quantum_config *cfg, uint32_t vbat_uv);
 void quantum_stop(void);
 uint8_t quantum_running(void);
-/* The next record the ISR queued; 1 if *r was filled. */
-uint8_t quantum_pop_record(struct fw_record *r);
+/* The next record the ISR queued, framed for the wire into out
+ * (FW_FRAME_WIRE_MAX bytes); its length, or 0 if none. */
+uint8_t quantum_pop_frame(uint8_t *out);
 /* New battery voltage for the preloads still to be drawn (main loop). */
 void quantum_set_vbat(uint32_t vbat_uv);
 /* Draws preloads into the ISR's queue until it is full (main loop). */
@@ -53,6 +54,10 @@ void uart_init(void);
 int16_t uart_getc(void);        /* -1 when nothing arrived */
 uint8_t uart_tx_room(void);
 void uart_write(const uint8_t *p, uint8_t n); /* waits for room */
+/* n bytes of the transmit ring to write into in place, or NULL when there
+ * is less room or they would wrap; uart_tx_commit() sends what was written. */
+uint8_t *uart_tx_claim(uint8_t n);
+void uart_tx_commit(uint8_t n);
 uint32_t uart_rx_overruns(void);
 
 /* adc.c: free-running conversions of ADC0, averaged over 16. */

@@ -10,38 +10,45 @@
  * comes with the quantum-completing pulse, with no software in the path.
  *
  * The match interrupt then, in this order:
- *   1. reads Timer0 (timestamp and pulse-width origin);
- *   2. holds OC1A high for the pulse width, then clears it;
- *   3. programs OCR1A for the next quantum and checks it was in time: the
- *      counter says exactly how many pulses have passed since the quantum
- *      ended, so if it is already past the new end the quantum is extended
- *      to end 2 pulses from now and flagged LATE, with its true length in
- *      the record; no quantum is skipped or merged unseen, at any rate (the
- *      old compare value would only match again 65536 pulses later);
- *   4. queues the record of the quantum that ended.
+ *   1. reads Timer0 (timestamp and pulse-width origin) and queues the
+ *      record of the quantum that ended;
+ *   2. holds OC1A high for the pulse width, with interrupts enabled: the
+ *      UART's receive interrupt must not wait longer than its two-byte
+ *      buffer lasts (30 us at 1 MBd), and the width may be 65 us; the
+ *      compare interrupt itself cannot come again meanwhile (OCR1A still
+ *      holds the end just passed, 65536 pulses away);
+ *   3. with interrupts masked again, clears OC1A and programs OCR1A for the
+ *      next quantum back to back, and checks it was in time: the counter
+ *      says exactly how many pulses have passed since the quantum ended, so
+ *      if it is already past the new end the quantum is extended to end 2
+ *      pulses from now and flagged LATE, with its true length in the
+ *      record; no quantum is skipped or merged unseen, at any rate (the old
+ *      compare value would only match again 65536 pulses later).
+ * The two masked stretches are short (bench/firmware: about 10 us each).
  * The preloads themselves (jitter, compensation: ~1000 cycles of 32/64-bit
  * arithmetic) are drawn by the main loop into a queue a few quanta ahead,
- * so the interrupt stays short and never enables nesting.  (simavr 1.6
- * also drops an interrupt whose flag rose while its enable bit was off,
- * which rules out masking OCIE1A around a nested section.)  Should the
- * queue ever run dry (quanta faster than the CPU can draw them), the
- * quantum takes twice the previous preload and is flagged LATE: the
- * interrupt rate halves until the main loop has caught up, so overload
- * degrades into longer, flagged quanta instead of a watchdog reset.
+ * so the interrupt only pops one.  (simavr 1.6 drops an interrupt whose
+ * flag rose while its enable bit was off, which rules out masking OCIE1A
+ * around the nested section.)  Should the queue ever run dry (quanta
+ * faster than the CPU can draw them), the quantum takes twice the previous
+ * preload and is flagged LATE: the interrupt rate halves until the main
+ * loop has caught up, so overload degrades into longer, flagged quanta
+ * instead of a watchdog reset.
  *
  * Quanta above 65535 pulses are laid out by fw_sched (counter.h): steps of
  * 32768 with OC1A disconnected, then an armed final step.
  *
- * Two simavr 1.6 gaps are covered without changing behaviour on silicon:
+ * simavr 1.6 gaps, covered without changing behaviour on silicon:
  *   - it has no model for FOC1A (force output compare) and its OC1A pin
  *     follows any PORTB write, so clearing OC1A does both: the forced
  *     compare (silicon) and a write of 0 to PORTB1 (simavr; on silicon the
  *     compare output overrides the port, so the write has no effect);
- *   - it never matches OCR1A = 0xffff, so an intermediate step ending
- *     there ends one pulse early (the quantum is unchanged), and a quantum
- *     ending there ends one pulse late and the next one is one pulse
- *     shorter: at most once per 65536 pulses, shown in the records, exact
- *     in the long run.
+ *   - it never matches OCR1A = 0xffff.  The firmware built for simavr
+ *     (FW_SIMAVR: eqfw-simavr.elf) moves an intermediate step ending there
+ *     one pulse early (the quantum is unchanged), and a quantum ending
+ *     there one pulse late with the next one a pulse shorter: at most once
+ *     per 65536 pulses, shown in the records, exact in the long run.  The
+ *     firmware for silicon (eqfw.elf, eqfw.hex) has none of that.
  */
 #include <avr/interrupt.h>
 #include <avr/io.h>
@@ -53,7 +60,9 @@
 #define COM1A_SET   (_BV(COM1A1) | _BV(COM1A0))
 #define COM1A_CLEAR _BV(COM1A1)
 #define T1_EXT_RISE (_BV(CS12) | _BV(CS11) | _BV(CS10))
+#ifdef FW_SIMAVR
 #define OCR_DEAD    0xffff    /* simavr 1.6 never matches it */
+#endif
 #define REC_QUEUE   8 /* powers of two */
 #define PRE_QUEUE   8
 
@@ -62,33 +71,57 @@ struct preload {
 	uint8_t flags;
 };
 
+/* The next quantum, set up ahead so that arming it at the edge is short. */
+struct next_quantum {
+	uint32_t pulses;
+	const struct preload *cur;
+	uint32_t left;            /* its fw_sched layout: pulses after the first step */
+	uint16_t step;            /* its first step */
+	uint8_t flags;
+	uint8_t ready;            /* 1: prepared; 2: prepared with the queue dry */
+};
+
 struct quantum_state {
 	struct fw_counter counter;
 	struct fw_sched sched;
-	uint32_t step;            /* pulses of the step being counted */
+	struct next_quantum next;
+	uint16_t step;            /* pulses of the step being counted (<= FW_STEP_MAX) */
 	uint16_t mark;            /* TCNT1 position where the last step ended */
-	uint8_t shorten;          /* the last end moved off OCR_DEAD: next one pulse less */
+	uint8_t shorten;          /* simavr: the last end moved off OCR_DEAD: next one pulse less */
 	uint32_t pulses;          /* pulses of the quantum being counted */
-	uint32_t vbat_uv;         /* voltage its preload was drawn with */
+	const struct preload *cur;/* its preload's slot (the voltage it was drawn with) */
 	uint8_t flags;            /* FW_REC_F_* for its record */
 	uint32_t seq;
 	uint8_t width_ticks;      /* IRQ high time in Timer0 ticks (0.5 us) */
 	uint8_t pending_dropped;  /* a record was dropped: flag the next one */
-	uint32_t quanta, total_pulses, dropped, late;
+	uint32_t total_pulses, dropped, late; /* quanta counted: seq */
 };
 
 static struct quantum_state q;
 static volatile uint8_t running;
-/* Records as the ISR leaves them: the 40-bit time is put together later. */
+/*
+ * Records as the ISR leaves them, laid out as the RECORD body goes on the
+ * wire (the AVR is little-endian and packs structs): seq, the 40-bit time
+ * as TCNT0 then the Timer0 overflow count, pulses, Vb, flags.  The main
+ * loop frames it as it is (fw_record_frame_body).
+ */
 struct raw_record {
-	uint32_t seq, pulses, vbat_uv;
-	uint32_t t_hi;            /* Timer0 overflows */
+	uint32_t seq;
 	uint8_t t_lo;             /* TCNT0 */
+	uint32_t t_hi;            /* Timer0 overflows */
+	uint32_t pulses, vbat_uv;
 	uint8_t flags;
 };
+_Static_assert(sizeof(struct raw_record) == FW_RECORD_BODY, "raw record is not the wire body");
 static struct raw_record rec_queue[REC_QUEUE];
 static volatile uint8_t rec_head, rec_tail;
-static struct preload pre_queue[PRE_QUEUE];   /* main loop -> ISR */
+/*
+ * Preloads, main loop -> ISR.  The two slots just before pre_tail are the
+ * ones the quantum being counted and the next one (prepared ahead) came
+ * from: refill never writes them, so the interrupt reads their voltage in
+ * place instead of copying it; the queue holds PRE_QUEUE - 3 more.
+ */
+static struct preload pre_queue[PRE_QUEUE];
 static volatile uint8_t pre_head, pre_tail;
 
 void quantum_init(void)
@@ -112,15 +145,16 @@ static inline __attribute__((always_inline)) void irq_line_low(void)
  * Programs the step just taken from q.sched: a compare q.step pulses after
  * q.mark.  Checks it is still ahead of the counter; if not, moves the end
  * to 2 pulses from now.  Returns the pulses the quantum grew by (0 when in
- * time; 1 when the end moved one on, off OCR_DEAD: q.shorten is then set
- * so the following quantum gives that pulse back).
+ * time; in the simavr build 1 when the end moved one on, off OCR_DEAD:
+ * q.shorten is then set so the following quantum gives that pulse back).
  */
 static inline __attribute__((always_inline)) int32_t program_step(void)
 {
-	uint16_t end = q.mark + (uint16_t)q.step, now;
+	uint16_t end = q.mark + q.step, now;
 	int32_t grew = 0;
 
 	TCCR1A = fw_sched_final(&q.sched) ? COM1A_SET : 0;
+#ifdef FW_SIMAVR
 	if (end == OCR_DEAD && !fw_sched_final(&q.sched)) {
 		/* A disarmed step can simply end one pulse early; the rest is longer. */
 		end--;
@@ -130,14 +164,17 @@ static inline __attribute__((always_inline)) int32_t program_step(void)
 		end++;
 		grew = 1;
 	}
+#endif
 	OCR1A = end;
 	now = TCNT1;
-	if (fw_sched_missed(now - q.mark, q.step + grew)) {
+	if (fw_sched_missed(now - q.mark, (uint32_t)q.step + (uint32_t)grew)) {
 		do {
 			now = TCNT1;
 			end = now + 2;
+#ifdef FW_SIMAVR
 			if (end == OCR_DEAD)
 				end++;
+#endif
 			OCR1A = end;
 		} while ((uint16_t)(TCNT1 - q.mark) > (uint16_t)(end - q.mark));
 		q.late++;
@@ -145,8 +182,10 @@ static inline __attribute__((always_inline)) int32_t program_step(void)
 		grew = (int32_t)(uint16_t)(end - q.mark) - (int32_t)q.step;
 	}
 	q.mark = end;
+#ifdef FW_SIMAVR
 	if (grew == 1 && !(q.flags & FW_REC_F_LATE))
 		q.shorten = 1;
+#endif
 	return grew;
 }
 
@@ -155,7 +194,7 @@ void quantum_refill(void)
 {
 	uint8_t next;
 
-	while ((next = (pre_head + 1) & (PRE_QUEUE - 1)) != pre_tail) {
+	while ((next = (pre_head + 1) & (PRE_QUEUE - 1)) != ((pre_tail - 2) & (PRE_QUEUE - 1))) {
 		struct preload *p = &pre_queue[pre_head];
 
 		p->pulses = fw_counter_next(&q.counter);
@@ -167,14 +206,31 @@ void quantum_refill(void)
 	}
 }
 
-static inline __attribute__((always_inline)) void begin_quantum(void)
+/* A quantum that ended later than its preload (LATE, or simavr's 0xffff). */
+static inline __attribute__((always_inline)) void grow(int32_t by)
 {
+	if (by)
+		q.pulses += by;
+}
+
+/*
+ * Sets up the quantum after the one being counted: its preload (popped
+ * now, so its slot stays untouched), its layout on the counter.  Runs with
+ * interrupts masked, right after the current quantum was armed, so that
+ * arming the next one at the edge is only a few register writes.
+ */
+static void __attribute__((noinline)) prepare_next(void)
+{
+	struct next_quantum *n = &q.next;
+	uint32_t pulses;
+
 	if (pre_tail != pre_head) {
 		const struct preload *p = &pre_queue[pre_tail];
 
-		q.pulses = p->pulses;
-		q.vbat_uv = p->vbat_uv;
-		q.flags = p->flags;
+		pulses = p->pulses;
+		n->cur = p;
+		n->flags = p->flags;
+		n->ready = 1;
 		pre_tail = (pre_tail + 1) & (PRE_QUEUE - 1);
 	} else {
 		/*
@@ -183,69 +239,139 @@ static inline __attribute__((always_inline)) void begin_quantum(void)
 		 * lets the main loop catch up instead of starving it until the
 		 * watchdog fires) and say so; the record carries the true count.
 		 */
-		if (q.pulses <= FW_QUANTUM_MAX / 2)
-			q.pulses *= 2;
-		q.flags = FW_REC_F_LATE;
-		q.late++;
+		pulses = q.pulses <= FW_QUANTUM_MAX / 2 ? q.pulses * 2 : q.pulses;
+		n->cur = q.cur;
+		n->flags = FW_REC_F_LATE;
+		n->ready = 2;
 	}
-	if (q.shorten && q.pulses > 1) {
-		q.pulses--;
+#ifdef FW_SIMAVR
+	if (q.shorten && pulses > 1) {
+		pulses--;
 		q.shorten = 0;
 	}
-	q.step = fw_sched_begin(&q.sched, q.pulses);
-	q.pulses += program_step();
+#endif
+	n->pulses = pulses;
+	/* Most quanta are one step: no 32-bit layout arithmetic for them. */
+	if ((uint16_t)(pulses >> 16) == 0) {
+		n->left = 0;
+		n->step = (uint16_t)pulses;
+	} else {
+		struct fw_sched sched;
+
+		n->step = (uint16_t)fw_sched_begin(&sched, pulses);
+		n->left = sched.left;
+	}
 }
 
-/* What the record of a quantum says, kept while the next one is set up. */
-struct ended {
-	uint32_t pulses, vbat_uv;
-	uint8_t flags;
-};
-
-static inline __attribute__((always_inline)) void queue_record(uint8_t t0, const struct ended *e)
+/* At the edge: the prepared quantum becomes the one counted. */
+static inline __attribute__((always_inline)) void take_next(void)
 {
-	uint8_t next = (rec_head + 1) & (REC_QUEUE - 1);
-	struct raw_record *r = &rec_queue[rec_head];
+	struct next_quantum *n = &q.next;
 
+	/* Not prepared (this interrupt came again before it could), or
+	 * prepared with the queue dry and the main loop has refilled since. */
+	if (!n->ready || (n->ready == 2 && pre_tail != pre_head))
+		prepare_next();
+	if (n->ready == 2)
+		q.late++;
+	q.pulses = n->pulses;
+	q.cur = n->cur;
+	q.flags = n->flags;
+	q.sched.left = n->left;
+	q.step = n->step;
+	n->ready = 0;
+}
+
+/* Its compare, with interrupts masked: q.mark must move with OCR1A. */
+static inline __attribute__((always_inline)) void arm(void)
+{
+	grow(program_step());
+}
+
+/* An intermediate step of a long quantum ended: no edge, the next step. */
+static void __attribute__((noinline)) next_step(void)
+{
+	q.step = (uint16_t)fw_sched_next(&q.sched);
+	grow(program_step());
+}
+
+/*
+ * The quantum ended at Timer0 count t0 (the IRQ line went high with it):
+ * book it and reserve its record's slot, hold the line for the pulse
+ * width, clear it and arm the next quantum, fill the record, prepare the
+ * quantum after.  Interrupts are masked only where they must be (the
+ * bench measures the stretches: docs/firmware.md):
+ *   - up to the timestamp's high part: a Timer0 overflow interrupt must not
+ *     run between reading TCNT0 and the overflow count;
+ *   - while arming (program_step): from the compare register write to the
+ *     new mark, a nested run of this interrupt would see half of it;
+ *   - while preparing the quantum after next, which a nested run would
+ *     otherwise pop from the preload queue at the same time.
+ * Until the next compare is armed this interrupt cannot come again (OCR1A
+ * holds the end just passed) and the main loop cannot run, so the
+ * counters and the record queue are this code's alone, and the other
+ * interrupts (UART, Timer0, ADC) touch none of them.  A nested run after
+ * arming books its own quantum after this one and fills its own slot; the
+ * main loop reads no slot before both have returned.
+ */
+static void __attribute__((noinline)) end_quantum(uint8_t t0)
+{
+	uint32_t t_hi = clock_overflows_isr(t0), seq, pulses = q.pulses;
+	const struct preload *drawn = q.cur;
+	uint8_t flags = q.flags, next;
+	struct raw_record *r = 0;
+
+	if ((uint8_t)(TCNT0 - t0) > q.width_ticks) {
+		/* The width has passed on the way here (2 us, the default). */
+		irq_line_low();
+		sei();
+	} else {
+		/* A longer width: held with interrupts on. */
+		sei();
+		while ((uint8_t)(TCNT0 - t0) <= q.width_ticks)
+			;
+		irq_line_low();
+	}
+	take_next();
+	cli();
+	arm();
+	/* Booked before a nested run can book the quantum after it. */
+	seq = q.seq++;
+	q.total_pulses += pulses;
+	next = (rec_head + 1) & (REC_QUEUE - 1);
 	if (next == rec_tail) {
 		q.dropped++;
 		q.pending_dropped = 1;
-		return;
+	} else {
+		r = &rec_queue[rec_head];
+		if (q.pending_dropped)
+			flags |= FW_REC_F_DROPPED;
+		q.pending_dropped = 0;
+		rec_head = next;
 	}
-	r->seq = q.seq;
-	r->t_hi = clock_overflows_isr(t0);
-	r->t_lo = t0;
-	r->pulses = e->pulses;
-	r->vbat_uv = e->vbat_uv;
-	r->flags = e->flags | (q.pending_dropped ? FW_REC_F_DROPPED : 0);
-	q.pending_dropped = 0;
-	rec_head = next;
+	sei();
+	if (r) {
+		r->seq = seq;
+		r->t_hi = t_hi;
+		r->t_lo = t0;
+		r->pulses = pulses;
+		r->vbat_uv = drawn->vbat_uv;
+		r->flags = flags;
+	}
+	cli();
+	if (!q.next.ready)
+		prepare_next();
+	sei();
 }
 
 ISR(TIMER1_COMPA_vect)
 {
 	uint8_t t0 = TCNT0;       /* first: the pulse width and timestamp count from here */
-	struct ended e;
 
-	if (!fw_sched_final(&q.sched)) {
-		/* An intermediate step of a long quantum: no edge, next step. */
-		q.step = fw_sched_next(&q.sched);
-		q.pulses += program_step();
-		return;
-	}
-	e.pulses = q.pulses;
-	e.vbat_uv = q.vbat_uv;
-	e.flags = q.flags;
-	while ((uint8_t)(TCNT0 - t0) <= q.width_ticks)
-		;
-	/* Line low and the next compare armed back to back: no window for a match. */
-	irq_line_low();
-	begin_quantum();
-
-	q.quanta++;
-	q.total_pulses += e.pulses;
-	queue_record(t0, &e);
-	q.seq++;
+	if (fw_sched_final(&q.sched))
+		end_quantum(t0);
+	else
+		next_step();
 }
 
 void quantum_start(const struct quantum_config *cfg, uint32_t vbat_uv)
@@ -253,12 +379,15 @@ void quantum_start(const struct quantum_config *cfg, uint32_t vbat_uv)
 	quantum_stop();
 	fw_counter_init(&q.counter, &cfg->counter);
 	fw_counter_set_vbat(&q.counter, vbat_uv);
-	q.width_ticks = (uint8_t)((cfg->width_ns + 499) / 500);
+	/* Timer0 ticks (0.5 us), rounded up; up to 131 for 65535 ns.  In 32
+	 * bits: (width_ns + 499) in 16 overflowed from 65037 ns on. */
+	q.width_ticks = (uint8_t)(((uint32_t)cfg->width_ns + 499) / 500);
 	q.seq = 0;
-	q.quanta = q.total_pulses = q.dropped = q.late = 0;
+	q.total_pulses = q.dropped = q.late = 0;
 	q.pending_dropped = 0;
 	rec_head = rec_tail = 0;
 	pre_head = pre_tail = 0;
+	q.cur = &pre_queue[0];
 	quantum_refill();
 	ATOMIC_BLOCK(ATOMIC_FORCEON) {
 		irq_line_low();
@@ -266,7 +395,10 @@ void quantum_start(const struct quantum_config *cfg, uint32_t vbat_uv)
 		TCNT1 = 0;
 		q.mark = 0xffff;           /* the first quantum starts before pulse 1 */
 		q.shorten = 0;
-		begin_quantum();
+		q.next.ready = 0;
+		take_next();
+		arm();
+		prepare_next();
 		TIFR1 = _BV(OCF1A);
 		TIMSK1 = _BV(OCIE1A);
 		running = 1;
@@ -289,24 +421,20 @@ uint8_t quantum_running(void)
 	return running;
 }
 
-uint8_t quantum_pop_record(struct fw_record *r)
+uint8_t quantum_pop_frame(uint8_t *out)
 {
-	uint8_t got = 0;
+	uint8_t t = rec_tail, n;
 
-	ATOMIC_BLOCK(ATOMIC_RESTORESTATE) {
-		if (rec_tail != rec_head) {
-			const struct raw_record *raw = &rec_queue[rec_tail];
-
-			r->seq = raw->seq;
-			r->time = (uint64_t)raw->t_hi << 8 | raw->t_lo;
-			r->pulses = raw->pulses;
-			r->vbat_uv = raw->vbat_uv;
-			r->flags = raw->flags;
-			rec_tail = (rec_tail + 1) & (REC_QUEUE - 1);
-			got = 1;
-		}
-	}
-	return got;
+	/*
+	 * No lock: the interrupt fills only the slot at rec_head, and advances
+	 * rec_head past a slot only before it returns, so a slot the main loop
+	 * sees is complete and nobody writes it until rec_tail moves on.
+	 */
+	if (t == rec_head)
+		return 0;
+	n = (uint8_t)fw_record_frame_body((const uint8_t *)&rec_queue[t], out);
+	rec_tail = (t + 1) & (REC_QUEUE - 1);
+	return n;
 }
 
 void quantum_set_vbat(uint32_t vbat_uv)
@@ -319,7 +447,7 @@ void quantum_stats(struct fw_status *s)
 {
 	ATOMIC_BLOCK(ATOMIC_RESTORESTATE) {
 		s->running = running;
-		s->quanta = q.quanta;
+		s->quanta = q.seq;
 		s->pulses = q.total_pulses;
 		s->dropped = q.dropped;
 		s->late = q.late;

@@ -129,7 +129,8 @@ struct fw_msg {
 	} u;
 };
 
-/* CRC-16/CCITT-FALSE (poly 0x1021, init 0xffff); check("123456789") = 0x29b1. */
+/* CRC-16/CCITT-FALSE (poly 0x1021, init 0xffff); check("123456789") = 0x29b1.
+ * Table-driven (the table is in flash on the AVR). */
 uint16_t fw_crc16(const uint8_t *p, size_t n);
 uint16_t fw_crc16_update(uint16_t crc, uint8_t byte);
 
@@ -149,8 +150,15 @@ size_t fw_msg_encode(const struct fw_msg *m, uint8_t *payload, size_t cap);
  */
 int fw_msg_decode(const uint8_t *payload, size_t n, struct fw_msg *m);
 
-/* A whole frame for the wire, delimiter included; returns its length or 0. */
+/* A whole frame for the wire, delimiter included; returns its length or 0.
+ * One pass: the CRC and COBS are made as the payload bytes come. */
 size_t fw_frame_encode(const struct fw_msg *m, uint8_t *out, size_t cap);
+/* The same for a RECORD (tag 0) without the message struct: the firmware's
+ * path for every quantum.  out holds FW_FRAME_WIRE_MAX bytes. */
+#define FW_RECORD_BODY 18 /* u32 seq, u40 time, u32 pulses, u32 Vb uV, u8 flags */
+size_t fw_record_frame(const struct fw_record *r, uint8_t *out);
+/* From the record's body as it goes on the wire (little-endian fields). */
+size_t fw_record_frame_body(const uint8_t *body, uint8_t *out);
 
 /*
  * Byte-at-a-time frame receiver.  fw_deframer_push() returns 0 while a

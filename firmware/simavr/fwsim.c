@@ -49,10 +49,13 @@ struct fwsim {
 	struct fw_msg errors[REPLY_MAX];
 	unsigned nerrors;
 	unsigned boots, bad_frames;
+	uint64_t pin_rises;       /* rises of the OC1A pin, spurious ones included */
 	uint8_t next_tag;
 	int vbat_mv;
 	void (*tap)(void *ctx, uint8_t byte);
 	void *tap_ctx;
+	fwsim_step_fn step;
+	void *step_ctx;
 };
 
 static void *grow(void *p, size_t *cap, size_t need, size_t size)
@@ -70,6 +73,30 @@ static void *grow(void *p, size_t *cap, size_t need, size_t size)
 	return p;
 }
 
+/*
+ * IRQ edges come from Timer1's compare matches, not from the pin: simavr
+ * also drives OC1A at a counter overflow (it applies PWM-mode rules in
+ * normal mode: "clear on match" sets the pin at the wrap), which would show
+ * as an edge no quantum made.  A match while the compare output is armed
+ * (COM1A1:0 = set on match: the last step of a quantum) is the rising edge
+ * silicon gives; the pin's next fall ends the pulse.
+ */
+#define TCCR1A_ADDR 0x80
+#define COM1A_SET   0xc0
+#define TIMER1_COMPA_VECTOR 11
+
+static void on_compare(struct avr_irq_t *irq, uint32_t value, void *param)
+{
+	struct fwsim *s = param;
+
+	(void)irq;
+	if (!value || (s->avr->data[TCCR1A_ADDR] & COM1A_SET) != COM1A_SET)
+		return;
+	s->edges = grow(s->edges, &s->edges_cap, s->nedges + 1, sizeof(*s->edges));
+	s->edges[s->nedges++] = (struct fwsim_edge){
+		.rise = s->avr->cycle, .fall = 0, .pulses = s->pulses };
+}
+
 static void on_irq_line(struct avr_irq_t *irq, uint32_t value, void *param)
 {
 	struct fwsim *s = param;
@@ -79,13 +106,10 @@ static void on_irq_line(struct avr_irq_t *irq, uint32_t value, void *param)
 	if (level == s->irq_level)
 		return;
 	s->irq_level = level;
-	if (level) {
-		s->edges = grow(s->edges, &s->edges_cap, s->nedges + 1, sizeof(*s->edges));
-		s->edges[s->nedges++] = (struct fwsim_edge){
-			.rise = s->avr->cycle, .fall = 0, .pulses = s->pulses };
-	} else if (s->nedges) {
+	if (level)
+		s->pin_rises++;
+	else if (s->nedges && !s->edges[s->nedges - 1].fall)
 		s->edges[s->nedges - 1].fall = s->avr->cycle;
-	}
 }
 
 /* simavr's UART input FIFO (64 bytes) is full / has room again. */
@@ -169,7 +193,22 @@ static void free_firmware_image(elf_firmware_t *fw)
 	free(fw->symbol);
 }
 
+static int built_for_simavr(const elf_firmware_t *fw)
+{
+	uint32_t i;
+
+	for (i = 0; i < fw->symbolcount; i++)
+		if (!strcmp(fw->symbol[i]->symbol, "fw_build_simavr"))
+			return 1;
+	return 0;
+}
+
 struct fwsim *fwsim_open(const char *elf, struct eq_error *err)
+{
+	return fwsim_open_flags(elf, 0, err);
+}
+
+struct fwsim *fwsim_open_flags(const char *elf, unsigned open_flags, struct eq_error *err)
 {
 	elf_firmware_t fw;
 	struct fwsim *s;
@@ -179,6 +218,12 @@ struct fwsim *fwsim_open(const char *elf, struct eq_error *err)
 	memset(&fw, 0, sizeof(fw));
 	if (elf_read_firmware(elf, &fw) != 0) {
 		eq_fail(err, "%s: cannot load the firmware ELF (build it with `make -C firmware`)", elf);
+		return NULL;
+	}
+	if (!(open_flags & FWSIM_ANY_BUILD) && !built_for_simavr(&fw)) {
+		free_firmware_image(&fw);
+		eq_fail(err, "%s: this firmware is built for silicon; simavr needs eqfw-simavr.elf "
+			"(`make -C firmware` builds both: docs/firmware.md, \"Running in simavr\")", elf);
 		return NULL;
 	}
 	s = calloc(1, sizeof(*s));
@@ -205,6 +250,8 @@ struct fwsim *fwsim_open(const char *elf, struct eq_error *err)
 	s->uart_in = avr_io_getirq(s->avr, AVR_IOCTL_UART_GETIRQ('0'), UART_IRQ_INPUT);
 	avr_irq_register_notify(avr_io_getirq(s->avr, AVR_IOCTL_IOPORT_GETIRQ('B'), 1),
 				on_irq_line, s);
+	avr_irq_register_notify(avr_get_interrupt_irq(s->avr, TIMER1_COMPA_VECTOR) + AVR_INT_IRQ_PENDING,
+				on_compare, s);
 	avr_irq_register_notify(avr_io_getirq(s->avr, AVR_IOCTL_UART_GETIRQ('0'), UART_IRQ_OUTPUT),
 				on_uart_out, s);
 	avr_irq_register_notify(avr_io_getirq(s->avr, AVR_IOCTL_UART_GETIRQ('0'), UART_IRQ_OUT_XOFF),
@@ -263,8 +310,13 @@ int fwsim_run_to(struct fwsim *s, uint64_t until, struct eq_error *err)
 	while (s->avr->cycle < until) {
 		int state;
 
+		uint64_t c0 = s->avr->cycle;
+		uint32_t pc = s->avr->pc;
+
 		feed_uart(s);
 		state = avr_run(s->avr);
+		if (s->step)
+			s->step(s->step_ctx, pc, (uint32_t)(s->avr->cycle - c0), s->avr->sreg[S_I]);
 		if (state == cpu_Done || state == cpu_Crashed) {
 			return eq_fail(err, "firmware in simavr %s at cycle %llu (pc 0x%x)",
 				       state == cpu_Done ? "stopped" : "crashed",
@@ -329,6 +381,11 @@ const struct fwsim_edge *fwsim_edges(const struct fwsim *s, size_t *n)
 	return s->edges;
 }
 
+uint64_t fwsim_pin_rises(const struct fwsim *s)
+{
+	return s->pin_rises;
+}
+
 unsigned fwsim_boots(const struct fwsim *s)
 {
 	return s->boots;
@@ -353,6 +410,12 @@ void fwsim_set_uart_tap(struct fwsim *s, void (*fn)(void *ctx, uint8_t byte), vo
 {
 	s->tap = fn;
 	s->tap_ctx = ctx;
+}
+
+void fwsim_set_step_hook(struct fwsim *s, fwsim_step_fn fn, void *ctx)
+{
+	s->step = fn;
+	s->step_ctx = ctx;
 }
 
 struct avr_t *fwsim_core(struct fwsim *s)

@@ -26,7 +26,17 @@ struct fwsim_edge {
 	uint64_t pulses;          /* front-end pulses fed when it rose */
 };
 
+/*
+ * Loads the firmware built for simavr (eqfw-simavr.elf: it carries the
+ * symbol fw_build_simavr).  The silicon build is refused, naming the right
+ * file: in simavr it would stop counting the first time a quantum ends at
+ * 0xffff (docs/firmware.md, "Running in simavr").
+ */
 struct fwsim *fwsim_open(const char *elf, struct eq_error *err);
+/* The same for any build (FWSIM_ANY_BUILD): the tests that show the silicon
+ * build has none of the simavr workaround. */
+#define FWSIM_ANY_BUILD 0x1
+struct fwsim *fwsim_open_flags(const char *elf, unsigned flags, struct eq_error *err);
 void fwsim_close(struct fwsim *s);
 
 uint64_t fwsim_cycle(const struct fwsim *s);
@@ -47,8 +57,14 @@ void fwsim_set_vbat(struct fwsim *s, double volts);
  */
 void fwsim_reset(struct fwsim *s, uint8_t mcusr);
 
-/* IRQ pulses seen so far (the array grows; the pointer may move). */
+/*
+ * IRQ pulses seen so far (the array grows; the pointer may move): rises
+ * from Timer1 compare matches with the output armed, falls from the pin
+ * (simavr also raises the pin at a counter wrap: fwsim_pin_rises() counts
+ * every rise of the pin, spurious ones included).
+ */
 const struct fwsim_edge *fwsim_edges(const struct fwsim *s, size_t *n);
+uint64_t fwsim_pin_rises(const struct fwsim *s);
 /* How many times the firmware booted (BOOT messages seen). */
 unsigned fwsim_boots(const struct fwsim *s);
 
@@ -57,6 +73,14 @@ void fwsim_send_bytes(struct fwsim *s, const uint8_t *p, size_t n);
 void fwsim_send(struct fwsim *s, const struct fw_msg *m);
 /* Every byte the board sends also goes to fn (a pty bridge to eqprof board). */
 void fwsim_set_uart_tap(struct fwsim *s, void (*fn)(void *ctx, uint8_t byte), void *ctx);
+/*
+ * Called after every instruction fwsim_run_to() executes (NULL: none): the
+ * program counter (byte address) it started at, the cycles it took
+ * (interrupt entry included) and whether interrupts are enabled after it.
+ * For measurements: profiles, the longest stretch with interrupts masked.
+ */
+typedef void (*fwsim_step_fn)(void *ctx, uint32_t pc, uint32_t cycles, int irq_on);
+void fwsim_set_step_hook(struct fwsim *s, fwsim_step_fn fn, void *ctx);
 /* The simavr core itself, for measurements (bench/firmware). */
 struct avr_t *fwsim_core(struct fwsim *s);
 /* Bytes queued for the board and not yet on the line. */

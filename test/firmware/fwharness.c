@@ -8,7 +8,9 @@
  * exactly its preload.  The checks below allow exactly that one edge on the
  * first quantum and nothing else.
  *
- * usage: fwharness FIRMWARE.elf
+ * usage: fwharness FIRMWARE-simavr.elf [FIRMWARE.elf]
+ *        (the second, the silicon build, for the check that it has none of
+ *        the simavr workaround)
  */
 #include <math.h>
 #include <stdarg.h>
@@ -32,7 +34,7 @@
  */
 #define FW_MAX_RATE 500e3
 
-static const char *elf;
+static const char *elf, *silicon_elf;
 
 
 static void diag(const char *fmt, ...)
@@ -212,6 +214,8 @@ static void test_bursts(void)
 	exact = n == 20 && q[0] == 51;
 	for (i = 1; i < n; i++)
 		exact &= q[i] == 50;
+	for (i = 0; !exact && i < n; i++)
+		diag("quantum %zu: %llu pulses", i, (unsigned long long)q[i]);
 	ok(exact, "bursts of 100 pulses at 2 MHz with 1 ms gaps, N=50: %zu edges, each after 50", n);
 	fwsim_close(s);
 }
@@ -529,10 +533,13 @@ static void test_garbage(void)
 		fwsim_send_bytes(s, &b, 1);
 	}
 	feed(s, 100e3, 64 * 8 + 1);
-	fwsim_send_bytes(s, (const uint8_t *)"\0", 1);
 	while (fwsim_send_pending(s))
 		idle(s, 0.001);
 	idle(s, 0.01);
+	/* A delimiter once the flood is over (one sent during it may be among
+	 * the bytes the full receive ring had to drop, and counted). */
+	fwsim_send_bytes(s, (const uint8_t *)"\0", 1);
+	idle(s, 0.001);
 	n = quanta(s, 0, 1, q, 16);
 	exact = n == 8;
 	for (i = 0; i < n; i++)
@@ -584,6 +591,184 @@ static void test_late_and_dropped(void)
 	fwsim_close(s);
 }
 
+/* ---- interrupts masked ----------------------------------------------- */
+
+struct masked {
+	uint64_t run, worst;
+};
+
+static void on_step(void *ctx, uint32_t pc, uint32_t cycles, int irq_on)
+{
+	struct masked *m = ctx;
+
+	(void)pc;
+	if (irq_on) {
+		if (m->run > m->worst)
+			m->worst = m->run;
+		m->run = 0;
+	} else {
+		m->run += cycles;
+	}
+}
+
+/*
+ * At 1 MBd a byte stream overruns the USART when its receive interrupt
+ * waits about two bytes (two in its buffer, one in the shift register,
+ * and the next start bit: ATmega328P datasheet, USART "Receiver Error
+ * Flags", DOR): 20 us = 320 cycles, less the interrupt itself.  No stretch
+ * with interrupts masked may come near that while the board counts fast,
+ * streams records and takes requests, whatever the IRQ width.
+ */
+#define MASKED_LIMIT 256
+
+static void test_masked_time(void)
+{
+	static const uint16_t widths[] = { 2000, 65535 };
+	size_t k;
+
+	for (k = 0; k < 2; k++) {
+		struct fwsim *s = boot();
+		struct masked m = { 0, 0 };
+		struct fw_msg req;
+		struct eq_error err;
+		double t;
+		uint64_t i, next_req;
+
+		request(s, FW_REQ_SET_WIDTH, widths[k], NULL);
+		configure(s, 64, 5, 0, 9);
+		fwsim_set_step_hook(s, on_step, &m);
+		fw_msg_request(&req, FW_REQ_STATUS, 0);
+		t = (double)fwsim_cycle(s);
+		next_req = fwsim_cycle(s);
+		for (i = 0; i < 40000; i++) { /* 200 kHz for 0.2 s: 3125 quanta/s */
+			t += HZ / 200e3;
+			if (fwsim_cycle(s) >= next_req) {
+				req.tag = 0x55;
+				fwsim_send(s, &req);
+				next_req += 16000; /* a request every millisecond */
+			}
+			if (fwsim_pulse(s, 2, &err) < 0 || fwsim_run_to(s, (uint64_t)t, &err) < 0)
+				die(&err);
+		}
+		fwsim_set_step_hook(s, NULL, NULL);
+		ok(m.worst < MASKED_LIMIT, "IRQ width %u ns, counting at 200 kHz with records and a request "
+		   "every ms: interrupts never masked longer than %llu cycles (%.1f us; limit %d)",
+		   widths[k], (unsigned long long)m.worst, m.worst / 16.0, MASKED_LIMIT);
+		fwsim_close(s);
+	}
+}
+
+/*
+ * The widest IRQ pulse, 65535 ns: (width + 499) / 500 in 16 bits wrapped
+ * to an 8.2 us pulse; the pulse is at least the width asked for.
+ */
+static void test_widest_pulse(void)
+{
+	struct fwsim *s = boot();
+	const struct fwsim_edge *e;
+	uint64_t shortest = ~0ULL;
+	struct fw_msg rep;
+	size_t n, i;
+
+	request(s, FW_REQ_SET_WIDTH, 65535, NULL);
+	request(s, FW_REQ_STATUS, 0, &rep);
+	configure(s, 10, 0, 0, 1);
+	feed(s, 5e3, 51);
+	e = fwsim_edges(s, &n);
+	for (i = 0; i < n; i++)
+		if (e[i].fall && e[i].fall - e[i].rise < shortest)
+			shortest = e[i].fall - e[i].rise;
+	ok(n == 5 && rep.u.status.width_ns == 65535 && shortest >= 65535 * 16 / 1000 &&
+	   shortest < 80 * 16,
+	   "IRQ width 65535 ns: STATUS says so and every pulse lasts 65.5..80 us (shortest %.1f us)",
+	   shortest / 16.0);
+	fwsim_close(s);
+}
+
+/*
+ * A battery-voltage step reaches the preloads after the ones already
+ * drawn: 5 queued and 1 prepared ahead of the quantum being counted.
+ * Quanta of 16 ms (N=8 at 500 Hz) against an ADC average every 1.7 ms:
+ * the step, 1 ms into quantum Q, is measured during Q; quanta Q..Q+6 keep
+ * the old voltage and Q+7, the 7th to begin after the new average, has
+ * the new one (docs/firmware.md).
+ */
+static void test_vbat_step(void)
+{
+	struct fwsim *s = boot();
+	struct fw_record r[64];
+	const struct fwsim_edge *e;
+	size_t n, nrec, i, q = 0, first_new = 0;
+	uint32_t old_uv;
+	int good;
+
+	fwsim_set_vbat(s, 4.0);
+	idle(s, 0.005);
+	configure(s, 8, 0, 0, 1);
+	feed(s, 500, 8 * 10 + 1); /* 10 quanta at the old voltage */
+	e = fwsim_edges(s, &n);
+	q = n;                    /* quantum Q begins at the last edge */
+	idle(s, 0.001);
+	(void)e;
+	fwsim_set_vbat(s, 3.0);
+	feed(s, 500, 8 * 12);
+	idle(s, 0.01);
+	nrec = take_records(s, r, 64);
+	old_uv = r[0].vbat_uv;
+	for (i = 0; i < nrec; i++)
+		if (r[i].vbat_uv < old_uv - 500000) {
+			first_new = r[i].seq;
+			break;
+		}
+	good = nrec >= q + 8 && first_new == q + 7;
+	for (i = q; good && i < q + 7; i++)
+		good &= r[i].vbat_uv == old_uv;
+	ok(good, "battery step 4.0 -> 3.0 V 1 ms into quantum %zu: quanta %zu..%zu keep %.3f V, "
+	   "quantum %zu (the 7th to begin after the new average) has %.3f V", q, q, q + 6,
+	   old_uv / 1e6, first_new, i < nrec ? r[first_new].vbat_uv / 1e6 : 0.0);
+	fwsim_close(s);
+}
+
+/*
+ * The build for silicon has none of the simavr workaround for its compare
+ * at 0xffff (which cost silicon a +-1 pulse pair every 65536 pulses): in
+ * simavr, which never matches OCR1A = 0xffff, its second quantum of 32768
+ * (ending at 0xffff) therefore never ends, while the simavr build ends it
+ * one pulse late and the next one a pulse early.
+ */
+static void test_silicon_build(void)
+{
+	struct eq_error err;
+	struct fwsim *s;
+	uint64_t q[8];
+	size_t n_si, n_sim;
+
+	if (!silicon_elf) {
+		ok(1, "# SKIP no silicon build given");
+		return;
+	}
+	s = fwsim_open_flags(silicon_elf, FWSIM_ANY_BUILD, &err);
+	if (!s || fwsim_run_to(s, 32000, &err) < 0)
+		die(&err);
+	configure(s, 32768, 0, 0, 1);
+	feed(s, 2e6, 32768 * 3 + 1);
+	n_si = quanta(s, 0, 0, q, 8);
+	fwsim_close(s);
+	s = boot();
+	configure(s, 32768, 0, 0, 1);
+	feed(s, 2e6, 32768 * 3 + 1);
+	n_sim = quanta(s, 0, 0, q, 8);
+	fwsim_close(s);
+	ok(n_si == 1 && n_sim == 3 && q[0] == 32769 && q[1] == 32769 && q[2] == 32767,
+	   "0xffff: the silicon build keeps its compare there (simavr never matches it: %zu edge), "
+	   "the simavr build moves it (%zu edges: %llu, %llu, %llu pulses)", n_si, n_sim,
+	   (unsigned long long)q[0], (unsigned long long)q[1], (unsigned long long)q[2]);
+	s = fwsim_open(silicon_elf, &err);
+	ok(!s && strstr(err.msg, "eqfw-simavr.elf"),
+	   "fwsim refuses the silicon build unless asked, naming the right file");
+	fwsim_close(s);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct { double hz; uint32_t n; unsigned nq; } rates[] = {
@@ -592,11 +777,12 @@ int main(int argc, char **argv)
 	};
 	size_t i;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: fwharness FIRMWARE.elf\n");
+	if (argc != 2 && argc != 3) {
+		fprintf(stderr, "usage: fwharness FIRMWARE-simavr.elf [FIRMWARE.elf]\n");
 		return 2;
 	}
 	elf = argv[1];
+	silicon_elf = argc == 3 ? argv[2] : NULL;
 	test_info_and_boot();
 	for (i = 0; i < sizeof(rates) / sizeof(rates[0]); i++)
 		test_rate(rates[i].hz, rates[i].n, rates[i].nq);
@@ -609,5 +795,9 @@ int main(int argc, char **argv)
 	test_commands();
 	test_garbage();
 	test_late_and_dropped();
+	test_masked_time();
+	test_widest_pulse();
+	test_vbat_step();
+	test_silicon_build();
 	return tap_done();
 }

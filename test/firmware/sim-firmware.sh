@@ -4,8 +4,8 @@
 # (the firmware's portable logic) for the same pulse train.  TAP output.
 set -u
 # The sanitizer run (B=build/san) uses the ELF of the plain build.
-elf="$B/firmware/eqfw.elf"
-[ -f "$elf" ] || elf="$B/../firmware/eqfw.elf"
+elf="$B/firmware/eqfw-simavr.elf"
+[ -f "$elf" ] || elf="$B/../firmware/eqfw-simavr.elf"
 export LSAN_OPTIONS="suppressions=$SRC/test/firmware/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
