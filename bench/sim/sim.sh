@@ -29,10 +29,11 @@ run "Game x600 s, N=64 (2.95 mJ quantum)" "$tmp/game600.scn"
 run "Game x600 s, N=2 (92 uJ quantum)" "$tmp/game600.scn" --set quantum_pulses=2
 run "Movie (built-in, 110 s)" Movie
 # The counter stage on the real firmware in simavr (when it has been built:
-# make check or make -C firmware builds $B/firmware/eqfw.elf).
-if [ -n "${B:-}" ] && [ -f "$B/firmware/eqfw.elf" ]; then
+# make check or make -C firmware builds $B/firmware/eqfw-simavr.elf, the build
+# for simavr).
+if [ -n "${B:-}" ] && [ -f "$B/firmware/eqfw-simavr.elf" ]; then
 	"$EQPROF" sim --print Game | sed 's/^phase Game 54s$/phase Game 10s/' >"$tmp/game10.scn"
-	run "Game x10 s, N=64, --firmware (simavr)" "$tmp/game10.scn" --firmware "$B/firmware/eqfw.elf"
+	run "Game x10 s, N=64, --firmware (simavr)" "$tmp/game10.scn" --firmware "$B/firmware/eqfw-simavr.elf"
 else
-	echo "  (no \$B/firmware/eqfw.elf: the simavr counter stage is not measured)"
+	echo "  (no \$B/firmware/eqfw-simavr.elf: the simavr counter stage is not measured)"
 fi
