@@ -1,7 +1,7 @@
 /*
  * builtin-board.c - eqprof board: talk to the energy-counter board.
  *
- *   eqprof board list
+ *   eqprof board list      [--watch]
  *   eqprof board info      [--port SPEC]
  *   eqprof board config    [--port SPEC] [--quantum N] [--jitter PCT]
  *                          [--vcomp on|off] [--width TIME]
@@ -24,6 +24,7 @@
 
 #include "board/client.h"
 #include "board/log.h"
+#include "board/usb.h"
 #include "builtin.h"
 #include "eqp.h"
 #include "progress.h"
@@ -35,7 +36,7 @@ _Static_assert(FW_REC_F_DROPPED == EQP_BOARD_F_DROPPED && FW_REC_F_LATE == EQP_B
 	       FW_REC_F_VCLAMP == EQP_BOARD_F_VCLAMP, "firmware and file record flags differ");
 
 static const char usage_text[] =
-	"usage: eqprof board list\n"
+	"usage: eqprof board list      [--watch]\n"
 	"       eqprof board info      [--port SPEC]\n"
 	"       eqprof board config    [--port SPEC] [--quantum N] [--jitter PCT] [--vcomp on|off]\n"
 	"                              [--width TIME]\n"
@@ -52,7 +53,7 @@ struct board_opts {
 	const char *quantum, *jitter, *vcomp, *width;
 	const char *measured, *vb_nominal, *e_min, *adc_offset, *serial;
 	const char *duration, *count, *seed, *stall_timeout, *on_reset;
-	int quiet;
+	int quiet, watch;
 };
 
 /* SIGINT/SIGTERM: the first stops the log cleanly, a second at once. */
@@ -84,6 +85,7 @@ static int parse_opts(int argc, char **argv, struct board_opts *o)
 		{ "seed", required_argument, NULL, 's' }, { "help", no_argument, NULL, 'h' },
 		{ "stall-timeout", required_argument, NULL, 'T' },
 		{ "on-reset", required_argument, NULL, 'R' },
+		{ "watch", no_argument, NULL, 'w' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -108,6 +110,7 @@ static int parse_opts(int argc, char **argv, struct board_opts *o)
 		case 's': o->seed = optarg; break;
 		case 'T': o->stall_timeout = optarg; break;
 		case 'R': o->on_reset = optarg; break;
+		case 'w': o->watch = 1; break;
 		case 'q': o->quiet = 1; break;
 		case 'h': fputs(usage_text, stdout); exit(0);
 		default: fputs(usage_text, stderr); return -1;
@@ -123,16 +126,16 @@ static int parse_opts(int argc, char **argv, struct board_opts *o)
 static struct board_link *open_port(const char *port, struct eq_error *err)
 {
 	struct board_found found[8];
+	struct eq_error note;
 	int n;
 
-	if (!port)
+	if (!port || !*port)
 		port = getenv("EQPROF_BOARD");
-	if (!port) {
-		n = board_list(found, 8, err);
-		if (n < 0)
-			return NULL;
+	if (!port || !*port) {
+		n = board_list(found, 8, &note);
 		if (n == 0) {
-			eq_fail(err, "no board found (USB FT232R or /dev/ttyUSB*); give --port SPEC");
+			eq_fail(err, "no board found (FT232R 0403:6001 on USB, /dev/ttyUSB*)%s%s; give "
+				"--port SPEC", note.msg[0] ? ": " : "", note.msg);
 			return NULL;
 		}
 		port = found[0].spec;
@@ -140,18 +143,45 @@ static struct board_link *open_port(const char *port, struct eq_error *err)
 	return board_link_open(port, FW_UART_BAUD, err);
 }
 
-static int cmd_list(void)
+static void print_usb(void *ctx, int arrived, const struct board_usb *b)
+{
+	(void)ctx;
+	if (!arrived)
+		printf("left     USB %s\n", b->where);
+	else
+		printf("arrived  USB %s: FT232R %s, serial %s, %s%s\n", b->where,
+		       b->product[0] ? b->product : "(product unknown)",
+		       b->serial[0] ? b->serial : "(unknown)",
+		       b->tty[0] ? b->tty : "no tty node (use ftdi:SERIAL)",
+		       b->denied ? ", permission denied (udev rules: `eqprof board list`)" : "");
+	fflush(stdout);
+}
+
+static int cmd_list(const struct board_opts *o)
 {
 	struct board_found found[16];
-	struct eq_error err;
-	int n = board_list(found, 16, &err), i;
+	struct eq_error note;
+	struct sigaction sa;
+	int n = board_list(found, 16, &note), i;
 
-	if (n < 0)
-		return fail(&err);
 	if (n == 0)
 		printf("no board found (FT232R 0403:6001 on USB, /dev/ttyUSB*)\n");
 	for (i = 0; i < n; i++)
 		printf("%-28s %s\n", found[i].spec, found[i].what);
+	if (note.msg[0])
+		printf("note: %s\n", note.msg);
+	if (!o->watch)
+		return 0;
+	/* Hot-plug: boards as they come and go, until Ctrl-C or SIGTERM. */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	printf("watching for boards (Ctrl-C stops)\n");
+	fflush(stdout);
+	if (board_usb_watch(&stop_requests, print_usb, NULL, &note) < 0)
+		return fail(&note);
 	return 0;
 }
 
@@ -371,7 +401,7 @@ int cmd_board(int argc, char **argv)
 	if (parse_opts(argc - 1, argv + 1, &o) < 0)
 		return 2;
 	if (!strcmp(sub, "list"))
-		return cmd_list();
+		return cmd_list(&o);
 	if (strcmp(sub, "info") && strcmp(sub, "config") && strcmp(sub, "calibrate") &&
 	    strcmp(sub, "log")) {
 		fprintf(stderr, "eqprof board: unknown subcommand '%s'\n%s", sub, usage_text);

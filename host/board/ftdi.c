@@ -1,7 +1,7 @@
 /*
  * ftdi.c - the board's FT232R through libftdi1: no kernel driver, 1 ms
- * latency timer (the chip otherwise holds short packets for 16 ms), and
- * device listing by USB id.
+ * latency timer (the chip otherwise holds short packets for 16 ms); and
+ * the list of ports, from libusb (usb.c).
  */
 #include <glob.h>
 #include <stdio.h>
@@ -12,9 +12,8 @@
 #include <ftdi.h>
 
 #include "transport.h"
+#include "usb.h"
 
-#define FT232R_VID 0x0403
-#define FT232R_PID 0x6001
 
 struct ftdi_link {
 	struct board_link base;
@@ -66,6 +65,7 @@ static const struct board_link_ops ftdi_ops = {
 struct board_link *board_ftdi_open(const char *serial, unsigned baud, struct eq_error *err)
 {
 	struct ftdi_link *f = calloc(1, sizeof(*f));
+	int rc;
 
 	if (!f || !(f->ftdi = ftdi_new())) {
 		free(f);
@@ -74,15 +74,22 @@ struct board_link *board_ftdi_open(const char *serial, unsigned baud, struct eq_
 	}
 	f->base.ops = &ftdi_ops;
 	snprintf(f->base.name, sizeof(f->base.name), "ftdi:%s", serial && *serial ? serial : "(first)");
-	if (ftdi_usb_open_desc(f->ftdi, FT232R_VID, FT232R_PID, NULL,
-			       serial && *serial ? serial : NULL) < 0 ||
-	    ftdi_set_baudrate(f->ftdi, (int)baud) < 0 ||
+	rc = ftdi_usb_open_desc(f->ftdi, BOARD_USB_VID, BOARD_USB_PID, NULL,
+				serial && *serial ? serial : NULL);
+	if (rc == -8) {
+		/* libftdi1: libusb_open() said LIBUSB_ERROR_ACCESS. */
+		eq_fail(err, "%s: permission denied opening the board on USB; %s", f->base.name,
+			board_usb_access_hint());
+		ftdi_free(f->ftdi);
+		free(f);
+		return NULL;
+	}
+	if (rc < 0 || ftdi_set_baudrate(f->ftdi, (int)baud) < 0 ||
 	    ftdi_set_line_property(f->ftdi, BITS_8, STOP_BIT_1, NONE) < 0 ||
 	    ftdi_set_latency_timer(f->ftdi, 1) < 0 ||
 	    ftdi_tcioflush(f->ftdi) < 0) {
-		eq_fail(err, "%s: %s (is the board plugged in? `eqprof board list`; udev rules "
-			"for 0403:6001 in docs/firmware.md)", f->base.name,
-			ftdi_get_error_string(f->ftdi));
+		eq_fail(err, "%s: %s (is the board plugged in? `eqprof board list` shows what is)",
+			f->base.name, ftdi_get_error_string(f->ftdi));
 		ftdi_free(f->ftdi);
 		free(f);
 		return NULL;
@@ -99,47 +106,44 @@ struct board_link *board_link_open(const char *spec, unsigned baud, struct eq_er
 	return board_tty_open(spec, baud, err);
 }
 
-static int list_ftdi(struct board_found *out, int max, struct eq_error *err)
+/*
+ * Boards on USB (libusb: usb.h), each by the port that reaches it: its tty
+ * node when ftdi_sio has it, else libftdi1 by serial; then any other
+ * /dev/ttyUSB* node.  Never fails: why USB could not be looked at goes
+ * into *note (empty when it could).
+ */
+int board_list(struct board_found *out, int max, struct eq_error *note)
 {
-	struct ftdi_context *ftdi = ftdi_new();
-	struct ftdi_device_list *devs = NULL, *d;
-	int n = 0, r;
-
-	if (!ftdi)
-		return eq_fail(err, "libftdi1: cannot allocate a context");
-	r = ftdi_usb_find_all(ftdi, &devs, FT232R_VID, FT232R_PID);
-	if (r < 0) {
-		/* No USB access here (container, permissions): no FTDI boards to list. */
-		ftdi_free(ftdi);
-		return 0;
-	}
-	for (d = devs; d && n < max; d = d->next) {
-		char manuf[64] = "", desc[64] = "", serial[64] = "";
-
-		ftdi_usb_get_strings(ftdi, d->dev, manuf, sizeof(manuf), desc, sizeof(desc),
-				     serial, sizeof(serial));
-		snprintf(out[n].spec, sizeof(out[n].spec), "ftdi:%s", serial);
-		snprintf(out[n].what, sizeof(out[n].what), "%s %s, serial %s", manuf, desc,
-			 *serial ? serial : "(none)");
-		n++;
-	}
-	ftdi_list_free(&devs);
-	ftdi_free(ftdi);
-	return n;
-}
-
-int board_list(struct board_found *out, int max, struct eq_error *err)
-{
+	struct board_usb usb[16];
 	glob_t g;
 	size_t i;
-	int n = list_ftdi(out, max, err);
+	int n = 0, nu, k;
 
-	if (n < 0)
-		return -1;
+	note->msg[0] = 0;
+	nu = board_usb_list(usb, 16, note);
+	for (k = 0; k < nu && n < max; k++, n++) {
+		if (usb[k].tty[0])
+			snprintf(out[n].spec, sizeof(out[n].spec), "tty:%s", usb[k].tty);
+		else
+			snprintf(out[n].spec, sizeof(out[n].spec), "ftdi:%s", usb[k].serial);
+		snprintf(out[n].what, sizeof(out[n].what), "FT232R %.48s, serial %.48s, USB %s%s",
+			 usb[k].product[0] ? usb[k].product : "(product unknown)",
+			 usb[k].serial[0] ? usb[k].serial : "(unknown)", usb[k].where,
+			 usb[k].denied ? ": permission denied (udev rules, see `board list`)" : "");
+		if (usb[k].denied)
+			eq_fail(note, "a board on USB %s cannot be opened: permission denied; %s",
+				usb[k].where, board_usb_access_hint());
+	}
 	if (glob("/dev/ttyUSB*", 0, NULL, &g) == 0) {
-		for (i = 0; i < g.gl_pathc && n < max; i++, n++) {
+		for (i = 0; i < g.gl_pathc && n < max; i++) {
+			for (k = 0; k < nu && strcmp(usb[k].tty, g.gl_pathv[i]); k++)
+				;
+			if (k < nu)
+				continue; /* listed above */
 			snprintf(out[n].spec, sizeof(out[n].spec), "tty:%s", g.gl_pathv[i]);
-			snprintf(out[n].what, sizeof(out[n].what), "serial device (ftdi_sio or other)");
+			snprintf(out[n].what, sizeof(out[n].what),
+				 "serial device (not an FT232R seen on USB)");
+			n++;
 		}
 		globfree(&g);
 	}

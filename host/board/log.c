@@ -9,6 +9,7 @@
 #include "eqp.h"
 #include "log.h"
 #include "progress.h"
+#include "usb.h"
 
 #define WRITE_EVERY_S  0.25   /* records go to the file at least this often */
 #define STATUS_EVERY_S 0.5    /* STATUS while logging (counters, resets, liveness) */
@@ -458,6 +459,12 @@ static int run(struct logger *L, struct eq_error *err)
 		    (o->count && L->t->records >= o->count))
 			break;
 		if (board_poll(c, 20, err) < 0) {
+			/* Unplugged, or a link that failed with the board still there? */
+			int present = board_usb_present(c->link->name);
+
+			if (present >= 0)
+				eq_fail_prefix(err, "%s", present ? "the board is still on USB, the link "
+					       "failed" : "the board is no longer on USB (unplugged?)");
 			reason = EQP_BOARD_END_LINK;
 			rc = -1;
 			break;

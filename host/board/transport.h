@@ -47,9 +47,11 @@ static inline void board_link_close(struct board_link *l)
 /* One board found by board_list(). */
 struct board_found {
 	char spec[128];           /* what to pass to --port */
-	char what[128];           /* "FT232R USB UART, serial A10K3XYZ" */
+	char what[256];           /* "FT232R USB UART, serial A10K3XYZ, USB 1-2" */
 };
-/* FT232R devices on USB (libftdi1) and /dev/ttyUSB* nodes; returns the count or -1. */
-int board_list(struct board_found *out, int max, struct eq_error *err);
+/* FT232R boards on USB (libusb), each by its tty node or as ftdi:SERIAL,
+ * then other /dev/ttyUSB* nodes; the count.  Why USB could not be looked
+ * at, or a board that may not be opened, goes into *note (else empty). */
+int board_list(struct board_found *out, int max, struct eq_error *note);
 
 #endif

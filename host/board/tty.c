@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "transport.h"
+#include "usb.h"
 
 struct tty_link {
 	struct board_link base;
@@ -105,8 +106,9 @@ struct board_link *board_tty_open(const char *path, unsigned baud, struct eq_err
 	}
 	fd = open(path, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0) {
-		eq_fail(err, "%s: %s%s", path, strerror(errno),
-			errno == EACCES ? " (add yourself to the dialout group)" : "");
+		eq_fail(err, "%s: %s%s%s", path, strerror(errno),
+			errno == EACCES ? "; add yourself to the dialout group, or " : "",
+			errno == EACCES ? board_usb_access_hint() : "");
 		return NULL;
 	}
 	if (tcgetattr(fd, &tio) < 0) {
