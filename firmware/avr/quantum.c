@@ -189,12 +189,17 @@ static inline __attribute__((always_inline)) int32_t program_step(void)
 	return grew;
 }
 
-/* Main loop: draws preloads until the queue is full (interrupts on). */
+/*
+ * Main loop: draws preloads until the queue is full (interrupts on), at
+ * most a queue's worth per call: when quanta come as fast as they are
+ * drawn, the queue never fills, and an unbounded loop would keep the main
+ * loop (and the watchdog's reset) from ever coming round.
+ */
 void quantum_refill(void)
 {
-	uint8_t next;
+	uint8_t next, n = PRE_QUEUE;
 
-	while ((next = (pre_head + 1) & (PRE_QUEUE - 1)) != ((pre_tail - 2) & (PRE_QUEUE - 1))) {
+	while (n-- && (next = (pre_head + 1) & (PRE_QUEUE - 1)) != ((pre_tail - 2) & (PRE_QUEUE - 1))) {
 		struct preload *p = &pre_queue[pre_head];
 
 		p->pulses = fw_counter_next(&q.counter);
@@ -268,9 +273,10 @@ static inline __attribute__((always_inline)) void take_next(void)
 {
 	struct next_quantum *n = &q.next;
 
-	/* Not prepared (this interrupt came again before it could), or
-	 * prepared with the queue dry and the main loop has refilled since. */
-	if (!n->ready || (n->ready == 2 && pre_tail != pre_head))
+	/* Not prepared: this interrupt came again before it could.  (One
+	 * prepared with the queue dry stays doubled even if a preload has been
+	 * drawn since: the halved rate is what lets the main loop catch up.) */
+	if (!n->ready)
 		prepare_next();
 	if (n->ready == 2)
 		q.late++;

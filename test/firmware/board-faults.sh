@@ -208,6 +208,22 @@ rc=$?
 	grep -q "arrived corrupt: sending it again" "$work/cin.err"
 verdict cin "a request that reaches the board corrupted: the board's error echoes its tag and the host resends at once"
 
+# --- 9. overload: LATE quanta and records the board dropped ---------------------
+# 1 MHz of pulses at N=32: far more quanta than the firmware counts exactly
+# (LATE) or the line carries (dropped); most LATE quanta have no record, and
+# only STATUS knows them.
+ctl rate 1000000
+log late --duration 1s
+wait_log
+ctl rate 20000
+checkfile "$work/late.eqp" late
+end=$(fact late seg0_end)
+lu=$(echo "$end" | sed -n 's/.*late_unrecorded\([0-9]*\).*/\1/p')
+dr=$(echo "$end" | sed -n 's/.*dropped\([0-9]*\) .*/\1/p')
+[ "$rc" -eq 0 ] && [ -n "$lu" ] && [ "$lu" -gt 0 ] && [ -n "$dr" ] && [ "$dr" -gt 0 ] &&
+	grep -q "of them with no record" "$work/late.err" && grep -q "$dr dropped by the board" "$work/late.err"
+verdict late "overload: $dr records dropped by the board and $lu LATE quanta without a record, saved in BEND and in the closing line"
+
 ctl die
 wait "$bpid"; bpid=
 tap_plan

@@ -589,6 +589,17 @@ static void test_late_and_dropped(void)
 	   "records beyond the UART's capacity are counted as dropped (%u), flagged, and show as seq gaps",
 	   rep.u.status.dropped);
 	fwsim_close(s);
+
+	/* Jittered preloads cost the main loop most: far past the rate it can
+	 * draw them, quanta double (LATE) and the board never resets. */
+	s = boot();
+	configure(s, 64, 5, 0, 1);
+	feed(s, 2e6, 400000);
+	request(s, FW_REQ_STATUS, 0, &rep);
+	ok(fwsim_boots(s) == 1 && rep.u.status.running && rep.u.status.late > 0,
+	   "N=64 J=5%% at 2 MHz for 0.2 s: %u LATE quanta, still counting, no watchdog reset",
+	   rep.u.status.late);
+	fwsim_close(s);
 }
 
 /* ---- interrupts masked ----------------------------------------------- */
