@@ -2,9 +2,15 @@
  * builtin-compare.c - eqprof compare: where time and energy part ways.
  *
  *   eqprof compare TIME.eqp ENERGY.eqp [--by G] [--exclude-idle]
+ *                  [--interval sampling|run-to-run]
  *                  [--format table|csv|json] [--symfs DIR] [-o OUT]
+ *
+ * Two recordings of separate runs differ by more than their sampling: the
+ * test uses run-to-run variances, unless both recordings say they are two
+ * samplings of one run (the simulator writes both from one execution).
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "builtin.h"
 #include "compare.h"
@@ -16,7 +22,26 @@ static const char usage_text[] =
 	"                      [--exclude-idle] [--format table|csv|json] [--symfs DIR] [-o OUT] [-q]\n"
 	"\n"
 	"Time share and energy share of every row side by side, their difference and\n"
-	"whether it is significant at 95%; ordered by time share.\n";
+	"whether it is significant at 95%; ordered by time share.\n"
+	"\n"
+	"  --interval I      variances of the test: run-to-run (two separate runs; the\n"
+	"                    default) or sampling (two samplings of one run; the default\n"
+	"                    when both recordings come from one simulated run)\n";
+
+/* Both recordings written from one simulated execution (eqprof sim). */
+static int same_run(const struct eqp_file *a, const struct eqp_file *b)
+{
+	static const char *const keys[] = { "simulator", "scenario", "scenario_file", "seed" };
+	size_t i;
+
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		const char *x = eqp_meta_get(a, keys[i]), *y = eqp_meta_get(b, keys[i]);
+
+		if (!x || !y || strcmp(x, y))
+			return 0;
+	}
+	return 1;
+}
 
 struct print_arg {
 	const struct eq_comparison *c;
@@ -75,7 +100,9 @@ int cmd_compare(int argc, char **argv)
 	}
 	rc = 1;
 	if (check_modes(&t, &e, &o) == 0) {
-		pa.c = eq_compare(t.profile, e.profile, o.files[0], o.files[1]);
+		if (!o.interval_given)
+			o.interval = same_run(t.file, e.file) ? EQ_IV_SAMPLING : EQ_IV_RUN;
+		pa.c = eq_compare(t.profile, e.profile, o.files[0], o.files[1], o.interval);
 		pa.fmt = o.fmt;
 		if (!pa.c) {
 			fputs("eqprof compare: out of memory\n", stderr);

@@ -2,8 +2,12 @@
  * builtin-report.c - eqprof report: the energy (or time) profile of a
  * recording by executable, module, procedure, line or instruction.
  *
- *   eqprof report [FILE.eqp] [--by exe|module|proc|line|insn|pid|thread] [--exclude-idle]
- *                 [--format table|csv|json] [--symfs DIR] [-o OUT]
+ *   eqprof report [FILE.eqp...] [--by exe|module|proc|line|insn|pid|thread] [--exclude-idle]
+ *                 [--interval sampling|run-to-run] [--format table|csv|json]
+ *                 [--symfs DIR] [-o OUT]
+ *
+ * Several recordings of the same work are pooled into one profile whose
+ * run-to-run interval comes from the spread of their shares.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -58,13 +62,18 @@ out:
 }
 
 static const char usage_text[] =
-	"usage: eqprof report [FILE.eqp] [--by exe|module|proc|line|insn|pid|thread]\n"
-	"                     [--exclude-idle] [--format table|csv|json] [--symfs DIR] [-o OUT] [-q]\n"
+	"usage: eqprof report [FILE.eqp...] [--by exe|module|proc|line|insn|pid|thread]\n"
+	"                     [--exclude-idle] [--interval sampling|run-to-run]\n"
+	"                     [--format table|csv|json] [--symfs DIR] [-o OUT] [-q]\n"
 	"\n"
 	"  FILE.eqp          the recording (default eqprof.eqp, what record writes)\n"
 	"  --by G            group samples by exe, module, proc (default), line, insn,\n"
 	"                    pid (process) or thread\n"
 	"  --exclude-idle    leave idle samples out and renormalize the shares\n"
+	"  --interval I      what the 95% interval of a share covers:\n"
+	"                      sampling    this run's share (default for one recording)\n"
+	"                      run-to-run  what another run of the same work would give\n"
+	"                                  (default for several recordings)\n"
 	"  --format F        table (default), csv or json (schema in docs/guide.md)\n"
 	"  --symfs DIR       find the target's binaries under DIR (its sysroot)\n"
 	"  --no-build-id-check  use binaries even when their build-id differs\n"
@@ -75,45 +84,98 @@ static const char usage_text[] =
 	"  --call-graph      with --children: the call paths that lead to each procedure\n"
 	"  --percent-limit P leave out rows below P %% of the samples\n"
 	"  -o OUT            write to OUT (atomically) instead of standard output\n"
-	"  -q                no progress line (shown only on a terminal, for long runs)\n";
+	"  -q                no progress line (shown only on a terminal, for long runs)\n"
+	"\n"
+	"Several recordings of the same work are pooled: shares of all their samples,\n"
+	"the run-to-run interval from the spread of the recordings' shares.\n";
+
+/* The recordings must be alike to be pooled. */
+static int check_alike(const struct eq_loaded_profile *lp, const struct eq_report_opts *o)
+{
+	int i;
+
+	for (i = 1; i < o->nfiles; i++)
+		if (lp[i].profile->mode != lp[0].profile->mode) {
+			fprintf(stderr, "eqprof report: %s is %s-driven but %s is %s-driven; "
+				"pool recordings of one kind\n", o->files[i],
+				lp[i].profile->mode == EQP_MODE_ENERGY ? "energy" : "time",
+				o->files[0],
+				lp[0].profile->mode == EQP_MODE_ENERGY ? "energy" : "time");
+			return -1;
+		}
+	return 0;
+}
+
+/* --percent-limit: rows are ordered by samples, most first. */
+static void limit_rows(struct eq_profile *p, double percent_limit)
+{
+	if (percent_limit > 0)
+		while (p->nrows && 100.0 * p->rows[p->nrows - 1].share < percent_limit)
+			p->nrows--;
+}
+
+/* One recording: the flat profile, or the inclusive one with call chains. */
+static int report_one(const struct eq_report_opts *o, struct eq_loaded_profile *lp)
+{
+	if (o->children == 1 && o->by != EQ_BY_PROC) {
+		fprintf(stderr, "eqprof report: --children needs --by proc (call chains are of procedures)\n");
+		return 2;
+	}
+	if (o->children == 1 && !eqp_has_callchains(lp->file)) {
+		fprintf(stderr, "eqprof report: %s has no call chains; record with -g for them\n", o->files[0]);
+		return 1;
+	}
+	if (o->call_graph && !eqp_has_callchains(lp->file)) {
+		fprintf(stderr, "eqprof report: --call-graph: %s has no call chains; record with -g for them\n",
+			o->files[0]);
+		return 1;
+	}
+	if (o->by == EQ_BY_PROC && o->children != 0 && eqp_has_callchains(lp->file))
+		return report_children(o, lp);
+	limit_rows(lp->profile, o->percent_limit);
+	return eq_report_write("report", o, lp->profile, NULL, NULL);
+}
 
 int cmd_report(int argc, char **argv)
 {
 	struct eq_report_opts o;
-	struct eq_loaded_profile lp;
-	int rc;
+	struct eq_loaded_profile lp[EQ_REPORT_MAX_FILES];
+	struct eq_profile *profs[EQ_REPORT_MAX_FILES], *pooled = NULL;
+	struct eq_error err;
+	int rc, i, n = 0;
 
-	rc = eq_report_parse_args("report", usage_text, argc, argv, 1, &o);
+	rc = eq_report_parse_args("report", usage_text, argc, argv, 0, &o);
 	if (rc != EQ_ARGS_OK)
 		return rc == EQ_ARGS_HELP ? 0 : 2;
-	if (eq_report_load("report", o.files[0], &o, &lp))
-		return 1;
-	if (o.children == 1 && o.by != EQ_BY_PROC) {
-		fprintf(stderr, "eqprof report: --children needs --by proc (call chains are of procedures)\n");
-		eq_report_unload(&lp);
+	if (!o.interval_given && o.nfiles > 1)
+		o.interval = EQ_IV_RUN;
+	if (o.nfiles > 1 && (o.children == 1 || o.call_graph)) {
+		fputs("eqprof report: --children and --call-graph take one recording\n", stderr);
 		return 2;
 	}
-	if (o.children == 1 && !eqp_has_callchains(lp.file)) {
-		fprintf(stderr, "eqprof report: %s has no call chains; record with -g for them\n", o.files[0]);
-		eq_report_unload(&lp);
-		return 1;
+	rc = 1;
+	for (n = 0; n < o.nfiles; n++) {
+		if (eq_report_load("report", o.files[n], &o, &lp[n]))
+			goto out;
+		profs[n] = lp[n].profile;
 	}
-	if (o.call_graph && !eqp_has_callchains(lp.file)) {
-		fprintf(stderr, "eqprof report: --call-graph: %s has no call chains; record with -g for them\n",
-			o.files[0]);
-		eq_report_unload(&lp);
-		return 1;
+	if (o.nfiles == 1) {
+		rc = report_one(&o, &lp[0]);
+		goto out;
 	}
-	if (o.by == EQ_BY_PROC && o.children != 0 && eqp_has_callchains(lp.file)) {
-		rc = report_children(&o, &lp);
-		eq_report_unload(&lp);
-		return rc;
+	if (check_alike(lp, &o))
+		goto out;
+	pooled = eq_profile_pool(profs, (size_t)o.nfiles, &err);
+	if (!pooled) {
+		fprintf(stderr, "eqprof report: %s\n", err.msg);
+		goto out;
 	}
-	if (o.percent_limit > 0)
-		while (lp.profile->nrows &&
-		       100.0 * lp.profile->rows[lp.profile->nrows - 1].share < o.percent_limit)
-			lp.profile->nrows--;
-	rc = eq_report_write("report", &o, lp.profile, NULL, NULL);
-	eq_report_unload(&lp);
+	eq_profile_set_interval(pooled, o.interval);
+	limit_rows(pooled, o.percent_limit);
+	rc = eq_report_write("report", &o, pooled, NULL, NULL);
+out:
+	eq_profile_free(pooled);
+	for (i = 0; i < n; i++)
+		eq_report_unload(&lp[i]);
 	return rc;
 }

@@ -25,6 +25,7 @@ int eq_report_parse_args(const char *cmd, const char *usage, int argc, char **ar
 		{ "symfs", required_argument, NULL, 'S' },
 		{ "no-build-id-check", no_argument, NULL, 'B' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "interval", required_argument, NULL, 'I' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "children", no_argument, NULL, 'C' },
 		{ "no-children", no_argument, NULL, 'N' },
@@ -64,6 +65,11 @@ int eq_report_parse_args(const char *cmd, const char *usage, int argc, char **ar
 			if (end == optarg || (*end && strcmp(end, "%")) || !(o->percent_limit >= 0 && o->percent_limit <= 100))
 				return bad(cmd, usage, "--percent-limit: give a percentage from 0 to 100");
 			break;
+		case 'I':
+			if (eq_interval_parse(optarg, &o->interval, &err))
+				return bad(cmd, usage, err.msg);
+			o->interval_given = 1;
+			break;
 		case 'h':
 			fputs(usage, stdout);
 			return EQ_ARGS_HELP;
@@ -73,16 +79,17 @@ int eq_report_parse_args(const char *cmd, const char *usage, int argc, char **ar
 		}
 	}
 	for (; optind < argc; optind++) {
-		if (n == nfiles)
+		if (n == (nfiles ? nfiles : EQ_REPORT_MAX_FILES))
 			return bad(cmd, usage, "too many recordings given");
 		o->files[n++] = argv[optind];
 	}
-	if (n == 0 && nfiles == 1) {
+	if (n == 0 && nfiles <= 1) {
 		/* as perf report reads perf.data: what `eqprof record` wrote */
 		o->files[0] = EQ_DEFAULT_RECORDING;
 		o->default_file = 1;
 		n = 1;
 	}
+	o->nfiles = n;
 	if (n < nfiles)
 		return bad(cmd, usage, "give two recordings: TIME.eqp ENERGY.eqp");
 	return EQ_ARGS_OK;
@@ -136,6 +143,7 @@ int eq_report_load(const char *cmd, const char *path, const struct eq_report_opt
 		eq_report_unload(lp);
 		return -1;
 	}
+	eq_profile_set_interval(lp->profile, o->interval);
 	for (i = 0; i < eq_sym_nwarnings(lp->sym); i++)
 		fprintf(stderr, "eqprof %s: warning: %s\n", cmd, eq_sym_warning(lp->sym, i));
 	return 0;
@@ -156,8 +164,14 @@ int eq_report_write(const char *cmd, const struct eq_report_opts *o,
 {
 	struct eq_outfile out;
 	struct eq_error err;
+	char source[4096];
 
-	if (eq_output_not_input(o->out, o->files, 2, &err) ||
+	if (o->nfiles > 1)
+		snprintf(source, sizeof(source), "%s and %d more recording%s (pooled)", o->files[0],
+			 o->nfiles - 1, o->nfiles > 2 ? "s" : "");
+	else
+		snprintf(source, sizeof(source), "%s", o->files[0]);
+	if (eq_output_not_input(o->out, o->files, (size_t)o->nfiles, &err) ||
 	    eq_outfile_open(&out, o->out ? o->out : "-", &err)) {
 		fprintf(stderr, "eqprof %s: %s\n", cmd, err.msg);
 		return 1;
@@ -165,7 +179,7 @@ int eq_report_write(const char *cmd, const struct eq_report_opts *o,
 	if (print)
 		print(out.fp, arg);
 	else
-		eq_profile_print(out.fp, p, o->fmt, o->files[0]);
+		eq_profile_print(out.fp, p, o->fmt, source);
 	if (eq_outfile_commit(&out, &err)) {
 		fprintf(stderr, "eqprof %s: %s\n", cmd, err.msg);
 		return 1;

@@ -15,9 +15,11 @@
 
 /* What record writes and report reads when no file is named (perf.data's role). */
 #define EQ_DEFAULT_RECORDING "eqprof.eqp"
+#define EQ_REPORT_MAX_FILES 64
 
 struct eq_report_opts {
-	const char *files[2];
+	const char *files[EQ_REPORT_MAX_FILES];
+	int nfiles;
 	int default_file;      /* files[0] was not named: EQ_DEFAULT_RECORDING */
 	enum eq_by by;
 	enum eq_format fmt;
@@ -29,11 +31,14 @@ struct eq_report_opts {
 	int children;          /* -1 auto (when the recording has call chains), 0, 1 */
 	int call_graph;        /* --call-graph: print the call paths to each row */
 	double percent_limit;  /* --percent-limit: leave out rows below this share (%) */
+	enum eq_interval interval; /* --interval (EQ_IV_SAMPLING if not given) */
+	int interval_given;
 };
 
 enum { EQ_ARGS_OK, EQ_ARGS_HELP, EQ_ARGS_BAD };
 
-/* Parses argv (argv[0] = cmd) with exactly nfiles positional recordings. */
+/* Parses argv (argv[0] = cmd) with nfiles positional recordings, or with
+ * 1 to EQ_REPORT_MAX_FILES when nfiles is 0. */
 int eq_report_parse_args(const char *cmd, const char *usage, int argc, char **argv,
 			 int nfiles, struct eq_report_opts *o);
 

@@ -54,9 +54,22 @@ static const struct eq_row **sorted_rows(const struct eq_profile *p)
 	return v;
 }
 
-static void fill(struct eq_cmp_row *r, const struct eq_row *t, const struct eq_row *e,
-		 uint64_t tn, uint64_t en)
+/* A row's design effect and degrees of freedom under iv; a row missing from
+ * a profile has a count of 0 there: the binomial floor. */
+static double row_deff(const struct eq_row *r, enum eq_interval iv, unsigned *df)
 {
+	*df = r && iv == EQ_IV_RUN ? r->df_run : 0;
+	if (!r)
+		return 1;
+	return iv == EQ_IV_RUN ? r->deff_run : r->deff_sampling;
+}
+
+static void fill(struct eq_cmp_row *r, const struct eq_row *t, const struct eq_row *e,
+		 uint64_t tn, uint64_t en, enum eq_interval iv)
+{
+	double de, dt;
+	unsigned dfe, dft;
+
 	const struct eq_row *any = t ? t : e;
 
 	memset(r, 0, sizeof(*r));
@@ -67,12 +80,15 @@ static void fill(struct eq_cmp_row *r, const struct eq_row *t, const struct eq_r
 	r->time_share = tn ? (double)r->time_samples / (double)tn : 0;
 	r->energy_share = en ? (double)r->energy_samples / (double)en : 0;
 	r->difference = r->energy_share - r->time_share;
-	r->significant = eq_two_prop_differ(r->energy_samples, en, r->time_samples, tn,
-					    EQ_Z95, &r->z);
+	de = row_deff(e, iv, &dfe);
+	dt = row_deff(t, iv, &dft);
+	r->significant = eq_shares_differ((double)r->energy_samples, (double)en, de, dfe,
+					  (double)r->time_samples, (double)tn, dt, dft, &r->z);
 }
 
 struct eq_comparison *eq_compare(const struct eq_profile *t, const struct eq_profile *e,
-				 const char *time_source, const char *energy_source)
+				 const char *time_source, const char *energy_source,
+				 enum eq_interval iv)
 {
 	struct eq_comparison *c = calloc(1, sizeof(*c));
 	const struct eq_row **tv = sorted_rows(t), **ev = sorted_rows(e);
@@ -91,15 +107,16 @@ struct eq_comparison *eq_compare(const struct eq_profile *t, const struct eq_pro
 	c->energy_source = energy_source;
 	c->time_total = t->total_samples;
 	c->energy_total = e->total_samples;
+	c->interval = iv;
 	while (i < t->nrows || j < e->nrows) {
 		int d = i == t->nrows ? 1 : j == e->nrows ? -1 : by_name(&tv[i], &ev[j]);
 
 		if (d == 0 && same_row(tv[i], ev[j]->name, ev[j]->module))
-			fill(&c->rows[c->nrows++], tv[i++], ev[j++], c->time_total, c->energy_total);
+			fill(&c->rows[c->nrows++], tv[i++], ev[j++], c->time_total, c->energy_total, iv);
 		else if (d < 0)
-			fill(&c->rows[c->nrows++], tv[i++], NULL, c->time_total, c->energy_total);
+			fill(&c->rows[c->nrows++], tv[i++], NULL, c->time_total, c->energy_total, iv);
 		else
-			fill(&c->rows[c->nrows++], NULL, ev[j++], c->time_total, c->energy_total);
+			fill(&c->rows[c->nrows++], NULL, ev[j++], c->time_total, c->energy_total, iv);
 	}
 	free(tv);
 	free(ev);
@@ -147,8 +164,11 @@ static void print_table(FILE *out, const struct eq_comparison *c)
 			100 * r->energy_share, 100 * r->difference, r->significant ? "*" : "",
 			c->has_power ? 11 : 0, pw, "", r->module, r->name);
 	}
-	fputs("# diff = energy share - time share; * = different at 95% (two-proportion z test)\n",
-	      out);
+	fputs("# diff = energy share - time share; * = different at 95% (two-proportion score test\n", out);
+	if (c->interval == EQ_IV_RUN)
+		fputs("#   with run-to-run variances: two separate runs, batch means)\n", out);
+	else
+		fputs("#   with sampling variances: two samplings of one run)\n", out);
 	if (c->has_power)
 		fputs("# avg power = row's energy samples x quantum / (row's time samples x seconds per time sample)\n",
 		      out);
@@ -180,8 +200,8 @@ static void print_json(FILE *out, const struct eq_comparison *c)
 {
 	size_t i;
 
-	fprintf(out, "{\"by\": \"%s\", \"exclude_idle\": %s, \"time_file\": ", eq_by_name(c->by),
-		c->exclude_idle ? "true" : "false");
+	fprintf(out, "{\"by\": \"%s\", \"exclude_idle\": %s, \"interval\": \"%s\", \"time_file\": ",
+		eq_by_name(c->by), c->exclude_idle ? "true" : "false", eq_interval_name(c->interval));
 	eq_json_string(out, c->time_source);
 	fputs(", \"energy_file\": ", out);
 	eq_json_string(out, c->energy_source);

@@ -1,8 +1,14 @@
 /*
  * compare.h - a time profile and an energy profile of the same work side by
  * side (seed 001, Figure 12): per row the time share, the energy share, their
- * difference (energy - time) and whether it is significant at 95% by a
- * two-proportion z test.  Rows are ordered by time share, most first.
+ * difference (energy - time) and whether it is significant at 95%.  Rows are
+ * ordered by time share, most first.
+ *
+ * The test is the pooled two-proportion score test with each profile's
+ * design effect (stats.h, eq_shares_differ): run-to-run ones for recordings
+ * of two separate runs (the usual case: a time-driven and an energy-driven
+ * run of the same work), sampling ones for two samplings of one run (the
+ * simulator's pair), where only the sampling errors differ.
  */
 #ifndef EQ_COMPARE_H
 #define EQ_COMPARE_H
@@ -17,8 +23,8 @@ struct eq_cmp_row {
 	uint64_t time_samples, energy_samples;
 	double time_share, energy_share;
 	double difference;    /* energy_share - time_share */
-	double z;             /* two-proportion statistic */
-	int significant;      /* |z| > 1.96 */
+	double z;             /* two-proportion score statistic */
+	int significant;      /* |z| above the 95% quantile (normal or Welch t) */
 	double power_w;       /* average power while in this row; NAN if unknown */
 };
 
@@ -30,12 +36,15 @@ struct eq_comparison {
 	size_t nrows;
 	struct eq_cmp_row *rows;
 	int has_power;        /* power_w was filled in (eq_comparison_set_power) */
+	enum eq_interval interval; /* whose variances the test used */
 };
 
-/* Joins the rows of t and e by (name, module); NULL if out of memory.
- * The comparison points into t and e, which must outlive it. */
+/* Joins the rows of t and e by (name, module) and tests each with the
+ * design effects of interval iv; NULL if out of memory.  The comparison
+ * points into t and e, which must outlive it. */
 struct eq_comparison *eq_compare(const struct eq_profile *t, const struct eq_profile *e,
-				 const char *time_source, const char *energy_source);
+				 const char *time_source, const char *energy_source,
+				 enum eq_interval iv);
 void eq_comparison_free(struct eq_comparison *c);
 
 struct power_row_ctx;

@@ -14,9 +14,18 @@
 #include "profile.h"
 #include "stats.h"
 
+#define TAG_ROW_MASK 0x0fffffffu
+#define ROW_SKIP (TAG_ROW_MASK - 1)   /* excluded idle sample */
+
 struct agg_key {
 	const void *a, *b;
 	uint64_t c;
+};
+
+/* Batch counts of a row: (block << 32 | count), blocks increasing. */
+struct blk_list {
+	uint64_t *v;
+	uint32_t n, cap;
 };
 
 struct agg_row {
@@ -25,6 +34,25 @@ struct agg_row {
 	const struct eq_loc *loc;
 	uint32_t pid, tid;
 	uint64_t samples;
+	uint64_t trans[2];    /* samples 1 (2) apart, one in this row, one not */
+	uint64_t trans_skip[2]; /* ... of which the other an excluded idle sample */
+	struct blk_list blk;
+};
+
+/* The time-ordered view eq_profile_build takes of the samples: what the
+ * sampling and run-to-run variances need, in O(1) per sample. */
+struct agg_series {
+	int on;
+	uint32_t prev[2];     /* rows of the previous two samples (ROW_NONE: none) */
+	uint64_t n;           /* samples in the series (excluded idle too) */
+	uint64_t skip_trans[2]; /* pairs 1 (2) apart with exactly one excluded idle */
+	uint64_t expected;    /* samples the file holds (sets the blocks) */
+	unsigned nblocks, block;
+	uint64_t next_boundary;
+	double *block_m;      /* samples counted in the shares per block */
+	uint64_t t_first, t_last;
+	double clock_hz;
+	double dt_n, dt_sum, dt_sum2; /* intervals between samples (not after a loss) */
 };
 
 /* The task a sample ran in, for rows by pid and thread. */
@@ -42,6 +70,7 @@ struct eq_agg {
 	uint32_t *slots;           /* row index + 1; 0 = empty */
 	size_t mask;
 	uint64_t total, idle;
+	struct agg_series ser;
 };
 
 static const char *const by_names[] = { "exe", "module", "proc", "line", "insn", "pid",
@@ -97,8 +126,13 @@ struct eq_agg *eq_agg_new(enum eq_by by, unsigned flags, struct eq_error *err)
 
 void eq_agg_free(struct eq_agg *a)
 {
+	size_t i;
+
 	if (!a)
 		return;
+	for (i = 0; i < a->nrows; i++)
+		free(a->rows[i].blk.v);
+	free(a->ser.block_m);
 	free(a->rows);
 	free(a->slots);
 	eq_intern_free(a->strings);
@@ -271,6 +305,129 @@ static int by_samples(const void *x, const void *y)
 	return c ? c : strcmp(a->module, b->module);
 }
 
+/* ---- the two intervals -------------------------------------------------- */
+
+static double small_count_floor(double deff, uint64_t k, uint64_t m)
+{
+	if (k < EQ_SMALL_COUNT || m - k < EQ_SMALL_COUNT)
+		return deff > 1 ? deff : 1;
+	return deff;
+}
+
+/* Row i's counts in nb batches of nblocks / nb blocks each. */
+static void row_batches(const struct agg_row *r, unsigned nblocks, unsigned nb, double *c)
+{
+	unsigned per = nblocks / nb;
+	uint32_t j;
+
+	memset(c, 0, nb * sizeof(*c));
+	for (j = 0; j < r->blk.n; j++)
+		c[(unsigned)(r->blk.v[j] >> 32) / per] += (double)(uint32_t)r->blk.v[j];
+}
+
+static void block_totals(const struct agg_series *ser, unsigned nb, double *mb)
+{
+	unsigned per = ser->nblocks / nb, b;
+
+	memset(mb, 0, nb * sizeof(*mb));
+	for (b = 0; b < ser->nblocks; b++)
+		mb[b / per] += ser->block_m[b];
+}
+
+/*
+ * Both design effects of every row.  Sampling: the telegraph model at the
+ * lag-1 correlation of the row's linearized indicator (stats.h).  Run to
+ * run: batch means with the finest batching (128, 64, 32 or 16 batches)
+ * whose pooled lag-1 correlation shows no positive correlation left (r1
+ * <= -1/B, the estimator's own bias when the batches are independent);
+ * else 16 batches, and batch_lag1 tells how far from independent they are.
+ */
+static int series_intervals(const struct eq_agg *a, struct eq_profile *p)
+{
+	const struct agg_series *ser = &a->ser;
+	double m = (double)a->total, n = (double)ser->n, mb[EQ_BATCHES_MAX], c[EQ_BATCHES_MAX];
+	double s0, s1, r1 = 0, cv2 = 0, inflate;
+	unsigned nb = 0, try;
+	size_t i;
+
+	p->ordered = 1;
+	/* A timer's jitter lets the sample grid drift (a renewal process):
+	 * cv^2 of its intervals adds to the rounding of each stretch.  The
+	 * board's quantum jitter is bounded: no drift, nothing to add. */
+	if (p->mode == EQP_MODE_TIME && ser->dt_n > 1 && ser->dt_sum > 0) {
+		double mean = ser->dt_sum / ser->dt_n;
+
+		cv2 = (ser->dt_sum2 / ser->dt_n - mean * mean) / (mean * mean);
+		cv2 = cv2 > 0 ? cv2 : 0;
+	}
+	p->interval_cv2 = cv2;
+	for (i = 0; i < a->nrows; i++) {
+		const struct agg_row *ar = &a->rows[i];
+		struct eq_row *r = &p->rows[i];
+		double k = (double)r->samples, pr = m > 0 ? k / m : 0, rho[2], f;
+		int lag;
+
+		for (lag = 0; lag < 2; lag++)
+			rho[lag] = eq_lag_rho(k, m, n, (double)ar->trans[lag] -
+					      2 * pr * (double)ar->trans_skip[lag] +
+					      pr * pr * (double)ser->skip_trans[lag], lag + 1);
+		f = eq_sampling_deff_lags(rho[0], rho[1], n);
+
+		r->deff_sampling = small_count_floor(f + cv2 * (1 - f), r->samples, a->total);
+	}
+	if (!ser->nblocks || m <= 0)
+		return 0;
+	for (try = ser->nblocks; try >= EQ_BATCHES_MIN; try /= 2) {
+		double t0 = 0, t1 = 0;
+
+		block_totals(ser, try, mb);
+		for (i = 0; i < a->nrows; i++) {
+			row_batches(&a->rows[i], ser->nblocks, try, c);
+			eq_batch_var(c, mb, try, p->rows[i].share, &s0, &s1);
+			t0 += s0;
+			t1 += s1;
+		}
+		nb = try;
+		r1 = t0 > 0 ? t1 / t0 : 0;
+		if (r1 <= -1.0 / try)
+			break;
+	}
+	p->batches = nb;
+	p->batch_lag1 = r1;
+	if (ser->clock_hz > 0 && ser->t_last > ser->t_first)
+		p->batch_s = (double)(ser->t_last - ser->t_first) / ser->clock_hz / nb;
+	/* Correlation left between the 16 batches (r1 above its -1/B bias):
+	 * their mean's variance is larger by about 1 + 2 rho. */
+	inflate = 1 + 2 * (r1 + 1.0 / nb > 0 ? r1 + 1.0 / nb : 0);
+	block_totals(ser, nb, mb);
+	for (i = 0; i < a->nrows; i++) {
+		struct eq_row *r = &p->rows[i];
+		double pr = r->share, v;
+
+		row_batches(&a->rows[i], ser->nblocks, nb, c);
+		v = eq_batch_var(c, mb, nb, pr, &s0, &s1) * inflate;
+		r->deff_run = pr > 0 && pr < 1 && isfinite(v) ? v / (pr * (1 - pr) / m) : 1;
+		r->deff_run = small_count_floor(r->deff_run, r->samples, a->total);
+		r->df_run = nb - 1;
+	}
+	return 0;
+}
+
+void eq_profile_set_interval(struct eq_profile *p, enum eq_interval iv)
+{
+	size_t i;
+
+	p->interval = iv;
+	for (i = 0; i < p->nrows; i++) {
+		struct eq_row *r = &p->rows[i];
+		double deff = iv == EQ_IV_RUN ? r->deff_run : r->deff_sampling;
+		double z = iv == EQ_IV_RUN ? eq_t95(r->df_run) : EQ_Z95;
+
+		eq_wilson_eff(r->share, deff > 0 ? (double)p->total_samples / deff : INFINITY, z,
+			      &r->ci95_low, &r->ci95_high);
+	}
+}
+
 struct eq_profile *eq_agg_finish(struct eq_agg *a, enum eqp_mode mode, double quantum_j,
 				 double period_s, uint64_t lost_samples, struct eq_error *err)
 {
@@ -303,14 +460,136 @@ struct eq_profile *eq_agg_finish(struct eq_agg *a, enum eqp_mode mode, double qu
 		r->tid = a->rows[i].tid;
 		r->samples = a->rows[i].samples;
 		r->share = a->total ? (double)r->samples / (double)a->total : 0;
-		eq_wilson(r->samples, a->total, EQ_Z95, &r->ci95_low, &r->ci95_high);
+		r->deff_sampling = r->deff_run = 1;
 		r->amount = per_sample > 0 ? (double)r->samples * per_sample : NAN;
 	}
+	if (a->ser.on && series_intervals(a, p)) {
+		eq_profile_free(p);
+		eq_agg_free(a);
+		eq_fail(err, "profile: out of memory");
+		return NULL;
+	}
+	eq_profile_set_interval(p, EQ_IV_SAMPLING);
 	qsort(p->rows, p->nrows, sizeof(*p->rows), by_samples);
 	/* The row names live in the aggregator's strings: keep them. */
 	p->strings_ = a->strings;
 	a->strings = NULL;
 	eq_agg_free(a);
+	return p;
+}
+
+/* ---- several recordings ---------------------------------------------- */
+
+struct pool_ref {
+	const struct eq_row *r;
+	size_t prof;
+};
+
+static int by_ref_name(const void *x, const void *y)
+{
+	const struct pool_ref *a = x, *b = y;
+	int c = strcmp(a->r->name, b->r->name);
+
+	if (!c)
+		c = strcmp(a->r->module, b->r->module);
+	return c ? c : (a->prof > b->prof) - (a->prof < b->prof);
+}
+
+/* One pooled row from the refs of one (name, module); k and v: scratch. */
+static void pool_row(struct eq_profile *p, struct eq_profile *const *profs, size_t np,
+		     const struct pool_ref *g, size_t ng, struct eq_row *r, double *k, double *m)
+{
+	double M = (double)p->total_samples, pr, vs = 0, v, s0, s1;
+	size_t j;
+
+	memset(k, 0, np * sizeof(*k));
+	r->name = g[0].r->name;
+	r->module = g[0].r->module;
+	r->loc = g[0].r->loc;
+	r->amount = 0;
+	for (j = 0; j < ng; j++) {
+		k[g[j].prof] += (double)g[j].r->samples;
+		r->samples += g[j].r->samples;
+		r->amount += g[j].r->amount;
+	}
+	for (j = 0; j < np; j++)
+		m[j] = (double)profs[j]->total_samples;
+	r->share = pr = M > 0 ? (double)r->samples / M : 0;
+	/* This run's (these runs') shares: the recordings' sampling variances. */
+	for (j = 0; j < ng; j++) {
+		const struct eq_profile *q = profs[g[j].prof];
+		double pj = (double)g[j].r->samples / (double)q->total_samples;
+
+		vs += g[j].r->deff_sampling * pj * (1 - pj) * (double)q->total_samples;
+	}
+	/* A recording without the row has no sampling error for it but the
+	 * binomial floor of a count of 0 (Wilson below). */
+	r->deff_sampling = pr > 0 && pr < 1 ? vs / (M * pr * (1 - pr)) : 1;
+	r->deff_sampling = small_count_floor(r->deff_sampling, r->samples, p->total_samples);
+	/* Another run's: each recording one batch. */
+	v = eq_batch_var(k, m, (unsigned)np, pr, &s0, &s1);
+	r->deff_run = pr > 0 && pr < 1 && isfinite(v) ? v / (pr * (1 - pr) / M) : 1;
+	r->deff_run = small_count_floor(r->deff_run, r->samples, p->total_samples);
+	r->df_run = (unsigned)np - 1;
+}
+
+struct eq_profile *eq_profile_pool(struct eq_profile *const *profs, size_t np,
+				   struct eq_error *err)
+{
+	struct eq_profile *p = calloc(1, sizeof(*p));
+	struct pool_ref *refs = NULL;
+	double *scratch = NULL;
+	size_t nref = 0, i, j, g;
+
+	for (i = 0; i < np; i++)
+		nref += profs[i]->nrows;
+	if (p) {
+		p->rows = calloc(nref ? nref : 1, sizeof(*p->rows));
+		refs = malloc((nref ? nref : 1) * sizeof(*refs));
+		scratch = malloc(2 * (np ? np : 1) * sizeof(*scratch));
+	}
+	if (!p || !p->rows || !refs || !scratch) {
+		free(refs);
+		free(scratch);
+		eq_profile_free(p);
+		eq_fail(err, "pooling %zu profiles: out of memory", np);
+		return NULL;
+	}
+	p->by = profs[0]->by;
+	p->mode = profs[0]->mode;
+	p->quantum_j = profs[0]->quantum_j;
+	p->period_s = profs[0]->period_s;
+	p->exclude_idle = profs[0]->exclude_idle;
+	p->ordered = 1;
+	for (i = 0; i < np; i++) {
+		const struct eq_profile *q = profs[i];
+
+		p->total_samples += q->total_samples;
+		p->idle_samples += q->idle_samples;
+		p->lost_samples += q->lost_samples;
+		p->lost_marks += q->lost_marks;
+		p->ordered &= q->ordered;
+		if (q->quantum_j != p->quantum_j)
+			p->quantum_j = 0;  /* no one quantum: amounts per row still add up */
+		if (q->period_s != p->period_s)
+			p->period_s = 0;
+		for (j = 0; j < q->nrows; j++)
+			refs[p->nrows++] = (struct pool_ref){ .r = &q->rows[j], .prof = i };
+	}
+	qsort(refs, p->nrows, sizeof(*refs), by_ref_name);
+	for (i = 0, g = 0; i < p->nrows; i = j) {
+		for (j = i + 1; j < p->nrows && !strcmp(refs[j].r->name, refs[i].r->name) &&
+		     !strcmp(refs[j].r->module, refs[i].r->module); j++)
+			;
+		pool_row(p, profs, np, &refs[i], j - i, &p->rows[g++], scratch, scratch + np);
+	}
+	p->nrows = g;
+	p->recordings = (unsigned)np;
+	p->batches = (unsigned)np;
+	free(refs);
+	free(scratch);
+	eq_profile_set_interval(p, EQ_IV_RUN);
+	qsort(p->rows, p->nrows, sizeof(*p->rows), by_samples);
 	return p;
 }
 
@@ -384,9 +663,7 @@ struct pc_table {
 	size_t mask, count;
 };
 
-#define TAG_ROW_MASK 0x0fffffffu
 #define TAG_UNRESOLVED 0x80000000u  /* the pc has no symbol: counted per module */
-#define ROW_SKIP (TAG_ROW_MASK - 1)   /* excluded idle sample */
 #define KFLAGS(smp) ((uint32_t)((smp)->flags & (EQ_F_KERNEL | EQ_F_IDLE)) << 28)
 
 static inline size_t pc_hash(uint64_t pc, uint32_t pid)
@@ -497,6 +774,126 @@ static int unres_add(struct unres_list *u, const char *module)
 	return 0;
 }
 
+#define ROW_NONE UINT32_MAX
+
+static int series_init(struct agg_series *ser, uint64_t n, double clock_hz)
+{
+	unsigned nb = EQ_BATCHES_MAX;
+
+	free(ser->block_m);
+	memset(ser, 0, sizeof(*ser));
+	ser->on = 1;
+	ser->prev[0] = ser->prev[1] = ROW_NONE;
+	ser->expected = n;
+	ser->clock_hz = clock_hz;
+	while (nb >= EQ_BATCHES_MIN && n / nb < EQ_BATCH_MIN_SAMPLES)
+		nb /= 2;
+	if (nb < EQ_BATCHES_MIN)
+		return 0;          /* too few samples for batch means */
+	ser->nblocks = nb;
+	ser->next_boundary = (n + nb - 1) / nb;
+	ser->block_m = calloc(nb, sizeof(*ser->block_m));
+	return ser->block_m ? 0 : -1;
+}
+
+static int blk_add(struct blk_list *l, unsigned block)
+{
+	if (l->n && (unsigned)(l->v[l->n - 1] >> 32) == block) {
+		l->v[l->n - 1]++;
+		return 0;
+	}
+	if (l->n == l->cap) {
+		uint32_t cap = l->cap ? 2 * l->cap : 2;
+		uint64_t *v = realloc(l->v, cap * sizeof(*v));
+
+		if (!v)
+			return -1;
+		l->v = v;
+		l->cap = cap;
+	}
+	l->v[l->n++] = (uint64_t)block << 32 | 1;
+	return 0;
+}
+
+/* Sample pair (row, prev) `lag` apart: count it if they differ. */
+static inline void pair(struct eq_agg *a, uint32_t row, uint32_t prev, int lag)
+{
+	if (prev == row || prev == ROW_NONE)
+		return;
+	if (row != ROW_SKIP)
+		a->rows[row].trans[lag]++;
+	if (prev != ROW_SKIP)
+		a->rows[prev].trans[lag]++;
+	if (row == ROW_SKIP || prev == ROW_SKIP) {
+		a->ser.skip_trans[lag]++;
+		a->rows[row == ROW_SKIP ? prev : row].trans_skip[lag]++;
+	}
+}
+
+/* One more sample in time order, in row (ROW_SKIP: an excluded idle one). */
+static inline int series_add(struct eq_agg *a, uint32_t row, uint64_t time, uint16_t flags)
+{
+	struct agg_series *ser = &a->ser;
+	uint32_t prev = ser->prev[0];
+
+	if (prev == ROW_NONE) {
+		ser->t_first = time;
+	} else if (!(flags & EQ_F_LOST) && time >= ser->t_last) {
+		double dt = (double)(time - ser->t_last);
+
+		ser->dt_n++;
+		ser->dt_sum += dt;
+		ser->dt_sum2 += dt * dt;
+	}
+	ser->t_last = time;
+	pair(a, row, prev, 0);
+	pair(a, row, ser->prev[1], 1);
+	ser->prev[1] = prev;
+	ser->prev[0] = row;
+	if (ser->nblocks) {
+		while (ser->n >= ser->next_boundary && ser->block + 1 < ser->nblocks) {
+			ser->block++;
+			ser->next_boundary = ((uint64_t)(ser->block + 1) * ser->expected +
+					      ser->nblocks - 1) / ser->nblocks;
+		}
+		if (row != ROW_SKIP) {
+			ser->block_m[ser->block]++;
+			if (blk_add(&a->rows[row].blk, ser->block))
+				return -1;
+		}
+	}
+	ser->n++;
+	return 0;
+}
+
+int eq_agg_order(struct eq_agg *a, uint64_t nsamples, double clock_hz, struct eq_error *err)
+{
+	if (a->nrows || series_init(&a->ser, nsamples, clock_hz))
+		return eq_fail(err, a->nrows ? "profile: eq_agg_order after samples were added" :
+			       "profile: out of memory");
+	return 0;
+}
+
+int eq_agg_add_sample(struct eq_agg *a, const struct eq_loc *loc, uint64_t time,
+		      struct eq_error *err)
+{
+	uint32_t row = ROW_SKIP;
+	long i;
+
+	if (loc->kind == EQ_LOC_IDLE)
+		a->idle++;
+	if (loc->kind != EQ_LOC_IDLE || !(a->flags & EQ_PROFILE_EXCLUDE_IDLE)) {
+		if ((i = agg_row_index(a, loc, NULL)) < 0 || i >= (long)ROW_SKIP)
+			return eq_fail(err, "profile: out of memory");
+		row = (uint32_t)i;
+		a->rows[row].samples++;
+		a->total++;
+	}
+	if (a->ser.on && series_add(a, row, time, 0))
+		return eq_fail(err, "profile: out of memory");
+	return 0;
+}
+
 static int count_chunk(struct pc_table *t, struct eq_agg *a, struct eq_symbolizer *s,
 		       const struct eq_sample *smp, size_t n, uint64_t *lost_marks,
 		       struct unres_list *unres)
@@ -526,6 +923,8 @@ static int count_chunk(struct pc_table *t, struct eq_agg *a, struct eq_symbolize
 			a->idle++;
 		else
 			a->rows[row].samples++;
+		if (series_add(a, row, smp[k].time, smp[k].flags))
+			return -1;
 	}
 	return 0;
 }
@@ -551,7 +950,7 @@ struct eq_profile *eq_profile_build_progress(const struct eqp_file *f,
 
 	if (!a)
 		return NULL;
-	if (pc_grow(&t))
+	if (pc_grow(&t) || series_init(&a->ser, eqp_nsamples(f), m->clock_hz))
 		goto oom;
 	for (c = 0; c < eqp_nsample_chunks(f); c++) {
 		size_t n;

@@ -6,7 +6,13 @@
  * An energy-driven recording gives an energy profile (each sample is one
  * quantum of energy, quantum_j joules); a time-driven recording gives a time
  * profile (each sample stands for 1 / nominal_hz seconds).  The share of a
- * row is samples / total; its interval is the Wilson score interval (stats.h).
+ * row is samples / total.  Its 95% interval answers one of two questions
+ * (stats.h): the sampling interval (this run's share: the variance of
+ * systematic samples, from the lag-1 correlation of the time-ordered
+ * samples) or the run-to-run interval (another run's: batch means over
+ * blocks of consecutive samples, or the spread over several recordings).
+ * eq_profile_build computes both design effects; eq_profile_set_interval
+ * picks the one ci95_low/ci95_high show.
  *
  * Rows are ordered by samples, most first; ties by name then module, so the
  * output is deterministic.
@@ -19,6 +25,7 @@
 
 #include "eq_error.h"
 #include "eqp.h"
+#include "stats.h"
 #include "symbolize.h"
 
 struct eq_intern;
@@ -53,8 +60,12 @@ struct eq_row {
 				     line, module_off of line and insn rows) */
 	uint64_t samples;
 	double share;         /* samples / total_samples, 0..1 */
-	double ci95_low;      /* Wilson 95% interval of share */
+	double ci95_low;      /* 95% interval of share: the profile's interval */
 	double ci95_high;
+	double deff_sampling; /* variance of share over the binomial p(1-p)/total:
+				 this run's share (systematic sampling) */
+	double deff_run;      /* ... against another run (batch means) */
+	unsigned df_run;      /* degrees of freedom of deff_run (batches - 1) */
 	double amount;        /* energy in J (energy mode) or time in s (time mode);
 				 NaN when the quantum / rate is unknown */
 };
@@ -84,10 +95,28 @@ struct eq_profile {
 	uint64_t unresolved_samples;
 	size_t nunresolved;
 	struct eq_unresolved *unresolved;
+	enum eq_interval interval; /* what ci95_low/high of the rows are */
+	int ordered;          /* 1: built from the time-ordered samples (both
+				 intervals estimated); 0: eq_agg_* (binomial) */
+	unsigned batches;     /* run-to-run: batches of the batch means, or
+				 recordings pooled; 0 when too few samples */
+	double batch_lag1;    /* pooled lag-1 correlation of the batch means */
+	double batch_s;       /* seconds per batch (0 = unknown) */
+	unsigned recordings;  /* > 1: pooled from that many recordings */
+	double interval_cv2;  /* time mode: squared coefficient of variation of
+				 the intervals between samples (timer jitter) */
 	struct eq_intern *strings_; /* private: backing store of row names */
 };
 
 #define EQ_PROFILE_EXCLUDE_IDLE 0x1
+
+/* Samples per batch of the batch means, at least; batches 16..128. */
+#define EQ_BATCH_MIN_SAMPLES 8
+#define EQ_BATCHES_MIN 16
+#define EQ_BATCHES_MAX 128
+/* Lag-1 correlation of the batch means above which the run-to-run
+ * interval is flagged as probably too narrow (record longer). */
+#define EQ_BATCH_LAG1_WARN 0.3
 
 /*
  * Walks every sample of f once, looks each up in s and groups them.  Memory
@@ -106,6 +135,22 @@ struct eq_profile *eq_profile_build_progress(const struct eqp_file *f,
 					     void *arg, struct eq_error *err);
 void eq_profile_free(struct eq_profile *p);
 
+/* Sets every row's ci95_low/high to the interval iv (Wilson score interval
+ * at the effective sample size total / deff, z or Student's t). */
+void eq_profile_set_interval(struct eq_profile *p, enum eq_interval iv);
+
+/*
+ * Several recordings of the same work as one profile: rows joined by name
+ * and module, samples summed, share = pooled samples / pooled total, and
+ * the run-to-run design effect from the spread of the recordings' shares
+ * (each recording one batch: nprof - 1 degrees of freedom); the sampling
+ * one from the recordings' sampling variances.  The profiles must have the
+ * same mode, granularity and idle handling, and outlive the pooled profile
+ * (its rows' names and locations are theirs).
+ */
+struct eq_profile *eq_profile_pool(struct eq_profile *const *profs, size_t nprof,
+				   struct eq_error *err);
+
 /* The row with this name and module (module NULL: any), or NULL. */
 const struct eq_row *eq_profile_find(const struct eq_profile *p,
 				     const char *name, const char *module);
@@ -119,6 +164,16 @@ struct eq_agg *eq_agg_new(enum eq_by by, unsigned flags, struct eq_error *err);
 /* Adds weight samples at loc (loc from eq_sym_lookup, so it stays valid). */
 int eq_agg_add(struct eq_agg *a, const struct eq_loc *loc, uint64_t weight,
 	       struct eq_error *err);
+/*
+ * Samples one at a time in their time order (a simulator, a test): call
+ * eq_agg_order first with how many samples will come, then
+ * eq_agg_add_sample for each; eq_agg_finish then estimates both intervals
+ * exactly as eq_profile_build does.  (Profiles made with eq_agg_add have no
+ * order: their intervals are binomial.)
+ */
+int eq_agg_order(struct eq_agg *a, uint64_t nsamples, double clock_hz, struct eq_error *err);
+int eq_agg_add_sample(struct eq_agg *a, const struct eq_loc *loc, uint64_t time,
+		      struct eq_error *err);
 /* Builds the profile (consumes a); mode/quantum/period describe a sample. */
 struct eq_profile *eq_agg_finish(struct eq_agg *a, enum eqp_mode mode,
 				 double quantum_j, double period_s,

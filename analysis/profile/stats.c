@@ -1,31 +1,182 @@
 /*
- * stats.c - Wilson score interval and two-proportion z test.
+ * stats.c - Wilson score intervals (plain and at an effective sample size),
+ * the systematic-sampling and batch-means variances of a share, Student's
+ * t quantiles and the tests of whether two shares differ.  The formulas and
+ * why they hold are in stats.h and docs/guide.md ("Intervals").
  */
 #include <math.h>
+#include <string.h>
 
 #include "stats.h"
 
+static const char *const interval_names[] = { "sampling", "run-to-run" };
+
+int eq_interval_parse(const char *text, enum eq_interval *iv, struct eq_error *err)
+{
+	if (!strcmp(text, "sampling"))
+		*iv = EQ_IV_SAMPLING;
+	else if (!strcmp(text, "run-to-run") || !strcmp(text, "run"))
+		*iv = EQ_IV_RUN;
+	else
+		return eq_fail(err, "--interval %s: unknown interval; use sampling (this run's "
+			       "share) or run-to-run (what another run would give)", text);
+	return 0;
+}
+
+const char *eq_interval_name(enum eq_interval iv)
+{
+	return (unsigned)iv < 2 ? interval_names[iv] : "?";
+}
+
+void eq_wilson_eff(double p, double n, double z, double *lo, double *hi)
+{
+	double z2n, denom, centre, half;
+
+	if (!(n > 0) || !(p >= 0 && p <= 1)) {
+		*lo = 0.0;
+		*hi = 1.0;
+		return;
+	}
+	if (isinf(n)) {
+		*lo = *hi = p;
+		return;
+	}
+	z2n = z * z / n;
+	denom = 1.0 + z2n;
+	centre = (p + z2n / 2.0) / denom;
+	half = z * sqrt(p * (1.0 - p) / n + z2n / (4.0 * n)) / denom;
+	*lo = centre - half;
+	*hi = centre + half;
+	/* Exact bounds at the edges (rounding could leave 1e-17 outside). */
+	if (p == 0 || *lo < 0.0)
+		*lo = 0.0;
+	if (p == 1 || *hi > 1.0)
+		*hi = 1.0;
+}
+
 void eq_wilson(uint64_t k, uint64_t n, double z, double *lo, double *hi)
 {
-	double p, z2n, denom, centre, half;
-
 	if (n == 0 || k > n) {
 		*lo = 0.0;
 		*hi = 1.0;
 		return;
 	}
-	p = (double)k / (double)n;
-	z2n = z * z / (double)n;
-	denom = 1.0 + z2n;
-	centre = (p + z2n / 2.0) / denom;
-	half = z * sqrt(p * (1.0 - p) / (double)n + z2n / (4.0 * (double)n)) / denom;
-	*lo = centre - half;
-	*hi = centre + half;
-	/* Exact bounds at the edges (rounding could leave 1e-17 outside). */
-	if (k == 0 || *lo < 0.0)
-		*lo = 0.0;
-	if (k == n || *hi > 1.0)
-		*hi = 1.0;
+	eq_wilson_eff((double)k / (double)n, (double)n, z, lo, hi);
+}
+
+/* t(0.975, df) for df 1..30 (Abramowitz and Stegun, Table 26.10). */
+static const double t975_table[31] = {
+	0, 12.7062047, 4.3026527, 3.1824463, 2.7764451, 2.5705818, 2.4469119,
+	2.3646243, 2.3060041, 2.2621572, 2.2281389, 2.2009852, 2.1788128, 2.1603687,
+	2.1447867, 2.1314495, 2.1199053, 2.1098156, 2.1009220, 2.0930241, 2.0859634,
+	2.0796138, 2.0738731, 2.0686576, 2.0638986, 2.0595386, 2.0555294, 2.0518305,
+	2.0484071, 2.0452296, 2.0422725,
+};
+
+double eq_t95(unsigned df)
+{
+	double z = EQ_Z95, v = (double)df, z3 = z * z * z, z5 = z3 * z * z, z7 = z5 * z * z;
+	double z9 = z7 * z * z;
+
+	if (df == 0)
+		return z;
+	if (df <= 30)
+		return t975_table[df];
+	/* Cornish-Fisher expansion of t in 1/df (A&S 26.7.5): < 1e-7 off here. */
+	return z + (z3 + z) / (4 * v) + (5 * z5 + 16 * z3 + 3 * z) / (96 * v * v) +
+	       (3 * z7 + 19 * z5 + 17 * z3 - 15 * z) / (384 * v * v * v) +
+	       (79 * z9 + 776 * z7 + 1482 * z5 - 1920 * z3 - 945 * z) / (92160 * v * v * v * v);
+}
+
+double eq_sampling_deff(double rho)
+{
+	double a;
+
+	if (!(rho > 0))
+		return 1.0;
+	if (rho >= 1)
+		return 0.0;
+	a = -log(rho) / 2;
+	if (a < 1e-3)
+		return a / 3 - a * a * a / 45;  /* coth(a) - 1/a, series */
+	if (a > 20)
+		return 1 - 1 / a;
+	return 1 / tanh(a) - 1 / a;
+}
+
+double eq_sampling_deff_lags(double rho1, double rho2, double n)
+{
+	double se = n > 9 ? 1 / sqrt(n) : 1, thr = 3 * se, nu;
+
+	if (!(rho1 > se))
+		return 1.0;
+	if (rho1 < thr)
+		return 1 - (1 - eq_sampling_deff(thr)) * (rho1 - se) / (thr - se);
+	if (rho2 > thr && rho2 > rho1 * rho1) {
+		nu = 1 - rho1 * rho1 / rho2;
+		return nu + (1 - nu) * eq_sampling_deff(rho2 >= rho1 ? 1 : rho2 / rho1);
+	}
+	return eq_sampling_deff(rho1);
+}
+
+double eq_lag_rho(double k, double m, double n, double d, unsigned lag)
+{
+	double p, r0, rho;
+
+	if (!(m > 0) || !(n > lag) || !(k > 0) || k >= m)
+		return 0;
+	p = k / m;
+	r0 = k * (1 - p) / n;
+	rho = 1 - d / (2 * (n - lag) * r0);
+	return rho < -1 ? -1 : rho > 1 ? 1 : rho;
+}
+
+double eq_batch_var(const double *c, const double *mb, unsigned nb, double p,
+		    double *s0, double *s1)
+{
+	double prev = 0, total = 0;
+	unsigned b;
+
+	*s0 = *s1 = 0;
+	for (b = 0; b < nb; b++) {
+		double r = c[b] - p * mb[b];
+
+		*s0 += r * r;
+		if (b)
+			*s1 += r * prev;
+		prev = r;
+		total += mb[b];
+	}
+	if (nb < 2 || total <= 0)
+		return NAN;
+	return (double)nb / (nb - 1) * *s0 / (total * total);
+}
+
+int eq_shares_differ(double k1, double n1, double deff1, unsigned df1,
+		     double k2, double n2, double deff2, unsigned df2, double *zout)
+{
+	double pool, v1, v2, se, stat, df, crit;
+
+	*zout = 0.0;
+	if (!(n1 > 0) || !(n2 > 0) || k1 > n1 || k2 > n2 || k1 < 0 || k2 < 0)
+		return 0;
+	pool = (k1 + k2) / (n1 + n2);
+	v1 = pool * (1 - pool) * deff1 / n1;
+	v2 = pool * (1 - pool) * deff2 / n2;
+	se = sqrt(v1 + v2);
+	if (!(se > 0))
+		return 0;
+	stat = (k1 / n1 - k2 / n2) / se;
+	*zout = stat;
+	/* Welch-Satterthwaite: a side with df 0 has a known variance. */
+	if (df1 == 0 && df2 == 0) {
+		crit = EQ_Z95;
+	} else {
+		df = (v1 + v2) * (v1 + v2) /
+		     ((df1 ? v1 * v1 / df1 : 0) + (df2 ? v2 * v2 / df2 : 0));
+		crit = isfinite(df) && df < 1e9 ? eq_t95(df < 1 ? 1 : (unsigned)df) : EQ_Z95;
+	}
+	return fabs(stat) > crit;
 }
 
 int eq_two_prop_differ(uint64_t k1, uint64_t n1, uint64_t k2, uint64_t n2,

@@ -1,18 +1,49 @@
 /*
- * stats.h - the statistics behind shares: binomial confidence intervals and
- * the test of whether two shares differ.
+ * stats.h - the statistics behind shares: two intervals that answer two
+ * questions, and the test of whether two shares differ.
  *
- * A share p = k/n of samples estimates the fraction of energy (or time) spent
- * in some code.  Samples are treated as independent Bernoulli trials (seed
- * 001, appendix A.2), so the share's uncertainty is binomial.
+ * A share p = k/m of samples estimates the fraction of energy (or time)
+ * spent in some code.  Two different questions are asked of it
+ * (docs/guide.md, "Intervals"):
+ *
+ *   sampling    How much of THIS run's energy went to f?  The error is the
+ *               sampling error only.  Energy-driven samples (one per quantum,
+ *               jitter with bounded drift) and jittered-timer samples are
+ *               systematic samples, whose error is smaller than the binomial
+ *               one whenever the code runs in stretches longer than a sample
+ *               interval.
+ *   run-to-run  How much would ANOTHER run of the same work give?  The error
+ *               adds the run's own variation (bursts, phases, the luck of
+ *               the scheduler), usually larger than the binomial one.
+ *
+ * Both are reported as Wilson score intervals at an effective sample size
+ * m / deff, where the design effect deff is the estimated variance over the
+ * binomial p(1-p)/m.  Wilson's score form keeps the interval inside [0, 1]
+ * and lets the variance follow the share (honest for small shares).
  */
 #ifndef EQ_STATS_H
 #define EQ_STATS_H
 
 #include <stdint.h>
 
+#include "eq_error.h"
+
 /* z for a two-sided 95% interval. */
 #define EQ_Z95 1.959963984540054
+
+/* Below this many samples in a row (or outside it) the estimated design
+ * effect is not trusted and the plain binomial (Wilson) interval is the
+ * floor: deff >= 1. */
+#define EQ_SMALL_COUNT 10
+
+enum eq_interval {
+	EQ_IV_SAMPLING,    /* this run's share: systematic-sampling variance */
+	EQ_IV_RUN,         /* another run's: batch means, or several recordings */
+};
+
+/* "sampling", "run-to-run" -> *iv; else an error naming them. */
+int eq_interval_parse(const char *text, enum eq_interval *iv, struct eq_error *err);
+const char *eq_interval_name(enum eq_interval iv);
 
 /*
  * Wilson score interval of k successes in n trials at normal quantile z:
@@ -21,11 +52,77 @@
  */
 void eq_wilson(uint64_t k, uint64_t n, double z, double *lo, double *hi);
 
+/* The same for share p at a (real) effective sample size n_eff = m / deff:
+ * infinite n_eff gives [p, p]; n_eff <= 0 gives [0, 1]. */
+void eq_wilson_eff(double p, double n_eff, double z, double *lo, double *hi);
+
+/* Two-sided 95% quantile of Student's t with df degrees of freedom
+ * (df == 0: the normal's 1.96). */
+double eq_t95(unsigned df);
+
 /*
- * Two-proportion z test: are k1/n1 and k2/n2 different at normal quantile z?
- * Uses the pooled standard error.  Returns 1 if significant, 0 if not (also
- * when either n is 0 or both shares are 0 or 1).  *zout gets the statistic.
+ * Design effect of systematic sampling for a stationary on/off process
+ * whose samples have lag-1 autocorrelation rho (the telegraph model: an
+ * exponential autocovariance R(h) = R(0) exp(-|h|/tau), rho = exp(-Q/tau)
+ * at the sample spacing Q).  The error of a systematic sample mean against
+ * the realized mean has variance n [sum_j R(jQ) - (1/Q) int R(h) dh], which
+ * for this R is R(0) [coth(a) - 1/a] per sample, a = Q / (2 tau) =
+ * -ln(rho) / 2.  So deff = coth(a) - 1/a: 1 for independent samples
+ * (rho = 0; also returned for rho < 0), about (1 - rho) / 6 for long
+ * stretches (rho near 1: one sixth of a sample's variance per stretch
+ * boundary pair), 0 at rho = 1.
  */
+double eq_sampling_deff(double rho);
+
+/*
+ * The design effect eqprof uses, from the lag-1 and lag-2 autocorrelations
+ * of n samples:
+ *   - rho1 <= 1/sqrt(n) (its standard error when the samples are
+ *     independent): 1, no sign of correlation: the binomial;
+ *   - rho1 below 3/sqrt(n) cannot tell how far below a sample interval the
+ *     correlation fades: the telegraph value at 3/sqrt(n), interpolated
+ *     linearly to 1 at 1/sqrt(n);
+ *   - rho2 also above the noise level and above rho1^2 (the correlation
+ *     fades fast at first, then slowly: code alternating within bursts):
+ *     a white part ("nugget") plus an exponential fitted to both lags,
+ *     nu = 1 - rho1^2/rho2 of the variance white, the rest decaying by
+ *     rho2/rho1 per sample: deff = nu + (1 - nu) eq_sampling_deff(rho2/rho1);
+ *   - else the telegraph value eq_sampling_deff(rho1).
+ */
+double eq_sampling_deff_lags(double rho1, double rho2, double n);
+
+/*
+ * Lag-L autocorrelation of a share's linearized indicator series, from the
+ * counts one pass over the time-ordered samples gives: k samples in the
+ * row, m samples counted in the shares (m < n when idle is excluded), n
+ * samples in the series, and d = sum over samples L apart of
+ * (z_i - z_{i-L})^2 with z_i = [sample i in row] - p [sample i counted],
+ * p = k/m.  With z's mean 0: R(0) = k(1-p)/n, R(L) = R(0) - d/(2(n-L)).
+ */
+double eq_lag_rho(double k, double m, double n, double d, unsigned lag);
+
+/*
+ * Batch means of a share (the ratio estimator p = sum c_b / sum m_b over B
+ * batches of consecutive samples): residuals r_b = c_b - p m_b, variance of
+ * p = B/(B-1) sum r_b^2 / M^2 with M = sum m_b.  Returns that variance;
+ * *s0 gets sum r_b^2 and *s1 sum r_b r_{b-1} (for the lag-1 check).
+ */
+double eq_batch_var(const double *c, const double *mb, unsigned nb, double p,
+		    double *s0, double *s1);
+
+/*
+ * Do shares k1/n1 and k2/n2 differ at 95%?  Pooled score test with design
+ * effects (Rao-Scott): z = (p1 - p2) / sqrt(pool (1 - pool) (deff1/n1 +
+ * deff2/n2)), against Student's t at the Welch-Satterthwaite degrees of
+ * freedom from df1, df2 (0 = known variance: the normal).  deff 1 and df 0
+ * on both sides is the classic two-proportion z test.  Returns 1 if
+ * significant, 0 if not (also when either n is 0 or both shares are 0 or
+ * 1).  *zout gets the statistic.
+ */
+int eq_shares_differ(double k1, double n1, double deff1, unsigned df1,
+		     double k2, double n2, double deff2, unsigned df2, double *zout);
+
+/* The classic two-proportion z test (binomial samples) at quantile z. */
 int eq_two_prop_differ(uint64_t k1, uint64_t n1, uint64_t k2, uint64_t n2,
 		       double z, double *zout);
 

@@ -97,6 +97,8 @@ static void print_json_row(FILE *out, const struct eq_profile *p, const struct e
 	eq_json_number(out, r->ci95_low);
 	fputs(", \"ci95_high\": ", out);
 	eq_json_number(out, r->ci95_high);
+	fputs(", \"deff\": ", out);
+	eq_json_number(out, p->interval == EQ_IV_RUN ? r->deff_run : r->deff_sampling);
 	if (p->by == EQ_BY_LINE && r->loc->file) {
 		fputs(", \"file\": ", out);
 		eq_json_string(out, r->loc->file);
@@ -142,7 +144,14 @@ static void print_json(FILE *out, const struct eq_profile *p)
 			fputs("null", out);
 		fputc('}', out);
 	}
-	fputs("],\n \"rows\": [", out);
+	fputs("],\n", out);
+	fprintf(out, " \"interval\": \"%s\", \"interval_method\": \"%s\", \"recordings\": %u, "
+		"\"batches\": %u, \"batch_s\": ", eq_interval_name(p->interval), eq_interval_method(p),
+		p->recordings ? p->recordings : 1, p->batches);
+	eq_json_number(out, p->batch_s > 0 ? p->batch_s : NAN);
+	fputs(", \"batch_lag1\": ", out);
+	eq_json_number(out, p->batches && !p->recordings ? p->batch_lag1 : NAN);
+	fputs(",\n \"rows\": [", out);
 	for (i = 0; i < p->nrows; i++) {
 		fputs(i ? ",\n  " : "\n  ", out);
 		print_json_row(out, p, &p->rows[i]);
@@ -199,6 +208,51 @@ static void print_heading(FILE *out, const struct eq_profile *p, const char *sou
 	print_unresolved(out, p);
 }
 
+const char *eq_interval_method(const struct eq_profile *p)
+{
+	if (!p->ordered)
+		return "binomial";
+	if (p->interval == EQ_IV_SAMPLING)
+		return "systematic";
+	if (p->recordings > 1)
+		return "recordings";
+	return p->batches ? "batch-means" : "binomial";
+}
+
+void eq_interval_describe(FILE *out, const struct eq_profile *p)
+{
+	const char *m = eq_interval_method(p);
+
+	if (p->interval == EQ_IV_SAMPLING) {
+		fprintf(out, "# 95%% intervals: sampling, this run's share (%s)\n",
+			strcmp(m, "binomial") ? "systematic-sampling variance from the samples' "
+			"lag-1 correlation; binomial below 10 samples" : "binomial: sample order unknown");
+		return;
+	}
+	if (p->recordings > 1) {
+		fprintf(out, "# 95%% intervals: run-to-run, what another run would give (spread of "
+			"%u recordings' shares, t with %u df)\n", p->recordings, p->recordings - 1);
+		return;
+	}
+	if (!p->batches) {
+		fputs("# 95% intervals: run-to-run, what another run would give (too few samples "
+		      "for batch means: binomial, probably too narrow)\n", out);
+		return;
+	}
+	fprintf(out, "# 95%% intervals: run-to-run, what another run would give (batch means: "
+		"%u batches", p->batches);
+	if (p->batch_s > 0) {
+		char q[32];
+
+		fprintf(out, " of %s", eq_format_quantity(q, sizeof(q), p->batch_s, "s"));
+	}
+	fprintf(out, ", lag-1 correlation %.2f)\n", p->batch_lag1);
+	if (p->batch_lag1 > EQ_BATCH_LAG1_WARN)
+		fputs("# warning: the batches are still correlated: the run varies more slowly "
+		      "than this recording is long, and the run-to-run interval is probably too "
+		      "narrow; record longer or give several recordings\n", out);
+}
+
 static void print_table(FILE *out, const struct eq_profile *p, const char *source)
 {
 	const char *what = p->mode == EQP_MODE_ENERGY ? "energy" : "time";
@@ -206,6 +260,7 @@ static void print_table(FILE *out, const struct eq_profile *p, const char *sourc
 	size_t i;
 
 	print_heading(out, p, source);
+	eq_interval_describe(out, p);
 	fprintf(out, "%7s %12s %11s  %-17s  %-20s %s\n", "share", "samples", what,
 		"95% CI of share", "module", p->by == EQ_BY_MODULE ? "module path" :
 		eq_by_name(p->by));

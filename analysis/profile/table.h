@@ -2,9 +2,10 @@
  * table.h - a profile printed for people (table), spreadsheets (csv) and
  * scripts (json).  The JSON schema is documented in docs/guide.md and is
  * stable: mode, by, quantum_j / period_s, total_samples, idle_samples,
- * lost_samples, exclude_idle, rows[] with name, module, samples, share,
- * energy_j or time_s, ci95_low, ci95_high (plus file/line on line rows and
- * offset on insn rows).
+ * lost_samples, exclude_idle, interval, interval_method, recordings,
+ * batches, batch_s, batch_lag1, rows[] with name, module, samples, share,
+ * energy_j or time_s, ci95_low, ci95_high, deff (plus file/line on line rows
+ * and offset on insn rows).
  */
 #ifndef EQ_TABLE_H
 #define EQ_TABLE_H
@@ -22,6 +23,13 @@ int eq_format_parse(const char *text, enum eq_format *fmt, struct eq_error *err)
 /* source names the recording in the table's heading. */
 void eq_profile_print(FILE *out, const struct eq_profile *p, enum eq_format fmt,
 		      const char *source);
+
+/* How p's intervals were made: "systematic", "batch-means", "recordings"
+ * or "binomial". */
+const char *eq_interval_method(const struct eq_profile *p);
+/* The "# 95% intervals: ..." line (and a warning when the batch means are
+ * still correlated). */
+void eq_interval_describe(FILE *out, const struct eq_profile *p);
 
 /* Writers shared with compare: CSV field and JSON string with escaping. */
 void eq_csv_field(FILE *out, const char *s);

@@ -1,27 +1,42 @@
 #!/usr/bin/env python3
 """compare-real.py - eqprof compare on a time-driven and an energy-driven
 recording of the same (crafted) work: shares side by side, their
-difference, significance by the two-proportion z test, ordered by time
-share, --exclude-idle, table/csv/json."""
+difference, significance by the two-proportion score test with each
+recording's design effects (run-to-run for separate runs, sampling with
+--interval sampling), ordered by time share, --exclude-idle,
+table/csv/json."""
 import csv
 import io
 import json
 import math
 import os
+import random
 import sys
 import tempfile
 
 sys.dont_write_bytecode = True   # leave no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from eqtest import Elf, Tap, build_fixtures, eqprof, write_csv
+from eqtest import Elf, Tap, build_fixtures, eqprof, share_intervals, t95, write_csv
 
 BASE = 0x555555554000
 
 
-def z_test(k1, n1, k2, n2):
+def score_test(k1, n1, d1, k2, n2, d2):
+    """(z, significant): pooled score test with design effects d = (deff, df),
+    Welch-Satterthwaite degrees of freedom (docs/guide.md)."""
     p1, p2, pool = k1 / n1, k2 / n2, (k1 + k2) / (n1 + n2)
-    se = math.sqrt(pool * (1 - pool) * (1 / n1 + 1 / n2))
-    return 0.0 if se == 0 else (p1 - p2) / se
+    v1, v2 = pool * (1 - pool) * d1[0] / n1, pool * (1 - pool) * d2[0] / n2
+    if v1 + v2 <= 0:
+        return 0.0, False
+    z = (p1 - p2) / math.sqrt(v1 + v2)
+    if d1[1] == 0 and d2[1] == 0:
+        crit = t95(0)
+    else:
+        df = (v1 + v2) ** 2 / ((v1 * v1 / d1[1] if d1[1] else 0) + (v2 * v2 / d2[1] if d2[1] else 0))
+        crit = t95(max(1, int(df)))
+    return z, abs(z) > crit
+
+
 
 
 def main():
@@ -37,10 +52,13 @@ def main():
         # in time but here the device burns energy while idle, e.g. a radio).
         counts = {"time": {"spin_a": 500, "spin_b": 300, "local_helper": 120, "[idle]": 100},
                   "energy": {"spin_a": 300, "spin_b": 310, "local_helper": 110, "[idle]": 300}}
-        files = {}
+        files, order = {}, {}
+        rng = random.Random(15)
         for mode, flag in (("time", "--time"), ("energy", "--energy")):
-            samples = [(9, pc[fn], 0, n) for fn, n in counts[mode].items() if fn != "[idle]"]
-            samples.append((0, 0, 2, counts[mode]["[idle]"]))
+            # The samples in a random order: independent samples of each run.
+            order[mode] = [fn for fn, n in counts[mode].items() for _ in range(n)]
+            rng.shuffle(order[mode])
+            samples = [(0, 0, 2, 1) if fn == "[idle]" else (9, pc[fn], 0, 1) for fn in order[mode]]
             csv_path = os.path.join(d, mode + ".csv")
             write_csv(csv_path, samples)
             files[mode] = os.path.join(d, mode + ".eqp")
@@ -49,13 +67,31 @@ def main():
                                 "-o", files[mode])
             t.eq((rc, err), (0, ""), "import " + mode)
 
-        for excl in (False, True):
+        for excl, interval in ((False, "run-to-run"), (True, "run-to-run"), (False, "sampling")):
             args = ["compare", files["time"], files["energy"], "--format", "json"]
             if excl:
                 args.append("--exclude-idle")
+            if interval == "sampling":
+                args += ["--interval", "sampling"]
             rc, out, err = eqprof(*args)
             doc = json.loads(out)
-            what = "--exclude-idle" if excl else "with idle"
+            what = ("--exclude-idle" if excl else "with idle") + ", " + interval
+            t.eq(doc["interval"], interval, what + ": interval named")
+            ser = {mode: [None if excl and fn == "[idle]" else fn for fn in order[mode]]
+                   for mode in order}
+            dd = {}
+            for mode in ("time", "energy"):
+                # design effects computed here; degrees of freedom: the batches
+                # eqprof report says it used (0: the sampling interval's normal)
+                times = [1000 * (i + 1) for i in range(len(ser[mode]))] if mode == "time" else None
+                ivs = share_intervals(ser[mode], interval, times)
+                df = 0
+                if interval == "run-to-run":
+                    rep = json.loads(eqprof("report", files[mode], "--format", "json",
+                                            "--interval", "run-to-run",
+                                            *(["--exclude-idle"] if excl else []))[1])
+                    df = rep["batches"] - 1
+                dd[mode] = {row: (d, df) for row, (_, _, d) in ivs.items()}
             tn = sum(n for fn, n in counts["time"].items() if not (excl and fn == "[idle]"))
             en = sum(n for fn, n in counts["energy"].items() if not (excl and fn == "[idle]"))
             t.eq((doc["time_total_samples"], doc["energy_total_samples"]), (tn, en),
@@ -67,13 +103,13 @@ def main():
             bad = []
             for r in doc["rows"]:
                 kt, ke = counts["time"][r["name"]], counts["energy"][r["name"]]
-                z = z_test(ke, en, kt, tn)
+                z, sig = score_test(ke, en, dd["energy"][r["name"]], kt, tn, dd["time"][r["name"]])
                 if (r["time_samples"], r["energy_samples"]) != (kt, ke) or \
                    abs(r["time_share"] - kt / tn) > 1e-12 or \
                    abs(r["energy_share"] - ke / en) > 1e-12 or \
                    abs(r["difference"] - (ke / en - kt / tn)) > 1e-12 or \
-                   abs(r["z"] - z) > 1e-9 or r["significant"] != (abs(z) > 1.959963984540054):
-                    bad.append((r, z))
+                   abs(r["z"] - z) > 1e-9 or r["significant"] != sig:
+                    bad.append((r, z, sig))
             t.ok(not bad, what + ": shares, difference, z and significance of every row", bad)
         # Per-row average power: the row's energy (energy samples x 2.94 mJ) over
         # its time (time samples x the time file's 1 us between samples).
@@ -97,7 +133,8 @@ def main():
         t.ok(abs(float(rows[0]["power_w"]) - 300 * 2.94e-3 / 500e-6) < 1e-3,
              "csv power_w of spin_a", rows[0])
         rc, out, err = eqprof("compare", files["time"], files["energy"])
-        t.ok(rc == 0 and "spin_a" in out and "*" in out and "two-proportion" in out and
+        t.ok(rc == 0 and "spin_a" in out and "*" in out and "two-proportion score test" in out and
+             "run-to-run variances" in out and
              "avg power" in out and "1.764 kW" in out,
              "table marks significant rows and explains the mark", out)
         rc, out, err = eqprof("compare", files["energy"], files["time"])

@@ -7,6 +7,7 @@ readelf, addr2line) run on the real binaries the test just compiled, so
 the expectations are independent of eqprof's own ELF code.
 """
 import json
+import math
 import os
 import re
 import subprocess
@@ -151,12 +152,140 @@ def report_json(path, *args):
     return json.loads(out), err
 
 
-def wilson(k, n, z=1.959963984540054):
+Z95 = 1.959963984540054
+
+
+def wilson(k, n, z=Z95):
     if n == 0:
         return 0.0, 1.0
-    p = k / n
+    return wilson_eff(k / n, n, z)
+
+
+def wilson_eff(p, n, z=Z95):
+    """Wilson score interval of share p at a (real) effective sample size n."""
+    if n == math.inf:
+        return p, p
     denom = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / denom
     half = z * ((p * (1 - p) / n + z * z / (4 * n * n)) ** 0.5) / denom
     lo, hi = centre - half, centre + half
-    return (0.0 if k == 0 else max(lo, 0.0)), (1.0 if k == n else min(hi, 1.0))
+    return (0.0 if p == 0 else max(lo, 0.0)), (1.0 if p == 1 else min(hi, 1.0))
+
+
+def t95(df):
+    """Two-sided 95% quantile of Student's t, by integrating its density
+    (Simpson) and bisecting: independent of eqprof's table."""
+    if df == 0:
+        return Z95
+    c = math.exp(math.lgamma((df + 1) / 2) - math.lgamma(df / 2)) / math.sqrt(df * math.pi)
+
+    def cdf_half(x):  # P(0 < T < x)
+        steps = 4000
+        h = x / steps
+        f = lambda u: c * (1 + u * u / df) ** (-(df + 1) / 2)
+        s = f(0) + f(x) + sum((4 if i % 2 else 2) * f(i * h) for i in range(1, steps))
+        return s * h / 3
+
+    lo, hi = 0.0, 20.0
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if cdf_half(mid) < 0.475 else (lo, mid)
+    return (lo + hi) / 2
+
+
+def _telegraph_deff(rho):
+    """coth(a) - 1/a, a = -ln(rho)/2: systematic-sampling design effect."""
+    if rho <= 0:
+        return 1.0
+    if rho >= 1:
+        return 0.0
+    a = -math.log(rho) / 2
+    if a < 1e-3:
+        return a / 3 - a ** 3 / 45
+    return 1 / math.tanh(a) - 1 / a
+
+
+def _lags_deff(rho1, rho2, n):
+    """The sampling design effect from the lag-1 and lag-2 correlations."""
+    se = 1 / math.sqrt(n) if n > 9 else 1.0
+    thr = 3 * se
+    if rho1 <= se:
+        return 1.0
+    if rho1 < thr:
+        return 1 - (1 - _telegraph_deff(thr)) * (rho1 - se) / (thr - se)
+    if rho2 > thr and rho2 > rho1 * rho1:
+        nu = 1 - rho1 * rho1 / rho2
+        return nu + (1 - nu) * _telegraph_deff(1.0 if rho2 >= rho1 else rho2 / rho1)
+    return _telegraph_deff(rho1)
+
+
+def share_intervals(series, interval="sampling", times=None):
+    """The report's 95% intervals, computed here from their definitions in
+    docs/guide.md: series is the row of every sample in file order (None for
+    an excluded idle sample), times their timestamps for a time-driven
+    recording (None: energy-driven).  Returns {row: (lo, hi, deff)}."""
+    n = len(series)
+    m = sum(1 for x in series if x is not None)
+    counts = {}
+    for x in series:
+        if x is not None:
+            counts[x] = counts.get(x, 0) + 1
+    floor = lambda d, k: max(d, 1.0) if k < 10 or m - k < 10 else d
+    deff = {}
+    cv2 = 0.0
+    if times and len(times) > 2:
+        dts = [times[i] - times[i - 1] for i in range(1, len(times))]
+        mean = sum(dts) / len(dts)
+        cv2 = max(0.0, sum(d * d for d in dts) / len(dts) / (mean * mean) - 1) if mean > 0 else 0.0
+    if interval == "sampling":
+        for row, k in counts.items():
+            p = k / m
+            z = [(x == row) - p * (x is not None) for x in series]
+            rho = []
+            for lag in (1, 2):
+                d = sum((z[i] - z[i - lag]) ** 2 for i in range(lag, n))
+                r0 = k * (1 - p) / n
+                r = 1 - d / (2 * (n - lag) * r0) if 0 < k < m and n > lag else 0.0
+                rho.append(max(-1.0, min(1.0, r)))
+            f = _lags_deff(rho[0], rho[1], n)
+            deff[row] = (floor(f + cv2 * (1 - f), k), 0)
+    else:
+        blocks = 128
+        while blocks >= 16 and n // blocks < 8:
+            blocks //= 2
+        batch_of = [g * blocks // n for g in range(n)]
+
+        def residuals(row, nb):
+            per = blocks // nb
+            c, mb = [0.0] * nb, [0.0] * nb
+            for g, x in enumerate(series):
+                if x is not None:
+                    mb[batch_of[g] // per] += 1
+                    c[batch_of[g] // per] += x == row
+            p = counts[row] / m
+            return [c[b] - p * mb[b] for b in range(nb)]
+
+        nb, r1 = blocks, 0.0
+        while blocks >= 16 and nb >= 16:
+            res = [residuals(row, nb) for row in counts]
+            s0 = sum(r * r for rs in res for r in rs)
+            s1 = sum(rs[b] * rs[b - 1] for rs in res for b in range(1, nb))
+            r1 = s1 / s0 if s0 > 0 else 0.0
+            if r1 <= -1.0 / nb or nb == 16:
+                break
+            nb //= 2
+        inflate = 1 + 2 * max(r1 + 1.0 / nb, 0.0)
+        for row, k in counts.items():
+            p = k / m
+            if blocks < 16 or not 0 < p < 1:
+                deff[row] = (1.0, 0)
+                continue
+            rs = residuals(row, nb)
+            v = nb / (nb - 1) * sum(r * r for r in rs) / (m * m) * inflate
+            deff[row] = (floor(v / (p * (1 - p) / m), k), nb - 1)
+    out = {}
+    for row, k in counts.items():
+        d, df = deff[row]
+        lo, hi = wilson_eff(k / m, m / d if d > 0 else math.inf, t95(df))
+        out[row] = (lo, hi, d)
+    return out

@@ -50,7 +50,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 			continue;
 		}
 		if (first->by == p->by) {
-			struct eq_comparison *c = eq_compare(first, p, "a", "b");
+			struct eq_comparison *c = eq_compare(first, p, "a", "b", EQ_IV_RUN);
 
 			if (c)
 				eq_comparison_print(out, c, EQ_FMT_JSON);

@@ -18,7 +18,7 @@ import tempfile
 
 sys.dont_write_bytecode = True   # leave no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from eqtest import (FIXTURES, Elf, Tap, addr2line, build_fixtures, eqprof, report_json, wilson,
+from eqtest import (FIXTURES, Elf, Tap, addr2line, build_fixtures, eqprof, report_json, share_intervals,
                     write_csv)
 
 Q = 2.94e-3
@@ -104,6 +104,13 @@ class Scenario:
         self.samples.append((pid, pc, flags, count))
         self.expect.append((count, rows, exe == "[idle]"))
 
+    def series(self, by, exclude_idle=False):
+        """The row of every sample in file order (None: an excluded idle one)."""
+        out = []
+        for count, rows, idle in self.expect:
+            out += [None if idle and exclude_idle else rows[by]] * count
+        return out
+
     def expected(self, by, exclude_idle=False):
         want = {}
         for count, rows, idle in self.expect:
@@ -186,19 +193,23 @@ def build_scenario(d, bins):
     return s
 
 
-def check_rows(t, doc, want, total, what, per_sample, amount_key):
+def check_rows(t, doc, want, total, what, per_sample, amount_key, series):
     got = {(r["name"], r["module"]): r["samples"] for r in doc["rows"]}
     t.eq(got, want, what + ": rows and samples")
     t.eq(doc["total_samples"], total, what + ": total_samples")
+    # write_csv stamps the samples 1000 ns apart
+    times = [1000 * (i + 1) for i in range(len(series))] if doc["mode"] == "time" else None
+    ivs = share_intervals(series, doc["interval"], times)
     bad = []
     for r in doc["rows"]:
         share = r["samples"] / total
-        lo, hi = wilson(r["samples"], total)
+        lo, hi, deff = ivs[(r["name"], r["module"])]
         if abs(r["share"] - share) > 1e-9 or abs(r["ci95_low"] - lo) > 1e-8 or \
-           abs(r["ci95_high"] - hi) > 1e-8 or \
+           abs(r["ci95_high"] - hi) > 1e-8 or abs(r["deff"] - deff) > 1e-8 * max(1, deff) or \
            abs(r[amount_key] - r["samples"] * per_sample) > 1e-9 * max(1, r[amount_key]):
-            bad.append(r)
-    t.ok(not bad, what + ": share, %s and Wilson interval of every row" % amount_key, bad)
+            bad.append((r, lo, hi, deff))
+    t.ok(not bad, what + ": share, %s and %s interval of every row" % (amount_key, doc["interval"]),
+         bad)
     order = [r["samples"] for r in doc["rows"]]
     t.ok(order == sorted(order, reverse=True), what + ": rows ordered by samples")
 
@@ -229,7 +240,9 @@ def main():
             doc, err = report_json(energy, "--by", by)
             t.eq((doc["mode"], doc["by"], doc["quantum_j"]), ("energy", by, Q),
                  "--by %s: header fields" % by)
-            check_rows(t, doc, s.expected(by), total, "--by " + by, Q, "energy_j")
+            check_rows(t, doc, s.expected(by), total, "--by " + by, Q, "energy_j", s.series(by))
+            t.eq((doc["interval"], doc["interval_method"]), ("sampling", "systematic"),
+                 "--by %s: the sampling interval by default, and named" % by)
             t.eq(doc["idle_samples"], idle, "--by %s: idle samples counted" % by)
             t.eq(doc["lost_marks"], 4, "--by %s: samples flagged EQ_F_LOST counted" % by)
             if by == "line":
@@ -239,7 +252,13 @@ def main():
                      "inlined lines appear as the inlined function's source lines", s.inlined)
         doc, _ = report_json(energy, "--by", "proc", "--exclude-idle")
         check_rows(t, doc, s.expected("proc", True), total - idle, "--exclude-idle", Q,
-                   "energy_j")
+                   "energy_j", s.series("proc", True))
+        for excl in ([], ["--exclude-idle"]):
+            doc, _ = report_json(energy, "--by", "proc", "--interval", "run-to-run", *excl)
+            t.eq((doc["interval"], doc["interval_method"]), ("run-to-run", "batch-means"),
+                 "--interval run-to-run %s: named in the json" % excl)
+            check_rows(t, doc, s.expected("proc", bool(excl)), total - (idle if excl else 0),
+                       "run-to-run " + " ".join(excl), Q, "energy_j", s.series("proc", bool(excl)))
         t.ok(doc["exclude_idle"] is True and doc["idle_samples"] == idle,
              "--exclude-idle: flagged, idle still counted apart")
 
@@ -260,7 +279,8 @@ def main():
         doc, _ = report_json(timef, "--by", "proc")
         t.ok(doc["mode"] == "time" and abs(doc["period_s"] - 1 / HZ) < 1e-15,
              "time mode header: mode and period 1/349 s", doc["period_s"])
-        check_rows(t, doc, s.expected("proc"), total, "time mode --by proc", 1 / HZ, "time_s")
+        check_rows(t, doc, s.expected("proc"), total, "time mode --by proc", 1 / HZ, "time_s",
+                   s.series("proc"))
     t.done()
 
 

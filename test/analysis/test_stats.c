@@ -1,7 +1,11 @@
 /*
  * test_stats.c - Wilson score interval and two-proportion test against
  * published values (Wilson 1927 / Newcombe 1998 method 3 as in R's
- * prop.test(correct = FALSE)), and their edge cases.
+ * prop.test(correct = FALSE)), and their edge cases; Student's t quantiles
+ * against published tables; the systematic-sampling design effect against
+ * its closed form and limits; batch means and the design-effect test on
+ * small worked examples.  (The intervals' coverage over many simulated runs
+ * is test/sim/test_accuracy.c.)
  */
 #include <math.h>
 #include <setjmp.h>
@@ -9,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+
+#include <string.h>
 
 #include "stats.h"
 
@@ -62,9 +68,160 @@ static void two_proportions(void **state)
 	assert_int_equal(eq_two_prop_differ(10, 10, 10, 10, EQ_Z95, &z), 0);
 }
 
+static void t_quantiles(void **state)
+{
+	(void)state;
+	/* published two-sided 95% values */
+	assert_true(fabs(eq_t95(0) - 1.959964) < 1e-6);
+	assert_true(fabs(eq_t95(1) - 12.706205) < 1e-6);
+	assert_true(fabs(eq_t95(15) - 2.131450) < 1e-6);
+	assert_true(fabs(eq_t95(30) - 2.042272) < 1e-6);
+	/* past the table: the expansion (R qt(0.975, df)) */
+	assert_true(fabs(eq_t95(31) - 2.039513) < 2e-6);  /* also test/analysis/eqtest.py t95() */
+	assert_true(fabs(eq_t95(63) - 1.998341) < 2e-6);
+	assert_true(fabs(eq_t95(127) - 1.978820) < 2e-6);
+	assert_true(fabs(eq_t95(100000) - 1.959988) < 2e-6);
+}
+
+static void sampling_deff(void **state)
+{
+	double a = -log(0.5) / 2;
+
+	(void)state;
+	assert_true(eq_sampling_deff(0) == 1 && eq_sampling_deff(-0.3) == 1);
+	assert_true(eq_sampling_deff(1) == 0);
+	/* coth(a) - 1/a at rho = 0.5 */
+	assert_true(fabs(eq_sampling_deff(0.5) - (cosh(a) / sinh(a) - 1 / a)) < 1e-12);
+	/* long stretches: about (1 - rho) / 6 */
+	assert_true(fabs(eq_sampling_deff(0.999) / (0.001 / 6) - 1) < 0.01);
+	/* nearly independent samples: 1 - 1/a, still below 1 (the run's own
+	 * variation is not sampling error) */
+	assert_true(eq_sampling_deff(1e-12) < 1 && eq_sampling_deff(1e-12) > 0.9);
+	/* continuous where the formula switches (series, tanh, 1 - 1/a) */
+	assert_true(fabs(eq_sampling_deff(exp(-2 * 0.00099)) - eq_sampling_deff(exp(-2 * 0.00101))) < 1e-5);
+	assert_true(fabs(eq_sampling_deff(exp(-2 * 19.99)) - eq_sampling_deff(exp(-2 * 20.01))) < 1e-4);
+}
+
+static void lags(void **state)
+{
+	(void)state;
+	/* 0 1 0 1 ... (n = 10, k = 5): 9 changes; R0 = 0.25, rho = 1 - 9/(2*9*0.25) = -1 */
+	assert_true(fabs(eq_lag_rho(5, 10, 10, 9, 1) + 1) < 1e-12);
+	/* ... and at lag 2 no pair differs: rho2 = 1 */
+	assert_true(fabs(eq_lag_rho(5, 10, 10, 0, 2) - 1) < 1e-12);
+	/* 0 0 0 0 0 1 1 1 1 1: 1 change: rho = 1 - 1/4.5; 2 pairs 2 apart:
+	 * rho2 = 1 - 2*10/(2*8*2.5) */
+	assert_true(fabs(eq_lag_rho(5, 10, 10, 1, 1) - (1 - 1 / 4.5)) < 1e-12);
+	assert_true(fabs(eq_lag_rho(5, 10, 10, 2, 2) - 0.5) < 1e-12);
+	/* nothing to correlate */
+	assert_true(eq_lag_rho(0, 10, 10, 0, 1) == 0 && eq_lag_rho(10, 10, 10, 0, 1) == 0);
+}
+
+static void sampling_deff_from_lags(void **state)
+{
+	double n = 10000, se = 0.01, nu;
+
+	(void)state;
+	/* within a standard error of 0: the binomial */
+	assert_true(eq_sampling_deff_lags(0.005, 0.5, n) == 1);
+	assert_true(eq_sampling_deff_lags(-0.2, 0.5, n) == 1);
+	/* between 1 and 3 standard errors: linear from 1 to the telegraph value */
+	assert_true(fabs(eq_sampling_deff_lags(2 * se, 0, n) -
+			 (1 + eq_sampling_deff(3 * se)) / 2) < 1e-12);
+	/* a telegraph process (rho2 = rho1^2): the telegraph value */
+	assert_true(fabs(eq_sampling_deff_lags(0.5, 0.25, n) - eq_sampling_deff(0.5)) < 1e-12);
+	/* fast then slow (rho2 > rho1^2): white part nu plus the slow exponential */
+	nu = 1 - 0.5 * 0.5 / 0.45;
+	assert_true(fabs(eq_sampling_deff_lags(0.5, 0.45, n) -
+			 (nu + (1 - nu) * eq_sampling_deff(0.9))) < 1e-12);
+	assert_true(eq_sampling_deff_lags(0.5, 0.45, n) > eq_sampling_deff(0.5));
+	/* rho2 >= rho1: no decay left to fit: the white part alone */
+	assert_true(fabs(eq_sampling_deff_lags(0.5, 0.6, n) - (1 - 0.25 / 0.6)) < 1e-12);
+}
+
+static void batch_means(void **state)
+{
+	double c[4] = { 3, 5, 4, 4 }, m[4] = { 10, 10, 10, 10 }, s0, s1, v;
+
+	(void)state;
+	/* p = 0.4: residuals -1 1 0 0; s0 = 2, s1 = -1; V = 4/3 * 2 / 1600 */
+	v = eq_batch_var(c, m, 4, 0.4, &s0, &s1);
+	assert_true(s0 == 2 && s1 == -1);
+	assert_true(fabs(v - 4.0 / 3 * 2 / 1600) < 1e-15);
+	assert_true(isnan(eq_batch_var(c, m, 1, 0.3, &s0, &s1)));
+}
+
+static void wilson_effective(void **state)
+{
+	double lo, hi, lo2, hi2;
+
+	(void)state;
+	/* an effective size equal to n is the plain Wilson interval */
+	eq_wilson(50, 100, EQ_Z95, &lo, &hi);
+	eq_wilson_eff(0.5, 100, EQ_Z95, &lo2, &hi2);
+	assert_true(lo == lo2 && hi == hi2);
+	/* a design effect of 4 doubles the half-width (about) */
+	eq_wilson_eff(0.5, 25, EQ_Z95, &lo2, &hi2);
+	assert_true(hi2 - lo2 > 1.85 * (hi - lo) && hi2 - lo2 < 2.0 * (hi - lo));
+	eq_wilson_eff(0.3, INFINITY, EQ_Z95, &lo, &hi);
+	assert_true(lo == 0.3 && hi == 0.3);
+	eq_wilson_eff(0.3, 0, EQ_Z95, &lo, &hi);
+	assert_true(lo == 0 && hi == 1);
+	eq_wilson_eff(0, 1000, EQ_Z95, &lo, &hi);
+	assert_true(lo == 0 && hi > 0);
+}
+
+static void shares_differ(void **state)
+{
+	double z, z2;
+
+	(void)state;
+	/* deff 1, df 0: the classic test */
+	assert_int_equal(eq_shares_differ(300, 1000, 1, 0, 500, 1000, 1, 0, &z), 1);
+	assert_int_equal(eq_two_prop_differ(300, 1000, 500, 1000, EQ_Z95, &z2), 1);
+	assert_true(fabs(z - z2) < 1e-12);
+	/* a design effect of 4 on both sides halves z */
+	eq_shares_differ(300, 1000, 4, 0, 500, 1000, 4, 0, &z2);
+	assert_true(fabs(2 * z2 - z) < 1e-12);
+	/* z = 2.1: significant against the normal and against t with 30 + 30
+	 * df (Welch: 60, t = 2.000), not with 3 + 3 (6: t = 2.447) */
+	assert_int_equal(eq_shares_differ(0.5 * 1000 + 2.1 * sqrt(0.25 * 2 / 1000) * 500, 1000, 1, 0,
+					  0.5 * 1000 - 2.1 * sqrt(0.25 * 2 / 1000) * 500, 1000, 1, 0, &z), 1);
+	assert_true(fabs(z - 2.1) < 1e-9);
+	assert_int_equal(eq_shares_differ(0.5 * 1000 + 2.1 * sqrt(0.25 * 2 / 1000) * 500, 1000, 1, 30,
+					  0.5 * 1000 - 2.1 * sqrt(0.25 * 2 / 1000) * 500, 1000, 1, 30, &z), 1);
+	assert_int_equal(eq_shares_differ(0.5 * 1000 + 2.1 * sqrt(0.25 * 2 / 1000) * 500, 1000, 1, 3,
+					  0.5 * 1000 - 2.1 * sqrt(0.25 * 2 / 1000) * 500, 1000, 1, 3, &z), 0);
+	assert_int_equal(eq_shares_differ(0, 10, 1, 0, 0, 10, 1, 0, &z), 0);
+	assert_int_equal(eq_shares_differ(1, 0, 1, 0, 1, 10, 1, 0, &z), 0);
+}
+
+static void interval_names(void **state)
+{
+	enum eq_interval iv;
+	struct eq_error err;
+
+	(void)state;
+	assert_int_equal(eq_interval_parse("run-to-run", &iv, &err), 0);
+	assert_int_equal(iv, EQ_IV_RUN);
+	assert_string_equal(eq_interval_name(iv), "run-to-run");
+	assert_int_equal(eq_interval_parse("sampling", &iv, &err), 0);
+	assert_int_equal(iv, EQ_IV_SAMPLING);
+	assert_int_equal(eq_interval_parse("binomial", &iv, &err), -1);
+	assert_non_null(strstr(err.msg, "--interval binomial"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(t_quantiles),
+		cmocka_unit_test(sampling_deff),
+		cmocka_unit_test(lags),
+		cmocka_unit_test(sampling_deff_from_lags),
+		cmocka_unit_test(batch_means),
+		cmocka_unit_test(wilson_effective),
+		cmocka_unit_test(shares_differ),
+		cmocka_unit_test(interval_names),
 		cmocka_unit_test(wilson_known_values),
 		cmocka_unit_test(wilson_edges),
 		cmocka_unit_test(two_proportions),

@@ -137,7 +137,7 @@ static void profile_in_three_formats(void **state)
 static void comparison_joins_rows(void **state)
 {
 	struct eq_profile *t = small_profile(EQP_MODE_TIME), *e = small_profile(EQP_MODE_ENERGY);
-	struct eq_comparison *c = eq_compare(t, e, "t.eqp", "e.eqp");
+	struct eq_comparison *c = eq_compare(t, e, "t.eqp", "e.eqp", EQ_IV_SAMPLING);
 
 	(void)state;
 	assert_non_null(c);

@@ -113,7 +113,7 @@ def main():
              "report of an empty recording: zero rows", so + err)
 
         # report / compare usage errors.
-        for args, needle in ((["report", out, out], "too many"),
+        for args, needle in ((["report"] + [out] * 65, "too many"),
                              (["report", out, "--by", "function"], "--by function"),
                              (["report", out, "--format", "xml"], "--format xml"),
                              (["report", out, "--bogus"], "usage"),
