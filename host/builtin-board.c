@@ -66,6 +66,18 @@ static void on_stop_signal(int sig)
 		stop_requests++;
 }
 
+/* SIGINT and SIGTERM count stop requests (the loops look at them). */
+static void catch_stop_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
 static int fail(const struct eq_error *err)
 {
 	fprintf(stderr, "eqprof board: %s\n", err->msg);
@@ -161,7 +173,6 @@ static int cmd_list(const struct board_opts *o)
 {
 	struct board_found found[16];
 	struct eq_error note;
-	struct sigaction sa;
 	int n = board_list(found, 16, &note), i;
 
 	if (n == 0)
@@ -173,11 +184,7 @@ static int cmd_list(const struct board_opts *o)
 	if (!o->watch)
 		return 0;
 	/* Hot-plug: boards as they come and go, until Ctrl-C or SIGTERM. */
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_stop_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	catch_stop_signals();
 	printf("watching for boards (Ctrl-C stops)\n");
 	fflush(stdout);
 	if (board_usb_watch(&stop_requests, print_usb, NULL, &note) < 0)
@@ -345,7 +352,6 @@ static int cmd_log(struct board_client *c, const struct board_opts *o, struct eq
 	struct board_log_opts lo = { .out = o->out, .stall_timeout = 1.0, .quiet = o->quiet,
 				     .stop = &stop_requests };
 	struct board_log_totals t;
-	struct sigaction sa;
 	unsigned long long v;
 	int rc;
 
@@ -367,11 +373,7 @@ static int cmd_log(struct board_client *c, const struct board_opts *o, struct eq
 	if (o->on_reset && strcmp(o->on_reset, "continue") && strcmp(o->on_reset, "stop"))
 		return eq_fail(err, "--on-reset takes continue or stop, not '%s'", o->on_reset);
 	lo.on_reset_stop = o->on_reset && !strcmp(o->on_reset, "stop");
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_stop_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	catch_stop_signals();
 	rc = board_log(c, &lo, &t, err);
 	if (t.committed)
 		summary(&lo, &t);

@@ -46,24 +46,31 @@ static void find_tty(struct board_usb *b)
 	closedir(d);
 }
 
+/* Where a device is: its bus and port path, as sysfs names it ("1-2.3"). */
+static void where_of(libusb_device *dev, struct board_usb *b)
+{
+	uint8_t ports[8];
+	int n = libusb_get_port_numbers(dev, ports, sizeof(ports)), i;
+	size_t at;
+
+	b->bus = libusb_get_bus_number(dev);
+	at = (size_t)snprintf(b->where, sizeof(b->where), "%u-", b->bus);
+	for (i = 0; i < n && at < sizeof(b->where); i++)
+		at += (size_t)snprintf(b->where + at, sizeof(b->where) - at, i ? ".%u" : "%u", ports[i]);
+}
+
 /* What one device is, if it is a board; 1 then, else 0. */
 static int describe(libusb_device *dev, struct board_usb *b)
 {
 	struct libusb_device_descriptor desc;
 	libusb_device_handle *h;
-	uint8_t ports[8];
-	int n, i, rc;
-	size_t at;
+	int rc;
 
 	if (libusb_get_device_descriptor(dev, &desc) != 0 || desc.idVendor != BOARD_USB_VID ||
 	    desc.idProduct != BOARD_USB_PID)
 		return 0;
 	memset(b, 0, sizeof(*b));
-	b->bus = libusb_get_bus_number(dev);
-	n = libusb_get_port_numbers(dev, ports, sizeof(ports));
-	at = (size_t)snprintf(b->where, sizeof(b->where), "%u-", b->bus);
-	for (i = 0; i < n && at < sizeof(b->where); i++)
-		at += (size_t)snprintf(b->where + at, sizeof(b->where) - at, i ? ".%u" : "%u", ports[i]);
+	where_of(dev, b);
 	rc = libusb_open(dev, &h);
 	if (rc == LIBUSB_ERROR_ACCESS) {
 		b->denied = 1;
@@ -147,15 +154,8 @@ static int LIBUSB_CALL on_hotplug(libusb_context *ctx, libusb_device *dev,
 	(void)ctx;
 	if (event == LIBUSB_HOTPLUG_EVENT_DEVICE_LEFT) {
 		/* It is gone: no strings to read, only where it was. */
-		uint8_t ports[8];
-		int n = libusb_get_port_numbers(dev, ports, sizeof(ports)), i;
-		size_t at;
-
 		memset(&b, 0, sizeof(b));
-		b.bus = libusb_get_bus_number(dev);
-		at = (size_t)snprintf(b.where, sizeof(b.where), "%u-", b.bus);
-		for (i = 0; i < n && at < sizeof(b.where); i++)
-			at += (size_t)snprintf(b.where + at, sizeof(b.where) - at, i ? ".%u" : "%u", ports[i]);
+		where_of(dev, &b);
 		w->fn(w->ctx, 0, &b);
 	} else if (describe(dev, &b)) {
 		w->fn(w->ctx, 1, &b);
