@@ -18,10 +18,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* callgrind names run to the end of the line: keep them on one line. */
+static void name_line(FILE *out, const char *key, const char *name)
+{
+	fputs(key, out);
+	for (; *name; name++)
+		fputc(*name == '\n' || *name == '\r' ? ' ' : *name, out);
+	fputc('\n', out);
+}
+
 static void header(FILE *out, const struct export_ctx *x, uint64_t total)
 {
 	const struct eqp_meta *m = eqp_meta(x->f);
 	uint64_t cost = total * x->unit_per_sample;
+	char sk[160];
 
 	fprintf(out, "# callgrind format\nversion: 1\ncreator: %s\n", x->creator);
 	fprintf(out, "cmd: %s\npart: 1\n", eqp_path(x->f));
@@ -32,7 +42,10 @@ static void header(FILE *out, const struct export_ctx *x, uint64_t total)
 		fprintf(out, "desc: Recording: time-driven, %llu ns per sample\n",
 			(unsigned long long)x->unit_per_sample);
 	if (m->target && *m->target)
-		fprintf(out, "desc: Target: %s\n", m->target);
+		name_line(out, "desc: Target: ", m->target);
+	if (x->in.skipped.chunks || x->in.skipped.bytes || x->in.skipped.truncated)
+		fprintf(out, "desc: Skipped: %s\n",
+			eqp_skipped_line(&x->in.skipped, sk, sizeof(sk)));
 	/* The unit goes into the event name: callgrind_annotate refuses the
 	 * format's "event:" long-name lines. */
 	fprintf(out, "positions: instr line\nevents: %s Samples\n",
@@ -40,15 +53,6 @@ static void header(FILE *out, const struct export_ctx *x, uint64_t total)
 	fprintf(out, "summary: %llu %llu\ntotals: %llu %llu\n\n",
 		(unsigned long long)cost, (unsigned long long)total,
 		(unsigned long long)cost, (unsigned long long)total);
-}
-
-/* callgrind names run to the end of the line: keep them on one line. */
-static void name_line(FILE *out, const char *key, const char *name)
-{
-	fputs(key, out);
-	for (; *name; name++)
-		fputc(*name == '\n' || *name == '\r' ? ' ' : *name, out);
-	fputc('\n', out);
 }
 
 /* By module, procedure, then offset: a function's lines together. */

@@ -275,8 +275,10 @@ int export_chrome(FILE *out, struct export_ctx *x, struct eq_error *err)
 		c.period_us = eq_profile_period_s(x->f) * 1e6;
 	fputs("{\"displayTimeUnit\":\"ms\",\"otherData\":{\"recording\":", out);
 	eq_json_string(out, x->in.name);
-	fprintf(out, ",\"creator\":\"%s\",\"mode\":\"%s\"},\"traceEvents\":[", x->creator,
+	fprintf(out, ",\"creator\":\"%s\",\"mode\":\"%s\",\"skipped\":", x->creator,
 		x->mode == EQP_MODE_ENERGY ? "energy" : "time");
+	eqp_skipped_json(out, &x->in.skipped);
+	fputs("},\"traceEvents\":[", out);
 	snprintf(title, sizeof(title), "power (%s)", x->in.name);
 	metadata(&c, POWER_PID, 0, "process_name", title);
 	power_counters(&c, x);

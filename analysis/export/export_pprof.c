@@ -412,6 +412,7 @@ int export_pprof(FILE *out, struct export_ctx *x, struct eq_error *err)
 	uint64_t total;
 	size_t i, n;
 	int64_t unit_type;
+	char line[200];
 	int rc;
 
 	if (export_count_locs(x, &lc, &n, &total, err) < 0)
@@ -437,6 +438,14 @@ int export_pprof(FILE *out, struct export_ctx *x, struct eq_error *err)
 	put_value_type(&p, &sub, 11, unit_type, strtab_id(&st, x->unit_name));
 	pb_uint(&p, 12, x->unit_per_sample);
 	pb_uint(&p, 13, (uint64_t)strtab_id(&st, x->creator));
+	if (x->in.skipped.chunks || x->in.skipped.bytes || x->in.skipped.truncated) {
+		char sk[160];
+
+		/* The string table keeps the pointer: line lives to the end. */
+		snprintf(line, sizeof(line), "skipped (not in this profile): %s",
+			 eqp_skipped_line(&x->in.skipped, sk, sizeof(sk)));
+		pb_uint(&p, 13, (uint64_t)strtab_id(&st, line));
+	}
 	pb_uint(&p, 14, (uint64_t)unit_type);
 	/* The string table last: every index above is now in it. */
 	for (i = 0; i < st.n; i++)

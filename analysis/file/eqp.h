@@ -17,6 +17,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "eq_error.h"
 #include "eq_sample.h"
@@ -228,6 +229,23 @@ const struct eqp_meta *eqp_meta(const struct eqp_file *f);
 const char *eqp_meta_get(const struct eqp_file *f, const char *key);
 /* NULL, or why the file was read only in part (truncated); the caller prints it. */
 const char *eqp_warning(const struct eqp_file *f);
+
+/* What the reader did not use, all zero for an intact recording: a partial
+ * last chunk (a recording cut short), chunks of types this reader does not
+ * know (a newer writer's), bytes after END.  Reports print it in their own
+ * header and JSON (eqp_skipped_line(), eqp_skipped_json()). */
+struct eqp_skipped {
+	uint64_t chunks;      /* chunks not read */
+	uint64_t bytes;       /* bytes not read: those chunks, and anything after END */
+	uint64_t samples;     /* samples in a partial SAMP chunk (its count field) */
+	int truncated;        /* cut short: a partial last chunk, or no END chunk */
+};
+const struct eqp_skipped *eqp_skipped(const struct eqp_file *f);
+/* "1 chunk, 131092 bytes, 4096 samples (the recording was cut short)", or
+ * "nothing" for an intact file; returns buf. */
+const char *eqp_skipped_line(const struct eqp_skipped *s, char *buf, size_t size);
+/* {"chunks": N, "bytes": N, "samples": N, "truncated": BOOL} */
+void eqp_skipped_json(FILE *out, const struct eqp_skipped *s);
 unsigned eqp_version(const struct eqp_file *f);
 
 uint64_t eqp_nsamples(const struct eqp_file *f);

@@ -4,6 +4,7 @@
  */
 #include "eqp.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "eqp_format.h"
@@ -12,6 +13,27 @@
 const char *eqp_path(const struct eqp_file *f) { return f->path; }
 const struct eqp_meta *eqp_meta(const struct eqp_file *f) { return &f->meta; }
 const char *eqp_warning(const struct eqp_file *f) { return f->has_warning ? f->warning : NULL; }
+const struct eqp_skipped *eqp_skipped(const struct eqp_file *f) { return &f->skipped; }
+
+const char *eqp_skipped_line(const struct eqp_skipped *s, char *buf, size_t size)
+{
+	if (!s->chunks && !s->bytes && !s->truncated) {
+		snprintf(buf, size, "nothing");
+		return buf;
+	}
+	snprintf(buf, size, "%llu chunk%s, %llu bytes, %llu samples%s",
+		 (unsigned long long)s->chunks, s->chunks == 1 ? "" : "s",
+		 (unsigned long long)s->bytes, (unsigned long long)s->samples,
+		 s->truncated ? " (the recording was cut short)" : "");
+	return buf;
+}
+
+void eqp_skipped_json(FILE *out, const struct eqp_skipped *s)
+{
+	fprintf(out, "{\"chunks\": %llu, \"bytes\": %llu, \"samples\": %llu, \"truncated\": %s}",
+		(unsigned long long)s->chunks, (unsigned long long)s->bytes,
+		(unsigned long long)s->samples, s->truncated ? "true" : "false");
+}
 unsigned eqp_version(const struct eqp_file *f) { return f->version; }
 
 const char *eqp_meta_get(const struct eqp_file *f, const char *key)

@@ -46,5 +46,8 @@
 
 /* Limits that keep a corrupt length from asking for absurd memory. */
 #define EQP_MAX_STRING     (64u << 20)
+/* No chunk of any type is longer (docs/format.md): a longer length is
+ * damage, not a chunk, even of a type this reader does not know. */
+#define EQP_MAX_CHUNK      (1ull << 30)
 
 #endif

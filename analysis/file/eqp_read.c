@@ -561,18 +561,83 @@ static int parse_chunk(struct cursor *c, struct eq_error *err)
 	case EQP_CHUNK_BEND: return parse_bend(c, err);
 	case EQP_CHUNK_END:  return parse_end(c, err);
 	default:
-		return 0; /* a newer writer's chunk: its CRC was checked, skip it */
+		return 1; /* a newer writer's chunk: its CRC was checked, skip it */
 	}
 }
 
+/* The most any writer puts in a chunk of this type (docs/format.md); 0 for
+ * a type this reader does not know. */
+static uint64_t max_len(uint32_t type)
+{
+	switch (type) {
+	case EQP_CHUNK_HEAD: return EQP_HEAD_FIXED_LEN + 8 + 2ull * EQP_MAX_STRING;
+	case EQP_CHUNK_SAMP:
+		return EQP_SAMP_HDR_LEN + EQP_SAMPLES_PER_CHUNK * (uint64_t)sizeof(struct eq_sample);
+	case EQP_CHUNK_BREC: return EQP_BREC_HDR_LEN + EQP_SAMPLES_PER_CHUNK * (uint64_t)EQP_BREC_LEN;
+	case EQP_CHUNK_MAPS:
+	case EQP_CHUNK_COMM:
+	case EQP_CHUNK_MARK: return 16 + (uint64_t)EQP_MAX_STRING;
+	case EQP_CHUNK_BIDS: return 8 + (uint64_t)EQP_MAX_STRING + 128;
+	case EQP_CHUNK_BINF: return 32 + (uint64_t)EQP_MAX_STRING + 16;
+	case EQP_CHUNK_LOST:
+	case EQP_CHUNK_END:  return 16;
+	case EQP_CHUNK_CHNS:
+		return EQP_CHNS_HDR_LEN + EQP_SAMPLES_PER_CHUNK *
+		       (EQP_CHAIN_HDR_LEN + 2ull * EQP_MAX_CHAIN * 8);
+	case EQP_CHUNK_BEND: return 64 << 10;   /* 88 now; room for fields newer writers add */
+	case EQP_CHUNK_SYMT: return EQP_MAX_CHUNK;
+	default:             return 0;
+	}
+}
+
+/* An intact chunk of a known type (length in bounds, CRC right) at off. */
+static int intact_chunk_at(const struct eqp_file *f, size_t off)
+{
+	uint32_t type;
+	uint64_t len, max;
+
+	if (f->size - off < EQP_CHUNK_HDR_LEN + EQP_CHUNK_CRC_LEN)
+		return 0;
+	type = get32(f->base + off);
+	len = get64(f->base + off + 8);
+	max = max_len(type);
+	if (!max || len > max || len > f->size - off - EQP_CHUNK_HDR_LEN - EQP_CHUNK_CRC_LEN)
+		return 0;
+	return EQP_FUZZING ||
+	       eq_crc32c(0, f->base + off, EQP_CHUNK_HDR_LEN + len) ==
+	       get32(f->base + off + EQP_CHUNK_HDR_LEN + len);
+}
+
+/* Byte offset of the first intact chunk at or after from, or 0. */
+static size_t next_intact_chunk(const struct eqp_file *f, size_t from)
+{
+	size_t off = from + (EQP_ALIGN - from % EQP_ALIGN) % EQP_ALIGN;
+
+	for (; off < f->size && f->size - off >= EQP_CHUNK_HDR_LEN + EQP_CHUNK_CRC_LEN;
+	     off += EQP_ALIGN)
+		if (intact_chunk_at(f, off))
+			return off;
+	return 0;
+}
+
+/* The recording was cut short at c: everything from c->off on is skipped. */
 static void set_truncated(struct eqp_file *f, const struct cursor *c,
 			  const char *why)
 {
+	size_t left = f->size - c->off;
+
+	f->skipped.chunks++;
+	f->skipped.bytes += left;
+	f->skipped.truncated = 1;
+	/* A partial sample chunk: its count says how many samples went with it. */
+	if (c->type == EQP_CHUNK_SAMP && left >= EQP_CHUNK_HDR_LEN + 4 &&
+	    get32(f->base + c->off + EQP_CHUNK_HDR_LEN) <= EQP_SAMPLES_PER_CHUNK)
+		f->skipped.samples += get32(f->base + c->off + EQP_CHUNK_HDR_LEN);
 	f->has_warning = 1;
 	snprintf(f->warning, sizeof(f->warning),
-		 "%s is truncated: %s at byte offset %zu (chunk %zu); read the %zu complete chunks before it (%llu samples)",
+		 "%s is truncated: %s at byte offset %zu (chunk %zu); read the %zu complete chunks before it (%llu samples), skipped the %zu bytes after (%llu samples)",
 		 f->path, why, c->off, c->index, c->index,
-		 (unsigned long long)f->nsamples);
+		 (unsigned long long)f->nsamples, left, (unsigned long long)f->skipped.samples);
 }
 
 static int check_file_header(struct eqp_file *f, struct eq_error *err)
@@ -593,6 +658,7 @@ static int walk(struct eqp_file *f, struct eq_error *err)
 	struct cursor c = { .f = f, .off = EQP_FILE_HDR_LEN };
 	uint64_t total;
 	uint32_t crc;
+	int rc;
 
 	for (; c.off < f->size && !f->has_end; c.index++) {
 		size_t left = f->size - c.off;
@@ -604,8 +670,23 @@ static int walk(struct eqp_file *f, struct eq_error *err)
 		}
 		c.type = get32(f->base + c.off);
 		c.len = get64(f->base + c.off + 8);
+		/* Lengths no writer makes are damage, wherever the chunk ends. */
+		if (c.len > (max_len(c.type) ? max_len(c.type) : EQP_MAX_CHUNK))
+			return chunk_fail(&c, err, "length %llu is more than any writer puts in such a chunk (%llu bytes at most)",
+					  (unsigned long long)c.len,
+					  (unsigned long long)(max_len(c.type) ? max_len(c.type) : EQP_MAX_CHUNK));
 		if (c.len > left - EQP_CHUNK_HDR_LEN ||
 		    left - EQP_CHUNK_HDR_LEN - c.len < EQP_CHUNK_CRC_LEN) {
+			/* A recording cut short ends in its partial chunk; if an
+			 * intact chunk follows, the length itself is damaged. */
+			size_t next = next_intact_chunk(f, c.off + EQP_CHUNK_HDR_LEN);
+			char tn[5];
+
+			if (next) {
+				type_name(get32(f->base + next), tn);
+				return chunk_fail(&c, err, "its length of %llu bytes runs past the end of the file, yet an intact %s chunk starts at byte offset %zu: the length is damaged",
+						  (unsigned long long)c.len, tn, next);
+			}
 			set_truncated(f, &c, "the last chunk runs past the end of the file");
 			break;
 		}
@@ -615,12 +696,26 @@ static int walk(struct eqp_file *f, struct eq_error *err)
 		if (crc != get32(c.p + c.len) && !EQP_FUZZING)
 			return chunk_fail(&c, err, "checksum mismatch (stored %08x, computed %08x)",
 					  get32(c.p + c.len), crc);
-		if (parse_chunk(&c, err) < 0)
+		rc = parse_chunk(&c, err);
+		if (rc < 0)
 			return -1;
 		total = EQP_CHUNK_HDR_LEN + c.len + EQP_CHUNK_CRC_LEN;
 		total += (EQP_ALIGN - total % EQP_ALIGN) % EQP_ALIGN;
+		if (rc == 1) {                 /* a type this reader does not know */
+			f->skipped.chunks++;
+			f->skipped.bytes += total > left ? left : total;
+		}
 		c.off = total > f->size - c.off ? f->size : c.off + total;
 	}
+	if (f->has_end && c.off < f->size) {
+		f->skipped.bytes += f->size - c.off;
+		f->has_warning = 1;
+		snprintf(f->warning, sizeof(f->warning),
+			 "%s: %zu bytes after the END chunk (at byte offset %zu) ignored",
+			 f->path, f->size - c.off, c.off);
+	}
+	if (!f->has_end)
+		f->skipped.truncated = 1;
 	if (c.index == 0)
 		return eq_fail(err, "%s: no HEAD chunk at byte offset %d; the file is empty or cut short after its first bytes",
 			       f->path, EQP_FILE_HDR_LEN);

@@ -32,6 +32,7 @@ struct eqp_file {
 	size_t extra_len;
 	char warning[512];
 	int has_warning, has_end;
+	struct eqp_skipped skipped;
 	uint64_t nsamples;
 	VEC(struct sample_chunk) samp;
 	VEC(struct eqp_maps) maps;

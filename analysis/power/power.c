@@ -161,6 +161,7 @@ int power_input_from_file(struct power_input *in, const struct eqp_file *f,
 	for (i = 0; i < in->nmarkers; i++)
 		in->markers[i] = eqp_marker_at(f, i);
 	in->lost_recorded = eqp_lost_total(f);
+	in->skipped = *eqp_skipped(f);
 	if (order_samples(in, err) < 0 || load_board(in, f, err) < 0 ||
 	    resolve_basis(in, f, want, err) < 0) {
 		power_input_free(in);
@@ -451,6 +452,7 @@ int power_summarize(const struct power_input *in, struct power_summary *s,
 	s->name = in->name;
 	s->mode = in->mode;
 	s->basis = in->basis;
+	s->skipped = in->skipped;
 	s->power_w = s->energy_j = NAN;
 	count_samples(in, s);
 	if (in->nsamples < 2 && in->basis != POWER_BASIS_BOARD)

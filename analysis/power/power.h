@@ -61,6 +61,7 @@ struct power_input {
 	double clock_hz;           /* target ticks per second */
 	double quantum_j;          /* energy per sample (SAMPLES basis) */
 	uint64_t lost_recorded;    /* drops the recorder counted (LOST chunks) */
+	struct eqp_skipped skipped; /* what the file reader could not use */
 	/* board stream (BOARD basis) */
 	struct eqp_board_rec *board;
 	size_t nboard;
@@ -127,6 +128,7 @@ struct power_summary {
 	double power_w;            /* average power over the duration; NAN if none */
 	double energy_j;           /* total energy; NAN if none */
 	double idle_pct;           /* percentage of samples in idle */
+	struct eqp_skipped skipped; /* what the file reader could not use */
 };
 
 int power_summarize(const struct power_input *in, struct power_summary *s,

@@ -48,6 +48,11 @@ static void table_qty(FILE *out, int width, double v, const char *unit)
 		fprintf(out, " %*s", width, "n/a");
 }
 
+static int skipped_any(const struct eqp_skipped *s)
+{
+	return s->chunks || s->bytes || s->truncated;
+}
+
 static void summary_table(FILE *out, const struct power_summary *s, size_t n)
 {
 	size_t i, w = 9;
@@ -72,12 +77,20 @@ static void summary_table(FILE *out, const struct power_summary *s, size_t n)
 			s[i].basis == POWER_BASIS_BOARD ? "  (power from the board stream)" : "");
 		notes |= s[i].basis == POWER_BASIS_NONE;
 	}
+	for (i = 0; i < n; i++)
+		notes |= skipped_any(&s[i].skipped);
 	if (!notes)
 		return;
 	fputc('\n', out);
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
+		char sk[160];
+
 		if (s[i].basis == POWER_BASIS_NONE)
 			fprintf(out, "%s: no power: %s\n", s[i].name, s[i].why_none);
+		if (skipped_any(&s[i].skipped))
+			fprintf(out, "%s: skipped (not in these figures): %s\n", s[i].name,
+				eqp_skipped_line(&s[i].skipped, sk, sizeof(sk)));
+	}
 }
 
 static void summary_csv(FILE *out, const struct power_summary *s, size_t n)
@@ -85,7 +98,8 @@ static void summary_csv(FILE *out, const struct power_summary *s, size_t n)
 	size_t i;
 
 	fprintf(out, "recording,mode,power_source,duration_s,samples,lost,freq_hz,"
-		     "quantum_j,power_w,energy_j,idle_pct,note\n");
+		     "quantum_j,power_w,energy_j,idle_pct,note,skipped_chunks,skipped_bytes,"
+		     "skipped_samples,truncated\n");
 	for (i = 0; i < n; i++) {
 		eq_csv_field(out, s[i].name);
 		fprintf(out, ",%s,%s,%.9g,%llu,%llu,%.9g,", mode_name(s[i].mode),
@@ -100,7 +114,9 @@ static void summary_csv(FILE *out, const struct power_summary *s, size_t n)
 		fprintf(out, ",%.4f,", s[i].idle_pct);
 		if (s[i].why_none)
 			eq_csv_field(out, s[i].why_none);
-		fputc('\n', out);
+		fprintf(out, ",%llu,%llu,%llu,%d\n", (unsigned long long)s[i].skipped.chunks,
+			(unsigned long long)s[i].skipped.bytes,
+			(unsigned long long)s[i].skipped.samples, s[i].skipped.truncated);
 	}
 }
 
@@ -131,6 +147,8 @@ static void summary_json(FILE *out, const struct power_summary *s, size_t n)
 			eq_json_string(out, s[i].why_none);
 		else
 			fputs("null", out);
+		fputs(", \"skipped\": ", out);
+		eqp_skipped_json(out, &s[i].skipped);
 		fputc('}', out);
 	}
 	fprintf(out, "\n]}\n");

@@ -108,6 +108,8 @@ struct eq_comparison *eq_compare(const struct eq_profile *t, const struct eq_pro
 	c->time_total = t->total_samples;
 	c->energy_total = e->total_samples;
 	c->interval = iv;
+	c->time_skipped = t->skipped;
+	c->energy_skipped = e->skipped;
 	while (i < t->nrows || j < e->nrows) {
 		int d = i == t->nrows ? 1 : j == e->nrows ? -1 : by_name(&tv[i], &ev[j]);
 
@@ -142,6 +144,15 @@ void eq_comparison_free(struct eq_comparison *c)
 	free(c);
 }
 
+static void skipped_line(FILE *out, const char *source, const struct eqp_skipped *s)
+{
+	char sk[160];
+
+	if (s->chunks || s->bytes || s->truncated)
+		fprintf(out, "# skipped in %s (not compared): %s\n", source,
+			eqp_skipped_line(s, sk, sizeof(sk)));
+}
+
 static void print_table(FILE *out, const struct eq_comparison *c)
 {
 	size_t i;
@@ -150,6 +161,8 @@ static void print_table(FILE *out, const struct eq_comparison *c)
 		c->time_source, (unsigned long long)c->time_total, c->energy_source,
 		(unsigned long long)c->energy_total, eq_by_name(c->by),
 		c->exclude_idle ? ", idle excluded" : "");
+	skipped_line(out, c->time_source, &c->time_skipped);
+	skipped_line(out, c->energy_source, &c->energy_skipped);
 	fprintf(out, "%8s %8s %9s %4s%s  %-20s %s\n", "time", "energy", "diff", "sig",
 		c->has_power ? "  avg power" : "", "module", eq_by_name(c->by));
 	for (i = 0; i < c->nrows; i++) {
@@ -205,8 +218,12 @@ static void print_json(FILE *out, const struct eq_comparison *c)
 	eq_json_string(out, c->time_source);
 	fputs(", \"energy_file\": ", out);
 	eq_json_string(out, c->energy_source);
-	fprintf(out, ", \"time_total_samples\": %llu, \"energy_total_samples\": %llu,\n \"rows\": [",
+	fprintf(out, ", \"time_total_samples\": %llu, \"energy_total_samples\": %llu, \"time_skipped\": ",
 		(unsigned long long)c->time_total, (unsigned long long)c->energy_total);
+	eqp_skipped_json(out, &c->time_skipped);
+	fputs(", \"energy_skipped\": ", out);
+	eqp_skipped_json(out, &c->energy_skipped);
+	fputs(",\n \"rows\": [", out);
 	for (i = 0; i < c->nrows; i++) {
 		const struct eq_cmp_row *r = &c->rows[i];
 

@@ -33,6 +33,7 @@ struct eq_comparison {
 	int exclude_idle;
 	const char *time_source, *energy_source;
 	uint64_t time_total, energy_total;
+	struct eqp_skipped time_skipped, energy_skipped; /* what each reader could not use */
 	size_t nrows;
 	struct eq_cmp_row *rows;
 	int has_power;        /* power_w was filled in (eq_comparison_set_power) */

@@ -973,6 +973,7 @@ struct eq_profile *eq_profile_build_progress(const struct eqp_file *f,
 			  eqp_lost_total(f), err);
 	if (p) {
 		p->lost_marks = lost_marks;
+		p->skipped = *eqp_skipped(f);
 		if (unres.n)
 			qsort(unres.v, unres.n, sizeof(*unres.v), by_unres_samples);
 		for (i = 0; i < unres.n; i++) {

@@ -88,6 +88,7 @@ struct eq_profile {
 	uint64_t lost_samples;  /* drops the recording reports (eqp_lost_total) */
 	uint64_t lost_marks;    /* samples flagged EQ_F_LOST: losses happened just
 				   before each (eq_profile_build only) */
+	struct eqp_skipped skipped; /* what the reader could not use (eq_profile_build only) */
 	size_t nrows;
 	struct eq_row *rows;
 	/* eq_profile_build only, and not by pid or thread: samples whose pc no

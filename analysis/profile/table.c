@@ -127,11 +127,12 @@ static void print_json(FILE *out, const struct eq_profile *p)
 		eq_json_number(out, p->period_s > 0 ? p->period_s : NAN);
 	}
 	fprintf(out, ", \"total_samples\": %llu, \"idle_samples\": %llu, "
-		"\"lost_samples\": %llu, \"lost_marks\": %llu, \"exclude_idle\": %s,\n",
+		"\"lost_samples\": %llu, \"lost_marks\": %llu, \"exclude_idle\": %s, \"skipped\": ",
 		(unsigned long long)p->total_samples, (unsigned long long)p->idle_samples,
 		(unsigned long long)p->lost_samples, (unsigned long long)p->lost_marks,
 		p->exclude_idle ? "true" : "false");
-	fprintf(out, " \"unresolved_samples\": %llu, \"unresolved\": [",
+	eqp_skipped_json(out, &p->skipped);
+	fprintf(out, ",\n \"unresolved_samples\": %llu, \"unresolved\": [",
 		(unsigned long long)p->unresolved_samples);
 	for (i = 0; i < p->nunresolved; i++) {
 		fputs(i ? ", {\"module\": " : "{\"module\": ", out);
@@ -205,6 +206,12 @@ static void print_heading(FILE *out, const struct eq_profile *p, const char *sou
 		fprintf(out, " (%llu sample%s after a loss)", (unsigned long long)p->lost_marks,
 			p->lost_marks == 1 ? "" : "s");
 	fputc('\n', out);
+	if (p->skipped.chunks || p->skipped.bytes || p->skipped.truncated) {
+		char sk[160];
+
+		fprintf(out, "# skipped (not in this profile): %s\n",
+			eqp_skipped_line(&p->skipped, sk, sizeof(sk)));
+	}
 	print_unresolved(out, p);
 }
 

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "crc32c.h"
 #include "eqp.h"
 
 static char dir[] = "/tmp/eqp-test-XXXXXX";
@@ -307,6 +308,192 @@ static void corrupt_byte_named(void **state)
 	free(buf);
 }
 
+/* The first chunk of a type at or after index from. */
+static size_t chunk_of_type(const unsigned char *buf, const size_t *off, size_t n,
+			    size_t from, const char *type)
+{
+	for (; from < n; from++)
+		if (!memcmp(buf + off[from], type, 4))
+			return from;
+	fail_msg("no %s chunk", type);
+	return 0;
+}
+
+/* Chunk offsets found by walking the lengths here, independently of the reader. */
+static size_t chunk_offsets(const unsigned char *buf, size_t len, size_t *off, size_t max)
+{
+	size_t n = 0, at = 16;
+
+	while (at + 16 <= len && n < max) {
+		uint64_t l;
+
+		memcpy(&l, buf + at + 8, 8);
+		off[n++] = at;
+		at += 16 + (size_t)l + 4;
+		at += (8 - at % 8) % 8;
+	}
+	return n;
+}
+
+/* One flipped bit anywhere in a chunk's length is damage, named with the
+ * chunk and its offset; never a "truncation" that hides the rest. */
+static void length_bits_refused(void **state)
+{
+	const char *path = tmp_path("lenbits.eqp");
+	size_t len, off[32], n, k;
+	unsigned char *buf;
+	int bit;
+
+	(void)state;
+	write_full(path);
+	buf = slurp(path, &len);
+	n = chunk_offsets(buf, len, off, 32);
+	assert_true(n >= 10);
+	for (k = 1; k < n - 1; k++) {
+		char want[64];
+
+		snprintf(want, sizeof(want), "chunk %zu (", k);
+		for (bit = 0; bit < 64; bit++) {
+			struct eq_error err = { "" };
+			struct eqp_file *f;
+
+			buf[off[k] + 8 + bit / 8] ^= (unsigned char)(1u << (bit % 8));
+			f = eqp_open_mem(buf, len, "flip.eqp", &err);
+			if (f)
+				fail_msg("chunk %zu, length bit %d flipped: accepted (%s)", k, bit,
+					 eqp_warning(f) ? eqp_warning(f) : "no warning");
+			assert_non_null(strstr(err.msg, want));
+			assert_non_null(strstr(err.msg, "at byte offset"));
+			assert_non_null(strstr(err.msg, "corrupt"));
+			buf[off[k] + 8 + bit / 8] ^= (unsigned char)(1u << (bit % 8));
+		}
+	}
+	/* A length past the end: beyond any writer's, or within the limit of
+	 * its type (MAPS) while intact chunks follow. */
+	{
+		struct eq_error err = { "" };
+		size_t maps = chunk_of_type(buf, off, n, 0, "MAPS");
+		uint64_t l, keep;
+		char want[96];
+
+		memcpy(&keep, buf + off[1] + 8, 8);
+		l = keep + len;
+		memcpy(buf + off[1] + 8, &l, 8);
+		assert_null(eqp_open_mem(buf, len, "flip.eqp", &err));
+		snprintf(want, sizeof(want), "flip.eqp: chunk 1 (SAMP) at byte offset %zu", off[1]);
+		assert_non_null(strstr(err.msg, want));
+		assert_non_null(strstr(err.msg, "is more than any writer puts in such a chunk"));
+		memcpy(buf + off[1] + 8, &keep, 8);
+		memcpy(&keep, buf + off[maps] + 8, 8);
+		l = len;
+		memcpy(buf + off[maps] + 8, &l, 8);
+		assert_null(eqp_open_mem(buf, len, "flip.eqp", &err));
+		snprintf(want, sizeof(want), "chunk %zu (MAPS) at byte offset %zu", maps, off[maps]);
+		assert_non_null(strstr(err.msg, want));
+		snprintf(want, sizeof(want), "yet an intact COMM chunk starts at byte offset %zu",
+			 off[maps + 1]);
+		assert_non_null(strstr(err.msg, want));
+		memcpy(buf + off[maps] + 8, &keep, 8);
+	}
+	free(buf);
+}
+
+/* A recording cut short: how much was skipped is counted, not only warned. */
+static void truncation_counted(void **state)
+{
+	const char *path = tmp_path("cutcount.eqp");
+	size_t len, off[32], n, k;
+	unsigned char *buf;
+	struct eq_error err = { "" };
+	struct eqp_file *f;
+	const struct eqp_skipped *sk;
+	char line[160];
+
+	(void)state;
+	write_full(path);
+	buf = slurp(path, &len);
+	n = chunk_offsets(buf, len, off, 32);
+	assert_true(n >= 5);
+	/* Into the last sample chunk (samples 8192..9999, written at commit). */
+	k = chunk_of_type(buf, off, n, 3, "SAMP");
+	f = eqp_open_mem(buf, off[k] + 1000, "cut.eqp", &err);
+	assert_non_null(f);
+	sk = eqp_skipped(f);
+	assert_int_equal(eqp_nsamples(f), 8192);
+	assert_int_equal(sk->chunks, 1);
+	assert_int_equal(sk->bytes, 1000);
+	assert_int_equal(sk->samples, NSAMPLES - 8192);
+	assert_true(sk->truncated);
+	assert_non_null(strstr(eqp_warning(f), "(1808 samples)"));
+	assert_string_equal(eqp_skipped_line(sk, line, sizeof(line)),
+			    "1 chunk, 1000 bytes, 1808 samples (the recording was cut short)");
+	eqp_close(f);
+	/* Into the maps: no samples went with it. */
+	f = eqp_open_mem(buf, off[chunk_of_type(buf, off, n, 0, "MAPS")] + 20, "cut.eqp", &err);
+	assert_non_null(f);
+	assert_int_equal(eqp_skipped(f)->samples, 0);
+	assert_int_equal(eqp_skipped(f)->bytes, 20);
+	eqp_close(f);
+	/* Intact: nothing. */
+	f = eqp_open_mem(buf, len, "whole.eqp", &err);
+	assert_non_null(f);
+	assert_int_equal(eqp_skipped(f)->chunks + eqp_skipped(f)->bytes + eqp_skipped(f)->samples, 0);
+	assert_false(eqp_skipped(f)->truncated);
+	assert_string_equal(eqp_skipped_line(eqp_skipped(f), line, sizeof(line)), "nothing");
+	eqp_close(f);
+	free(buf);
+}
+
+static size_t put_chunk(unsigned char *at, const char type[4], const void *payload, uint64_t len)
+{
+	uint32_t crc;
+	size_t total = 16 + (size_t)len + 4;
+
+	memcpy(at, type, 4);
+	memset(at + 4, 0, 4);
+	memcpy(at + 8, &len, 8);
+	memcpy(at + 16, payload, (size_t)len);
+	crc = eq_crc32c(0, at, 16 + (size_t)len);
+	memcpy(at + 16 + len, &crc, 4);
+	memset(at + total, 0, (8 - total % 8) % 8);
+	return total + (8 - total % 8) % 8;
+}
+
+/* A newer writer's chunk and bytes after END are skipped and counted. */
+static void unknown_and_trailing_counted(void **state)
+{
+	const char *path = tmp_path("unknown.eqp");
+	size_t len, off[32], n, at;
+	unsigned char *buf, *img;
+	uint64_t end[2];
+	struct eq_error err = { "" };
+	struct eqp_file *f;
+
+	(void)state;
+	write_full(path);
+	buf = slurp(path, &len);
+	n = chunk_offsets(buf, len, off, 32);
+	img = calloc(1, len + 256);
+	memcpy(img, buf, off[n - 1]);               /* everything before END */
+	at = off[n - 1];
+	at += put_chunk(img + at, "ZZZZ", "a future chunk", 14);
+	end[0] = NSAMPLES;
+	end[1] = n;                                  /* one more chunk before END now */
+	at += put_chunk(img + at, "END ", end, 16);
+	memcpy(img + at, "trailing", 8);
+	f = eqp_open_mem(img, at + 8, "unknown.eqp", &err);
+	assert_non_null(f);
+	assert_int_equal(eqp_nsamples(f), NSAMPLES);
+	assert_int_equal(eqp_skipped(f)->chunks, 1);
+	assert_int_equal(eqp_skipped(f)->bytes, 40 + 8);
+	assert_int_equal(eqp_skipped(f)->samples, 0);
+	assert_false(eqp_skipped(f)->truncated);
+	assert_non_null(strstr(eqp_warning(f), "8 bytes after the END chunk"));
+	eqp_close(f);
+	free(img);
+	free(buf);
+}
+
 static void bad_headers(void **state)
 {
 	const char *path = tmp_path("bad.eqp");
@@ -404,6 +591,9 @@ int main(void)
 		cmocka_unit_test(board_segments),
 		cmocka_unit_test(truncated_everywhere),
 		cmocka_unit_test(corrupt_byte_named),
+		cmocka_unit_test(length_bits_refused),
+		cmocka_unit_test(truncation_counted),
+		cmocka_unit_test(unknown_and_trailing_counted),
 		cmocka_unit_test(bad_headers),
 		cmocka_unit_test(atomic_output),
 		cmocka_unit_test(time_mode_minimal),
