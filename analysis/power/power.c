@@ -210,24 +210,28 @@ void power_input_free(struct power_input *in)
 
 /* ---- iterating ------------------------------------------------------------ */
 
-/* The energy of one board record; dt_s is the time since the previous
- * record (0 when unknown, then no dead-time correction). */
-static double board_rec_energy(const struct power_input *in, const struct eqp_board_rec *r,
-			       double dt_s)
+double power_board_record_j(const struct eqp_board_rec *r, double e_min_j, double vb_nominal,
+			    double dead_time_s, double dt_s)
 {
-	double e = (double)r->pulses * in->e_min_j, busy;
+	double e = (double)r->pulses * e_min_j, busy;
 
 	/* One pulse is E_min at the nominal voltage; the charge per pulse is
 	 * fixed, so its energy scales with the battery voltage. */
-	if (in->vb_nominal > 0 && r->vbat_uv > 0)
-		e *= r->vbat_uv * 1e-6 / in->vb_nominal;
+	if (vb_nominal > 0 && r->vbat_uv > 0)
+		e *= r->vbat_uv * 1e-6 / vb_nominal;
 	/* While the 555 discharges the capacitor (dead time) current is not
 	 * counted: the pulses cover only dt - pulses * dead_time of the interval
 	 * (docs/hardware.md).  Past half the interval the rate is implausible. */
-	busy = dt_s > 0 ? r->pulses * in->dead_time_s / dt_s : 0;
+	busy = dt_s > 0 ? r->pulses * dead_time_s / dt_s : 0;
 	if (busy > 0 && busy < 0.5)
 		e /= 1 - busy;
 	return e;
+}
+
+static double board_rec_energy(const struct power_input *in, const struct eqp_board_rec *r,
+			       double dt_s)
+{
+	return power_board_record_j(r, in->e_min_j, in->vb_nominal, in->dead_time_s, dt_s);
 }
 
 void power_iter_init(struct power_iter *it, const struct power_input *in)

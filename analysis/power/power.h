@@ -82,6 +82,14 @@ int power_input_from_samples(struct power_input *in, const char *name,
 			     double clock_hz, double quantum_j, struct eq_error *err);
 void power_input_free(struct power_input *in);
 
+/* The energy of one board record: pulses x E_min, scaled by the battery
+ * voltage over vb_nominal (0: not scaled) and corrected for the front end's
+ * dead time per pulse (0: none); dt_s is the time since the previous record
+ * (0 when unknown: no dead-time correction).  Used for recordings and for
+ * the board as a live energy source (host/energy/board.c). */
+double power_board_record_j(const struct eqp_board_rec *r, double e_min_j, double vb_nominal,
+			    double dead_time_s, double dt_s);
+
 /* Walks the intervals in time order. */
 struct power_iter {
 	const struct power_input *in;
