@@ -135,26 +135,6 @@ static int parse_opts(int argc, char **argv, struct board_opts *o)
 	return 0;
 }
 
-static struct board_link *open_port(const char *port, struct eq_error *err)
-{
-	struct board_found found[8];
-	struct eq_error note;
-	int n;
-
-	if (!port || !*port)
-		port = getenv("EQPROF_BOARD");
-	if (!port || !*port) {
-		n = board_list(found, 8, &note);
-		if (n == 0) {
-			eq_fail(err, "no board found (FT232R 0403:6001 on USB, /dev/ttyUSB*)%s%s; give "
-				"--port SPEC", note.msg[0] ? ": " : "", note.msg);
-			return NULL;
-		}
-		port = found[0].spec;
-	}
-	return board_link_open(port, FW_UART_BAUD, err);
-}
-
 static void print_usb(void *ctx, int arrived, const struct board_usb *b)
 {
 	(void)ctx;
@@ -409,7 +389,7 @@ int cmd_board(int argc, char **argv)
 		fprintf(stderr, "eqprof board: unknown subcommand '%s'\n%s", sub, usage_text);
 		return 2;
 	}
-	link = open_port(o.port, &err);
+	link = board_link_open_default(o.port, FW_UART_BAUD, &err);
 	if (!link)
 		return fail(&err);
 	board_client_init(&c, link);

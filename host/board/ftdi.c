@@ -106,6 +106,27 @@ struct board_link *board_link_open(const char *spec, unsigned baud, struct eq_er
 	return board_tty_open(spec, baud, err);
 }
 
+struct board_link *board_link_open_default(const char *spec, unsigned baud,
+					   struct eq_error *err)
+{
+	struct board_found found[8];
+	struct eq_error note;
+	int n;
+
+	if (!spec || !*spec)
+		spec = getenv("EQPROF_BOARD");
+	if (!spec || !*spec) {
+		n = board_list(found, 8, &note);
+		if (n == 0) {
+			eq_fail(err, "no board found (FT232R 0403:6001 on USB, /dev/ttyUSB*)%s%s; give "
+				"--port SPEC", note.msg[0] ? ": " : "", note.msg);
+			return NULL;
+		}
+		spec = found[0].spec;
+	}
+	return board_link_open(spec, baud, err);
+}
+
 /*
  * Boards on USB (libusb: usb.h), each by the port that reaches it: its tty
  * node when ftdi_sio has it, else libftdi1 by serial; then any other

@@ -44,6 +44,10 @@ static inline void board_link_close(struct board_link *l)
 		l->ops->close(l);
 }
 
+/* spec, else $EQPROF_BOARD, else the first board board_list() finds. */
+struct board_link *board_link_open_default(const char *spec, unsigned baud,
+					   struct eq_error *err);
+
 /* One board found by board_list(). */
 struct board_found {
 	char spec[128];           /* what to pass to --port */
