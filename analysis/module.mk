@@ -7,6 +7,7 @@
 #   export/   pprof, callgrind, folded, Chrome trace, CSV
 #   annotate/ energy per instruction and source line beside the disassembly
 #   util/     errors and SI quantities, used by every stage
-ANALYSIS_DIRS := file symbols profile power export annotate util
+#   energy/   energy-source readings: granularity bounds, runs, charging samples
+ANALYSIS_DIRS := file symbols profile power export annotate util energy
 ANALYSIS_SRCS += $(foreach d,$(ANALYSIS_DIRS),$(wildcard analysis/$(d)/*.c))
 ANALYSIS_INCLUDES := $(foreach d,$(ANALYSIS_DIRS),-Ianalysis/$(d))
