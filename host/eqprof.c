@@ -19,6 +19,8 @@
 #pragma weak cmd_record
 #pragma weak cmd_board
 #pragma weak cmd_annotate
+#pragma weak cmd_stat
+#pragma weak cmd_sources
 
 struct command {
 	const char *name;
@@ -36,6 +38,8 @@ static const struct command commands[] = {
 	{ "record",  cmd_record,  "run a command and record energy- or time-driven samples" },
 	{ "board",   cmd_board,   "talk to the energy-counter board over USB" },
 	{ "annotate", cmd_annotate, "energy per instruction and source line of one procedure" },
+	{ "stat",    cmd_stat,    "energy per domain of a command over repeated runs, minus the idle baseline" },
+	{ "sources", cmd_sources, "the energy sources this machine offers (RAPL, battery, hwmon, board)" },
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
