@@ -316,28 +316,9 @@ double es_welford_sd(const struct es_welford *w)
 	return w->n < 2 ? NAN : sqrt(w->m2 / (double)(w->n - 1));
 }
 
-/* Two-sided 95% quantile of Student's t (table to 30, then the
- * Cornish-Fisher expansion in 1/df, A&S 26.7.5). */
-static double t95(unsigned df)
-{
-	static const double table[31] = {
-		0, 12.7062047, 4.30265273, 3.18244631, 2.77644511, 2.57058184, 2.44691185,
-		2.36462425, 2.30600414, 2.26215716, 2.22813885, 2.20098516, 2.17881283,
-		2.16036866, 2.14478669, 2.13144955, 2.11990530, 2.10981558, 2.10092204,
-		2.09302405, 2.08596345, 2.07961384, 2.07387307, 2.06865761, 2.06389856,
-		2.05953855, 2.05552944, 2.05183052, 2.04840714, 2.04522964, 2.04227246,
-	};
-	double z = EQ_Z95, v = df, z3 = z * z * z, z5 = z3 * z * z, z7 = z5 * z * z;
-
-	if (df <= 30)
-		return table[df];
-	return z + (z3 + z) / (4 * v) + (5 * z5 + 16 * z3 + 3 * z) / (96 * v * v) +
-	       (3 * z7 + 19 * z5 + 17 * z3 - 15 * z) / (384 * v * v * v);
-}
-
 double es_welford_ci95(const struct es_welford *w)
 {
 	if (w->n < 2)
 		return NAN;
-	return t95((unsigned)(w->n - 1)) * es_welford_sd(w) / sqrt((double)w->n);
+	return eq_t95((unsigned)(w->n - 1)) * es_welford_sd(w) / sqrt((double)w->n);
 }
