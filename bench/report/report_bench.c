@@ -49,7 +49,7 @@ static void die(const char *what, const char *msg)
 static size_t read_elf(const char *path, struct func **out, char *maps, size_t maps_size)
 {
 	int fd = open(path, O_RDONLY);
-	Elf *elf;
+	Elf *elf = NULL;
 	Elf_Scn *scn = NULL;
 	size_t n = 0, cap = 0, nph, i, used = 0;
 	struct func *v = NULL;

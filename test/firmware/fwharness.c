@@ -557,7 +557,7 @@ static void test_late_and_dropped(void)
 	struct fw_record r[4096];
 	struct fw_msg rep;
 	size_t n, nrec, i;
-	uint64_t rec_pulses = 0, gaps = 0;
+	uint64_t gaps = 0;
 	const struct fwsim_edge *e;
 	int late = 0, dropflag = 0;
 
@@ -568,7 +568,6 @@ static void test_late_and_dropped(void)
 	request(s, FW_REQ_STATUS, 0, &rep);
 	nrec = take_records(s, r, 4096);
 	for (i = 0; i < nrec; i++) {
-		rec_pulses += r[i].pulses;
 		late += !!(r[i].flags & FW_REC_F_LATE);
 		dropflag += !!(r[i].flags & FW_REC_F_DROPPED);
 		if (i && r[i].seq != r[i - 1].seq + 1)
