@@ -95,12 +95,15 @@ deps:
 
 check-build: $(EQPROF) $(UNIT_BINS) $(EXTRA_PROGS)
 
-# The whole suite: plain build, then the same tests under ASan+UBSan.
+# The whole suite: plain build, then the same tests under ASan+UBSan, built
+# by gcc and again by clang (whose UBSan also catches float-to-integer
+# overflow).
 check: deps
 	@$(MAKE) --no-print-directory -j$$(nproc) check-build B=$(B)
 	@$(MAKE) --no-print-directory -j$$(nproc) check-build B=$(B)/san SAN=1
+	@$(MAKE) --no-print-directory -j$$(nproc) check-build B=$(B)/clang-san SAN=1 CC=clang
 	@$(if $(CHECK_EXTRA),$(MAKE) --no-print-directory $(CHECK_EXTRA) B=$(B))
-	@scripts/run-tests --build $(B) --san $(B)/san \
+	@scripts/run-tests --build $(B) --san $(B)/san --clang-san $(B)/clang-san \
 		--unit "$(UNIT_TESTS)" --integ "$(INTEG_TESTS)" --integ-san "$(INTEG_SAN_TESTS)"
 
 bench: deps
