@@ -12,6 +12,7 @@
  * later report can tell when a binary was rebuilt since.
  */
 #include <getopt.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,10 +79,16 @@ static const char usage_text[] =
 	"  -o OUT.eqp        the recording to write (atomically)\n"
 	"  -q                no progress line (it is only shown on a terminal anyway)\n";
 
-static int usage_error(const char *fmt, const char *arg)
+static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int usage_error(const char *fmt, ...)
 {
+	va_list ap;
+
 	fputs("eqprof import: ", stderr);
-	fprintf(stderr, fmt, arg);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
 	fputs("\n", stderr);
 	fputs(usage_text, stderr);
 	return 2;
@@ -164,38 +171,41 @@ static int parse_args(int argc, char **argv, struct import_opts *o)
 		case 'F': o->symfs = optarg; break;
 		case 'K':
 			if (o->have_kallsyms++)
-				return usage_error("--kallsyms given twice%s", "");
+				return usage_error("--kallsyms given twice");
 			/* fall through */
 		case 'Y':
 			if (o->nsymtabs == MAX_SYMTABS)
-				return usage_error("more than 64 symbol tables%s", "");
+				return usage_error("more than %d symbol tables", MAX_SYMTABS);
 			if (parse_symtab_arg(c == 'K' ? NULL : optarg, optarg,
 					     &o->symtabs[o->nsymtabs++]))
 				return 2;
 			break;
 		case 'm':
 			if (o->nmaps == MAX_PROCS)
-				return usage_error("more than 1024 --maps", "");
+				return usage_error("more than %d --maps", MAX_PROCS);
 			if (parse_pid_arg("--maps", optarg, &o->maps[o->nmaps], o->maps, o->nmaps))
 				return 2;
 			o->nmaps++;
 			break;
 		case 'c':
 			if (o->ncomm == MAX_PROCS)
-				return usage_error("more than 1024 --comm", "");
+				return usage_error("more than %d --comm", MAX_PROCS);
 			if (parse_pid_arg("--comm", optarg, &o->comm[o->ncomm], o->comm, o->ncomm))
 				return 2;
 			o->ncomm++;
 			break;
 		case 'e':
-			if (eq_parse_quantity(optarg, "J", "--energy", &o->quantum_j, &err) ||
-			    o->quantum_j <= 0)
+			if (eq_parse_quantity(optarg, "J", "--energy", &o->quantum_j, &err))
+				return usage_error("%s", err.msg);
+			if (o->quantum_j <= 0)
 				return usage_error("--energy %s: give a positive energy such as 2.94mJ",
 						   optarg);
 			o->have_energy = 1;
 			break;
 		case 't':
-			if (eq_parse_quantity(optarg, "Hz", "--time", &o->hz, &err) || o->hz <= 0)
+			if (eq_parse_quantity(optarg, "Hz", "--time", &o->hz, &err))
+				return usage_error("%s", err.msg);
+			if (o->hz <= 0)
 				return usage_error("--time %s: give a positive rate such as 349Hz",
 						   optarg);
 			o->have_time = 1;
@@ -211,11 +221,11 @@ static int parse_args(int argc, char **argv, struct import_opts *o)
 	if (optind < argc)
 		return usage_error("unexpected argument '%s'", argv[optind]);
 	if (!o->samples)
-		return usage_error("--samples S.csv is required%s", "");
+		return usage_error("--samples S.csv is required");
 	if (!o->out)
-		return usage_error("-o OUT.eqp is required%s", "");
+		return usage_error("-o OUT.eqp is required");
 	if (o->have_energy == o->have_time)
-		return usage_error("give exactly one of --energy QUANTUM and --time HZ%s", "");
+		return usage_error("give exactly one of --energy QUANTUM and --time HZ");
 	return 0;
 }
 
@@ -384,8 +394,10 @@ static int run_import(struct import_opts *o)
 		inputs[0] = o->samples;
 		for (k = 0; k < o->nmaps; k++)
 			inputs[k + 1] = o->maps[k].value;
-		if (eq_output_not_input(o->out, inputs, o->nmaps + 1, &err) < 0)
+		if (eq_output_not_input(o->out, inputs, o->nmaps + 1, &err) < 0) {
+			fclose(in);
 			goto out;
+		}
 	}
 	w = eqp_create(o->out, &meta, &err);
 	if (w && (add_maps_and_names(w, o, &err) || copy_samples(w, o, in, &count, &err))) {

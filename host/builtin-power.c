@@ -4,6 +4,7 @@
  * docs/power.md is the user's reference.
  */
 #include <getopt.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,10 +58,16 @@ static const char usage_text[] =
 "                   stream (default: samples if energy-driven, else the board)\n"
 "docs/power.md has the details and the exact CSV/JSON columns.\n";
 
-static int usage_error(const char *fmt, const char *arg)
+static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int usage_error(const char *fmt, ...)
 {
+	va_list ap;
+
 	fprintf(stderr, "eqprof power: ");
-	fprintf(stderr, fmt, arg);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
 	fprintf(stderr, "\n'eqprof power --help' lists the options\n");
 	return 2;
 }
@@ -218,6 +225,12 @@ static int parse_args(struct power_args *a, int argc, char **argv)
 		return usage_error("%s", "at most 8 recordings at once");
 	if (!a->ntraces && !a->nhists && !a->nregions && !a->markers)
 		a->summary = 1;
+	/* -o is where the summary and regions go; traces and histograms name
+	 * their own files.  Given with nothing to put in it, say so. */
+	if (strcmp(a->output, "-") != 0 && !a->summary && !a->nregions && !a->markers)
+		return usage_error("-o %s: only the summary and regions are written there; "
+				   "--trace and --hist name their own files (add --summary, or "
+				   "leave -o out)", a->output);
 	if (a->summary && (a->nregions || a->markers) && a->fmt == POWER_FMT_JSON)
 		return usage_error("%s", "--format json prints one document: ask for --summary "
 					 "and regions in two runs");

@@ -70,7 +70,7 @@ int scn_fraction(struct parser *ps, const char *w, const char *what, double *out
 		end++;
 	}
 	if (*end || v < 0 || v > 1)
-		return scn_perr(ps, "%s: '%s' must be a scn_fraction from 0 to 1 or a percentage", what, w);
+		return scn_perr(ps, "%s: '%s' must be a fraction from 0 to 1 or a percentage", what, w);
 	*out = v;
 	return 0;
 }

@@ -52,7 +52,7 @@ int export_ctx_init(struct export_ctx *x, const struct eqp_file *f,
 		x->unit_name = "nanoseconds";
 	}
 	/* Whole units: the formats want integers; 1 nJ in a 2.94 mJ quantum. */
-	x->unit_per_sample = per > 0 ? (uint64_t)llround(per) : 0;
+	x->unit_per_sample = export_u64(per);
 	return 0;
 }
 
@@ -80,6 +80,15 @@ int export_write(FILE *out, enum export_format fmt, struct export_ctx *x,
 	if (rc == 0 && x->progress)
 		x->progress(x->progress_total, x->progress_total, x->progress_arg);
 	return rc;
+}
+
+uint64_t export_u64(double v)
+{
+	if (!(v > 0))
+		return 0;
+	if (v >= 18446744073709551615.0)   /* 2^64, the nearest double */
+		return UINT64_MAX;
+	return (uint64_t)nearbyint(v);
 }
 
 const char *export_proc_name(const struct eq_loc *l)
@@ -195,7 +204,8 @@ int export_count_locs(struct export_ctx *x, struct loc_count **out, size_t *n,
 	for (i = 0; i < t.cap; i++)
 		if (t.slot[i].loc)
 			t.slot[k++] = t.slot[i];
-	qsort(t.slot, k, sizeof(*t.slot), cmp_loc_count);
+	if (k)  /* t.slot is NULL when no sample was counted */
+		qsort(t.slot, k, sizeof(*t.slot), cmp_loc_count);
 	*out = t.slot;
 	*n = k;
 	return 0;

@@ -78,6 +78,11 @@ struct loc_count {
 int export_count_locs(struct export_ctx *x, struct loc_count **out, size_t *n,
 		      uint64_t *total, struct eq_error *err);
 
+/* v rounded to a whole number for the formats' integer fields: 0 for NaN or
+ * v <= 0, UINT64_MAX past the range (a cast would be undefined: a target
+ * clock of 1e-300 Hz makes spans infinite). */
+uint64_t export_u64(double v);
+
 /* Names the formats print for a location ("[unknown]" and friends). */
 const char *export_proc_name(const struct eq_loc *l);
 const char *export_file_name(const struct eq_loc *l);

@@ -434,7 +434,7 @@ int export_pprof(FILE *out, struct export_ctx *x, struct eq_error *err)
 		put_location(&p, &sub, &sub2, &lc[i], i + 1, &ids[i], x, &ft);
 	put_functions(&p, &sub, &ft, &st);
 	pb_uint(&p, 9, (uint64_t)eqp_meta(x->f)->start_unix_ns);
-	pb_uint(&p, 10, (uint64_t)span_ns(x));
+	pb_uint(&p, 10, export_u64(span_ns(x)));
 	put_value_type(&p, &sub, 11, unit_type, strtab_id(&st, x->unit_name));
 	pb_uint(&p, 12, x->unit_per_sample);
 	pb_uint(&p, 13, (uint64_t)strtab_id(&st, x->creator));

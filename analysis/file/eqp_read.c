@@ -17,6 +17,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,6 +135,12 @@ static char *take_string(const struct cursor *c, uint64_t at, uint64_t len,
 	return s;
 }
 
+/* v is a number, not infinite, and at least min (NaN fails every test). */
+static int finite_at_least(double v, double min)
+{
+	return isfinite(v) && v >= min;
+}
+
 static int need(const struct cursor *c, uint64_t n, struct eq_error *err)
 {
 	if (c->len < n)
@@ -157,9 +164,18 @@ static int parse_head(struct cursor *c, struct eq_error *err)
 	f->meta.nominal_hz = getf64(c->p + 16);
 	f->meta.clock_hz = getf64(c->p + 24);
 	f->meta.start_unix_ns = (int64_t)get64(c->p + 32);
-	if (!(f->meta.quantum_j >= 0) || !(f->meta.nominal_hz >= 0) ||
-	    !(f->meta.clock_hz > 0))
-		return chunk_fail(c, err, "quantum, rate or clock is negative, zero clock or not a number");
+	if (!finite_at_least(f->meta.quantum_j, 0))
+		return chunk_fail(c, err, "quantum %g J is not a finite number >= 0 (0: unknown)",
+				  f->meta.quantum_j);
+	if (!finite_at_least(f->meta.nominal_hz, 0))
+		return chunk_fail(c, err, "sampling rate %g Hz is not a finite number >= 0 (0: unknown)",
+				  f->meta.nominal_hz);
+	/* Times are ticks / clock: a clock so slow that 2^64 ticks are not a
+	 * finite number of seconds makes every analysis meaningless. */
+	if (!finite_at_least(f->meta.clock_hz, 0) || !isfinite(18446744073709551615.0 / f->meta.clock_hz))
+		return chunk_fail(c, err, "target clock %g Hz is not a finite number > 0 "
+				  "(> 1e-289, so that any time in ticks is a finite number of seconds)",
+				  f->meta.clock_hz);
 	tlen = get32(c->p + EQP_HEAD_FIXED_LEN);
 	f->target = take_string(c, EQP_HEAD_FIXED_LEN + 4, tlen, "target", err);
 	if (!f->target)
@@ -448,9 +464,15 @@ static int parse_binf(struct cursor *c, struct eq_error *err)
 		seg.info.boot_cause = get32(c->p + 52 + flen);
 		seg.info.time_offset = get64(c->p + 56 + flen);
 	}
-	if (!(seg.info.vb_nominal_v >= 0) || !(seg.info.dead_time_s >= 0)) {
+	if (!finite_at_least(seg.info.clock_hz, 0) ||
+	    !isfinite(18446744073709551615.0 / seg.info.clock_hz) ||
+	    !finite_at_least(seg.info.e_min_j, 0) || !finite_at_least(seg.info.vb_nominal_v, 0) ||
+	    !finite_at_least(seg.info.dead_time_s, 0)) {
 		free(fw);
-		return chunk_fail(c, err, "battery voltage or dead time is negative or not a number");
+		return chunk_fail(c, err, "board clock %g Hz (must be > 0), E_min %g J, battery voltage %g V "
+				  "or dead time %g s (must be >= 0; 0: unknown) is not a finite number in range",
+				  seg.info.clock_hz, seg.info.e_min_j, seg.info.vb_nominal_v,
+				  seg.info.dead_time_s);
 	}
 	if (seg.info.segment != f->bseg.n) {
 		free(fw);

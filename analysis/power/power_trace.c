@@ -11,6 +11,7 @@
  */
 #include "power.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -164,7 +165,11 @@ int power_trace_walk(const struct power_input *in, const struct power_trace_opts
 			rc = fn(ctx, &p);
 			continue;
 		}
-		long idx = (long)floor((iv.t - lo) / width);
+		/* Times are finite for any sane clock; an absurd one (1e-310 Hz)
+		 * makes them infinite and the column NaN: the last column then,
+		 * never an out-of-range cast. */
+		double q = floor((iv.t - lo) / width);
+		long idx = q >= 0 && q < (double)LONG_MAX ? (long)q : q < 0 ? 0 : LONG_MAX;
 
 		if (idx != col.idx && col.idx >= 0)
 			rc = emit_column(&col, fn, ctx);

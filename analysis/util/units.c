@@ -1,6 +1,7 @@
 /* units.c - SI quantities; see units.h. */
 #include "units.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -50,14 +51,21 @@ int eq_parse_quantity(const char *text, const char *unit, const char *what,
 			       what, unit, unit);
 	errno = 0;
 	v = strtod(text, &end);
-	if (end == text || errno == ERANGE || !isfinite(v))
+	if (end == text || isnan(v))
 		return eq_fail(err, "%s: '%s' is not a number; give e.g. 2.94m%s",
 			       what, text, unit);
+	if (errno == ERANGE || !isfinite(v))
+		return eq_fail(err, "%s: '%s' is out of range (a double holds %g to %g)",
+			       what, text, 2.2250738585072014e-308, 1.7976931348623157e308);
 	while (*end == ' ')
 		end++;
 	if (match_unit(end, unit, &scale) < 0)
 		return eq_fail(err, "%s: '%s' has unit '%s', expected %s with an optional SI prefix (n, u, m, k, M, G)",
 			       what, text, end, unit);
+	/* 1e308GJ is a finite number of a finite unit, and infinite joules. */
+	if (!isfinite(v * scale))
+		return eq_fail(err, "%s: '%s' is out of range (more than %g %s)", what, text,
+			       1.7976931348623157e308, unit);
 	*out = v * scale;
 	return 0;
 }
@@ -89,7 +97,8 @@ int eq_parse_uint(const char *text, const char *what, unsigned long long max,
 	char *end;
 	unsigned long long v;
 
-	if (!text || !*text || *text == '-')
+	/* strtoull would take " -5" as a huge number: digits only. */
+	if (!text || !isdigit((unsigned char)*text))
 		return eq_fail(err, "%s: '%s' is not a whole number", what,
 			       text ? text : "");
 	errno = 0;

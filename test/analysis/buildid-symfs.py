@@ -109,6 +109,8 @@ def main():
         doc, err = report_json(rec)
         t.eq(rows(doc), {("[unknown]", "prog"): 40}, "rebuilt binary: symbols refused")
         t.ok("build-id" in err and here in err, "rebuilt binary: warning names build-ids", err)
+        t.ok("no ELF file found" not in err,
+             "rebuilt binary: no second, contradictory 'no ELF file found' warning", err)
         doc, err = report_json(rec, "--no-build-id-check")
         t.ok("build-id" not in err and sum(rows(doc).values()) == 40,
              "--no-build-id-check uses the binary anyway, without the warning", err)

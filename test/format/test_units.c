@@ -48,6 +48,32 @@ static void rejects_with_reason(void **state)
 	assert_int_equal(eq_parse_quantity("5xJ", "J", "--energy", &v, &err), -1);
 }
 
+/* Every accepted value is a finite number: no overflow to infinity by the
+ * prefix, no infinity or NaN typed in, no positive value rounded to 0. */
+static void range_checked(void **state)
+{
+	static const char *const bad[] = { "1e308GJ", "1e300GJ", "inf", "-infJ", "nanJ",
+					   "1e309", "1e-320pJ" };
+	struct eq_error err = { "" };
+	size_t i;
+	double v;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		v = 42;
+		if (eq_parse_quantity(bad[i], "J", "--energy", &v, &err) != -1)
+			fail_msg("'%s' accepted as %g", bad[i], v);
+		assert_non_null(strstr(err.msg, "--energy"));
+		assert_non_null(strstr(err.msg, bad[i]));
+	}
+	assert_int_equal(eq_parse_quantity("1e308GJ", "J", "--energy", &v, &err), -1);
+	assert_non_null(strstr(err.msg, "out of range"));
+	assert_int_equal(eq_parse_quantity("1e-320pJ", "J", "--energy", &v, &err), -1);
+	assert_non_null(strstr(err.msg, "out of range"));
+	assert_true(parse_ok("1e300", "J") == 1e300);
+	assert_true(parse_ok("-2mJ", "J") == -2e-3);    /* sign: the caller's rule */
+}
+
 static void formats_readably(void **state)
 {
 	char b[32];
@@ -74,6 +100,10 @@ static void whole_numbers(void **state)
 	assert_int_equal(eq_parse_uint("2000", "--n", 1000, &v, &err), -1);
 	assert_non_null(strstr(err.msg, "limit 1000"));
 	assert_int_equal(eq_parse_uint("12ab", "--n", 1000, &v, &err), -1);
+	/* strtoull reads " -1" as 2^64 - 1 and "+5" as 5: neither is typed digits. */
+	assert_int_equal(eq_parse_uint(" -1", "--n", ~0ull, &v, &err), -1);
+	assert_int_equal(eq_parse_uint("+5", "--n", 1000, &v, &err), -1);
+	assert_int_equal(eq_parse_uint("18446744073709551616", "--n", ~0ull, &v, &err), -1);
 }
 
 int main(void)
@@ -81,6 +111,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(parses_prefixes),
 		cmocka_unit_test(rejects_with_reason),
+		cmocka_unit_test(range_checked),
 		cmocka_unit_test(formats_readably),
 		cmocka_unit_test(whole_numbers),
 	};

@@ -2,7 +2,12 @@
 """damaged-inputs.py - damaged and absurd recordings through every analysis
 (issue 18): a flipped length bit is refused as corruption with the chunk and
 offset, not read as a truncation; what a truncated recording loses is in the
-output of report, compare, power and export, not only on standard error.
+output of report, compare, power and export, not only on standard error;
+numbers no recording can hold (infinite clocks and quanta, negative board
+clocks, NaN) are refused naming the field; inputs that once reached
+undefined behaviour (no samples at all, a clock of 1e-300 Hz) give a clean
+result (this test also runs against the gcc and clang ASan+UBSan builds,
+where undefined behaviour aborts).
 
 Recordings are made byte by byte (test/lib/eqpcraft.py) from
 docs/format.md, so the expected numbers do not come from eqprof's writer."""
@@ -134,7 +139,122 @@ def main():
         raw = gzip.decompress(open(pb, "rb").read()) if rc == 0 else b""
         t.ok(("skipped (not in this profile): 1 chunk, %d bytes" % (cut - at5)).encode() in raw,
              "export pprof: a comment in the string table says what was skipped", err)
+        garbage(t, d)
+        undefined_behaviour(t, d)
+        smaller(t, d)
     t.done()
+
+
+def garbage(t, d):
+    """Every numeric field range-checked: a message naming it, exit 1."""
+    inf, nan = float("inf"), float("nan")
+    samples = [(1000 * (i + 1), 0x401000, 5, 5, i, 0, 4) for i in range(10)]
+    heads = (("quantum +inf", dict(quantum=inf), "quantum"),
+             ("quantum NaN", dict(quantum=nan), "quantum"),
+             ("quantum -1", dict(quantum=-1.0), "quantum"),
+             ("clock +inf", dict(clock=inf), "target clock"),
+             ("clock 0", dict(clock=0.0), "target clock"),
+             ("clock -1e9", dict(clock=-1e9), "target clock"),
+             ("rate +inf", dict(mode=2, quantum=0.0, rate=inf), "sampling rate"),
+             ("rate NaN", dict(mode=2, quantum=0.0, rate=nan), "sampling rate"))
+    for what, head, field in heads:
+        path = write(d, "garbage.eqp", ec.Recording(**head).samples(samples).bytes())
+        for cmd in (["report"], ["power"], ["export", "--format", "csv", "-o", "-"]):
+            rc, out, err = eqp(cmd[0], path, *cmd[1:])
+            t.ok(rc == 1 and "chunk 0 (HEAD) at byte offset 16" in err and field in err,
+                 "%s: header %s refused, naming the field" % (cmd[0], what),
+                 "rc=%r err=%s" % (rc, err))
+    boards = (("clock -16 MHz", dict(clock=-16e6)), ("clock NaN", dict(clock=nan)),
+              ("clock 0", dict(clock=0.0)), ("E_min -46 uJ", dict(e_min=-46e-6)),
+              ("E_min +inf", dict(e_min=inf)), ("E_min NaN", dict(e_min=nan)),
+              ("battery voltage +inf", dict(vb=inf)), ("dead time -1 s", dict(dead=-1.0)))
+    for what, b in boards:
+        rec = ec.Recording(mode=2, quantum=0.0, rate=1000.0).samples(samples)
+        rec.add(ec.binf(**b)).add(ec.brec([(100 * i, i, 64, 4000000, 0) for i in range(5)]))
+        path = write(d, "garbage.eqp", rec.bytes())
+        rc, out, err = eqp("power", path)
+        t.ok(rc == 1 and "(BINF)" in err and "board clock" in err and "E_min" in err,
+             "power: board info with %s refused, naming the fields" % what,
+             "rc=%r err=%s" % (rc, err))
+    csv = write(d, "s.csv", b"time_ns,pc,pid,tid,cpu,flags\n1000,0x1000,5,5,0,0\n2000,0x1000,5,5,0,0\n")
+    out = os.path.join(d, "imported.eqp")
+    for value in ("1e308GJ", "infJ", "nanJ", "1e309mJ"):
+        rc, _, err = eqp("import", "--samples", csv, "--energy", value, "-o", out)
+        t.ok(rc == 2 and "--energy" in err and value in err and not os.path.exists(out),
+             "import --energy %s: refused, no output" % value, "rc=%r err=%s" % (rc, err))
+    rc, _, err = eqp("import", "--samples", csv, "--time", "1e308GHz", "-o", out)
+    t.ok(rc == 2 and "--time" in err and not os.path.exists(out),
+         "import --time 1e308GHz: refused, no output", err)
+
+
+def symt(module, syms, absolute=1):
+    body = b"".join(struct.pack("<QQI", a, s, len(n)) + n for a, s, n in syms)
+    return ec.chunk("SYMT", struct.pack("<III", absolute, len(syms), len(module)) + module + body)
+
+
+def smaller(t, d):
+    """Item 9 of issue 18."""
+    # Two [kernel.kallsyms] tables: the first is used, nothing leaks (the
+    # sanitizer builds' LeakSanitizer fails the run on a leak).
+    rec = ec.Recording().samples([(1000 * (i + 1), 0xffffffff81000010, 5, 5, i, 0, 5)
+                                   for i in range(20)])
+    rec.add(symt(b"[kernel.kallsyms]", [(0xffffffff81000000, 0x100, b"first_table")]))
+    rec.add(symt(b"[kernel.kallsyms]", [(0xffffffff81000000, 0x100, b"second_table")]))
+    path = write(d, "kallsyms2.eqp", rec.bytes())
+    rc, out, err = eqp("report", path)
+    t.ok(rc == 0 and "first_table" in out and "second_table" not in out,
+         "two [kernel.kallsyms] tables: the first is used, exit 0 (no leak)", "rc=%r %s %s" % (rc, out, err))
+    # A target description with line breaks stays one callgrind line.
+    rec = ec.Recording(target=b"board\ncmd: evil\rx").samples(
+        [(1000 * (i + 1), 0x401000, 5, 5, i, 0, 4) for i in range(20)])
+    path = write(d, "target.eqp", rec.bytes())
+    rc, out, err = eqp("export", path, "--format", "callgrind", "-o", "-")
+    lines = out.splitlines()
+    t.ok(rc == 0 and "desc: Target: board cmd: evil x" in lines and
+         not [l for l in lines if l.startswith("cmd: evil")],
+         "export callgrind: a target with line breaks stays on its desc: line", out[:300])
+    # -o with only --trace: nothing would be written there; said, exit 2.
+    good = os.path.join(d, "good.eqp")
+    trace, other = os.path.join(d, "t.csv"), os.path.join(d, "o.txt")
+    rc, out, err = eqp("power", good, "--trace", trace, "-o", other)
+    t.ok(rc == 2 and "-o" in err and "--summary" in err and not os.path.exists(other),
+         "power --trace X -o Y: -o is not silently ignored", "rc=%r err=%s" % (rc, err))
+    rc, out, err = eqp("power", good, "--trace", trace, "--summary", "-o", other)
+    t.ok(rc == 0 and os.path.exists(other) and os.path.exists(trace),
+         "power --trace X --summary -o Y: both written", err)
+
+
+def undefined_behaviour(t, d):
+    """Inputs that reached undefined behaviour in 0.1 (issue 18, item 6)."""
+    cases = [("no samples", ec.Recording().bytes(),
+              ["folded", "pprof", "callgrind", "chrome", "csv"])]
+    for clock in (1e-300, 1e-310):
+        # So slow that 2^64 ticks are an infinite number of seconds: refused.
+        rec = ec.Recording(clock=clock).samples([(1000, 0x401000, 5, 5, 0, 0, 4)])
+        path = write(d, "slow.eqp", rec.bytes())
+        rc, out, err = eqp("export", path, "--format", "pprof", "-o", os.path.join(d, "ub.out"))
+        t.ok(rc == 1 and "target clock" in err and "runtime error" not in err,
+             "a clock of %g Hz is refused by the reader" % clock, "rc=%r err=%s" % (rc, err))
+    for clock in (1e-280, 1e-30):
+        rec = ec.Recording(clock=clock).samples(
+            [(1000 * (i + 1), 0x401000, 5, 5, i, 0, 4) for i in range(200)])
+        cases.append(("a clock of %g Hz" % clock, rec.bytes(),
+                      ["folded", "pprof", "callgrind", "chrome", "csv"]))
+    for what, data, formats in cases:
+        path = write(d, "ub.eqp", data)
+        for fmt in formats:
+            rc, out, err = eqp("export", path, "--format", fmt, "-o", os.path.join(d, "ub.out"))
+            t.ok(rc == 0 and "runtime error" not in err,
+                 "export --format %s of a recording with %s: exit 0, no undefined behaviour" %
+                 (fmt, what), "rc=%r err=%s" % (rc, err[-600:]))
+        if what == "no samples":
+            continue
+        for args in (["--trace", os.path.join(d, "x.svg")], ["--trace", os.path.join(d, "x.csv")],
+                     ["--hist", os.path.join(d, "h.csv")], ["--format", "json"]):
+            rc, out, err = eqp("power", path, *args)
+            t.ok(rc == 0 and "runtime error" not in err,
+                 "power %s of a recording with %s: exit 0, no undefined behaviour" %
+                 (args[0], what), "rc=%r err=%s" % (rc, err[-600:]))
 
 
 if __name__ == "__main__":
