@@ -26,19 +26,27 @@ tap $rc "DRC: no violations, no unconnected items, schematic parity ($(grep -c '
 rm -f "$OUT/.done"
 make -s all OUT="$OUT" >"$log/fab" 2>&1; rc=$?
 for f in gerbers/eqprof-counter-F_Cu.gtl gerbers/eqprof-counter-B_Cu.gbl gerbers/eqprof-counter.drl \
-	 eqprof-counter-bom.csv eqprof-counter-cost.md eqprof-counter.net eqprof-counter-schematic.pdf eqprof-counter-board-top.svg eqprof-counter-board-bottom.svg; do
+	 eqprof-counter-bom.csv eqprof-counter-pos.csv eqprof-counter-cost.md eqprof-counter.net eqprof-counter-schematic.pdf eqprof-counter-board-top.svg eqprof-counter-board-bottom.svg; do
 	[ -s "$OUT/$f" ] || { echo "#   missing $OUT/$f"; rc=1; }
 done
 tap $rc "fabrication outputs regenerated in $OUT"
 [ $rc -eq 0 ] || sed 's/^/#   /' "$log/fab"
 
+"$PY" tools/trace_lengths.py eqprof-counter.kicad_pcb >"$log/lengths" 2>&1; rc=$?
+sed -e 's/^ok [0-9]* - /  /' -e 's/^not ok [0-9]* - /  FAILED: /' -e 's/^/#/' "$log/lengths"
+tap $rc "integrator node and crystal tracks short"
+
+"$PY" tools/design_parity.py "$OUT/eqprof-counter.net" >"$log/parity" 2>&1; rc=$?
+sed -e 's/^/#/' "$log/parity"
+tap $rc "schematic connects exactly the nets of tools/design.py"
+
 "$PY" tools/intent_check.py "$OUT/eqprof-counter.net" >"$log/intent" 2>&1; rc=$?
 sed -e 's/^ok [0-9]* - /  intent: /' -e 's/^not ok [0-9]* - /  intent FAILED: /' -e 's/^/#/' "$log/intent"
 tap $rc "design intent from the netlist and datasheet pin tables (no symbol's pin numbers trusted)"
 
-"$PY" tools/spice_sweep.py --csv "$OUT/spice-sweep.csv" >"$log/spice" 2>&1; rc=$?
+"$PY" tools/spice_sweep.py --csv "$OUT/spice-sweep.csv" --vbus-csv "$OUT/spice-vbus.csv" >"$log/spice" 2>&1; rc=$?
 sed -e 's/^ok [0-9]* - /  spice: /' -e 's/^not ok [0-9]* - /  spice FAILED: /' -e 's/^/#/' "$log/spice"
-tap $rc "SPICE front end: linear within 1% (10 mA..1 A) after calibration, dead time matches"
+tap $rc "SPICE front end: linear within 1% (10 mA..1 A) after calibration, dead time matches, E_min and V_b reading within 0.5% over VBUS 4.5-5.5 V"
 
 "$PY" tools/check_values.py "$OUT/eqprof-counter.net" "$EQPROF" >"$log/values" 2>&1; rc=$?
 sed -e 's/^/#/' "$log/values"

@@ -47,15 +47,15 @@ def compare(what, got, want):
 	return bad
 
 def netlist_values(path):
-	"""{board.values name: value} from the BoardValue fields of the netlist."""
+	"""{board.values name: value} from the BoardValue fields of the netlist;
+	the number is the part's Value, or its BoardNumber field when the Value
+	is a part name (the amplifier's gm, the reference's voltage)."""
 	out = {}
 	for c in find_all(find(parse(open(path).read()), 'components'), 'comp'):
 		fields = find(c, 'fields')
-		for f in find_all(fields, 'field') if fields else []:
-			if find(f, 'name')[1] == 'BoardValue' and f[-1] != 'amp_gm':
-				out[f[-1]] = num(find(c, 'value')[1])
-			if find(f, 'name')[1] == 'gm':
-				out['amp_gm'] = num(f[-1])
+		f = {find(x, 'name')[1]: x[-1] for x in find_all(fields, 'field')} if fields else {}
+		if 'BoardValue' in f:
+			out[f['BoardValue']] = num(f.get('BoardNumber', find(c, 'value')[1]))
 	return out
 
 def main():
@@ -77,14 +77,17 @@ def main():
 	# derived values must follow from the primary ones
 	derived = {'alpha_high': v['r_sense_high'] * v['amp_gm'],
 		   'alpha_low': (v['r_sense_high'] + v['r_sense_low']) * v['amp_gm'],
+		   'vx': 1.5 * v['v_ref'],
 		   'e_min_high': v['c_int'] * v['vx'] / 3 / (v['r_sense_high'] * v['amp_gm']) * v['vb_nominal']}
-	tap(compare('board.values', v, derived), 'board.values: alpha and E_min follow from R, gm, C, Vx, Vb')
+	tap(compare('board.values', v, derived), 'board.values: alpha, Vx and E_min follow from R, gm, C, v_ref, Vb')
 	want = {k: v[k] for k in ('r_sense_high', 'r_sense_low', 'c_int', 'adc_r_top', 'adc_r_bottom',
-				  'mcu_clock', 'amp_gm')}
+				  'mcu_clock', 'amp_gm', 'r_dis', 'v_ref', 'r_ref_bias')}
 	tap(compare('schematic netlist', netlist_values(netlist), want), 'schematic netlist agrees with board.values')
 	sp = spice_sweep.params()
 	tap(compare('spice/frontend.cir', sp, {k: v[k] for k in ('r_sense_high', 'r_sense_low', 'amp_gm',
-			'c_int', 'vx', 'vb_nominal', 'dead_time')}), 'SPICE .param lines agree with board.values')
+			'c_int', 'v_ref', 'r_dis', 'vb_nominal', 'dead_time', 'adc_r_top', 'adc_r_bottom',
+			'r_ref_bias')}),
+	    'SPICE .param lines agree with board.values')
 	hdr = os.path.join(ROOT, 'firmware', 'portable', 'fw_defaults.h')
 	if os.path.exists(hdr):
 		got = {}

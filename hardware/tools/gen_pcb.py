@@ -109,6 +109,8 @@ LEGEND = [
 ]
 
 def legend(board):
+	# pick-and-place and drill coordinates from the board's lower left corner
+	board.GetDesignSettings().SetAuxOrigin(pt(OX, OY + H))
 	tb = board.GetTitleBlock()
 	tb.SetTitle('eqprof energy counter')
 	tb.SetRevision('1')
@@ -121,6 +123,53 @@ def legend(board):
 		t.SetTextSize(pcbnew.VECTOR2I(mm(1.0), mm(1.0)))
 		t.SetTextThickness(mm(0.15))
 		board.Add(t)
+
+def _box(bb, grow=0.0):
+	return (pcbnew.ToMM(bb.GetLeft()) - grow, pcbnew.ToMM(bb.GetTop()) - grow,
+		pcbnew.ToMM(bb.GetRight()) + grow, pcbnew.ToMM(bb.GetBottom()) + grow)
+
+def _hits(a, boxes):
+	return any(a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3] for b in boxes)
+
+def place_refs(board):
+	"""Put each reference designator where its silkscreen touches no pad
+	(solder mask opening), no other silkscreen and stays on the board:
+	above, below, left or right of the part or at a corner, at 1 mm then
+	0.8 mm text; hide
+	it (it stays on the fab layer) only when no place is free."""
+	pads, silk = [], []
+	for fp in board.GetFootprints():
+		pads += [_box(p.GetBoundingBox(), 0.2) for p in fp.Pads()]
+		silk += [_box(g.GetBoundingBox(), 0.15) for g in fp.GraphicalItems() if g.GetLayer() == pcbnew.F_SilkS]
+	silk += [_box(t.GetBoundingBox(), 0.15) for t in board.GetDrawings() if t.GetLayer() == pcbnew.F_SilkS]
+	inside = (OX + 0.5, OY + 0.5, OX + W - 0.5, OY + H - 0.5)
+	for fp in sorted(board.GetFootprints(), key=lambda f: f.GetReference()):
+		ref = fp.Reference()
+		if not ref.IsVisible():
+			continue
+		cy = fp.GetCourtyard(pcbnew.F_CrtYd).BBox()
+		c = _box(cy)
+		mx, my = (c[0] + c[2]) / 2, (c[1] + c[3]) / 2
+		ref.SetTextAngleDegrees(0)
+		for size in (1.0, 0.8):	# 0.8 mm: the board's minimum silk text height
+			ref.SetTextSize(pcbnew.VECTOR2I(mm(size), mm(size)))
+			ref.SetTextThickness(mm(0.15 * size))
+			h = size / 2 + 0.3
+			hw = len(fp.GetReference()) * size * 0.45
+			spots = [(mx, c[1] - h), (mx, c[3] + h), (c[0] - h - hw, my), (c[2] + h + hw, my),
+				 (c[0] - hw, c[1] - h), (c[2] + hw, c[1] - h), (c[0] - hw, c[3] + h), (c[2] + hw, c[3] + h)]
+			for x, y in spots:
+				ref.SetPosition(pt(x, y))
+				b = _box(ref.GetBoundingBox(), 0.1)
+				if (not _hits(b, pads) and not _hits(b, silk) and b[0] > inside[0] and b[1] > inside[1]
+				    and b[2] < inside[2] and b[3] < inside[3]):
+					silk.append(b)
+					break
+			else:
+				continue
+			break
+		else:
+			ref.SetVisible(False)
 
 def check_courtyards(board):
 	"""Refuse overlapping parts before spending time routing."""
@@ -180,10 +229,15 @@ def route(rt, pads_by_net, promoted=()):
 	return failed
 
 def route_net(rt, net, pads):
-	"""Grow a tree from the most central pad, joining the nearest pad each time."""
+	"""Grow a tree from the most central pad, joining the nearest pad each time.
+	On a battery-current net, pads too narrow for its wide track (an ESD
+	clamp's or the ADC divider's pin: no battery current flows there) join
+	the finished tree with a signal-width branch."""
 	failed = []
 	power = net.lstrip('/') in design.POWER_NETS
 	width = design.POWER_NETS.get(net.lstrip('/'), SIGNAL_W)
+	small = [p for p in pads if power and min(p.rect[2] - p.rect[0], p.rect[3] - p.rect[1]) < 0.9 * width]
+	pads = [p for p in pads if p not in small]
 	blocked = rt.blocked(net, width / 2)
 	vb = rt.blocked(net, R.VIA_D / 2)
 	via_blocked = vb[0] | vb[1]
@@ -212,6 +266,16 @@ def route_net(rt, net, pads):
 			tree.setdefault(c, None)
 		for c in acc[id(p)]:
 			tree.setdefault(c, p)
+	for p in small:		# signal-width branches onto the wide tree
+		sb = rt.blocked(net, SIGNAL_W / 2)
+		a = [c for c in rt.access(p, sb, SIGNAL_W / 2) if c[0] == 0]
+		targets = [c for c in tree if not sb[c[0]][c[1], c[2]]]
+		path = a and targets and rt.search(a, targets, sb, None, False, (0,))
+		if not path:
+			failed.append((net, p.name, 'no path for the signal branch'))
+			continue
+		rt.commit(net, path, SIGNAL_W)
+		rt.stub(net, 0, p, rt.xy(path[0][1], path[0][2]), SIGNAL_W)
 	return failed
 
 def ground_vias(rt, pads):
@@ -334,6 +398,7 @@ def main(netlist, out):
 	netinfo = place(board, comps, nets)
 	outline(board)
 	legend(board)
+	place_refs(board)
 	if not check_courtyards(board):
 		sys.exit('gen_pcb: fix the placement in design.py')
 	promoted = []

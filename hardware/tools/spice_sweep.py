@@ -11,8 +11,16 @@ missing measurement is an error here), and derives:
 
 then applies the documented dead-time correction f' = f / (1 - f*t_d) and
 the two-point calibration (gain and offset, per range) and reports the
-linearity error.  Prints TAP lines (one per check) and writes the table to
-the CSV named by --csv.  Exit status 1 when a check fails.
+linearity error.
+
+It then sweeps the USB rail (VBUS 4.5-5.5 V) at one load per range and
+checks that E_min, the battery voltage the firmware reads (ADC against AREF)
+and the energy of a compensated quantum (E_min over the reading) each stay
+within 0.5 % of their value at 5.0 V.  --refmode 0 runs the same sweep on
+the issue-13 board (555 thresholds and AREF from VBUS) for comparison.
+
+Prints TAP lines (one per check) and writes the tables to the CSV files
+named by --csv and --vbus-csv.  Exit status 1 when a check fails.
 """
 import argparse
 import os
@@ -31,6 +39,11 @@ PERIODS = 8
 CAL = {'high': (20e-3, 1.0), 'low': (2e-3, 100e-3)}
 JUDGE = {'high': (10e-3, 1.0), 'low': (10e-3, 100e-3)}
 LIMIT = 0.01
+VBUS = [4.5, 4.75, 5.0, 5.25, 5.5]
+VBUS_LOADS = {'high': 0.1, 'low': 0.05}
+VBUS_LIMIT = 0.005
+OVERLOAD = (1.0, 1.5)	# A on the low range: a burst, and the fuse's rating
+R_LOW_RATING = 1.0	# W: Vishay WSK2512 1 ohm
 
 def params(path=DECK):
 	"""The .param name = value lines of the deck (numbers only)."""
@@ -41,41 +54,84 @@ def params(path=DECK):
 			out[m.group(1)] = float(m.group(2))
 	return out
 
-def run_point(i_load, low, p):
-	"""(period, dead time) from one ngspice run."""
+def thresholds(p, vbus=5.0, refmode=1):
+	"""The 555's (upper, lower) thresholds: CONT on the reference, or the
+	555's own 2/3 VDD on the issue-13 board."""
+	cont = p['v_ref'] if refmode else 2.0 / 3.0 * vbus
+	return cont, cont / 2
+
+
+def run_point(i_load, low, p, vbus=5.0, refmode=1):
+	"""{'period', 'dead', 'vb_read', 'v_dev'} from one ngspice run."""
 	alpha = (p['r_sense_high'] + (p['r_sense_low'] if low else 0)) * p['amp_gm']
-	swing = p['vx'] / 3 * 1.3
-	t_est = p['c_int'] * swing / (alpha * i_load) + 4 * p['dead_time']
+	hi, lo = thresholds(p, vbus, refmode)
+	swing = (hi - lo) * 1.3
+	t_est = p['c_int'] * swing / (alpha * (abs(i_load) or 1e-3)) + 4 * p['dead_time']
 	tstop = t_est * (PERIODS + 4)
 	tmax = min(t_est / 1500, 400e-9)
+	r_sensed = p['r_sense_high'] + (p['r_sense_low'] if low else 0)
 	deck = '\n'.join([
-		'* eqprof front end: %g A, %s range' % (i_load, 'low' if low else 'high'),
+		'* eqprof front end: %g A, %s range, VBUS %g V, %s' % (i_load, 'low' if low else 'high', vbus,
+								      'reference' if refmode else 'issue-13 board'),
 		'.param iload = %g' % i_load,
 		'.param lowrange = %d' % low,
+		'.param vbus = %g' % vbus,
+		'.param refmode = %d' % refmode,
 		'.include %s' % DECK,
 		'.options method=gear trtol=1 reltol=1e-4 chgtol=1e-18',
-		'.ic v(vcap)=%g v(q)=1 v(d)=1' % (p['vx'] / 3 + 0.05),
+		# start on the DC operating point of the slow nodes (uic skips it)
+		'.ic v(vcap)=%g v(q)=1 v(d)=1 v(cont)=%g v(vref)=%g v(vsen)=%g v(vsr)=%g'
+		% (lo + 0.05, hi, p['v_ref'] if refmode else 0, max(i_load, 0) * r_sensed, max(i_load, 0) * r_sensed),
 		'.tran %g %g 0 %g uic' % (tmax, tstop, tmax),
 		'.meas tran ta when v(q)=0.5 rise=2',
 		'.meas tran tb when v(q)=0.5 rise=%d' % (PERIODS + 2),
 		'.meas tran son when v(d)=0.3 fall=3',
 		'.meas tran soff when v(d)=0.3 rise=3',
+		'.meas tran vbr avg v(vbread) from=%g to=%g' % (tstop / 2, tstop),
+		'.meas tran vdv avg v(vdev) from=%g to=%g' % (tstop / 2, tstop),
+		'.meas tran vlow avg v(vlow) from=%g to=%g' % (tstop / 2, tstop),
+		'.meas tran vsns avg v(vsr) from=%g to=%g' % (tstop / 2, tstop),
 		'.end', ''])
 	with tempfile.NamedTemporaryFile('w', suffix='.cir', delete=False) as f:
 		f.write(deck)
 	try:
 		r = subprocess.run(['ngspice', '-b', f.name], capture_output=True, text=True, timeout=120)
+	except subprocess.TimeoutExpired:
+		raise RuntimeError('ngspice: no result in 120 s at %g A (%s range, VBUS %g V)'
+				   % (i_load, 'low' if low else 'high', vbus))
 	finally:
 		os.unlink(f.name)
 	log = r.stdout + r.stderr
 	got = {}
-	for name in ('ta', 'tb', 'son', 'soff'):
+	for name in ('ta', 'tb', 'son', 'soff', 'vbr', 'vdv', 'vlow', 'vsns'):
 		m = re.search(r'^%s\s*=\s*([-+0-9.eE]+)' % name, log, re.M)
 		if not m:
-			raise RuntimeError('ngspice: measurement %s failed at %g A (%s range):\n%s'
-					   % (name, i_load, 'low' if low else 'high', log[-2000:]))
+			raise RuntimeError('ngspice: measurement %s failed at %g A (%s range, VBUS %g V):\n%s'
+					   % (name, i_load, 'low' if low else 'high', vbus, log[-2000:]))
 		got[name] = float(m.group(1))
-	return (got['tb'] - got['ta']) / PERIODS, got['soff'] - got['son']
+	return {'period': (got['tb'] - got['ta']) / PERIODS, 'dead': got['soff'] - got['son'],
+		'vb_read': got['vbr'], 'v_dev': got['vdv'], 'v_low': got['vlow'], 'v_sense': got['vsns']}
+
+
+def vbus_sweep(p, rng, refmode=1):
+	"""Rows (vbus, rate, E_min, V_b read, quantum) and the worst deviations
+	from VBUS = 5.0 V of E_min, the reading and the compensated quantum."""
+	i = VBUS_LOADS[rng]
+	rows = []
+	for vb in VBUS:
+		r = run_point(i, rng == 'low', p, vb, refmode)
+		f = 1 / r['period']
+		rows.append([vb, f, i * r['v_dev'] / f, r['vb_read']])
+	ref = next(r for r in rows if r[0] == 5.0)
+	for r in rows:
+		# the firmware sizes N for a quantum from E_min scaled by its reading
+		# of V_b: the energy a compensated quantum really holds goes as
+		# E_min(VBUS) / reading(VBUS)
+		r.append((r[2] / ref[2]) / (r[3] / ref[3]))
+	dev = [max(abs(r[k] / ref[k] - 1) for r in rows) for k in (2, 3)]
+	dev.append(max(abs(r[4] - 1) for r in rows))
+	return rows, dev
+
 
 def calibrate(points, t_d, cal):
 	"""Gain and offset from two loads: I = a * f' + b, f' dead-time corrected."""
@@ -97,6 +153,9 @@ def best_dead_time(pts, cal, judge):
 def main():
 	ap = argparse.ArgumentParser()
 	ap.add_argument('--csv', help='write the sweep table here')
+	ap.add_argument('--vbus-csv', help='write the VBUS sweep table here')
+	ap.add_argument('--refmode', type=int, default=1,
+			help='1: the reference on CONT and AREF (this board); 0: the issue-13 board (VBUS sweep only)')
 	args = ap.parse_args()
 	p = params()
 	vals = design.read_values()
@@ -107,15 +166,15 @@ def main():
 		n += 1
 		ok_all &= ok
 		print('%s %d - %s' % ('ok' if ok else 'not ok', n, what))
-	for rng in ('high', 'low'):
+	for rng in ('high', 'low') if args.refmode else ():
 		low = rng == 'low'
 		alpha = (p['r_sense_high'] + (p['r_sense_low'] if low else 0)) * p['amp_gm']
-		e_ideal = p['c_int'] * p['vx'] / 3 / alpha * p['vb_nominal']
+		e_ideal = p['c_int'] * p['v_ref'] / 2 / alpha * p['vb_nominal']
 		pts, deads = [], []
 		for i in LOADS:
-			period, dead = run_point(i, low, p)
-			pts.append((i, 1 / period))
-			deads.append(dead)
+			r = run_point(i, low, p)
+			pts.append((i, 1 / r['period']))
+			deads.append(r['dead'])
 		a, b = calibrate(pts, t_d, CAL[rng])
 		worst = 0.0
 		for (i, f), dead in zip(pts, deads):
@@ -138,7 +197,31 @@ def main():
 		tap(abs(fit - t_d) <= 0.10 * t_d, '%s range: dead time fitted to the sweep %.0f ns '
 		    '(discharge switch on %.0f ns) matches board.values dead_time %.0f ns (+-10%%); '
 		    'rate lost to it at %g A %.2f%%' % (rng, fit * 1e9, meas_dead * 1e9, t_d * 1e9, top, f1a * t_d * 100))
-	if args.csv:
+	# overload of the low range: the S1M across R_low must hold its power
+	# within the shunt's 1 W rating up to the fuse's 2 A
+	for i in (OVERLOAD if args.refmode else ()):
+		r = run_point(i, 1, p)
+		p_low = r['v_low'] ** 2 / p['r_sense_low']
+		tap(p_low <= R_LOW_RATING, 'low range overload %g A: R_low %.2f V, %.2f W (rating %.1f W), clamp diode '
+		    '%.2f A, amplifier input %.2f V' % (i, r['v_low'], p_low, R_LOW_RATING, i - r['v_low'] / p['r_sense_low'],
+							  r['v_sense']))
+	vrows = []
+	for rng in ('high', 'low'):
+		rows_v, dev = vbus_sweep(p, rng, args.refmode)
+		vrows += [[rng] + r for r in rows_v]
+		tap(max(dev) <= VBUS_LIMIT, '%s range, %g A, VBUS %g-%g V: E_min within %.3f%%, battery reading within '
+		    '%.3f%%, compensated quantum within %.3f%% (limit %.1f%%)'
+		    % (rng, VBUS_LOADS[rng], VBUS[0], VBUS[-1], dev[0] * 100, dev[1] * 100, dev[2] * 100, VBUS_LIMIT * 100))
+	if args.vbus_csv:
+		tmp = args.vbus_csv + '.tmp'
+		with open(tmp, 'w') as f:
+			f.write('range,vbus_V,pulse_rate_Hz,e_min_J,vb_read_V,quantum_rel\n')
+			for r in vrows:
+				f.write('%s,%g,%.7g,%.7g,%.6g,%.6f\n' % tuple(r))
+		os.replace(tmp, args.vbus_csv)
+	for r in vrows:
+		print('# VBUS %-4s %.2f V  %10.6g Hz  E_min %.6g J  V_b read %.5f V  quantum x%.5f' % tuple(r))
+	if args.csv and rows:
 		tmp = args.csv + '.tmp'
 		with open(tmp, 'w') as f:
 			f.write('range,i_load_A,pulse_rate_Hz,e_min_measured_J,e_min_ideal_J,'
