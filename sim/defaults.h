@@ -17,17 +17,20 @@
 #define SIM_DEF_AMP_GM          0.01      /* S */
 #define SIM_DEF_ALPHA_HIGH      0.001     /* i_m / i_s */
 #define SIM_DEF_ALPHA_LOW       0.011
-#define SIM_DEF_C_INT           6.8e-9    /* F */
-#define SIM_DEF_VX              5.0       /* V */
+#define SIM_DEF_C_INT           9.1e-9    /* F */
+#define SIM_DEF_VX              3.75      /* V: 1.5 v_ref, thresholds v_ref and v_ref/2 */
 #define SIM_DEF_DEAD_TIME       300e-9    /* s */
 #define SIM_DEF_VB_NOMINAL      4.07      /* V */
-#define SIM_DEF_E_MIN_HIGH      46.12e-6  /* J */
+#define SIM_DEF_E_MIN_HIGH      46.29625e-6 /* J */
 #define SIM_DEF_MCU_CLOCK       16e6      /* Hz */
 #define SIM_DEF_QUANTUM_PULSES  64
 #define SIM_DEF_JITTER_PCT      5
 #define SIM_DEF_ADC_R_TOP       100e3     /* Ohm */
 #define SIM_DEF_ADC_R_BOTTOM    47e3      /* Ohm */
-#define SIM_DEF_ADC_VREF        5.0       /* V */
+#define SIM_DEF_ADC_VREF        2.5       /* V */
+#define SIM_DEF_V_REF           2.5       /* V: the board's reference (CONT and AREF) */
+#define SIM_DEF_R_REF_BIAS      2200      /* Ohm */
+#define SIM_DEF_R_DIS           33        /* Ohm */
 #define SIM_DEF_UART_BAUD       1000000
 #define SIM_DEF_IRQ_PULSE_WIDTH 2e-6      /* s */
 

@@ -26,7 +26,7 @@ ISR(ADC_vect)
 void adc_init(void)
 {
 	DIDR0 = _BV(ADC0D);          /* no digital input buffer on the analog pin */
-	ADMUX = _BV(REFS0);          /* AVcc reference, channel 0 */
+	ADMUX = 0;                   /* external AREF (the board drives it: never select AVcc), channel 0 */
 	ADCSRB = 0;                  /* free running */
 	ADCSRA = _BV(ADEN) | _BV(ADSC) | _BV(ADATE) | _BV(ADIE) |
 		 _BV(ADPS2) | _BV(ADPS1) | _BV(ADPS0);

@@ -240,7 +240,8 @@ struct fwsim *fwsim_open_flags(const char *elf, unsigned open_flags, struct eq_e
 	avr_init(s->avr);
 	s->avr->log = LOG_ERROR;
 	s->avr->frequency = FW_MCU_CLOCK_HZ;
-	s->avr->avcc = s->avr->aref = s->avr->vcc = (uint32_t)(FW_ADC_VREF_V * 1000);
+	s->avr->avcc = s->avr->vcc = 5000;
+	s->avr->aref = (uint32_t)(FW_ADC_VREF_V * 1000);
 	avr_load_firmware(s->avr, &fw);
 	s->avr->frequency = FW_MCU_CLOCK_HZ;
 	free_firmware_image(&fw);

@@ -281,11 +281,11 @@ static void test_cal_defaults_and_conversion(void **state)
 
 	(void)state;
 	fw_cal_defaults(&c);
-	/* 5 V / 1024 * 147 / 47 = 15271.6 uV per count; x256 = 3909574.5 */
-	assert_in_range(c.adc_uv_per_lsb_q8, 3909574, 3909575);
+	/* 2.5 V / 1024 * 147 / 47 = 7635.89 uV per count; x256 = 1954787.2 */
+	assert_in_range(c.adc_uv_per_lsb_q8, 1954787, 1954788);
 	assert_int_equal(c.vb_nominal_uv, FW_VB_NOMINAL_UV);
-	/* 266.5 counts (x16 = 4264) is 4.0699 V at the battery. */
-	uv = fw_cal_vbat_uv(&c, 4264);
+	/* 533 counts (x16 = 8528) is 4.0699 V at the battery. */
+	uv = fw_cal_vbat_uv(&c, 8528);
 	assert_in_range(uv, 4069800, 4070000);
 	c.adc_offset_uv = -5000000;
 	assert_int_equal(fw_cal_vbat_uv(&c, 100), 0);

@@ -426,9 +426,9 @@ static void check_log(const char *path)
 	n = eqp_nboard_records(f);
 	seg = eqp_board_segment_at(f, 0);
 	ok(bi && bi->clock_hz == 2e6 && bi->quantum_pulses == 32 && bi->jitter_pct == 0 &&
-	   eqp_meta(f)->quantum_j > 1.47e-3 && eqp_meta(f)->quantum_j < 1.48e-3 &&
+	   eqp_meta(f)->quantum_j > 1.48e-3 && eqp_meta(f)->quantum_j < 1.49e-3 &&
 	   !strcmp(eqp_meta_get(f, "irq_width_ns"), "3000"),
-	   "the recording's board header: 2 MHz ticks, N=32, J=0, quantum 32 x 46.12 uJ, width 3 us");
+	   "the recording's board header: 2 MHz ticks, N=32, J=0, quantum 32 x 46.30 uJ, width 3 us");
 	for (i = 1; i < n; i++) {
 		const struct eqp_board_rec *a = eqp_board_record_at(f, i - 1);
 		const struct eqp_board_rec *b = eqp_board_record_at(f, i);

@@ -287,7 +287,7 @@ static void test_low_range(void **state)
 
 	load(&sc, small, 21, "range=low", NULL);
 	run(&sc, &r);
-	assert_true(fabs(r.quantum_j - 64 * 46.12e-6 * 0.001 / 0.011) < 1e-12);
+	assert_true(fabs(r.quantum_j - 64 * 46.29625e-6 * 0.001 / 0.011) < 1e-12);
 	assert_true(fabs(r.p.r_sense - 1.1) < 1e-12 && r.p.alpha == 0.011);
 	est = est_power(&r);
 	assert_true(fabs(est - sim_expected_power_estimate(&sc, &r)) * r.duration < 2.2 * r.quantum_j);
@@ -431,7 +431,7 @@ static void test_quantum_sensitivity(void **state)
 		run(&sc, &r);
 		inside += shares_inside(&sc, &r, 1, &rows);
 		if (q == 0)
-			assert_true(fabs(r.quantum_j - 92.24e-6) < 1e-9);
+			assert_true(fabs(r.quantum_j - 92.5925e-6) < 1e-9);
 		sim_result_free(&r);
 		sim_scenario_free(&sc);
 	}

@@ -77,7 +77,7 @@ static void test_parse_values(void **state)
 	assert_true(fabs(sc.consumers[0].duty - 0.25) < 1e-12);
 	/* defaults equal hardware/board.values */
 	assert_true(sc.p.dead_time == SIM_DEF_DEAD_TIME && sc.p.quantum_pulses == 64);
-	assert_true(fabs(sc.p.e_min - 46.12e-6) < 1e-12);
+	assert_true(fabs(sc.p.e_min - 46.29625e-6) < 1e-12);
 	sim_scenario_free(&sc);
 }
 
