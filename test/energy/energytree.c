@@ -13,7 +13,11 @@
  *       battery gauge every 15 s, the INA3221 every update_interval).  LOG
  *       gets, every tick, the time (CLOCK_MONOTONIC s) and every domain's
  *       true cumulative energy in J: the truth the tests compare with.
- *       --backwards-at S makes the first counter go back 1 J after S s.
+ *       --backwards-at S makes the first counter go back 1 J once the
+ *       workload has spent S s of CPU time and the counter is not just
+ *       past its wrap (not S s of wall time: a loaded
+ *       machine may start the reader later than that, and a counter that
+ *       went back before anyone read it is just a lower counter).
  *   energytree work SHM PHASE:SECONDS...
  *       the workload: PHASE is hot, warm or cool (busy in phase_hot() etc.
  *       for SECONDS of its CPU time) or idle (sleeps SECONDS); it publishes
@@ -547,7 +551,7 @@ static int cmd_drive(const char *mname, const char *dir, const char *shmpath, co
 	struct machine *m = find_machine(mname);
 	struct shm *s = map_shm(shmpath, 1);
 	uint64_t cpu_prev[NPHASE];
-	double t0, t_prev, tick = 5e-3;
+	double t0, t_prev, tick = 5e-3, cpu_total = 0;
 	FILE *log = fopen(logpath, "w");
 	size_t i;
 	int k, went_back = 0;
@@ -586,6 +590,7 @@ static int cmd_drive(const char *mname, const char *dir, const char *shmpath, co
 			uint64_t c = atomic_load(&s->cpu_ns[k]);
 
 			dc[k] = (double)(c - cpu_prev[k]) * 1e-9;
+			cpu_total += dc[k];
 			cpu_prev[k] = c;
 		}
 		fprintf(log, "%.9f", t);
@@ -604,8 +609,12 @@ static int cmd_drive(const char *mname, const char *dir, const char *shmpath, co
 			}
 		}
 		fprintf(log, "\n");
-		if (backwards_at > 0 && !went_back && t - t0 >= backwards_at) {
-			/* a counter that goes back by 1 J: no wrap explains it */
+		/* A counter that goes back by 1 J, which no wrap-around explains;
+		 * not within 1.5 J after the counter wrapped (package-0 starts 3 J
+		 * below its range), where going back 1 J would cross the wrap again
+		 * and read as a jump forward by nearly the whole range. */
+		if (backwards_at > 0 && !went_back && cpu_total >= backwards_at &&
+		    (rapl_start(&m->d[0]) + llround(st[0].e * 1e6)) % m->d[0].range_uj >= 1500000) {
 			long long v = rapl_start(&m->d[0]) + (long long)llround(st[0].e * 1e6) - 1000000;
 
 			put(m->d[0].file, 0400, "%lld\n", v % m->d[0].range_uj);
