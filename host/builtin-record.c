@@ -2,6 +2,7 @@
  * builtin-record.c - eqprof record: run a command and write a recording.
  *
  *   eqprof record (-e | -t [HZ]) [-a] [--duration T] [--jitter PCT] [--gpio CHIP:LINE]
+ *                 [-g | --call-graph fp|dwarf[,SIZE]]
  *                 [-o OUT.eqp] [-q] [-- COMMAND [ARGS]...]
  *
  * Energy-driven sampling (-e) reads the eqprof kernel module's samples of
@@ -37,7 +38,8 @@ struct record_opts {
 	double hz, jitter, duration;
 	const char *out, *gpio;
 	int quiet, energy, all, use_module;
-	int callchain;
+	int callchain;        /* -g, --call-graph fp */
+	unsigned dwarf_stack; /* --call-graph dwarf[,SIZE]: bytes of stack per sample, 0 = off */
 	char **argv;          /* NULL: no command (-a) */
 };
 
@@ -66,6 +68,9 @@ static void usage(FILE *out)
 		"  --jitter PCT   rate drawn within +-PCT %% (default 5)\n"
 		"  --gpio CHIP:LINE  the board's line for -e (default: the module's parameters)\n"
 		"  -g, --call-graph fp  record each sample's call chain (frame pointers; perf only)\n"
+		"  --call-graph dwarf[,SIZE]  copy SIZE bytes of user stack (default 8192, at most\n"
+		"                 65528) and the registers with each sample, unwound offline from\n"
+		"                 the DWARF CFI (code built without frame pointers; perf only)\n"
 		"  -o OUT.eqp     output recording (default eqprof.eqp)\n"
 		"  -q             no progress line and no summary\n");
 }
@@ -133,6 +138,38 @@ static int parse_rate(const char *w, double *hz, struct eq_error *err)
 	return 0;
 }
 
+/* --call-graph's value: fp, or dwarf with an optional stack size. */
+static int parse_call_graph(const char *v, struct record_opts *o, struct eq_error *err)
+{
+	char *end;
+	unsigned long n;
+
+	if (!v || !*v)
+		return eq_fail(err, "--call-graph needs a mode: fp (frame pointers) or dwarf[,SIZE] (stack copies)");
+	if (!strcmp(v, "fp")) {
+		o->callchain = 1;
+		o->dwarf_stack = 0;
+		return 0;
+	}
+	if (strncmp(v, "dwarf", 5) || (v[5] && v[5] != ','))
+		return eq_fail(err, "--call-graph %s: unknown mode; use fp (frame pointers) or dwarf[,SIZE] (stack copies unwound with DWARF CFI)%s",
+			       v, !strcmp(v, "lbr") ? " (LBR needs an Intel PMU, which eqprof does not use)" : "");
+	o->callchain = 0;
+	o->dwarf_stack = PERF_REC_STACK_DEFAULT;
+	if (!v[5])
+		return 0;
+	errno = 0;
+	n = strtoul(v + 6, &end, 0);
+	if (end == v + 6 || *end || errno || v[6] == '-')
+		return eq_fail(err, "--call-graph %s: '%s' is not a stack size in bytes (8 to %u, e.g. dwarf,16384)",
+			       v, v + 6, EQP_MAX_USTACK);
+	if (n < 8 || n > EQP_MAX_USTACK)
+		return eq_fail(err, "--call-graph %s: the stack size must be 8 to %u bytes (the kernel's limit)",
+			       v, EQP_MAX_USTACK);
+	o->dwarf_stack = (unsigned)(n + 7) / 8 * 8; /* the kernel copies whole u64s */
+	return 0;
+}
+
 static int parse_opts(int argc, char **argv, struct record_opts *o)
 {
 	struct eq_error err;
@@ -171,13 +208,14 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 					v, v);
 				goto bad;
 			}
-		} else if (!strcmp(argv[i], "-g") ||
-			   (!strcmp(argv[i], "--call-graph") && i + 1 < argc && !strcmp(argv[i + 1], "fp") && ++i)) {
+		} else if (!strcmp(argv[i], "-g")) {
 			o->callchain = 1;
-		} else if (!strcmp(argv[i], "--call-graph")) {
-			fprintf(stderr, "eqprof record: --call-graph %s: this build unwinds with frame pointers only: use -g or --call-graph fp (build the program with -fno-omit-frame-pointer)\n",
-				i + 1 < argc ? argv[i + 1] : "(missing)");
-			return 2;
+			o->dwarf_stack = 0;
+		} else if (!strcmp(argv[i], "--call-graph") || !strncmp(argv[i], "--call-graph=", 13)) {
+			const char *v = argv[i][12] == '=' ? argv[i] + 13 : i + 1 < argc ? argv[++i] : NULL;
+
+			if (parse_call_graph(v, o, &err) < 0)
+				goto bad;
 		} else if (!strcmp(argv[i], "--jitter") && i + 1 < argc) {
 			char *end;
 
@@ -213,9 +251,10 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 	}
 	o->argv = i < argc ? argv + i : NULL;
 	/* call chains come from perf only: -t -g uses perf even with the module */
-	o->use_module = o->energy || (!o->callchain && module_recorder_available(NULL));
-	if (o->energy && o->callchain) {
-		fprintf(stderr, "eqprof record: -g: the eqprof module records no call chains; record -e without -g\n");
+	o->use_module = o->energy || (!o->callchain && !o->dwarf_stack && module_recorder_available(NULL));
+	if (o->energy && (o->callchain || o->dwarf_stack)) {
+		fprintf(stderr, "eqprof record: %s: the eqprof module records no call chains; record -e without it\n",
+			o->callchain ? "-g" : "--call-graph dwarf");
 		return 2;
 	}
 	return 0;
@@ -374,7 +413,9 @@ static int open_perf(const struct record_opts *o, struct sources *s, struct reco
 {
 	struct perf_open_opts po = { .pid = o->all ? -1 : pid, .hz = o->hz,
 				     .jitter_pct = o->jitter, .seed = (unsigned)pid,
-				     .flags = o->callchain ? PERF_REC_CALLCHAIN : 0,
+				     .flags = (o->callchain ? PERF_REC_CALLCHAIN : 0) |
+					      (o->dwarf_stack ? PERF_REC_DWARF : 0),
+				     .stack_size = o->dwarf_stack,
 				     .sideband = s->mod != NULL };
 
 	s->sink = recorder_sink(rec);
@@ -534,6 +575,9 @@ static void describe_target(char *target, size_t size, char *extra, size_t xsize
 				o->energy ? "-e" : "-t", o->all ? " -a" : "",
 				ms ? "eqprof module: " : "perf cpu-clock", ms ? ms->source : "",
 				o->all ? "system" : "command");
+	if (used < xsize && (o->callchain || o->dwarf_stack))
+		used += (size_t)snprintf(extra + used, xsize - used, o->dwarf_stack ?
+					 "call_graph=dwarf,%u\n" : "call_graph=fp\n", o->dwarf_stack);
 	if (ms && ms->threaded && used < xsize)
 		used += (size_t)snprintf(extra + used, xsize - used,
 					 "irq_context=threaded (no interrupted registers: pcs are the tasks' saved user pcs)\n");
@@ -553,6 +597,21 @@ static void summary(const struct record_opts *o, const struct sources *src,
 {
 	const struct module_recorder_stats *ms;
 
+	if (o->dwarf_stack && src->perf) {
+		struct perf_stack_stats ss;
+
+		perf_recorder_stack_stats(src->perf, &ss);
+		fprintf(stderr, "eqprof record: %llu user stack copies, %.1f MiB (%.0f bytes a sample)\n",
+			(unsigned long long)ss.copies, ss.bytes / 1048576.0,
+			ss.copies ? (double)ss.bytes / (double)ss.copies : 0.0);
+		if (ss.full)
+			fprintf(stderr, "eqprof record: %llu copies (%.1f%%) filled all %u bytes: callers deeper than that are cut off (a larger --call-graph dwarf,SIZE keeps them)\n",
+				(unsigned long long)ss.full, 100.0 * (double)ss.full / (double)(ss.copies ? ss.copies : 1),
+				ss.size);
+		if (ss.bad)
+			fprintf(stderr, "eqprof record: warning: %llu samples had malformed register or stack data and were kept without a stack\n",
+				(unsigned long long)ss.bad);
+	}
 	if (!src->mod) {
 		fprintf(stderr, "eqprof record: %llu samples (%llu lost) written to %s%s\n",
 			(unsigned long long)samples, (unsigned long long)lost, o->out,

@@ -53,6 +53,9 @@ struct perf_recorder {
 	size_t npend, pendcap;
 	uint64_t order, prev_round_max;
 	uint64_t prev_read_start; /* CLOCK_MONOTONIC when the previous round began reading */
+	unsigned stack_size;      /* PERF_REC_DWARF */
+	uint64_t stacks, stack_bytes, stack_full; /* copies, bytes kept, copies cut at stack_size */
+	uint64_t stack_bad;       /* samples whose register/stack part was malformed */
 };
 
 struct sample_rec { /* PERF_SAMPLE_IP | TID | TIME | CPU, in that order */
@@ -137,6 +140,68 @@ static void chain_of(const struct sample_rec *s, const struct perf_event_header 
 	cc->nuser = nu;
 }
 
+/*
+ * PERF_SAMPLE_REGS_USER and PERF_SAMPLE_STACK_USER after the sample's fixed
+ * fields (and its callchain, when there is one): u64 abi, then one u64 per
+ * bit of the mask unless abi is 0; u64 size, size bytes of stack, then
+ * u64 dyn_size (the bytes actually copied) unless size is 0.  Returns 1
+ * with *u filled (pointing into the record), 0 when the sample has no user
+ * context, -1 when the record is malformed.
+ */
+static int ustack_of(struct perf_recorder *r, const struct sample_rec *s,
+		     const struct perf_event_header *h, struct eqp_ustack *u)
+{
+	const unsigned char *p = (const unsigned char *)(s + 1), *end = (const unsigned char *)h + h->size;
+	uint64_t abi, size, dyn, nr;
+	unsigned nregs = (unsigned)__builtin_popcountll(PERF_REC_REGS_MASK_X86_64);
+
+	memset(u, 0, sizeof(*u));
+	if (r->flags & PERF_REC_CALLCHAIN) {
+		if (end - p < 8)
+			return -1;
+		memcpy(&nr, p, 8);
+		if (nr > (uint64_t)(end - p - 8) / 8)
+			return -1;
+		p += 8 + 8 * nr;
+	}
+	if (end - p < 8)
+		return -1;
+	memcpy(&abi, p, 8);
+	p += 8;
+	if (abi) {
+		if ((uint64_t)(end - p) < 8ull * nregs)
+			return -1;
+		u->regs = (const uint64_t *)(const void *)p;
+		p += 8 * nregs;
+	}
+	if (end - p < 8)
+		return -1;
+	memcpy(&size, p, 8);
+	p += 8;
+	if (size) {
+		if ((uint64_t)(end - p) < size + 8)
+			return -1;
+		memcpy(&dyn, p + size, 8);
+		if (dyn > size)
+			dyn = size;
+	} else {
+		dyn = 0;
+	}
+	if (!abi)
+		return 0;
+	u->arch = 62; /* EM_X86_64 */
+	u->regs_mask = PERF_REC_REGS_MASK_X86_64;
+	u->abi = (unsigned)abi;
+	u->nregs = nregs;
+	u->size = (uint32_t)dyn;
+	u->stack = p;
+	r->stacks++;
+	r->stack_bytes += dyn;
+	if (dyn == r->stack_size)
+		r->stack_full++;
+	return 1;
+}
+
 static uint64_t record_time(const struct perf_event_header *h)
 {
 	struct id_trailer t;
@@ -183,6 +248,11 @@ static int open_event(struct perf_recorder *r, const struct perf_open_opts *o, i
 	if (r->flags & PERF_REC_CALLCHAIN) {
 		a.sample_type |= PERF_SAMPLE_CALLCHAIN;
 		a.exclude_callchain_kernel = 1; /* as exclude_kernel: user stacks only */
+	}
+	if (r->flags & PERF_REC_DWARF) {
+		a.sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+		a.sample_regs_user = PERF_REC_REGS_MASK_X86_64;
+		a.sample_stack_user = r->stack_size;
 	}
 	if (pid >= 0) {
 		a.disabled = 1;
@@ -251,6 +321,7 @@ struct perf_recorder *perf_recorder_open_opts(const struct perf_open_opts *o,
 		return NULL;
 	}
 	r->flags = o->sideband ? 0 : o->flags;
+	r->stack_size = o->stack_size ? o->stack_size : PERF_REC_STACK_DEFAULT;
 	r->system_wide = pid < 0;
 	if (ncpu < 1)
 		ncpu = 1;
@@ -290,6 +361,15 @@ struct perf_recorder *perf_recorder_open_opts(const struct perf_open_opts *o,
 	return r;
 }
 
+void perf_recorder_stack_stats(const struct perf_recorder *r, struct perf_stack_stats *st)
+{
+	st->copies = r->stacks;
+	st->bytes = r->stack_bytes;
+	st->full = r->stack_full;
+	st->bad = r->stack_bad;
+	st->size = r->stack_size;
+}
+
 int perf_recorder_cpus(const struct perf_recorder *r, int *offline)
 {
 	if (offline)
@@ -326,6 +406,18 @@ static int handle(struct perf_recorder *r, const struct perf_event_header *h,
 
 		if (r->system_wide && s->pid == 0)
 			e.flags |= EQ_F_IDLE; /* the idle task */
+		if ((r->flags & PERF_REC_DWARF) && sink->sample_stack) {
+			struct eqp_ustack u;
+			int k = ustack_of(r, s, h, &u);
+
+			if (r->flags & PERF_REC_CALLCHAIN)
+				chain_of(s, h, &cc);
+			if (k < 0)
+				r->stack_bad++;
+			return sink->sample_stack(sink->ctx, &e,
+						  (r->flags & PERF_REC_CALLCHAIN) ? &cc : NULL,
+						  k > 0 ? &u : NULL);
+		}
 		if (!(r->flags & PERF_REC_CALLCHAIN) || !sink->sample_chain)
 			return sink->sample(sink->ctx, &e);
 		chain_of(s, h, &cc);

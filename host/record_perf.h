@@ -27,6 +27,15 @@ struct perf_recorder;
 /* PERF_REC_CALLCHAIN: each sample carries its call chain, walked by the
  * kernel through frame pointers (PERF_SAMPLE_CALLCHAIN, `record -g`). */
 #define PERF_REC_CALLCHAIN 0x1
+/* PERF_REC_DWARF: each sample carries a copy of the user stack (stack_size
+ * bytes from the stack pointer up) and the user registers
+ * (PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER, `record --call-graph
+ * dwarf`), unwound offline (analysis/symbols/unwind.h). */
+#define PERF_REC_DWARF 0x2
+/* The registers the DWARF unwinder needs on x86-64: every general register
+ * (the kernel refuses the segment registers DS, ES, FS, GS there). */
+#define PERF_REC_REGS_MASK_X86_64 0xff0fffull
+#define PERF_REC_STACK_DEFAULT 8192
 
 /* Samples `pid` (not yet exec'ed: the counter starts at its exec). */
 struct perf_recorder *perf_recorder_open(pid_t pid, double hz, double jitter_pct,
@@ -38,6 +47,8 @@ struct perf_open_opts {
 			       perf_event_paranoid <= 0) */
 	double hz, jitter_pct;
 	unsigned seed, flags;
+	unsigned stack_size; /* PERF_REC_DWARF: bytes of user stack per sample
+				(8 to 65528, a multiple of 8) */
 	int sideband;       /* 1: no samples, only maps, names and forks, for
 			       another sample source (the eqprof module) */
 };
@@ -54,6 +65,15 @@ uint64_t perf_recorder_horizon(const struct perf_recorder *r);
 /* After the command is gone: hands over everything left. */
 int perf_recorder_finish(struct perf_recorder *r, const struct eq_sink *sink,
 			 struct eq_error *err);
+/* What the stack copies of PERF_REC_DWARF took. */
+struct perf_stack_stats {
+	uint64_t copies;   /* samples with a user stack copy */
+	uint64_t bytes;    /* bytes of stack kept */
+	uint64_t full;     /* copies that filled stack_size: deeper callers may be cut */
+	uint64_t bad;      /* malformed register/stack parts (none expected) */
+	unsigned size;     /* bytes asked for per sample */
+};
+void perf_recorder_stack_stats(const struct perf_recorder *r, struct perf_stack_stats *st);
 /* CPUs with a counter; *offline gets those the kernel knows but were offline. */
 int perf_recorder_cpus(const struct perf_recorder *r, int *offline);
 void perf_recorder_close(struct perf_recorder *r);

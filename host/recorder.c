@@ -228,6 +228,31 @@ static int on_sample_chain(void *ctx, const struct eq_sample *s, const struct eq
 	return 0;
 }
 
+static int on_sample_stack(void *ctx, const struct eq_sample *s, const struct eqp_callchain *cc,
+			   const struct eqp_ustack *u)
+{
+	struct recorder *r = ctx;
+	struct proc *p;
+
+	if (r->failed)
+		return -1;
+	p = proc_get(r, s->pid, 0);
+	if (p && p->dirty && write_maps(r, p) < 0) {
+		r->failed = 1;
+		return -1;
+	}
+	r->st.samples++;
+	if (cc && cc->nkernel + cc->nuser)
+		r->st.chains++;
+	if (u && u->abi)
+		r->st.ustacks++;
+	if (eqp_add_sample_stack(r->w, s, cc, u, &r->err) < 0) {
+		r->failed = 1;
+		return -1;
+	}
+	return 0;
+}
+
 static int on_mmap(void *ctx, uint32_t pid, uint64_t time, const char *line)
 {
 	struct recorder *r = ctx;
@@ -411,7 +436,8 @@ static void on_lost(void *ctx, uint32_t source, uint64_t count)
 
 struct eq_sink recorder_sink(struct recorder *r)
 {
-	return (struct eq_sink){ r, on_sample, on_sample_chain, on_mmap, on_comm, on_fork, on_lost };
+	return (struct eq_sink){ r, on_sample, on_sample_chain, on_mmap, on_comm, on_fork, on_lost,
+				 on_sample_stack };
 }
 
 /* The size of the recorder's own mapping that starts at base, or 0. */

@@ -47,6 +47,9 @@ struct eq_sink {
 		    uint64_t time);
 	/* samples the source's ring had to drop */
 	void (*lost)(void *ctx, uint32_t source, uint64_t count);
+	/* a sample with its user stack copy (u NULL: none) and maybe its chain */
+	int (*sample_stack)(void *ctx, const struct eq_sample *s, const struct eqp_callchain *cc,
+			    const struct eqp_ustack *u);
 };
 
 struct recorder;
@@ -54,6 +57,7 @@ struct recorder;
 struct recorder_stats {
 	uint64_t samples, lost, processes, maps_chunks, files;
 	uint64_t chains;      /* samples with a call chain */
+	uint64_t ustacks;     /* samples with a user stack copy */
 	uint64_t jit_maps, jit_bad;  /* /tmp/perf-PID.map files embedded, unreadable */
 };
 

@@ -121,6 +121,22 @@ struct eqp_callchain {
 };
 #define EQP_MAX_CHAIN_FRAMES 1024 /* of each kind (kernel, user) in one chain */
 
+/* A copy of a sample's user stack with its user registers (record
+ * --call-graph dwarf), unwound offline from the DWARF CFI of the mapped
+ * files (analysis/symbols/unwind.h), as perf does.  abi 0: the sample had
+ * no user context (a kernel thread), nothing was copied. */
+struct eqp_ustack {
+	uint32_t arch;        /* ELF e_machine of the registers (EM_X86_64 = 62) */
+	uint64_t regs_mask;   /* which registers: the kernel's sample_regs_user bits for arch */
+	unsigned abi;         /* PERF_SAMPLE_REGS_ABI_*: 0 none, 1 32-bit, 2 64-bit */
+	unsigned nregs;       /* registers in regs: popcount(regs_mask), 0 when abi is 0 */
+	const uint64_t *regs; /* in the mask's bit order */
+	uint32_t size;        /* bytes of stack copied, from the stack pointer upwards */
+	const unsigned char *stack;
+};
+#define EQP_MAX_USTACK 65528u /* bytes of one stack copy (the kernel's own limit) */
+#define EQP_MAX_USTACK_REGS 64
+
 /* How a board segment ended and what it lost (the BEND chunk, one per segment). */
 struct eqp_board_end {
 	uint32_t segment;
@@ -186,6 +202,12 @@ int eqp_add_samples(struct eqp_writer *w, const struct eq_sample *s, size_t n,
  * a writer that was given chains; samples added without one get none). */
 int eqp_add_sample_chain(struct eqp_writer *w, const struct eq_sample *s,
 			 const struct eqp_callchain *cc, struct eq_error *err);
+/* One sample with its user stack copy (and its call chain, cc may be NULL):
+ * a USTK chunk follows each sample chunk (and its CHNS) of a writer that
+ * was given stacks; every stack of one writer has the same arch and mask. */
+int eqp_add_sample_stack(struct eqp_writer *w, const struct eq_sample *s,
+			 const struct eqp_callchain *cc, const struct eqp_ustack *u,
+			 struct eq_error *err);
 int eqp_add_maps(struct eqp_writer *w, uint32_t pid, uint64_t time,
 		 const char *text, size_t len, struct eq_error *err);
 int eqp_add_comm(struct eqp_writer *w, uint32_t pid, uint64_t time,
@@ -254,8 +276,14 @@ size_t eqp_nsample_chunks(const struct eqp_file *f);
 const struct eq_sample *eqp_sample_chunk(const struct eqp_file *f, size_t i,
 					 size_t *n);
 
-/* 1 when some samples have call chains (CHNS chunks). */
+/* 1 when some samples have call chains (CHNS chunks) or user stack copies
+ * to unwind (USTK chunks, analysis/symbols/unwind.h). */
 int eqp_has_callchains(const struct eqp_file *f);
+/* 1 when some samples have user stack copies (USTK chunks). */
+int eqp_has_ustacks(const struct eqp_file *f);
+/* Sample i of sample chunk c: its stack copy into *u; returns 1, or 0 when
+ * it has none (u->abi 0).  Pointers point into the file's mapping. */
+int eqp_sample_ustack(const struct eqp_file *f, size_t c, size_t i, struct eqp_ustack *u);
 /* Sample i of sample chunk c: its chain into *cc; returns its number of
  * frames (0: none recorded).  Frames point into the file's mapping. */
 int eqp_sample_callchain(const struct eqp_file *f, size_t c, size_t i,

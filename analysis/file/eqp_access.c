@@ -70,7 +70,39 @@ const struct eq_sample *eqp_sample_chunk(const struct eqp_file *f, size_t i, siz
 
 int eqp_has_callchains(const struct eqp_file *f)
 {
-	return f->has_chains;
+	return f->has_chains || f->has_ustacks;
+}
+
+int eqp_has_ustacks(const struct eqp_file *f)
+{
+	return f->has_ustacks;
+}
+
+int eqp_sample_ustack(const struct eqp_file *f, size_t c, size_t i, struct eqp_ustack *u)
+{
+	const struct sample_chunk *sc;
+	const unsigned char *h, *e;
+	uint32_t abi, size;
+
+	memset(u, 0, sizeof(*u));
+	if (c >= f->samp.n || i >= f->samp.v[c].n || !f->samp.v[c].ustk)
+		return 0;
+	sc = &f->samp.v[c];
+	h = sc->ustk;
+	e = h + sc->ustk_off[i];
+	memcpy(&u->arch, h + 4, 4);
+	memcpy(&u->regs_mask, h + 8, 8);
+	memcpy(&abi, e, 4);
+	memcpy(&size, e + 4, 4);
+	if (!abi)
+		return 0;
+	u->abi = abi;
+	u->nregs = (unsigned)__builtin_popcountll(u->regs_mask);
+	/* entries start 8-aligned in an 8-aligned payload */
+	u->regs = (const uint64_t *)(const void *)(e + EQP_USTK_ENT_LEN);
+	u->size = size;
+	u->stack = e + EQP_USTK_ENT_LEN + 8 * (size_t)u->nregs;
+	return 1;
 }
 
 int eqp_sample_callchain(const struct eqp_file *f, size_t c, size_t i,

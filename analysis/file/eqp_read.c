@@ -215,6 +215,8 @@ static int parse_samp(struct cursor *c, struct eq_error *err)
 	sc.n = count;
 	sc.chains = NULL;
 	sc.chain_off = NULL;
+	sc.ustk = NULL;
+	sc.ustk_off = NULL;
 	c->f->nsamples += count;
 	c->f->last_samp_chunk = c->index + 1;
 	return PUSH(c->f->samp, sc, c, err);
@@ -258,6 +260,61 @@ static int parse_chns(struct cursor *c, struct eq_error *err)
 				  (unsigned long long)(c->len - off));
 	sc->chains = c->p;
 	c->f->has_chains = 1;
+	c->f->last_chns_chunk = c->index + 1;
+	return 0;
+}
+
+/* USTK: the user stack copies of the samples of the SAMP chunk before it
+ * (right after it, or after its CHNS). */
+static int parse_ustk(struct cursor *c, struct eq_error *err)
+{
+	struct sample_chunk *sc;
+	uint64_t count, mask, off = EQP_USTK_HDR_LEN, nregs;
+	size_t i;
+
+	if (need(c, EQP_USTK_HDR_LEN, err) < 0)
+		return -1;
+	if (!c->f->samp.n || (c->f->last_samp_chunk != c->index &&
+			      !(c->f->last_samp_chunk + 1 == c->index &&
+				c->f->last_chns_chunk == c->index)))
+		return chunk_fail(c, err, "stack copies that follow no sample chunk");
+	sc = &c->f->samp.v[c->f->samp.n - 1];
+	if (sc->ustk)
+		return chunk_fail(c, err, "a second USTK chunk for one sample chunk");
+	count = get32(c->p);
+	mask = get64(c->p + 8);
+	nregs = (uint64_t)__builtin_popcountll(mask);
+	if (count != sc->n)
+		return chunk_fail(c, err, "%llu stack copies for a chunk of %zu samples",
+				  (unsigned long long)count, sc->n);
+	sc->ustk_off = malloc((sc->n ? sc->n : 1) * sizeof(*sc->ustk_off));
+	if (!sc->ustk_off)
+		return chunk_fail(c, err, "out of memory for %zu stack copies", sc->n);
+	for (i = 0; i < sc->n; i++) {
+		uint64_t abi, size, len;
+
+		if (c->len - off < EQP_USTK_ENT_LEN)
+			return chunk_fail(c, err, "stack copy %zu runs past the end of the chunk", i);
+		abi = get32(c->p + off);
+		size = get32(c->p + off + 4);
+		if (abi > 2)
+			return chunk_fail(c, err, "stack copy %zu: register ABI %llu is not 0, 1 or 2",
+					  i, (unsigned long long)abi);
+		if (size > EQP_MAX_USTACK || (!abi && size))
+			return chunk_fail(c, err, "stack copy %zu of %llu bytes (at most %u, none without registers)",
+					  i, (unsigned long long)size, EQP_MAX_USTACK);
+		len = EQP_USTK_ENT_LEN + (abi ? nregs * 8 : 0) + (size + 7) / 8 * 8;
+		if (len > c->len - off)
+			return chunk_fail(c, err, "stack copy %zu of %llu bytes does not fit the chunk",
+					  i, (unsigned long long)size);
+		sc->ustk_off[i] = (uint32_t)off;
+		off += len;
+	}
+	if (off != c->len)
+		return chunk_fail(c, err, "%llu bytes after the last stack copy",
+				  (unsigned long long)(c->len - off));
+	sc->ustk = c->p;
+	c->f->has_ustacks = 1;
 	return 0;
 }
 
@@ -580,6 +637,7 @@ static int parse_chunk(struct cursor *c, struct eq_error *err)
 	case EQP_CHUNK_BREC: return parse_brec(c, err);
 	case EQP_CHUNK_BIDS: return parse_bids(c, err);
 	case EQP_CHUNK_CHNS: return parse_chns(c, err);
+	case EQP_CHUNK_USTK: return parse_ustk(c, err);
 	case EQP_CHUNK_BEND: return parse_bend(c, err);
 	case EQP_CHUNK_END:  return parse_end(c, err);
 	default:
@@ -606,6 +664,9 @@ static uint64_t max_len(uint32_t type)
 	case EQP_CHUNK_CHNS:
 		return EQP_CHNS_HDR_LEN + EQP_SAMPLES_PER_CHUNK *
 		       (EQP_CHAIN_HDR_LEN + 2ull * EQP_MAX_CHAIN * 8);
+	case EQP_CHUNK_USTK:
+		return EQP_USTK_HDR_LEN + EQP_SAMPLES_PER_CHUNK *
+		       (EQP_USTK_ENT_LEN + 8ull * EQP_MAX_USTACK_REGS + EQP_MAX_USTACK);
 	case EQP_CHUNK_BEND: return 64 << 10;   /* 88 now; room for fields newer writers add */
 	case EQP_CHUNK_SYMT: return EQP_MAX_CHUNK;
 	default:             return 0;
@@ -827,8 +888,10 @@ void eqp_close(struct eqp_file *f)
 	free(f->comm.v);
 	free(f->mark.v);
 	free(f->symt.v);
-	for (i = 0; i < f->samp.n; i++)
+	for (i = 0; i < f->samp.n; i++) {
 		free(f->samp.v[i].chain_off);
+		free(f->samp.v[i].ustk_off);
+	}
 	free(f->samp.v);
 	free(f->lost.v);
 	free(f->brec.v);

@@ -12,6 +12,8 @@ struct sample_chunk {
 	size_t n;
 	const unsigned char *chains; /* the CHNS payload after this chunk, or NULL */
 	uint32_t *chain_off;         /* per sample: offset of its entry in chains */
+	const unsigned char *ustk;   /* the USTK payload after this chunk, or NULL */
+	uint32_t *ustk_off;          /* per sample: offset of its entry in ustk */
 };
 
 struct buildid {
@@ -43,7 +45,8 @@ struct eqp_file {
 	VEC(struct eqp_board_rec) brec;
 	VEC(struct buildid) bids;
 	size_t last_samp_chunk; /* index of the last SAMP chunk + 1, 0 if none */
-	int has_chains;
+	int has_chains, has_ustacks;
+	size_t last_chns_chunk; /* index of the last CHNS chunk + 1, 0 if none */
 	VEC(struct eqp_board_segment) bseg; /* one per BINF */
 };
 

@@ -23,6 +23,11 @@ struct eqp_writer {
 	unsigned char *chains;  /* CHNS entries of the samples in buf */
 	size_t chains_len, chains_cap;
 	int has_chains;
+	unsigned char *ustk;    /* USTK entries of the samples in buf */
+	size_t ustk_len, ustk_cap;
+	int has_ustk;
+	uint32_t ustk_arch;     /* of every stack this writer was given */
+	uint64_t ustk_mask;
 	uint64_t nsamples;
 	uint64_t nchunks;
 	int failed;
@@ -176,11 +181,61 @@ static int flush_samples(struct eqp_writer *w, struct eq_error *err)
 	w->nbuf = 0;
 	if (write_chunk(w, EQP_CHUNK_SAMP, parts, 2, err) < 0)
 		return -1;
-	if (!w->has_chains)
-		return 0;
-	parts[1] = (struct part){ w->chains, w->chains_len };
-	w->chains_len = 0;
-	return write_chunk(w, EQP_CHUNK_CHNS, parts, 2, err);
+	if (w->has_chains) {
+		parts[1] = (struct part){ w->chains, w->chains_len };
+		w->chains_len = 0;
+		if (write_chunk(w, EQP_CHUNK_CHNS, parts, 2, err) < 0)
+			return -1;
+	}
+	if (w->has_ustk) {
+		unsigned char uh[EQP_USTK_HDR_LEN];
+
+		put32(uh, (uint32_t)n);
+		put32(uh + 4, w->ustk_arch);
+		put64(uh + 8, w->ustk_mask);
+		parts[0] = (struct part){ uh, sizeof(uh) };
+		parts[1] = (struct part){ w->ustk, w->ustk_len };
+		w->ustk_len = 0;
+		if (write_chunk(w, EQP_CHUNK_USTK, parts, 2, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Appends one USTK entry (u NULL or abi 0: no stack). */
+static int add_ustk(struct eqp_writer *w, const struct eqp_ustack *u, struct eq_error *err)
+{
+	unsigned abi = u ? u->abi : 0;
+	size_t nregs = abi ? (size_t)__builtin_popcountll(w->ustk_mask) : 0;
+	size_t size = abi ? u->size : 0;
+	size_t need = EQP_USTK_ENT_LEN + 8 * nregs + (size + 7) / 8 * 8;
+	unsigned char *e;
+
+	if (abi > 2 || size > EQP_MAX_USTACK)
+		return eq_fail(err, "%s: a stack copy of %zu bytes (ABI %u) is over the %u-byte limit",
+			       w->out.path, size, abi, EQP_MAX_USTACK);
+	if (abi && (u->arch != w->ustk_arch || u->regs_mask != w->ustk_mask))
+		return eq_fail(err, "%s: stack copies of one recording must have one register set",
+			       w->out.path);
+	if (w->ustk_len + need > w->ustk_cap) {
+		size_t ncap = (w->ustk_len + need) * 2;
+		unsigned char *nb = realloc(w->ustk, ncap);
+
+		if (!nb)
+			return eq_fail(err, "%s: out of memory for stack copies", w->out.path);
+		w->ustk = nb;
+		w->ustk_cap = ncap;
+	}
+	e = w->ustk + w->ustk_len;
+	memset(e, 0, need);
+	put32(e, abi);
+	put32(e + 4, (uint32_t)size);
+	if (abi) {
+		memcpy(e + EQP_USTK_ENT_LEN, u->regs, 8 * nregs);
+		memcpy(e + EQP_USTK_ENT_LEN + 8 * nregs, u->stack, size);
+	}
+	w->ustk_len += need;
+	return 0;
 }
 
 /* Appends one CHNS entry (cc NULL: no stack). */
@@ -228,6 +283,46 @@ int eqp_add_sample_chain(struct eqp_writer *w, const struct eq_sample *s,
 	}
 	if (add_chain(w, cc, err) < 0)
 		return -1;
+	if (w->has_ustk && add_ustk(w, NULL, err) < 0)
+		return -1;
+	w->buf[w->nbuf++] = *s;
+	w->nsamples++;
+	if (w->nbuf == EQP_SAMPLES_PER_CHUNK)
+		return flush_samples(w, err);
+	return 0;
+}
+
+int eqp_add_sample_stack(struct eqp_writer *w, const struct eq_sample *s,
+			 const struct eqp_callchain *cc, const struct eqp_ustack *u,
+			 struct eq_error *err)
+{
+	size_t i;
+
+	if (!w->has_ustk) {
+		if (!u || !u->abi)
+			return cc ? eqp_add_sample_chain(w, s, cc, err) : eqp_add_samples(w, s, 1, err);
+		/* the first stack sets the register set; samples in hand get none */
+		w->has_ustk = 1;
+		w->ustk_arch = u->arch;
+		w->ustk_mask = u->regs_mask;
+		if ((size_t)__builtin_popcountll(u->regs_mask) > EQP_MAX_USTACK_REGS)
+			return eq_fail(err, "%s: too many registers in a stack copy", w->out.path);
+		for (i = 0; i < w->nbuf; i++)
+			if (add_ustk(w, NULL, err) < 0)
+				return -1;
+	}
+	if (add_ustk(w, u, err) < 0)
+		return -1;
+	if (cc || w->has_chains) {
+		if (!w->has_chains) {
+			w->has_chains = 1;
+			for (i = 0; i < w->nbuf; i++)
+				if (add_chain(w, NULL, err) < 0)
+					return -1;
+		}
+		if (add_chain(w, cc, err) < 0)
+			return -1;
+	}
 	w->buf[w->nbuf++] = *s;
 	w->nsamples++;
 	if (w->nbuf == EQP_SAMPLES_PER_CHUNK)
@@ -284,6 +379,13 @@ int eqp_add_samples(struct eqp_writer *w, const struct eq_sample *s, size_t n,
 
 			for (i = 0; i < take; i++)
 				if (add_chain(w, NULL, err) < 0)
+					return -1;
+		}
+		if (w->has_ustk) {
+			size_t i;
+
+			for (i = 0; i < take; i++)
+				if (add_ustk(w, NULL, err) < 0)
 					return -1;
 		}
 		w->nbuf += take;
@@ -458,6 +560,7 @@ int eqp_commit(struct eqp_writer *w, struct eq_error *err)
 	rc = eq_outfile_commit(&w->out, err);
 	free(w->buf);
 	free(w->chains);
+	free(w->ustk);
 	free(w);
 	return rc;
 failed:
@@ -477,6 +580,7 @@ void eqp_abandon(struct eqp_writer *w)
 	eq_outfile_abandon(&w->out);
 	free(w->buf);
 	free(w->chains);
+	free(w->ustk);
 	free(w);
 }
 
@@ -487,5 +591,6 @@ void eqp_discard(struct eqp_writer *w)
 	eq_outfile_discard(&w->out);
 	free(w->buf);
 	free(w->chains);
+	free(w->ustk);
 	free(w);
 }

@@ -138,7 +138,7 @@ struct eq_stacks *eq_stacks_build(const struct eqp_file *f, struct eq_symbolizer
 			if ((flags & EQ_PROFILE_EXCLUDE_IDLE) && leaf->kind == EQ_LOC_IDLE)
 				continue;
 			frames[depth++] = leaf;
-			nf = eqp_sample_callchain(f, c, i, &cc);
+			nf = eq_sym_callchain(s, c, i, &smp[i], &cc);
 			if (nf > 0)
 				st->with_chain++;
 			for (k = 0; k < (size_t)nf; k++) {

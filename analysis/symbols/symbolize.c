@@ -30,6 +30,7 @@
 #include "symbolize.h"
 #include "symtab.h"
 #include "tasks.h"
+#include "unwind.h"
 
 enum mod_state { MOD_UNTRIED, MOD_ELF, MOD_EMBEDDED, MOD_NONE };
 
@@ -80,6 +81,8 @@ struct eq_symbolizer {
 	size_t nwarnings;
 	const char *s_idle, *s_unknown, *s_kernel;
 	int skip_lines;
+	struct eq_unwinder *unwinder; /* stack copies, made on first use */
+	uint64_t *unwound;            /* its frames (EQP_MAX_CHAIN_FRAMES) */
 	struct eq_root root;          /* --symfs, opened once */
 	const struct eq_root *rootp;  /* &root, or NULL without --symfs */
 };
@@ -285,6 +288,43 @@ uint32_t eq_sym_space_key(struct eq_symbolizer *s, const struct eq_sample *smp)
 		return 0;
 	sp = eq_tasks_space(s->tasks, smp->pid, smp->time);
 	return sp ? sp->who : 0;
+}
+
+const struct eq_maps *eq_sym_space_maps(struct eq_symbolizer *s, const struct eq_sample *smp)
+{
+	struct eq_space *sp;
+	struct spaceinfo *si;
+
+	if ((smp->flags & EQ_F_IDLE) || smp->pid == 0)
+		return NULL;
+	sp = eq_tasks_space(s->tasks, smp->pid, smp->time);
+	si = sp ? load_space(s, sp) : NULL;
+	return si && si->have_maps ? &si->maps : NULL;
+}
+
+int eq_sym_callchain(struct eq_symbolizer *s, size_t c, size_t i,
+		     const struct eq_sample *smp, struct eqp_callchain *cc)
+{
+	struct eqp_ustack st;
+	int n = eqp_sample_callchain(s->file, c, i, cc);
+
+	if (n > 0 || !eqp_sample_ustack(s->file, c, i, &st))
+		return n;
+	if (!s->unwinder) {
+		s->unwinder = eq_unwinder_new(s);
+		s->unwound = malloc(EQP_MAX_CHAIN_FRAMES * sizeof(*s->unwound));
+		if (!s->unwinder || !s->unwound)
+			return 0;
+	}
+	cc->nkernel = 0;
+	cc->nuser = eq_unwind(s->unwinder, smp, &st, s->unwound, EQP_MAX_CHAIN_FRAMES);
+	cc->frames = s->unwound;
+	return (int)cc->nuser;
+}
+
+const struct eq_unwind_stats *eq_sym_unwind_stats(const struct eq_symbolizer *s)
+{
+	return s->unwinder ? eq_unwind_stats(s->unwinder) : NULL;
 }
 
 int eq_sym_multi_space(const struct eq_symbolizer *s)
@@ -564,6 +604,8 @@ void eq_sym_free(struct eq_symbolizer *s)
 
 	if (!s)
 		return;
+	eq_unwinder_free(s->unwinder);
+	free(s->unwound);
 	eq_tasks_free(s->tasks, release_space);
 	for (i = 0; i < 256; i++) {
 		struct modfile *m, *nm;

@@ -100,6 +100,23 @@ size_t eq_sym_inlines(struct eq_symbolizer *s, const struct eq_loc *l,
 /* The source file of loc's function (at its entry), or NULL. */
 const char *eq_sym_proc_file(struct eq_symbolizer *s, const struct eq_loc *l);
 
+/* The memory map of the sample's address space (parsed), or NULL. */
+struct eq_maps;
+const struct eq_maps *eq_sym_space_maps(struct eq_symbolizer *s, const struct eq_sample *smp);
+
+/*
+ * Sample i of sample chunk c of the recording (smp is that sample): its
+ * call chain into *cc, as eqp_sample_callchain() gives it, or, when it has
+ * none but a user stack copy (record --call-graph dwarf), the chain libdwfl
+ * unwinds from that copy (unwind.h).  Returns the number of frames; the
+ * frames stay valid until the next call.
+ */
+int eq_sym_callchain(struct eq_symbolizer *s, size_t c, size_t i,
+		     const struct eq_sample *smp, struct eqp_callchain *cc);
+/* What unwinding stack copies gave so far (NULL before the first). */
+struct eq_unwind_stats;
+const struct eq_unwind_stats *eq_sym_unwind_stats(const struct eq_symbolizer *s);
+
 /* 1 when eq_sym_space_key() is not simply the pid. */
 int eq_sym_multi_space(const struct eq_symbolizer *s);
 

@@ -1,7 +1,7 @@
 # test/format: the .eqp reader/writer, units and atomic outputs; the reader's
 # libFuzzer target runs over its corpus (and longer by hand: see docs/format.md).
 UNIT_TESTS += test/format/test_eqp test/format/test_units test/format/test_crc32c test/format/test_outfile \
-	test/format/test_infile test/format/test_chains
+	test/format/test_infile test/format/test_chains test/format/test_ustacks
 INTEG_TESTS += test/format/fuzz-eqp.sh
 
 FUZZ_EQP_SRCS = test/format/fuzz_eqp.c analysis/file/eqp_read.c analysis/file/eqp_access.c \

@@ -9,3 +9,7 @@ INTEG_TESTS += test/record/killed.py
 # against a program of known call structure and against perf.
 INTEG_TESTS += test/record/callchain.py
 INTEG_SAN_TESTS += test/record/callchain.py
+# --call-graph dwarf: stack copies unwound offline, on -O2 code without
+# frame pointers where -g cannot see the callers; against perf's own.
+INTEG_TESTS += test/record/dwarf.py
+INTEG_SAN_TESTS += test/record/dwarf.py

@@ -1,0 +1,352 @@
+/*
+ * unwind.c - call chains from user stack copies (record --call-graph dwarf),
+ * unwound offline with elfutils' libdwfl, the way perf's util/unwind-libdw.c
+ * and eu-stack do.
+ *
+ * For each address space of the recording (tasks.h), one Dwfl session holds
+ * every executable file mapped there, reported at its load bias computed from
+ * the recorded maps and the file's PT_LOAD headers, so libdwfl finds each
+ * pc's CFI (.eh_frame, or .debug_frame of the file or its separate debug
+ * info).  dwfl_attach_state() gives the session our own "process": one
+ * thread whose initial registers are the sample's user registers and whose
+ * memory is the sample's stack copy (and the mapped files, for addresses
+ * outside the stack).  dwfl_getthread_frames() then walks the frames.
+ *
+ * The files are the ones the symbolizer opens for the same modules (beneath
+ * --symfs, build-id checked), so unwinding and naming agree.
+ */
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <gelf.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "maps.h"
+#include "symbolize.h"
+#include "unwind.h"
+
+/* x86-64: perf_event's register numbers (asm/perf_regs.h) */
+enum { PR_AX, PR_BX, PR_CX, PR_DX, PR_SI, PR_DI, PR_BP, PR_SP, PR_IP, PR_FLAGS,
+       PR_CS, PR_SS, PR_DS, PR_ES, PR_FS, PR_GS, PR_R8, PR_R9, PR_R10, PR_R11,
+       PR_R12, PR_R13, PR_R14, PR_R15 };
+#define EM_X86_64_ 62
+
+struct space_dwfl {
+	uint32_t key;                /* eq_sym_space_key() */
+	Dwfl *dwfl;                  /* NULL: nothing to unwind with here */
+	int attached;
+	struct eq_unwinder *u;
+	struct space_dwfl *next;
+};
+
+struct eq_unwinder {
+	struct eq_symbolizer *sym;
+	struct space_dwfl *spaces[64];
+	/* the sample being unwound */
+	const struct eqp_ustack *st;
+	uint64_t sp, ip;
+	uint32_t tid;
+	uint64_t *frames;
+	unsigned n, max, first;
+	struct eq_unwind_stats stats;
+};
+
+static const Dwfl_Callbacks callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+};
+
+/* Register perf number r of the copy, or 0 when the mask lacks it. */
+static int reg_of(const struct eqp_ustack *st, unsigned r, uint64_t *v)
+{
+	unsigned idx;
+
+	if (r >= 64 || !(st->regs_mask >> r & 1))
+		return 0;
+	idx = (unsigned)__builtin_popcountll(st->regs_mask & ((1ull << r) - 1));
+	if (idx >= st->nregs)
+		return 0;
+	*v = st->regs[idx];
+	return 1;
+}
+
+/* ---- the session's process ------------------------------------------------ */
+
+static pid_t next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
+{
+	struct space_dwfl *sd = arg;
+
+	(void)dwfl;
+	if (*thread_argp)
+		return 0;
+	*thread_argp = sd;
+	return (pid_t)sd->u->tid;
+}
+
+static bool get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_argp)
+{
+	(void)dwfl;
+	(void)tid;
+	*thread_argp = arg;
+	return true;
+}
+
+/* Bytes of a mapped file at addr: the PT_LOAD of its module that holds it. */
+static bool read_file_word(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *out)
+{
+	Dwfl_Module *mod = dwfl_addrmodule(dwfl, addr);
+	GElf_Addr bias;
+	Elf *elf;
+	size_t i, nph;
+	const char *raw;
+	size_t rawlen;
+
+	if (!mod || !(elf = dwfl_module_getelf(mod, &bias)) || elf_getphdrnum(elf, &nph) < 0)
+		return false;
+	raw = elf_rawfile(elf, &rawlen);
+	if (!raw)
+		return false;
+	for (i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+		uint64_t va = addr - bias, off;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if (va < ph.p_vaddr || va + 8 > ph.p_vaddr + ph.p_filesz)
+			continue;
+		off = ph.p_offset + (va - ph.p_vaddr);
+		if (off + 8 > rawlen)
+			return false;
+		memcpy(out, raw + off, 8);
+		return true;
+	}
+	return false;
+}
+
+static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
+{
+	struct space_dwfl *sd = arg;
+	struct eq_unwinder *u = sd->u;
+
+	if (addr >= u->sp && addr - u->sp <= u->st->size && u->st->size - (addr - u->sp) >= 8) {
+		memcpy(result, u->st->stack + (addr - u->sp), 8);
+		return true;
+	}
+	if (read_file_word(dwfl, addr, result))
+		return true;
+	u->stats.outside++;
+	return false;
+}
+
+static bool set_initial_registers(Dwfl_Thread *thread, void *arg)
+{
+	static const unsigned order[17] = { /* DWARF register numbers 0..16 */
+		PR_AX, PR_DX, PR_CX, PR_BX, PR_SI, PR_DI, PR_BP, PR_SP,
+		PR_R8, PR_R9, PR_R10, PR_R11, PR_R12, PR_R13, PR_R14, PR_R15, PR_IP,
+	};
+	struct space_dwfl *sd = arg;
+	Dwarf_Word regs[17];
+	unsigned i;
+
+	for (i = 0; i < 17; i++) {
+		uint64_t v;
+
+		if (!reg_of(sd->u->st, order[i], &v))
+			return false;
+		regs[i] = v;
+	}
+	return dwfl_thread_state_registers(thread, 0, 17, regs);
+}
+
+static const Dwfl_Thread_Callbacks thread_callbacks = {
+	.next_thread = next_thread,
+	.get_thread = get_thread,
+	.memory_read = memory_read,
+	.set_initial_registers = set_initial_registers,
+};
+
+/* ---- one address space ---------------------------------------------------- */
+
+/* The load bias of a file mapped with the executable mapping m: where its
+ * link-time vaddrs are now, from the PT_LOAD that holds m's file offset. */
+static int load_bias(int fd, const struct eq_map *m, uint64_t *bias)
+{
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	size_t i, nph;
+	int found = 0;
+
+	if (!elf)
+		return 0;
+	if (elf_getphdrnum(elf, &nph) == 0) {
+		for (i = 0; i < nph && !found; i++) {
+			GElf_Phdr ph;
+			uint64_t pstart;
+
+			if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+				continue;
+			pstart = ph.p_offset & ~(uint64_t)4095; /* mapped from its page */
+			if (m->offset < pstart || m->offset >= ph.p_offset + ph.p_filesz)
+				continue;
+			/* m->start holds file offset m->offset, i.e. vaddr
+			 * p_vaddr + (m->offset - p_offset) */
+			*bias = m->start - (ph.p_vaddr + m->offset - ph.p_offset);
+			found = 1;
+		}
+	}
+	elf_end(elf);
+	return found;
+}
+
+static struct space_dwfl *space_for(struct eq_unwinder *u, const struct eq_sample *smp)
+{
+	uint32_t key = eq_sym_space_key(u->sym, smp);
+	struct space_dwfl **slot = &u->spaces[key % 64], *sd;
+	const struct eq_maps *maps;
+	size_t i, j;
+	int reported = 0;
+
+	for (sd = *slot; sd; sd = sd->next)
+		if (sd->key == key)
+			return sd;
+	sd = calloc(1, sizeof(*sd));
+	if (!sd)
+		return NULL;
+	sd->key = key;
+	sd->u = u;
+	sd->next = *slot;
+	*slot = sd;
+	maps = eq_sym_space_maps(u->sym, smp);
+	if (!maps)
+		return sd;
+	sd->dwfl = dwfl_begin(&callbacks);
+	if (!sd->dwfl)
+		return sd;
+	dwfl_report_begin(sd->dwfl);
+	for (i = 0; i < maps->n; i++) {
+		const struct eq_map *m = &maps->maps[i];
+		const char *host = NULL;
+		struct eq_error err;
+		uint64_t bias;
+		int fd, seen = 0;
+
+		if (!(m->perms & EQ_MAP_X) || m->path[0] != '/')
+			continue;
+		for (j = 0; j < i && !seen; j++)
+			seen = (maps->maps[j].perms & EQ_MAP_X) && !strcmp(maps->maps[j].path, m->path);
+		if (seen)
+			continue;  /* one module a file (its first executable mapping) */
+		if (!eq_sym_module_elf(u->sym, m->path, &host) || !host)
+			continue;  /* no file here, or not the one recorded */
+		fd = eq_sym_module_open(u->sym, host, &err);
+		if (fd < 0)
+			continue;
+		if (!load_bias(fd, m, &bias)) {
+			close(fd);
+			continue;
+		}
+		/* add_p_vaddr: base is the bias; fd is the session's now */
+		if (dwfl_report_elf(sd->dwfl, m->path, host, fd, bias, true))
+			reported++;
+		else
+			close(fd);
+	}
+	dwfl_report_end(sd->dwfl, NULL, NULL);
+	if (!reported || !dwfl_attach_state(sd->dwfl, NULL, (pid_t)(smp->pid ? smp->pid : 1),
+					    &thread_callbacks, sd)) {
+		dwfl_end(sd->dwfl);
+		sd->dwfl = NULL;
+	}
+	return sd;
+}
+
+/* ---- frames ------------------------------------------------------------- */
+
+static int frame_cb(Dwfl_Frame *state, void *arg)
+{
+	struct eq_unwinder *u = arg;
+	Dwarf_Addr pc;
+	bool activation;
+
+	if (!dwfl_frame_pc(state, &pc, &activation) || !pc)
+		return DWARF_CB_ABORT;
+	if (u->first) {
+		u->first = 0;
+		/* the interrupted user pc: the sample's own, unless the sample
+		 * is in the kernel (then it is where user code entered it) */
+		if (pc == u->ip)
+			return DWARF_CB_OK;
+	}
+	/* chains hold return addresses (readers look at - 1): an exact pc
+	 * (the first frame, a signal frame) goes in as pc + 1 */
+	u->frames[u->n++] = activation ? pc + 1 : pc;
+	return u->n < u->max ? DWARF_CB_OK : DWARF_CB_ABORT;
+}
+
+struct eq_unwinder *eq_unwinder_new(struct eq_symbolizer *s)
+{
+	struct eq_unwinder *u = calloc(1, sizeof(*u));
+
+	if (u)
+		u->sym = s;
+	return u;
+}
+
+void eq_unwinder_free(struct eq_unwinder *u)
+{
+	size_t i;
+
+	if (!u)
+		return;
+	for (i = 0; i < 64; i++) {
+		struct space_dwfl *sd, *next;
+
+		for (sd = u->spaces[i]; sd; sd = next) {
+			next = sd->next;
+			if (sd->dwfl)
+				dwfl_end(sd->dwfl);
+			free(sd);
+		}
+	}
+	free(u);
+}
+
+unsigned eq_unwind(struct eq_unwinder *u, const struct eq_sample *smp,
+		   const struct eqp_ustack *st, uint64_t *frames, unsigned max)
+{
+	struct space_dwfl *sd;
+
+	if (!st->abi || !max)
+		return 0;
+	u->stats.samples++;
+	if (st->arch != EM_X86_64_ || st->abi != 2 || !reg_of(st, PR_SP, &u->sp) ||
+	    !reg_of(st, PR_IP, &u->ip)) {
+		u->stats.unsupported++;
+		return 0;
+	}
+	sd = space_for(u, smp);
+	if (!sd || !sd->dwfl) {
+		u->stats.no_modules++;
+		return 0;
+	}
+	u->st = st;
+	u->tid = smp->tid ? smp->tid : smp->pid;
+	u->frames = frames;
+	u->n = 0;
+	u->max = max;
+	u->first = !(smp->flags & EQ_F_KERNEL);
+	if (smp->flags & EQ_F_KERNEL)
+		u->ip = 0;  /* keep the first user frame: the kernel's caller */
+	if (dwfl_getthread_frames(sd->dwfl, (pid_t)u->tid, frame_cb, u) != 0 && u->n == 0)
+		u->stats.failed++;
+	if (u->n)
+		u->stats.unwound++;
+	return u->n;
+}
+
+const struct eq_unwind_stats *eq_unwind_stats(const struct eq_unwinder *u)
+{
+	return &u->stats;
+}

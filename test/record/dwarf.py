@@ -1,0 +1,158 @@
+#!/usr/bin/env python3
+"""dwarf.py - record --call-graph dwarf: user stack copies unwound offline.
+
+test/fixtures/callers.c runs one leaf under two callers, a() with n and b()
+with 3n iterations of the same code, so b's inclusive share of a+b is
+exactly 3/4 on any CPU.  Built at -O2 without frame pointers, the kernel's
+frame-pointer walk (-g) cannot see a() or b(): the leaf has no frame and
+a()/b() keep no frame pointer, so their return addresses are found only
+through the CFI.  --call-graph dwarf must recover them with the known
+ratio, within 3.89 binomial standard errors (false-failure rate 1e-4 for
+independent samples; a jittered timer's samples vary less), in a PIE and a
+non-PIE build, agree with perf's own --call-graph dwarf, and a copy of only
+8 bytes must reach the leaf's caller (its return address is the first word
+on the stack: the leaf uses none) but not main (the next word up is a()'s).
+"""
+import json
+import math
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "analysis"))
+from eqtest import SRC, Tap, eqprof, run  # noqa: E402
+
+Z = 3.89  # two-sided 1e-4
+
+
+def within(k, n, p, what):
+    if n < 200:
+        return False, "%s: only %d samples" % (what, n)
+    se = math.sqrt(p * (1 - p) / n)
+    return abs(k / n - p) <= Z * se, "%s: %d/%d = %.4f, want %.4f +- %.4f" % (what, k, n, k / n, p, Z * se)
+
+
+def profile(rec):
+    rc, out, err = eqprof("report", rec, "--format", "json")
+    if rc != 0:
+        return {}, {"error": err}
+    doc = json.loads(out)
+    return {r["name"]: r for r in doc["rows"]}, doc
+
+
+def kids(rows, name):
+    return rows.get(name, {}).get("children_samples", 0)
+
+
+def main():
+    t = Tap()
+    d = tempfile.mkdtemp(prefix="eqprof-dwarf-")
+    src = os.path.join(SRC, "test", "fixtures", "callers.c")
+    pie = os.path.join(d, "callers")
+    nopie = os.path.join(d, "callers-nopie")
+    run(["cc", "-O2", "-g", "-fomit-frame-pointer", "-o", pie, src])
+    run(["cc", "-O2", "-g", "-fomit-frame-pointer", "-fno-pie", "-no-pie", "-o", nopie, src])
+    args = ["2000000", "100"]
+
+    # frame pointers: the callers are invisible
+    fp = os.path.join(d, "fp.eqp")
+    rc, _, err = eqprof("record", "-g", "-t", "4kHz", "-q", "-o", fp, "--", pie, *args)
+    rows, doc = profile(fp)
+    total = doc.get("total_samples", 0)
+    t.ok(rc == 0 and total > 200 and kids(rows, "a") + kids(rows, "b") < 0.1 * total,
+         "-g (frame pointers) on -O2 code without them cannot see a() or b()",
+         (err, total, kids(rows, "a"), kids(rows, "b")))
+
+    for name, prog in (("PIE", pie), ("non-PIE", nopie)):
+        rec = os.path.join(d, "dwarf-%s.eqp" % name)
+        rc, _, err = eqprof("record", "--call-graph", "dwarf", "-t", "4kHz", "-q", "-o", rec, "--", prog, *args)
+        t.ok(rc == 0, "record --call-graph dwarf runs the %s program" % name, err)
+        rows, doc = profile(rec)
+        ka, kb = kids(rows, "a"), kids(rows, "b")
+        ok, msg = within(kb, ka + kb, 0.75, "b's share of a+b")
+        t.ok(ok, "%s: dwarf unwinding finds a() and b() in the ratio 1:3" % name, msg)
+        total = doc.get("total_samples", 0)
+        t.ok(ka + kb >= 0.95 * total and kids(rows, "main") >= ka + kb and
+             rows.get("leaf", {}).get("self_samples", 0) >= 0.95 * total,
+             "%s: nearly every sample is leaf < a|b < main" % name,
+             {k: (v["self_samples"], v["children_samples"]) for k, v in rows.items()})
+        if name == "PIE":
+            pie_counts = (ka, kb)
+            pie_rec = rec
+
+    # the stacks reach the flame graph
+    fo = os.path.join(d, "d.folded")
+    rc, _, err = eqprof("export", pie_rec, "--format", "folded", "-o", fo)
+    stacks = {}
+    for line in open(fo) if rc == 0 else []:
+        key, n = line.rsplit(" ", 1)
+        stacks[key] = int(n)
+    via_a = sum(n for k, n in stacks.items() if k.endswith(";main;a;leaf"))
+    via_b = sum(n for k, n in stacks.items() if k.endswith(";main;b;leaf"))
+    t.ok(rc == 0 and (via_a, via_b) == pie_counts,
+         "export --format folded: ...;main;a;leaf and ...;main;b;leaf add up to the report",
+         (via_a, via_b, pie_counts, list(stacks)[:4], err))
+
+    # a copy of 8 bytes: the leaf's return address only
+    small = os.path.join(d, "small.eqp")
+    rc, _, err = eqprof("record", "--call-graph", "dwarf,8", "-t", "4kHz", "-q", "-o", small, "--", pie, *args)
+    rows, doc = profile(small)
+    total = doc.get("total_samples", 0)
+    t.ok(rc == 0 and kids(rows, "a") + kids(rows, "b") >= 0.95 * total and kids(rows, "main") < 0.05 * total,
+         "--call-graph dwarf,8 reaches a()/b() (the first word of the stack) but not main()",
+         (err, total, {k: v["children_samples"] for k, v in rows.items()}))
+
+    # perf's own dwarf unwinding of the same program agrees
+    if shutil.which("perf"):
+        pd = os.path.join(d, "perf.data")
+        p = subprocess.run(["perf", "record", "-q", "--call-graph", "dwarf", "-e", "cpu-clock", "-F", "4000",
+                            "-o", pd, pie, *args], capture_output=True, text=True)
+        rep = subprocess.run(["perf", "report", "-i", pd, "--children", "--stdio", "-n", "--sort", "sym",
+                              "-q", "-g", "none"], capture_output=True, text=True)
+        children, total = {}, 0
+        for line in rep.stdout.splitlines():
+            m = re.match(r"\s*([\d.]+)%\s+([\d.]+)%\s+(\d+)\s+\[[.k]\]\s+(\S+)", line)
+            if m:
+                children[m.group(4)] = float(m.group(1))
+                total += int(m.group(3))
+        pa = round(children.get("a", 0) * total / 100)
+        pb = round(children.get("b", 0) * total / 100)
+        if p.returncode == 0 and pa + pb > 0:
+            ka, kb = pie_counts
+            n1, n2 = ka + kb, pa + pb
+            p1, p2 = kb / max(n1, 1), pb / n2
+            se = math.sqrt(0.75 * 0.25 * (1 / max(n1, 1) + 1 / n2))
+            t.ok(abs(p1 - p2) <= Z * se,
+                 "perf record --call-graph dwarf --children agrees (b: eqprof %.4f, perf %.4f, bound %.4f)"
+                 % (p1, p2, Z * se))
+        else:
+            t.ok(True, "# SKIP perf could not sample here: %s" % (p.stderr.strip()[:200] or rep.stderr[:200]))
+    else:
+        t.ok(True, "# SKIP perf is not installed")
+
+    # bad input: named, exit 2, nothing run, nothing written
+    out = os.path.join(d, "bad.eqp")
+    for argv, want in ((["--call-graph", "dwarf,abc"], "not a stack size"),
+                       (["--call-graph", "dwarf,0"], "8 to 65528"),
+                       (["--call-graph", "dwarf,70000"], "8 to 65528"),
+                       (["--call-graph", "dwarf,-8"], "not a stack size"),
+                       (["--call-graph", "dwarfish"], "unknown mode"),
+                       (["--call-graph=xyz"], "--call-graph xyz: unknown mode"),
+                       (["--call-graph", ""], "needs a mode"),
+                       (["-e", "--call-graph", "dwarf"], "records no call chains")):
+        rc, _, err = eqprof("record", *argv, "-o", out, "--", "touch", os.path.join(d, "ran"))
+        t.ok(rc == 2 and want in err and not os.path.exists(out) and not os.path.exists(os.path.join(d, "ran")),
+             "record %s is refused: %s" % (" ".join(argv), want), (rc, err))
+    rc, _, err = eqprof("record", "--call-graph", "-o", out, "--", "true")
+    t.ok(rc == 2 and "--call-graph -o: unknown mode" in err, "--call-graph without its mode names what it got", err)
+    rc, _, err = eqprof("record", "--call-graph=dwarf,4096", "-t", "1kHz", "-q", "-o", out, "--", pie, "1000", "1")
+    t.ok(rc == 0 and os.path.exists(out), "--call-graph=dwarf,4096 (the = form) is taken", err)
+    shutil.rmtree(d)
+    t.done()
+
+
+main()
