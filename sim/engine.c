@@ -4,10 +4,20 @@
  * ticks of a jittered timer) interrupt the CPU after a latency; the sampling
  * ISR records the interrupted pc into the ring of isr/core (eq_ring.h), which
  * a recorder drains periodically.  The ISR runs for isr_cycles at the
- * current clock and draws isr_power meanwhile, stealing that time from the
- * workload; an interrupt arriving while the ISR runs waits for it, and a
- * second edge of the same source while one is pending is merged into it
- * (an edge-triggered interrupt latch holds one request).
+ * current clock and draws isr_power meanwhile.  It delays the workload
+ * rather than deleting any of it: the timeline is in workload time, and
+ * `lag` (real minus workload time) grows while the ISR interrupts busy code
+ * and is paid back by the next idle period, which shrinks by it (a decoder
+ * still finishes its frames; what the profiler costs comes out of idle).
+ * A run that has no idle left to absorb the lag ends later.  An interrupt
+ * arriving while the ISR runs waits for it, and a second edge of the same
+ * source while one is pending is merged into it (an edge-triggered
+ * interrupt latch holds one request).
+ *
+ * The two samplings are two runs of the same workload (same timeline, so
+ * the same seed for it) with separate perturbations (latency, pc, timer,
+ * front-end noise and jitter): each recording sees only its own ISR.
+ * `sampling shared` runs both in one execution instead.
  *
  * Time advances from event to event; between events power is constant, so
  * the truth (energy and time per activity, the power trace) is integrated
@@ -38,7 +48,10 @@ struct engine {
 	double isr_end;         /* end of the running ISR; <= t when none runs */
 	double next_tick, next_drain, next_bin;
 	size_t seg, step, bin;
-	double t_end;
+	double w_end;           /* end of the workload, in workload time */
+	double lag;             /* real time minus workload time (ISR debt not yet paid by idle) */
+	size_t cap_trace;
+	int src_on[NSRC];       /* the interrupt sources of this run */
 };
 
 static int push_board(struct sim_result *r, const struct counter_edge *e)
@@ -88,7 +101,8 @@ static int handle_edges(struct engine *en, const struct counter_edge *e, int n, 
 		en->res->pulses_in_quanta += e[i].pulses;
 		if (push_board(en->res, &e[i]) < 0)
 			return -1;
-		raise_irq(en, SRC_ENERGY, fmax(e[i].t, now) + latency(en));
+		if (en->src_on[SRC_ENERGY])
+			raise_irq(en, SRC_ENERGY, fmax(e[i].t, now) + latency(en));
 	}
 	return 0;
 }
@@ -186,8 +200,13 @@ static int events_at(struct engine *en, double t)
 {
 	int src, first;
 
-	while (en->tl.segs[en->seg + 1].t0 <= t && en->seg + 1 < en->tl.nsegs)
+	/* the workload's segments end at their workload time plus the lag;
+	 * an idle period pays back what it can of the lag by ending as planned */
+	while (en->seg < en->tl.nsegs && en->tl.segs[en->seg + 1].t0 + en->lag <= t) {
 		en->seg++;
+		if (en->seg < en->tl.nsegs && en->tl.segs[en->seg].act == SIM_ACT_IDLE && en->lag > 0)
+			en->lag -= fmin(en->lag, en->tl.segs[en->seg + 1].t0 - en->tl.segs[en->seg].t0);
+	}
 	while (en->tl.steps[en->step + 1].t0 <= t && en->step + 1 < en->tl.nsteps)
 		en->step++;
 	while (en->next_bin <= t) {
@@ -214,9 +233,11 @@ static int events_at(struct engine *en, double t)
 
 static double next_event(const struct engine *en, double t)
 {
-	double b = en->t_end;
+	double b = INFINITY;
 
-	b = fmin(b, en->tl.segs[en->seg + 1].t0);
+	/* while the ISR interrupts busy code, the workload stands still */
+	if (!(en->isr_end > t && en->tl.segs[en->seg].act != SIM_ACT_IDLE))
+		b = fmin(b, en->tl.segs[en->seg + 1].t0 + en->lag);
 	b = fmin(b, en->tl.steps[en->step + 1].t0);
 	b = fmin(b, en->next_tick);
 	b = fmin(b, en->next_drain);
@@ -226,6 +247,24 @@ static double next_event(const struct engine *en, double t)
 	else
 		b = fmin(b, fmin(en->pending[SRC_ENERGY], en->pending[SRC_TIME]));
 	return b;
+}
+
+static int trace_add(struct engine *en, double e)
+{
+	struct sim_result *r = en->res;
+
+	if (en->bin >= en->cap_trace) {
+		size_t nc = en->cap_trace * 2 > en->bin + 1 ? en->cap_trace * 2 : en->bin + 1;
+		double *p = realloc(r->trace_w, (nc + 1) * sizeof(*p));
+
+		if (!p)
+			return -1;
+		memset(p + en->cap_trace, 0, (nc + 1 - en->cap_trace) * sizeof(*p));
+		r->trace_w = p;
+		en->cap_trace = nc;
+	}
+	r->trace_w[en->bin] += e;
+	return 0;
 }
 
 /* Constant power P over [t, b): front end, counter, truth.  Returns the end
@@ -255,8 +294,8 @@ static int run_piece(struct engine *en, double t, double b, size_t act, double p
 	en->res->device_charge += cur * dt;
 	en->res->vb_min = fmin(en->res->vb_min, vb);
 	en->res->vb_max = fmax(en->res->vb_max, vb);
-	if (en->bin < en->res->ntrace)
-		en->res->trace_w[en->bin] += power * dt;
+	if (trace_add(en, power * dt) < 0)
+		return eq_fail(err, "simulator: out of memory");
 	if (act == SIM_ACT_ISR) {
 		en->res->isr_time_s += dt;
 		en->res->isr_energy_j += power * dt;
@@ -270,13 +309,15 @@ static int loop(struct engine *en, const struct sim_options *opt, struct eq_erro
 	double t = 0, b;
 	unsigned long iter = 0;
 
-	while (t < en->t_end) {
+	for (;;) {
 		const struct sim_seg *sg;
 		size_t act;
-		double power;
+		double power, t0 = t;
 
 		if (events_at(en, t) < 0)
 			return eq_fail(err, "simulator: out of memory");
+		if (en->seg >= en->tl.nsegs)
+			break; /* the workload is done */
 		b = next_event(en, t);
 		sg = &en->tl.segs[en->seg];
 		act = en->isr_end > t ? SIM_ACT_ISR : sg->act;
@@ -286,16 +327,24 @@ static int loop(struct engine *en, const struct sim_options *opt, struct eq_erro
 			b = nextafter(t, INFINITY);
 		if (run_piece(en, t, b, act, power, &t, err) < 0)
 			return -1;
+		if (act == SIM_ACT_ISR && sg->act != SIM_ACT_IDLE) {
+			en->lag += t - t0;  /* the interrupted work waits */
+			if (en->lag > 10 * en->w_end + 1)
+				return eq_fail(err, "%s: the sampling ISR (isr_cycles %.0f) leaves the workload no time: by %.3g s of its %.3g s it is %.3g s late (an interrupt storm); raise quantum_pulses or lower isr_cycles",
+					       en->sc->path, en->p->isr_cycles, t - en->lag,
+					       en->w_end, en->lag);
+		}
 		if (opt && opt->progress && (++iter & 0xffff) == 0)
-			opt->progress(opt->progress_ctx, t, en->t_end,
+			opt->progress(opt->progress_ctx, t, en->w_end,
 				      en->res->nenergy + en->res->ntimed);
 	}
+	en->res->duration = t;
 	return 0;
 }
 
 static int engine_open(struct engine *en, const struct sim_scenario *sc,
 		       const struct sim_options *opt, struct sim_result *res,
-		       struct eq_error *err)
+		       const int *src_on, struct eq_error *err)
 {
 	const struct sim_params *p = &res->p;
 	struct counter_stage_config cc = {
@@ -311,7 +360,12 @@ static int engine_open(struct engine *en, const struct sim_scenario *sc,
 	en->res = res;
 	if (sim_timeline_build(sc, &en->tl, err) < 0)
 		return -1;
-	en->t_end = en->tl.t_end;
+	en->w_end = en->tl.t_end;
+	/* the consumers run on real time: their last level lasts past the
+	 * workload's planned end when the ISR made the run longer */
+	en->tl.steps[en->tl.nsteps].t0 = INFINITY;
+	for (src = 0; src < NSRC; src++)
+		en->src_on[src] = src_on[src];
 	sim_frontend_init(&en->fe, p);
 	sim_rng_seed(&en->rng_irq, p->seed, 3);
 	sim_rng_seed(&en->rng_pc, p->seed, 4);
@@ -333,19 +387,18 @@ static int engine_open(struct engine *en, const struct sim_scenario *sc,
 		en->pending[src] = INFINITY;
 	}
 	en->drainbuf = malloc(EQ_RING_SLOT_BYTES(p->ring_samples));
-	res->duration = en->t_end;
-	res->trace_bin = p->trace_bin > 0 ? p->trace_bin : fmax(en->t_end / 2000, 1e-4);
-	res->ntrace = (size_t)ceil(en->t_end / res->trace_bin);
-	if (res->ntrace > 10000000)
+	res->trace_bin = p->trace_bin > 0 ? p->trace_bin : fmax(en->w_end / 2000, 1e-4);
+	en->cap_trace = (size_t)ceil(en->w_end / res->trace_bin) + 1;
+	if (en->cap_trace > 10000000)
 		return eq_fail(err, "trace_bin %g s gives over 10 million bins; raise it", res->trace_bin);
-	res->trace_w = calloc(res->ntrace + 1, sizeof(double));
+	res->trace_w = calloc(en->cap_trace + 1, sizeof(double));
 	res->acts = calloc(sc->nacts, sizeof(*res->acts));
 	if (!en->drainbuf || !res->trace_w || !res->acts)
 		return eq_fail(err, "simulator: out of memory");
 	res->vb_min = INFINITY;
 	res->vb_max = -INFINITY;
 	res->quantum_j = p->quantum_pulses * p->e_min;
-	en->next_tick = 1.0 / p->time_hz * sim_rng_uniform(&en->rng_timer);
+	en->next_tick = src_on[SRC_TIME] ? 1.0 / p->time_hz * sim_rng_uniform(&en->rng_timer) : INFINITY;
 	en->next_drain = p->drain_period;
 	en->next_bin = res->trace_bin;
 	return 0;
@@ -362,8 +415,11 @@ static void engine_close(struct engine *en)
 	sim_timeline_free(&en->tl);
 }
 
-int sim_run(const struct sim_scenario *sc, const struct sim_options *opt,
-	    struct sim_result *res, struct eq_error *err)
+/* One simulated execution with the interrupt sources src_on; seed_xor
+ * changes every random choice but the workload's (a second run). */
+static int run_once(const struct sim_scenario *sc, const struct sim_options *opt,
+		    struct sim_result *res, const int *src_on, uint64_t seed_xor,
+		    struct eq_error *err)
 {
 	struct engine en;
 	struct counter_edge edges[64];
@@ -372,12 +428,13 @@ int sim_run(const struct sim_scenario *sc, const struct sim_options *opt,
 
 	memset(res, 0, sizeof(*res));
 	sim_params_effective(&sc->p, &res->p);
-	rc = engine_open(&en, sc, opt, res, err);
+	res->p.seed ^= seed_xor;
+	rc = engine_open(&en, sc, opt, res, src_on, err);
 	if (rc == 0)
 		rc = loop(&en, opt, err);
 	if (rc == 0) {
 		/* edges the stage still holds (simavr): board records only */
-		n = counter_stage_finish(en.cs, en.t_end, edges, 64, err);
+		n = counter_stage_finish(en.cs, res->duration, edges, 64, err);
 		if (n < 0)
 			rc = -1;
 		for (i = 0; rc == 0 && i < (size_t)n; i++)
@@ -396,6 +453,9 @@ int sim_run(const struct sim_scenario *sc, const struct sim_options *opt,
 		res->pulse_charge_lost = en.fe.charge_lost;
 		if (res->energy_j > 0)
 			res->vb_energy_weighted /= res->energy_j;
+		res->ntrace = (size_t)ceil(res->duration / res->trace_bin);
+		if (res->ntrace > en.cap_trace)
+			res->ntrace = en.cap_trace;
 		for (i = 0; i < res->ntrace; i++) {
 			double w = fmin(res->trace_bin, res->duration - i * res->trace_bin);
 
@@ -408,6 +468,57 @@ int sim_run(const struct sim_scenario *sc, const struct sim_options *opt,
 	return rc;
 }
 
+/* The time-driven run's perturbation differs from the energy-driven one's. */
+#define SIM_SECOND_RUN_SEED 0x7157c0ffee5eedull
+
+int sim_run(const struct sim_scenario *sc, const struct sim_options *opt,
+	    struct sim_result *res, struct eq_error *err)
+{
+	static const int both[NSRC] = { 1, 1 }, energy[NSRC] = { 1, 0 }, timed[NSRC] = { 0, 1 };
+	struct sim_result tr;
+	struct sim_run_truth *t = &res->time_run;
+
+	if (sc->p.sampling_shared) {
+		if (run_once(sc, opt, res, both, 0, err) < 0)
+			return -1;
+		t->acts = malloc(sc->nacts * sizeof(*t->acts));
+		if (!t->acts) {
+			sim_result_free(res);
+			return eq_fail(err, "simulator: out of memory");
+		}
+		memcpy(t->acts, res->acts, sc->nacts * sizeof(*t->acts));
+		t->duration = res->duration;
+		t->energy_j = res->energy_j;
+		t->isr_time_s = res->isr_time_s;
+		t->isr_energy_j = res->isr_energy_j;
+		return 0;
+	}
+	if (run_once(sc, opt, res, energy, 0, err) < 0)
+		return -1;
+	if (run_once(sc, opt, &tr, timed, SIM_SECOND_RUN_SEED, err) < 0) {
+		sim_result_free(res);
+		return -1;
+	}
+	res->separate = 1;
+	res->timed = tr.timed;
+	res->ntimed = tr.ntimed;
+	res->cap_timed = tr.cap_timed;
+	res->lost_timed = tr.lost_timed;
+	res->merged_timed = tr.merged_timed;
+	t->acts = tr.acts;
+	t->duration = tr.duration;
+	t->energy_j = tr.energy_j;
+	t->isr_time_s = tr.isr_time_s;
+	t->isr_energy_j = tr.isr_energy_j;
+	t->board = tr.board;
+	t->nboard = tr.nboard;
+	tr.timed = NULL;
+	tr.acts = NULL;
+	tr.board = NULL;
+	sim_result_free(&tr);
+	return 0;
+}
+
 void sim_result_free(struct sim_result *res)
 {
 	free(res->energy);
@@ -415,5 +526,7 @@ void sim_result_free(struct sim_result *res)
 	free(res->board);
 	free(res->acts);
 	free(res->trace_w);
+	free(res->time_run.acts);
+	free(res->time_run.board);
 	memset(res, 0, sizeof(*res));
 }

@@ -144,7 +144,7 @@ static int add_markers(struct eqp_writer *w, const struct sim_scenario *sc,
 }
 
 static int add_board(struct eqp_writer *w, const struct sim_scenario *sc,
-		     const struct sim_result *res, struct eq_error *err)
+		     const struct sim_result *res, int energy, struct eq_error *err)
 {
 	struct eqp_board_info bi = {
 		.clock_hz = res->p.mcu_clock, .e_min_j = res->p.e_min,
@@ -155,6 +155,9 @@ static int add_board(struct eqp_writer *w, const struct sim_scenario *sc,
 
 	if (eqp_add_board_info(w, &bi, err) < 0)
 		return -1;
+	if (!energy && res->time_run.board) /* the time-driven run's own board stream */
+		return res->time_run.nboard ?
+			eqp_add_board_records(w, res->time_run.board, res->time_run.nboard, err) : 0;
 	return res->nboard ? eqp_add_board_records(w, res->board, res->nboard, err) : 0;
 }
 
@@ -170,8 +173,9 @@ static int write_recording(const struct sim_scenario *sc, const struct sim_resul
 	uint64_t merged = energy ? res->merged_energy : res->merged_timed;
 
 	snprintf(extra, sizeof(extra),
-		 "scenario=%s\nscenario_file=%s\nsimulator=eqprof sim\nseed=%llu\ncounter=%s\n",
-		 sc->name, sc->path, (unsigned long long)sc->p.seed, res->counter_name);
+		 "scenario=%s\nscenario_file=%s\nsimulator=eqprof sim\nseed=%llu\ncounter=%s\nsampling=%s\n",
+		 sc->name, sc->path, (unsigned long long)sc->p.seed, res->counter_name,
+		 res->separate ? "separate" : "shared");
 	meta.mode = energy ? EQP_MODE_ENERGY : EQP_MODE_TIME;
 	meta.quantum_j = energy ? res->quantum_j : 0;
 	meta.nominal_hz = energy ? 0 : sc->p.time_hz;
@@ -182,7 +186,7 @@ static int write_recording(const struct sim_scenario *sc, const struct sim_resul
 	if (!w)
 		return -1;
 	if (add_processes(w, sc, err) < 0 || add_symtabs(w, sc, err) < 0 ||
-	    add_markers(w, sc, err) < 0 || add_board(w, sc, res, err) < 0)
+	    add_markers(w, sc, err) < 0 || add_board(w, sc, res, energy, err) < 0)
 		goto fail;
 	for (done = 0; done < n; done += 65536)
 		if (eqp_add_samples(w, s + done, n - done < 65536 ? n - done : 65536, err) < 0)
@@ -204,8 +208,8 @@ fail:
 typedef const char *(*namefn)(const struct sim_scenario *, size_t);
 
 /* Energy and time grouped by a name (exe or module), in first-seen order. */
-static void json_groups(FILE *f, const struct sim_scenario *sc, const struct sim_result *res,
-			namefn name, double e_seen, double t_seen)
+static void json_groups(FILE *f, const struct sim_scenario *sc, const struct sim_truth_act *acts,
+			namefn name, double e_seen, double t_seen, const char *indent)
 {
 	size_t a, b;
 	int first = 1;
@@ -221,31 +225,31 @@ static void json_groups(FILE *f, const struct sim_scenario *sc, const struct sim
 			continue;
 		for (b = a; b < sc->nacts; b++)
 			if (b != SIM_ACT_ISR && !strcmp(name(sc, b), name(sc, a))) {
-				e += res->acts[b].energy_j;
-				t += res->acts[b].time_s;
+				e += acts[b].energy_j;
+				t += acts[b].time_s;
 			}
 		if (a == SIM_ACT_ISR || (e == 0 && t == 0))
 			continue;
-		fprintf(f, "%s\n    {\"name\": ", first ? "" : ",");
+		fprintf(f, "%s\n%s    {\"name\": ", first ? "" : ",", indent);
 		eq_json_string(f, name(sc, a));
 		fprintf(f, ", \"energy_j\": %.9g, \"time_s\": %.9g, \"energy_share\": %.9g, \"time_share\": %.9g}",
 			e, t, e / e_seen, t / t_seen);
 		first = 0;
 	}
-	fputs("\n  ]", f);
+	fprintf(f, "\n%s  ]", indent);
 }
 
-static void json_procs(FILE *f, const struct sim_scenario *sc, const struct sim_result *res,
-		       double e_seen, double t_seen)
+static void json_procs(FILE *f, const struct sim_scenario *sc, const struct sim_truth_act *acts,
+		       double e_seen, double t_seen, const char *indent)
 {
 	size_t a;
 	int first = 1;
 
 	fputs("[", f);
 	for (a = 0; a < sc->nacts; a++) {
-		if (a == SIM_ACT_ISR || (res->acts[a].time_s == 0))
+		if (a == SIM_ACT_ISR || (acts[a].time_s == 0))
 			continue;
-		fprintf(f, "%s\n    {\"exe\": ", first ? "" : ",");
+		fprintf(f, "%s\n%s    {\"exe\": ", first ? "" : ",", indent);
 		eq_json_string(f, sim_act_exe(sc, a));
 		fputs(", \"module\": ", f);
 		eq_json_string(f, sim_act_module(sc, a));
@@ -253,31 +257,43 @@ static void json_procs(FILE *f, const struct sim_scenario *sc, const struct sim_
 		eq_json_string(f, sim_act_proc(sc, a));
 		fprintf(f, ", \"pid\": %u, \"tid\": %u, \"energy_j\": %.9g, \"time_s\": %.9g, \"energy_share\": %.9g, \"time_share\": %.9g}",
 			a == SIM_ACT_IDLE ? 0 : sc->processes[sc->acts[a].process].pid,
-			a == SIM_ACT_IDLE ? 0 : sc->acts[a].tid, res->acts[a].energy_j, res->acts[a].time_s,
-			res->acts[a].energy_j / e_seen, res->acts[a].time_s / t_seen);
+			a == SIM_ACT_IDLE ? 0 : sc->acts[a].tid, acts[a].energy_j, acts[a].time_s,
+			acts[a].energy_j / e_seen, acts[a].time_s / t_seen);
 		first = 0;
 	}
-	fputs("\n  ]", f);
+	fprintf(f, "\n%s  ]", indent);
+}
+
+static void json_time_run(FILE *f, const struct sim_scenario *sc, const struct sim_result *res)
+{
+	const struct sim_run_truth *r = &res->time_run;
+	double e_seen = r->energy_j - r->isr_energy_j, t_seen = r->duration - r->isr_time_s;
+
+	fprintf(f, "  \"time_run\": {\n    \"duration_s\": %.9g, \"energy_j\": %.9g, \"avg_power_w\": %.9g,\n"
+		   "    \"isr\": {\"time_s\": %.9g, \"energy_j\": %.9g},\n    \"executables\": ",
+		r->duration, r->energy_j, r->energy_j / r->duration, r->isr_time_s, r->isr_energy_j);
+	json_groups(f, sc, r->acts, sim_act_exe, e_seen, t_seen, "  ");
+	fputs(",\n    \"modules\": ", f);
+	json_groups(f, sc, r->acts, sim_act_module, e_seen, t_seen, "  ");
+	fputs(",\n    \"procedures\": ", f);
+	json_procs(f, sc, r->acts, e_seen, t_seen, "  ");
+	fputs("\n  },\n", f);
 }
 
 static int write_truth(const struct sim_scenario *sc, const struct sim_result *res,
-		       const char *path, struct eq_error *err)
+		       struct eq_outfile *o, struct eq_error *err)
 {
-	struct eq_outfile o;
-	FILE *f;
+	FILE *f = o->fp;
 	double e_seen = res->energy_j - res->isr_energy_j;
 	double t_seen = res->duration - res->isr_time_s, t = 0;
 	size_t i;
 
-	if (eq_outfile_open(&o, path, err) < 0)
-		return -1;
-	f = o.fp;
 	fputs("{\n  \"scenario\": ", f);
 	eq_json_string(f, sc->name);
 	fputs(",\n  \"description\": ", f);
 	eq_json_string(f, sc->description);
-	fprintf(f, ",\n  \"seed\": %llu,\n  \"counter\": \"%s\",\n", (unsigned long long)sc->p.seed,
-		res->counter_name);
+	fprintf(f, ",\n  \"seed\": %llu,\n  \"counter\": \"%s\",\n  \"sampling\": \"%s\",\n",
+		(unsigned long long)sc->p.seed, res->counter_name, res->separate ? "separate" : "shared");
 	fprintf(f, "  \"duration_s\": %.9g,\n  \"energy_j\": %.9g,\n  \"avg_power_w\": %.9g,\n",
 		res->duration, res->energy_j, res->energy_j / res->duration);
 	fprintf(f, "  \"quantum_j\": %.9g,\n  \"pulses\": %llu,\n  \"quanta\": %llu,\n",
@@ -296,12 +312,13 @@ static int write_truth(const struct sim_scenario *sc, const struct sim_result *r
 		res->p.gain_err, res->p.mirror_offset, res->p.vcomp,
 		sim_expected_power_estimate(sc, res));
 	fputs("  \"shares_exclude\": \"the sampling ISR (it cannot sample itself)\",\n", f);
+	json_time_run(f, sc, res);
 	fputs("  \"executables\": ", f);
-	json_groups(f, sc, res, sim_act_exe, e_seen, t_seen);
+	json_groups(f, sc, res->acts, sim_act_exe, e_seen, t_seen, "");
 	fputs(",\n  \"modules\": ", f);
-	json_groups(f, sc, res, sim_act_module, e_seen, t_seen);
+	json_groups(f, sc, res->acts, sim_act_module, e_seen, t_seen, "");
 	fputs(",\n  \"procedures\": ", f);
-	json_procs(f, sc, res, e_seen, t_seen);
+	json_procs(f, sc, res->acts, e_seen, t_seen, "");
 	fputs(",\n  \"phases\": [", f);
 	for (i = 0; i < sc->nphases; i++) {
 		fprintf(f, "%s\n    {\"name\": ", i ? "," : "");
@@ -313,39 +330,51 @@ static int write_truth(const struct sim_scenario *sc, const struct sim_result *r
 	for (i = 0; i < res->ntrace; i++)
 		fprintf(f, "%s%.6g", i ? (i % 10 ? ", " : ",\n    ") : "", res->trace_w[i]);
 	fputs("]}\n}\n", f);
-	return eq_outfile_commit(&o, err);
+	return eq_outfile_commit(o, err);
 }
 
-static int write_trace_csv(const struct sim_result *res, const char *path, struct eq_error *err)
+static int write_trace_csv(const struct sim_result *res, struct eq_outfile *o, struct eq_error *err)
 {
-	struct eq_outfile o;
 	size_t i;
 
-	if (eq_outfile_open(&o, path, err) < 0)
-		return -1;
-	fputs("time_s,power_w\n", o.fp);
+	fputs("time_s,power_w\n", o->fp);
 	for (i = 0; i < res->ntrace; i++)
-		fprintf(o.fp, "%.9g,%.9g\n", (i + 0.5) * res->trace_bin, res->trace_w[i]);
-	return eq_outfile_commit(&o, err);
+		fprintf(o->fp, "%.9g,%.9g\n", (i + 0.5) * res->trace_bin, res->trace_w[i]);
+	return eq_outfile_commit(o, err);
 }
 
+static const char *const out_names[] = {
+	"energy.eqp", "time.eqp", "truth.json", "truth-trace.csv", NULL
+};
+
+/* All or nothing: the files go into a temporary sibling folder that becomes
+ * DIR when every one is complete (missing parents of DIR are created). */
 int sim_write_outputs(const struct sim_scenario *sc, const struct sim_result *res,
 		      const char *dir, struct eq_error *err)
 {
+	struct eq_outdir d;
+	struct eq_outfile o;
 	char path[4096];
 
-	if (mkdir(dir, 0777) < 0 && errno != EEXIST)
-		return eq_fail(err, "%s: cannot create the output folder: %s", dir, strerror(errno));
-#define OUT(name) (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path) ? \
+	if (eq_outdir_open(&d, dir, out_names, err) < 0)
+		return -1;
+#define OUT(name) (snprintf(path, sizeof(path), "%s/%s", d.tmp, name) >= (int)sizeof(path) ? \
 		   eq_fail(err, "%s: path too long", dir) : 0)
 	if (OUT("energy.eqp") < 0 || write_recording(sc, res, path, 1, err) < 0)
-		return -1;
+		goto fail;
 	if (OUT("time.eqp") < 0 || write_recording(sc, res, path, 0, err) < 0)
-		return -1;
-	if (OUT("truth.json") < 0 || write_truth(sc, res, path, err) < 0)
-		return -1;
-	if (OUT("truth-trace.csv") < 0 || write_trace_csv(res, path, err) < 0)
-		return -1;
+		goto fail;
 #undef OUT
-	return 0;
+	if (eq_outdir_file(&d, &o, "truth.json", err) < 0)
+		goto fail;
+	if (write_truth(sc, res, &o, err) < 0)
+		goto fail;
+	if (eq_outdir_file(&d, &o, "truth-trace.csv", err) < 0)
+		goto fail;
+	if (write_trace_csv(res, &o, err) < 0)
+		goto fail;
+	return eq_outdir_commit(&d, err);
+fail:
+	eq_outdir_discard(&d);
+	return -1;
 }

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum ptype { P_DOUBLE, P_U32, P_BOOL, P_U64, P_RANGE, P_NONE };
+enum ptype { P_DOUBLE, P_U32, P_BOOL, P_U64, P_RANGE, P_SAMPLING, P_NONE };
 
 struct param {
 	const char *name;
@@ -72,6 +72,7 @@ static const struct param params[] = {
 	D("slice", "s", slice, SIM_DEF_SLICE, 0),
 	D("trace_bin", "s", trace_bin, SIM_DEF_TRACE_BIN, 0),
 	{ "seed", "", P_U64, offsetof(struct sim_params, seed), 1, 0 },
+	{ "sampling", "", P_SAMPLING, offsetof(struct sim_params, sampling_shared), 0, 0 },
 };
 #define NPARAMS (sizeof(params) / sizeof(params[0]))
 
@@ -86,7 +87,7 @@ void sim_params_default(struct sim_params *p)
 		switch (params[i].type) {
 		case P_DOUBLE: *(double *)f = params[i].def; break;
 		case P_U32: *(uint32_t *)f = (uint32_t)params[i].def; break;
-		case P_BOOL: case P_RANGE: *(int *)f = (int)params[i].def; break;
+		case P_BOOL: case P_RANGE: case P_SAMPLING: *(int *)f = (int)params[i].def; break;
 		case P_U64: *(uint64_t *)f = (uint64_t)params[i].def; break;
 		case P_NONE: break;
 		}
@@ -102,6 +103,8 @@ void sim_params_print_defaults(FILE *out, int board_only)
 			continue;
 		if (params[i].type == P_RANGE)
 			fprintf(out, "%s %s\n", params[i].name, params[i].def ? "low" : "high");
+		else if (params[i].type == P_SAMPLING)
+			fprintf(out, "%s %s\n", params[i].name, params[i].def ? "shared" : "separate");
 		else
 			fprintf(out, "%s %.10g\n", params[i].name, params[i].def);
 	}
@@ -120,6 +123,12 @@ static int set_value(const struct param *pm, struct sim_params *p, const char *v
 		if (strcmp(v, "high") && strcmp(v, "low"))
 			return eq_fail(err, "%s: '%s' should be high or low", pm->name, v);
 		*(int *)f = !strcmp(v, "low");
+		return 0;
+	}
+	if (pm->type == P_SAMPLING) {
+		if (strcmp(v, "separate") && strcmp(v, "shared"))
+			return eq_fail(err, "%s: '%s' should be separate (two runs) or shared (one run)", pm->name, v);
+		*(int *)f = !strcmp(v, "shared");
 		return 0;
 	}
 	if (pm->type == P_BOOL) {

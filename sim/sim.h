@@ -3,9 +3,9 @@
  * energy-counter board in its battery lead, the interrupt path, the sampling
  * ISR with its ring buffer, and a jittered timer for time-driven sampling.
  *
- * One run (sim_run) produces an energy-driven and a time-driven recording of
- * the same simulated execution, the board's per-quantum stream, and the exact
- * truth (energy and time per procedure, true power trace).  The scenario
+ * sim_run produces an energy-driven and a time-driven recording of the same
+ * workload (two runs, each perturbed only by its own ISR), the board's
+ * per-quantum stream, and the exact truth (energy and time per procedure, true power trace).  The scenario
  * format, the physics and every default are described in docs/simulator.md.
  */
 #ifndef SIM_H
@@ -50,6 +50,7 @@ struct sim_params {
 	double slice;           /* default procedure slice within busy periods */
 	double trace_bin;
 	uint64_t seed;
+	int sampling_shared;    /* 1: both samplings in one run (default: two runs) */
 };
 
 struct sim_freq {
@@ -171,6 +172,15 @@ struct sim_truth_act {
 	double energy_j, time_s;
 };
 
+/* The truth of one run. */
+struct sim_run_truth {
+	double duration, energy_j;
+	double isr_time_s, isr_energy_j;
+	struct sim_truth_act *acts;  /* per activity, sc->nacts */
+	struct eqp_board_rec *board; /* its board stream; NULL: the energy run's */
+	size_t nboard;
+};
+
 struct sim_result {
 	/* samples as drained from the rings (what the recorder saw) */
 	struct eq_sample *energy, *timed;
@@ -197,6 +207,12 @@ struct sim_result {
 	double quantum_j;            /* nominal energy per sample: N * E_min */
 	struct sim_params p;         /* the parameters in effect (sim_params_effective) */
 	const char *counter_name;
+	/* The time-driven recording's run: with `sampling separate` (the
+	 * default) a second run of the same workload, its own perturbation
+	 * and board stream; with `sampling shared` the same run (a copy). The
+	 * fields above (energy, acts, board...) are the energy-driven run's. */
+	int separate;
+	struct sim_run_truth time_run;
 };
 
 struct sim_options {

@@ -1,10 +1,11 @@
 # test/sim: the simulator.  test_scenario checks the parts (parser, front
-# end, counter stage on the firmware logic, workload); test_accuracy checks
+# end, counter stage on the firmware logic, workload); test_models checks each
+# model of the handheld against a hand computation; test_accuracy checks
 # estimates against the truth over many seeds; sim-cli.sh runs eqprof sim
 # and eqprof report on a user-written scenario; fuzz-scenario.sh runs the
 # scenario parser's libFuzzer target over its corpus; demo.sh runs make demo's
 # script end to end and checks its report.
-UNIT_TESTS += test/sim/test_scenario test/sim/test_accuracy
+UNIT_TESTS += test/sim/test_scenario test/sim/test_accuracy test/sim/test_models
 INTEG_TESTS += test/sim/sim-cli.sh test/sim/fuzz-scenario.sh test/sim/demo.sh
 INTEG_SAN_TESTS += test/sim/sim-cli.sh
 

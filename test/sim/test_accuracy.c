@@ -126,6 +126,19 @@ static double est_power(const struct sim_result *r)
 	return (r->nenergy + r->lost_energy) * r->quantum_j / r->duration;
 }
 
+/* The truth a recording is checked against: the time-driven samples come
+ * from the time-driven run (sampling separate: a second run of the same
+ * workload with its own ISR). */
+static const struct sim_truth_act *truth_acts(const struct sim_result *r, int energy)
+{
+	return energy ? r->acts : r->time_run.acts;
+}
+
+static double truth_seen(const struct sim_result *r, int energy)
+{
+	return energy ? r->energy_j - r->isr_energy_j : r->time_run.duration - r->time_run.isr_time_s;
+}
+
 /* Sample counts per activity (index nacts: samples no procedure covers). */
 static void count(const struct sim_scenario *sc, const struct eq_sample *s, size_t n,
 		  uint64_t *cnt)
@@ -145,7 +158,7 @@ static int shares_inside(const struct sim_scenario *sc, const struct sim_result 
 			 int energy, int *rows)
 {
 	uint64_t cnt[64];
-	double seen = energy ? r->energy_j - r->isr_energy_j : r->duration - r->isr_time_s;
+	double seen = truth_seen(r, energy);
 	size_t n = energy ? r->nenergy : r->ntimed, a;
 	int inside = 0;
 
@@ -156,7 +169,7 @@ static int shares_inside(const struct sim_scenario *sc, const struct sim_result 
 
 		if (a == SIM_ACT_ISR)
 			continue;
-		truth = (energy ? r->acts[a].energy_j : r->acts[a].time_s) / seen;
+		truth = (energy ? r->acts[a].energy_j : truth_acts(r, 0)[a].time_s) / seen;
 		p = (double)cnt[a] / n;
 		/* Wilson-like floor on the error for tiny shares */
 		se = sqrt(fmax(p * (1 - p), 1.0 / n) / n);
@@ -374,7 +387,7 @@ static void test_frequency_scaling_differs(void **state)
 	pe = (double)ce[fast] / r.nenergy;
 	pt = (double)ct[fast] / r.ntimed;
 	te = r.acts[fast].energy_j / (r.energy_j - r.isr_energy_j);
-	tt = r.acts[fast].time_s / (r.duration - r.isr_time_s);
+	tt = r.time_run.acts[fast].time_s / truth_seen(&r, 0);
 	print_message("# App-206: time %.2f%% (truth %.2f%%), energy %.2f%% (truth %.2f%%); paper 22.01%%, 41.13%%\n",
 		      100 * pt, 100 * tt, 100 * pe, 100 * te);
 	assert_true(fabs(tt - 0.22) < 0.01 && fabs(te - 0.41) < 0.02);
@@ -524,7 +537,7 @@ static void cov_profile(const struct sim_scenario *sc, const struct sim_result *
 	static const char *mods[2] = { "[idle]", "app" };
 	const struct eq_sample *smp = energy ? r->energy : r->timed;
 	size_t n = energy ? r->nenergy : r->ntimed, i, a;
-	double seen = energy ? r->energy_j - r->isr_energy_j : r->duration - r->isr_time_s;
+	double seen = truth_seen(r, energy);
 	struct eq_loc loc[COV_MAXACT + 1];
 	struct eq_error err;
 	struct eq_agg *g = eq_agg_new(EQ_BY_PROC, 0, &err);
@@ -551,7 +564,7 @@ static void cov_profile(const struct sim_scenario *sc, const struct sim_result *
 	for (a = 0; a < sc->nacts; a++) {
 		const struct eq_row *row = eq_profile_find(p, loc[a].proc, NULL);
 
-		out->truth[a] = (energy ? r->acts[a].energy_j : r->acts[a].time_s) / seen;
+		out->truth[a] = (energy ? r->acts[a].energy_j : r->time_run.acts[a].time_s) / seen;
 		if (!row) {  /* no sample: the binomial floor */
 			eq_wilson(0, p->total_samples, EQ_Z95, &out->s_lo[a], &out->s_hi[a]);
 			eq_wilson_eff(0, out->m, eq_t95(p->batches ? p->batches - 1 : 0),
@@ -780,7 +793,8 @@ static void test_ring_overflow_visible(void **state)
 	sim_scenario_free(&sc);
 }
 
-/* The ISR's own time: cycles / clock for every sample taken. */
+/* The ISR's own time: cycles / clock for every sample taken (the energy
+ * run holds only the energy-driven ISR; sampling shared: both). */
 static void test_isr_time(void **state)
 {
 	struct sim_scenario sc;
@@ -788,6 +802,14 @@ static void test_isr_time(void **state)
 	double expect;
 
 	load(&sc, mix_text, 6, "isr_cycles=20000", NULL);
+	run(&sc, &r);
+	expect = r.nenergy * 20000 / 206e6;
+	assert_true(fabs(r.isr_time_s - expect) < 0.01 * expect + 20000 / 206e6);
+	expect = r.ntimed * 20000 / 206e6;
+	assert_true(fabs(r.time_run.isr_time_s - expect) < 0.01 * expect + 20000 / 206e6);
+	sim_result_free(&r);
+	sim_scenario_free(&sc);
+	load(&sc, mix_text, 6, "isr_cycles=20000", "sampling=shared");
 	run(&sc, &r);
 	expect = (r.nenergy + r.ntimed) * 20000 / 206e6;
 	assert_true(fabs(r.isr_time_s - expect) < 0.01 * expect + 20000 / 206e6);
