@@ -277,6 +277,7 @@ static int run_piece(struct engine *en, double t, double b, size_t act, double p
 	int n;
 
 	sim_frontend_operating_point(&en->fe, power, &vb, &cur);
+	power = vb * cur;  /* what the device draws at this terminal voltage */
 	im = sim_frontend_mirror(&en->fe, cur);
 	while ((tp = sim_frontend_advance(&en->fe, tt, b, im)) >= 0) {
 		n = counter_stage_pulse(en->cs, tp, vb, edges, 8, err);

@@ -25,6 +25,8 @@ void sim_frontend_init(struct sim_frontend *fe, const struct sim_params *p)
 	fe->supply = p->supply;
 	fe->alpha_eff = p->alpha * (1 + p->gain_err);
 	fe->offset = p->mirror_offset;
+	fe->vsens = p->power_vsens;
+	fe->v0 = p->vb_nominal;
 	fe->noise = p->mirror_noise;
 	fe->qc = p->c_int * p->vx / 3.0;
 	fe->dead_time = p->dead_time;
@@ -35,20 +37,28 @@ void sim_frontend_init(struct sim_frontend *fe, const struct sim_params *p)
 void sim_frontend_operating_point(const struct sim_frontend *fe, double power,
 				  double *vb, double *current)
 {
-	double r = fe->r_total, v = fe->supply, i;
+	double r = fe->r_total, v = fe->supply, k = fe->vsens, i, b, c, disc, u;
 
 	if (power <= 0) {
-		i = 0;
-	} else if (r <= 0) {
-		i = power / v;
-	} else {
-		double disc = v * v - 4 * r * power;
-
-		/* sim_check_feasible() refused scenarios where disc < 0 */
-		i = (v - sqrt(disc > 0 ? disc : 0)) / (2 * r);
+		*current = 0;
+		*vb = v;
+		return;
 	}
+	if (r <= 0) {
+		*vb = v;
+		*current = power * fmax(1 + k * (v - fe->v0), 0) / v;
+		return;
+	}
+	/* Vb I = P (1 + k (Vb - V0)) and Vb = V - I R:
+	 * Vb^2 - (V - R P k) Vb + R P (1 - k V0) = 0, the larger root */
+	b = v - r * power * k;
+	c = r * power * (1 - k * fe->v0);
+	disc = b * b - 4 * c;
+	/* sim_check_feasible() refused scenarios where the supply falls short */
+	u = (b + sqrt(disc > 0 ? disc : 0)) / 2;
+	i = (v - u) / r;
 	*current = i;
-	*vb = v - i * r;
+	*vb = u;
 }
 
 double sim_frontend_mirror(const struct sim_frontend *fe, double current)

@@ -58,6 +58,7 @@ static const struct param params[] = {
 	D("gain_err", "%", gain_err, SIM_DEF_GAIN_ERR, 0),
 	D("mirror_offset", "A", mirror_offset, SIM_DEF_MIRROR_OFFSET, 0),
 	D("mirror_noise", "A", mirror_noise, SIM_DEF_MIRROR_NOISE, 0),
+	D("power_vsens", "%", power_vsens, SIM_DEF_POWER_VSENS, 0),
 	{ "vcomp", "", P_BOOL, offsetof(struct sim_params, vcomp), SIM_DEF_VCOMP, 0 },
 	{ "range", "", P_RANGE, offsetof(struct sim_params, range_low), 0, 0 },
 	D("irq_latency_min", "s", irq_lat_min, SIM_DEF_IRQ_LAT_MIN, 0),
@@ -144,8 +145,8 @@ static int set_value(const struct param *pm, struct sim_params *p, const char *v
 		d = strtod(v, &end);
 		if (end == v || (*end && strcmp(end, "%")))
 			return eq_fail(err, "%s: '%s' should be a percentage such as 5%%", pm->name, v);
-		/* gain_err is a fraction: "0.5%" or "0.005" */
-		if (!strcmp(pm->name, "gain_err") && *end == '%')
+		/* gain_err and power_vsens (per volt) are fractions: "0.5%" or "0.005" */
+		if ((!strcmp(pm->name, "gain_err") || !strcmp(pm->name, "power_vsens")) && *end == '%')
 			d /= 100.0;
 	} else if (eq_parse_quantity(v, pm->unit, pm->name, &d, err) < 0) {
 		return -1;

@@ -34,6 +34,7 @@ struct sim_params {
 	double gain_err;        /* relative error of alpha */
 	double mirror_offset;   /* A added to the mirror output */
 	double mirror_noise;    /* A/sqrt(Hz) white noise at the mirror output */
+	double power_vsens;     /* 1/V: device power's relative change per volt of Vb (Figure 14) */
 	double c_int, vx, dead_time;
 	double vb_nominal, e_min;
 	/* counter */

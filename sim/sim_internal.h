@@ -62,6 +62,7 @@ struct sim_frontend {
 	double supply;
 	double alpha_eff;       /* alpha * (1 + gain_err) */
 	double offset;          /* A */
+	double vsens, v0;       /* device power: P (1 + vsens (Vb - v0)) */
 	double noise;           /* A/sqrt(Hz) */
 	double qc;              /* C * Vx / 3: charge per pulse */
 	double dead_time;
@@ -77,7 +78,9 @@ struct sim_frontend {
 };
 
 void sim_frontend_init(struct sim_frontend *fe, const struct sim_params *p);
-/* Battery-terminal voltage and current when the device draws power P. */
+/* Battery-terminal voltage and current when the device would draw power P
+ * at vb_nominal: its actual power is vb * current = P (1 + power_vsens (vb -
+ * vb_nominal)), lower when the terminal voltage sags (Figure 14). */
 void sim_frontend_operating_point(const struct sim_frontend *fe, double power,
 				  double *vb, double *current);
 /* Mirror output current for a device current. */

@@ -152,6 +152,93 @@ static void test_isr_storm_refused(void **state)
 	sim_scenario_free(&sc);
 }
 
+/* ---- device power and terminal voltage (Figure 14) -------------------- */
+
+/*
+ * The paper's Equation 3 with its Figure 14: the count of samples of a
+ * workload rises by S = (P - dP) / P x (I + dI) / I - 1 = 1.6% when the
+ * terminal voltage drops by 140 mV.  The device draws P (1 + k (Vb - V0)),
+ * so here, with no resistance in the lead (Vb = the supply):
+ * P2 / P1 = 1 - 0.14 k, I2 / I1 = P2 / P1 x 4.07 / 3.93.
+ */
+static void test_power_voltage_sensitivity(void **state)
+{
+	struct sim_params p;
+	struct sim_frontend fe;
+	double vb1, i1, vb2, i2, s, k, hand, lo, hi, mid, r, v = 4.15;
+	int it;
+
+	sim_params_default(&p);
+	k = p.power_vsens;
+	p.r_source = p.r_fuse = p.r_sense = 0;
+	p.supply = 4.07;
+	sim_frontend_init(&fe, &p);
+	sim_frontend_operating_point(&fe, 1.0, &vb1, &i1);
+	p.supply = 3.93;
+	sim_frontend_init(&fe, &p);
+	sim_frontend_operating_point(&fe, 1.0, &vb2, &i2);
+	assert_true(vb1 == 4.07 && vb2 == 3.93);
+	s = 100 * ((vb2 * i2) / (vb1 * i1) * (i2 / i1) - 1);
+	hand = 100 * ((1 - 0.14 * k) * (1 - 0.14 * k) * 4.07 / 3.93 - 1);
+	print_message("# S = %.3f%% for 140 mV (paper 1.6%%; constant power would give %.2f%%)\n",
+		      s, 100 * (4.07 / 3.93 - 1));
+	assert_true(fabs(s - hand) < 1e-9);
+	assert_true(fabs(s - 1.6) < 0.05);
+
+	/* Through a resistance: Vb by bisection on Vb = V - R P(Vb) / Vb. */
+	sim_params_default(&p);
+	r = p.r_source + p.r_fuse + p.r_sense;
+	p.supply = v;
+	sim_frontend_init(&fe, &p);
+	sim_frontend_operating_point(&fe, 1.5, &vb1, &i1);
+	lo = v / 2;
+	hi = v;
+	for (it = 0; it < 200; it++) {
+		mid = (lo + hi) / 2;
+		if (mid - (v - r * 1.5 * (1 + k * (mid - p.vb_nominal)) / mid) < 0)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	assert_true(fabs(vb1 - mid) < 1e-9);
+	assert_true(fabs(vb1 * i1 - 1.5 * (1 + k * (mid - p.vb_nominal))) < 1e-9);
+}
+
+/* A steady 1 W device on the default bench supply: the truth's power is
+ * what the device draws at its terminal voltage, solved by bisection here. */
+static const char *steady_text =
+	"scenario steady\n"
+	"base_power 1W\n"
+	"isr_power 0W\n"
+	"kernel\n  proc idle_loop 0xc0001000 0x100 0W\nidle idle_loop\n"
+	"phase p 2s\n  cpu_idle 100%\n";
+
+static void test_truth_uses_actual_power(void **state)
+{
+	struct sim_scenario sc;
+	struct sim_result r;
+	double lo = 2, hi = 4.15, mid = 0, rr, k, v;
+	int it;
+
+	load(&sc, steady_text, NULL);
+	rr = sc.p.r_source + sc.p.r_fuse + sc.p.r_sense;
+	k = sc.p.power_vsens;
+	v = sc.p.supply;
+	for (it = 0; it < 200; it++) {
+		mid = (lo + hi) / 2;
+		if (mid - (v - rr * (1 + k * (mid - sc.p.vb_nominal)) / mid) < 0)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	run(&sc, &r);
+	print_message("# Vb %.4f V: the 1 W device draws %.5f W\n", mid, r.energy_j / r.duration);
+	assert_true(fabs(r.energy_j / r.duration - (1 + k * (mid - sc.p.vb_nominal))) < 1e-9);
+	assert_true(fabs(r.vb_min - mid) < 1e-9 && fabs(r.vb_max - mid) < 1e-9);
+	sim_result_free(&r);
+	sim_scenario_free(&sc);
+}
+
 /* ---- two runs of one workload ------------------------------------------ */
 
 /*
@@ -203,6 +290,8 @@ int main(void)
 		cmocka_unit_test(test_isr_extends_busy_run),
 		cmocka_unit_test(test_isr_storm_refused),
 		cmocka_unit_test(test_two_runs),
+		cmocka_unit_test(test_power_voltage_sensitivity),
+		cmocka_unit_test(test_truth_uses_actual_power),
 	};
 
 	return cmocka_run_group_tests_name("sim models against hand computations", tests, NULL, NULL);

@@ -254,8 +254,8 @@ static void test_operating_point(void **state)
 	sim_params_default(&p);
 	sim_frontend_init(&fe, &p);
 	sim_frontend_operating_point(&fe, 1.0, &vb, &i);
-	/* P = Vb I and Vb = supply - I R */
-	assert_true(fabs(vb * i - 1.0) < 1e-12);
+	/* P (1 + power_vsens (Vb - vb_nominal)) = Vb I and Vb = supply - I R */
+	assert_true(fabs(vb * i - (1 + p.power_vsens * (vb - p.vb_nominal))) < 1e-12);
 	assert_true(fabs(vb - (p.supply - i * (p.r_source + p.r_fuse + p.r_sense))) < 1e-12);
 	sim_frontend_operating_point(&fe, 0, &vb, &i);
 	assert_true(i == 0 && vb == p.supply);
