@@ -20,6 +20,7 @@ static void usage(FILE *out)
 	fprintf(out,
 		"usage: eqprof sim SCENARIO -o DIR [--seed N] [--set NAME=VALUE]...\n"
 		"                  [--firmware ELF] [-q]\n"
+		"       eqprof sim --calibrate [--current I]... [--set NAME=VALUE]...\n"
 		"       eqprof sim --defaults [--all]\n"
 		"       eqprof sim --list\n"
 		"       eqprof sim --print NAME\n\n"
@@ -29,6 +30,9 @@ static void usage(FILE *out)
 		"  --seed N          random seed of the run (default: the scenario's, else 1)\n"
 		"  --set NAME=VALUE  override a parameter, e.g. --set quantum_pulses=2\n"
 		"  --firmware ELF    count pulses with the board firmware running in simavr\n"
+		"  --calibrate       measure E_min through the simulated front end as the\n"
+		"                    paper's Table 1 does (steady test currents, default\n"
+		"                    70, 170 and 300 mA); prints e_min_high for --set\n"
 		"  --defaults        print the default parameters (board.values names);\n"
 		"                    --all adds the simulator's own\n"
 		"  --list            list the built-in scenarios\n"
@@ -163,6 +167,59 @@ static int apply_overrides(struct sim_scenario *sc, const struct sim_args *a,
 	return sim_check_feasible(sc, err);
 }
 
+/* eqprof sim --calibrate: Table 1's experiment on the simulated board. */
+static int calibrate(int argc, char **argv)
+{
+	static const double def_currents[] = { 0.07, 0.17, 0.30 };
+	struct sim_params p;
+	struct sim_calibration c;
+	struct eq_error err;
+	double currents[16], sum = 0, d;
+	int i, n = 0;
+
+	sim_params_default(&p);
+	for (i = 2; i < argc; i++) {
+		if (i + 1 >= argc) {
+			fprintf(stderr, "eqprof sim: %s needs a value\n", argv[i]);
+			return 2;
+		}
+		if (!strcmp(argv[i], "--current")) {
+			if (n == 16) {
+				fprintf(stderr, "eqprof sim: at most 16 --current options\n");
+				return 2;
+			}
+			if (eq_parse_quantity(argv[++i], "A", "--current", &d, &err) < 0)
+				goto fail;
+			currents[n++] = d;
+		} else if (!strcmp(argv[i], "--set")) {
+			if (sim_params_set(&p, argv[++i], &err) < 0) {
+				eq_fail_prefix(&err, "--set %s", argv[i]);
+				goto fail;
+			}
+		} else {
+			fprintf(stderr, "eqprof sim: --calibrate takes --current and --set, not %s\n", argv[i]);
+			return 2;
+		}
+	}
+	if (!n)
+		for (; n < 3; n++)
+			currents[n] = def_currents[n];
+	printf("# E_min = pulse period x test current x %.3f V (vb_nominal), 2 s per current\n",
+	       p.vb_nominal);
+	for (i = 0; i < n; i++) {
+		if (sim_calibrate_e_min(&p, currents[i], 2.0, &c, &err) < 0)
+			goto fail;
+		printf("current %.6g A: %llu pulses, period %.6g s, E_min %.6g J\n", c.current_a,
+		       (unsigned long long)c.pulses, c.period_s, c.e_min_high_j);
+		sum += c.e_min_high_j;
+	}
+	printf("e_min_high %.7g\n", sum / n);
+	return 0;
+fail:
+	fprintf(stderr, "eqprof sim: %s\n", err.msg);
+	return 1;
+}
+
 int cmd_sim(int argc, char **argv)
 {
 	struct sim_options opt = { 0 };
@@ -178,6 +235,8 @@ int cmd_sim(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
+	if (argc >= 2 && !strcmp(argv[1], "--calibrate"))
+		return calibrate(argc, argv);
 	if (argc >= 2 && !strcmp(argv[1], "--defaults")) {
 		sim_params_print_defaults(stdout, !(argc >= 3 && !strcmp(argv[2], "--all")));
 		return 0;

@@ -228,6 +228,20 @@ int sim_run(const struct sim_scenario *sc, const struct sim_options *opt,
 	    struct sim_result *res, struct eq_error *err);
 void sim_result_free(struct sim_result *res);
 
+/*
+ * Table 1's calibration through the simulated front end: a steady test
+ * current at vb_nominal for `seconds`; E_min = mean pulse period x current
+ * x vb_nominal (sim/calibrate.c).
+ */
+struct sim_calibration {
+	double current_a, vb, period_s;
+	uint64_t pulses;
+	double e_min_j;         /* on the range in use */
+	double e_min_high_j;    /* as the parameter e_min_high (the high range's) */
+};
+int sim_calibrate_e_min(const struct sim_params *p, double current, double seconds,
+			struct sim_calibration *c, struct eq_error *err);
+
 /* Writes DIR/energy.eqp, DIR/time.eqp, DIR/truth.json, DIR/truth-trace.csv. */
 int sim_write_outputs(const struct sim_scenario *sc, const struct sim_result *res,
 		      const char *dir, struct eq_error *err);

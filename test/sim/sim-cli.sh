@@ -105,6 +105,19 @@ EOF
 check "Table 4 Idle: 273 mW within 2%" python3 -c "
 import json,sys; t=json.load(open('$tmp/b1/truth.json')); sys.exit(0 if abs(t['avg_power_w']-0.273)<0.0055 else 1)"
 
+# 4b: -o a/b creates the parents; Table 1's calibration on the simulated board
+"$EQPROF" sim Idle -o "$tmp/deep/er/run" -q --set sampling=shared
+check "sim -o creates missing parent folders" test -s "$tmp/deep/er/run/energy.eqp"
+check "sampling shared is recorded in truth.json" grep -q '"sampling": "shared"' "$tmp/deep/er/run/truth.json"
+"$EQPROF" sim --calibrate --set mirror_noise=0 --current 1A >"$tmp/cal"
+# hand: period = C Vx / 3 / (alpha I) + dead time = 11.375 us + 0.3 us; x 1 A x 4.07 V
+check "sim --calibrate: E_min = (C Vx / 3 / alpha I + t_d) I Vb" python3 - "$tmp/cal" <<'EOF'
+import sys
+v = [float(l.split()[1]) for l in open(sys.argv[1]) if l.startswith("e_min_high ")][0]
+hand = (9.1e-9 * 3.75 / 3 / (1e-3 * 1.0) + 300e-9) * 1.0 * 4.07
+sys.exit(0 if abs(v / hand - 1) < 1e-5 else 1)
+EOF
+
 # 5: bad input
 printf 'scenario bad\nkernel\n  proc i 0 4 1mW\nidle i\nphase p 1s\n  cpu_idle 50%%\n  run nobody x\n' >"$tmp/bad.scn"
 err=$("$EQPROF" sim "$tmp/bad.scn" -o "$tmp/badout" 2>&1); rc=$?
