@@ -46,6 +46,12 @@ struct engine {
 	double pending[NSRC];   /* arrival of the pending IRQ per source, or INFINITY */
 	uint64_t merged[NSRC];
 	double isr_end;         /* end of the running ISR; <= t when none runs */
+	int isr_other;          /* the running handler is another source's (blind spot) */
+	double pending_other;   /* a pending request of the other sources, or INFINITY */
+	double next_other;      /* next request of the other sources (periodic) */
+	double irqoff_end;      /* end of the interrupt-disabled region */
+	double next_irqoff;     /* start of the next one */
+	struct sim_rng rng_off;
 	double next_tick, next_drain, next_bin;
 	size_t seg, step, bin;
 	double w_end;           /* end of the workload, in workload time */
@@ -56,6 +62,7 @@ struct engine {
 
 static int push_board(struct sim_result *r, const struct counter_edge *e)
 {
+	double ticks = (double)e->ticks * (1 + r->p.board_ppm * 1e-6); /* the board's crystal */
 	struct eqp_board_rec *b;
 
 	if (r->nboard == r->cap_board) {
@@ -69,7 +76,7 @@ static int push_board(struct sim_result *r, const struct counter_edge *e)
 	}
 	b = &r->board[r->nboard++];
 	memset(b, 0, sizeof(*b));
-	b->time = e->ticks;
+	b->time = (uint64_t)llround(ticks);
 	b->seq = e->seq;
 	b->pulses = e->pulses;
 	b->vbat_uv = e->vbat_uv;
@@ -77,10 +84,22 @@ static int push_board(struct sim_result *r, const struct counter_edge *e)
 	return 0;
 }
 
+static double cpu_hz(const struct engine *en)
+{
+	size_t k = en->seg < en->tl.nsegs ? en->seg : en->tl.nsegs - 1;
+
+	return en->sc->freqs[en->tl.segs[k].freq].hz;
+}
+
+/* Edge to the first ISR instruction: a fixed part plus cycles of the core
+ * at its current clock (slower at a lower frequency). */
 static double latency(struct engine *en)
 {
-	return en->p->irq_lat_min +
-	       (en->p->irq_lat_max - en->p->irq_lat_min) * sim_rng_uniform(&en->rng_irq);
+	double u = sim_rng_uniform(&en->rng_irq);
+
+	return en->p->irq_lat_min + (en->p->irq_lat_max - en->p->irq_lat_min) * u +
+	       (en->p->irq_lat_cyc_min + (en->p->irq_lat_cyc_max - en->p->irq_lat_cyc_min) * u) /
+	       cpu_hz(en);
 }
 
 /* An interrupt request reaches the CPU at t. */
@@ -116,7 +135,7 @@ static void fill_sample(struct engine *en, struct eq_sample *s, size_t act, doub
 	uint64_t ninsn = pr->size / en->p->insn_bytes, base = 0, insn;
 
 	memset(s, 0, sizeof(*s));
-	s->time = (uint64_t)llround(t * 1e9);
+	s->time = sim_target_ns(en->p, t);
 	insn = ninsn ? (uint64_t)(sim_rng_uniform(&en->rng_pc) * ninsn) : 0;
 	/* A.2: the pc saved is that of the instruction fetched after the one
 	 * executing; at a procedure's end that is the next procedure. */
@@ -149,8 +168,20 @@ static void run_isr(struct engine *en, int src, double t)
 	if (src == SRC_ENERGY)
 		s.flags |= EQ_F_ENERGY;
 	eq_ring_push(&en->ring[src], &s);
+	if (en->irqoff_end > en->pending[src])
+		en->res->irqoff_deferred++;  /* it waited for interrupts to be enabled */
 	en->pending[src] = INFINITY;
 	en->isr_end = t + en->p->isr_cycles / en->sc->freqs[sg->freq].hz;
+	en->isr_other = 0;
+}
+
+/* Another source's handler (the OS tick): interrupts off while it runs. */
+static void run_other(struct engine *en, double t)
+{
+	en->pending_other = INFINITY;
+	en->isr_end = t + en->p->irq_other_cycles / cpu_hz(en);
+	en->isr_other = 1;
+	en->res->irq_other_count++;
 }
 
 static int append(struct eq_sample **v, size_t *n, size_t *cap, const struct eq_sample *s,
@@ -222,11 +253,28 @@ static int events_at(struct engine *en, double t)
 			return -1;
 		en->next_drain += en->p->drain_period;
 	}
-	if (en->isr_end <= t) {
-		first = en->pending[SRC_ENERGY] <= en->pending[SRC_TIME] ? SRC_ENERGY : SRC_TIME;
-		for (src = first; src < first + NSRC; src++)
-			if (en->isr_end <= t && en->pending[src % NSRC] <= t)
-				run_isr(en, src % NSRC, t);
+	if (en->next_other <= t) {
+		if (en->pending_other < INFINITY)
+			en->res->irq_other_merged++;
+		else
+			en->pending_other = t + latency(en);
+		en->next_other += 1.0 / en->p->irq_other_hz;
+	}
+	if (en->next_irqoff <= t) {
+		if (en->isr_end <= t)
+			en->irqoff_end = fmax(en->irqoff_end, t + en->p->irqoff_cycles / cpu_hz(en));
+		en->next_irqoff = t + sim_rng_exp(&en->rng_off, 1.0 / en->p->irqoff_hz);
+	}
+	if (en->isr_end <= t && en->irqoff_end <= t) {
+		/* the earliest request is served first */
+		first = -1;
+		for (src = 0; src < NSRC; src++)
+			if (en->pending[src] <= t && (first < 0 || en->pending[src] < en->pending[first]))
+				first = src;
+		if (en->pending_other <= t && (first < 0 || en->pending_other < en->pending[first]))
+			run_other(en, t);
+		else if (first >= 0)
+			run_isr(en, first, t);
 	}
 	return 0;
 }
@@ -242,10 +290,13 @@ static double next_event(const struct engine *en, double t)
 	b = fmin(b, en->next_tick);
 	b = fmin(b, en->next_drain);
 	b = fmin(b, en->next_bin);
+	b = fmin(b, fmin(en->next_other, en->next_irqoff));
 	if (en->isr_end > t)
 		b = fmin(b, en->isr_end);
+	else if (en->irqoff_end > t)
+		b = fmin(b, en->irqoff_end);
 	else
-		b = fmin(b, fmin(en->pending[SRC_ENERGY], en->pending[SRC_TIME]));
+		b = fmin(b, fmin(fmin(en->pending[SRC_ENERGY], en->pending[SRC_TIME]), en->pending_other));
 	return b;
 }
 
@@ -297,7 +348,10 @@ static int run_piece(struct engine *en, double t, double b, size_t act, double p
 	en->res->vb_max = fmax(en->res->vb_max, vb);
 	if (trace_add(en, power * dt) < 0)
 		return eq_fail(err, "simulator: out of memory");
-	if (act == SIM_ACT_ISR) {
+	if (act == SIM_ACT_ISR && en->isr_other) {
+		en->res->irq_other_time_s += dt;
+		en->res->irq_other_energy_j += power * dt;
+	} else if (act == SIM_ACT_ISR) {
 		en->res->isr_time_s += dt;
 		en->res->isr_energy_j += power * dt;
 	}
@@ -371,6 +425,7 @@ static int engine_open(struct engine *en, const struct sim_scenario *sc,
 	sim_rng_seed(&en->rng_irq, p->seed, 3);
 	sim_rng_seed(&en->rng_pc, p->seed, 4);
 	sim_rng_seed(&en->rng_timer, p->seed, 5);
+	sim_rng_seed(&en->rng_off, p->seed, 7);
 	if (opt && opt->firmware_elf) {
 		if (!counter_stage_simavr_open)
 			return eq_fail(err, "--firmware: this eqprof was built without the simavr counter stage (sim/counter_simavr.c); install simavr and rebuild");
@@ -401,6 +456,11 @@ static int engine_open(struct engine *en, const struct sim_scenario *sc,
 	res->quantum_j = p->quantum_pulses * p->e_min;
 	en->next_tick = src_on[SRC_TIME] ? 1.0 / p->time_hz * sim_rng_uniform(&en->rng_timer) : INFINITY;
 	en->next_drain = p->drain_period;
+	en->pending_other = INFINITY;
+	en->next_other = p->irq_other_hz > 0 && p->irq_other_cycles > 0 ?
+		sim_rng_uniform(&en->rng_off) / p->irq_other_hz : INFINITY;
+	en->next_irqoff = p->irqoff_hz > 0 && p->irqoff_cycles > 0 ?
+		sim_rng_exp(&en->rng_off, 1.0 / p->irqoff_hz) : INFINITY;
 	en->next_bin = res->trace_bin;
 	return 0;
 }
@@ -492,6 +552,8 @@ int sim_run(const struct sim_scenario *sc, const struct sim_options *opt,
 		t->energy_j = res->energy_j;
 		t->isr_time_s = res->isr_time_s;
 		t->isr_energy_j = res->isr_energy_j;
+		t->irq_other_time_s = res->irq_other_time_s;
+		t->irq_other_energy_j = res->irq_other_energy_j;
 		return 0;
 	}
 	if (run_once(sc, opt, res, energy, 0, err) < 0)
@@ -511,6 +573,8 @@ int sim_run(const struct sim_scenario *sc, const struct sim_options *opt,
 	t->energy_j = tr.energy_j;
 	t->isr_time_s = tr.isr_time_s;
 	t->isr_energy_j = tr.isr_energy_j;
+	t->irq_other_time_s = tr.irq_other_time_s;
+	t->irq_other_energy_j = tr.irq_other_energy_j;
 	t->board = tr.board;
 	t->nboard = tr.nboard;
 	tr.timed = NULL;

@@ -128,7 +128,7 @@ static int add_processes(struct eqp_writer *w, const struct sim_scenario *sc,
 }
 
 static int add_markers(struct eqp_writer *w, const struct sim_scenario *sc,
-		       struct eq_error *err)
+		       const struct sim_result *res, struct eq_error *err)
 {
 	char label[SIM_NAME_MAX + 16];
 	double t = 0;
@@ -136,7 +136,7 @@ static int add_markers(struct eqp_writer *w, const struct sim_scenario *sc,
 
 	for (i = 0; i < sc->nphases; i++) {
 		snprintf(label, sizeof(label), "phase %s", sc->phases[i].name);
-		if (eqp_add_marker(w, (uint64_t)llround(t * 1e9), label, err) < 0)
+		if (eqp_add_marker(w, sim_target_ns(&res->p, t), label, err) < 0)
 			return -1;
 		t += sc->phases[i].duration;
 	}
@@ -186,7 +186,7 @@ static int write_recording(const struct sim_scenario *sc, const struct sim_resul
 	if (!w)
 		return -1;
 	if (add_processes(w, sc, err) < 0 || add_symtabs(w, sc, err) < 0 ||
-	    add_markers(w, sc, err) < 0 || add_board(w, sc, res, energy, err) < 0)
+	    add_markers(w, sc, res, err) < 0 || add_board(w, sc, res, energy, err) < 0)
 		goto fail;
 	for (done = 0; done < n; done += 65536)
 		if (eqp_add_samples(w, s + done, n - done < 65536 ? n - done : 65536, err) < 0)
@@ -270,8 +270,10 @@ static void json_time_run(FILE *f, const struct sim_scenario *sc, const struct s
 	double e_seen = r->energy_j - r->isr_energy_j, t_seen = r->duration - r->isr_time_s;
 
 	fprintf(f, "  \"time_run\": {\n    \"duration_s\": %.9g, \"energy_j\": %.9g, \"avg_power_w\": %.9g,\n"
-		   "    \"isr\": {\"time_s\": %.9g, \"energy_j\": %.9g},\n    \"executables\": ",
-		r->duration, r->energy_j, r->energy_j / r->duration, r->isr_time_s, r->isr_energy_j);
+		   "    \"isr\": {\"time_s\": %.9g, \"energy_j\": %.9g},\n"
+		   "    \"irq_other\": {\"time_s\": %.9g, \"energy_j\": %.9g},\n    \"executables\": ",
+		r->duration, r->energy_j, r->energy_j / r->duration, r->isr_time_s, r->isr_energy_j,
+		r->irq_other_time_s, r->irq_other_energy_j);
 	json_groups(f, sc, r->acts, sim_act_exe, e_seen, t_seen, "  ");
 	fputs(",\n    \"modules\": ", f);
 	json_groups(f, sc, r->acts, sim_act_module, e_seen, t_seen, "  ");
@@ -304,6 +306,15 @@ static int write_truth(const struct sim_scenario *sc, const struct sim_result *r
 		(unsigned long long)res->lost_timed, (unsigned long long)res->merged_energy,
 		(unsigned long long)res->merged_timed);
 	fprintf(f, "  \"isr\": {\"time_s\": %.9g, \"energy_j\": %.9g},\n", res->isr_time_s, res->isr_energy_j);
+	fprintf(f, "  \"irq_other\": {\"hz\": %.9g, \"cycles\": %.9g, \"count\": %llu, \"merged\": %llu, "
+		   "\"time_s\": %.9g, \"energy_j\": %.9g, \"energy_share\": %.9g},\n",
+		res->p.irq_other_hz, res->p.irq_other_cycles, (unsigned long long)res->irq_other_count,
+		(unsigned long long)res->irq_other_merged, res->irq_other_time_s, res->irq_other_energy_j,
+		e_seen > 0 ? res->irq_other_energy_j / e_seen : 0);
+	fprintf(f, "  \"irqoff\": {\"hz\": %.9g, \"cycles\": %.9g, \"deferred_samples\": %llu},\n",
+		res->p.irqoff_hz, res->p.irqoff_cycles, (unsigned long long)res->irqoff_deferred);
+	fprintf(f, "  \"clock\": {\"target_ppm\": %.9g, \"target_offset_s\": %.9g, \"board_ppm\": %.9g},\n",
+		res->p.target_ppm, res->p.target_offset, res->p.board_ppm);
 	fprintf(f, "  \"vb\": {\"energy_weighted_v\": %.9g, \"min_v\": %.9g, \"max_v\": %.9g},\n",
 		res->vb_energy_weighted, res->vb_min, res->vb_max);
 	fprintf(f, "  \"bias\": {\"pulse_rate_hz\": %.9g, \"dead_time_s\": %.9g, \"dead_time_charge_lost\": %.9g, \"gain_err\": %.9g, \"offset_a\": %.9g, \"vcomp\": %d, \"expected_power_estimate_w\": %.9g},\n",

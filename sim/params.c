@@ -63,6 +63,15 @@ static const struct param params[] = {
 	{ "range", "", P_RANGE, offsetof(struct sim_params, range_low), 0, 0 },
 	D("irq_latency_min", "s", irq_lat_min, SIM_DEF_IRQ_LAT_MIN, 0),
 	D("irq_latency_max", "s", irq_lat_max, SIM_DEF_IRQ_LAT_MAX, 0),
+	D("irq_latency_cycles_min", "", irq_lat_cyc_min, SIM_DEF_IRQ_LAT_CYC_MIN, 0),
+	D("irq_latency_cycles_max", "", irq_lat_cyc_max, SIM_DEF_IRQ_LAT_CYC_MAX, 0),
+	D("irq_other_hz", "Hz", irq_other_hz, SIM_DEF_IRQ_OTHER_HZ, 0),
+	D("irq_other_cycles", "", irq_other_cycles, SIM_DEF_IRQ_OTHER_CYCLES, 0),
+	D("irqoff_hz", "Hz", irqoff_hz, SIM_DEF_IRQOFF_HZ, 0),
+	D("irqoff_cycles", "", irqoff_cycles, SIM_DEF_IRQOFF_CYCLES, 0),
+	D("target_clock_ppm", "", target_ppm, SIM_DEF_TARGET_PPM, 0),
+	D("target_clock_offset", "s", target_offset, SIM_DEF_TARGET_OFFSET, 0),
+	D("board_clock_ppm", "", board_ppm, SIM_DEF_BOARD_PPM, 0),
 	U("skew_insns", "", skew_insns, SIM_DEF_SKEW_INSNS, 0),
 	U("insn_bytes", "", insn_bytes, SIM_DEF_INSN_BYTES, 0),
 	D("isr_cycles", "", isr_cycles, SIM_DEF_ISR_CYCLES, 0),
@@ -151,7 +160,8 @@ static int set_value(const struct param *pm, struct sim_params *p, const char *v
 	} else if (eq_parse_quantity(v, pm->unit, pm->name, &d, err) < 0) {
 		return -1;
 	}
-	if (!isfinite(d) || (d < 0 && strcmp(pm->name, "gain_err") && strcmp(pm->name, "mirror_offset")))
+	if (!isfinite(d) || (d < 0 && strcmp(pm->name, "gain_err") && strcmp(pm->name, "mirror_offset") &&
+			     strcmp(pm->name, "target_clock_ppm") && strcmp(pm->name, "board_clock_ppm")))
 		return eq_fail(err, "%s: '%s' must be a finite, non-negative value", pm->name, v);
 	switch (pm->type) {
 	case P_DOUBLE:
@@ -184,6 +194,10 @@ static int check(const struct sim_params *p, const char *name, struct eq_error *
 		return eq_fail(err, "jitter_pct: must be below 100%%");
 	if (p->irq_lat_max < p->irq_lat_min)
 		return eq_fail(err, "irq_latency_max is below irq_latency_min");
+	if (p->irq_lat_cyc_max < p->irq_lat_cyc_min)
+		return eq_fail(err, "irq_latency_cycles_max is below irq_latency_cycles_min");
+	if (fabs(p->target_ppm) >= 1e5 || fabs(p->board_ppm) >= 1e5)
+		return eq_fail(err, "target_clock_ppm and board_clock_ppm must be within +-100000 ppm");
 	if (p->ring_samples < 2 || (p->ring_samples & (p->ring_samples - 1)))
 		return eq_fail(err, "ring_samples: %u is not a power of two >= 2 (the ring's rule)", p->ring_samples);
 	if (p->time_hz <= 0 || p->time_jitter_pct >= 100 || p->drain_period <= 0)

@@ -42,7 +42,12 @@ struct sim_params {
 	int vcomp;
 	double mcu_clock;
 	/* target */
-	double irq_lat_min, irq_lat_max;
+	double irq_lat_min, irq_lat_max;       /* s: fixed part (edge to core) */
+	double irq_lat_cyc_min, irq_lat_cyc_max; /* CPU cycles at the current clock */
+	double irq_other_hz, irq_other_cycles; /* other interrupt sources: rate, handler length */
+	double irqoff_hz, irqoff_cycles;       /* interrupt-disabled regions: rate, length */
+	double target_ppm, target_offset;      /* target clock: rate error, reading at t = 0 */
+	double board_ppm;                      /* board (MCU crystal) clock rate error */
 	uint32_t skew_insns, insn_bytes;
 	double isr_cycles;
 	uint32_t ring_samples;
@@ -177,6 +182,7 @@ struct sim_truth_act {
 struct sim_run_truth {
 	double duration, energy_j;
 	double isr_time_s, isr_energy_j;
+	double irq_other_time_s, irq_other_energy_j;
 	struct sim_truth_act *acts;  /* per activity, sc->nacts */
 	struct eqp_board_rec *board; /* its board stream; NULL: the energy run's */
 	size_t nboard;
@@ -203,6 +209,11 @@ struct sim_result {
 	double mirror_charge;        /* C delivered by the mirror */
 	double device_charge;        /* C drawn by the device: integral of I dt */
 	double isr_time_s, isr_energy_j;
+	/* the blind spot: other interrupt sources' handlers (interrupts off),
+	 * invisible to the profile, their time and energy shown as the code
+	 * they interrupted; sampling interrupts delayed by disabled regions */
+	uint64_t irq_other_count, irq_other_merged, irqoff_deferred;
+	double irq_other_time_s, irq_other_energy_j;
 	uint64_t quanta;             /* IRQ edges raised by the counter */
 	uint64_t pulses_in_quanta;   /* sum of preloads of the completed quanta */
 	double quantum_j;            /* nominal energy per sample: N * E_min */

@@ -5,6 +5,7 @@
 #ifndef SIM_INTERNAL_H
 #define SIM_INTERNAL_H
 
+#include <math.h>
 #include <stdio.h>
 
 #include "sim.h"
@@ -21,6 +22,14 @@ void sim_params_print_defaults(FILE *out, int board_only);
 int sim_check_feasible(const struct sim_scenario *sc, struct eq_error *err);
 /* The highest total power any moment of the scenario can draw. */
 double sim_max_power(const struct sim_scenario *sc);
+
+/* The target's clock (ns) at true time t: rate error and offset. */
+static inline uint64_t sim_target_ns(const struct sim_params *p, double t)
+{
+	double ns = (t * (1 + p->target_ppm * 1e-6) + p->target_offset) * 1e9;
+
+	return ns > 0 ? (uint64_t)llround(ns) : 0;
+}
 
 /* ---- workload (workload.c) -------------------------------------------- */
 
