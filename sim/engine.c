@@ -47,6 +47,7 @@ struct engine {
 	uint64_t merged[NSRC];
 	double isr_end;         /* end of the running ISR; <= t when none runs */
 	int isr_other;          /* the running handler is another source's (blind spot) */
+	double rec_cycles;      /* CPU cycles the recorder still has to run */
 	double pending_other;   /* a pending request of the other sources, or INFINITY */
 	double next_other;      /* next request of the other sources (periodic) */
 	double irqoff_end;      /* end of the interrupt-disabled region */
@@ -130,12 +131,22 @@ static int handle_edges(struct engine *en, const struct counter_edge *e, int n, 
 static void fill_sample(struct engine *en, struct eq_sample *s, size_t act, double t)
 {
 	const struct sim_scenario *sc = en->sc;
-	const struct sim_proc *pr = &sc->procs[sc->acts[act].proc];
-	const struct sim_module *m = &sc->modules[pr->module];
-	uint64_t ninsn = pr->size / en->p->insn_bytes, base = 0, insn;
+	const struct sim_proc *pr;
+	const struct sim_module *m;
+	uint64_t ninsn, base = 0, insn;
 
 	memset(s, 0, sizeof(*s));
 	s->time = sim_target_ns(en->p, t);
+	if (act == sc->nacts) { /* the recorder */
+		ninsn = SIM_RECORDER_SIZE / en->p->insn_bytes;
+		insn = (uint64_t)(sim_rng_uniform(&en->rng_pc) * ninsn) + en->p->skew_insns;
+		s->pid = s->tid = SIM_RECORDER_PID;
+		s->pc = SIM_RECORDER_BASE + SIM_RECORDER_ADDR + insn * en->p->insn_bytes;
+		return;
+	}
+	pr = &sc->procs[sc->acts[act].proc];
+	m = &sc->modules[pr->module];
+	ninsn = pr->size / en->p->insn_bytes;
 	insn = ninsn ? (uint64_t)(sim_rng_uniform(&en->rng_pc) * ninsn) : 0;
 	/* A.2: the pc saved is that of the instruction fetched after the one
 	 * executing; at a procedure's end that is the next procedure. */
@@ -164,7 +175,7 @@ static void run_isr(struct engine *en, int src, double t)
 	const struct sim_seg *sg = &en->tl.segs[en->seg];
 	struct eq_sample s;
 
-	fill_sample(en, &s, sg->act, t);
+	fill_sample(en, &s, en->rec_cycles > 0 ? en->sc->nacts : sg->act, t);
 	if (src == SRC_ENERGY)
 		s.flags |= EQ_F_ENERGY;
 	eq_ring_push(&en->ring[src], &s);
@@ -210,12 +221,22 @@ static int drain(struct engine *en)
 	struct sim_result *r = en->res;
 	uint32_t k, cap = en->p->ring_samples;
 
-	while ((k = eq_ring_pop_batch(&en->ring[SRC_ENERGY], en->drainbuf, cap)) > 0)
+	uint64_t total = 0;
+
+	while ((k = eq_ring_pop_batch(&en->ring[SRC_ENERGY], en->drainbuf, cap)) > 0) {
 		if (append(&r->energy, &r->nenergy, &r->cap_energy, en->drainbuf, k) < 0)
 			return -1;
-	while ((k = eq_ring_pop_batch(&en->ring[SRC_TIME], en->drainbuf, cap)) > 0)
+		total += k;
+	}
+	while ((k = eq_ring_pop_batch(&en->ring[SRC_TIME], en->drainbuf, cap)) > 0) {
 		if (append(&r->timed, &r->ntimed, &r->cap_timed, en->drainbuf, k) < 0)
 			return -1;
+		total += k;
+	}
+	/* the recorder runs now: a process like any other (sampled, delaying
+	 * busy work) for its fixed cost plus a cost per sample */
+	en->rec_cycles += en->p->drain_cycles + en->p->drain_cycles_per_sample * (double)total;
+	r->drains++;
 	return 0;
 }
 
@@ -283,9 +304,12 @@ static double next_event(const struct engine *en, double t)
 {
 	double b = INFINITY;
 
-	/* while the ISR interrupts busy code, the workload stands still */
-	if (!(en->isr_end > t && en->tl.segs[en->seg].act != SIM_ACT_IDLE))
+	/* while the ISR or the recorder interrupts busy code, the workload
+	 * stands still */
+	if (!((en->isr_end > t || en->rec_cycles > 0) && en->tl.segs[en->seg].act != SIM_ACT_IDLE))
 		b = fmin(b, en->tl.segs[en->seg + 1].t0 + en->lag);
+	if (en->isr_end <= t && en->rec_cycles > 0)
+		b = fmin(b, t + en->rec_cycles / cpu_hz(en));
 	b = fmin(b, en->tl.steps[en->step + 1].t0);
 	b = fmin(b, en->next_tick);
 	b = fmin(b, en->next_drain);
@@ -348,6 +372,10 @@ static int run_piece(struct engine *en, double t, double b, size_t act, double p
 	en->res->vb_max = fmax(en->res->vb_max, vb);
 	if (trace_add(en, power * dt) < 0)
 		return eq_fail(err, "simulator: out of memory");
+	if (act == en->sc->nacts) {
+		en->res->recorder_time_s += dt;
+		en->res->recorder_energy_j += power * dt;
+	}
 	if (act == SIM_ACT_ISR && en->isr_other) {
 		en->res->irq_other_time_s += dt;
 		en->res->irq_other_energy_j += power * dt;
@@ -375,14 +403,19 @@ static int loop(struct engine *en, const struct sim_options *opt, struct eq_erro
 			break; /* the workload is done */
 		b = next_event(en, t);
 		sg = &en->tl.segs[en->seg];
-		act = en->isr_end > t ? SIM_ACT_ISR : sg->act;
+		act = en->isr_end > t ? SIM_ACT_ISR : en->rec_cycles > 0 ? en->sc->nacts : sg->act;
 		power = en->tl.steps[en->step].power + sim_act_power(en->sc, act, sg->freq) *
-			(act == SIM_ACT_ISR ? 1.0 : sg->scale);
+			(act == SIM_ACT_ISR || act == en->sc->nacts ? 1.0 : sg->scale);
 		if (b <= t) /* an event at t that did not move on: guard against stalls */
 			b = nextafter(t, INFINITY);
 		if (run_piece(en, t, b, act, power, &t, err) < 0)
 			return -1;
-		if (act == SIM_ACT_ISR && sg->act != SIM_ACT_IDLE) {
+		if (act == en->sc->nacts) {
+			en->rec_cycles -= (t - t0) * en->sc->freqs[sg->freq].hz;
+			if (en->rec_cycles < 1e-6)
+				en->rec_cycles = 0;
+		}
+		if ((act == SIM_ACT_ISR || act == en->sc->nacts) && sg->act != SIM_ACT_IDLE) {
 			en->lag += t - t0;  /* the interrupted work waits */
 			if (en->lag > 10 * en->w_end + 1)
 				return eq_fail(err, "%s: the sampling ISR (isr_cycles %.0f) leaves the workload no time: by %.3g s of its %.3g s it is %.3g s late (an interrupt storm); raise quantum_pulses or lower isr_cycles",
@@ -448,7 +481,7 @@ static int engine_open(struct engine *en, const struct sim_scenario *sc,
 	if (en->cap_trace > 10000000)
 		return eq_fail(err, "trace_bin %g s gives over 10 million bins; raise it", res->trace_bin);
 	res->trace_w = calloc(en->cap_trace + 1, sizeof(double));
-	res->acts = calloc(sc->nacts, sizeof(*res->acts));
+	res->acts = calloc(SIM_NACTS(sc), sizeof(*res->acts));
 	if (!en->drainbuf || !res->trace_w || !res->acts)
 		return eq_fail(err, "simulator: out of memory");
 	res->vb_min = INFINITY;
@@ -542,12 +575,12 @@ int sim_run(const struct sim_scenario *sc, const struct sim_options *opt,
 	if (sc->p.sampling_shared) {
 		if (run_once(sc, opt, res, both, 0, err) < 0)
 			return -1;
-		t->acts = malloc(sc->nacts * sizeof(*t->acts));
+		t->acts = malloc(SIM_NACTS(sc) * sizeof(*t->acts));
 		if (!t->acts) {
 			sim_result_free(res);
 			return eq_fail(err, "simulator: out of memory");
 		}
-		memcpy(t->acts, res->acts, sc->nacts * sizeof(*t->acts));
+		memcpy(t->acts, res->acts, SIM_NACTS(sc) * sizeof(*t->acts));
 		t->duration = res->duration;
 		t->energy_j = res->energy_j;
 		t->isr_time_s = res->isr_time_s;

@@ -22,6 +22,8 @@ const char *sim_act_exe(const struct sim_scenario *sc, size_t act)
 		return "[idle]";
 	if (act == SIM_ACT_ISR)
 		return "[isr]";
+	if (act == sc->nacts)
+		return SIM_RECORDER_EXE;
 	return sc->processes[sc->acts[act].process].name;
 }
 
@@ -31,6 +33,8 @@ const char *sim_act_module(const struct sim_scenario *sc, size_t act)
 		return "[idle]";
 	if (act == SIM_ACT_ISR)
 		return "[kernel.kallsyms]";
+	if (act == sc->nacts)
+		return SIM_RECORDER_MODULE;
 	return sc->modules[sc->procs[sc->acts[act].proc].module].path;
 }
 
@@ -40,6 +44,8 @@ const char *sim_act_proc(const struct sim_scenario *sc, size_t act)
 		return "[idle]";
 	if (act == SIM_ACT_ISR)
 		return "[sampling isr]";
+	if (act == sc->nacts)
+		return SIM_RECORDER_PROC;
 	return sc->procs[sc->acts[act].proc].name;
 }
 
@@ -49,6 +55,9 @@ size_t sim_attribute(const struct sim_scenario *sc, const struct eq_sample *s)
 
 	if ((s->flags & EQ_F_IDLE) || s->pid == 0)
 		return SIM_ACT_IDLE;
+	if (s->pid == SIM_RECORDER_PID)
+		return s->pc >= SIM_RECORDER_BASE + SIM_RECORDER_ADDR &&
+		       s->pc < SIM_RECORDER_BASE + SIM_RECORDER_ADDR + SIM_RECORDER_SIZE ? sc->nacts : SIZE_MAX;
 	for (a = 2; a < sc->nacts; a++) {
 		const struct sim_process *pr = &sc->processes[sc->acts[a].process];
 		const struct sim_proc *p = &sc->procs[sc->acts[a].proc];
@@ -97,6 +106,12 @@ static int add_symtabs(struct eqp_writer *w, const struct sim_scenario *sc,
 		}
 		rc = eqp_add_symtab(w, &t, err);
 	}
+	if (rc == 0) { /* the recorder */
+		struct eqp_symbol s = { SIM_RECORDER_ADDR, SIM_RECORDER_SIZE, SIM_RECORDER_PROC };
+		struct eqp_symtab t = { SIM_RECORDER_MODULE, 0, 1, &s };
+
+		rc = eqp_add_symtab(w, &t, err);
+	}
 	free(syms);
 	return rc;
 }
@@ -124,6 +139,12 @@ static int add_processes(struct eqp_writer *w, const struct sim_scenario *sc,
 		    eqp_add_comm(w, pr->pid, 0, pr->name, err) < 0)
 			return -1;
 	}
+	len = snprintf(text, sizeof(text), "%08llx-%08llx r-xp 00000000 00:00 0 %s\n",
+		       (unsigned long long)SIM_RECORDER_BASE,
+		       (unsigned long long)(SIM_RECORDER_BASE + 0x2000), SIM_RECORDER_MODULE);
+	if (eqp_add_maps(w, SIM_RECORDER_PID, 0, text, len, err) < 0 ||
+	    eqp_add_comm(w, SIM_RECORDER_PID, 0, SIM_RECORDER_EXE, err) < 0)
+		return -1;
 	return 0;
 }
 
@@ -215,7 +236,7 @@ static void json_groups(FILE *f, const struct sim_scenario *sc, const struct sim
 	int first = 1;
 
 	fputs("[", f);
-	for (a = 0; a < sc->nacts; a++) {
+	for (a = 0; a < SIM_NACTS(sc); a++) {
 		double e = 0, t = 0;
 
 		for (b = 0; b < a; b++)
@@ -223,7 +244,7 @@ static void json_groups(FILE *f, const struct sim_scenario *sc, const struct sim
 				break;
 		if (b < a)
 			continue;
-		for (b = a; b < sc->nacts; b++)
+		for (b = a; b < SIM_NACTS(sc); b++)
 			if (b != SIM_ACT_ISR && !strcmp(name(sc, b), name(sc, a))) {
 				e += acts[b].energy_j;
 				t += acts[b].time_s;
@@ -246,7 +267,7 @@ static void json_procs(FILE *f, const struct sim_scenario *sc, const struct sim_
 	int first = 1;
 
 	fputs("[", f);
-	for (a = 0; a < sc->nacts; a++) {
+	for (a = 0; a < SIM_NACTS(sc); a++) {
 		if (a == SIM_ACT_ISR || (acts[a].time_s == 0))
 			continue;
 		fprintf(f, "%s\n%s    {\"exe\": ", first ? "" : ",", indent);
@@ -256,8 +277,8 @@ static void json_procs(FILE *f, const struct sim_scenario *sc, const struct sim_
 		fputs(", \"proc\": ", f);
 		eq_json_string(f, sim_act_proc(sc, a));
 		fprintf(f, ", \"pid\": %u, \"tid\": %u, \"energy_j\": %.9g, \"time_s\": %.9g, \"energy_share\": %.9g, \"time_share\": %.9g}",
-			a == SIM_ACT_IDLE ? 0 : sc->processes[sc->acts[a].process].pid,
-			a == SIM_ACT_IDLE ? 0 : sc->acts[a].tid, acts[a].energy_j, acts[a].time_s,
+			a == SIM_ACT_IDLE ? 0 : a == sc->nacts ? SIM_RECORDER_PID : sc->processes[sc->acts[a].process].pid,
+			a == SIM_ACT_IDLE ? 0 : a == sc->nacts ? SIM_RECORDER_PID : sc->acts[a].tid, acts[a].energy_j, acts[a].time_s,
 			acts[a].energy_j / e_seen, acts[a].time_s / t_seen);
 		first = 0;
 	}
@@ -313,6 +334,9 @@ static int write_truth(const struct sim_scenario *sc, const struct sim_result *r
 		e_seen > 0 ? res->irq_other_energy_j / e_seen : 0);
 	fprintf(f, "  \"irqoff\": {\"hz\": %.9g, \"cycles\": %.9g, \"deferred_samples\": %llu},\n",
 		res->p.irqoff_hz, res->p.irqoff_cycles, (unsigned long long)res->irqoff_deferred);
+	fprintf(f, "  \"recorder\": {\"drains\": %llu, \"time_s\": %.9g, \"energy_j\": %.9g, \"energy_share\": %.9g},\n",
+		(unsigned long long)res->drains, res->recorder_time_s, res->recorder_energy_j,
+		e_seen > 0 ? res->recorder_energy_j / e_seen : 0);
 	fprintf(f, "  \"clock\": {\"target_ppm\": %.9g, \"target_offset_s\": %.9g, \"board_ppm\": %.9g},\n",
 		res->p.target_ppm, res->p.target_offset, res->p.board_ppm);
 	fprintf(f, "  \"vb\": {\"energy_weighted_v\": %.9g, \"min_v\": %.9g, \"max_v\": %.9g},\n",

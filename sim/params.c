@@ -77,6 +77,8 @@ static const struct param params[] = {
 	D("isr_cycles", "", isr_cycles, SIM_DEF_ISR_CYCLES, 0),
 	U("ring_samples", "", ring_samples, SIM_DEF_RING_SAMPLES, 0),
 	D("drain_period", "s", drain_period, SIM_DEF_DRAIN_PERIOD, 0),
+	D("drain_cycles", "", drain_cycles, SIM_DEF_DRAIN_CYCLES, 0),
+	D("drain_cycles_per_sample", "", drain_cycles_per_sample, SIM_DEF_DRAIN_CYCLES_PER_SAMPLE, 0),
 	D("time_hz", "Hz", time_hz, SIM_DEF_TIME_HZ, 0),
 	D("time_jitter_pct", "%", time_jitter_pct, SIM_DEF_TIME_JITTER_PCT, 0),
 	D("slice", "s", slice, SIM_DEF_SLICE, 0),

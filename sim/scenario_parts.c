@@ -162,6 +162,8 @@ int scn_st_process(struct parser *ps, char **w, int n)
 		return -1;
 	if (pid == 0 || pid > UINT32_MAX)
 		return scn_perr(ps, "pid %s: must be 1..%u (0 is the idle task)", w[2], UINT32_MAX);
+	if (pid == SIM_RECORDER_PID)
+		return scn_perr(ps, "pid %s: is the recorder's (eqprof record, added by the simulator); choose another", w[2]);
 	for (i = 0; i < sc->nprocesses; i++)
 		if (sc->processes[i].pid == pid || !strcmp(sc->processes[i].name, w[1]))
 			return scn_perr(ps, "process %s / pid %s declared twice", w[1], w[2]);

@@ -52,6 +52,7 @@ struct sim_params {
 	double isr_cycles;
 	uint32_t ring_samples;
 	double drain_period;
+	double drain_cycles, drain_cycles_per_sample; /* the recorder's CPU cost per drain */
 	double time_hz, time_jitter_pct;
 	double slice;           /* default procedure slice within busy periods */
 	double trace_bin;
@@ -128,9 +129,19 @@ struct sim_phase {
 	struct sim_cons_change changes[SIM_MAX_CHANGES];
 };
 
-/* Activity 0 is the idle routine, activity 1 the sampling ISR. */
+/* Activity 0 is the idle routine, activity 1 the sampling ISR; the
+ * simulator adds one after the scenario's, index nacts: the recorder
+ * (eqprof record draining the rings), so truth arrays have nacts + 1. */
 #define SIM_ACT_IDLE 0
 #define SIM_ACT_ISR  1
+#define SIM_RECORDER_PID    65534u
+#define SIM_RECORDER_EXE    "eqprof"
+#define SIM_RECORDER_MODULE "/usr/bin/eqprof"
+#define SIM_RECORDER_PROC   "eq_record_drain"
+#define SIM_RECORDER_BASE   0x400000ull
+#define SIM_RECORDER_ADDR   0x1000ull
+#define SIM_RECORDER_SIZE   0x800ull
+#define SIM_NACTS(sc) ((sc)->nacts + 1)
 struct sim_act {
 	size_t process;         /* SIZE_MAX for idle and ISR */
 	size_t proc;
@@ -213,6 +224,8 @@ struct sim_result {
 	 * invisible to the profile, their time and energy shown as the code
 	 * they interrupted; sampling interrupts delayed by disabled regions */
 	uint64_t irq_other_count, irq_other_merged, irqoff_deferred;
+	uint64_t drains;             /* recorder wake-ups */
+	double recorder_time_s, recorder_energy_j; /* its CPU cost (a profile row: eqprof) */
 	double irq_other_time_s, irq_other_energy_j;
 	uint64_t quanta;             /* IRQ edges raised by the counter */
 	uint64_t pulses_in_quanta;   /* sum of preloads of the completed quanta */

@@ -20,7 +20,7 @@
 
 double sim_act_power(const struct sim_scenario *sc, size_t act, size_t freq)
 {
-	if (act == SIM_ACT_ISR)
+	if (act == SIM_ACT_ISR || act == sc->nacts)  /* the ISR, the recorder */
 		return sc->isr_power[freq];
 	return sc->procs[sc->acts[act].proc].power[freq];
 }

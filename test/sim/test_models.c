@@ -93,7 +93,8 @@ static size_t act_of(const struct sim_scenario *sc, const char *name)
 static void test_isr_delays_work(void **state)
 {
 	static const char *const sets[] = { "isr_cycles=20000", "quantum_pulses=8",
-					    "irq_other_cycles=1000", NULL };
+					    "irq_other_cycles=1000", "drain_cycles=0",
+					    "drain_cycles_per_sample=0", NULL };
 	struct sim_scenario sc;
 	struct sim_result r;
 	size_t work;
@@ -120,7 +121,8 @@ static void test_isr_delays_work(void **state)
 static void test_isr_extends_busy_run(void **state)
 {
 	static const char *const sets[] = { "isr_cycles=20000", "quantum_pulses=8",
-					    "irq_other_cycles=1000", NULL };
+					    "irq_other_cycles=1000", "drain_cycles=0",
+					    "drain_cycles_per_sample=0", NULL };
 	struct sim_scenario sc;
 	struct sim_result r;
 	size_t work;
@@ -210,6 +212,45 @@ static void test_irqoff_defers(void **state)
 	print_message("# %llu of %zu samples waited for interrupts (%.2f%%, expected %.2f%%)\n",
 		      (unsigned long long)r.irqoff_deferred, r.nenergy, 100 * frac, 100 * cover);
 	assert_true(fabs(frac - cover) < 4.5 * sd);
+	sim_result_free(&r);
+	sim_scenario_free(&sc);
+}
+
+/* ---- the recorder ------------------------------------------------------ */
+
+/*
+ * The recorder wakes every drain_period and runs drain_cycles plus
+ * drain_cycles_per_sample for every sample it drains, at 206 MHz, as the
+ * process eqprof (its samples name it).  Hand: its time is exactly
+ * (drains x 50,000 + samples x 2,000) / 206 MHz (the samples of the last,
+ * final drain excepted: it runs after the workload), and the work still
+ * gets its whole second.
+ */
+static void test_recorder_cost(void **state)
+{
+	static const char *const sets[] = { "drain_cycles=50000", "drain_cycles_per_sample=2000",
+					    "irq_other_hz=0", "quantum_pulses=16", NULL };
+	struct sim_scenario sc;
+	struct sim_result r;
+	uint64_t in_rec = 0, drained;
+	double hand;
+	size_t i;
+
+	load(&sc, busy_idle_text, sets);
+	run(&sc, &r);
+	/* 19 drains at 0.1 s .. 1.9 s inside the 2 s run, and the final one */
+	assert_int_equal(r.drains, 20);
+	/* samples drained by those 19: all but those taken after 1.9 s */
+	for (i = 0, drained = 0; i < r.nenergy; i++)
+		drained += r.energy[i].time * 1e-9 / (1 - 50e-6) < 1.9;
+	hand = (19 * 50000.0 + 2000.0 * drained) / 206e6;
+	print_message("# recorder: %.6f s (hand %.6f s), %.3f%% of the time\n", r.recorder_time_s,
+		      hand, 100.0 * r.acts[sc.nacts].time_s / r.duration);
+	assert_true(fabs(r.recorder_time_s - hand) < 1e-9);
+	for (i = 0; i < r.nenergy; i++)
+		in_rec += sim_attribute(&sc, &r.energy[i]) == sc.nacts;
+	assert_true(in_rec > 0);
+	assert_true(fabs(r.acts[act_of(&sc, "work")].time_s - 1.0) < 1e-9);
 	sim_result_free(&r);
 	sim_scenario_free(&sc);
 }
@@ -409,6 +450,7 @@ int main(void)
 		cmocka_unit_test(test_two_runs),
 		cmocka_unit_test(test_other_irq_blind_spot),
 		cmocka_unit_test(test_irqoff_defers),
+		cmocka_unit_test(test_recorder_cost),
 		cmocka_unit_test(test_latency_cycles_and_clocks),
 		cmocka_unit_test(test_power_voltage_sensitivity),
 		cmocka_unit_test(test_truth_uses_actual_power),
