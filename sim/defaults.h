@@ -62,6 +62,11 @@
 /* Interrupt-disabled regions in the running code (critical sections):
  * none by default (no figure in seed 001); a sampling interrupt waits for
  * the region's end. */
+/* A frequency switch stalls the core while the PLL relocks (about 150 us
+ * on the SA-1100/1110; no figure in seed 001), interrupts held, drawing
+ * dvfs_power of CPU power besides the rest. */
+#define SIM_DEF_DVFS_TIME       150e-6
+#define SIM_DEF_DVFS_POWER      0.05
 #define SIM_DEF_IRQOFF_HZ       0.0
 #define SIM_DEF_IRQOFF_CYCLES   2000
 /* Clocks: the board's 16 MHz crystal (ABM8-16.000MHZ-B2, hardware/prices.csv)

@@ -47,6 +47,8 @@ struct engine {
 	uint64_t merged[NSRC];
 	double isr_end;         /* end of the running ISR; <= t when none runs */
 	int isr_other;          /* the running handler is another source's (blind spot) */
+	int dvfs;               /* the stall is a frequency switch (isr_end: its end) */
+	int dvfs_due;           /* a frequency switch waits for the CPU */
 	double rec_cycles;      /* CPU cycles the recorder still has to run */
 	double pending_other;   /* a pending request of the other sources, or INFINITY */
 	double next_other;      /* next request of the other sources (periodic) */
@@ -184,6 +186,7 @@ static void run_isr(struct engine *en, int src, double t)
 	en->pending[src] = INFINITY;
 	en->isr_end = t + en->p->isr_cycles / en->sc->freqs[sg->freq].hz;
 	en->isr_other = 0;
+	en->dvfs = 0;
 }
 
 /* Another source's handler (the OS tick): interrupts off while it runs. */
@@ -192,6 +195,7 @@ static void run_other(struct engine *en, double t)
 	en->pending_other = INFINITY;
 	en->isr_end = t + en->p->irq_other_cycles / cpu_hz(en);
 	en->isr_other = 1;
+	en->dvfs = 0;
 	en->res->irq_other_count++;
 }
 
@@ -256,6 +260,9 @@ static int events_at(struct engine *en, double t)
 	 * an idle period pays back what it can of the lag by ending as planned */
 	while (en->seg < en->tl.nsegs && en->tl.segs[en->seg + 1].t0 + en->lag <= t) {
 		en->seg++;
+		if (en->seg < en->tl.nsegs && en->tl.segs[en->seg].freq != en->tl.segs[en->seg - 1].freq &&
+		    en->p->dvfs_time > 0)
+			en->dvfs_due = 1;
 		if (en->seg < en->tl.nsegs && en->tl.segs[en->seg].act == SIM_ACT_IDLE && en->lag > 0)
 			en->lag -= fmin(en->lag, en->tl.segs[en->seg + 1].t0 - en->tl.segs[en->seg].t0);
 	}
@@ -285,6 +292,14 @@ static int events_at(struct engine *en, double t)
 		if (en->isr_end <= t)
 			en->irqoff_end = fmax(en->irqoff_end, t + en->p->irqoff_cycles / cpu_hz(en));
 		en->next_irqoff = t + sim_rng_exp(&en->rng_off, 1.0 / en->p->irqoff_hz);
+	}
+	if (en->isr_end <= t && en->dvfs_due) {
+		/* the PLL relocks: the core stalls, interrupts wait */
+		en->dvfs_due = 0;
+		en->isr_end = t + en->p->dvfs_time;
+		en->isr_other = 0;
+		en->dvfs = 1;
+		en->res->dvfs_switches++;
 	}
 	if (en->isr_end <= t && en->irqoff_end <= t) {
 		/* the earliest request is served first */
@@ -376,7 +391,10 @@ static int run_piece(struct engine *en, double t, double b, size_t act, double p
 		en->res->recorder_time_s += dt;
 		en->res->recorder_energy_j += power * dt;
 	}
-	if (act == SIM_ACT_ISR && en->isr_other) {
+	if (act == SIM_ACT_ISR && en->dvfs) {
+		en->res->dvfs_time_s += dt;
+		en->res->dvfs_energy_j += power * dt;
+	} else if (act == SIM_ACT_ISR && en->isr_other) {
 		en->res->irq_other_time_s += dt;
 		en->res->irq_other_energy_j += power * dt;
 	} else if (act == SIM_ACT_ISR) {
@@ -404,8 +422,11 @@ static int loop(struct engine *en, const struct sim_options *opt, struct eq_erro
 		b = next_event(en, t);
 		sg = &en->tl.segs[en->seg];
 		act = en->isr_end > t ? SIM_ACT_ISR : en->rec_cycles > 0 ? en->sc->nacts : sg->act;
-		power = en->tl.steps[en->step].power + sim_act_power(en->sc, act, sg->freq) *
-			(act == SIM_ACT_ISR || act == en->sc->nacts ? 1.0 : sg->scale);
+		if (act == SIM_ACT_ISR && en->dvfs)
+			power = en->tl.steps[en->step].power + en->p->dvfs_power;
+		else
+			power = en->tl.steps[en->step].power + sim_act_power(en->sc, act, sg->freq) *
+				(act == SIM_ACT_ISR || act == en->sc->nacts ? 1.0 : sg->scale);
 		if (b <= t) /* an event at t that did not move on: guard against stalls */
 			b = nextafter(t, INFINITY);
 		if (run_piece(en, t, b, act, power, &t, err) < 0)

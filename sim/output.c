@@ -337,6 +337,8 @@ static int write_truth(const struct sim_scenario *sc, const struct sim_result *r
 	fprintf(f, "  \"recorder\": {\"drains\": %llu, \"time_s\": %.9g, \"energy_j\": %.9g, \"energy_share\": %.9g},\n",
 		(unsigned long long)res->drains, res->recorder_time_s, res->recorder_energy_j,
 		e_seen > 0 ? res->recorder_energy_j / e_seen : 0);
+	fprintf(f, "  \"dvfs\": {\"switches\": %llu, \"time_s\": %.9g, \"energy_j\": %.9g},\n",
+		(unsigned long long)res->dvfs_switches, res->dvfs_time_s, res->dvfs_energy_j);
 	fprintf(f, "  \"clock\": {\"target_ppm\": %.9g, \"target_offset_s\": %.9g, \"board_ppm\": %.9g},\n",
 		res->p.target_ppm, res->p.target_offset, res->p.board_ppm);
 	fprintf(f, "  \"vb\": {\"energy_weighted_v\": %.9g, \"min_v\": %.9g, \"max_v\": %.9g},\n",

@@ -67,6 +67,8 @@ static const struct param params[] = {
 	D("irq_latency_cycles_max", "", irq_lat_cyc_max, SIM_DEF_IRQ_LAT_CYC_MAX, 0),
 	D("irq_other_hz", "Hz", irq_other_hz, SIM_DEF_IRQ_OTHER_HZ, 0),
 	D("irq_other_cycles", "", irq_other_cycles, SIM_DEF_IRQ_OTHER_CYCLES, 0),
+	D("dvfs_time", "s", dvfs_time, SIM_DEF_DVFS_TIME, 0),
+	D("dvfs_power", "W", dvfs_power, SIM_DEF_DVFS_POWER, 0),
 	D("irqoff_hz", "Hz", irqoff_hz, SIM_DEF_IRQOFF_HZ, 0),
 	D("irqoff_cycles", "", irqoff_cycles, SIM_DEF_IRQOFF_CYCLES, 0),
 	D("target_clock_ppm", "", target_ppm, SIM_DEF_TARGET_PPM, 0),

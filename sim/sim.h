@@ -45,6 +45,7 @@ struct sim_params {
 	double irq_lat_min, irq_lat_max;       /* s: fixed part (edge to core) */
 	double irq_lat_cyc_min, irq_lat_cyc_max; /* CPU cycles at the current clock */
 	double irq_other_hz, irq_other_cycles; /* other interrupt sources: rate, handler length */
+	double dvfs_time, dvfs_power;          /* a frequency switch: stall, CPU power meanwhile */
 	double irqoff_hz, irqoff_cycles;       /* interrupt-disabled regions: rate, length */
 	double target_ppm, target_offset;      /* target clock: rate error, reading at t = 0 */
 	double board_ppm;                      /* board (MCU crystal) clock rate error */
@@ -225,6 +226,8 @@ struct sim_result {
 	 * they interrupted; sampling interrupts delayed by disabled regions */
 	uint64_t irq_other_count, irq_other_merged, irqoff_deferred;
 	uint64_t drains;             /* recorder wake-ups */
+	uint64_t dvfs_switches;      /* frequency switches, each a stall of dvfs_time */
+	double dvfs_time_s, dvfs_energy_j;
 	double recorder_time_s, recorder_energy_j; /* its CPU cost (a profile row: eqprof) */
 	double irq_other_time_s, irq_other_energy_j;
 	uint64_t quanta;             /* IRQ edges raised by the counter */

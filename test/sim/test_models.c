@@ -310,6 +310,30 @@ static void test_latency_cycles_and_clocks(void **state)
 	sim_scenario_free(&sc);
 }
 
+/*
+ * One switch from 206 to 59 MHz: the core stalls 300 us drawing base 100 mW
+ * + dvfs_power 200 mW (no voltage sensitivity: exactly 0.3 W), and the work,
+ * busy on both sides, ends that much later besides the ISRs.
+ */
+static void test_dvfs_transition(void **state)
+{
+	static const char *const sets[] = { "dvfs_time=300us", "dvfs_power=200mW", "power_vsens=0",
+					    "irq_other_hz=0", "drain_cycles=0",
+					    "drain_cycles_per_sample=0", NULL };
+	struct sim_scenario sc;
+	struct sim_result r;
+
+	load(&sc, twofreq_text, sets);
+	run(&sc, &r);
+	assert_int_equal(r.dvfs_switches, 1);
+	assert_true(fabs(r.dvfs_time_s - 300e-6) < 1e-12);
+	assert_true(fabs(r.dvfs_energy_j - 0.3 * 300e-6) < 1e-12);
+	assert_true(fabs(r.duration - (2.0 + r.isr_time_s + 300e-6)) < 1e-9);
+	assert_true(fabs(r.acts[act_of(&sc, "work")].time_s - 2.0) < 1e-9);
+	sim_result_free(&r);
+	sim_scenario_free(&sc);
+}
+
 /* ---- device power and terminal voltage (Figure 14) -------------------- */
 
 /*
@@ -452,6 +476,7 @@ int main(void)
 		cmocka_unit_test(test_irqoff_defers),
 		cmocka_unit_test(test_recorder_cost),
 		cmocka_unit_test(test_latency_cycles_and_clocks),
+		cmocka_unit_test(test_dvfs_transition),
 		cmocka_unit_test(test_power_voltage_sensitivity),
 		cmocka_unit_test(test_truth_uses_actual_power),
 	};
