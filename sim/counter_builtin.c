@@ -6,12 +6,16 @@
  *
  * What this file adds is the board around that logic:
  *   - the battery-terminal voltage as the MCU measures it: the divider
- *     adc_r_top/adc_r_bottom into the 10-bit ADC referred to adc_vref, 16
- *     conversions (each with 0.5 LSB rms of noise, which dithers the
- *     steps) summed once per quantum and turned into microvolts by the
- *     firmware's own calibration code (fw_cal_vbat_uv, cal.h), then given
- *     to fw_counter_set_vbat() before the next preload is computed (so the
- *     compensation lags by one quantum);
+ *     adc_r_top/adc_r_bottom into the 10-bit ADC referred to AREF, the
+ *     board's reference (the same one that sets the 555's thresholds, so
+ *     a reference that is off moves both the quantum and the reading),
+ *     free-running as firmware/avr/adc.c: a conversion every 13 ADC clocks
+ *     of mcu_clock / 128 (104 us), each of the voltage the front end saw
+ *     last, with 0.5 LSB rms of noise (which dithers the steps), summed 16
+ *     at a time; at each quantum's end the latest complete sum is turned
+ *     into microvolts by the firmware's own calibration code
+ *     (fw_cal_vbat_uv, cal.h) and given to fw_counter_set_vbat() before
+ *     the next preload is computed (so the compensation lags);
  *   - the timestamp of each IRQ edge in MCU clock ticks;
  *   - a fixed propagation delay from the quantum-completing pulse to the
  *     IRQ edge: FW_EDGE_CYCLES MCU cycles (compare match to output pin).
@@ -41,22 +45,47 @@ struct builtin_stage {
 	uint32_t left;          /* pulses left in the current quantum */
 	uint32_t preload;       /* pulses of the current quantum */
 	uint32_t seq;
+	/* the free-running ADC */
+	double vref, conv_period, next_conv;
+	uint32_t acc, nconv, ready_sum;
+	int have_sum;
 };
+
+static uint32_t adc_code(struct builtin_stage *b, double vb)
+{
+	double ratio = SIM_DEF_ADC_R_BOTTOM / (SIM_DEF_ADC_R_TOP + SIM_DEF_ADC_R_BOTTOM);
+	double code = floor(vb * ratio / b->vref * ADC_CODES + ADC_NOISE_LSB * sim_rng_normal(&b->rng) + 0.5);
+
+	return (uint32_t)(code < 0 ? 0 : code > ADC_CODES - 1 ? ADC_CODES - 1 : code);
+}
+
+/* The conversions due up to t, of the voltage vb. */
+static void adc_run(struct builtin_stage *b, double t, double vb)
+{
+	while (b->next_conv <= t) {
+		b->acc += adc_code(b, vb);
+		if (++b->nconv == ADC_SAMPLES) {
+			b->ready_sum = b->acc;
+			b->have_sum = 1;
+			b->acc = 0;
+			b->nconv = 0;
+		}
+		b->next_conv += b->conv_period;
+	}
+}
 
 /* What the board reports for a battery-terminal voltage, in uV: 16 noisy
  * 10-bit conversions of the divided voltage, converted by the firmware. */
 static uint32_t adc_measure_uv(struct builtin_stage *b, double vb)
 {
-	double ratio = SIM_DEF_ADC_R_BOTTOM / (SIM_DEF_ADC_R_TOP + SIM_DEF_ADC_R_BOTTOM);
-	double lsb = vb * ratio / SIM_DEF_ADC_VREF * ADC_CODES;
 	uint32_t sum = 0;
 	int i;
 
-	for (i = 0; i < ADC_SAMPLES; i++) {
-		double code = floor(lsb + ADC_NOISE_LSB * sim_rng_normal(&b->rng) + 0.5);
-
-		sum += (uint32_t)(code < 0 ? 0 : code > ADC_CODES - 1 ? ADC_CODES - 1 : code);
-	}
+	if (b->have_sum)
+		return fw_cal_vbat_uv(&b->cal, (uint16_t)b->ready_sum);
+	/* before the first complete sum: as if the ADC had been running at vb */
+	for (i = 0; i < ADC_SAMPLES; i++)
+		sum += adc_code(b, vb);
 	return fw_cal_vbat_uv(&b->cal, (uint16_t)sum);
 }
 
@@ -67,6 +96,7 @@ static int builtin_pulse(struct counter_stage *cs, double t, double vb,
 	struct counter_edge *e;
 	uint32_t uv;
 
+	adc_run(b, t, vb);
 	if (--b->left > 0)
 		return 0;
 	if (max < 1)
@@ -118,6 +148,9 @@ struct counter_stage *counter_stage_builtin_open(const struct counter_stage_conf
 	b->base.ops = &builtin_ops;
 	b->cfg = *cfg;
 	fw_cal_defaults(&b->cal);
+	b->vref = cfg->adc_vref > 0 ? cfg->adc_vref : SIM_DEF_ADC_VREF;
+	b->conv_period = 13 * 128 / cfg->mcu_clock;
+	b->next_conv = b->conv_period;
 	sim_rng_seed(&b->rng, cfg->seed, 6);
 	fc.quantum_pulses = cfg->quantum_pulses;
 	fc.jitter_pct = (uint8_t)(cfg->jitter_pct > 255 ? 255 : cfg->jitter_pct);

@@ -36,6 +36,7 @@ struct counter_stage_config {
 	double vb_nominal;        /* V: the battery voltage E_min refers to */
 	double mcu_clock;         /* Hz: board timestamp clock */
 	uint64_t seed;            /* jitter random seed (runs are reproducible) */
+	double adc_vref;          /* V at AREF: the board's reference (0: the design's 2.5 V) */
 };
 
 /* One IRQ edge raised by the counter stage. */

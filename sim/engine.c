@@ -460,6 +460,9 @@ static int engine_open(struct engine *en, const struct sim_scenario *sc,
 		.quantum_pulses = p->quantum_pulses, .jitter_pct = p->jitter_pct,
 		.vcomp = p->vcomp, .vb_nominal = p->vb_nominal,
 		.mcu_clock = p->mcu_clock, .seed = p->seed,
+		/* the board's 2.5 V reference sets both the 555's thresholds
+		 * (vx = 1.5 v_ref) and AREF */
+		.adc_vref = p->vx / 1.5,
 	};
 	int src;
 

@@ -241,8 +241,13 @@ static void test_bias_model_and_correction(void **state)
 						       sc.p.vb_nominal, sc.p.dead_time);
 		/* the energy after the last quantum is not measured: up to one
 		 * quantum; the rest (dithered ADC, E_min calibration 0.015%, the rate
-		 * varying within a quantum) stays below 0.15% */
-		if (fabs(corrected - r.energy_j) > 0.0015 * r.energy_j + r.quantum_j) {
+		 * varying within a quantum, and above all the board's voltage being
+		 * the latest 1.66 ms window of its free-running ADC, not the
+		 * quantum's own: 0.2-0.4% here, where a 25 ms busy/idle cycle
+		 * moves Vb by 0.3 V) stays below 0.6% */
+		print_message("# seed %llu: board-stream correction %+.3f%%\n", (unsigned long long)seed,
+			      100 * (corrected / r.energy_j - 1));
+		if (fabs(corrected - r.energy_j) > 0.006 * r.energy_j + r.quantum_j) {
 			print_error("seed %llu: corrected %.6f J, truth %.6f J\n",
 				    (unsigned long long)seed, corrected, r.energy_j);
 			fail();
@@ -485,8 +490,9 @@ static const struct workload workloads[] = {
 
 static const char *const unbiased[] = {
 	"skew_insns=0", "isr_cycles=20", "dead_time=1ns", "vcomp=on", "r_fuse=0", "r_source=0",
-	/* no blind spot, no recorder: the intervals are checked, not the biases */
-	"irq_other_hz=0", "drain_cycles=0", "drain_cycles_per_sample=0",
+	/* no blind spot, no recorder: the intervals are checked, not the biases;
+	 * one run for both samplings (their ISRs are negligible here): half the time */
+	"irq_other_hz=0", "drain_cycles=0", "drain_cycles_per_sample=0", "sampling=shared",
 };
 
 static void workload_text(char *buf, size_t len, const struct workload *w)

@@ -309,7 +309,7 @@ static void test_mirror_errors(void **state)
 
 static void test_counter_exact_n(void **state)
 {
-	struct counter_stage_config cfg = { 64, 0, 0, 4.07, 16e6, 7 };
+	struct counter_stage_config cfg = { 64, 0, 0, 4.07, 16e6, 7, 2.5 };
 	struct eq_error err;
 	struct counter_stage *cs = counter_stage_builtin_open(&cfg, &err);
 	struct counter_edge e[4];
@@ -337,7 +337,7 @@ static void test_counter_exact_n(void **state)
 
 static void test_counter_jitter_and_vcomp(void **state)
 {
-	struct counter_stage_config cfg = { 64, 5, 0, 4.07, 16e6, 9 };
+	struct counter_stage_config cfg = { 64, 5, 0, 4.07, 16e6, 9, 2.5 };
 	struct eq_error err;
 	struct counter_stage *cs = counter_stage_builtin_open(&cfg, &err);
 	struct counter_edge e[4];
@@ -370,9 +370,49 @@ static void test_counter_jitter_and_vcomp(void **state)
 	assert_true(fabs((double)total / (edges - 1) - 64 * 4.07 / 3.80) < 0.3);
 }
 
+/*
+ * The ADC runs free as the firmware's (adc.c): a conversion every 13 x 128
+ * MCU cycles (104 us at 16 MHz), sums of 16 (1.664 ms), the latest complete
+ * sum read at each quantum's end.  A step of Vb from 4.07 V to 3.80 V at
+ * 1 s (pulses every 10 us, quanta of 64 = 0.64 ms): every quantum ending
+ * before the step reads 4.07 V; a quantum ending within one window after it
+ * cannot read 3.80 V yet; every quantum ending two windows after it does.
+ * A reference 2% high reads every voltage 2% low (divided by 1.02).
+ */
+static void test_counter_adc_window(void **state)
+{
+	struct counter_stage_config cfg = { 64, 0, 0, 4.07, 16e6, 3, 2.5 };
+	struct eq_error err;
+	struct counter_stage *cs = counter_stage_builtin_open(&cfg, &err);
+	struct counter_edge e[4];
+	double win = 16 * 13 * 128 / 16e6, t, v;
+	long i;
+
+	for (i = 1; i <= 150000; i++) {
+		t = i * 1e-5;
+		if (counter_stage_pulse(cs, t, t < 1.0 ? 4.07 : 3.80, e, 4, &err) != 1)
+			continue;
+		v = e[0].vbat_uv * 1e-6;
+		if (t < 1.0 && t > 0.01)
+			assert_true(fabs(v - 4.07) < 0.01);
+		else if (t >= 1.0 && t < 1.0 + win - 104e-6)
+			assert_true(v > 3.80 + 0.02);
+		else if (t > 1.0 + 2 * win)
+			assert_true(fabs(v - 3.80) < 0.01);
+	}
+	counter_stage_close(cs);
+
+	cfg.adc_vref = 2.5 * 1.02;
+	cs = counter_stage_builtin_open(&cfg, &err);
+	for (i = 1; i <= 20000; i++)
+		if (counter_stage_pulse(cs, i * 1e-5, 4.07, e, 4, &err) == 1 && i > 1000)
+			assert_true(fabs(e[0].vbat_uv * 1e-6 - 4.07 / 1.02) < 0.01);
+	counter_stage_close(cs);
+}
+
 static void test_counter_refuses(void **state)
 {
-	struct counter_stage_config cfg = { 0, 0, 0, 4.07, 16e6, 1 };
+	struct counter_stage_config cfg = { 0, 0, 0, 4.07, 16e6, 1, 2.5 };
 	struct eq_error err;
 
 	assert_null(counter_stage_builtin_open(&cfg, &err));
@@ -432,6 +472,7 @@ int main(void)
 		cmocka_unit_test(test_mirror_errors),
 		cmocka_unit_test(test_counter_exact_n),
 		cmocka_unit_test(test_counter_jitter_and_vcomp),
+		cmocka_unit_test(test_counter_adc_window),
 		cmocka_unit_test(test_counter_refuses),
 		cmocka_unit_test(test_timeline),
 	};
