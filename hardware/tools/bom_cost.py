@@ -88,7 +88,7 @@ def main():
 	lines += ['| %s | %d | %s | %.2f | %.2f |' % r for r in out]
 	lines.append('| **total** | | | | **%.2f** |' % total)
 	text = '\n'.join(lines) + '\n'
-	if len(sys.argv) == 3:
+	if len(sys.argv) >= 3:		# OUT.md, with or without POS.csv after it
 		tmp = sys.argv[2] + '.tmp'
 		with open(tmp, 'w') as f:
 			f.write(text)
