@@ -48,6 +48,10 @@ tap $rc "design intent from the netlist and datasheet pin tables (no symbol's pi
 sed -e 's/^ok [0-9]* - /  spice: /' -e 's/^not ok [0-9]* - /  spice FAILED: /' -e 's/^/#/' "$log/spice"
 tap $rc "SPICE front end: linear within 1% (10 mA..1 A) after calibration, dead time matches, E_min and V_b reading within 0.5% over VBUS 4.5-5.5 V"
 
+"$PY" tools/sim_vbus.py "$EQPROF" --csv "$OUT/sim-vbus.csv" >"$log/simvbus" 2>&1; rc=$?
+sed -e 's/^ok [0-9]* - /  /' -e 's/^not ok [0-9]* - /  FAILED: /' -e 's/^/#/' "$log/simvbus"
+tap $rc "simulator on the SPICE node voltages: E_min and V_b reading within 0.5% over VBUS 4.5-5.5 V"
+
 "$PY" tools/check_values.py "$OUT/eqprof-counter.net" "$EQPROF" >"$log/values" 2>&1; rc=$?
 sed -e 's/^/#/' "$log/values"
 tap $rc "one source of truth: netlist, SPICE, firmware and simulator agree with board.values"

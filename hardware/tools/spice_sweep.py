@@ -91,6 +91,8 @@ def run_point(i_load, low, p, vbus=5.0, refmode=1):
 		'.meas tran vdv avg v(vdev) from=%g to=%g' % (tstop / 2, tstop),
 		'.meas tran vlow avg v(vlow) from=%g to=%g' % (tstop / 2, tstop),
 		'.meas tran vsns avg v(vsr) from=%g to=%g' % (tstop / 2, tstop),
+		'.meas tran vcont avg v(cont) from=%g to=%g' % (tstop / 2, tstop),
+		'.meas tran varef avg v(aref) from=%g to=%g' % (tstop / 2, tstop),
 		'.end', ''])
 	with tempfile.NamedTemporaryFile('w', suffix='.cir', delete=False) as f:
 		f.write(deck)
@@ -103,14 +105,15 @@ def run_point(i_load, low, p, vbus=5.0, refmode=1):
 		os.unlink(f.name)
 	log = r.stdout + r.stderr
 	got = {}
-	for name in ('ta', 'tb', 'son', 'soff', 'vbr', 'vdv', 'vlow', 'vsns'):
+	for name in ('ta', 'tb', 'son', 'soff', 'vbr', 'vdv', 'vlow', 'vsns', 'vcont', 'varef'):
 		m = re.search(r'^%s\s*=\s*([-+0-9.eE]+)' % name, log, re.M)
 		if not m:
 			raise RuntimeError('ngspice: measurement %s failed at %g A (%s range, VBUS %g V):\n%s'
 					   % (name, i_load, 'low' if low else 'high', vbus, log[-2000:]))
 		got[name] = float(m.group(1))
 	return {'period': (got['tb'] - got['ta']) / PERIODS, 'dead': got['soff'] - got['son'],
-		'vb_read': got['vbr'], 'v_dev': got['vdv'], 'v_low': got['vlow'], 'v_sense': got['vsns']}
+		'vb_read': got['vbr'], 'v_dev': got['vdv'], 'v_low': got['vlow'], 'v_sense': got['vsns'],
+		'v_cont': got['vcont'], 'v_aref': got['varef']}
 
 
 def vbus_sweep(p, rng, refmode=1):
