@@ -15,6 +15,7 @@ from the BOM.
 """
 import csv
 import os
+import re
 import sys
 
 HW = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -35,6 +36,24 @@ def price_of(value, footprint, prices, mpn=''):
 		if match.endswith('*') and footprint.startswith(match[:-1]):
 			return eur, part
 	return None
+
+RE_VOLT = re.compile(r'\b\d+(\.\d+)? ?V\b')
+RE_TOL = re.compile(r'\b\d+(\.\d+)? ?%')
+RE_WATT = re.compile(r'\b\d+(\.\d+)? ?W\b')
+RE_DIELECTRIC = re.compile(r'\b(C0G|NP0|X5R|X6S|X7R|X7S|X8R|Y5V)\b')
+
+def rating_gaps(footprint, rating):
+	"""What an assembler needs of a passive's rating and this one lacks:
+	capacitors voltage, dielectric and tolerance; resistors tolerance and
+	power, and voltage unless a 4-terminal shunt (whose limit is its power)."""
+	need = []
+	if footprint.startswith('Capacitor_SMD:'):
+		need = [(RE_VOLT, 'has no voltage'), (RE_DIELECTRIC, 'has no dielectric'), (RE_TOL, 'has no tolerance')]
+	elif footprint.startswith('Resistor_SMD:'):
+		need = [(RE_TOL, 'has no tolerance'), (RE_WATT, 'has no power rating')]
+		if 'Shunt' not in footprint:
+			need.append((RE_VOLT, 'has no voltage rating'))
+	return [what for rx, what in need if not rx.search(rating)]
 
 def THT(footprint):
 	"""Through-hole parts are hand-fitted: not in the pick-and-place file."""
@@ -67,8 +86,8 @@ def main():
 			where = '%s:%d: %s' % (sys.argv[1], n, row['Reference'])
 			if not row.get('MPN') or not row.get('Manufacturer'):
 				missing.append('%s has no manufacturer part number (add it in tools/design.py)' % where)
-			if row['Footprint'].startswith(('Resistor_SMD:', 'Capacitor_SMD:')) and not row.get('Rating'):
-				missing.append('%s has no rating (voltage, dielectric, tolerance)' % where)
+			for m in rating_gaps(row['Footprint'], row.get('Rating', '')):
+				missing.append('%s: rating "%s" %s (add it in tools/design.py)' % (where, row.get('Rating', ''), m))
 			if placed is not None and not THT(row['Footprint']):
 				for ref in expand(row['Reference']):
 					if ref not in placed:

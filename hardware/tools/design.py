@@ -134,10 +134,10 @@ def parts(v=None):
 	#     not calibrated, and the compensation divides by this reading)
 	add('R4', 'Device:R', si(v['adc_r_top']), FP_R, (190.5, 76.2), (62, 16, 0),
 	    {1: 'VBAT_DEV', 2: 'VB_ADC'},
-	    dict(mpn('Panasonic', 'ERA-6AEB104V', '0.1 %, 25 ppm/K, 0.125 W'), BoardValue='adc_r_top'))
+	    dict(mpn('Panasonic', 'ERA-6AEB104V', '0.1 %, 25 ppm/K, 0.125 W, 150 V'), BoardValue='adc_r_top'))
 	add('R5', 'Device:R', si(v['adc_r_bottom']), FP_R, (190.5, 106.68), (62, 20, 0),
 	    {1: 'VB_ADC', 2: 'GND'},
-	    dict(mpn('Panasonic', 'ERA-6AEB473V', '0.1 %, 25 ppm/K, 0.125 W'), BoardValue='adc_r_bottom'))
+	    dict(mpn('Panasonic', 'ERA-6AEB473V', '0.1 %, 25 ppm/K, 0.125 W, 150 V'), BoardValue='adc_r_bottom'))
 	cap('C5', '100n', (203.2, 106.68), (62, 24, 0), {1: 'VB_ADC', 2: 'GND'})
 	# --- current mirror (i_m = alpha * i_s) and integrator, kept together so
 	#     that the integrating node is short
