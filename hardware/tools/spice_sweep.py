@@ -25,6 +25,8 @@ named by --csv and --vbus-csv.  Exit status 1 when a check fails.
 import argparse
 import os
 import re
+import resource
+import signal
 import subprocess
 import sys
 import tempfile
@@ -44,6 +46,7 @@ VBUS_LOADS = {'high': 0.1, 'low': 0.05}
 VBUS_LIMIT = 0.005
 OVERLOAD = (1.0, 1.5)	# A on the low range: a burst, and the fuse's rating
 R_LOW_RATING = 1.0	# W: Vishay WSK2512 1 ohm
+CPU_LIMIT = 300	# s of CPU time one ngspice run may take (a hang guard)
 
 def params(path=DECK):
 	"""The .param name = value lines of the deck (numbers only)."""
@@ -97,13 +100,16 @@ def run_point(i_load, low, p, vbus=5.0, refmode=1):
 	with tempfile.NamedTemporaryFile('w', suffix='.cir', delete=False) as f:
 		f.write(deck)
 	try:
-		r = subprocess.run(['ngspice', '-b', f.name], capture_output=True, text=True, timeout=120)
-	except subprocess.TimeoutExpired:
-		raise RuntimeError('ngspice: no result in 120 s at %g A (%s range, VBUS %g V)'
-				   % (i_load, 'low' if low else 'high', vbus))
+		# A hang guard on CPU time, not wall time: a point needs a few CPU
+		# seconds, but on a loaded machine minutes of wall time.
+		r = subprocess.run(['ngspice', '-b', f.name], capture_output=True, text=True,
+				   preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_CPU, (CPU_LIMIT, CPU_LIMIT)))
 	finally:
 		os.unlink(f.name)
 	log = r.stdout + r.stderr
+	if r.returncode < 0 and -r.returncode in (signal.SIGXCPU, signal.SIGKILL):
+		raise RuntimeError('ngspice: no result in %d s of CPU time at %g A (%s range, VBUS %g V)'
+				   % (CPU_LIMIT, i_load, 'low' if low else 'high', vbus))
 	got = {}
 	for name in ('ta', 'tb', 'son', 'soff', 'vbr', 'vdv', 'vlow', 'vsns', 'vcont', 'varef'):
 		m = re.search(r'^%s\s*=\s*([-+0-9.eE]+)' % name, log, re.M)
