@@ -3,7 +3,7 @@
  *
  *   eqprof record (-e | -t [HZ]) [-a] [--duration T] [--jitter PCT] [--gpio CHIP:LINE]
  *                 [-g | --call-graph fp|dwarf[,SIZE]]
- *                 [-o OUT.eqp] [-q] [-- COMMAND [ARGS]...]
+ *                 [--energy SOURCE] [-o OUT.eqp] [-q] [-- COMMAND [ARGS]...]
  *
  * Energy-driven sampling (-e) reads the eqprof kernel module's samples of
  * the board's interrupt (record_module.h).  Time-driven sampling (-t) uses
@@ -11,7 +11,10 @@
  * profiles compare sample for sample) and perf_event_open's cpu-clock
  * otherwise (record_perf.h), and says which.  With the module, maps, names
  * and forks come from perf's sideband records; -a records every process, the
- * kernel and idle, for the command's run or --duration.
+ * kernel and idle, for the command's run or --duration.  With -t, --energy
+ * SOURCE reads an energy source (RAPL, a battery gauge, an hwmon sensor)
+ * alongside the samples (record_energy.h), so report can charge each
+ * interval's energy to its samples.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -29,6 +32,7 @@
 #include "progress.h"
 #include "eqp.h"
 #include "record_module.h"
+#include "record_energy.h"
 #include "record_perf.h"
 #include "recorder.h"
 #include "symbolize.h"
@@ -37,6 +41,8 @@
 struct record_opts {
 	double hz, jitter, duration;
 	const char *out, *gpio;
+	const char *esource, *sysfs;  /* --energy, --sysfs */
+	double epoll, esettle;
 	int quiet, energy, all, use_module;
 	int callchain;        /* -g, --call-graph fp */
 	unsigned dwarf_stack; /* --call-graph dwarf[,SIZE]: bytes of stack per sample, 0 = off */
@@ -51,13 +57,15 @@ struct sources {
 	struct eq_sink sink;          /* where everything goes */
 	struct eq_sample *held;       /* module samples held until the sideband is read */
 	size_t nheld, capheld;
+	struct record_energy *energy; /* --energy: the source read alongside */
+	int energy_failed;            /* it could not be read: no recording is kept */
 };
 
 static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: eqprof record (-e | -t [HZ]) [-a] [--duration T] [--jitter PCT] [--gpio CHIP:LINE]\n"
-		"                     [-o OUT.eqp] [-q] [[--] COMMAND [ARGS]...]\n\n"
+		"                     [--energy SOURCE] [-o OUT.eqp] [-q] [[--] COMMAND [ARGS]...]\n\n"
 		"  -e             energy-driven: one sample per quantum of the board, from the\n"
 		"                 eqprof kernel module (docs/target-linux.md)\n"
 		"  -t [HZ]        time-driven at HZ (default 1000Hz; 4000, 4k, 4kHz): the module's hrtimers when\n"
@@ -71,6 +79,14 @@ static void usage(FILE *out)
 		"  --call-graph dwarf[,SIZE]  copy SIZE bytes of user stack (default 8192, at most\n"
 		"                 65528) and the registers with each sample, unwound offline from\n"
 		"                 the DWARF CFI (code built without frame pointers; perf only)\n"
+		"  --energy SRC   with -t: read the energy source SRC (rapl, battery, hwmon, a\n"
+		"                 domain as 'eqprof sources' names it, or auto) alongside the\n"
+		"                 samples; report then gives joules per procedure\n"
+		"                 (docs/energy-sources.md)\n"
+		"  --energy-every T  read it every T (default 10ms)\n"
+		"  --energy-settle T  after the command, wait at most T for a slow source\n"
+		"                 (a battery gauge) to update (default 60s)\n"
+		"  --sysfs DIR    read the source's sysfs under DIR (also $EQPROF_SYSFS)\n"
 		"  -o OUT.eqp     output recording (default eqprof.eqp)\n"
 		"  -q             no progress line and no summary\n");
 }
@@ -175,7 +191,8 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 	struct eq_error err;
 	int i;
 
-	*o = (struct record_opts){ .hz = 1000, .jitter = 5, .out = "eqprof.eqp" };
+	*o = (struct record_opts){ .hz = 1000, .jitter = 5, .out = "eqprof.eqp", .epoll = 0.01,
+				   .esettle = 60 };
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--")) {
 			i++;
@@ -194,6 +211,23 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 				eq_fail(&err, "--duration %s: must be more than 0", argv[i]);
 				goto bad;
 			}
+		} else if (!strcmp(argv[i], "--energy") && i + 1 < argc) {
+			o->esource = argv[++i];
+		} else if (!strcmp(argv[i], "--sysfs") && i + 1 < argc) {
+			o->sysfs = argv[++i];
+		} else if ((!strcmp(argv[i], "--energy-every") || !strcmp(argv[i], "--energy-settle")) &&
+			   i + 1 < argc) {
+			int every = !strcmp(argv[i], "--energy-every");
+			double *v = every ? &o->epoll : &o->esettle;
+
+			if (eq_parse_quantity(argv[i + 1], "s", argv[i], v, &err) < 0)
+				goto bad;
+			if (every ? !(*v >= 1e-3 && *v <= 10) : !(*v >= 0 && *v <= 3600)) {
+				eq_fail(&err, "%s %s: give %s", argv[i], argv[i + 1],
+					every ? "1ms to 10s" : "0 to 1h");
+				goto bad;
+			}
+			i++;
 		} else if (!strcmp(argv[i], "--gpio") && i + 1 < argc) {
 			o->gpio = argv[++i];
 		} else if (!strcmp(argv[i], "-t")) {
@@ -236,7 +270,9 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 			usage(stdout);
 			exit(0);
 		} else {
-			if (!strcmp(argv[i], "-o") || !strcmp(argv[i], "--jitter"))
+			if (!strcmp(argv[i], "-o") || !strcmp(argv[i], "--jitter") ||
+			    !strcmp(argv[i], "--energy") || !strcmp(argv[i], "--sysfs") ||
+			    !strcmp(argv[i], "--energy-every") || !strcmp(argv[i], "--energy-settle"))
 				fprintf(stderr, "eqprof record: %s needs a value\n", argv[i]);
 			else
 				fprintf(stderr, "eqprof record: unknown option '%s'\n", argv[i]);
@@ -252,6 +288,11 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 	o->argv = i < argc ? argv + i : NULL;
 	/* call chains come from perf only: -t -g uses perf even with the module */
 	o->use_module = o->energy || (!o->callchain && !o->dwarf_stack && module_recorder_available(NULL));
+	if (o->energy && o->esource) {
+		fprintf(stderr, "eqprof record: --energy %s goes with -t: energy-driven samples (-e) already carry the board's energy, one quantum each\n",
+			o->esource);
+		return 2;
+	}
 	if (o->energy && (o->callchain || o->dwarf_stack)) {
 		fprintf(stderr, "eqprof record: %s: the eqprof module records no call chains; record -e without it\n",
 			o->callchain ? "-g" : "--call-graph dwarf");
@@ -388,6 +429,7 @@ static void close_sources(struct sources *s)
 {
 	module_recorder_close(s->mod);
 	perf_recorder_close(s->perf);
+	record_energy_close(s->energy);
 	tree_filter_free(s->filter);
 	free(s->held);
 	memset(s, 0, sizeof(*s));
@@ -507,17 +549,26 @@ static int run(const struct record_opts *o, struct recorder *rec, struct sources
 			end_command(pid, status, src, err);
 			break;
 		}
-		if (drain(src, 100, err) < 0 ||
+		if (drain(src, src->energy ? record_energy_due_ms(src->energy) : 100, err) < 0 ||
 		    (recorder_error(rec) && eq_fail(err, "%s", recorder_error(rec)))) {
 			rc = -1;
 			end_command(pid, status, src, err);
+			break;
+		}
+		if (src->energy && record_energy_poll(src->energy, err) < 0) {
+			struct eq_error ignored;
+
+			src->energy_failed = 1;
+			rc = -1;
+			end_command(pid, status, src, &ignored);
 			break;
 		}
 		t = eq_progress_elapsed(&line);
 		if (t >= next_tick) {
 			/* about once a second, what was recorded goes to the file */
 			next_tick = t + 1.0;
-			if (recorder_tick(rec, err) < 0) {
+			if ((src->energy && record_energy_write(src->energy, rec, err) < 0) ||
+			    recorder_tick(rec, err) < 0) {
 				rc = -1;
 				end_command(pid, status, src, err);
 				break;
@@ -531,6 +582,11 @@ static int run(const struct record_opts *o, struct recorder *rec, struct sources
 	if (rc == 0)
 		rc = stop_sources(src, err);
 	eq_progress_end(&line, 1);
+	if (rc == 0 && src->energy &&
+	    record_energy_finish(src->energy, rec, o->esettle, o->quiet, err) < 0) {
+		src->energy_failed = 1;
+		rc = -1;
+	}
 	return rc;
 }
 
@@ -578,6 +634,8 @@ static void describe_target(char *target, size_t size, char *extra, size_t xsize
 	if (used < xsize && (o->callchain || o->dwarf_stack))
 		used += (size_t)snprintf(extra + used, xsize - used, o->dwarf_stack ?
 					 "call_graph=dwarf,%u\n" : "call_graph=fp\n", o->dwarf_stack);
+	if (o->esource && used < xsize)
+		used += (size_t)snprintf(extra + used, xsize - used, "energy=%s\n", o->esource);
 	if (ms && ms->threaded && used < xsize)
 		used += (size_t)snprintf(extra + used, xsize - used,
 					 "irq_context=threaded (no interrupted registers: pcs are the tasks' saved user pcs)\n");
@@ -661,6 +719,11 @@ int cmd_record(int argc, char **argv)
 			"/dev/eqprof");
 		return 1;
 	}
+	if (o.esource) {
+		src.energy = record_energy_open(o.esource, o.sysfs, o.epoll, &err);
+		if (!src.energy)
+			goto fail;
+	}
 	if (o.use_module && open_module(&o, &src, &err) < 0) {
 		if (o.energy)
 			goto fail;
@@ -688,9 +751,19 @@ int cmd_record(int argc, char **argv)
 	rec = recorder_open(o.out, &meta, &err);
 	if (!rec)
 		goto fail;
+	if (src.energy && record_energy_start(src.energy, rec, &err) < 0) {
+		recorder_discard(rec);  /* a source that cannot be read: no output */
+		goto fail;
+	}
 	catch_stop_signals();
 	rc = run(&o, rec, &src, &err, &status, &started);
 	st = recorder_stats(rec);
+	if (rc < 0 && src.energy_failed) {
+		/* readings that are not energy would give wrong joules: the
+		 * recording is not kept (the message says what to fix) */
+		recorder_discard(rec);
+		goto fail;
+	}
 	if (rc < 0 && !started) {
 		recorder_discard(rec); /* the command never ran: nothing to keep */
 		goto fail;
@@ -718,6 +791,8 @@ int cmd_record(int argc, char **argv)
 		if (!o.quiet)
 			summary(&o, &src, samples, lost);
 	}
+	if (src.energy && !o.quiet)
+		record_energy_summary(src.energy, stderr);
 	close_sources(&src);
 	if (rc < 0)
 		return 1;

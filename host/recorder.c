@@ -585,6 +585,26 @@ int recorder_add_symtab(struct recorder *r, const struct eqp_symtab *t, struct e
 	return 0;
 }
 
+int recorder_add_energy_domain(struct recorder *r, const struct eqp_edomain *d,
+			       struct eq_error *err)
+{
+	if (eqp_add_energy_domain(r->w, d, &r->err) < 0) {
+		r->failed = 1;
+		return eq_fail(err, "%s", r->err.msg);
+	}
+	return 0;
+}
+
+int recorder_add_energy_readings(struct recorder *r, const struct eqp_ereading *rd, size_t n,
+				 struct eq_error *err)
+{
+	if (eqp_add_energy_readings(r->w, rd, n, &r->err) < 0) {
+		r->failed = 1;
+		return eq_fail(err, "%s", r->err.msg);
+	}
+	return 0;
+}
+
 static void free_recorder(struct recorder *r)
 {
 	size_t i;

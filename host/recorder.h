@@ -72,6 +72,11 @@ struct eq_sink recorder_sink(struct recorder *r);
 int recorder_tick(struct recorder *r, struct eq_error *err);
 /* Embeds a symbol table (SYMT chunk) now: the target kernel's, for one. */
 int recorder_add_symtab(struct recorder *r, const struct eqp_symtab *t, struct eq_error *err);
+/* An energy source read alongside the samples (ESRC and ERDG chunks). */
+int recorder_add_energy_domain(struct recorder *r, const struct eqp_edomain *d,
+			       struct eq_error *err);
+int recorder_add_energy_readings(struct recorder *r, const struct eqp_ereading *rd, size_t n,
+				 struct eq_error *err);
 /* Finishes the file and renames it to OUT; frees r. */
 int recorder_commit(struct recorder *r, struct eq_error *err);
 /* Removes the unfinished file (nothing worth keeping was recorded); frees r. */
