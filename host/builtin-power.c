@@ -54,8 +54,10 @@ static const char usage_text[] =
 "  --split-idle     histogram of idle and busy samples apart\n"
 "  --region T0:T1   energy, time and average power between two times\n"
 "  --markers        the same between each pair of consecutive markers\n"
-"  --source S       where power comes from: energy-driven samples or the board\n"
-"                   stream (default: samples if energy-driven, else the board)\n"
+"  --source S       where power comes from: energy-driven samples, the board\n"
+"                   stream, or the energy source read alongside time-driven\n"
+"                   samples (record -t --energy; its first domain) (default:\n"
+"                   samples if energy-driven, else the board, else the source)\n"
 "docs/power.md has the details and the exact CSV/JSON columns.\n";
 
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -113,7 +115,7 @@ static int parse_choice(const char *arg, const char *const *names, int n)
 static int parse_value(struct power_args *a, int c, const char *arg)
 {
 	static const char *const fmts[] = { "table", "csv", "json" };
-	static const char *const bases[] = { "auto", "samples", "board" };
+	static const char *const bases[] = { "auto", "samples", "board", "source" };
 	struct eq_error err;
 	unsigned long long n;
 	int k;
@@ -125,9 +127,9 @@ static int parse_value(struct power_args *a, int c, const char *arg)
 		a->fmt = (enum power_format)k;
 		return 0;
 	case 'S':
-		if ((k = parse_choice(arg, bases, 3)) < 0)
-			return usage_error("--source '%s': use auto, samples or board", arg);
-		a->basis = (enum power_basis)k;
+		if ((k = parse_choice(arg, bases, 4)) < 0)
+			return usage_error("--source '%s': use auto, samples, board or source", arg);
+		a->basis = k == 3 ? POWER_BASIS_SOURCE : (enum power_basis)k;
 		return 0;
 	case 'w':
 		if (eq_parse_uint(arg, "--window", 1000000, &n, &err) < 0 || n == 0)

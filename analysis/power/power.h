@@ -30,6 +30,9 @@ enum power_basis {
 	POWER_BASIS_SAMPLES,   /* energy-driven samples, each worth quantum_j */
 	POWER_BASIS_BOARD,     /* board records: pulses * E_min each */
 	POWER_BASIS_NONE,      /* no power in this recording (time-driven, no board) */
+	POWER_BASIS_SOURCE,    /* an energy source read alongside time-driven samples
+				  (record --energy): its first domain, between the
+				  readings at which its value changed */
 };
 
 /* One inter-sample interval. */
@@ -69,6 +72,10 @@ struct power_input {
 	double e_min_j;
 	double vb_nominal;         /* 0: pulses are not scaled by the battery voltage */
 	double dead_time_s;        /* 0: no dead-time correction of board records */
+	/* energy source (SOURCE basis): readings of its first domain where the
+	 * value changed, time in s on the target clock, cumulative J */
+	double *src_t, *src_e;
+	size_t nsrc;
 	/* markers, target clock */
 	size_t nmarkers;
 	const struct eqp_marker **markers;

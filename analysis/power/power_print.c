@@ -19,6 +19,7 @@ static const char *basis_name(enum power_basis b)
 	switch (b) {
 	case POWER_BASIS_SAMPLES: return "samples";
 	case POWER_BASIS_BOARD: return "board";
+	case POWER_BASIS_SOURCE: return "source";
 	default: return "none";
 	}
 }
@@ -74,7 +75,8 @@ static void summary_table(FILE *out, const struct power_summary *s, size_t n)
 		table_qty(out, 10, s[i].power_w, "W");
 		table_qty(out, 10, s[i].energy_j, "J");
 		fprintf(out, " %6.1f%s\n", s[i].idle_pct,
-			s[i].basis == POWER_BASIS_BOARD ? "  (power from the board stream)" : "");
+			s[i].basis == POWER_BASIS_BOARD ? "  (power from the board stream)" :
+			s[i].basis == POWER_BASIS_SOURCE ? "  (power from the energy source read alongside)" : "");
 		notes |= s[i].basis == POWER_BASIS_NONE;
 	}
 	for (i = 0; i < n; i++)
