@@ -21,7 +21,7 @@
 #define MAX_REGIONS 32
 
 struct power_args {
-	int summary, markers, split_idle, log_y, mark_idle;
+	int summary, markers, split_idle, log_y, mark_idle, runs;
 	enum power_format fmt;
 	enum power_basis basis;
 	const char *output, *title;
@@ -37,12 +37,15 @@ struct power_args {
 };
 
 static const char usage_text[] =
-"usage: eqprof power FILE.eqp... [--summary] [--format table|csv|json] [-o OUT]\n"
+"usage: eqprof power FILE.eqp... [--summary] [--runs] [--format table|csv|json] [-o OUT]\n"
 "                    [--trace OUT.csv|png|svg] [--window N] [--range T0:T1] [--log]\n"
 "                    [--no-idle-marks] [--hist OUT.csv|png|svg] [--bucket 50mW]\n"
 "                    [--split-idle] [--region T0:T1]... [--markers]\n"
 "                    [--source auto|samples|board] [--title TEXT] [--size WxH]\n"
 "\n"
+"  --runs           the files are repeated runs of the same work: the summary\n"
+"                   adds the mean over the runs of duration, power and energy,\n"
+"                   their SD and the 95% interval of the mean\n"
 "  --summary        duration, samples, average frequency and power, energy,\n"
 "                   idle and lost samples; one row per file (the default)\n"
 "  --trace OUT      power per interval (E_q / dt) against time; .csv, .png, .svg\n"
@@ -165,6 +168,7 @@ static int parse_args(struct power_args *a, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "summary", no_argument, NULL, 's' },
+		{ "runs", no_argument, NULL, 'r' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "trace", required_argument, NULL, 't' },
@@ -195,6 +199,7 @@ static int parse_args(struct power_args *a, int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 's': a->summary = 1; break;
+		case 'r': a->runs = 1; break;
 		case 'o': a->output = optarg; break;
 		case 'L': a->log_y = 1; break;
 		case 'l': a->log_y = 0; break;
@@ -250,7 +255,10 @@ static int print_summaries(const struct power_args *a, struct power_input *in,
 	for (i = 0; i < a->nfiles; i++)
 		if (power_summarize(&in[i], &s[i], err) < 0)
 			return -1;
-	power_summary_print(out, s, a->nfiles, a->fmt);
+	if (a->runs)
+		power_summary_print_runs(out, s, a->nfiles, a->fmt);
+	else
+		power_summary_print(out, s, a->nfiles, a->fmt);
 	for (i = 0; i < a->nfiles; i++)
 		if (s[i].basis == POWER_BASIS_NONE && out != stderr && a->fmt != POWER_FMT_TABLE)
 			fprintf(stderr, "eqprof power: %s: no power: %s\n", s[i].name, s[i].why_none);
