@@ -21,8 +21,9 @@
  *   energytree work SHM PHASE:SECONDS...
  *       the workload: PHASE is hot, warm or cool (busy in phase_hot() etc.
  *       for SECONDS of its CPU time) or idle (sleeps SECONDS); it publishes
- *       its CPU time per phase in SHM as it goes, and prints at exit one
- *       line per phase: "phase NAME cpu_s WALL_S".
+ *       its CPU time per phase in SHM as it goes, and prints when each
+ *       busy phase ends "span NAME T0 T1" (CLOCK_MONOTONIC s) and at exit
+ *       one line per phase: "phase NAME cpu_s WALL_S".
  *   energytree stop SHM
  *
  * Machines (values in the units the kernel uses; layouts as the kernel's
@@ -697,6 +698,7 @@ static int cmd_work(const char *shmpath, int n, char **phases)
 			die("no phase '%s' (hot, warm, cool, idle)", name);
 		cpu[k] += k == 0 ? phase_hot(s, secs) : k == 1 ? phase_warm(s, secs) : phase_cool(s, secs);
 		wall[k] += now() - w0;
+		printf("span %s %.9f %.9f\n", name, w0, now());
 	}
 	for (i = 0; i < NPHASE; i++)
 		printf("phase %s %.9f %.9f\n", phase_names[i], cpu[i], wall[i]);
