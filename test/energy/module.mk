@@ -12,3 +12,5 @@ INTEG_TESTS += test/energy/battery.py
 # known energies; several recordings pooled; power's source trace (~40 s)
 INTEG_TESTS += test/energy/record.py
 INTEG_SAN_TESTS += test/energy/record.py
+# ESRC/ERDG round trip and joules per row worked out by hand
+UNIT_TESTS += test/energy/test_eprofile
