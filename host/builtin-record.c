@@ -583,7 +583,7 @@ static int run(const struct record_opts *o, struct recorder *rec, struct sources
 		rc = stop_sources(src, err);
 	eq_progress_end(&line, 1);
 	if (rc == 0 && src->energy &&
-	    record_energy_finish(src->energy, rec, o->esettle, o->quiet, err) < 0) {
+	    record_energy_finish(src->energy, rec, stop_signal ? 0 : o->esettle, o->quiet, err) < 0) {
 		src->energy_failed = 1;
 		rc = -1;
 	}
