@@ -196,8 +196,10 @@ with Machine("amd-lowidle", workdir=os.path.join(work, "one")) as m:
         tap.ok(abs(e - doms["package-0"]["total_j"]) < 1e-4 * max(1.0, e),
                "the trace's intervals add up to package-0's energy", (e, rows[:3]))
         t = [float(r[0]) for r in rows[1:]]
-        tap.ok(len(t) + 1 == doms["package-0"]["readings"] and all(b > a for a, b in zip(t, t[1:])),
-               "one trace interval between each two readings (RAPL changes at every one), in time order",
+        # one interval between each two readings at which the counter changed
+        # (all of them, unless the fake driver stalled longer than a reading)
+        tap.ok(0 < len(t) < doms["package-0"]["readings"] and all(b > a for a, b in zip(t, t[1:])),
+               "at most one trace interval between each two readings, in time order",
                (len(t), doms["package-0"]["readings"]))
     p = run([EQPROF, "power", eqp, "--summary", "--format", "json"], check=False)
     tap.ok(p.returncode == 0 and
