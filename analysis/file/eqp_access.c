@@ -5,6 +5,7 @@
 #include "eqp.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "eqp_format.h"
@@ -129,14 +130,48 @@ const struct eqp_maps *eqp_maps_at(const struct eqp_file *f, size_t i)
 	return i < f->maps.n ? &f->maps.v[i] : NULL;
 }
 
+static size_t pid_hash(uint32_t pid)
+{
+	return (size_t)(((uint64_t)pid * 0x9e3779b97f4a7c15ull) >> 29);
+}
+
+static struct pid_slot *pid_find(const struct eqp_file *f, uint32_t pid, int add)
+{
+	size_t j;
+
+	for (j = pid_hash(pid) & f->pid_mask; f->pids[j].maps || f->pids[j].comm;
+	     j = (j + 1) & f->pid_mask)
+		if (f->pids[j].pid == pid)
+			return &f->pids[j];
+	if (!add)
+		return NULL;
+	f->pids[j].pid = pid;
+	return &f->pids[j];
+}
+
+/* Later chunks overwrite earlier ones: each slot ends with the last. */
+int eqp_index_pids(struct eqp_file *f)
+{
+	size_t want = f->maps.n + f->comm.n, size = 16, i;
+
+	while (size < 2 * want)
+		size *= 2;
+	if (!(f->pids = calloc(size, sizeof(*f->pids))))
+		return -1;
+	f->pid_mask = size - 1;
+	for (i = 0; i < f->maps.n; i++)
+		pid_find(f, f->maps.v[i].pid, 1)->maps = i + 1;
+	for (i = 0; i < f->comm.n; i++)
+		if (f->comm.v[i].tid == 0 || f->comm.v[i].tid == f->comm.v[i].pid)
+			pid_find(f, f->comm.v[i].pid, 1)->comm = i + 1;
+	return 0;
+}
+
 const struct eqp_maps *eqp_maps_for(const struct eqp_file *f, uint32_t pid)
 {
-	size_t i = f->maps.n;
+	const struct pid_slot *p = pid_find(f, pid, 0);
 
-	while (i--)
-		if (f->maps.v[i].pid == pid)
-			return &f->maps.v[i];
-	return NULL;
+	return p && p->maps ? &f->maps.v[p->maps - 1] : NULL;
 }
 
 size_t eqp_ncomm(const struct eqp_file *f) { return f->comm.n; }
@@ -147,13 +182,9 @@ const struct eqp_comm *eqp_comm_at(const struct eqp_file *f, size_t i)
 
 const char *eqp_comm_for(const struct eqp_file *f, uint32_t pid)
 {
-	size_t i = f->comm.n;
+	const struct pid_slot *p = pid_find(f, pid, 0);
 
-	while (i--)
-		if (f->comm.v[i].pid == pid &&
-		    (f->comm.v[i].tid == 0 || f->comm.v[i].tid == pid))
-			return f->comm.v[i].name;
-	return NULL;
+	return p && p->comm ? f->comm.v[p->comm - 1].name : NULL;
 }
 
 size_t eqp_nsymtabs(const struct eqp_file *f) { return f->symt.n; }

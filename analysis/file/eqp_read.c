@@ -913,6 +913,11 @@ static struct eqp_file *open_image(const void *buf, size_t len, const char *name
 		eqp_close(f);
 		return NULL;
 	}
+	if (eqp_index_pids(f) < 0) {
+		eq_fail(err, "%s: out of memory indexing %zu processes", name, f->maps.n + f->comm.n);
+		eqp_close(f);
+		return NULL;
+	}
 	return f;
 }
 
@@ -992,6 +997,7 @@ void eqp_close(struct eqp_file *f)
 	}
 	free(f->edom.v);
 	free(f->erdg.v);
+	free(f->pids);
 	free(f->target);
 	free(f->extra);
 	free(f->extra_lines);

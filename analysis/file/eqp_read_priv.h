@@ -50,6 +50,13 @@ struct eqp_file {
 	VEC(struct eqp_board_segment) bseg; /* one per BINF */
 	VEC(struct eqp_edomain) edom;       /* one per ESRC */
 	VEC(struct eqp_ereading) erdg;
+	/* eqp_maps_for()/eqp_comm_for(): per pid, index + 1 of its last MAPS
+	 * and last process-name COMM chunk; open addressing on pid. */
+	struct pid_slot { uint32_t pid; size_t maps, comm; } *pids;
+	size_t pid_mask;
 };
+
+/* Builds f->pids once every chunk is read (eqp_access.c); -1 out of memory. */
+int eqp_index_pids(struct eqp_file *f);
 
 #endif

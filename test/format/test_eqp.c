@@ -584,6 +584,52 @@ static void time_mode_minimal(void **state)
 	eqp_close(f);
 }
 
+/* Lookup by pid among many processes: each gets its own last maps and its
+ * last process name (a thread's name never), pids colliding in the hash
+ * included (multiples of a power of two). */
+static void many_processes(void **state)
+{
+	const char *path = tmp_path("many.eqp");
+	struct eqp_meta meta = { .mode = EQP_MODE_ENERGY, .quantum_j = 1e-3, .clock_hz = 1e9,
+				 .target = "many" };
+	struct eq_error err = { "" };
+	struct eqp_writer *w = eqp_create(path, &meta, &err);
+	struct eqp_file *f;
+	char text[64], name[32];
+	uint32_t i, pid;
+
+	(void)state;
+	assert_non_null(w);
+	for (i = 0; i < 3000; i++) {
+		pid = i * 4096 + 7;
+		snprintf(text, sizeof(text), "400000-401000 r-xp 0 00:00 0 /old/%u\n", pid);
+		assert_int_equal(eqp_add_maps(w, pid, 0, text, strlen(text), &err), 0);
+		snprintf(name, sizeof(name), "p%u", pid);
+		assert_int_equal(eqp_add_comm(w, pid, 0, name, &err), 0);
+	}
+	for (i = 0; i < 3000; i += 2) {   /* the even ones exec later */
+		pid = i * 4096 + 7;
+		snprintf(text, sizeof(text), "400000-401000 r-xp 0 00:00 0 /new/%u\n", pid);
+		assert_int_equal(eqp_add_maps(w, pid, 50, text, strlen(text), &err), 0);
+		snprintf(name, sizeof(name), "n%u", pid);
+		assert_int_equal(eqp_add_comm(w, pid, 50, name, &err), 0);
+		assert_int_equal(eqp_add_thread_name(w, pid, pid + 1, 60, "thread", &err), 0);
+	}
+	assert_int_equal(eqp_commit(w, &err), 0);
+	f = eqp_open(path, &err);
+	assert_non_null(f);
+	for (i = 0; i < 3000; i++) {
+		pid = i * 4096 + 7;
+		snprintf(text, sizeof(text), "/%s/%u\n", i % 2 ? "old" : "new", pid);
+		assert_non_null(strstr(eqp_maps_for(f, pid)->text, text));
+		snprintf(name, sizeof(name), "%c%u", i % 2 ? 'p' : 'n', pid);
+		assert_string_equal(eqp_comm_for(f, pid), name);
+		assert_null(eqp_maps_for(f, pid + 1));
+		assert_null(eqp_comm_for(f, pid + 1));
+	}
+	eqp_close(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -597,6 +643,7 @@ int main(void)
 		cmocka_unit_test(bad_headers),
 		cmocka_unit_test(atomic_output),
 		cmocka_unit_test(time_mode_minimal),
+		cmocka_unit_test(many_processes),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
