@@ -1,6 +1,7 @@
 /*
  * export.c - what the export formats share: the context (units per sample,
- * samples in time order) and counting samples per location.
+ * the samples, put in time order only for the formats that need it) and
+ * counting samples per location.
  *
  * Locations come from the symbolizer's cache, one pointer per distinct
  * (pid, pc), so counting is a hash table keyed by pointer: memory follows the
@@ -39,7 +40,8 @@ int export_ctx_init(struct export_ctx *x, const struct eqp_file *f,
 	x->exclude_idle = exclude_idle;
 	x->mode = m->mode;
 	x->creator = creator;
-	if (power_input_from_file(&x->in, f, POWER_BASIS_AUTO, err) < 0)
+	/* File order: only the formats that need time order sort (export_write). */
+	if (power_input_from_file_unordered(&x->in, f, POWER_BASIS_AUTO, err) < 0)
 		return -1;
 	if (m->mode == EQP_MODE_ENERGY) {
 		per = x->in.quantum_j * 1e9;
@@ -69,6 +71,11 @@ int export_write(FILE *out, enum export_format fmt, struct export_ctx *x,
 	/* The Chrome trace walks the samples twice: power, then slices. */
 	x->progress_done = 0;
 	x->progress_total = x->in.nsamples * (fmt == EXPORT_CHROME ? 2 : 1);
+	/* The timeline and the per-sample CSV (each row's interval) walk the
+	 * samples in time order; the profiles (callgrind, pprof, folded) count
+	 * per location and stream the file as it is, however unordered. */
+	if ((fmt == EXPORT_CHROME || fmt == EXPORT_CSV) && power_input_order(&x->in, err) < 0)
+		return -1;
 	switch (fmt) {
 	case EXPORT_CALLGRIND: rc = export_callgrind(out, x, err); break;
 	case EXPORT_PPROF: rc = export_pprof(out, x, err); break;

@@ -185,13 +185,24 @@ static int add_sample(struct chrome *c, const struct export_ctx *x,
 	return 0;
 }
 
+/* Earlier start first; equal starts in table order (stable for one file). */
+static int by_start(const void *a, const void *b)
+{
+	const struct slice *x = *(const struct slice *const *)a, *y = *(const struct slice *const *)b;
+
+	if (x->start_us != y->start_us)
+		return x->start_us < y->start_us ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
 static int sample_slices(struct chrome *c, struct export_ctx *x)
 {
 	struct power_iter it;
 	const struct eq_sample *smp;
+	struct slice **left;
 	uint64_t t0 = 0;
 	int have_t0 = 0;
-	size_t i;
+	size_t i, n = 0;
 
 	power_iter_init(&it, &x->in);
 	while ((smp = power_iter_sample(&it))) {
@@ -203,17 +214,22 @@ static int sample_slices(struct chrome *c, struct export_ctx *x)
 		if (add_sample(c, x, smp, (double)(smp->time - t0) / x->in.clock_hz * 1e6) < 0)
 			return -1;
 	}
-	/* the slices still open, in time order */
-	for (;;) {
-		struct slice *first = NULL;
-
-		for (i = 0; c->open && i <= c->mask; i++)
-			if (c->open[i].loc && (!first || c->open[i].start_us < first->start_us))
-				first = &c->open[i];
-		if (!first)
-			return 0;
-		close_slice(c, first);
-	}
+	/* the slices still open, in time order (sorted: one a thread) */
+	for (i = 0; c->open && i <= c->mask; i++)
+		if (c->open[i].loc)
+			n++;
+	if (!n)
+		return 0;
+	if (!(left = malloc(n * sizeof(*left))))
+		return -1;
+	for (i = 0, n = 0; i <= c->mask; i++)
+		if (c->open[i].loc)
+			left[n++] = &c->open[i];
+	qsort(left, n, sizeof(*left), by_start);
+	for (i = 0; i < n; i++)
+		close_slice(c, left[i]);
+	free(left);
+	return 0;
 }
 
 static void markers(struct chrome *c, const struct export_ctx *x)

@@ -388,18 +388,20 @@ static int gzip_out(FILE *out, const struct pb *p, struct eq_error *err)
 	return ferror(out) ? eq_fail(err, "writing the pprof profile failed") : 0;
 }
 
+/* First to last sample, in file order (no time order needed). */
 static double span_ns(const struct export_ctx *x)
 {
-	struct power_iter it;
-	const struct eq_sample *s, *first = NULL, *last = NULL;
+	uint64_t lo = UINT64_MAX, hi = 0;
+	size_t c, i;
 
-	power_iter_init(&it, &x->in);
-	while ((s = power_iter_sample(&it))) {
-		if (!first)
-			first = s;
-		last = s;
-	}
-	return first ? (double)(last->time - first->time) / x->in.clock_hz * 1e9 : 0;
+	for (c = 0; c < x->in.nchunks; c++)
+		for (i = 0; i < x->in.counts[c]; i++) {
+			uint64_t t = x->in.chunks[c][i].time;
+
+			lo = t < lo ? t : lo;
+			hi = t > hi ? t : hi;
+		}
+	return lo <= hi ? (double)(hi - lo) / x->in.clock_hz * 1e9 : 0;
 }
 
 int export_pprof(FILE *out, struct export_ctx *x, struct eq_error *err)

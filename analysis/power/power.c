@@ -8,6 +8,7 @@
  */
 #include "power.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -170,8 +171,8 @@ static int resolve_basis(struct power_input *in, const struct eqp_file *f,
 	return 0;
 }
 
-int power_input_from_file(struct power_input *in, const struct eqp_file *f,
-			  enum power_basis want, struct eq_error *err)
+static int input_from_file(struct power_input *in, const struct eqp_file *f,
+			   enum power_basis want, int order, struct eq_error *err)
 {
 	const struct eqp_meta *m = eqp_meta(f);
 	size_t c, i;
@@ -197,11 +198,34 @@ int power_input_from_file(struct power_input *in, const struct eqp_file *f,
 		in->markers[i] = eqp_marker_at(f, i);
 	in->lost_recorded = eqp_lost_total(f);
 	in->skipped = *eqp_skipped(f);
-	if (order_samples(in, err) < 0 || load_board(in, f, err) < 0 ||
+	in->unordered = 1;
+	if ((order && power_input_order(in, err) < 0) || load_board(in, f, err) < 0 ||
 	    load_source(in, f, err) < 0 || resolve_basis(in, f, want, err) < 0) {
 		power_input_free(in);
 		return -1;
 	}
+	return 0;
+}
+
+int power_input_from_file(struct power_input *in, const struct eqp_file *f,
+			  enum power_basis want, struct eq_error *err)
+{
+	return input_from_file(in, f, want, 1, err);
+}
+
+int power_input_from_file_unordered(struct power_input *in, const struct eqp_file *f,
+				    enum power_basis want, struct eq_error *err)
+{
+	return input_from_file(in, f, want, 0, err);
+}
+
+int power_input_order(struct power_input *in, struct eq_error *err)
+{
+	if (!in->unordered)
+		return 0;
+	if (order_samples(in, err) < 0)
+		return -1;
+	in->unordered = 0;
 	return 0;
 }
 
@@ -276,6 +300,7 @@ void power_iter_init(struct power_iter *it, const struct power_input *in)
 	size_t i;
 	double sum = 0;
 
+	assert(!in->unordered);  /* power_input_order() first */
 	memset(it, 0, sizeof(*it));
 	it->in = in;
 	if (in->basis == POWER_BASIS_BOARD && in->nboard) {

@@ -60,6 +60,7 @@ struct power_input {
 	const struct eq_sample **chunks;
 	size_t *counts;
 	const struct eq_sample **sorted; /* NULL when the file order is time order */
+	int unordered;             /* 1: order not established yet (power_input_order()) */
 	uint64_t nsamples;
 	double clock_hz;           /* target ticks per second */
 	double quantum_j;          /* energy per sample (SAMPLES basis) */
@@ -83,6 +84,14 @@ struct power_input {
 
 int power_input_from_file(struct power_input *in, const struct eqp_file *f,
 			  enum power_basis want, struct eq_error *err);
+/* The same, leaving the samples in file order (unordered = 1, no sort and no
+ * 8 bytes per sample): for analyses that need no time order (counts per
+ * location).  power_input_order() before walking intervals or samples. */
+int power_input_from_file_unordered(struct power_input *in, const struct eqp_file *f,
+				    enum power_basis want, struct eq_error *err);
+/* Puts the samples in time order (a sorted index when the file order is
+ * not); nothing when already done. */
+int power_input_order(struct power_input *in, struct eq_error *err);
 /* For arrays: one chunk of n samples (energy-driven, quantum_j each). */
 int power_input_from_samples(struct power_input *in, const char *name,
 			     const struct eq_sample *s, size_t n,

@@ -214,6 +214,27 @@ assert len(b) == 50 and all(abs(float(x["power_w"]) - 2.94) < 1e-9 for x in b)
 assert rows[0]["power_w"] == "" and rows[0]["file"].endswith("prog.c")
 '
 
+# --- samples out of time order --------------------------------------------------------
+# The same samples in two "rings" drained one after the other (odd rows, then
+# even): the profiles stream the file as it is, the timeline and the CSV
+# sort; every format must say exactly what it says for the ordered file.
+mkdir -p u && python3 -c '
+rows = open("s.csv").read().splitlines()
+body = rows[1:]
+open("u/s.csv", "w").write("\n".join([rows[0]] + body[1::2] + body[0::2]) + "\n")
+'
+(cd u && "$EQPROF" import --samples s.csv --maps 100=../maps.txt --comm 100=prog --energy 2.94mJ -o rec.eqp) >/dev/null 2>imp.err ||
+	{ echo "Bail out! eqprof import of unordered samples failed: $(cat imp.err)"; exit 1; }
+for f in callgrind pprof folded chrome csv; do
+	(cd u && "$EQPROF" export rec.eqp --format $f -o rec.$f 2>err)
+	if [ $f = pprof ]; then
+		check "unordered samples: $f export the same as the ordered file" \
+			cmp -s <(gzip -dc rec.pprof) <(gzip -dc u/rec.pprof)
+	else
+		check "unordered samples: $f export the same as the ordered file" cmp -s rec.$f u/rec.$f
+	fi
+done
+
 # --- errors -------------------------------------------------------------------------
 "$EQPROF" export rec.eqp --format svg -o x >out 2>err; rc=$?
 if [ $rc -eq 2 ] && grep -q "callgrind, pprof" err; then ok "unknown format is a usage error naming the formats"; else not_ok "unknown format (rc=$rc)"; fi
