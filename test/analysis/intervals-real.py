@@ -132,6 +132,10 @@ def main():
                     compare_rows(t, doc, want, what)
             doc = report(path)
             t.eq(doc["interval"], "sampling", mode + ": one recording: sampling by default")
+            # The workload's 2 ms stretches make the smallest design effect
+            # about 0.2 (energy) and 0.08 (time): over seeds 1-6 it was at
+            # most 0.27 and 0.10.  The run is seeded (seed 1), and no seed
+            # came near 0.5: a correct program does not fail this (rate ~0).
             deffs = [r["deff"] for r in doc["rows"] if r["samples"] >= 10]
             t.ok(any(x < 0.5 for x in deffs),
                  mode + ": code in stretches: sampling deff well below the binomial", deffs)

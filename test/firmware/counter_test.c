@@ -90,8 +90,10 @@ static void test_jitter_is_uniform(void **state)
 	}
 	for (i = 0; i < 21; i++)
 		chi2 += (bins[i] - expect) * (bins[i] - expect) / expect;
-	/* 20 degrees of freedom: P(chi2 > 45.3) = 0.001. */
-	assert_true(chi2 < 45.3);
+	/* 20 degrees of freedom: P(chi2 > 52.4) = 1e-4 for uniform draws, the
+	 * false-failure rate of this check (the bounded running sum of the
+	 * jitter only makes the counts more even). */
+	assert_true(chi2 < 52.4);
 }
 
 static void test_seed_reproducible(void **state)
@@ -110,6 +112,8 @@ static void test_seed_reproducible(void **state)
 		assert_int_equal(x, fw_counter_next(&b));
 		differ += x != fw_counter_next(&d);
 	}
+	/* Two seeds draw the same of 201 values about once in 201 draws:
+	 * 50 or fewer differences of 100 has a probability below 1e-100. */
 	assert_true(differ > 50);
 }
 
@@ -280,6 +284,8 @@ static void test_rng_below_exact(void **state)
 	assert_int_equal(rej, (uint32_t)(0x100000000ULL % 3));
 	for (i = 0; i < 30000; i++)
 		bins[fw_rng_below(&st, span, rej)]++;
+	/* 10000 +- 81.6 (binomial SD) each: 500 is 6.1 SD, a false failure
+	 * about once in 1e9 runs for the three bins. */
 	for (i = 0; i < 3; i++)
 		assert_in_range(bins[i], 9500, 10500);
 }

@@ -55,8 +55,14 @@ check "energy.eqp, time.eqp, truth.json and truth-trace.csv exist" \
 "$EQPROF" report "$tmp/run1/energy.eqp" --by proc --format csv >"$tmp/report.csv" 2>"$tmp/report.err"
 check "eqprof report symbolizes the scenario's procedures" \
 	grep -q "decode_frame" "$tmp/report.csv"
-check "report energy shares match truth.json within 3 standard errors" python3 - "$tmp/report.csv" "$tmp/run1/truth.json" <<'EOF'
+# Each procedure's share against this run's truth: the bound is z binomial
+# standard errors, z chosen for the number of rows checked so that the whole
+# check fails less than once in 10,000 correct runs (two-sided 1e-4 split
+# over the rows, Bonferroni: z = 4.27 for 5 rows).  Energy-driven samples are
+# closer to systematic than to independent ones, so the real rate is lower.
+check "report energy shares match truth.json (false-failure rate < 1e-4)" python3 - "$tmp/report.csv" "$tmp/run1/truth.json" <<'EOF'
 import csv, json, math, sys
+from statistics import NormalDist
 truth = json.load(open(sys.argv[2]))
 rows = list(csv.DictReader(open(sys.argv[1])))
 n = truth["samples_energy"]
@@ -66,17 +72,16 @@ def share(row):
             v = float(row[k].rstrip('%'))
             return v / 100 if row[k].endswith('%') or v > 1 else v
     return int(row["samples"]) / n
-found = 0
-for p in truth["procedures"]:
-    for row in rows:
-        if (row.get("proc") or row.get("name")) == p["proc"]:
-            s = share(row)
-            se = math.sqrt(max(p["energy_share"] * (1 - p["energy_share"]), 1.0 / n) / n)
-            if abs(s - p["energy_share"]) > 3 * se:
-                print("#", p["proc"], s, p["energy_share"])
-                sys.exit(1)
-            found += 1
-sys.exit(0 if found >= 3 else 1)
+pairs = [(p, row) for p in truth["procedures"] for row in rows
+         if (row.get("proc") or row.get("name")) == p["proc"]]
+z = NormalDist().inv_cdf(1 - 1e-4 / (2 * max(len(pairs), 1)))
+for p, row in pairs:
+    s = share(row)
+    se = math.sqrt(max(p["energy_share"] * (1 - p["energy_share"]), 1.0 / n) / n)
+    print("# %s: %.5f, truth %.5f, bound %.5f (z %.2f)" % (p["proc"], s, p["energy_share"], z * se, z))
+    if abs(s - p["energy_share"]) > z * se:
+        sys.exit(1)
+sys.exit(0 if len(pairs) >= 3 else 1)
 EOF
 
 # the example of docs/simulator.md is a working scenario
@@ -102,6 +107,10 @@ import json, sys
 a, b = (json.load(open(p)) for p in sys.argv[1:])
 sys.exit(0 if a["energy_j"] == b["energy_j"] and a["samples_energy"] == b["samples_energy"] else 1)
 EOF
+# The simulated Idle's mean power is a property of the model: across seeds it
+# varies by about 1 uW (SD over 8 seeds), so the 5.5 mW window is over a
+# thousand SDs wide and a correct program never fails it (rate ~0); the 2% is
+# the paper's Table 4 against the model's bias (0.2768 W).
 check "Table 4 Idle: 273 mW within 2%" python3 -c "
 import json,sys; t=json.load(open('$tmp/b1/truth.json')); sys.exit(0 if abs(t['avg_power_w']-0.273)<0.0055 else 1)"
 

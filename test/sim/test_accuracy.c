@@ -153,10 +153,37 @@ static void count(const struct sim_scenario *sc, const struct eq_sample *s, size
 	}
 }
 
-/* Rows whose true share lies in the 99% interval of the estimate; *rows
- * gets the number of rows looked at. */
+/*
+ * The false-failure rate of these checks (issue 15: below 1e-4 a run).
+ * A check that looks at many rows takes its quantile for the whole family:
+ * z_family(m) is the two-sided normal quantile at 1e-4 / m, so the chance
+ * that any of m rows of a correct program strays beyond z_family(m)
+ * standard errors is below 1e-4 (Bonferroni: whatever the dependence
+ * between the rows of one run).  The binomial standard error is an upper
+ * bound here: energy- and time-driven samples are closer to systematic ones
+ * (the coverage test below measures their design effect below 1).
+ */
+static double z_family(int m)
+{
+	double lo = 0, hi = 40, alpha = 1e-4 / (m > 0 ? m : 1);
+	int i;
+
+	for (i = 0; i < 200; i++) {             /* erfc(z / sqrt 2) = P(|Z| > z) */
+		double mid = (lo + hi) / 2;
+
+		if (erfc(mid / sqrt(2.0)) > alpha)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return hi;
+}
+
+/* Rows whose true share lies in the z-interval of the estimate; *rows gets
+ * the number of rows looked at, *worst (if given) the largest error in
+ * standard errors. */
 static int shares_inside(const struct sim_scenario *sc, const struct sim_result *r,
-			 int energy, int *rows)
+			 int energy, int *rows, double z, double *worst)
 {
 	uint64_t cnt[64];
 	double seen = truth_seen(r, energy);
@@ -174,8 +201,10 @@ static int shares_inside(const struct sim_scenario *sc, const struct sim_result 
 		p = (double)cnt[a] / n;
 		/* Wilson-like floor on the error for tiny shares */
 		se = sqrt(fmax(p * (1 - p), 1.0 / n) / n);
-		if (fabs(p - truth) <= Z99 * se)
+		if (fabs(p - truth) <= z * se)
 			inside++;
+		if (worst && fabs(p - truth) / se > *worst)
+			*worst = fabs(p - truth) / se;
 		(*rows)++;
 	}
 	return inside;
@@ -196,6 +225,10 @@ static void test_power_within_3se(void **state)
 		run(&sc, &r);
 		est = est_power(&r);
 		expect = sim_expected_power_estimate(&sc, &r);
+		/* Not a statistical check: the estimate counts every quantum
+		 * between its first and last sample, so its error is bounded
+		 * (below, 2.2 quanta), far inside 3 counting SEs; a correct
+		 * program never fails either (false-failure rate 0). */
 		se = est / sqrt((double)r.nenergy);
 		if (fabs(est - expect) > 3 * se) {
 			print_error("seed %llu: estimate %.6f W, expected %.6f W (truth %.6f W), 3 SE %.6f\n",
@@ -326,6 +359,7 @@ static void test_low_range(void **state)
 static void test_shares_inside_ci(void **state)
 {
 	int rows_e = 0, rows_t = 0, in_e = 0, in_t = 0;
+	double worst_e = 0, worst_t = 0, z;
 	uint64_t seed;
 
 	for (seed = 100; seed < 140; seed++) {
@@ -334,16 +368,21 @@ static void test_shares_inside_ci(void **state)
 
 		load(&sc, mix_text, seed, NULL, NULL);
 		run(&sc, &r);
-		in_e += shares_inside(&sc, &r, 1, &rows_e);
-		in_t += shares_inside(&sc, &r, 0, &rows_t);
+		in_e += shares_inside(&sc, &r, 1, &rows_e, Z99, &worst_e);
+		in_t += shares_inside(&sc, &r, 0, &rows_t, Z99, &worst_t);
 		sim_result_free(&r);
 		sim_scenario_free(&sc);
 	}
-	print_message("# energy shares: %d of %d rows inside 99%% CI; time shares: %d of %d\n",
-		      in_e, rows_e, in_t, rows_t);
+	/* Every row of both profiles within the family's quantile (about 4.9
+	 * SE for 640 rows): a correct program fails this less than once in
+	 * 10,000 runs.  The 99% count is printed for the reader. */
+	z = z_family(rows_e + rows_t);
+	print_message("# energy shares: %d of %d rows inside 99%% CI, worst %.2f SE; time shares: "
+		      "%d of %d, worst %.2f SE; bound %.2f SE\n",
+		      in_e, rows_e, worst_e, in_t, rows_t, worst_t, z);
 	assert_true(rows_e >= 250);
-	assert_true(in_e >= 0.97 * rows_e);
-	assert_true(in_t >= 0.97 * rows_t);
+	assert_true(worst_e <= z);
+	assert_true(worst_t <= z);
 }
 
 /* The check above can fail: with an interrupt latency of milliseconds the
@@ -360,11 +399,13 @@ static void test_shares_check_detects_misattribution(void **state)
 
 		load(&sc, mix_text, seed, "irq_latency_max=40ms", "irq_latency_min=20ms");
 		run(&sc, &r);
-		in += shares_inside(&sc, &r, 1, &rows);
+		in += shares_inside(&sc, &r, 1, &rows, Z99, NULL);
 		sim_result_free(&r);
 		sim_scenario_free(&sc);
 	}
 	print_message("# with 20-40 ms latency: %d of %d rows inside 99%% CI\n", in, rows);
+	/* Fails only if the misattribution is not seen: measured far below
+	 * 90% (the detection's power, not a false-failure rate). */
 	assert_true(in < 0.9 * rows);
 }
 
@@ -396,9 +437,12 @@ static void test_frequency_scaling_differs(void **state)
 	tt = r.time_run.acts[fast].time_s / truth_seen(&r, 0);
 	print_message("# App-206: time %.2f%% (truth %.2f%%), energy %.2f%% (truth %.2f%%); paper 22.01%%, 41.13%%\n",
 		      100 * pt, 100 * tt, 100 * pe, 100 * te);
+	/* The truth is the model's (the run's phases are fixed lengths). */
 	assert_true(fabs(tt - 0.22) < 0.01 && fabs(te - 0.41) < 0.02);
-	assert_true(fabs(pe - te) < Z99 * sqrt(te * (1 - te) / r.nenergy));
-	assert_true(fabs(pt - tt) < Z99 * sqrt(tt * (1 - tt) / r.ntimed));
+	/* Two statistical checks: z_family(2) = 4.06 SE each, 1e-4 in all. */
+	assert_true(fabs(pe - te) < z_family(2) * sqrt(te * (1 - te) / r.nenergy));
+	assert_true(fabs(pt - tt) < z_family(2) * sqrt(tt * (1 - tt) / r.ntimed));
+	/* The profiles differ: measured some 30 SE apart; 8 leaves no chance. */
 	assert_true(z_two(pe, r.nenergy, pt, r.ntimed) > 8);
 	sim_result_free(&r);
 	sim_scenario_free(&sc);
@@ -408,6 +452,7 @@ static void test_frequency_scaling_differs(void **state)
 static void test_flat_power_agrees(void **state)
 {
 	int rows = 0, agree = 0;
+	double worst = 0;
 	uint64_t seed;
 
 	for (seed = 1; seed <= 10; seed++) {
@@ -421,25 +466,33 @@ static void test_flat_power_agrees(void **state)
 		count(&sc, r.energy, r.nenergy, ce);
 		count(&sc, r.timed, r.ntimed, ct);
 		for (a = 0; a < sc.nacts; a++) {
+			double z;
+
 			if (a == SIM_ACT_ISR)
 				continue;
 			rows++;
-			if (fabs(z_two((double)ce[a] / r.nenergy, r.nenergy,
-				       (double)ct[a] / r.ntimed, r.ntimed)) < Z99)
-				agree++;
+			z = fabs(z_two((double)ce[a] / r.nenergy, r.nenergy,
+				       (double)ct[a] / r.ntimed, r.ntimed));
+			agree += z < Z99;
+			worst = z > worst ? z : worst;
 		}
 		sim_result_free(&r);
 		sim_scenario_free(&sc);
 	}
-	print_message("# flat power: %d of %d rows agree at 99%%\n", agree, rows);
-	assert_true(agree >= 0.95 * rows);
+	/* Every row's two-proportion z within the family's quantile: false
+	 * failure below 1e-4 (two independent samplings of one run). */
+	print_message("# flat power: %d of %d rows agree at 99%%, worst z %.2f, bound %.2f\n",
+		      agree, rows, worst, z_family(rows));
+	assert_true(rows >= 40);
+	assert_true(worst <= z_family(rows));
 }
 
 /* A.2: quanta from 92 uJ (2 pulses) to 2.94 mJ (64) give the same profile. */
 static void test_quantum_sensitivity(void **state)
 {
 	static const char *quanta[] = { "quantum_pulses=2", "quantum_pulses=8", "quantum_pulses=64" };
-	int rows = 0, inside = 0;
+	int rows = 0;
+	double worst = 0;
 	size_t q;
 
 	for (q = 0; q < 3; q++) {
@@ -448,13 +501,16 @@ static void test_quantum_sensitivity(void **state)
 
 		load(&sc, mix_text, 77, quanta[q], NULL);
 		run(&sc, &r);
-		inside += shares_inside(&sc, &r, 1, &rows);
+		shares_inside(&sc, &r, 1, &rows, Z99, &worst);
 		if (q == 0)
 			assert_true(fabs(r.quantum_j - 92.5925e-6) < 1e-9);
 		sim_result_free(&r);
 		sim_scenario_free(&sc);
 	}
-	assert_true(inside >= rows - 1);
+	/* every row at every quantum: false failure below 1e-4 */
+	print_message("# quanta 2, 8, 64 pulses: worst row %.2f SE of %d, bound %.2f\n", worst, rows,
+		      z_family(rows));
+	assert_true(worst <= z_family(rows));
 }
 
 
@@ -719,8 +775,9 @@ static void coverage(const struct workload *w, unsigned nseeds, struct cov_resul
  *
  * The false-flag rate: 3840 pairs of runs per workload (seeds 2j, 2j+1),
  * 15360 over the four; a test calibrated at 5% flags 5% +- 0.25% of them
- * (phi 2): the check is at most 5.9% pooled (3.7 SD: 1e-4), and at most 7.5%
- * per workload (5 SD).  Measured: 3.4-5.1% per workload, 4.3% pooled.
+ * (phi 2, SD 0.249%): the check is at most 5.95% pooled (3.8 SD: 7e-5), and
+ * at most 7.5% per workload (5 SD: 3e-7 each).  Measured: 3.4-5.1% per
+ * workload, 4.3% pooled.  All checks of this test together: below 1e-4.
  *
  * It also prints what the binomial interval and test (eqprof before issue
  * 15) give on the same rows: the reviewer's figures.
@@ -768,7 +825,7 @@ static void test_interval_coverage(void **state)
 		pairs += c.pairs;
 	}
 	if (pairs)
-		assert_true((double)flagged / pairs <= 0.059);
+		assert_true((double)flagged / pairs <= 0.0595);
 }
 
 /* ---- mechanisms -------------------------------------------------------- */
