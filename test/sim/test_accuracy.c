@@ -2,11 +2,11 @@
  * test_accuracy.c - eqprof's estimates against the simulator's exact truth,
  * over many seeds (issue 4, item 5; the bias model is docs/simulator.md):
  *
- *   - average power within 3 standard errors (counting error of N samples)
- *     of the truth plus the modelled bias, and the board-stream correction
+ *   - average power within 2.2 quanta (a deterministic bound, far inside 3
+ *     counting standard errors) of the truth plus the modelled bias, and the board-stream correction
  *     removing that bias to within a fraction of a percent;
- *   - per-procedure energy shares inside their 99% confidence interval for
- *     at least 97% of rows, and the same for time shares;
+ *   - per-procedure energy and time shares, every row within the binomial
+ *     quantile of its family (z_family: false failure below 1e-4 a run);
  *   - time and energy profiles that differ where the truth differs (Table 5
  *     frequency scaling) and agree where it does not;
  *   - the same profile at a quantum of 92 uJ and 2.94 mJ (seed 001 A.2);
