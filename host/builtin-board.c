@@ -252,6 +252,16 @@ static int cmd_config(struct board_client *c, const struct board_opts *o, struct
 	return show(c, err);
 }
 
+/* A value about to become a field of the board's calibration: finite and
+ * inside what the field holds (a cast out of range would be undefined). */
+static int in_range(double v, double lo, double hi, const char *opt, const char *range,
+		    struct eq_error *err)
+{
+	if (!(v > lo - 0.5 && v < hi + 0.5))   /* llround(v) in [lo, hi] */
+		return eq_fail(err, "%s: out of range (%s)", opt, range);
+	return 0;
+}
+
 static int cmd_calibrate(struct board_client *c, const struct board_opts *o, struct eq_error *err)
 {
 	struct fw_msg cal, st, req, rep;
@@ -270,21 +280,29 @@ static int cmd_calibrate(struct board_client *c, const struct board_opts *o, str
 			return -1;
 		if (reads <= 0)
 			return eq_fail(err, "--measured: the board reads no voltage (is the battery connected?)");
+		if (!(d > 0) || in_range(cal.u.cal.adc_uv_per_lsb_q8 * (d * 1e6 - cal.u.cal.adc_offset_uv) /
+					 reads, 1, UINT32_MAX, "--measured", "an ADC gain", err) < 0)
+			return eq_fail(err, "--measured %s: not a battery voltage the board can be "
+				       "calibrated to (it reads %.4f V now)", o->measured,
+				       st.u.status.vbat_uv / 1e6);
 		req.u.cal.adc_uv_per_lsb_q8 = (uint32_t)llround(cal.u.cal.adc_uv_per_lsb_q8 *
 						(d * 1e6 - cal.u.cal.adc_offset_uv) / reads);
 	}
 	if (o->vb_nominal) {
-		if (eq_parse_quantity(o->vb_nominal, "V", "--vb-nominal", &d, err) < 0)
+		if (eq_parse_quantity(o->vb_nominal, "V", "--vb-nominal", &d, err) < 0 ||
+		    in_range(d * 1e6, 1000, UINT32_MAX, "--vb-nominal", "1 mV to 4294 V", err) < 0)
 			return -1;
 		req.u.cal.vb_nominal_uv = (uint32_t)llround(d * 1e6);
 	}
 	if (o->e_min) {
-		if (eq_parse_quantity(o->e_min, "J", "--e-min", &d, err) < 0)
+		if (eq_parse_quantity(o->e_min, "J", "--e-min", &d, err) < 0 ||
+		    in_range(d * 1e12, 1, UINT32_MAX, "--e-min", "1 pJ to 4.29 mJ", err) < 0)
 			return -1;
 		req.u.cal.e_min_pj = (uint32_t)llround(d * 1e12);
 	}
 	if (o->adc_offset) {
-		if (eq_parse_quantity(o->adc_offset, "V", "--adc-offset", &d, err) < 0)
+		if (eq_parse_quantity(o->adc_offset, "V", "--adc-offset", &d, err) < 0 ||
+		    in_range(d * 1e6, INT32_MIN, INT32_MAX, "--adc-offset", "-2147 V to 2147 V", err) < 0)
 			return -1;
 		req.u.cal.adc_offset_uv = (int32_t)llround(d * 1e6);
 	}

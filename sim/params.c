@@ -7,6 +7,7 @@
 #include "sim_internal.h"
 #include "defaults.h"
 #include "units.h"
+#include "counter.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -194,8 +195,9 @@ static int check(const struct sim_params *p, const char *name, struct eq_error *
 		return eq_fail(err, "%s: alpha_high, c_int, vx, vb_nominal and e_min_high must be > 0", name);
 	if (p->quantum_pulses == 0 || p->quantum_pulses > 1000000)
 		return eq_fail(err, "quantum_pulses: must be 1..1000000");
-	if (p->jitter_pct >= 100)
-		return eq_fail(err, "jitter_pct: must be below 100%%");
+	if (p->jitter_pct > FW_JITTER_MAX_PCT)   /* the firmware's limit: refused now, not mid-run */
+		return eq_fail(err, "jitter_pct: %u%% is more than the firmware allows (%d%%)",
+			       p->jitter_pct, FW_JITTER_MAX_PCT);
 	if (p->irq_lat_max < p->irq_lat_min)
 		return eq_fail(err, "irq_latency_max is below irq_latency_min");
 	if (p->irq_lat_cyc_max < p->irq_lat_cyc_min)

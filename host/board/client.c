@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "client.h"
+#include "counter.h"
 
 #define REPLY_TIMEOUT_MS 300  /* CAL_WRITE programs 24 EEPROM bytes: ~80 ms */
 #define TRIES 3
@@ -325,6 +326,24 @@ int board_check_cal(const struct board_client *c, const struct fw_cal *cal,
 	if (cal->adc_uv_per_lsb_q8 == 0)
 		return eq_fail(err, "%s: the board's calibration gives an ADC gain of 0: recalibrate with "
 			       "`eqprof board calibrate --measured VOLTS`", c->link->name);
+	return 0;
+}
+
+int board_check_status(const struct board_client *c, const struct fw_status *st,
+		       struct eq_error *err)
+{
+	if (st->quantum_pulses < 1 || st->quantum_pulses > FW_QUANTUM_MAX)
+		return eq_fail(err, "%s: STATUS from the board gives a quantum of %u pulses (1 to %lu "
+			       "possible): not usable; reset the board or set it with `eqprof board "
+			       "config --quantum N`", c->link->name, st->quantum_pulses,
+			       (unsigned long)FW_QUANTUM_MAX);
+	if (st->jitter_pct > FW_JITTER_MAX_PCT)
+		return eq_fail(err, "%s: STATUS from the board gives a jitter of +-%u%% (at most %d%% "
+			       "possible): not usable; set it with `eqprof board config --jitter PCT`",
+			       c->link->name, st->jitter_pct, FW_JITTER_MAX_PCT);
+	if (st->vcomp > 1)
+		return eq_fail(err, "%s: STATUS from the board gives voltage compensation %u (0 or 1 "
+			       "possible): not usable", c->link->name, st->vcomp);
 	return 0;
 }
 

@@ -92,6 +92,10 @@ int board_check_info(const struct board_client *c, const struct fw_info *in,
 		     struct eq_error *err);
 int board_check_cal(const struct board_client *c, const struct fw_cal *cal,
 		    struct eq_error *err);
+/* The settings of a STATUS: quantum 1..FW_QUANTUM_MAX pulses, jitter at
+ * most FW_JITTER_MAX_PCT, voltage compensation 0 or 1. */
+int board_check_status(const struct board_client *c, const struct fw_status *st,
+		       struct eq_error *err);
 
 /* "power-on", "external reset", "brown-out", "watchdog", or "unknown". */
 const char *board_reset_cause(uint8_t mcusr);

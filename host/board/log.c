@@ -432,7 +432,7 @@ static int prepare(struct logger *L, struct eq_error *err)
 		return -1;
 	L->cal = rep.u.cal;
 	fw_msg_request(&req, FW_REQ_STATUS, 0);
-	if (board_request(c, &req, &rep, err) < 0)
+	if (board_request(c, &req, &rep, err) < 0 || board_check_status(c, &rep.u.status, err) < 0)
 		return -1;
 	if (rep.u.status.running) {
 		if (board_simple(c, FW_REQ_STOP, 0, err) < 0 || drain(L, DRAIN_QUIET_S, 0, err) < 0)

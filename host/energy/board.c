@@ -57,8 +57,12 @@ static int board_open(struct energy_source *src, const char *sel, const struct e
 		return -1;
 	}
 	board_client_init(&p->c, p->link);
-	if (query(&p->c, FW_REQ_INFO, &info, err) < 0 || query(&p->c, FW_REQ_CAL_READ, &cal, err) < 0 ||
+	if (query(&p->c, FW_REQ_INFO, &info, err) < 0 ||
+	    board_check_info(&p->c, &info.u.info, err) < 0 ||
+	    query(&p->c, FW_REQ_CAL_READ, &cal, err) < 0 ||
+	    board_check_cal(&p->c, &cal.u.cal, err) < 0 ||
 	    query(&p->c, FW_REQ_STATUS, &st, err) < 0 ||
+	    board_check_status(&p->c, &st.u.status, err) < 0 ||
 	    board_simple(&p->c, FW_REQ_START, 0, err) < 0) {
 		eq_fail_prefix(err, "board %s", p->link->name);
 		board_client_free(&p->c);
