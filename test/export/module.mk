@@ -2,3 +2,16 @@
 # (callgrind_annotate, protoc --decode_raw, JSON and CSV parsers).
 INTEG_TESTS += test/export/export-cli.sh
 INTEG_SAN_TESTS += test/export/export-cli.sh
+
+# power and every export over an accepted recording, fuzzed (CRCs skipped
+# like the reader's own target so mutations reach the contents).
+FUZZ_EXPORT_SRCS = test/export/fuzz_export.c $(filter-out analysis/power/plot.c analysis/power/power_plot.c \
+	analysis/annotate/%,$(ANALYSIS_SRCS))
+EXTRA_PROGS += $(B)/fuzz/fuzz_export
+INTEG_TESTS += test/export/fuzz-export.sh
+
+$(B)/fuzz/fuzz_export: $(FUZZ_EXPORT_SRCS) $(wildcard analysis/*/*.h)
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  FUZZ    $@")
+	$(Q)clang $(CSTD) -g -O1 -fsanitize=fuzzer,address,undefined -DEQP_FUZZING=1 $(INCLUDES) \
+		-o $@ $(FUZZ_EXPORT_SRCS) -ldw -lelf -lz -liberty -lm

@@ -9,3 +9,18 @@ INTEG_SAN_TESTS += test/host/outputs.sh
 # Damaged and absurd recordings and inputs through every analysis (issue 18).
 INTEG_TESTS += test/host/damaged-inputs.py
 INTEG_SAN_TESTS += test/host/damaged-inputs.py
+# SI quantities, `sim --set` and the board's byte stream (client, range
+# checks): their libFuzzer target over test/host/corpus-units.
+FUZZ_UNITS_SRCS = test/host/fuzz_units.c analysis/util/units.c analysis/util/eq_error.c \
+	sim/scenario.c sim/scenario_util.c sim/scenario_parts.c sim/scenario_phase.c sim/params.c \
+	host/board/client.c firmware/portable/proto.c firmware/portable/cal.c
+EXTRA_PROGS += $(B)/fuzz/fuzz_units
+INTEG_TESTS += test/host/fuzz-units.sh
+
+$(B)/fuzz/fuzz_units: $(FUZZ_UNITS_SRCS) host/board/client.h host/board/transport.h \
+		firmware/portable/proto.h firmware/portable/counter.h sim/sim.h sim/sim_internal.h \
+		sim/scenario_parse.h sim/defaults.h analysis/util/units.h
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  FUZZ    $@")
+	$(Q)clang $(CSTD) -g -O1 -fsanitize=fuzzer,address,undefined $(INCLUDES) -Ihost/board \
+		-o $@ $(FUZZ_UNITS_SRCS) -lm
