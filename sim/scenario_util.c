@@ -52,6 +52,10 @@ int scn_quantity(struct parser *ps, const char *w, const char *unit,
 
 	if (eq_parse_quantity(w, unit, what, out, &e) < 0)
 		return scn_perr(ps, "%s", e.msg);
+	/* Powers, times, frequencies, voltages and weights: none is negative
+	 * (a base_power of -5W made the whole device's power negative). */
+	if (*out < 0)
+		return scn_perr(ps, "%s: '%s' is negative; give a value of 0 or more", what, w);
 	return 0;
 }
 

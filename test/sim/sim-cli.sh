@@ -146,4 +146,45 @@ check "--firmware with a missing ELF exits 1" test "$rc" -eq 1
 check "with a message" test -s "$tmp/err"
 check "the output folder of a failed run holds no recording" test ! -e "$tmp/fw/energy.eqp"
 
+# 6: the output folder is all or nothing (issue 18): written beside DIR and
+# swapped in whole, so DIR never mixes two runs, whatever stops sim.
+"$EQPROF" sim "$tmp/mine.scn" -o "$tmp/ref1" -q --seed 1
+"$EQPROF" sim "$tmp/mine.scn" -o "$tmp/ref2" -q --seed 2
+same_as() { # DIR REF: the four files of DIR are REF's
+	local f
+	for f in energy.eqp time.eqp truth.json truth-trace.csv; do
+		cmp -s "$1/$f" "$2/$f" || return 1
+	done
+}
+cp -r "$tmp/ref1" "$tmp/aon"
+echo "my notes" >"$tmp/aon/notes.txt"
+"$EQPROF" sim "$tmp/mine.scn" -o "$tmp/aon" -q --seed 2 2>"$tmp/err"; rc=$?
+check "a folder holding a file sim does not write is refused, naming it" \
+	bash -c "[ $rc -eq 1 ] && grep -q notes.txt '$tmp/err'"
+check "and left as it was" same_as "$tmp/aon" "$tmp/ref1"
+rm "$tmp/aon/notes.txt"
+"$EQPROF" sim "$tmp/mine.scn" -o "$tmp/aon" -q --seed 2
+check "a folder of an earlier run is replaced whole" same_as "$tmp/aon" "$tmp/ref2"
+# SIGTERM at moments spread over a run (about 50 ms here; the files are
+# written in its last third): the folder holds one whole run
+# (the one before or the new one), and no temporary is left.
+cur=2 mixed=0
+for delay in 0.01 0.02 0.03 0.04 0.05 0.06 0.08 0.1 0.15 0.3; do
+	new=$((3 - cur))
+	"$EQPROF" sim "$tmp/mine.scn" -o "$tmp/aon" -q --seed $new 2>/dev/null &
+	pid=$!
+	sleep "$delay"
+	kill -TERM "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	if same_as "$tmp/aon" "$tmp/ref$new"; then
+		cur=$new
+	elif ! same_as "$tmp/aon" "$tmp/ref$cur"; then
+		echo "# SIGTERM after $delay s left a mixed folder"
+		mixed=1
+	fi
+done
+check "SIGTERM at any moment: the folder is one whole run, never two mixed" test "$mixed" -eq 0
+check "and no temporary file or folder is left beside it" \
+	test -z "$(ls -d "$tmp"/aon.tmp.* "$tmp"/aon/*.tmp.* 2>/dev/null)"
+
 tap_plan

@@ -116,6 +116,12 @@ static void test_parse_errors(void **state)
 	expect_error("kernel\n proc i 0 4 1mW\nidle i\nmodule /a\nprocess p 1 /a\nphase x 1s\n cpu_idle 1\n",
 		     "does not map its executable");
 	expect_error("process p 0 /a\n", "pid 0: must be");
+	/* negative powers, times and weights (issue 18 item 7) */
+	expect_error("base_power -5W\n", "t.scn:1: base_power: '-5W' is negative");
+	expect_error("isr_power -1W\n", "is negative");
+	expect_error("module /a\n proc x 0 4 -900mW\n", "t.scn:2: proc power: '-900mW' is negative");
+	expect_error("freq 1GHz\nmodule /a\n proc x 0 4 -1W@1GHz\n", "is negative");
+	expect_error("phase p -1s\n", "is negative");
 	expect_error("module /a\n proc x 0 4 1W\nprocess p 1 /a\n map /a 0x1001\n", "not page-aligned");
 	{
 		struct sim_scenario sc;
