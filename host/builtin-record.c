@@ -46,6 +46,9 @@ struct record_opts {
 	int quiet, energy, all, use_module;
 	int callchain;        /* -g, --call-graph fp */
 	unsigned dwarf_stack; /* --call-graph dwarf[,SIZE]: bytes of stack per sample, 0 = off */
+	int all_user;         /* --all-user: no kernel samples even when permitted */
+	int kernel;           /* decided before recording: kernel samples are taken */
+	char kernel_note[256];/* why they are not, when they are not */
 	char **argv;          /* NULL: no command (-a) */
 };
 
@@ -87,6 +90,8 @@ static void usage(FILE *out)
 		"  --energy-settle T  after the command, wait at most T for a slow source\n"
 		"                 (a battery gauge) to update (default 60s)\n"
 		"  --sysfs DIR    read the source's sysfs under DIR (also $EQPROF_SYSFS)\n"
+		"  --all-user     user space only (the kernel is sampled too when permitted:\n"
+		"                 root, or perf_event_paranoid 1 or lower)\n"
 		"  -o OUT.eqp     output recording (default eqprof.eqp)\n"
 		"  -q             no progress line and no summary\n");
 }
@@ -264,6 +269,8 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 			}
 		} else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
 			o->out = argv[++i];
+		} else if (!strcmp(argv[i], "--all-user")) {
+			o->all_user = 1;
 		} else if (!strcmp(argv[i], "-q")) {
 			o->quiet = 1;
 		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
@@ -458,6 +465,7 @@ static int open_perf(const struct record_opts *o, struct sources *s, struct reco
 				     .flags = (o->callchain ? PERF_REC_CALLCHAIN : 0) |
 					      (o->dwarf_stack ? PERF_REC_DWARF : 0),
 				     .stack_size = o->dwarf_stack,
+				     .user_only = !o->kernel,
 				     .sideband = s->mod != NULL };
 
 	s->sink = recorder_sink(rec);
@@ -631,6 +639,11 @@ static void describe_target(char *target, size_t size, char *extra, size_t xsize
 				o->energy ? "-e" : "-t", o->all ? " -a" : "",
 				ms ? "eqprof module: " : "perf cpu-clock", ms ? ms->source : "",
 				o->all ? "system" : "command");
+	if (used < xsize)
+		used += (size_t)snprintf(extra + used, xsize - used, "kernel=%s\n",
+					 o->kernel ? "included" : "excluded");
+	if (used < xsize && !o->kernel && o->kernel_note[0])
+		used += (size_t)snprintf(extra + used, xsize - used, "note=%s\n", o->kernel_note);
 	if (used < xsize && (o->callchain || o->dwarf_stack))
 		used += (size_t)snprintf(extra + used, xsize - used, o->dwarf_stack ?
 					 "call_graph=dwarf,%u\n" : "call_graph=fp\n", o->dwarf_stack);
@@ -739,6 +752,18 @@ int cmd_record(int argc, char **argv)
 			: "perf's cpu-clock (the eqprof module is not loaded)");
 	if (!o.use_module)
 		check_rate(&o);  /* perf's cpu-clock: can this machine give the rate? */
+	/* The kernel's share of the command's run, when this user may see it
+	 * (the module and -a sample it anyway). */
+	if (o.use_module || o.all) {
+		o.kernel = 1;
+	} else if (o.all_user) {
+		snprintf(o.kernel_note, sizeof(o.kernel_note),
+			 "kernel samples excluded: recorded with --all-user");
+	} else if (perf_kernel_allowed(o.kernel_note, sizeof(o.kernel_note))) {
+		o.kernel = 1;
+	} else if (!o.quiet) {
+		fprintf(stderr, "eqprof record: %s\n", o.kernel_note);
+	}
 	describe_target(target, sizeof(target), extra, sizeof(extra), &o, &src);
 	clock_gettime(CLOCK_REALTIME, &wall);
 	meta.mode = o.energy ? EQP_MODE_ENERGY : EQP_MODE_TIME;
@@ -773,7 +798,7 @@ int cmd_record(int argc, char **argv)
 		fprintf(stderr, "eqprof record: finishing the recording with what was recorded\n");
 	}
 	/* Kernel samples symbolize through the kernel's own symbol table. */
-	if ((src.mod || o.all) && record_kernel_symbols(rec, &err) < 0)
+	if ((src.mod || o.all || o.kernel) && record_kernel_symbols(rec, &err) < 0)
 		fprintf(stderr, "eqprof record: warning: %s\n", err.msg);
 	{
 		uint64_t samples = st->samples, lost = st->lost;

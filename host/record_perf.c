@@ -54,6 +54,7 @@ struct perf_recorder {
 	uint64_t order, prev_round_max;
 	uint64_t prev_read_start; /* CLOCK_MONOTONIC when the previous round began reading */
 	unsigned stack_size;      /* PERF_REC_DWARF */
+	int kernel_chain_only;    /* dwarf with kernel samples: the chain's kernel part */
 	uint64_t stacks, stack_bytes, stack_full; /* copies, bytes kept, copies cut at stack_size */
 	uint64_t stack_bad;       /* samples whose register/stack part was malformed */
 };
@@ -217,6 +218,48 @@ struct lost_rec {
 	uint64_t id, lost;
 };
 
+static int paranoid_level(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
+	int v = 2;
+
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = 2;
+		fclose(f);
+	}
+	return v;
+}
+
+int perf_kernel_allowed(char *why, size_t size)
+{
+	struct perf_event_attr a;
+	int fd, e;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_CPU_CLOCK;
+	a.sample_period = 1000000;
+	a.sample_type = PERF_SAMPLE_IP;
+	a.disabled = 1;
+	a.exclude_hv = 1;
+	fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd >= 0) {
+		close(fd);
+		return 1;
+	}
+	e = errno;
+	if (e == EACCES || e == EPERM)
+		snprintf(why, size, "kernel samples excluded: /proc/sys/kernel/perf_event_paranoid is %d "
+			 "and this user lacks CAP_PERFMON (root, or a value of 1 or lower, records them)",
+			 paranoid_level());
+	else
+		snprintf(why, size, "kernel samples excluded: the kernel refused a counter that includes them (%s)",
+			 strerror(e));
+	return 0;
+}
+
 static unsigned next_rand(unsigned *s)
 {
 	*s = *s * 1103515245u + 12345u;
@@ -247,7 +290,9 @@ static int open_event(struct perf_recorder *r, const struct perf_open_opts *o, i
 	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
 	if (r->flags & PERF_REC_CALLCHAIN) {
 		a.sample_type |= PERF_SAMPLE_CALLCHAIN;
-		a.exclude_callchain_kernel = 1; /* as exclude_kernel: user stacks only */
+		/* kernel frames only where kernel samples are taken */
+		a.exclude_callchain_kernel = pid >= 0 && o->user_only;
+		a.exclude_callchain_user = r->kernel_chain_only;
 	}
 	if (r->flags & PERF_REC_DWARF) {
 		a.sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
@@ -258,7 +303,9 @@ static int open_event(struct perf_recorder *r, const struct perf_open_opts *o, i
 		a.disabled = 1;
 		a.enable_on_exec = 1;
 		a.inherit = 1;
-		a.exclude_kernel = 1; /* allowed unprivileged at perf_event_paranoid 2 */
+		/* user space only is what perf_event_paranoid 2 (the default)
+		 * allows an ordinary user; the kernel when permitted */
+		a.exclude_kernel = o->user_only ? 1 : 0;
 	}
 	a.exclude_hv = 1;
 	a.mmap = 1;
@@ -321,6 +368,13 @@ struct perf_recorder *perf_recorder_open_opts(const struct perf_open_opts *o,
 		return NULL;
 	}
 	r->flags = o->sideband ? 0 : o->flags;
+	/* dwarf: the kernel's frames still come from the kernel's own walk
+	 * (its chain, user part left out), where kernel samples are taken */
+	if ((r->flags & PERF_REC_DWARF) && !(r->flags & PERF_REC_CALLCHAIN) &&
+	    (pid < 0 || !o->user_only)) {
+		r->flags |= PERF_REC_CALLCHAIN;
+		r->kernel_chain_only = 1;
+	}
 	r->stack_size = o->stack_size ? o->stack_size : PERF_REC_STACK_DEFAULT;
 	r->system_wide = pid < 0;
 	if (ncpu < 1)
