@@ -12,7 +12,8 @@ static const char unknown_name[] = "[unknown]";
 
 const char *eq_frame_name(const struct eq_loc *l)
 {
-	if ((l->kind == EQ_LOC_RESOLVED || l->kind == EQ_LOC_IDLE) && l->proc)
+	/* an unresolved pc may have a region name (symbolize.h) */
+	if (l->kind != EQ_LOC_NO_MODULE && l->proc)
 		return l->proc;
 	return unknown_name;
 }

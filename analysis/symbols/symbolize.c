@@ -375,6 +375,35 @@ static void resolve_elf(struct eq_symbolizer *s, struct modfile *m, struct eq_lo
 	}
 }
 
+/*
+ * A pc of a file no symbol covers keeps kind EQ_LOC_UNRESOLVED (reports
+ * count it as having no symbol and say why), but gets a name that groups
+ * it with the rest of its function: "liblzma.so.5+0x15bc0 [near lzma_code]",
+ * the function's start by the call-frame information and the nearest
+ * symbol before it, or "prog+0x1200 [256-byte block, near main]" where no
+ * CFI covers it.  Never one [unknown] row for a whole stripped file.
+ */
+static void name_region(struct eq_symbolizer *s, struct modfile *m, struct eq_loc *loc)
+{
+	uint64_t start;
+	const char *near;
+	int rc = eq_elfmod_region(m->elf, loc->module_off, &start, &near);
+
+	if (rc < 0)
+		return;
+	if (rc == 1)
+		loc->proc = near ? eq_internf(s->strings, "%s+0x%llx [near %s]", loc->module_base,
+					      (unsigned long long)start, near)
+				 : eq_internf(s->strings, "%s+0x%llx", loc->module_base,
+					      (unsigned long long)start);
+	else
+		loc->proc = eq_internf(s->strings, "%s+0x%llx [%d-byte block%s%s]", loc->module_base,
+				       (unsigned long long)start, EQ_REGION_BLOCK,
+				       near ? ", near " : "", near ? near : "");
+	if (loc->proc)
+		loc->proc_off = loc->module_off - start;
+}
+
 static void resolve_table(struct eq_symbolizer *s, struct eq_symtab_index *t,
 			  uint64_t addr, struct eq_loc *loc)
 {
@@ -440,8 +469,11 @@ static void locate_user(struct eq_symbolizer *s, struct spaceinfo *p, struct eq_
 		return;
 	if (m->state == MOD_UNTRIED)
 		load_module(s, m);
-	if (m->state == MOD_ELF)
+	if (m->state == MOD_ELF) {
 		resolve_elf(s, m, loc);
+		if (loc->kind == EQ_LOC_UNRESOLVED)
+			name_region(s, m, loc);
+	}
 	else if (m->state == MOD_EMBEDDED)
 		resolve_table(s, m->embedded,
 			      m->embedded_absolute ? loc->pc : loc->module_off, loc);
