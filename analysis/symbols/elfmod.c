@@ -4,6 +4,7 @@
  */
 #include <elfutils/libdw.h>
 #include <elfutils/libdwelf.h>
+#include <elfutils/debuginfod.h>
 #include <dwarf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -92,6 +93,48 @@ static int try_debug(const struct eq_root *root, const char *path, const unsigne
 	return fd;
 }
 
+/*
+ * The debuginfod servers of DEBUGINFOD_URLS (the variable perf and gdb
+ * use), through elfutils' client: one client for the process, made on
+ * first need; its cache is the client's own (DEBUGINFOD_CACHE_PATH, else
+ * ~/.cache/debuginfod_client).  The file it gives must carry the build-id
+ * asked for.  -1 when the variable is unset or empty, or nothing is found.
+ */
+static int try_debuginfod(const unsigned char *id, int idlen, char **found)
+{
+	static debuginfod_client *client;
+	static int failed;
+	const char *urls = getenv("DEBUGINFOD_URLS");
+	char *path = NULL;
+	int fd;
+
+	if (!urls || !*urls || idlen <= 0 || failed)
+		return -1;
+	if (!client && !(client = debuginfod_begin())) {
+		failed = 1;
+		return -1;
+	}
+	fd = debuginfod_find_debuginfo(client, id, idlen, &path);
+	if (fd < 0) {
+		free(path);
+		return -1;
+	}
+	if (!same_build_id(fd, id, idlen) || !path) {
+		close(fd);
+		free(path);
+		return -1;
+	}
+	*found = path;
+	return fd;
+}
+
+int eq_debuginfod_enabled(void)
+{
+	const char *urls = getenv("DEBUGINFOD_URLS");
+
+	return urls && *urls;
+}
+
 static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
 			  Dwarf_Addr base, const char *file_name, const char *link,
 			  GElf_Word crc, char **found)
@@ -119,15 +162,18 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 			return fd;
 	}
 	if (!file_name || file_name[0] != '/')
-		return -1;
+		return try_debuginfod(id, idlen, found);
 	slash = strrchr(file_name, '/');
 	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - file_name), file_name);
 	if (link)
 		snprintf(name, sizeof(name), "%s", link);
 	else
 		snprintf(name, sizeof(name), "%s.debug", slash + 1);
-	if (name[0] == '/')
-		return try_debug(root, name, id, idlen, link, crc, found);
+	if (name[0] == '/') {
+		if ((fd = try_debug(root, name, id, idlen, link, crc, found)) >= 0)
+			return fd;
+		return try_debuginfod(id, idlen, found);
+	}
 	{
 		const char *const fmts[] = { "%s/%s", "%s/.debug/%s", DEBUG_DIR "%s/%s" };
 
@@ -138,7 +184,7 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 				return fd;
 		}
 	}
-	return -1;
+	return try_debuginfod(id, idlen, found);
 }
 
 static const Dwfl_Callbacks callbacks = {
@@ -793,6 +839,11 @@ void eq_elfmod_describe(struct eq_elfmod *m, char *buf, size_t size)
 	if (link && n < (int)size)
 		n += snprintf(buf + n, size - (size_t)n, "%s%s beside it, in .debug/ and under /usr/lib/debug",
 			      len > 0 ? " and " : "", link);
+	if (len > 0 && n < (int)size)
+		n += snprintf(buf + n, size - (size_t)n, eq_debuginfod_enabled()
+			      ? ", and asked the DEBUGINFOD_URLS servers (%s)"
+			      : "; DEBUGINFOD_URLS is not set (debuginfod servers not asked)%s",
+			      eq_debuginfod_enabled() ? getenv("DEBUGINFOD_URLS") : "");
 	if (len <= 0 && !link && n < (int)size)
 		snprintf(buf + n, size - (size_t)n, "nothing: the file has neither a build-id nor a debuglink");
 	else if (n < (int)size)

@@ -54,6 +54,10 @@ const char *eq_elfmod_lookup(struct eq_elfmod *m, uint64_t off, uint64_t *proc_o
 #define EQ_REGION_BLOCK 256
 int eq_elfmod_region(struct eq_elfmod *m, uint64_t off, uint64_t *start_off, const char **near);
 
+/* 1 when DEBUGINFOD_URLS names servers: debug files missing here are
+ * fetched from them (elfutils' libdebuginfod), after the local places. */
+int eq_debuginfod_enabled(void);
+
 /* eq_elf_build_id() (symbolize.h) of path beneath root (NULL: /). */
 int eq_elf_build_id_in(const struct eq_root *root, const char *path, char *hex,
 		       size_t size, struct eq_error *err);
