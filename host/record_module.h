@@ -72,6 +72,9 @@ void tree_filter_free(struct tree_filter *f);
 /* Hands the names and maps of every process now running (pid 0: all) to
  * sink, as perf does for processes that existed before the recording. */
 int record_proc_snapshot(pid_t pid, const struct eq_sink *sink, struct eq_error *err);
+/* The threads of process pid now (/proc/PID/task), the main thread first,
+ * malloc'd into *tids; their number, or -1 with err (no such process). */
+int record_threads_of(pid_t pid, pid_t **tids, struct eq_error *err);
 
 /* Embeds the running kernel's symbols (/proc/kallsyms: the kernel and its
  * loaded modules) as the [kernel.kallsyms] table, so kernel samples

@@ -53,6 +53,8 @@ struct perf_recorder {
 	size_t npend, pendcap;
 	uint64_t order, prev_round_max;
 	uint64_t prev_read_start; /* CLOCK_MONOTONIC when the previous round began reading */
+	int *extra;               /* -p: the other threads' counters (output to a ring) */
+	size_t nextra, extracap;
 	unsigned stack_size;      /* PERF_REC_DWARF */
 	int kernel_chain_only;    /* dwarf with kernel samples: the chain's kernel part */
 	uint64_t stacks, stack_bytes, stack_full; /* copies, bytes kept, copies cut at stack_size */
@@ -275,12 +277,13 @@ static uint64_t draw_period(struct perf_recorder *r)
 	return p < 1000 ? 1000 : (uint64_t)p;
 }
 
-static int open_event(struct perf_recorder *r, const struct perf_open_opts *o, int cpu,
-		      struct eq_error *err)
+static int grow(void **p, size_t *cap, size_t need, size_t elem);
+
+/* The counter of one task (or of every task: pid -1) on one CPU. */
+static void fill_attr(struct perf_recorder *r, const struct perf_open_opts *o, pid_t pid,
+		      struct perf_event_attr *ap)
 {
 	struct perf_event_attr a;
-	pid_t pid = o->pid;
-	const char *what = o->sideband ? "dummy" : "cpu-clock";
 
 	memset(&a, 0, sizeof(a));
 	a.size = sizeof(a);
@@ -300,8 +303,9 @@ static int open_event(struct perf_recorder *r, const struct perf_open_opts *o, i
 		a.sample_stack_user = r->stack_size;
 	}
 	if (pid >= 0) {
-		a.disabled = 1;
-		a.enable_on_exec = 1;
+		/* a command: counted from its exec; an attached process: now */
+		a.disabled = !o->nthreads;
+		a.enable_on_exec = !o->nthreads;
 		a.inherit = 1;
 		/* user space only is what perf_event_paranoid 2 (the default)
 		 * allows an ordinary user; the kernel when permitted */
@@ -318,6 +322,17 @@ static int open_event(struct perf_recorder *r, const struct perf_open_opts *o, i
 	a.clockid = CLOCK_MONOTONIC;
 	a.watermark = 1;
 	a.wakeup_watermark = (uint32_t)(RING_PAGES * 4096 / 4);
+	*ap = a;
+}
+
+static int open_event(struct perf_recorder *r, const struct perf_open_opts *o, int cpu,
+		      struct eq_error *err)
+{
+	struct perf_event_attr a;
+	pid_t pid = o->nthreads ? o->threads[0] : o->pid;
+	const char *what = o->sideband ? "dummy" : "cpu-clock";
+
+	fill_attr(r, o, pid, &a);
 	struct cpu_ring *c = &r->cpu[r->ncpu];
 	int e;
 
@@ -344,6 +359,33 @@ static int open_event(struct perf_recorder *r, const struct perf_open_opts *o, i
 		return -1;
 	}
 	r->ncpu++;
+	/* -p: the process's other threads on this CPU, into the same ring
+	 * (threads made later are followed through inherit) */
+	for (int t = 1; t < o->nthreads; t++) {
+		int fd;
+
+		fill_attr(r, o, o->threads[t], &a);
+		fd = (int)syscall(SYS_perf_event_open, &a, o->threads[t], cpu, -1, PERF_FLAG_FD_CLOEXEC);
+		if (fd < 0) {
+			if (errno == ESRCH)
+				continue;  /* the thread ended meanwhile */
+			e = errno;
+			eq_fail(err, "perf_event_open(%s) for thread %d of pid %d on cpu %d: %s",
+				what, (int)o->threads[t], (int)o->pid, cpu, strerror(e));
+			errno = e;
+			return -1;
+		}
+		if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, c->fd) < 0 ||
+		    grow((void **)&r->extra, &r->extracap, r->nextra + 1, sizeof(*r->extra))) {
+			e = errno;
+			close(fd);
+			eq_fail(err, "joining thread %d's counter to cpu %d's ring: %s",
+				(int)o->threads[t], cpu, strerror(e));
+			errno = e;
+			return -1;
+		}
+		r->extra[r->nextra++] = fd;
+	}
 	return 0;
 }
 
@@ -690,6 +732,9 @@ void perf_recorder_close(struct perf_recorder *r)
 		munmap(r->cpu[i].ring, r->ring_size);
 		close(r->cpu[i].fd);
 	}
+	for (size_t k = 0; k < r->nextra; k++)
+		close(r->extra[k]);
+	free(r->extra);
 	free(r->cpu);
 	free(r->pfd);
 	free(r->buf);

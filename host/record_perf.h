@@ -49,6 +49,10 @@ struct perf_open_opts {
 	unsigned seed, flags;
 	unsigned stack_size; /* PERF_REC_DWARF: bytes of user stack per sample
 				(8 to 65528, a multiple of 8) */
+	const pid_t *threads; /* -p: the attached process's threads (threads[0] its
+				 main thread, o->pid the process), counted from now;
+				 NULL for a command */
+	int nthreads;
 	int user_only;      /* 1: user space only (exclude_kernel) for a command;
 			       0: its kernel samples too (perf_kernel_allowed()) */
 	int sideband;       /* 1: no samples, only maps, names and forks, for

@@ -16,3 +16,7 @@ INTEG_SAN_TESTS += test/record/dwarf.py
 # Kernel samples of a command's run when permitted, named through kallsyms;
 # excluded (--all-user, a refused user) with the reason in the header.
 INTEG_TESTS += test/record/kernel.py
+# Threads and forks with -g and --call-graph dwarf; record -p (attach) and
+# -a through perf; bad values of -p.
+INTEG_TESTS += test/record/workloads.py test/record/attach.py
+INTEG_SAN_TESTS += test/record/workloads.py
