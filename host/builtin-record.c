@@ -750,6 +750,9 @@ static void summary(const struct record_opts *o, const struct sources *src,
 			fprintf(stderr, "eqprof record: %llu copies (%.1f%%) filled all %u bytes: callers deeper than that are cut off (a larger --call-graph dwarf,SIZE keeps them)\n",
 				(unsigned long long)ss.full, 100.0 * (double)ss.full / (double)(ss.copies ? ss.copies : 1),
 				ss.size);
+		if (ss.ring_shrunk && lost)
+			fprintf(stderr, "eqprof record: the locked-memory limit allowed rings of %u KiB a CPU only: raise /proc/sys/kernel/perf_event_mlock_kb (or run as root), a lower -t, or a smaller --call-graph dwarf,SIZE loses fewer samples\n",
+				ss.ring_kib);
 		if (ss.bad)
 			fprintf(stderr, "eqprof record: warning: %llu samples had malformed register or stack data and were kept without a stack\n",
 				(unsigned long long)ss.bad);

@@ -17,6 +17,10 @@
 #include <unistd.h>
 
 #define RING_PAGES 64 /* 256 KiB a CPU: ~8k samples between drains before the kernel drops */
+/* With stack copies a sample is some 2-8 KiB: 2 MiB a CPU holds a few hundred
+ * ms at 4 kHz.  Halved down to RING_PAGES where the locked-memory limit
+ * (perf_event_mlock_kb, RLIMIT_MEMLOCK) refuses it. */
+#define RING_PAGES_DWARF 512
 
 /* The kernel cannot map an inherited per-task counter (cpu -1): like perf
  * record, we open one counter per CPU, each with its own ring. */
@@ -57,6 +61,7 @@ struct perf_recorder {
 	size_t nextra, extracap;
 	unsigned stack_size;      /* PERF_REC_DWARF */
 	int kernel_chain_only;    /* dwarf with kernel samples: the chain's kernel part */
+	int ring_shrunk;          /* the locked-memory limit made the rings smaller */
 	uint64_t stacks, stack_bytes, stack_full; /* copies, bytes kept, copies cut at stack_size */
 	uint64_t stack_bad;       /* samples whose register/stack part was malformed */
 };
@@ -321,7 +326,7 @@ static void fill_attr(struct perf_recorder *r, const struct perf_open_opts *o, p
 	a.use_clockid = 1;
 	a.clockid = CLOCK_MONOTONIC;
 	a.watermark = 1;
-	a.wakeup_watermark = (uint32_t)(RING_PAGES * 4096 / 4);
+	a.wakeup_watermark = (uint32_t)(r->data_size / 4);
 	*ap = a;
 }
 
@@ -350,6 +355,16 @@ static int open_event(struct perf_recorder *r, const struct perf_open_opts *o, i
 		return -1;
 	}
 	c->ring = mmap(NULL, r->ring_size, PROT_READ | PROT_WRITE, MAP_SHARED, c->fd, 0);
+	/* the first ring sets the size of all: smaller while the limit refuses */
+	while (c->ring == MAP_FAILED && r->ncpu == 0 && (errno == EPERM || errno == ENOMEM) &&
+	       r->data_size > RING_PAGES * (r->ring_size - r->data_size)) {
+		size_t page = r->ring_size - r->data_size;
+
+		r->data_size /= 2;
+		r->ring_size = r->data_size + page;
+		r->ring_shrunk = 1;
+		c->ring = mmap(NULL, r->ring_size, PROT_READ | PROT_WRITE, MAP_SHARED, c->fd, 0);
+	}
 	if (c->ring == MAP_FAILED) {
 		e = errno;
 		eq_fail(err, "mapping the perf ring of cpu %d (%zu KiB): %s; raise /proc/sys/kernel/perf_event_mlock_kb",
@@ -431,7 +446,8 @@ struct perf_recorder *perf_recorder_open_opts(const struct perf_open_opts *o,
 	r->period_ns = o->sideband ? 0 : (uint64_t)(1e9 / o->hz);
 	r->jitter = o->sideband ? 0 : o->jitter_pct;
 	r->rng = o->seed ? o->seed : 1;
-	r->data_size = (size_t)RING_PAGES * (size_t)page;
+	r->data_size = (size_t)((o->flags & PERF_REC_DWARF) && !o->sideband ? RING_PAGES_DWARF : RING_PAGES) *
+		       (size_t)page;
 	r->ring_size = r->data_size + (size_t)page;
 	/* Every CPU the kernel knows (the count is the machine's, not a
 	 * constant); one that is offline now has no counter (ENODEV). */
@@ -464,6 +480,8 @@ void perf_recorder_stack_stats(const struct perf_recorder *r, struct perf_stack_
 	st->full = r->stack_full;
 	st->bad = r->stack_bad;
 	st->size = r->stack_size;
+	st->ring_kib = (unsigned)(r->data_size / 1024);
+	st->ring_shrunk = r->ring_shrunk;
 }
 
 int perf_recorder_cpus(const struct perf_recorder *r, int *offline)

@@ -85,6 +85,8 @@ struct perf_stack_stats {
 	uint64_t full;     /* copies that filled stack_size: deeper callers may be cut */
 	uint64_t bad;      /* malformed register/stack parts (none expected) */
 	unsigned size;     /* bytes asked for per sample */
+	unsigned ring_kib; /* each CPU's ring */
+	int ring_shrunk;   /* smaller than wanted: the locked-memory limit */
 };
 void perf_recorder_stack_stats(const struct perf_recorder *r, struct perf_stack_stats *st);
 /* CPUs with a counter; *offline gets those the kernel knows but were offline. */
