@@ -232,7 +232,8 @@ static int add_ustk(struct eqp_writer *w, const struct eqp_ustack *u, struct eq_
 	put32(e + 4, (uint32_t)size);
 	if (abi) {
 		memcpy(e + EQP_USTK_ENT_LEN, u->regs, 8 * nregs);
-		memcpy(e + EQP_USTK_ENT_LEN + 8 * nregs, u->stack, size);
+		if (size)
+			memcpy(e + EQP_USTK_ENT_LEN + 8 * nregs, u->stack, size);
 	}
 	w->ustk_len += need;
 	return 0;

@@ -329,7 +329,8 @@ int eq_sym_callchain(struct eq_symbolizer *s, size_t c, size_t i,
 	}
 	if (nk > EQP_MAX_CHAIN_FRAMES)
 		nk = EQP_MAX_CHAIN_FRAMES;
-	memmove(s->unwound, cc->frames, nk * sizeof(*s->unwound));
+	if (nk)  /* no frames: cc->frames may be NULL */
+		memmove(s->unwound, cc->frames, nk * sizeof(*s->unwound));
 	cc->nkernel = nk;
 	cc->nuser = eq_unwind(s->unwinder, smp, &st, s->unwound + nk, EQP_MAX_CHAIN_FRAMES);
 	cc->frames = s->unwound;
