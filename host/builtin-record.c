@@ -43,7 +43,7 @@ struct record_opts {
 	const char *out, *gpio;
 	const char *esource, *sysfs;  /* --energy, --sysfs */
 	double epoll, esettle;
-	int quiet, energy, all, use_module;
+	int quiet, energy, all, use_module, ivshmem;
 	int callchain;        /* -g, --call-graph fp */
 	unsigned dwarf_stack; /* --call-graph dwarf[,SIZE]: bytes of stack per sample, 0 = off */
 	int all_user;         /* --all-user: no kernel samples even when permitted */
@@ -79,6 +79,7 @@ static void usage(FILE *out)
 		"  --duration T   stop after T (e.g. 10s); ends COMMAND if it still runs\n"
 		"  --jitter PCT   rate drawn within +-PCT %% (default 5)\n"
 		"  --gpio CHIP:LINE  the board's line for -e (default: the module's parameters)\n"
+		"  --ivshmem      -e from the board behind a QEMU ivshmem doorbell (docs/hil.md)\n"
 		"  -g, --call-graph fp  record each sample's call chain (frame pointers; perf only)\n"
 		"  --call-graph dwarf[,SIZE]  copy SIZE bytes of user stack (default 8192, at most\n"
 		"                 65528) and the registers with each sample, unwound offline from\n"
@@ -239,6 +240,8 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 			i++;
 		} else if (!strcmp(argv[i], "--gpio") && i + 1 < argc) {
 			o->gpio = argv[++i];
+		} else if (!strcmp(argv[i], "--ivshmem")) {
+			o->ivshmem = 1;
 		} else if (!strcmp(argv[i], "-t")) {
 			const char *v = i + 1 < argc ? argv[i + 1] : NULL;
 
@@ -475,7 +478,8 @@ static void close_sources(struct sources *s)
 static int open_module(const struct record_opts *o, struct sources *s, struct eq_error *err)
 {
 	struct module_open_opts mo = { .energy = o->energy, .hz = o->hz,
-				       .jitter_pct = o->jitter, .gpio = o->gpio };
+				       .jitter_pct = o->jitter, .gpio = o->gpio,
+				       .ivshmem = o->ivshmem };
 
 	s->mod = module_recorder_open(&mo, err);
 	if (!s->mod)

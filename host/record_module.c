@@ -73,7 +73,8 @@ struct module_recorder *module_recorder_open(const struct module_open_opts *o,
 	r->device = o->device ? o->device : EQPROF_DEVICE;
 	r->self = (uint32_t)getpid();
 	memset(&c, 0, sizeof(c));
-	c.source = o->energy ? EQPROF_SRC_GPIO : EQPROF_SRC_HRTIMER;
+	c.source = !o->energy ? EQPROF_SRC_HRTIMER :
+		   o->ivshmem ? EQPROF_SRC_IVSHMEM : EQPROF_SRC_GPIO;
 	c.hz_milli = (uint32_t)(o->hz * 1000 + 0.5);
 	c.jitter_pct = (uint32_t)(o->jitter_pct + 0.5);
 	c.ring_bytes = o->ring_bytes;
@@ -94,7 +95,10 @@ struct module_recorder *module_recorder_open(const struct module_open_opts *o,
 		goto fail;
 	}
 	if (ioctl(r->fd, EQPROF_IOC_CONFIG, &c) < 0) {
-		if (errno == EINVAL && o->energy && !o->gpio)
+		if (errno == EINVAL && o->energy && o->ivshmem)
+			eq_fail(err, "%s: this module has no ivshmem source: build isr/linux from this eqprof",
+				r->device);
+		else if (errno == EINVAL && o->energy && !o->gpio)
 			eq_fail(err, "%s: the module does not know the board's GPIO line: load it with gpio_chip=LABEL gpio_line=N or pass --gpio LABEL:LINE",
 				r->device);
 		else if (errno == EBUSY)
@@ -139,8 +143,13 @@ int module_recorder_start(struct module_recorder *r, struct eq_error *err)
 		return dev_fail(r, "starting sampling", err);
 	}
 	if (ioctl(r->fd, EQPROF_IOC_STATS, &st) == 0) {
+		uint32_t cpu;
+
 		snprintf(r->st.source, sizeof(r->st.source), "%s", st.source_name);
 		r->st.threaded = (int)st.irq_threaded;
+		/* a source may number from elsewhere (ivshmem: the board's quanta) */
+		for (cpu = 0; cpu < r->nrings; cpu++)
+			r->expect[cpu] = st.first_seq;
 	}
 	r->st.seconds = -now_s();
 	return 0;

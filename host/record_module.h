@@ -27,6 +27,7 @@ struct module_open_opts {
 	double hz, jitter_pct;  /* time-driven rate and its +- jitter */
 	const char *gpio;       /* "LABEL:LINE" of the board's line, or NULL: the
 				   module's gpio_chip/gpio_line parameters */
+	int ivshmem;            /* energy: the board behind an ivshmem doorbell (docs/hil.md) */
 	uint32_t ring_bytes;    /* per-CPU ring; 0: the module's ring_kb */
 	const char *device;     /* NULL: /dev/eqprof */
 };
