@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "align.h"
 #include "builtin.h"
 #include "eqp.h"
 #include "outfile.h"
@@ -487,6 +488,7 @@ int cmd_power(int argc, char **argv)
 		}
 		if (eqp_warning(f[i]))
 			fprintf(stderr, "eqprof power: warning: %s\n", eqp_warning(f[i]));
+		eq_align_check_file(stderr, "power", f[i]);
 	}
 	if (rc == 0 && run(&a, in, &err) < 0) {
 		fprintf(stderr, "eqprof power: %s\n", err.msg);
