@@ -1,0 +1,231 @@
+#!/usr/bin/env python3
+"""check.py - judges one hardware-in-the-loop run (test/hil/run-loop.sh).
+
+    check.py OUT FIRST_TAP_NUMBER      (EQPROF in the environment)
+
+OUT holds board.eqp, merged.eqp (eqprof merge of the guest's energy.eqp and
+board.eqp), guest/ (what the guest recorded), truth (the bridge's exact
+energies).  Prints TAP lines (no plan) and, with --summary, a table of the
+profiles beside the truth for a reader (make hil-demo).
+
+The truth: the bridge integrates each phase's power over board time, and
+writes for every IRQ edge the energy spent so far in each phase, so the
+energy of the quanta a recording holds is exact.  A program's truth is its
+phase's energy times the share of its phase it was on the CPU (it measured
+that itself: the recorders and the kernel ran in the rest of the phase, at
+the phase's power); everything else (idle, the recorders, the kernel) is
+the rest.
+
+Why the statistics hold on any machine (false failure well below 1e-4):
+energy-driven samples are not independent draws.  The board interrupts
+once per quantum, so the number of samples in a phase is its energy over
+the quantum, give or take the one quantum in progress at each phase change
+and the firmware's +-5% jitter of N (a random walk: about 0.03 quanta per
+sample in the root, 0.6 quanta over 400 samples).  The report's 99%
+interval (its 95% interval widened by 2.576/1.96) is several quanta wide
+for every row; the test's deviations are a few tenths of a quantum plus the
+phase changes' latency.  The loss cross-check is exact by construction.
+"""
+import json
+import os
+import re
+import struct
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
+import eqp  # noqa: E402
+
+OUT, N = sys.argv[1], int(sys.argv[2])
+SUMMARY = "--summary" in sys.argv
+EQPROF = os.environ["EQPROF"]
+Z99_OVER_95 = 2.5758 / 1.9600
+PROGRAMS = {1: "cpucached", 2: "game"}
+
+
+def tap(ok, what, detail=""):
+    global N
+    print(f"{'ok' if ok else 'not ok'} {N} - {what}")
+    if not ok and detail:
+        for line in str(detail).splitlines()[:20]:
+            print("# " + line)
+    N += 1
+    return ok
+
+
+def path(*names):
+    return os.path.join(OUT, *names)
+
+
+def read_truth():
+    t = {"power": {}, "edges": [], "listen": []}
+    with open(path("truth")) as f:
+        for line in f:
+            w = line.split()
+            if not w or w[0].startswith("#"):
+                continue
+            if w[0] == "power":
+                t["power"][int(w[1])] = float(w[2])
+            elif w[0] == "edge":
+                t["edges"].append((int(w[2]), int(w[3]), [float(x) for x in w[4:]]))
+            elif w[0] == "listen":
+                t["listen"].append((int(w[2]), int(w[3]), int(w[4])))
+            elif w[0] in ("boots", "edges", "doorbells", "ring_timeouts", "pulses"):
+                t["n_" + w[0]] = int(w[1])
+    return t
+
+
+def report(file, by="exe"):
+    p = subprocess.run([EQPROF, "report", file, "--by", by, "--format", "json", "-q"],
+                       capture_output=True, text=True)
+    if p.returncode:
+        raise RuntimeError(p.stderr)
+    return json.loads(p.stdout), p.stderr
+
+
+def rows_by_name(rep):
+    out = {}
+    for r in rep["rows"]:
+        lo = r["share"] - (r["share"] - r["ci95_low"]) * Z99_OVER_95
+        hi = r["share"] + (r["ci95_high"] - r["share"]) * Z99_OVER_95
+        out[r["name"]] = (r["share"], lo, hi, r["samples"])
+    return out
+
+
+def board_records(file):
+    rec = eqp.read(file)
+    out = {}
+    for ctype, _, payload in rec.chunks:
+        if ctype == "BREC":
+            (n,) = struct.unpack_from("<I", payload, 0)
+            for i in range(n):
+                t, seq, pulses, uv, fl, _ = struct.unpack_from("<QIIIHH", payload, 8 + 24 * i)
+                out[seq] = (t, pulses, fl)
+    return out
+
+
+truth = read_truth()
+work = {}
+with open(path("guest", "work.txt")) as f:
+    for line in f:
+        m = re.match(r"hilwork (\S+) phase=(\d+) wall=([\d.]+) cpu=([\d.]+)", line)
+        if m:
+            work[int(m.group(2))] = (float(m.group(3)), float(m.group(4)))
+guest_log = open(path("guest", "guest.log")).read()
+rec_log = open(path("guest", "record.log")).read()
+merge_log = open(path("merge.log")).read()
+tap("record=0" in guest_log and len(work) == 2,
+    "the guest ran both programs under eqprof record -e --ivshmem and record -t", guest_log[-1500:])
+tap(re.search(r"from ivshmem \S+ msix hardirq", rec_log) is not None,
+    "the energy-driven samples came from the doorbell's MSI-X interrupt, in hard-interrupt context",
+    rec_log)
+tap(truth.get("n_boots") == 1 and truth.get("n_ring_timeouts") == 0,
+    f"the firmware ran once without reset and every edge was taken by the guest in turn "
+    f"(boots {truth.get('n_boots')}, doorbell timeouts {truth.get('n_ring_timeouts')})")
+
+# ---- the loss cross-check ----------------------------------------------------
+m = re.search(r"raised (\d+) interrupts \(quanta (\d+)\.\.(\d+)\) during the recording; the target "
+              r"recorded (\d+) samples and counted (\d+) lost: balanced", merge_log)
+tap(m is not None, "eqprof merge: the board's interrupts balance the target's samples plus its "
+    "counted losses", merge_log)
+irqs, q0, q1, samples, lost = (int(x) for x in m.groups()) if m else (0, 0, 0, -1, -1)
+tap(m is not None and irqs == samples + lost and irqs == q1 - q0 + 1,
+    f"cross-check: {irqs} interrupts = {samples} samples + {lost} counted lost")
+on = [x for x in truth["listen"] if x[0] == 1]
+off = [x for x in truth["listen"] if x[0] == 0]
+ok = len(on) == 1 and len(off) == 1
+delivered = off[0][2] - on[0][2] if ok else -1
+tap(ok and on[0][1] == q0 and delivered == irqs,
+    f"the bridge's own count agrees: the module listened from edge {on[0][1] if ok else '?'}, and "
+    f"took {delivered} edges while it did", truth["listen"])
+rep_e, rep_err = report(path("merged.eqp"))
+tap(f"raised {irqs} interrupts" in rep_err and "balanced" in rep_err,
+    "eqprof report of the merged recording repeats the cross-check with its numbers", rep_err)
+p = subprocess.run([EQPROF, "power", path("merged.eqp"), "--summary"], capture_output=True, text=True)
+tap(p.returncode == 0 and f"raised {irqs} interrupts" in p.stderr,
+    "eqprof power repeats it too", p.stdout + p.stderr)
+
+# ---- the board's stream is the firmware's own record of the same quanta ------
+brec = board_records(path("board.eqp"))
+span = range(q0, q1 + 1)
+have = [q for q in span if q in brec]
+offs = set()
+for q in have:
+    if q < len(truth["edges"]):
+        offs.add(brec[q][0] * 8 - truth["edges"][q][0])
+# the firmware stamps an edge from its interrupt handler: one offset, give or
+# take its latency (tens of cycles) and a tick's rounding (8 cycles)
+tap(len(have) == len(span) and offs and max(offs) - min(offs) <= 160,
+    f"the board's stream holds a record of each of those {len(span)} quanta, each stamped within "
+    f"10 us of the cycle the bridge saw its edge (offsets {min(offs) if offs else '?'}.."
+    f"{max(offs) if offs else '?'} cycles)")
+
+# ---- energy shares against the truth ----------------------------------------
+e_first, e_last = truth["edges"][q0 - 1][2] if q0 > 0 else [0.0] * 3, truth["edges"][q1][2]
+phase_e = [b - a for a, b in zip(e_first, e_last)]
+total_e = sum(phase_e)
+truth_e = {}
+for ph, name in PROGRAMS.items():
+    wall, cpu = work[ph]
+    truth_e[name] = phase_e[ph] * cpu / wall
+truth_e["rest"] = total_e - sum(truth_e.values())
+shares = rows_by_name(rep_e)
+rest = [0.0, 0.0, 0.0, 0]
+for name, (s, lo, hi, n) in shares.items():
+    if name not in PROGRAMS.values():
+        rest = [rest[0] + s, rest[1] + (s - lo) ** 2, rest[2] + (hi - s) ** 2, rest[3] + n]
+shares["rest"] = (rest[0], rest[0] - rest[1] ** 0.5, rest[0] + rest[2] ** 0.5, rest[3])
+quantum = rep_e["quantum_j"]
+for name in ("cpucached", "game", "rest"):
+    s, lo, hi, n = shares.get(name, (0.0, 0.0, 0.0, 0))
+    t = truth_e[name] / total_e
+    tap(lo <= t <= hi,
+        f"energy share of {name}: {100 * s:.2f}% [99%: {100 * lo:.2f}, {100 * hi:.2f}] holds the "
+        f"truth {100 * t:.2f}% ({truth_e[name]:.3f} of {total_e:.3f} J)")
+tap(abs(rep_e["total_samples"] * quantum - total_e) < 0.02 * total_e,
+    f"the samples times the board's quantum ({rep_e['total_samples']} x {1e3 * quantum:.3f} mJ = "
+    f"{rep_e['total_samples'] * quantum:.3f} J) is the true energy {total_e:.3f} J within 2% "
+    f"(the front end's dead time and the phase changes' quanta)")
+
+# ---- time-driven: Figure 12's disagreement ------------------------------------
+rep_t, _ = report(path("guest", "time.eqp"))
+tshares = rows_by_name(rep_t)
+seconds = {i: phase_e[i] / truth["power"][i] for i in truth["power"] if truth["power"][i] > 0}
+mean_w = total_e / sum(seconds.values())
+for ph, name in PROGRAMS.items():
+    es, elo, ehi, _ = shares[name]
+    ts, tlo, thi, _ = tshares.get(name, (0.0, 0.0, 0.0, 0))
+    higher = truth["power"][ph] > mean_w
+    disjoint = ehi < tlo or thi < elo
+    tap(disjoint and ((es > ts) == higher),
+        f"{name} ({truth['power'][ph]} W): energy share {100 * es:.1f}% vs time share "
+        f"{100 * ts:.1f}%: the profiles disagree, energy {'above' if higher else 'below'} time as "
+        f"its power is {'above' if higher else 'below'} the run's mean (Figure 12)")
+
+m = re.search(r"residual median ([\d.]+) ms, 99% ([\d.]+) ms, max ([\d.]+) ms", merge_log)
+r = re.search(r"target = board x ([\d.]+) ([+-][\d.]+) ms", merge_log)
+tap(m is not None and r is not None,
+    "eqprof merge estimated the clocks' rate and offset from the matched interrupts and reported "
+    "the residual" + (f" (rate {r.group(1)}, residual median {m.group(1)} ms, 99% {m.group(2)} ms)"
+                      if m and r else ""), merge_log)
+
+if SUMMARY:
+    print(f"# truth over the recording: {total_e:.3f} J in {total_e / mean_w:.2f} s of board time, "
+          f"mean {mean_w:.3f} W")
+    print("# %-10s %8s %22s %10s %22s %10s" % ("program", "power", "energy share [99%]",
+                                                 "truth", "time share [99%]", "time truth"))
+    seconds = [seconds[i] for i in sorted(seconds)]
+    for ph, name in list(PROGRAMS.items()) + [(0, "rest")]:
+        s, lo, hi, _ = shares[name]
+        if name == "rest":
+            ts = sum(v[0] for k, v in tshares.items() if k not in PROGRAMS.values())
+            tl = th = ts
+            tt = 1 - sum(seconds[p] * work[p][1] / work[p][0] for p in PROGRAMS) / sum(seconds)
+            pw = "-"
+        else:
+            ts, tl, th, _ = tshares.get(name, (0, 0, 0, 0))
+            tt = seconds[ph] * work[ph][1] / work[ph][0] / sum(seconds)
+            pw = f"{truth['power'][ph]:.2f} W"
+        print("# %-10s %8s %6.2f%% [%5.2f, %5.2f] %9.2f%% %6.2f%% [%5.2f, %5.2f] %9.2f%%" % (
+            name, pw, 100 * s, 100 * lo, 100 * hi, 100 * truth_e[name] / total_e,
+            100 * ts, 100 * tl, 100 * th, 100 * tt))
