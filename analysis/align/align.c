@@ -92,8 +92,12 @@ static int64_t best_k(const struct pt *p, size_t i0, size_t i1, const struct boa
 			second = c;
 		}
 	}
-	/* A match worth the name: most spans within a third, and no other K close. */
-	if (best != INT64_MIN && (bc > 0.35 * (double)np || second - bc < 0.02 * (double)np))
+	/*
+	 * A match worth the name: most spans within a third of the board's,
+	 * and clearly better than any other K (interrupt latency that spreads
+	 * as much as the quanta's own jitter leaves K ambiguous: refused).
+	 */
+	if (best != INT64_MIN && (bc > 0.35 * (double)np || second < 1.3 * bc))
 		return INT64_MIN;
 	return best;
 }
@@ -251,8 +255,11 @@ void eq_align_compute(const struct eqp_file *target, const struct eqp_file *boar
 		a->numbered = 1;
 		a->k_start = a->k_end = 0;
 	} else {
-		a->k_start = best_k(p, 0, n < WINDOW ? n : WINDOW, &b);
-		a->k_end = best_k(p, n < WINDOW ? 0 : n - WINDOW, n, &b);
+		/* the first and the last third at most: a loss in between shows */
+		size_t w = n / 3 < WINDOW ? n / 3 : WINDOW;
+
+		a->k_start = best_k(p, 0, w, &b);
+		a->k_end = best_k(p, n - w, n, &b);
 		if (a->k_start == INT64_MIN || a->k_end == INT64_MIN) {
 			fail(a, "no stretch of the board's log matches the samples' intervals: is it the same run?");
 			goto out;

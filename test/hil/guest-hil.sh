@@ -1,10 +1,12 @@
 #!/bin/sh
-# /init of the hardware-in-the-loop guest (test/hil/hil.sh builds it from
-# test/linux's initramfs): loads eqprof.ko and records the workload twice at
-# once, energy-driven from the board's doorbell (record -e --ivshmem) and
-# time-driven (record -t, perf's cpu-clock), both whole-system.  The
-# workload (hilrun) announces its phases to the bridge, which gives each its
-# power.  /out goes back to the host as a tar stream on the second serial port.
+# /init of the hardware-in-the-loop guest (test/hil/run-loop.sh builds it
+# from test/linux's initramfs): loads eqprof.ko and runs the workload twice,
+# energy-driven from the board's doorbell (record -e --ivshmem -a), then
+# time-driven from the module's hrtimers (record -t -a): the module takes
+# one source at a time, and a second recorder running beside the first
+# would be in the profile it measures.  The workload (hilrun) announces its
+# phases to the bridge, which gives each its power.  /out goes back to the
+# host as a tar stream on the second serial port.
 export PATH=/bin
 mount -t proc proc /proc
 mount -t sysfs sys /sys
@@ -18,15 +20,16 @@ lspci 2>/dev/null || grep -l 0x1110 /sys/bus/pci/devices/*/device
 cat >/bin/hilrun <<RUN
 #!/bin/sh
 sleep 1
-/bin/cpucached ${secs:-4} >>/out/work.txt
+/bin/cpucached ${secs:-4} >>/out/work-\$1.txt
 sleep 1
-/bin/game ${secs:-4} >>/out/work.txt
+/bin/game ${secs:-4} >>/out/work-\$1.txt
 sleep 1
 RUN
 chmod 755 /bin/hilrun
-eqprof record -t 250 -g -a -o /out/time.eqp -- \
-	eqprof record -e --ivshmem -a -o /out/energy.eqp -- /bin/hilrun >/out/record.out 2>/out/record.log
+eqprof record -e --ivshmem -a -o /out/energy.eqp -- /bin/hilrun energy >/out/record.out 2>/out/record.log
 echo "record=$?"
+eqprof record -t 250 -a -o /out/time.eqp -- /bin/hilrun time >/out/record-t.out 2>/out/record-t.log
+echo "record-t=$?"
 grep eqprof /proc/interrupts
 gzip -c /proc/kallsyms >/out/kallsyms.gz
 set +x
