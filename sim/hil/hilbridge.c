@@ -340,6 +340,9 @@ static void advance(struct bridge *b, uint64_t until)
 	fwsim_set_vbat(b->s, vb);
 	t = fwsim_cycle(b->s) / HZ;
 	t_end = until / HZ;
+	/* the power the device draws at its terminals (the front end's model
+	 * may make it depend on the terminal voltage) */
+	p = vb * i;
 	b->energy[phase] += p * (t_end - t);
 	b->seconds[phase] += t_end - t;
 	while (t < t_end) {
