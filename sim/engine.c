@@ -258,16 +258,28 @@ static int events_at(struct engine *en, double t)
 
 	/* the workload's segments end at their workload time plus the lag;
 	 * an idle period pays back what it can of the lag by ending as planned */
-	while (en->seg < en->tl.nsegs && en->tl.segs[en->seg + 1].t0 + en->lag <= t) {
+	for (;;) {
+		/* the timeline is a stream: the next segment is generated when needed */
+		if (sim_timeline_need_seg(&en->tl, &en->seg, 1) < 0)
+			return -1;
+		if (!(en->seg < en->tl.nsegs && en->tl.segs[en->seg + 1].t0 + en->lag <= t))
+			break;
 		en->seg++;
+		if (sim_timeline_need_seg(&en->tl, &en->seg, 1) < 0)
+			return -1;
 		if (en->seg < en->tl.nsegs && en->tl.segs[en->seg].freq != en->tl.segs[en->seg - 1].freq &&
 		    en->p->dvfs_time > 0)
 			en->dvfs_due = 1;
 		if (en->seg < en->tl.nsegs && en->tl.segs[en->seg].act == SIM_ACT_IDLE && en->lag > 0)
 			en->lag -= fmin(en->lag, en->tl.segs[en->seg + 1].t0 - en->tl.segs[en->seg].t0);
 	}
-	while (en->tl.steps[en->step + 1].t0 <= t && en->step + 1 < en->tl.nsteps)
+	for (;;) {
+		if (sim_timeline_need_step(&en->tl, &en->step, 1) < 0)
+			return -1;
+		if (!(en->step + 1 < en->tl.nsteps && en->tl.steps[en->step + 1].t0 <= t))
+			break;
 		en->step++;
+	}
 	while (en->next_bin <= t) {
 		en->bin++;
 		en->next_bin = (en->bin + 1) * en->res->trace_bin;
@@ -470,12 +482,12 @@ static int engine_open(struct engine *en, const struct sim_scenario *sc,
 	en->sc = sc;
 	en->p = p;
 	en->res = res;
-	if (sim_timeline_build(sc, &en->tl, err) < 0)
+	/* a stream: memory stays flat in the scenario's length; the consumers
+	 * run on real time, their last level lasting past the workload's
+	 * planned end when the ISR made the run longer */
+	if (sim_timeline_open(sc, &en->tl, err) < 0)
 		return -1;
 	en->w_end = en->tl.t_end;
-	/* the consumers run on real time: their last level lasts past the
-	 * workload's planned end when the ISR made the run longer */
-	en->tl.steps[en->tl.nsteps].t0 = INFINITY;
 	for (src = 0; src < NSRC; src++)
 		en->src_on[src] = src_on[src];
 	sim_frontend_init(&en->fe, p);
