@@ -61,23 +61,49 @@ struct engine {
 	double lag;             /* real time minus workload time (ISR debt not yet paid by idle) */
 	size_t cap_trace;
 	int src_on[NSRC];       /* the interrupt sources of this run */
+	/* writing while simulating (opt->stream): the recordings of the
+	 * sources, and those that take this run's board stream */
+	struct eqp_writer *out[NSRC], *bout[NSRC];
+	struct eqp_board_rec bbuf[1024];
+	size_t nbbuf;
+	struct eq_error *err;
 };
 
-static int push_board(struct sim_result *r, const struct counter_edge *e)
+static int flush_board(struct engine *en)
 {
+	int src;
+
+	for (src = 0; src < NSRC && en->nbbuf; src++)
+		if (en->bout[src] && eqp_add_board_records(en->bout[src], en->bbuf, en->nbbuf, en->err) < 0)
+			return -1;
+	en->nbbuf = 0;
+	return 0;
+}
+
+static int push_board(struct engine *en, const struct counter_edge *e)
+{
+	struct sim_result *r = en->res;
 	double ticks = (double)e->ticks * (1 + r->p.board_ppm * 1e-6); /* the board's crystal */
 	struct eqp_board_rec *b;
 
+	if (en->bout[0] || en->bout[1]) {
+		if (en->nbbuf == sizeof(en->bbuf) / sizeof(en->bbuf[0]) && flush_board(en) < 0)
+			return -1;
+		b = &en->bbuf[en->nbbuf++];
+		r->nboard++;
+		goto fill;
+	}
 	if (r->nboard == r->cap_board) {
 		size_t nc = r->cap_board ? 2 * r->cap_board : 4096;
 		void *p = realloc(r->board, nc * sizeof(*r->board));
 
 		if (!p)
-			return -1;
+			return eq_fail(en->err, "simulator: out of memory");
 		r->board = p;
 		r->cap_board = nc;
 	}
 	b = &r->board[r->nboard++];
+fill:
 	memset(b, 0, sizeof(*b));
 	b->time = (uint64_t)llround(ticks);
 	b->seq = e->seq;
@@ -121,7 +147,7 @@ static int handle_edges(struct engine *en, const struct counter_edge *e, int n, 
 	for (i = 0; i < n; i++) {
 		en->res->quanta++;
 		en->res->pulses_in_quanta += e[i].pulses;
-		if (push_board(en->res, &e[i]) < 0)
+		if (push_board(en, &e[i]) < 0)
 			return -1;
 		if (en->src_on[SRC_ENERGY])
 			raise_irq(en, SRC_ENERGY, fmax(e[i].t, now) + latency(en));
@@ -224,17 +250,26 @@ static int drain(struct engine *en)
 {
 	struct sim_result *r = en->res;
 	uint32_t k, cap = en->p->ring_samples;
-
 	uint64_t total = 0;
 
 	while ((k = eq_ring_pop_batch(&en->ring[SRC_ENERGY], en->drainbuf, cap)) > 0) {
-		if (append(&r->energy, &r->nenergy, &r->cap_energy, en->drainbuf, k) < 0)
-			return -1;
+		if (en->out[SRC_ENERGY]) {
+			if (eqp_add_samples(en->out[SRC_ENERGY], en->drainbuf, k, en->err) < 0)
+				return -1;
+			r->nenergy += k;
+		} else if (append(&r->energy, &r->nenergy, &r->cap_energy, en->drainbuf, k) < 0) {
+			return eq_fail(en->err, "simulator: out of memory");
+		}
 		total += k;
 	}
 	while ((k = eq_ring_pop_batch(&en->ring[SRC_TIME], en->drainbuf, cap)) > 0) {
-		if (append(&r->timed, &r->ntimed, &r->cap_timed, en->drainbuf, k) < 0)
-			return -1;
+		if (en->out[SRC_TIME]) {
+			if (eqp_add_samples(en->out[SRC_TIME], en->drainbuf, k, en->err) < 0)
+				return -1;
+			r->ntimed += k;
+		} else if (append(&r->timed, &r->ntimed, &r->cap_timed, en->drainbuf, k) < 0) {
+			return eq_fail(en->err, "simulator: out of memory");
+		}
 		total += k;
 	}
 	/* the recorder runs now: a process like any other (sampled, delaying
@@ -261,12 +296,12 @@ static int events_at(struct engine *en, double t)
 	for (;;) {
 		/* the timeline is a stream: the next segment is generated when needed */
 		if (sim_timeline_need_seg(&en->tl, &en->seg, 1) < 0)
-			return -1;
+			return eq_fail(en->err, "simulator: out of memory generating the workload");
 		if (!(en->seg < en->tl.nsegs && en->tl.segs[en->seg + 1].t0 + en->lag <= t))
 			break;
 		en->seg++;
 		if (sim_timeline_need_seg(&en->tl, &en->seg, 1) < 0)
-			return -1;
+			return eq_fail(en->err, "simulator: out of memory generating the workload");
 		if (en->seg < en->tl.nsegs && en->tl.segs[en->seg].freq != en->tl.segs[en->seg - 1].freq &&
 		    en->p->dvfs_time > 0)
 			en->dvfs_due = 1;
@@ -275,7 +310,7 @@ static int events_at(struct engine *en, double t)
 	}
 	for (;;) {
 		if (sim_timeline_need_step(&en->tl, &en->step, 1) < 0)
-			return -1;
+			return eq_fail(en->err, "simulator: out of memory generating the consumers' power");
 		if (!(en->step + 1 < en->tl.nsteps && en->tl.steps[en->step + 1].t0 <= t))
 			break;
 		en->step++;
@@ -384,7 +419,7 @@ static int run_piece(struct engine *en, double t, double b, size_t act, double p
 	while ((tp = sim_frontend_advance(&en->fe, tt, b, im)) >= 0) {
 		n = counter_stage_pulse(en->cs, tp, vb, edges, 8, err);
 		if (n < 0 || handle_edges(en, edges, n, tp) < 0)
-			return n < 0 ? -1 : eq_fail(err, "simulator: out of memory");
+			return -1;
 		tt = tp;
 		if (en->isr_end <= tt && en->pending[SRC_ENERGY] < b)
 			b = fmax(en->pending[SRC_ENERGY], tt);
@@ -428,7 +463,7 @@ static int loop(struct engine *en, const struct sim_options *opt, struct eq_erro
 		double power, t0 = t;
 
 		if (events_at(en, t) < 0)
-			return eq_fail(err, "simulator: out of memory");
+			return -1;
 		if (en->seg >= en->tl.nsegs)
 			break; /* the workload is done */
 		b = next_event(en, t);
@@ -479,6 +514,7 @@ static int engine_open(struct engine *en, const struct sim_scenario *sc,
 	int src;
 
 	memset(en, 0, sizeof(*en));
+	en->err = err;
 	en->sc = sc;
 	en->p = p;
 	en->res = res;
@@ -488,8 +524,13 @@ static int engine_open(struct engine *en, const struct sim_scenario *sc,
 	if (sim_timeline_open(sc, &en->tl, err) < 0)
 		return -1;
 	en->w_end = en->tl.t_end;
-	for (src = 0; src < NSRC; src++)
+	for (src = 0; src < NSRC; src++) {
 		en->src_on[src] = src_on[src];
+		/* writing while simulating: each source's recording takes its
+		 * samples and the board stream of the run it is in */
+		if (opt && opt->stream && src_on[src])
+			en->out[src] = en->bout[src] = sim_stream_writer(opt->stream, src == SRC_ENERGY);
+	}
 	sim_frontend_init(&en->fe, p);
 	sim_rng_seed(&en->rng_irq, p->seed, 3);
 	sim_rng_seed(&en->rng_pc, p->seed, 4);
@@ -568,11 +609,11 @@ static int run_once(const struct sim_scenario *sc, const struct sim_options *opt
 		if (n < 0)
 			rc = -1;
 		for (i = 0; rc == 0 && i < (size_t)n; i++)
-			if (push_board(res, &edges[i]) < 0)
-				rc = eq_fail(err, "simulator: out of memory");
+			if (push_board(&en, &edges[i]) < 0)
+				rc = -1;
 	}
-	if (rc == 0 && drain(&en) < 0)
-		rc = eq_fail(err, "simulator: out of memory");
+	if (rc == 0 && (drain(&en) < 0 || flush_board(&en) < 0))
+		rc = -1;
 	if (rc == 0) {
 		res->lost_energy = eq_ring_dropped(&en.ring[SRC_ENERGY]) + en.merged[SRC_ENERGY];
 		res->lost_timed = eq_ring_dropped(&en.ring[SRC_TIME]) + en.merged[SRC_TIME];

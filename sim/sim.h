@@ -247,8 +247,14 @@ struct sim_result {
 	struct sim_run_truth time_run;
 };
 
+struct sim_stream;
 struct sim_options {
 	const char *firmware_elf;    /* NULL: built-in counter stage */
+	/* Non-NULL: samples and board records go straight into the recordings
+	 * as the run makes them (sim_stream_open), so memory does not grow
+	 * with the scenario's length; res->energy, timed and board stay empty
+	 * (their counts are kept). */
+	struct sim_stream *stream;
 	int quiet;
 	/* called now and then with the simulated time reached (may be NULL) */
 	void (*progress)(void *ctx, double t, double t_end, size_t samples);
@@ -272,6 +278,20 @@ struct sim_calibration {
 };
 int sim_calibrate_e_min(const struct sim_params *p, double current, double seconds,
 			struct sim_calibration *c, struct eq_error *err);
+
+/*
+ * Writing while simulating: opens DIR's recordings (their headers, maps,
+ * symbols, markers and board info); sim_run (opt->stream) adds samples and
+ * board records; sim_stream_finish adds the losses, the truth files and
+ * makes DIR appear whole (all or nothing, as sim_write_outputs).  It frees
+ * the stream, as sim_stream_abort does.  counter: "builtin" or "simavr".
+ */
+int sim_stream_open(const struct sim_scenario *sc, const char *dir, const char *counter,
+		    struct sim_stream **st, struct eq_error *err);
+struct eqp_writer *sim_stream_writer(struct sim_stream *st, int energy);
+int sim_stream_finish(struct sim_stream *st, const struct sim_scenario *sc,
+		      const struct sim_result *res, struct eq_error *err);
+void sim_stream_abort(struct sim_stream *st);
 
 /* Writes DIR/energy.eqp, DIR/time.eqp, DIR/truth.json, DIR/truth-trace.csv. */
 int sim_write_outputs(const struct sim_scenario *sc, const struct sim_result *res,

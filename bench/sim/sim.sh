@@ -25,7 +25,7 @@ run() { # label, scenario, extra args...
 		printf "  %-44s %7.0f s simulated in %6.2f s: %7.0f simulated s/s, %5.1f M pulses/s\n",
 			l, s, w, s / w, p / w / 1e6 }'
 }
-echo "simulator speed (simulated seconds per wall-clock second; excludes writing files)"
+echo "simulator speed (simulated seconds per wall-clock second; writing the recordings included)"
 echo "(eqprof sim runs the workload twice: the energy- and the time-driven run)"
 run "Game x600 s, N=64 (2.95 mJ quantum)" "$tmp/game600.scn"
 run "Game x600 s, N=2 (92 uJ quantum)" "$tmp/game600.scn" --set quantum_pulses=2
