@@ -155,6 +155,45 @@ static int handle_edges(struct engine *en, const struct counter_edge *e, int n, 
 	return 0;
 }
 
+/*
+ * Which instruction of a procedure of n runs: code spends pc_hot_share of
+ * its time in a loop of pc_hot_span of it (in the middle of the
+ * procedure), the rest spread over the other instructions; uniform when
+ * pc_hot_share is 0.
+ */
+static uint64_t pick_insn(struct engine *en, uint64_t n)
+{
+	double u = sim_rng_uniform(&en->rng_pc), h = en->p->pc_hot_share;
+	uint64_t lo, len;
+
+	if (n == 0)
+		return 0;
+	len = (uint64_t)llround(en->p->pc_hot_span * (double)n);
+	if (h <= 0 || len == 0 || len >= n)
+		return (uint64_t)(u * n) < n ? (uint64_t)(u * n) : n - 1;
+	lo = (n - len) / 2;
+	if (u < h) {
+		uint64_t k = (uint64_t)(u / h * len);
+
+		return lo + (k < len ? k : len - 1);
+	} else {
+		uint64_t k = (uint64_t)((u - h) / (1 - h) * (n - len));
+
+		k = k < n - len ? k : n - len - 1;
+		return k < lo ? k : k + len;
+	}
+}
+
+/* The attribution skew in instructions: fixed, or uniform in a range. */
+static uint64_t skew(struct engine *en)
+{
+	uint32_t a = en->p->skew_insns, b = en->p->skew_insns_max;
+
+	if (b <= a)
+		return a;
+	return a + (uint64_t)(sim_rng_uniform(&en->rng_pc) * (b - a + 1)) % (b - a + 1);
+}
+
 /* What the interrupted instruction was: pid, tid, pc and flags. */
 static void fill_sample(struct engine *en, struct eq_sample *s, size_t act, double t)
 {
@@ -167,7 +206,7 @@ static void fill_sample(struct engine *en, struct eq_sample *s, size_t act, doub
 	s->time = sim_target_ns(en->p, t);
 	if (act == sc->nacts) { /* the recorder */
 		ninsn = SIM_RECORDER_SIZE / en->p->insn_bytes;
-		insn = (uint64_t)(sim_rng_uniform(&en->rng_pc) * ninsn) + en->p->skew_insns;
+		insn = pick_insn(en, ninsn) + skew(en);
 		s->pid = s->tid = SIM_RECORDER_PID;
 		s->pc = SIM_RECORDER_BASE + SIM_RECORDER_ADDR + insn * en->p->insn_bytes;
 		return;
@@ -175,10 +214,11 @@ static void fill_sample(struct engine *en, struct eq_sample *s, size_t act, doub
 	pr = &sc->procs[sc->acts[act].proc];
 	m = &sc->modules[pr->module];
 	ninsn = pr->size / en->p->insn_bytes;
-	insn = ninsn ? (uint64_t)(sim_rng_uniform(&en->rng_pc) * ninsn) : 0;
+	insn = pick_insn(en, ninsn);
 	/* A.2: the pc saved is that of the instruction fetched after the one
-	 * executing; at a procedure's end that is the next procedure. */
-	insn += en->p->skew_insns;
+	 * executing (or a few: skew_insns..skew_insns_max); at a procedure's
+	 * end that is the next procedure. */
+	insn += skew(en);
 	if (act == SIM_ACT_IDLE) {
 		s->flags = EQ_F_IDLE | EQ_F_KERNEL;
 	} else {

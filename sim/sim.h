@@ -50,6 +50,8 @@ struct sim_params {
 	double target_ppm, target_offset;      /* target clock: rate error, reading at t = 0 */
 	double board_ppm;                      /* board (MCU crystal) clock rate error */
 	uint32_t skew_insns, insn_bytes;
+	uint32_t skew_insns_max;  /* > skew_insns: the skew varies uniformly up to it */
+	double pc_hot_share, pc_hot_span; /* time share of a procedure's hot loop, its size share */
 	double isr_cycles;
 	uint32_t ring_samples;
 	double drain_period;
