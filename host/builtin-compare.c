@@ -18,7 +18,7 @@
 #include "report_common.h"
 
 static const char usage_text[] =
-	"usage: eqprof compare TIME.eqp ENERGY.eqp [--by exe|module|proc|line|insn]\n"
+	"usage: eqprof compare TIME.eqp ENERGY.eqp [--by exe|module|proc|line|insn|state|exe,state...]\n"
 	"                      [--exclude-idle] [--format table|csv|json] [--symfs DIR] [-o OUT] [-q]\n"
 	"\n"
 	"Time share and energy share of every row side by side, their difference and\n"

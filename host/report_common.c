@@ -7,6 +7,7 @@
 
 #include "outfile.h"
 #include "report_common.h"
+#include "split.h"
 #include "progress.h"
 
 static int bad(const char *cmd, const char *usage, const char *msg)
@@ -46,7 +47,7 @@ int eq_report_parse_args(const char *cmd, const char *usage, int argc, char **ar
 		switch (c) {
 		case 'q': o->quiet = 1; break;
 		case 'b':
-			if (eq_by_parse(optarg, &o->by, &err))
+			if (eq_by_parse_split(optarg, &o->by, &err))
 				return bad(cmd, usage, err.msg);
 			break;
 		case 'f':
@@ -134,9 +135,14 @@ int eq_report_load(const char *cmd, const char *path, const struct eq_report_opt
 		struct report_progress pr = { .cmd = cmd };
 
 		eq_progress_start(&pr.line, o->quiet, 0.5);
-		lp->profile = eq_profile_build_progress(lp->file, lp->sym, o->by,
-							o->exclude_idle ? EQ_PROFILE_EXCLUDE_IDLE : 0,
-							pr.line.enabled ? show_progress : NULL, &pr, &err);
+		if ((unsigned)o->by & EQ_BY_SPLIT) /* --by exe,state...: analysis/states */
+			lp->profile = eq_split_profile_build(lp->file, lp->sym, o->by,
+							     o->exclude_idle ? EQ_PROFILE_EXCLUDE_IDLE : 0,
+							     &lp->split, &err);
+		else
+			lp->profile = eq_profile_build_progress(lp->file, lp->sym, o->by,
+								o->exclude_idle ? EQ_PROFILE_EXCLUDE_IDLE : 0,
+								pr.line.enabled ? show_progress : NULL, &pr, &err);
 	}
 	if (!lp->profile) {
 		fprintf(stderr, "eqprof %s: %s\n", cmd, err.msg);
@@ -152,6 +158,7 @@ int eq_report_load(const char *cmd, const char *path, const struct eq_report_opt
 void eq_report_unload(struct eq_loaded_profile *lp)
 {
 	eq_profile_free(lp->profile);
+	eq_split_store_free(lp->split);
 	eq_sym_free(lp->sym);
 	if (lp->file)
 		eqp_close(lp->file);

@@ -12,6 +12,7 @@
 #include "profile.h"
 #include "symbolize.h"
 #include "table.h"
+#include "split.h"
 
 /* What record writes and report reads when no file is named (perf.data's role). */
 #define EQ_DEFAULT_RECORDING "eqprof.eqp"
@@ -46,6 +47,7 @@ struct eq_loaded_profile {
 	struct eqp_file *file;
 	struct eq_symbolizer *sym;
 	struct eq_profile *profile;
+	struct eq_split_store *split; /* --by exe,state...: what the rows point into */
 };
 
 /* Opens path and builds its profile at o->by; prints errors; 0 or -1. */

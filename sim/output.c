@@ -7,6 +7,7 @@
  * true power trace DIR/truth-trace.csv.  Every file is written atomically.
  */
 #include "sim_internal.h"
+#include "states.h"
 #include "outfile.h"
 #include "table.h"
 
@@ -212,6 +213,8 @@ static int write_recording(const struct sim_scenario *sc, const struct sim_resul
 	for (done = 0; done < n; done += 65536)
 		if (eqp_add_samples(w, s + done, n - done < 65536 ? n - done : 65536, err) < 0)
 			goto fail;
+	if (sim_states_add(w, res, energy, err) < 0) /* CPU frequency and idle state: PSTA */
+		goto fail;
 	/* source 0: the ring's drops (seq gaps, EQ_F_LOST); source 1: interrupts
 	 * merged while one was pending (the ISR never ran: no seq was used) */
 	if (lost > merged && eqp_add_lost(w, 0, lost - merged, err) < 0)
@@ -381,7 +384,8 @@ static int write_trace_csv(const struct sim_result *res, struct eq_outfile *o, s
 }
 
 static const char *const out_names[] = {
-	"energy.eqp", "time.eqp", "truth.json", "truth-trace.csv", NULL
+	"energy.eqp", "time.eqp", "truth.json", "truth-trace.csv", "truth-states.json",
+	"truth-devices.json", NULL
 };
 
 /* All or nothing: the files go into a temporary sibling folder that becomes
@@ -400,6 +404,8 @@ int sim_write_outputs(const struct sim_scenario *sc, const struct sim_result *re
 	if (OUT("energy.eqp") < 0 || write_recording(sc, res, path, 1, err) < 0)
 		goto fail;
 	if (OUT("time.eqp") < 0 || write_recording(sc, res, path, 0, err) < 0)
+		goto fail;
+	if (OUT("truth-states.json") < 0 || sim_states_write_truth(sc, res, path, err) < 0)
 		goto fail;
 #undef OUT
 	if (eq_outdir_file(&d, &o, "truth.json", err) < 0)

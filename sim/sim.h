@@ -192,6 +192,9 @@ struct sim_truth_act {
 
 /* The truth of one run. */
 struct sim_run_truth {
+	struct sim_truth_act *state_acts; /* the time-driven run's (sim/states.c) */
+	struct eqp_pstate *pstates;
+	size_t npstates;
 	double duration, energy_j;
 	double isr_time_s, isr_energy_j;
 	double irq_other_time_s, irq_other_energy_j;
@@ -234,6 +237,10 @@ struct sim_result {
 	uint64_t pulses_in_quanta;   /* sum of preloads of the completed quanta */
 	double quantum_j;            /* nominal energy per sample: N * E_min */
 	struct sim_params p;         /* the parameters in effect (sim_params_effective) */
+	struct sim_truth_act *state_acts; /* per activity and frequency state,
+					     [act * nfreqs + freq] (sim/states.c) */
+	struct eqp_pstate *pstates;  /* the CPU's frequency and idle-state changes */
+	size_t npstates, cap_pstates;
 	const char *counter_name;
 	/* The time-driven recording's run: with `sampling separate` (the
 	 * default) a second run of the same workload, its own perturbation

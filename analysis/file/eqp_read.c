@@ -599,6 +599,33 @@ static int parse_brec(struct cursor *c, struct eq_error *err)
 	return 0;
 }
 
+/* PSTA: u32 count, u32 reserved, count x (u64 time, u16 cpu, u16 kind, u32 value). */
+static int parse_psta(struct cursor *c, struct eq_error *err)
+{
+	uint64_t count, i;
+
+	if (need(c, EQP_PSTA_HDR_LEN, err) < 0)
+		return -1;
+	count = get32(c->p);
+	if (c->len != EQP_PSTA_HDR_LEN + count * EQP_PSTA_LEN)
+		return chunk_fail(c, err, "%llu power-state events need %llu bytes but the payload has %llu",
+				  (unsigned long long)count,
+				  (unsigned long long)(EQP_PSTA_HDR_LEN + count * EQP_PSTA_LEN),
+				  (unsigned long long)c->len);
+	for (i = 0; i < count; i++) {
+		const unsigned char *b = c->p + EQP_PSTA_HDR_LEN + i * EQP_PSTA_LEN;
+		struct eqp_pstate ps;
+
+		ps.time = get64(b);
+		memcpy(&ps.cpu, b + 8, 2);
+		memcpy(&ps.kind, b + 10, 2);
+		ps.value = get32(b + 12);
+		if (PUSH(c->f->psta, ps, c, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 static int parse_end(struct cursor *c, struct eq_error *err)
 {
 	uint64_t n, chunks;
@@ -639,6 +666,7 @@ static int parse_chunk(struct cursor *c, struct eq_error *err)
 	case EQP_CHUNK_CHNS: return parse_chns(c, err);
 	case EQP_CHUNK_USTK: return parse_ustk(c, err);
 	case EQP_CHUNK_BEND: return parse_bend(c, err);
+	case EQP_CHUNK_PSTA: return parse_psta(c, err);
 	case EQP_CHUNK_END:  return parse_end(c, err);
 	default:
 		return 1; /* a newer writer's chunk: its CRC was checked, skip it */
@@ -654,6 +682,7 @@ static uint64_t max_len(uint32_t type)
 	case EQP_CHUNK_SAMP:
 		return EQP_SAMP_HDR_LEN + EQP_SAMPLES_PER_CHUNK * (uint64_t)sizeof(struct eq_sample);
 	case EQP_CHUNK_BREC: return EQP_BREC_HDR_LEN + EQP_SAMPLES_PER_CHUNK * (uint64_t)EQP_BREC_LEN;
+	case EQP_CHUNK_PSTA: return EQP_PSTA_HDR_LEN + EQP_SAMPLES_PER_CHUNK * (uint64_t)EQP_PSTA_LEN;
 	case EQP_CHUNK_MAPS:
 	case EQP_CHUNK_COMM:
 	case EQP_CHUNK_MARK: return 16 + (uint64_t)EQP_MAX_STRING;
@@ -887,6 +916,7 @@ void eqp_close(struct eqp_file *f)
 	free(f->maps.v);
 	free(f->comm.v);
 	free(f->mark.v);
+	free(f->psta.v);
 	free(f->symt.v);
 	for (i = 0; i < f->samp.n; i++) {
 		free(f->samp.v[i].chain_off);

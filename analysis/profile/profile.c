@@ -12,6 +12,7 @@
 
 #include "intern.h"
 #include "profile.h"
+#include "split.h"
 #include "stats.h"
 
 #define TAG_ROW_MASK 0x0fffffffu
@@ -92,6 +93,8 @@ int eq_by_parse(const char *text, enum eq_by *by, struct eq_error *err)
 
 const char *eq_by_name(enum eq_by by)
 {
+	if ((unsigned)by & EQ_BY_SPLIT)
+		return eq_split_by_name(by);
 	return (unsigned)by < NBY ? by_names[by] : "?";
 }
 

@@ -13,6 +13,7 @@ every estimate against the truth and draws the charts eqprof power does not
 gnuplot.
 """
 import json
+import re
 import math
 import os
 import subprocess
@@ -326,38 +327,85 @@ def fig12_13(work):
 
 def table5(work):
     out = ["## Table 5: frequency scaling on the Itsy\n",
-           "`eqprof compare --by module` on the two Itsy scenarios (one executable per clock "
-           "frequency, as the paper's modules; Other is the kernel). Time and energy profiles differ because power "
-           "depends on the frequency.\n"]
+           "`eqprof compare --by module,freq` on the two Itsy scenarios: one program whose clock "
+           "changes under it; the recordings log each frequency change (seed 003's power states) "
+           "and the profile is split by the clock each sample was taken at, where the paper ran one "
+           "executable per frequency to tell them apart (App [206MHz] is its App-206). Other is "
+           "the kernel at every clock. Time and energy profiles differ because power depends on "
+           "the frequency; the truth is the simulator's per state (`truth-states.json`).\n"]
     for scn, paper in PAPER_T5.items():
-        c = load(work, scn, "compare-module.json")
+        c = load(work, scn, "compare-module-freq.json")
         t = load(work, scn, "truth.json")
+<<<<<<< HEAD
         truth = dict((base(x["name"]), x) for x in t["modules"])
         ttruth = dict((base(x["name"]), x) for x in time_truth(t)["modules"])
+=======
+        ts = load(work, scn, "truth-states.json")
+        truth = dict(("%s [%s]" % (base(x["module"]), x["freq"]), x) for x in ts["module_freqs"])
+>>>>>>> 4d929cd (Power states first-class (issue 12, seed 003): PSTA chunk, report/compare --by state|freq|cstate|cpu|mode and combinations)
         out.append("**%s** (%s)\n" % (scn, t["description"]))
-        out.append("| module | time paper | time sim | time truth | energy paper | energy sim | energy truth | energy within 99% CI |")
+        out.append("| program at clock | time paper | time sim | time truth | energy paper | energy sim | energy truth | energy within 99% CI |")
         out.append("|---|---:|---:|---:|---:|---:|---:|:-:|")
         n = c["energy_total_samples"]
         other = [0.0, 0.0, 0.0, 0.0]
         for r in c["rows"]:
-            tr = truth.get(r["module"])
-            if r["module"] in paper and tr:
-                pt, pe = paper[r["module"]]
+            m = re.match(r"(.*) \[(\d+)MHz\]$", r["name"])
+            name = "%s [%s]" % (base(m.group(1)), m.group(2) + "MHz") if m else r["name"]
+            key = "App-%s" % m.group(2) if m and base(m.group(1)) == "App" else None
+            tr = truth.get(name)
+            if key in paper and tr:
+                pt, pe = paper[key]
                 out.append("| %s | %.2f%% | %.2f%% | %.2f%% | %.2f%% | %.2f%% | %.2f%% | %s |" % (
+<<<<<<< HEAD
                     r["module"], pt, 100 * r["time_share"], 100 * ttruth[r["module"]]["time_share"], pe,
+=======
+                    name, pt, 100 * r["time_share"], 100 * tr["time_share"], pe,
+>>>>>>> 4d929cd (Power states first-class (issue 12, seed 003): PSTA chunk, report/compare --by state|freq|cstate|cpu|mode and combinations)
                     100 * r["energy_share"], 100 * tr["energy_share"],
                     "yes" if inside(r["energy_share"], tr["energy_share"], n) else "**no**"))
             else:
                 other[0] += r["time_share"]
                 other[1] += r["energy_share"]
         for m, x in truth.items():
+<<<<<<< HEAD
             if m not in paper:
                 other[2] += ttruth[m]["time_share"]
+=======
+            if not m.startswith("App ["):
+                other[2] += x["time_share"]
+>>>>>>> 4d929cd (Power states first-class (issue 12, seed 003): PSTA chunk, report/compare --by state|freq|cstate|cpu|mode and combinations)
                 other[3] += x["energy_share"]
         pt, pe = paper["Other"]
         out.append("| Other | %.2f%% | %.2f%% | %.2f%% | %.2f%% | %.2f%% | %.2f%% | %s |\n" % (
             pt, 100 * other[0], 100 * other[2], pe, 100 * other[1], 100 * other[3],
             "yes" if inside(other[1], other[3], n) else "**no**"))
+    return "\n".join(out) + "\n"
+
+
+def seed003(work):
+    """Seed 003 (SEProf): power states first-class."""
+    out = ["## Power per state (seed 003, SEProf)\n",
+           "`eqprof compare TIME.eqp ENERGY.eqp --by state` on Itsy-6freq: the device's average power "
+           "in each CPU state (clock and idle state), from the energy samples taken in it over the time "
+           "samples taken in it, next to the simulator's exact power per state (`truth-states.json`). "
+           "The 99% interval is the counting error of both samplings (relative SE sqrt(1/k_energy + "
+           "1/k_time)) plus the modelled biases (2%: the ISR's time, the attribution skew).\n",
+           "| state | time share | energy share | power sim | power truth | sim - truth | within |",
+           "|---|---:|---:|---:|---:|---:|:-:|"]
+    c = load(work, "Itsy-6freq", "compare-state.json")
+    ts = load(work, "Itsy-6freq", "truth-states.json")
+    truth = dict((x["state"], x) for x in ts["states"])
+    for r in sorted(c["rows"], key=lambda r: -truth.get(r["name"], {"freq_hz": 0})["freq_hz"]):
+        tr = truth.get(r["name"])
+        if not tr or not r.get("power_w"):
+            continue
+        se = math.sqrt(1.0 / r["energy_samples"] + 1.0 / r["time_samples"])
+        ok = abs(r["power_w"] / tr["power_w"] - 1) <= Z99 * se + 0.02
+        out.append("| %s | %.2f%% | %.2f%% | %.1f mW | %.1f mW | %+.1f mW | %s |" % (
+            r["name"], 100 * r["time_share"], 100 * r["energy_share"], 1e3 * r["power_w"],
+            1e3 * tr["power_w"], 1e3 * (r["power_w"] - tr["power_w"]), "yes" if ok else "**no**"))
+    out.append("\n`eqprof report --by exe,state`, `--by proc,freq`, `--by cpu,mode` give the same split "
+               "of any profile (docs/guide.md).\n")
     return "\n".join(out) + "\n"
 
 
@@ -529,6 +577,7 @@ def main():
         histograms(),
         fig12_13(work),
         table5(work),
+        seed003(work),
         acc,
         appendix(work),
         commands(work),
