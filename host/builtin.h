@@ -12,6 +12,8 @@ int cmd_import(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_power(int argc, char **argv);
+/* eqprof power --by proc: power per procedure by regression (builtin-power-by.c) */
+int cmd_power_by(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_sim(int argc, char **argv);
 int cmd_record(int argc, char **argv);
