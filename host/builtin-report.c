@@ -87,6 +87,8 @@ static const char usage_text[] =
 	"  --percent-limit P leave out rows below P %% of the samples\n"
 	"  -o OUT            write to OUT (atomically) instead of standard output\n"
 	"  -q                no progress line (shown only on a terminal, for long runs)\n"
+	"  --attribute async device energy moved to the code that caused it (see\n"
+	"                    eqprof report --attribute async --help)\n"
 	"\n"
 	"Several recordings of the same work are pooled: shares of all their samples,\n"
 	"the run-to-run interval from the spread of the recordings' shares.\n";
@@ -146,6 +148,9 @@ int cmd_report(int argc, char **argv)
 	struct eq_error err;
 	int rc, i, n = 0;
 
+	for (i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--attribute") || !strncmp(argv[i], "--attribute=", 12))
+			return cmd_report_attribute(argc, argv); /* builtin-report-attrib.c */
 	rc = eq_report_parse_args("report", usage_text, argc, argv, 0, &o);
 	if (rc != EQ_ARGS_OK)
 		return rc == EQ_ARGS_HELP ? 0 : 2;

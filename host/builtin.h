@@ -10,6 +10,8 @@
 
 int cmd_import(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+/* eqprof report --attribute async: device energy to its causes (builtin-report-attrib.c) */
+int cmd_report_attribute(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_power(int argc, char **argv);
 /* eqprof power --by proc: power per procedure by regression (builtin-power-by.c) */

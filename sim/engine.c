@@ -27,6 +27,7 @@
 #include "counter_stage.h"
 #include "eq_ring.h"
 #include "states.h"
+#include "devices.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -447,7 +448,8 @@ static int loop(struct engine *en, const struct sim_options *opt, struct eq_erro
 					       en->sc->path, en->p->isr_cycles, t - en->lag,
 					       en->w_end, en->lag);
 		}
-		if (sim_states_account(en->res, en->sc, act, sg->freq, power, t - t0) < 0)
+		if (sim_states_account(en->res, en->sc, act, sg->freq, power, t - t0) < 0 ||
+		    sim_devices_account(en->res, en->sc, act, t0, t - t0) < 0)
 			return eq_fail(err, "simulator: out of memory");
 		if (opt && opt->progress && (++iter & 0xffff) == 0)
 			opt->progress(opt->progress_ctx, t, en->w_end,
@@ -477,6 +479,8 @@ static int engine_open(struct engine *en, const struct sim_scenario *sc,
 	en->p = p;
 	en->res = res;
 	if (sim_timeline_build(sc, &en->tl, err) < 0)
+		return -1;
+	if (sim_devices_apply(sc, &en->tl, err) < 0) /* devices' power: sim/devices.c */
 		return -1;
 	en->w_end = en->tl.t_end;
 	/* the consumers run on real time: their last level lasts past the
@@ -665,5 +669,6 @@ void sim_result_free(struct sim_result *res)
 	free(res->pstates);
 	free(res->time_run.state_acts);
 	free(res->time_run.pstates);
+	free(res->device_landed_j);
 	memset(res, 0, sizeof(*res));
 }

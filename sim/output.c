@@ -8,6 +8,7 @@
  */
 #include "sim_internal.h"
 #include "states.h"
+#include "devices.h"
 #include "outfile.h"
 #include "table.h"
 
@@ -186,7 +187,7 @@ static int add_board(struct eqp_writer *w, const struct sim_scenario *sc,
 static int write_recording(const struct sim_scenario *sc, const struct sim_result *res,
 			   const char *path, int energy, struct eq_error *err)
 {
-	char extra[1024];
+	char extra[4096], devmeta[3072];
 	struct eqp_meta meta = { 0 };
 	struct eqp_writer *w;
 	const struct eq_sample *s = energy ? res->energy : res->timed;
@@ -198,6 +199,8 @@ static int write_recording(const struct sim_scenario *sc, const struct sim_resul
 		 "scenario=%s\nscenario_file=%s\nsimulator=eqprof sim\nseed=%llu\ncounter=%s\nsampling=%s\n",
 		 sc->name, sc->path, (unsigned long long)sc->p.seed, res->counter_name,
 		 res->separate ? "separate" : "shared");
+	sim_devices_meta(sc, devmeta, sizeof(devmeta)); /* device names and models */
+	strncat(extra, devmeta, sizeof(extra) - strlen(extra) - 1);
 	meta.mode = energy ? EQP_MODE_ENERGY : EQP_MODE_TIME;
 	meta.quantum_j = energy ? res->quantum_j : 0;
 	meta.nominal_hz = energy ? 0 : sc->p.time_hz;
@@ -213,7 +216,8 @@ static int write_recording(const struct sim_scenario *sc, const struct sim_resul
 	for (done = 0; done < n; done += 65536)
 		if (eqp_add_samples(w, s + done, n - done < 65536 ? n - done : 65536, err) < 0)
 			goto fail;
-	if (sim_states_add(w, res, energy, err) < 0) /* CPU frequency and idle state: PSTA */
+	if (sim_states_add(w, res, energy, err) < 0 || /* CPU frequency and idle state: PSTA */
+	    sim_devices_add(w, sc, err) < 0)  /* device requests: DREQ */
 		goto fail;
 	/* source 0: the ring's drops (seq gaps, EQ_F_LOST); source 1: interrupts
 	 * merged while one was pending (the ISR never ran: no seq was used) */
@@ -406,6 +410,9 @@ int sim_write_outputs(const struct sim_scenario *sc, const struct sim_result *re
 	if (OUT("time.eqp") < 0 || write_recording(sc, res, path, 0, err) < 0)
 		goto fail;
 	if (OUT("truth-states.json") < 0 || sim_states_write_truth(sc, res, path, err) < 0)
+		goto fail;
+	if (sc->devices && sc->devices->ndev &&
+	    (OUT("truth-devices.json") < 0 || sim_devices_write_truth(sc, res, path, err) < 0))
 		goto fail;
 #undef OUT
 	if (eq_outdir_file(&d, &o, "truth.json", err) < 0)

@@ -18,6 +18,8 @@
 #include "eq_sample.h"
 #include "eqp.h"
 
+struct sim_devices;
+
 #define SIM_MAX_FREQS 8
 #define SIM_NAME_MAX 128
 
@@ -166,6 +168,7 @@ struct sim_scenario {
 	struct sim_consumer *consumers;
 	struct sim_phase *phases;
 	struct sim_act *acts;
+	struct sim_devices *devices; /* devices and their requests (sim/devices.h); NULL: none */
 	/* capacities of the arrays above */
 	size_t cap_modules, cap_procs, cap_processes, cap_consumers, cap_phases, cap_acts;
 };
@@ -241,6 +244,8 @@ struct sim_result {
 					     [act * nfreqs + freq] (sim/states.c) */
 	struct eqp_pstate *pstates;  /* the CPU's frequency and idle-state changes */
 	size_t npstates, cap_pstates;
+	double *device_landed_j;     /* per activity: device energy above idle drawn
+					while it ran (sim/devices.c) */
 	const char *counter_name;
 	/* The time-driven recording's run: with `sampling separate` (the
 	 * default) a second run of the same workload, its own perturbation

@@ -114,7 +114,7 @@ static void key_of(const struct sim_scenario *sc, enum group g, size_t act, size
 	}
 }
 
-static void json_group(FILE *out, const struct sim_scenario *sc, const struct sim_result *res,
+static void json_group(FILE *out, const struct sim_scenario *sc, const struct sim_truth_act *acts,
 		       enum group g, double e_seen, double t_seen)
 {
 	size_t n = SIM_NACTS(sc) * sc->nfreqs, i, j;
@@ -126,11 +126,11 @@ static void json_group(FILE *out, const struct sim_scenario *sc, const struct si
 		double e = 0, t = 0;
 		char *f1, *f2;
 
-		if (i / sc->nfreqs == SIM_ACT_ISR || res->state_acts[i].time_s == 0)
+		if (i / sc->nfreqs == SIM_ACT_ISR || acts[i].time_s == 0)
 			continue;
 		key_of(sc, g, i / sc->nfreqs, i % sc->nfreqs, ki, sizeof(ki));
 		for (j = 0; j < i; j++)
-			if (j / sc->nfreqs != SIM_ACT_ISR && res->state_acts[j].time_s > 0) {
+			if (j / sc->nfreqs != SIM_ACT_ISR && acts[j].time_s > 0) {
 				key_of(sc, g, j / sc->nfreqs, j % sc->nfreqs, kj, sizeof(kj));
 				if (!strcmp(ki, kj))
 					break;
@@ -141,8 +141,8 @@ static void json_group(FILE *out, const struct sim_scenario *sc, const struct si
 			if (j / sc->nfreqs != SIM_ACT_ISR) {
 				key_of(sc, g, j / sc->nfreqs, j % sc->nfreqs, kj, sizeof(kj));
 				if (!strcmp(ki, kj)) {
-					e += res->state_acts[j].energy_j;
-					t += res->state_acts[j].time_s;
+					e += acts[j].energy_j;
+					t += acts[j].time_s;
 				}
 			}
 		fprintf(out, "%s\n    {", first ? "" : ",");
@@ -189,22 +189,34 @@ int sim_states_write_truth(const struct sim_scenario *sc, const struct sim_resul
 
 	if (!res->state_acts)
 		return eq_fail(err, "simulator: no truth per state was kept");
+#define GROUPS(acts, e_seen, t_seen, indent) do { \
+	fputs(",\n" indent "  \"states\": ", o.fp); \
+	json_group(o.fp, sc, acts, G_STATE, e_seen, t_seen); \
+	fputs(",\n" indent "  \"freqs\": ", o.fp); \
+	json_group(o.fp, sc, acts, G_FREQ, e_seen, t_seen); \
+	fputs(",\n" indent "  \"modes\": ", o.fp); \
+	json_group(o.fp, sc, acts, G_MODE, e_seen, t_seen); \
+	fputs(",\n" indent "  \"exe_states\": ", o.fp); \
+	json_group(o.fp, sc, acts, G_EXE_STATE, e_seen, t_seen); \
+	fputs(",\n" indent "  \"module_freqs\": ", o.fp); \
+	json_group(o.fp, sc, acts, G_MODULE_FREQ, e_seen, t_seen); \
+	fputs(",\n" indent "  \"proc_states\": ", o.fp); \
+	json_group(o.fp, sc, acts, G_PROC_STATE, e_seen, t_seen); \
+} while (0)
 	if (eq_outfile_open(&o, path, err) < 0)
 		return -1;
 	fputs("{\n  \"scenario\": ", o.fp);
 	eq_json_string(o.fp, sc->name);
-	fputs(",\n  \"shares_exclude\": \"the sampling ISR (it cannot sample itself)\",\n  \"states\": ", o.fp);
-	json_group(o.fp, sc, res, G_STATE, e_seen, t_seen);
-	fputs(",\n  \"freqs\": ", o.fp);
-	json_group(o.fp, sc, res, G_FREQ, e_seen, t_seen);
-	fputs(",\n  \"modes\": ", o.fp);
-	json_group(o.fp, sc, res, G_MODE, e_seen, t_seen);
-	fputs(",\n  \"exe_states\": ", o.fp);
-	json_group(o.fp, sc, res, G_EXE_STATE, e_seen, t_seen);
-	fputs(",\n  \"module_freqs\": ", o.fp);
-	json_group(o.fp, sc, res, G_MODULE_FREQ, e_seen, t_seen);
-	fputs(",\n  \"proc_states\": ", o.fp);
-	json_group(o.fp, sc, res, G_PROC_STATE, e_seen, t_seen);
+	fputs(",\n  \"shares_exclude\": \"the sampling ISR (it cannot sample itself)\"", o.fp);
+	GROUPS(res->state_acts, e_seen, t_seen, "");
+	if (res->time_run.state_acts) { /* the time-driven run, when it was separate */
+		const struct sim_run_truth *tr = &res->time_run;
+
+		fputs(",\n  \"time_run\": {\"run\": \"time-driven\"", o.fp);
+		GROUPS(tr->state_acts, tr->energy_j - tr->isr_energy_j, tr->duration - tr->isr_time_s, "  ");
+		fputs("}", o.fp);
+	}
+#undef GROUPS
 	fputs("\n}\n", o.fp);
 	return eq_outfile_commit(&o, err);
 }

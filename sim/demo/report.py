@@ -336,13 +336,10 @@ def table5(work):
     for scn, paper in PAPER_T5.items():
         c = load(work, scn, "compare-module-freq.json")
         t = load(work, scn, "truth.json")
-<<<<<<< HEAD
-        truth = dict((base(x["name"]), x) for x in t["modules"])
-        ttruth = dict((base(x["name"]), x) for x in time_truth(t)["modules"])
-=======
         ts = load(work, scn, "truth-states.json")
         truth = dict(("%s [%s]" % (base(x["module"]), x["freq"]), x) for x in ts["module_freqs"])
->>>>>>> 4d929cd (Power states first-class (issue 12, seed 003): PSTA chunk, report/compare --by state|freq|cstate|cpu|mode and combinations)
+        ttruth = dict(("%s [%s]" % (base(x["module"]), x["freq"]), x)
+                      for x in ts.get("time_run", ts)["module_freqs"])
         out.append("**%s** (%s)\n" % (scn, t["description"]))
         out.append("| program at clock | time paper | time sim | time truth | energy paper | energy sim | energy truth | energy within 99% CI |")
         out.append("|---|---:|---:|---:|---:|---:|---:|:-:|")
@@ -356,29 +353,58 @@ def table5(work):
             if key in paper and tr:
                 pt, pe = paper[key]
                 out.append("| %s | %.2f%% | %.2f%% | %.2f%% | %.2f%% | %.2f%% | %.2f%% | %s |" % (
-<<<<<<< HEAD
-                    r["module"], pt, 100 * r["time_share"], 100 * ttruth[r["module"]]["time_share"], pe,
-=======
-                    name, pt, 100 * r["time_share"], 100 * tr["time_share"], pe,
->>>>>>> 4d929cd (Power states first-class (issue 12, seed 003): PSTA chunk, report/compare --by state|freq|cstate|cpu|mode and combinations)
+                    name, pt, 100 * r["time_share"], 100 * ttruth.get(name, tr)["time_share"], pe,
                     100 * r["energy_share"], 100 * tr["energy_share"],
                     "yes" if inside(r["energy_share"], tr["energy_share"], n) else "**no**"))
             else:
                 other[0] += r["time_share"]
                 other[1] += r["energy_share"]
         for m, x in truth.items():
-<<<<<<< HEAD
-            if m not in paper:
-                other[2] += ttruth[m]["time_share"]
-=======
             if not m.startswith("App ["):
-                other[2] += x["time_share"]
->>>>>>> 4d929cd (Power states first-class (issue 12, seed 003): PSTA chunk, report/compare --by state|freq|cstate|cpu|mode and combinations)
+                other[2] += ttruth.get(m, x)["time_share"]
                 other[3] += x["energy_share"]
         pt, pe = paper["Other"]
         out.append("| Other | %.2f%% | %.2f%% | %.2f%% | %.2f%% | %.2f%% | %.2f%% | %s |\n" % (
             pt, 100 * other[0], 100 * other[2], pe, 100 * other[1], 100 * other[3],
             "yes" if inside(other[1], other[3], n) else "**no**"))
+    return "\n".join(out) + "\n"
+
+
+def seed000(work):
+    """Seed 000 (eprof): device energy charged to the code that caused it."""
+    d = os.path.join(work, "seeds", "Radio")
+    with open(os.path.join(d, "attrib.json")) as f:
+        a = json.load(f)
+    with open(os.path.join(d, "truth.json")) as f:
+        t = json.load(f)
+    with open(os.path.join(d, "truth-devices.json")) as f:
+        td = json.load(f)
+    energy = dict((e["name"], e["energy_j"]) for e in t["executables"])
+    landed = dict((e["exe"], e["energy_j"]) for e in td["landed"])
+    caused = dict((e["exe"], e["energy_j"]) for e in td["causes"])
+    dev = td["devices"][0]
+    out = ["## Device energy to the code that caused it (seed 000, eprof)\n",
+           "Radio: a program (writer) sends to a radio in bursts of four 150 ms requests every 5 s; the "
+           "radio draws 850 mW while sending and 600 mW for a 2 s tail after the last request, while "
+           "another program (compute) keeps the CPU busy. The radio's %.2f J above idle (%.2f J of it "
+           "in tails) land on whatever runs: an energy profile charges them to compute and idle. "
+           "`eqprof report energy.eqp --attribute async` moves them to the requests' causes (eprof's "
+           "rule, docs/guide.md); *truth after* is what ran in the program less the radio energy "
+           "drawn meanwhile, plus what it caused (`truth-devices.json`).\n" % (dev["energy_j"], dev["tail_j"]),
+           "| program | as sampled | truth as sampled | moved out | moved in | after | truth after | radio energy it caused (truth) |",
+           "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in a["rows"]:
+        n = r["name"]
+        ta = energy.get(n, 0) - landed.get(n, 0) + caused.get(n, 0)
+        out.append("| %s | %.3f J | %.3f J | %.3f J | %.3f J | %.3f J | %.3f J | %.3f J |" % (
+            n, r["before_j"], energy.get(n, 0), r["moved_out_j"], r["moved_in_j"], r["after_j"], ta,
+            caused.get(n, 0)))
+    out.append("\nMoved: " + "; ".join("%.3f J from %s to %s" % (m["energy_j"], m["from"], m["to"])
+                                      for m in a["moves"]) +
+               ". Truth: of the radio's energy, " + "; ".join(
+                   "%.3f J landed on %s" % (e, n) for n, e in sorted(landed.items(), key=lambda x: -x[1])) +
+               ". The energy moved to the cause matches; where it is taken from leans toward the faster "
+               "code (docs/guide.md, \"Accuracy\").\n")
     return "\n".join(out) + "\n"
 
 
@@ -619,6 +645,7 @@ def main():
         histograms(),
         fig12_13(work),
         table5(work),
+        seed000(work),
         seed002(work),
         seed003(work),
         acc,
