@@ -15,6 +15,7 @@
 #include "eqp.h"
 #include "profile.h"
 #include "split.h"
+#include "attrib.h"
 #include "symbolize.h"
 #include "table.h"
 
@@ -76,6 +77,13 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 			eq_profile_free(p);
 			eq_split_store_free(st);
 		}
+	}
+	if (s) { /* device requests (DREQ) and their attribution (analysis/attrib) */
+		struct eq_attrib *a = eq_attrib_build(f, s, EQ_BY_EXE, NULL, 0, &err);
+
+		if (a)
+			eq_attrib_print(out, a, "fuzz", EQ_FMT_JSON);
+		eq_attrib_free(a);
 	}
 	eq_profile_free(first);
 	eq_sym_free(s);
