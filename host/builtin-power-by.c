@@ -11,13 +11,14 @@
 #include "builtin.h"
 #include "eqp.h"
 #include "outfile.h"
+#include "attrib.h"
 #include "regress.h"
 #include "symbolize.h"
 #include "table.h"
 
 static const char usage_text[] =
 "usage: eqprof power --by proc FILE.eqp [--primes MIN:MAX] [--seed N] [--min-share P]\n"
-"                    [--format table|csv|json] [-o OUT] [--symfs DIR]\n"
+"                    [--device-model FILE] [--format table|csv|json] [-o OUT] [--symfs DIR]\n"
 "\n"
 "The device's power while each procedure runs, by weighted least squares of\n"
 "the energy of the board's intervals on the procedures' times in them (from\n"
@@ -28,7 +29,9 @@ static const char usage_text[] =
 "  --primes A:B     interval lengths: random primes of quanta in [A, B] (7:61)\n"
 "  --seed N         of the random interval lengths (1)\n"
 "  --min-share P    procedures with less of the samples are fitted as one\n"
-"                   [other] column (0.5%)\n";
+"                   [other] column (0.5%)\n"
+"  --device-model F recordings with device requests: each device state's power\n"
+"                   is fitted too; F gives the tail times (else the recording's)\n";
 
 static int usage(const char *msg)
 {
@@ -52,9 +55,11 @@ int cmd_power_by(int argc, char **argv)
 		{ "format", required_argument, NULL, 'f' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "symfs", required_argument, NULL, 'S' },
+		{ "device-model", required_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	static struct eq_devmodel models[64];
 	struct eq_regress_opts o;
 	struct eq_sym_options so = { .check_build_id = 1 };
 	enum eq_format fmt = EQ_FMT_TABLE;
@@ -97,6 +102,13 @@ int cmd_power_by(int argc, char **argv)
 			break;
 		case 'o': out = optarg; break;
 		case 'S': so.symfs = optarg; break;
+		case 'd':
+			if (eq_devmodel_read(optarg, models, 64, &o.nmodels, &err) < 0) {
+				fprintf(stderr, "eqprof power: %s\n", err.msg);
+				return 1;
+			}
+			o.models = models;
+			break;
 		case 'h': fputs(usage_text, stdout); return 0;
 		default: return 2;
 		}

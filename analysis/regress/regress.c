@@ -2,6 +2,7 @@
  * regress.c - power per procedure by regression; see regress.h.
  */
 #include "regress.h"
+#include "attrib.h"
 #include "power.h"
 #include "stats.h"
 
@@ -315,6 +316,104 @@ static int cmp_rows(const void *x, const void *y)
 	return strcmp(a->name, b->name);
 }
 
+/* ---- devices: their states' times ------------------------------------------- */
+
+#define MAX_DEV_COLS 32
+
+struct devcols {
+	size_t ncols;
+	char names[MAX_DEV_COLS][80];
+	struct eq_dev_piece *pc;     /* unit power; request's device and tail pick the column */
+	size_t np;
+	size_t col_of[MAX_DEV_COLS / 2][2]; /* [device][tail] -> column, SIZE_MAX: none */
+	const struct eqp_file *f;
+	char err[512];
+};
+
+static int fit_devices(const struct eqp_file *f, const struct eq_regress_opts *o, struct devcols *d)
+{
+	struct eq_devmodel m[MAX_DEV_COLS / 2];
+	struct eqp_devreq *req;
+	struct eq_error e;
+	size_t nreq = eqp_ndevreqs(f), ndev = 0, i, k;
+	double t_end = 0, clock = eqp_meta(f)->clock_hz > 0 ? eqp_meta(f)->clock_hz : 1e9;
+
+	d->f = f;
+	for (i = 0; i < nreq; i++)
+		if ((size_t)eqp_devreq_at(f, i)->device + 1 > ndev)
+			ndev = (size_t)eqp_devreq_at(f, i)->device + 1;
+	if (ndev > MAX_DEV_COLS / 2) {
+		snprintf(d->err, sizeof(d->err), "%.300s: device number %zu: at most %d devices are fitted",
+			 eqp_path(f), ndev - 1, MAX_DEV_COLS / 2);
+		return -1;
+	}
+	for (i = 0; i < ndev; i++) {
+		char key[96];
+		const char *name, *text = NULL;
+
+		snprintf(key, sizeof(key), "device:%zu", i);
+		name = eqp_meta_get(f, key);
+		snprintf(m[i].name, sizeof(m[i].name), "%s", name ? name : "device");
+		for (k = 0; k < o->nmodels; k++)
+			if (!strcmp(o->models[k].name, m[i].name))
+				break;
+		if (k < o->nmodels) {
+			m[i].tail_s = o->models[k].tail_s;
+		} else {
+			snprintf(key, sizeof(key), "device_model:%.60s", m[i].name);
+			text = eqp_meta_get(f, key);
+			if (!text || eq_devmodel_parse(text, &m[i], &e) < 0) {
+				snprintf(d->err, sizeof(d->err), "%.200s: device '%.40s': its tail time is needed to fit its "
+					 "power per state: give --device-model FILE (a line '%.40s active POWER tail TIME "
+					 "POWER idle POWER'; only the tail time is used)", eqp_path(f), m[i].name, m[i].name);
+				return -1;
+			}
+		}
+		/* unit power: a piece's length is the state's time */
+		m[i].active_w = 1;
+		m[i].tail_w = m[i].tail_s > 0 ? 1 : 0;
+		m[i].idle_w = 0;
+		d->col_of[i][0] = d->ncols;
+		snprintf(d->names[d->ncols++], sizeof(d->names[0]), "%.60s:active", m[i].name);
+		d->col_of[i][1] = SIZE_MAX;
+		if (m[i].tail_s > 0) {
+			d->col_of[i][1] = d->ncols;
+			snprintf(d->names[d->ncols++], sizeof(d->names[0]), "%.60s:tail", m[i].name);
+		}
+	}
+	for (k = 0; k < eqp_nboard_records(f); k++)
+		t_end = fmax(t_end, (double)eqp_board_record_at(f, k)->time / eqp_board_info(f)->clock_hz);
+	req = malloc((nreq ? nreq : 1) * sizeof(*req));
+	if (!req) {
+		snprintf(d->err, sizeof(d->err), "out of memory");
+		return -1;
+	}
+	for (i = 0; i < nreq; i++)
+		req[i] = *eqp_devreq_at(f, i);
+	if (eq_dev_pieces(req, nreq, clock, m, ndev, t_end, &d->pc, &d->np, &e) < 0) {
+		free(req);
+		snprintf(d->err, sizeof(d->err), "%.500s", e.msg);
+		return -1;
+	}
+	/* the column of each piece, kept in its request field */
+	for (i = 0; i < d->np; i++)
+		d->pc[i].request = d->col_of[req[d->pc[i].request].device][d->pc[i].tail];
+	free(req);
+	return 0;
+}
+
+/* Seconds of column col's state in (t0, t1]. */
+static double dev_time(const struct devcols *d, size_t col, double t0, double t1)
+{
+	double s = 0;
+	size_t i;
+
+	for (i = 0; i < d->np; i++)
+		if (d->pc[i].request == col)
+			s += fmax(0, fmin(t1, d->pc[i].t1) - fmax(t0, d->pc[i].t0));
+	return s;
+}
+
 struct eq_regress *eq_regress_fit(const struct eqp_file *f, struct eq_symbolizer *s,
 				  const struct eq_regress_opts *opts, struct eq_error *err)
 {
@@ -328,6 +427,8 @@ struct eq_regress *eq_regress_fit(const struct eqp_file *f, struct eq_symbolizer
 	uint64_t total = 0, dropped = 0;
 	uint64_t *colsamp = NULL;
 	double quarter_ss = 0, half_ss = 0;
+	struct devcols dev = { 0 };
+	size_t kproc = 0;
 	double *xall = NULL, *dall = NULL, *cnt = NULL, *work = NULL, *beta = NULL, *jk = NULL, *ols = NULL;
 	struct sums *gs = NULL;
 	size_t *final = NULL, ncols_final;
@@ -432,6 +533,16 @@ struct eq_regress *eq_regress_fit(const struct eqp_file *f, struct eq_symbolizer
 		}
 	}
 	k = ncols_final;
+	/* Devices with requests (DREQ): a column per state (active, tail) whose
+	 * time in each interval the requests give exactly; its coefficient is
+	 * the device's power above idle in that state, the procedures' then
+	 * exclude it (a device model fitted by least squares). */
+	if (eqp_ndevreqs(f) && fit_devices(f, &o, &dev) < 0) {
+		eq_fail(err, "%s", dev.err);
+		goto fail;
+	}
+	kproc = k;
+	k += dev.ncols;
 	G = o.groups;
 	cnt = calloc(3 * k, sizeof(double));
 	colsamp = calloc(k, sizeof(*colsamp));
@@ -510,13 +621,15 @@ struct eq_regress *eq_regress_fit(const struct eqp_file *f, struct eq_symbolizer
 				else if (at % 4 == 2)
 					cnt[col] -= D / q2;
 			}
+			for (p = 0; p < dev.ncols; p++) /* the devices' exact times */
+				xall[j * k + kproc + p] = dev_time(&dev, p, iv->t0, iv->t1);
 			if (iv->n >= 4) {
-				for (p = 0; p < k; p++) {
+				for (p = 0; p < kproc; p++) {
 					quarter_ss += cnt[p] * cnt[p] / D;
 					half_ss += dall[j * k + p] * dall[j * k + p] / D;
 				}
 			}
-			memset(cnt, 0, k * sizeof(double));
+			memset(cnt, 0, kproc * sizeof(double));
 		}
 		for (j = 0, gi = 0; j < ivs.n; j++) {
 			const struct interval *iv = &ivs.v[j];
@@ -696,6 +809,23 @@ struct eq_regress *eq_regress_fit(const struct eqp_file *f, struct eq_symbolizer
 	}
 	for (i = 0; i < k; i++)
 		r->rows[i].time_share = r->samples ? (double)r->rows[i].samples / (double)r->samples : 0;
+	if (dev.ncols) { /* the device rows' names outlive dev */
+		r->priv_ = malloc(sizeof(dev.names));
+		if (!r->priv_)
+			goto oom;
+		memcpy(r->priv_, dev.names, sizeof(dev.names));
+	}
+	for (i = 0; i < dev.ncols; i++) {
+		struct eq_regress_row *row = &r->rows[kproc + i];
+		double tsum = 0;
+
+		for (j = 0; j < ivs.n; j++)
+			if (ivs.v[j].na)
+				tsum += xall[j * k + kproc + i];
+		row->name = ((const char (*)[80])r->priv_)[i];
+		row->module = "[device]";
+		row->time_share = r->seconds > 0 ? tsum / r->seconds : 0;
+	}
 	qsort(r->rows, k, sizeof(*r->rows), cmp_rows);
 	if (r->condition > EQ_COND_WARN && !r->warning[0])
 		snprintf(r->warning, sizeof(r->warning),
@@ -725,6 +855,7 @@ out:
 	free(ivs.v);
 	free(cols.v);
 	free(cols.slots);
+	free(dev.pc);
 	return r;
 }
 
@@ -733,6 +864,7 @@ void eq_regress_free(struct eq_regress *r)
 	if (!r)
 		return;
 	free(r->rows);
+	free(r->priv_);
 	free(r);
 }
 

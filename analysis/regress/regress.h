@@ -36,12 +36,16 @@
 #include "symbolize.h"
 #include "table.h"
 
+struct eq_devmodel;
+
 struct eq_regress_opts {
 	unsigned min_prime, max_prime; /* interval lengths in quanta: primes in [min, max] */
 	uint64_t seed;                 /* of the random interval lengths */
 	double min_share;              /* procedures with less of the samples go to [other] */
 	unsigned groups;               /* jackknife groups (0: 20) */
 	int plain;                     /* 1: no correction for the times' sampling errors */
+	const struct eq_devmodel *models; /* device tail times (else the recording's models) */
+	size_t nmodels;
 };
 void eq_regress_opts_default(struct eq_regress_opts *o);
 

@@ -89,6 +89,18 @@ def main():
     rc, out, err = eqprof("power", "--by", "proc", os.path.join(run2, "time.eqp"))
     t.ok(rc == 0 and ("meaningless" in out or "told apart" in out), "the table says so", out + err)
 
+    # a device (DREQ): its states' power above idle fitted beside the procedures
+    radio = HEAD % "radio" + ("device radio active 850mW tail 2s 600mW idle 10mW\n"
+                              "phase p 30s\n cpu_idle 30% granularity 20ms\n run cpu loop_cached 2\n"
+                              " run cpu main 1\n request radio cpu main every 5s burst 4 gap 100ms active 150ms\n")
+    rc, run3, err = sim(d, "radio", radio, 5)
+    rc, out, err = eqprof("power", "--by", "proc", os.path.join(run3, "time.eqp"), "--format", "json")
+    rows = dict((r["name"], r) for r in json.loads(out)["rows"]) if rc == 0 else {}
+    for state, want in (("radio:active", 0.84), ("radio:tail", 0.59)):
+        r = rows.get(state)
+        t.ok(r is not None and abs(r["power_w"] - want) <= 6 * r["se_w"] + 0.01,
+             "%s fitted: %.4f W, model %.2f W above idle" % (state, r["power_w"] if r else 0, want), out + err)
+
     # bad input
     rc, out, err = eqprof("power", "--by", "proc", os.path.join(run, "energy.eqp"))
     t.ok(rc == 1 and "time-driven" in err and "record" in err, "energy-driven recording: what to record", err)
