@@ -207,17 +207,22 @@ int sim_devices_apply(const struct sim_scenario *sc, struct sim_timeline *tl, st
 	return 0;
 }
 
-int sim_devices_add(struct eqp_writer *w, const struct sim_scenario *sc, struct eq_error *err)
+int sim_devices_add(struct eqp_writer *w, const struct sim_scenario *sc, const struct sim_result *res,
+		    struct eq_error *err)
 {
 	struct eqp_devreq *req;
 	struct eq_dev_piece *pc;
-	size_t nreq, np;
+	size_t nreq, np, i;
 	int rc;
 
 	if (!sc->devices || !sc->devices->nspec)
 		return 0;
 	if (sim_devices_build(sc, &req, &nreq, &pc, &np, err) < 0)
 		return -1;
+	for (i = 0; i < nreq; i++) { /* on the target's clock, as the samples */
+		req[i].issue = sim_target_ns(&res->p, req[i].issue / 1e9);
+		req[i].complete = sim_target_ns(&res->p, req[i].complete / 1e9);
+	}
 	rc = nreq ? eqp_add_devreqs(w, req, nreq, err) : 0;
 	free(req);
 	free(pc);
@@ -262,7 +267,7 @@ int sim_devices_account(struct sim_result *res, const struct sim_scenario *sc, s
 	if (!sc->devices || !sc->devices->nspec)
 		return 0;
 	if (!res->device_landed_j) {
-		res->device_landed_j = calloc(sc->nacts, sizeof(double));
+		res->device_landed_j = calloc(SIM_NACTS(sc), sizeof(double));
 		if (!res->device_landed_j)
 			return -1;
 		free(cache.pc);

@@ -55,7 +55,8 @@ int sim_devices_build(const struct sim_scenario *sc, struct eqp_devreq **req, si
 /* The engine's hook: adds the devices' power to the timeline's steps. */
 int sim_devices_apply(const struct sim_scenario *sc, struct sim_timeline *tl, struct eq_error *err);
 /* Writes the requests (DREQ) into a recording. */
-int sim_devices_add(struct eqp_writer *w, const struct sim_scenario *sc, struct eq_error *err);
+int sim_devices_add(struct eqp_writer *w, const struct sim_scenario *sc, const struct sim_result *res,
+		    struct eq_error *err);
 /* "device:N=NAME" and "device_model:NAME=..." lines for a recording's header. */
 void sim_devices_meta(const struct sim_scenario *sc, char *buf, size_t size);
 /* DIR/truth-devices.json. */

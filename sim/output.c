@@ -217,7 +217,7 @@ static int write_recording(const struct sim_scenario *sc, const struct sim_resul
 		if (eqp_add_samples(w, s + done, n - done < 65536 ? n - done : 65536, err) < 0)
 			goto fail;
 	if (sim_states_add(w, res, energy, err) < 0 || /* CPU frequency and idle state: PSTA */
-	    sim_devices_add(w, sc, err) < 0)  /* device requests: DREQ */
+	    sim_devices_add(w, sc, res, err) < 0)  /* device requests: DREQ */
 		goto fail;
 	/* source 0: the ring's drops (seq gaps, EQ_F_LOST); source 1: interrupts
 	 * merged while one was pending (the ISR never ran: no seq was used) */

@@ -48,10 +48,10 @@ int sim_states_track(struct sim_result *res, const struct sim_scenario *sc, size
 		res->cap_pstates = nc;
 	}
 	if (!last_f || last_f->value != khz)
-		res->pstates[res->npstates++] = (struct eqp_pstate){ .time = (uint64_t)llround(t * 1e9),
+		res->pstates[res->npstates++] = (struct eqp_pstate){ .time = sim_target_ns(&res->p, t),
 								      .kind = EQP_PS_FREQ, .value = khz };
 	if (!last_c || last_c->value != c)
-		res->pstates[res->npstates++] = (struct eqp_pstate){ .time = (uint64_t)llround(t * 1e9),
+		res->pstates[res->npstates++] = (struct eqp_pstate){ .time = sim_target_ns(&res->p, t),
 								      .kind = EQP_PS_IDLE, .value = c };
 	return 0;
 }

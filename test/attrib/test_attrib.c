@@ -18,6 +18,7 @@
 #include "attrib.h"
 #include "eqp.h"
 #include "sim.h"
+#include "sim_internal.h"
 #include "devices.h"
 #include "symbolize.h"
 
@@ -129,7 +130,7 @@ static double truth_after(const struct sim_scenario *sc, const struct sim_result
 	double e = 0;
 	size_t a, i;
 
-	for (a = 0; a < sc->nacts; a++)
+	for (a = 0; a < SIM_NACTS(sc); a++)
 		if (a != SIM_ACT_ISR && !strcmp(sim_act_exe(sc, a), exe))
 			e += r->acts[a].energy_j - r->device_landed_j[a];
 	for (i = 0; i < np; i++) {
@@ -221,7 +222,7 @@ static void test_truth(void **state)
 				double landed = 0;
 				size_t k;
 
-				for (k = 0; k < sc.nacts; k++)
+				for (k = 0; k < SIM_NACTS(&sc); k++)
 					if (k != SIM_ACT_ISR && !strcmp(sim_act_exe(&sc, k), row->name))
 						landed += r.device_landed_j[k];
 				assert_true(fabs(row->after_j - want) < 0.15 * landed + 5 * sd);
@@ -235,7 +236,7 @@ static void test_truth(void **state)
 
 				for (k = 0; k < np; k++)
 					caused += p[k].power * (p[k].t1 - p[k].t0);
-				for (k = 0; k < sc.nacts; k++)
+				for (k = 0; k < SIM_NACTS(&sc); k++)
 					if (k != SIM_ACT_ISR && !strcmp(sim_act_exe(&sc, k), "writer"))
 						landed += r.device_landed_j[k];
 				assert_true(fabs(row->moved_in_j - (caused - landed)) < 0.02 * caused + 2 * a->quantum_j);
