@@ -977,6 +977,7 @@ struct eq_profile *eq_profile_build_progress(const struct eqp_file *f,
 	if (p) {
 		p->lost_marks = lost_marks;
 		p->skipped = *eqp_skipped(f);
+		p->note = eqp_meta_get(f, "note");
 		if (unres.n)
 			qsort(unres.v, unres.n, sizeof(*unres.v), by_unres_samples);
 		for (i = 0; i < unres.n; i++) {
