@@ -88,6 +88,7 @@ int eq_report_parse_args(const char *cmd, const char *usage, int argc, char **ar
 		{ "symbols", required_argument, NULL, 1002 },
 		{ "percentage", required_argument, NULL, 1003 },
 		{ "per-thread", no_argument, NULL, 1004 },
+		{ "per-row", no_argument, NULL, 1005 },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct eq_error err;
@@ -125,6 +126,11 @@ int eq_report_parse_args(const char *cmd, const char *usage, int argc, char **ar
 					   "the default) or relative (shares of the samples the filters keep)");
 			break;
 		case 1004: o->per_thread = 1; break;
+		case 1005:
+			if (strcmp(cmd, "diff"))
+				return bad(cmd, usage, "--per-row is an option of eqprof diff");
+			o->per_row = 1;
+			break;
 		case 'f':
 			if (eq_format_parse(optarg, &o->fmt, &err))
 				return bad(cmd, usage, err.msg);

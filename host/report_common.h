@@ -39,6 +39,7 @@ struct eq_report_opts {
 	int by_given;
 	struct eq_keys keys;   /* --sort (keys.n == 0: not given) */
 	int per_thread;        /* --per-thread */
+	int per_row;           /* diff --per-row: each row at 95%, not family-wise */
 	/* --comm, --dso, --symbol: comma lists split in place in their buffers */
 	struct eq_filter filter;
 	const char *filter_names[3][EQ_REPORT_MAX_NAMES];
