@@ -219,7 +219,7 @@ def _lags_deff(rho1, rho2, n):
     return _telegraph_deff(rho1)
 
 
-def share_intervals(series, interval="sampling", times=None):
+def share_intervals(series, interval="sampling", times=None, with_df=False):
     """The report's 95% intervals, computed here from their definitions in
     docs/guide.md: series is the row of every sample in file order (None for
     an excluded idle sample), times their timestamps for a time-driven
@@ -283,6 +283,8 @@ def share_intervals(series, interval="sampling", times=None):
             rs = residuals(row, nb)
             v = nb / (nb - 1) * sum(r * r for r in rs) / (m * m) * inflate
             deff[row] = (floor(v / (p * (1 - p) / m), k), nb - 1)
+    if with_df:
+        return deff
     out = {}
     for row, k in counts.items():
         d, df = deff[row]
