@@ -586,14 +586,6 @@ static void row_batches(const struct agg_row *r, unsigned nblocks, unsigned nb, 
 		c[(unsigned)(r->blk.v[j] >> 32) / per] += (double)(uint32_t)r->blk.v[j];
 }
 
-static void block_totals(const struct agg_series *ser, unsigned nb, double *mb)
-{
-	unsigned per = ser->nblocks / nb, b;
-
-	memset(mb, 0, nb * sizeof(*mb));
-	for (b = 0; b < ser->nblocks; b++)
-		mb[b / per] += ser->block_m[b];
-}
 
 /*
  * Both design effects of every row.  Sampling: the telegraph model at the
@@ -603,14 +595,89 @@ static void block_totals(const struct agg_series *ser, unsigned nb, double *mb)
  * <= -1/B, the estimator's own bias when the batches are independent);
  * else 16 batches, and batch_lag1 tells how far from independent they are.
  */
+void eq_series_deffs(const struct eq_series *s, struct eq_series_out *o)
+{
+	double mb[EQ_BATCHES_MAX], c[EQ_BATCHES_MAX], s0, s1, r1 = 0, inflate;
+	unsigned nb = 0, try, per, b;
+	size_t i;
+
+	for (i = 0; i < s->nrows; i++) {
+		double k = s->k[i], rho[2], f;
+		int lag;
+
+		for (lag = 0; lag < 2; lag++)
+			rho[lag] = eq_lag_rho(k, s->m, s->n, s->d[lag][i], lag + 1);
+		f = eq_sampling_deff_lags(rho[0], rho[1], s->n);
+		o->deff_sampling[i] = small_count_floor(f + s->cv2 * (1 - f), (uint64_t)k,
+							(uint64_t)s->m);
+		o->deff_run[i] = 1;
+		o->df_run[i] = 0;
+	}
+	o->batches = 0;
+	o->lag1 = 0;
+	if (!s->nblocks || !(s->m > 0))
+		return;
+	for (try = s->nblocks; try >= EQ_BATCHES_MIN; try /= 2) {
+		double t0 = 0, t1 = 0;
+
+		per = s->nblocks / try;
+		memset(mb, 0, try * sizeof(*mb));
+		for (b = 0; b < s->nblocks; b++)
+			mb[b / per] += s->block_m[b];
+		for (i = 0; i < s->nrows; i++) {
+			s->batches(s->arg, i, s->nblocks, try, c);
+			eq_batch_var(c, mb, try, s->k[i] / s->m, &s0, &s1);
+			t0 += s0;
+			t1 += s1;
+		}
+		nb = try;
+		r1 = t0 > 0 ? t1 / t0 : 0;
+		if (r1 <= -1.0 / try)
+			break;
+	}
+	o->batches = nb;
+	o->lag1 = r1;
+	/* Correlation left between the 16 batches (r1 above its -1/B bias):
+	 * their mean's variance is larger by about 1 + 2 rho. */
+	inflate = 1 + 2 * (r1 + 1.0 / nb > 0 ? r1 + 1.0 / nb : 0);
+	per = s->nblocks / nb;
+	memset(mb, 0, nb * sizeof(*mb));
+	for (b = 0; b < s->nblocks; b++)
+		mb[b / per] += s->block_m[b];
+	for (i = 0; i < s->nrows; i++) {
+		double pr = s->k[i] / s->m, v;
+
+		s->batches(s->arg, i, s->nblocks, nb, c);
+		v = eq_batch_var(c, mb, nb, pr, &s0, &s1) * inflate;
+		o->deff_run[i] = pr > 0 && pr < 1 && isfinite(v) ? v / (pr * (1 - pr) / s->m) : 1;
+		o->deff_run[i] = small_count_floor(o->deff_run[i], (uint64_t)s->k[i], (uint64_t)s->m);
+		o->df_run[i] = nb - 1;
+	}
+}
+
+/* eq_series.batches over an aggregator's rows. */
+static void agg_batches(void *arg, size_t i, unsigned nblocks, unsigned nb, double *c)
+{
+	const struct eq_agg *a = arg;
+
+	row_batches(&a->rows[i], nblocks, nb, c);
+}
+
 static int series_intervals(const struct eq_agg *a, struct eq_profile *p)
 {
 	const struct agg_series *ser = &a->ser;
-	double m = (double)a->total, n = (double)ser->n, mb[EQ_BATCHES_MAX], c[EQ_BATCHES_MAX];
-	double s0, s1, r1 = 0, cv2 = 0, inflate;
-	unsigned nb = 0, try;
-	size_t i;
+	double m = (double)a->total, cv2 = 0;
+	size_t n = a->nrows ? a->nrows : 1, i;
+	double *k = malloc(n * sizeof(double)), *d0 = malloc(n * sizeof(double));
+	double *d1 = malloc(n * sizeof(double)), *ds = malloc(n * sizeof(double));
+	double *dr = malloc(n * sizeof(double));
+	unsigned *df = malloc(n * sizeof(unsigned));
+	struct eq_series s;
+	struct eq_series_out o = { .deff_sampling = ds, .deff_run = dr, .df_run = df };
+	int rc = -1;
 
+	if (!k || !d0 || !d1 || !ds || !dr || !df)
+		goto out;
 	p->ordered = 1;
 	/* A timer's jitter lets the sample grid drift (a renewal process):
 	 * cv^2 of its intervals adds to the rounding of each stretch.  The
@@ -624,54 +691,41 @@ static int series_intervals(const struct eq_agg *a, struct eq_profile *p)
 	p->interval_cv2 = cv2;
 	for (i = 0; i < a->nrows; i++) {
 		const struct agg_row *ar = &a->rows[i];
-		struct eq_row *r = &p->rows[i];
-		double k = (double)r->samples, pr = m > 0 ? k / m : 0, rho[2], f;
-		int lag;
+		double pr;
 
-		for (lag = 0; lag < 2; lag++)
-			rho[lag] = eq_lag_rho(k, m, n, (double)ar->trans[lag] -
-					      2 * pr * (double)ar->trans_skip[lag] +
-					      pr * pr * (double)ser->skip_trans[lag], lag + 1);
-		f = eq_sampling_deff_lags(rho[0], rho[1], n);
-
-		r->deff_sampling = small_count_floor(f + cv2 * (1 - f), r->samples, a->total);
+		k[i] = (double)p->rows[i].samples;
+		pr = m > 0 ? k[i] / m : 0;
+		d0[i] = (double)ar->trans[0] - 2 * pr * (double)ar->trans_skip[0] +
+			pr * pr * (double)ser->skip_trans[0];
+		d1[i] = (double)ar->trans[1] - 2 * pr * (double)ar->trans_skip[1] +
+			pr * pr * (double)ser->skip_trans[1];
 	}
-	if (!ser->nblocks || m <= 0)
-		return 0;
-	for (try = ser->nblocks; try >= EQ_BATCHES_MIN; try /= 2) {
-		double t0 = 0, t1 = 0;
-
-		block_totals(ser, try, mb);
-		for (i = 0; i < a->nrows; i++) {
-			row_batches(&a->rows[i], ser->nblocks, try, c);
-			eq_batch_var(c, mb, try, p->rows[i].share, &s0, &s1);
-			t0 += s0;
-			t1 += s1;
-		}
-		nb = try;
-		r1 = t0 > 0 ? t1 / t0 : 0;
-		if (r1 <= -1.0 / try)
-			break;
-	}
-	p->batches = nb;
-	p->batch_lag1 = r1;
-	if (ser->clock_hz > 0 && ser->t_last > ser->t_first)
-		p->batch_s = (double)(ser->t_last - ser->t_first) / ser->clock_hz / nb;
-	/* Correlation left between the 16 batches (r1 above its -1/B bias):
-	 * their mean's variance is larger by about 1 + 2 rho. */
-	inflate = 1 + 2 * (r1 + 1.0 / nb > 0 ? r1 + 1.0 / nb : 0);
-	block_totals(ser, nb, mb);
+	s = (struct eq_series){ .m = m, .n = (double)ser->n, .cv2 = cv2, .nblocks = ser->nblocks,
+				.block_m = ser->block_m, .nrows = a->nrows, .k = k, .d = { d0, d1 },
+				.batches = agg_batches, .arg = (void *)a };
+	eq_series_deffs(&s, &o);
 	for (i = 0; i < a->nrows; i++) {
-		struct eq_row *r = &p->rows[i];
-		double pr = r->share, v;
-
-		row_batches(&a->rows[i], ser->nblocks, nb, c);
-		v = eq_batch_var(c, mb, nb, pr, &s0, &s1) * inflate;
-		r->deff_run = pr > 0 && pr < 1 && isfinite(v) ? v / (pr * (1 - pr) / m) : 1;
-		r->deff_run = small_count_floor(r->deff_run, r->samples, a->total);
-		r->df_run = nb - 1;
+		p->rows[i].deff_sampling = ds[i];
+		if (o.batches) {
+			p->rows[i].deff_run = dr[i];
+			p->rows[i].df_run = df[i];
+		}
 	}
-	return 0;
+	if (o.batches) {
+		p->batches = o.batches;
+		p->batch_lag1 = o.lag1;
+		if (ser->clock_hz > 0 && ser->t_last > ser->t_first)
+			p->batch_s = (double)(ser->t_last - ser->t_first) / ser->clock_hz / o.batches;
+	}
+	rc = 0;
+out:
+	free(k);
+	free(d0);
+	free(d1);
+	free(ds);
+	free(dr);
+	free(df);
+	return rc;
 }
 
 void eq_profile_set_interval(struct eq_profile *p, enum eq_interval iv)

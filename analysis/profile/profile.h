@@ -264,6 +264,36 @@ struct eq_profile *eq_agg_finish(struct eq_agg *a, enum eqp_mode mode,
 				 uint64_t lost_samples, struct eq_error *err);
 void eq_agg_free(struct eq_agg *a);
 
+/*
+ * The two design effects of rows from their time series, the way
+ * eq_profile_build computes them for its rows (for analyses that make
+ * their own rows over the same samples, such as inclusive shares): n
+ * samples in the series, m of them counted in the shares; row i has k[i]
+ * samples and d[lag][i] = sum over sample pairs lag + 1 apart of the
+ * squared difference of its linearized indicator (eq_lag_rho); nblocks
+ * (a power of two from 16 to 128, or 0: too few samples for batch means)
+ * equal blocks of consecutive samples with block_m[b] counted samples each,
+ * and batches(arg, i, nblocks, nb, c) fills row i's counts in nb batches
+ * of nblocks / nb blocks.  cv2: the timer jitter's (time mode) or 0.
+ */
+struct eq_series {
+	double m, n, cv2;
+	unsigned nblocks;
+	const double *block_m;
+	size_t nrows;
+	const double *k;
+	const double *d[2];
+	void (*batches)(void *arg, size_t i, unsigned nblocks, unsigned nb, double *c);
+	void *arg;
+};
+struct eq_series_out {
+	double *deff_sampling, *deff_run;  /* nrows each, filled */
+	unsigned *df_run;
+	unsigned batches;                  /* 0: no batch means (deff_run 1) */
+	double lag1;                       /* pooled lag-1 correlation of the batch means */
+};
+void eq_series_deffs(const struct eq_series *s, struct eq_series_out *o);
+
 /* Seconds per sample of a time-driven recording: 1 / nominal_hz, else the
  * mean interval between the first and last sample; 0 if unknowable. */
 double eq_profile_period_s(const struct eqp_file *f);
