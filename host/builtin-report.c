@@ -52,6 +52,7 @@ static int report_children(const struct eq_report_opts *o, struct eq_loaded_prof
 		fprintf(stderr, "eqprof report: %s\n", err.msg);
 		goto out;
 	}
+	eq_callgraph_set_interval(cg, o->interval);
 	a.cg = cg;
 	a.po = (struct eq_cg_print){ .fmt = o->fmt, .source = o->files[0], .call_paths = o->call_graph,
 				     .percent_limit = o->percent_limit, .path_limit = 0.5 };
