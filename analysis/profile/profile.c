@@ -651,7 +651,8 @@ void eq_series_deffs(const struct eq_series *s, struct eq_series_out *o)
 		v = eq_batch_var(c, mb, nb, pr, &s0, &s1) * inflate;
 		o->deff_run[i] = pr > 0 && pr < 1 && isfinite(v) ? v / (pr * (1 - pr) / s->m) : 1;
 		o->deff_run[i] = small_count_floor(o->deff_run[i], (uint64_t)s->k[i], (uint64_t)s->m);
-		o->df_run[i] = nb - 1;
+		/* a share of 0 or 1 has no spread to estimate: the binomial floor, normal */
+		o->df_run[i] = pr > 0 && pr < 1 ? nb - 1 : 0;
 	}
 }
 
