@@ -17,26 +17,6 @@
 #include "export.h"
 #include "table.h"
 
-/* Chunk and index of a sample of the input (the iterator gives pointers). */
-static int find_sample(const struct power_input *in, const struct eq_sample *s, size_t *c,
-		       size_t *i)
-{
-	uintptr_t p = (uintptr_t)s;
-	size_t k;
-
-	for (k = 0; k < in->nchunks; k++) {
-		size_t j = (*c + k) % in->nchunks;  /* most often the chunk of the last one */
-		uintptr_t b = (uintptr_t)in->chunks[j];
-
-		if (in->chunks[j] && p >= b && p < b + in->counts[j] * sizeof(*s)) {
-			*c = j;
-			*i = (p - b) / sizeof(*s);
-			return 0;
-		}
-	}
-	return -1;
-}
-
 static void stack_field(FILE *out, struct export_ctx *x, const struct eq_sample *s,
 			const struct eq_loc **frames, size_t *hint)
 {
@@ -44,7 +24,7 @@ static void stack_field(FILE *out, struct export_ctx *x, const struct eq_sample 
 	int chain;
 	char b[600];
 
-	if (find_sample(&x->in, s, &c, &i))
+	if (export_find_sample(&x->in, s, &c, &i))
 		return;
 	*hint = c;
 	depth = eq_sample_frames(x->f, x->sym, c, i, s, frames, &chain);
