@@ -8,6 +8,7 @@
 #   annotate/ energy per instruction and source line beside the disassembly
 #   util/     errors and SI quantities, used by every stage
 #   energy/   energy-source readings: granularity bounds, runs, charging samples
-ANALYSIS_DIRS := file symbols profile power export annotate util energy
+#   align/    board records against energy samples: loss cross-check, clock alignment
+ANALYSIS_DIRS := file symbols profile power export annotate util energy align
 ANALYSIS_SRCS += $(foreach d,$(ANALYSIS_DIRS),$(wildcard analysis/$(d)/*.c))
 ANALYSIS_INCLUDES := $(foreach d,$(ANALYSIS_DIRS),-Ianalysis/$(d))

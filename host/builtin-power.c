@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "align.h"
 #include "builtin.h"
 #include "eqp.h"
 #include "outfile.h"
@@ -21,7 +22,7 @@
 #define MAX_REGIONS 32
 
 struct power_args {
-	int summary, markers, split_idle, log_y, mark_idle;
+	int summary, markers, split_idle, log_y, mark_idle, runs;
 	enum power_format fmt;
 	enum power_basis basis;
 	const char *output, *title;
@@ -37,12 +38,15 @@ struct power_args {
 };
 
 static const char usage_text[] =
-"usage: eqprof power FILE.eqp... [--summary] [--format table|csv|json] [-o OUT]\n"
+"usage: eqprof power FILE.eqp... [--summary] [--runs] [--format table|csv|json] [-o OUT]\n"
 "                    [--trace OUT.csv|png|svg] [--window N] [--range T0:T1] [--log]\n"
 "                    [--no-idle-marks] [--hist OUT.csv|png|svg] [--bucket 50mW]\n"
 "                    [--split-idle] [--region T0:T1]... [--markers]\n"
 "                    [--source auto|samples|board] [--title TEXT] [--size WxH]\n"
 "\n"
+"  --runs           the files are repeated runs of the same work: the summary\n"
+"                   adds the mean over the runs of duration, power and energy,\n"
+"                   their SD and the 95% interval of the mean\n"
 "  --summary        duration, samples, average frequency and power, energy,\n"
 "                   idle and lost samples; one row per file (the default)\n"
 "  --trace OUT      power per interval (E_q / dt) against time; .csv, .png, .svg\n"
@@ -54,8 +58,10 @@ static const char usage_text[] =
 "  --split-idle     histogram of idle and busy samples apart\n"
 "  --region T0:T1   energy, time and average power between two times\n"
 "  --markers        the same between each pair of consecutive markers\n"
-"  --source S       where power comes from: energy-driven samples or the board\n"
-"                   stream (default: samples if energy-driven, else the board)\n"
+"  --source S       where power comes from: energy-driven samples, the board\n"
+"                   stream, or the energy source read alongside time-driven\n"
+"                   samples (record -t --energy; its first domain) (default:\n"
+"                   samples if energy-driven, else the board, else the source)\n"
 "docs/power.md has the details and the exact CSV/JSON columns.\n";
 
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -113,7 +119,7 @@ static int parse_choice(const char *arg, const char *const *names, int n)
 static int parse_value(struct power_args *a, int c, const char *arg)
 {
 	static const char *const fmts[] = { "table", "csv", "json" };
-	static const char *const bases[] = { "auto", "samples", "board" };
+	static const char *const bases[] = { "auto", "samples", "board", "source" };
 	struct eq_error err;
 	unsigned long long n;
 	int k;
@@ -125,9 +131,9 @@ static int parse_value(struct power_args *a, int c, const char *arg)
 		a->fmt = (enum power_format)k;
 		return 0;
 	case 'S':
-		if ((k = parse_choice(arg, bases, 3)) < 0)
-			return usage_error("--source '%s': use auto, samples or board", arg);
-		a->basis = (enum power_basis)k;
+		if ((k = parse_choice(arg, bases, 4)) < 0)
+			return usage_error("--source '%s': use auto, samples, board or source", arg);
+		a->basis = k == 3 ? POWER_BASIS_SOURCE : (enum power_basis)k;
 		return 0;
 	case 'w':
 		if (eq_parse_uint(arg, "--window", 1000000, &n, &err) < 0 || n == 0)
@@ -163,6 +169,7 @@ static int parse_args(struct power_args *a, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "summary", no_argument, NULL, 's' },
+		{ "runs", no_argument, NULL, 'r' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "trace", required_argument, NULL, 't' },
@@ -193,6 +200,7 @@ static int parse_args(struct power_args *a, int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 's': a->summary = 1; break;
+		case 'r': a->runs = 1; break;
 		case 'o': a->output = optarg; break;
 		case 'L': a->log_y = 1; break;
 		case 'l': a->log_y = 0; break;
@@ -248,7 +256,10 @@ static int print_summaries(const struct power_args *a, struct power_input *in,
 	for (i = 0; i < a->nfiles; i++)
 		if (power_summarize(&in[i], &s[i], err) < 0)
 			return -1;
-	power_summary_print(out, s, a->nfiles, a->fmt);
+	if (a->runs)
+		power_summary_print_runs(out, s, a->nfiles, a->fmt);
+	else
+		power_summary_print(out, s, a->nfiles, a->fmt);
 	for (i = 0; i < a->nfiles; i++)
 		if (s[i].basis == POWER_BASIS_NONE && out != stderr && a->fmt != POWER_FMT_TABLE)
 			fprintf(stderr, "eqprof power: %s: no power: %s\n", s[i].name, s[i].why_none);
@@ -477,6 +488,7 @@ int cmd_power(int argc, char **argv)
 		}
 		if (eqp_warning(f[i]))
 			fprintf(stderr, "eqprof power: warning: %s\n", eqp_warning(f[i]));
+		eq_align_check_file(stderr, "power", f[i]);
 	}
 	if (rc == 0 && run(&a, in, &err) < 0) {
 		fprintf(stderr, "eqprof power: %s\n", err.msg);

@@ -3,7 +3,7 @@
  *
  *   eqprof record (-e | -t [HZ]) [-a] [--duration T] [--jitter PCT] [--gpio CHIP:LINE]
  *                 [-g | --call-graph fp|dwarf[,SIZE]]
- *                 [-o OUT.eqp] [-q] [-- COMMAND [ARGS]...]
+ *                 [--energy SOURCE] [-o OUT.eqp] [-q] [-- COMMAND [ARGS]...]
  *
  * Energy-driven sampling (-e) reads the eqprof kernel module's samples of
  * the board's interrupt (record_module.h).  Time-driven sampling (-t) uses
@@ -11,7 +11,10 @@
  * profiles compare sample for sample) and perf_event_open's cpu-clock
  * otherwise (record_perf.h), and says which.  With the module, maps, names
  * and forks come from perf's sideband records; -a records every process, the
- * kernel and idle, for the command's run or --duration.
+ * kernel and idle, for the command's run or --duration.  With -t, --energy
+ * SOURCE reads an energy source (RAPL, a battery gauge, an hwmon sensor)
+ * alongside the samples (record_energy.h), so report can charge each
+ * interval's energy to its samples.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -29,6 +32,7 @@
 #include "progress.h"
 #include "eqp.h"
 #include "record_module.h"
+#include "record_energy.h"
 #include "record_perf.h"
 #include "recorder.h"
 #include "symbolize.h"
@@ -37,9 +41,15 @@
 struct record_opts {
 	double hz, jitter, duration;
 	const char *out, *gpio;
-	int quiet, energy, all, use_module;
+	const char *esource, *sysfs;  /* --energy, --sysfs */
+	double epoll, esettle;
+	int quiet, energy, all, use_module, ivshmem;
 	int callchain;        /* -g, --call-graph fp */
 	unsigned dwarf_stack; /* --call-graph dwarf[,SIZE]: bytes of stack per sample, 0 = off */
+	int all_user;         /* --all-user: no kernel samples even when permitted */
+	pid_t attach;         /* -p PID: an existing process, counted from now */
+	int kernel;           /* decided before recording: kernel samples are taken */
+	char kernel_note[256];/* why they are not, when they are not */
 	char **argv;          /* NULL: no command (-a) */
 };
 
@@ -51,13 +61,15 @@ struct sources {
 	struct eq_sink sink;          /* where everything goes */
 	struct eq_sample *held;       /* module samples held until the sideband is read */
 	size_t nheld, capheld;
+	struct record_energy *energy; /* --energy: the source read alongside */
+	int energy_failed;            /* it could not be read: no recording is kept */
 };
 
 static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: eqprof record (-e | -t [HZ]) [-a] [--duration T] [--jitter PCT] [--gpio CHIP:LINE]\n"
-		"                     [-o OUT.eqp] [-q] [[--] COMMAND [ARGS]...]\n\n"
+		"                     [--energy SOURCE] [-o OUT.eqp] [-q] [[--] COMMAND [ARGS]...]\n\n"
 		"  -e             energy-driven: one sample per quantum of the board, from the\n"
 		"                 eqprof kernel module (docs/target-linux.md)\n"
 		"  -t [HZ]        time-driven at HZ (default 1000Hz; 4000, 4k, 4kHz): the module's hrtimers when\n"
@@ -67,10 +79,24 @@ static void usage(FILE *out)
 		"  --duration T   stop after T (e.g. 10s); ends COMMAND if it still runs\n"
 		"  --jitter PCT   rate drawn within +-PCT %% (default 5)\n"
 		"  --gpio CHIP:LINE  the board's line for -e (default: the module's parameters)\n"
+		"  --ivshmem      -e from the board behind a QEMU ivshmem doorbell (docs/hil.md)\n"
 		"  -g, --call-graph fp  record each sample's call chain (frame pointers; perf only)\n"
 		"  --call-graph dwarf[,SIZE]  copy SIZE bytes of user stack (default 8192, at most\n"
 		"                 65528) and the registers with each sample, unwound offline from\n"
 		"                 the DWARF CFI (code built without frame pointers; perf only)\n"
+		"  --energy SRC   with -t: read the energy source SRC (rapl, battery, hwmon, a\n"
+		"                 domain as 'eqprof sources' names it, or auto) alongside the\n"
+		"                 samples; report then gives joules per procedure\n"
+		"                 (docs/energy-sources.md)\n"
+		"  --energy-every T  read it every T (default 10ms)\n"
+		"  --energy-settle T  after the command, wait at most T for a slow source\n"
+		"                 (a battery gauge) to update (default 60s)\n"
+		"  --sysfs DIR    read the source's sysfs under DIR (also $EQPROF_SYSFS)\n"
+		"  --all-user     user space only (the kernel is sampled too when permitted:\n"
+		"                 root, or perf_event_paranoid 1 or lower)\n"
+		"  -p PID         attach to a running process and its threads (and the children\n"
+		"                 and threads it makes from now) until it exits, --duration,\n"
+		"                 Ctrl-C, or COMMAND (run, not sampled) ends\n"
 		"  -o OUT.eqp     output recording (default eqprof.eqp)\n"
 		"  -q             no progress line and no summary\n");
 }
@@ -175,7 +201,8 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 	struct eq_error err;
 	int i;
 
-	*o = (struct record_opts){ .hz = 1000, .jitter = 5, .out = "eqprof.eqp" };
+	*o = (struct record_opts){ .hz = 1000, .jitter = 5, .out = "eqprof.eqp", .epoll = 0.01,
+				   .esettle = 60 };
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--")) {
 			i++;
@@ -194,8 +221,27 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 				eq_fail(&err, "--duration %s: must be more than 0", argv[i]);
 				goto bad;
 			}
+		} else if (!strcmp(argv[i], "--energy") && i + 1 < argc) {
+			o->esource = argv[++i];
+		} else if (!strcmp(argv[i], "--sysfs") && i + 1 < argc) {
+			o->sysfs = argv[++i];
+		} else if ((!strcmp(argv[i], "--energy-every") || !strcmp(argv[i], "--energy-settle")) &&
+			   i + 1 < argc) {
+			int every = !strcmp(argv[i], "--energy-every");
+			double *v = every ? &o->epoll : &o->esettle;
+
+			if (eq_parse_quantity(argv[i + 1], "s", argv[i], v, &err) < 0)
+				goto bad;
+			if (every ? !(*v >= 1e-3 && *v <= 10) : !(*v >= 0 && *v <= 3600)) {
+				eq_fail(&err, "%s %s: give %s", argv[i], argv[i + 1],
+					every ? "1ms to 10s" : "0 to 1h");
+				goto bad;
+			}
+			i++;
 		} else if (!strcmp(argv[i], "--gpio") && i + 1 < argc) {
 			o->gpio = argv[++i];
+		} else if (!strcmp(argv[i], "--ivshmem")) {
+			o->ivshmem = 1;
 		} else if (!strcmp(argv[i], "-t")) {
 			const char *v = i + 1 < argc ? argv[i + 1] : NULL;
 
@@ -230,13 +276,34 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 			}
 		} else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
 			o->out = argv[++i];
+		} else if ((!strcmp(argv[i], "-p") || !strcmp(argv[i], "--pid")) && i + 1 < argc) {
+			char *end;
+			long v;
+
+			errno = 0;
+			v = strtol(argv[++i], &end, 10);
+			if (end == argv[i] || *end || errno || v <= 0 || v > 0x3fffffff) {
+				eq_fail(&err, "-p %s: not a process id (one number above 0; a list is not supported: record each process, or use -a)",
+					argv[i]);
+				goto bad;
+			}
+			if (kill((pid_t)v, 0) < 0 && errno == ESRCH) {
+				eq_fail(&err, "-p %s: no such process", argv[i]);
+				goto bad;
+			}
+			o->attach = (pid_t)v;
+		} else if (!strcmp(argv[i], "--all-user")) {
+			o->all_user = 1;
 		} else if (!strcmp(argv[i], "-q")) {
 			o->quiet = 1;
 		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			usage(stdout);
 			exit(0);
 		} else {
-			if (!strcmp(argv[i], "-o") || !strcmp(argv[i], "--jitter"))
+			if (!strcmp(argv[i], "-o") || !strcmp(argv[i], "--jitter") ||
+			    !strcmp(argv[i], "--energy") || !strcmp(argv[i], "--sysfs") ||
+			    !strcmp(argv[i], "--energy-every") || !strcmp(argv[i], "--energy-settle") ||
+			    !strcmp(argv[i], "-p") || !strcmp(argv[i], "--pid") || !strcmp(argv[i], "--duration"))
 				fprintf(stderr, "eqprof record: %s needs a value\n", argv[i]);
 			else
 				fprintf(stderr, "eqprof record: unknown option '%s'\n", argv[i]);
@@ -244,14 +311,26 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 			return 2;
 		}
 	}
-	if (i >= argc && !o->all) {
-		fprintf(stderr, "eqprof record: no command given (only -a records without one)\n");
+	if (o->attach && (o->all || o->energy)) {
+		fprintf(stderr, "eqprof record: -p: %s\n", o->all
+			? "-a records every process already; give one of -p and -a"
+			: "energy-driven recording (-e) takes the module's samples of every process: record -e -a and report --comm, or -t -p");
+		return 2;
+	}
+	if (i >= argc && !o->all && !o->attach) {
+		fprintf(stderr, "eqprof record: no command given (only -a and -p record without one)\n");
 		usage(stderr);
 		return 2;
 	}
 	o->argv = i < argc ? argv + i : NULL;
 	/* call chains come from perf only: -t -g uses perf even with the module */
-	o->use_module = o->energy || (!o->callchain && !o->dwarf_stack && module_recorder_available(NULL));
+	o->use_module = o->energy || (!o->callchain && !o->dwarf_stack && !o->attach &&
+				      module_recorder_available(NULL));
+	if (o->energy && o->esource) {
+		fprintf(stderr, "eqprof record: --energy %s goes with -t: energy-driven samples (-e) already carry the board's energy, one quantum each\n",
+			o->esource);
+		return 2;
+	}
 	if (o->energy && (o->callchain || o->dwarf_stack)) {
 		fprintf(stderr, "eqprof record: %s: the eqprof module records no call chains; record -e without it\n",
 			o->callchain ? "-g" : "--call-graph dwarf");
@@ -388,6 +467,7 @@ static void close_sources(struct sources *s)
 {
 	module_recorder_close(s->mod);
 	perf_recorder_close(s->perf);
+	record_energy_close(s->energy);
 	tree_filter_free(s->filter);
 	free(s->held);
 	memset(s, 0, sizeof(*s));
@@ -398,7 +478,8 @@ static void close_sources(struct sources *s)
 static int open_module(const struct record_opts *o, struct sources *s, struct eq_error *err)
 {
 	struct module_open_opts mo = { .energy = o->energy, .hz = o->hz,
-				       .jitter_pct = o->jitter, .gpio = o->gpio };
+				       .jitter_pct = o->jitter, .gpio = o->gpio,
+				       .ivshmem = o->ivshmem };
 
 	s->mod = module_recorder_open(&mo, err);
 	if (!s->mod)
@@ -411,16 +492,33 @@ static int open_module(const struct record_opts *o, struct sources *s, struct eq
 static int open_perf(const struct record_opts *o, struct sources *s, struct recorder *rec,
 		     pid_t pid, struct eq_error *err)
 {
-	struct perf_open_opts po = { .pid = o->all ? -1 : pid, .hz = o->hz,
+	struct perf_open_opts po = { .pid = o->all ? -1 : o->attach ? o->attach : pid, .hz = o->hz,
 				     .jitter_pct = o->jitter, .seed = (unsigned)pid,
 				     .flags = (o->callchain ? PERF_REC_CALLCHAIN : 0) |
 					      (o->dwarf_stack ? PERF_REC_DWARF : 0),
 				     .stack_size = o->dwarf_stack,
+				     .user_only = !o->kernel,
 				     .sideband = s->mod != NULL };
 
+	pid_t *threads = NULL;
+
 	s->sink = recorder_sink(rec);
+	if (o->attach) {
+		/* every thread it has now: a counter each (the kernel follows
+		 * only the threads and children made after it is opened) */
+		po.nthreads = record_threads_of(o->attach, &threads, err);
+		if (po.nthreads < 0)
+			return -1;
+		po.threads = threads;
+		po.seed = (unsigned)o->attach;
+	}
 	s->perf = perf_recorder_open_opts(&po, err);
+	free(threads);
 	if (!s->perf)
+		return -1;
+	/* what it mapped and what it is called: perf reports only what
+	 * happens from now on */
+	if (o->attach && record_proc_snapshot(o->attach, &s->sink, err) < 0)
 		return -1;
 	{
 		int offline, online = perf_recorder_cpus(s->perf, &offline);
@@ -467,6 +565,27 @@ static double now_s(void)
 	return (double)t.tv_sec + t.tv_nsec * 1e-9;
 }
 
+/* The attached process has exited: gone, or a zombie its parent has not
+ * reaped yet (state Z or X in /proc/PID/stat). */
+static int attached_gone(pid_t pid)
+{
+	char path[64], buf[512], *close;
+	FILE *f;
+	size_t n;
+
+	if (kill(pid, 0) < 0 && errno == ESRCH)
+		return 1;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return errno == ENOENT;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	close = strrchr(buf, ')');  /* the name may hold spaces and parentheses */
+	return close && close[1] == ' ' && (close[2] == 'Z' || close[2] == 'X');
+}
+
 static int run(const struct record_opts *o, struct recorder *rec, struct sources *src,
 	       struct eq_error *err, int *status, int *started)
 {
@@ -503,21 +622,34 @@ static int run(const struct record_opts *o, struct recorder *rec, struct sources
 
 		if (pid > 0 && waitpid(pid, status, WNOHANG) != 0)
 			break;
+		if (o->attach && attached_gone(o->attach)) {
+			end_command(pid, status, src, err);  /* the attached process is gone */
+			break;
+		}
 		if (stop_signal || (end && now_s() >= end)) {
 			end_command(pid, status, src, err);
 			break;
 		}
-		if (drain(src, 100, err) < 0 ||
+		if (drain(src, src->energy ? record_energy_due_ms(src->energy) : 100, err) < 0 ||
 		    (recorder_error(rec) && eq_fail(err, "%s", recorder_error(rec)))) {
 			rc = -1;
 			end_command(pid, status, src, err);
+			break;
+		}
+		if (src->energy && record_energy_poll(src->energy, err) < 0) {
+			struct eq_error ignored;
+
+			src->energy_failed = 1;
+			rc = -1;
+			end_command(pid, status, src, &ignored);
 			break;
 		}
 		t = eq_progress_elapsed(&line);
 		if (t >= next_tick) {
 			/* about once a second, what was recorded goes to the file */
 			next_tick = t + 1.0;
-			if (recorder_tick(rec, err) < 0) {
+			if ((src->energy && record_energy_write(src->energy, rec, err) < 0) ||
+			    recorder_tick(rec, err) < 0) {
 				rc = -1;
 				end_command(pid, status, src, err);
 				break;
@@ -531,6 +663,11 @@ static int run(const struct record_opts *o, struct recorder *rec, struct sources
 	if (rc == 0)
 		rc = stop_sources(src, err);
 	eq_progress_end(&line, 1);
+	if (rc == 0 && src->energy &&
+	    record_energy_finish(src->energy, rec, stop_signal ? 0 : o->esettle, o->quiet, err) < 0) {
+		src->energy_failed = 1;
+		rc = -1;
+	}
 	return rc;
 }
 
@@ -572,12 +709,21 @@ static void describe_target(char *target, size_t size, char *extra, size_t xsize
 	if (uname(&u) == 0)
 		snprintf(target, size, "%s %s %s (%s)", u.machine, u.sysname, u.release, u.nodename);
 	used = (size_t)snprintf(extra, xsize, "tool=eqprof record %s%s\nsampler=%s%s\nscope=%s\n",
-				o->energy ? "-e" : "-t", o->all ? " -a" : "",
+				o->energy ? "-e" : "-t", o->all ? " -a" : o->attach ? " -p" : "",
 				ms ? "eqprof module: " : "perf cpu-clock", ms ? ms->source : "",
-				o->all ? "system" : "command");
+				o->all ? "system" : o->attach ? "pid" : "command");
+	if (o->attach && used < xsize)
+		used += (size_t)snprintf(extra + used, xsize - used, "attach=%d\n", (int)o->attach);
+	if (used < xsize)
+		used += (size_t)snprintf(extra + used, xsize - used, "kernel=%s\n",
+					 o->kernel ? "included" : "excluded");
+	if (used < xsize && !o->kernel && o->kernel_note[0])
+		used += (size_t)snprintf(extra + used, xsize - used, "note=%s\n", o->kernel_note);
 	if (used < xsize && (o->callchain || o->dwarf_stack))
 		used += (size_t)snprintf(extra + used, xsize - used, o->dwarf_stack ?
 					 "call_graph=dwarf,%u\n" : "call_graph=fp\n", o->dwarf_stack);
+	if (o->esource && used < xsize)
+		used += (size_t)snprintf(extra + used, xsize - used, "energy=%s\n", o->esource);
 	if (ms && ms->threaded && used < xsize)
 		used += (size_t)snprintf(extra + used, xsize - used,
 					 "irq_context=threaded (no interrupted registers: pcs are the tasks' saved user pcs)\n");
@@ -608,6 +754,9 @@ static void summary(const struct record_opts *o, const struct sources *src,
 			fprintf(stderr, "eqprof record: %llu copies (%.1f%%) filled all %u bytes: callers deeper than that are cut off (a larger --call-graph dwarf,SIZE keeps them)\n",
 				(unsigned long long)ss.full, 100.0 * (double)ss.full / (double)(ss.copies ? ss.copies : 1),
 				ss.size);
+		if (ss.ring_shrunk && lost)
+			fprintf(stderr, "eqprof record: the locked-memory limit allowed rings of %u KiB a CPU only: raise /proc/sys/kernel/perf_event_mlock_kb (or run as root), a lower -t, or a smaller --call-graph dwarf,SIZE loses fewer samples\n",
+				ss.ring_kib);
 		if (ss.bad)
 			fprintf(stderr, "eqprof record: warning: %llu samples had malformed register or stack data and were kept without a stack\n",
 				(unsigned long long)ss.bad);
@@ -661,6 +810,11 @@ int cmd_record(int argc, char **argv)
 			"/dev/eqprof");
 		return 1;
 	}
+	if (o.esource) {
+		src.energy = record_energy_open(o.esource, o.sysfs, o.epoll, &err);
+		if (!src.energy)
+			goto fail;
+	}
 	if (o.use_module && open_module(&o, &src, &err) < 0) {
 		if (o.energy)
 			goto fail;
@@ -676,6 +830,18 @@ int cmd_record(int argc, char **argv)
 			: "perf's cpu-clock (the eqprof module is not loaded)");
 	if (!o.use_module)
 		check_rate(&o);  /* perf's cpu-clock: can this machine give the rate? */
+	/* The kernel's share of the command's run, when this user may see it
+	 * (the module and -a sample it anyway). */
+	if (o.use_module || o.all) {
+		o.kernel = 1;
+	} else if (o.all_user) {
+		snprintf(o.kernel_note, sizeof(o.kernel_note),
+			 "kernel samples excluded: recorded with --all-user");
+	} else if (perf_kernel_allowed(o.kernel_note, sizeof(o.kernel_note))) {
+		o.kernel = 1;
+	} else if (!o.quiet) {
+		fprintf(stderr, "eqprof record: %s\n", o.kernel_note);
+	}
 	describe_target(target, sizeof(target), extra, sizeof(extra), &o, &src);
 	clock_gettime(CLOCK_REALTIME, &wall);
 	meta.mode = o.energy ? EQP_MODE_ENERGY : EQP_MODE_TIME;
@@ -688,9 +854,19 @@ int cmd_record(int argc, char **argv)
 	rec = recorder_open(o.out, &meta, &err);
 	if (!rec)
 		goto fail;
+	if (src.energy && record_energy_start(src.energy, rec, &err) < 0) {
+		recorder_discard(rec);  /* a source that cannot be read: no output */
+		goto fail;
+	}
 	catch_stop_signals();
 	rc = run(&o, rec, &src, &err, &status, &started);
 	st = recorder_stats(rec);
+	if (rc < 0 && src.energy_failed) {
+		/* readings that are not energy would give wrong joules: the
+		 * recording is not kept (the message says what to fix) */
+		recorder_discard(rec);
+		goto fail;
+	}
 	if (rc < 0 && !started) {
 		recorder_discard(rec); /* the command never ran: nothing to keep */
 		goto fail;
@@ -700,7 +876,7 @@ int cmd_record(int argc, char **argv)
 		fprintf(stderr, "eqprof record: finishing the recording with what was recorded\n");
 	}
 	/* Kernel samples symbolize through the kernel's own symbol table. */
-	if ((src.mod || o.all) && record_kernel_symbols(rec, &err) < 0)
+	if ((src.mod || o.all || o.kernel) && record_kernel_symbols(rec, &err) < 0)
 		fprintf(stderr, "eqprof record: warning: %s\n", err.msg);
 	{
 		uint64_t samples = st->samples, lost = st->lost;
@@ -718,6 +894,8 @@ int cmd_record(int argc, char **argv)
 		if (!o.quiet)
 			summary(&o, &src, samples, lost);
 	}
+	if (src.energy && !o.quiet)
+		record_energy_summary(src.energy, stderr);
 	close_sources(&src);
 	if (rc < 0)
 		return 1;
@@ -729,6 +907,9 @@ int cmd_record(int argc, char **argv)
 		fprintf(stderr, "eqprof record: %s was killed by signal %d\n", o.argv[0], WTERMSIG(status));
 		return 128 + WTERMSIG(status);
 	}
+	/* an attached process is recorded until Ctrl-C: that is success */
+	if (o.attach && !o.argv && (stop_signal == SIGINT || stop_signal == SIGTERM))
+		return 0;
 	return stop_signal ? 128 + stop_signal : 0;
 fail:
 	close_sources(&src);

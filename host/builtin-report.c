@@ -20,6 +20,7 @@
 #include "outfile.h"
 #include "profile.h"
 #include "report_common.h"
+#include "report_energy.h"
 #include "table.h"
 #include "callgraph.h"
 #include "symbolize.h"
@@ -159,6 +160,8 @@ static int report_one(const struct eq_report_opts *o, struct eq_loaded_profile *
 	if (o->by == EQ_BY_PROC && o->children != 0 && !flat_only && eqp_has_callchains(lp->file))
 		return report_children(o, lp);
 	limit_rows(lp->profile, o->percent_limit);
+	if (eq_report_has_energy(lp, 1))  /* record --energy: joules per row too */
+		return eq_report_energy("report", o, lp, 1, lp->profile);
 	return eq_report_write("report", o, lp->profile, NULL, NULL);
 }
 
@@ -200,7 +203,10 @@ int cmd_report(int argc, char **argv)
 	}
 	eq_profile_set_interval(pooled, o.interval);
 	limit_rows(pooled, o.percent_limit);
-	rc = eq_report_write("report", &o, pooled, NULL, NULL);
+	if (eq_report_has_energy(lp, o.nfiles))
+		rc = eq_report_energy("report", &o, lp, o.nfiles, pooled);
+	else
+		rc = eq_report_write("report", &o, pooled, NULL, NULL);
 out:
 	eq_profile_free(pooled);
 	for (i = 0; i < n; i++)

@@ -20,5 +20,6 @@ int cmd_annotate(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
 int cmd_sources(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
 
 #endif

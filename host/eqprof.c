@@ -22,6 +22,7 @@
 #pragma weak cmd_diff
 #pragma weak cmd_stat
 #pragma weak cmd_sources
+#pragma weak cmd_merge
 
 struct command {
 	const char *name;
@@ -41,6 +42,7 @@ static const struct command commands[] = {
 	{ "annotate", cmd_annotate, "energy per instruction and source line of one procedure" },
 	{ "diff",    cmd_diff,    "did my change save energy? two runs (or sets of runs) row by row" },
 	{ "stat",    cmd_stat,    "energy per domain of a command over repeated runs, minus the idle baseline" },
+	{ "merge",   cmd_merge,   "a target's recording and the board's stream of the run as one, aligned" },
 	{ "sources", cmd_sources, "the energy sources this machine offers (RAPL, battery, hwmon, board)" },
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

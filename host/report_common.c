@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "align.h"
 #include "outfile.h"
 #include "report_common.h"
 #include "progress.h"
@@ -232,6 +233,7 @@ int eq_report_load(const char *cmd, const char *path, const struct eq_report_opt
 	}
 	if (eqp_warning(lp->file))
 		fprintf(stderr, "eqprof %s: warning: %s\n", cmd, eqp_warning(lp->file));
+	eq_align_check_file(stderr, cmd, lp->file);
 	lp->sym = eq_sym_new(lp->file, &so, &err);
 	if (lp->sym)
 		eq_sym_skip_lines(lp->sym, o->keys.n ? !eq_keys_need_lines(&o->keys) :

@@ -7,6 +7,7 @@
  * true power trace DIR/truth-trace.csv.  Every file is written atomically.
  */
 #include "sim_internal.h"
+#include "sim_calls.h"
 #include "outfile.h"
 #include "table.h"
 
@@ -209,9 +210,24 @@ static int write_recording(const struct sim_scenario *sc, const struct sim_resul
 	if (add_processes(w, sc, err) < 0 || add_symtabs(w, sc, err) < 0 ||
 	    add_markers(w, sc, res, err) < 0 || add_board(w, sc, res, energy, err) < 0)
 		goto fail;
-	for (done = 0; done < n; done += 65536)
-		if (eqp_add_samples(w, s + done, n - done < 65536 ? n - done : 65536, err) < 0)
-			goto fail;
+	if (sc->ncalls) {
+		/* call structure: each sample with its chain (sim/calls.c),
+		 * drawn from the seed, so a run is repeatable */
+		uint64_t rng = sc->p.seed ^ 0x63616c6c73ULL, frames[SIM_CALL_DEPTH];
+
+		for (done = 0; done < n; done++) {
+			struct eqp_callchain cc = { 0, 0, frames };
+			unsigned nf = sim_call_chain(sc, &s[done], &rng, frames, &cc.nkernel);
+
+			cc.nuser = nf - cc.nkernel;
+			if (eqp_add_sample_chain(w, &s[done], &cc, err) < 0)
+				goto fail;
+		}
+	} else {
+		for (done = 0; done < n; done += 65536)
+			if (eqp_add_samples(w, s + done, n - done < 65536 ? n - done : 65536, err) < 0)
+				goto fail;
+	}
 	/* source 0: the ring's drops (seq gaps, EQ_F_LOST); source 1: interrupts
 	 * merged while one was pending (the ISR never ran: no seq was used) */
 	if (lost > merged && eqp_add_lost(w, 0, lost - merged, err) < 0)

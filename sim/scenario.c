@@ -54,6 +54,8 @@ static int st_top(struct parser *ps, char **w, int n)
 		return scn_st_module(ps, w, n, 1);
 	if (!strcmp(w[0], "process"))
 		return scn_st_process(ps, w, n);
+	if (!strcmp(w[0], "calls"))
+		return scn_st_calls(ps, w, n);
 	if (!strcmp(w[0], "phase"))
 		return scn_st_phase(ps, w, n);
 	if (!strcmp(w[0], "base_power")) {
@@ -275,6 +277,7 @@ void sim_scenario_free(struct sim_scenario *sc)
 	free(sc->consumers);
 	free(sc->phases);
 	free(sc->acts);
+	free(sc->calls);
 	memset(sc, 0, sizeof(*sc));
 }
 

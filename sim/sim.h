@@ -168,6 +168,10 @@ struct sim_scenario {
 	struct sim_act *acts;
 	/* capacities of the arrays above */
 	size_t cap_modules, cap_procs, cap_processes, cap_consumers, cap_phases, cap_acts;
+	/* call structure ("calls CALLER CALLEE WEIGHT", sim/calls.c): samples
+	 * in a callee get call chains through its callers */
+	struct sim_call { size_t caller, callee; double weight; } *calls;
+	size_t ncalls, cap_calls;
 };
 
 void sim_params_default(struct sim_params *p);

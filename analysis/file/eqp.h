@@ -170,6 +170,34 @@ struct eqp_board_segment {
 	struct eqp_board_end end;
 };
 
+/*
+ * An energy source read alongside the samples (`record -t --energy SOURCE`,
+ * docs/energy-sources.md): one ESRC chunk per domain, then its readings in
+ * ERDG chunks.  Types as analysis/energy/eseries.h's es_type: 1 counter,
+ * 2 store, 3 power.
+ */
+struct eqp_edomain {
+	uint32_t index;       /* 0, 1, ...: readings name their domain by it */
+	uint32_t type;        /* 1 counter, 2 store, 3 power */
+	double range;         /* counter: wraps after this many J; 0 = never */
+	double resolution;    /* J (counter, store) or W (power); 0 = unknown */
+	double update_s;      /* the update period the bounds use; 0 = unknown */
+	const char *spec;     /* the source as --energy took it ("rapl:package-0") */
+	const char *name;     /* "package-0", "BAT0", "ina3221:VDD_CPU" */
+	const char *kind;     /* package, core, dram, battery, rail, ... */
+	const char *path;     /* where it was read */
+	const char *update_how; /* where update_s comes from ("" = unknown) */
+};
+
+struct eqp_ereading {         /* 32 bytes, little-endian, stored as is */
+	uint64_t time;        /* target clock (the samples' clock) */
+	double energy_j;      /* J the domain used since its first reading */
+	double raw;           /* the value read: J (counter, store) or W (power) */
+	uint32_t domain;      /* eqp_edomain.index */
+	uint32_t flags;       /* EQP_EREAD_F_* */
+};
+#define EQP_EREAD_F_CHANGED 0x1 /* the value differs from the previous reading */
+
 /* ---- writing ---------------------------------------------------------- */
 
 struct eqp_writer;
@@ -227,6 +255,10 @@ int eqp_add_board_records(struct eqp_writer *w, const struct eqp_board_rec *r,
 			  size_t n, struct eq_error *err);
 int eqp_add_board_end(struct eqp_writer *w, const struct eqp_board_end *e,
 		      struct eq_error *err);
+int eqp_add_energy_domain(struct eqp_writer *w, const struct eqp_edomain *d,
+			  struct eq_error *err);
+int eqp_add_energy_readings(struct eqp_writer *w, const struct eqp_ereading *r, size_t n,
+			    struct eq_error *err);
 /* Flushes, writes the END chunk, fsyncs and renames into place; frees w. */
 int eqp_commit(struct eqp_writer *w, struct eq_error *err);
 /* Removes the temporary file; frees w. */
@@ -317,5 +349,12 @@ const struct eqp_board_rec *eqp_board_record_at(const struct eqp_file *f, size_t
  * after it (records before the first BINF belong to the first). */
 size_t eqp_nboard_segments(const struct eqp_file *f);
 const struct eqp_board_segment *eqp_board_segment_at(const struct eqp_file *f, size_t i);
+
+/* Energy-source domains and their readings in file order (time order per
+ * domain); none in recordings made without --energy. */
+size_t eqp_nenergy_domains(const struct eqp_file *f);
+const struct eqp_edomain *eqp_energy_domain_at(const struct eqp_file *f, size_t i);
+size_t eqp_nenergy_readings(const struct eqp_file *f);
+const struct eqp_ereading *eqp_energy_reading_at(const struct eqp_file *f, size_t i);
 
 #endif

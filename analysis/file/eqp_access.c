@@ -200,3 +200,17 @@ const struct eqp_board_rec *eqp_board_record_at(const struct eqp_file *f, size_t
 {
 	return i < f->brec.n ? &f->brec.v[i] : NULL;
 }
+
+size_t eqp_nenergy_domains(const struct eqp_file *f) { return f->edom.n; }
+
+const struct eqp_edomain *eqp_energy_domain_at(const struct eqp_file *f, size_t i)
+{
+	return i < f->edom.n ? &f->edom.v[i] : NULL;
+}
+
+size_t eqp_nenergy_readings(const struct eqp_file *f) { return f->erdg.n; }
+
+const struct eqp_ereading *eqp_energy_reading_at(const struct eqp_file *f, size_t i)
+{
+	return i < f->erdg.n ? &f->erdg.v[i] : NULL;
+}

@@ -33,6 +33,8 @@
 #define EQP_CHUNK_CHNS EQP_FOURCC('C', 'H', 'N', 'S')
 #define EQP_CHUNK_BEND EQP_FOURCC('B', 'E', 'N', 'D')
 #define EQP_CHUNK_USTK EQP_FOURCC('U', 'S', 'T', 'K')
+#define EQP_CHUNK_ESRC EQP_FOURCC('E', 'S', 'R', 'C')
+#define EQP_CHUNK_ERDG EQP_FOURCC('E', 'R', 'D', 'G')
 #define EQP_CHUNK_END  EQP_FOURCC('E', 'N', 'D', ' ')
 
 #define EQP_HEAD_FIXED_LEN 40  /* mode, reserved, 3 doubles, start time */
@@ -41,6 +43,9 @@
 #define EQP_BREC_LEN       24
 #define EQP_BEND_LEN       88  /* u32 segment, u32 reason, 9 x u64 counts, f64 stall time */
 #define EQP_SAMPLES_PER_CHUNK 4096
+#define EQP_ESRC_FIXED_LEN 52  /* u32 index, u32 type, 3 f64, 5 u32 text lengths */
+#define EQP_ERDG_HDR_LEN   8   /* u32 count, u32 reserved */
+#define EQP_ERDG_LEN       32  /* struct eqp_ereading */
 #define EQP_CHNS_HDR_LEN   8   /* u32 count, u32 reserved */
 #define EQP_CHAIN_HDR_LEN  8   /* u16 kernel frames, u16 user frames, u32 reserved */
 #define EQP_MAX_CHAIN      EQP_MAX_CHAIN_FRAMES /* (eqp.h) frames of each kind in one chain */

@@ -599,6 +599,87 @@ static int parse_brec(struct cursor *c, struct eq_error *err)
 	return 0;
 }
 
+static int parse_esrc(struct cursor *c, struct eq_error *err)
+{
+	struct eqp_edomain d;
+	char *str[5] = { 0 };
+	uint64_t at = EQP_ESRC_FIXED_LEN;
+	size_t i;
+
+	if (need(c, EQP_ESRC_FIXED_LEN, err) < 0)
+		return -1;
+	memset(&d, 0, sizeof(d));
+	d.index = get32(c->p);
+	d.type = get32(c->p + 4);
+	d.range = getf64(c->p + 8);
+	d.resolution = getf64(c->p + 16);
+	d.update_s = getf64(c->p + 24);
+	if (d.index != c->f->edom.n)
+		return chunk_fail(c, err, "energy domain %u where domain %zu comes next",
+				  d.index, c->f->edom.n);
+	if (d.type < 1 || d.type > 3)
+		return chunk_fail(c, err, "energy domain type %u (1 counter, 2 store, 3 power)", d.type);
+	if (!finite_at_least(d.range, 0) || !finite_at_least(d.resolution, 0) ||
+	    !finite_at_least(d.update_s, 0))
+		return chunk_fail(c, err, "energy domain range %g J, resolution %g or update period %g s "
+				  "is negative or not a finite number", d.range, d.resolution, d.update_s);
+	for (i = 0; i < 5; i++) {
+		uint64_t len = get32(c->p + 32 + 4 * i);
+
+		str[i] = take_string(c, at, len, "energy domain text", err);
+		if (!str[i])
+			goto bad;
+		at += len;
+	}
+	if (at != c->len) {
+		chunk_fail(c, err, "%llu bytes left after the energy domain's texts",
+			   (unsigned long long)(c->len - at));
+		goto bad;
+	}
+	d.spec = str[0];
+	d.name = str[1];
+	d.kind = str[2];
+	d.path = str[3];
+	d.update_how = str[4];
+	if (PUSH(c->f->edom, d, c, err) < 0)
+		goto bad;
+	return 0;
+bad:
+	for (i = 0; i < 5; i++)
+		free(str[i]);
+	return -1;
+}
+
+_Static_assert(sizeof(struct eqp_ereading) == EQP_ERDG_LEN, "ERDG records are stored as is");
+
+static int parse_erdg(struct cursor *c, struct eq_error *err)
+{
+	uint64_t count, i;
+
+	if (need(c, EQP_ERDG_HDR_LEN, err) < 0)
+		return -1;
+	count = get32(c->p);
+	if (c->len != EQP_ERDG_HDR_LEN + count * EQP_ERDG_LEN)
+		return chunk_fail(c, err, "%llu energy readings need %llu bytes but the payload has %llu",
+				  (unsigned long long)count,
+				  (unsigned long long)(EQP_ERDG_HDR_LEN + count * EQP_ERDG_LEN),
+				  (unsigned long long)c->len);
+	for (i = 0; i < count; i++) {
+		struct eqp_ereading r;
+
+		memcpy(&r, c->p + EQP_ERDG_HDR_LEN + i * EQP_ERDG_LEN, sizeof(r));
+		if (r.domain >= c->f->edom.n)
+			return chunk_fail(c, err, "energy reading %llu names domain %u; %zu domains came before it",
+					  (unsigned long long)i, r.domain, c->f->edom.n);
+		if (!isfinite(r.energy_j) || !isfinite(r.raw))
+			return chunk_fail(c, err, "energy reading %llu is not a finite number",
+					  (unsigned long long)i);
+		if (PUSH(c->f->erdg, r, c, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 static int parse_end(struct cursor *c, struct eq_error *err)
 {
 	uint64_t n, chunks;
@@ -639,6 +720,8 @@ static int parse_chunk(struct cursor *c, struct eq_error *err)
 	case EQP_CHUNK_CHNS: return parse_chns(c, err);
 	case EQP_CHUNK_USTK: return parse_ustk(c, err);
 	case EQP_CHUNK_BEND: return parse_bend(c, err);
+	case EQP_CHUNK_ESRC: return parse_esrc(c, err);
+	case EQP_CHUNK_ERDG: return parse_erdg(c, err);
 	case EQP_CHUNK_END:  return parse_end(c, err);
 	default:
 		return 1; /* a newer writer's chunk: its CRC was checked, skip it */
@@ -654,6 +737,8 @@ static uint64_t max_len(uint32_t type)
 	case EQP_CHUNK_SAMP:
 		return EQP_SAMP_HDR_LEN + EQP_SAMPLES_PER_CHUNK * (uint64_t)sizeof(struct eq_sample);
 	case EQP_CHUNK_BREC: return EQP_BREC_HDR_LEN + EQP_SAMPLES_PER_CHUNK * (uint64_t)EQP_BREC_LEN;
+	case EQP_CHUNK_ERDG: return EQP_ERDG_HDR_LEN + EQP_SAMPLES_PER_CHUNK * (uint64_t)EQP_ERDG_LEN;
+	case EQP_CHUNK_ESRC: return EQP_ESRC_FIXED_LEN + 5ull * 4096;
 	case EQP_CHUNK_MAPS:
 	case EQP_CHUNK_COMM:
 	case EQP_CHUNK_MARK: return 16 + (uint64_t)EQP_MAX_STRING;
@@ -898,6 +983,15 @@ void eqp_close(struct eqp_file *f)
 	for (i = 0; i < f->bseg.n; i++)
 		free((char *)f->bseg.v[i].info.firmware);
 	free(f->bseg.v);
+	for (i = 0; i < f->edom.n; i++) {
+		free((char *)f->edom.v[i].spec);
+		free((char *)f->edom.v[i].name);
+		free((char *)f->edom.v[i].kind);
+		free((char *)f->edom.v[i].path);
+		free((char *)f->edom.v[i].update_how);
+	}
+	free(f->edom.v);
+	free(f->erdg.v);
 	free(f->target);
 	free(f->extra);
 	free(f->extra_lines);

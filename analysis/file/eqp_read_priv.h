@@ -48,6 +48,8 @@ struct eqp_file {
 	int has_chains, has_ustacks;
 	size_t last_chns_chunk; /* index of the last CHNS chunk + 1, 0 if none */
 	VEC(struct eqp_board_segment) bseg; /* one per BINF */
+	VEC(struct eqp_edomain) edom;       /* one per ESRC */
+	VEC(struct eqp_ereading) erdg;
 };
 
 #endif

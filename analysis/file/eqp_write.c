@@ -232,7 +232,8 @@ static int add_ustk(struct eqp_writer *w, const struct eqp_ustack *u, struct eq_
 	put32(e + 4, (uint32_t)size);
 	if (abi) {
 		memcpy(e + EQP_USTK_ENT_LEN, u->regs, 8 * nregs);
-		memcpy(e + EQP_USTK_ENT_LEN + 8 * nregs, u->stack, size);
+		if (size)
+			memcpy(e + EQP_USTK_ENT_LEN + 8 * nregs, u->stack, size);
 	}
 	w->ustk_len += need;
 	return 0;
@@ -542,6 +543,49 @@ int eqp_add_board_end(struct eqp_writer *w, const struct eqp_board_end *e,
 		put64(b + 8 + 8 * i, counts[i]);
 	memcpy(b + 80, &e->stall_s, 8);
 	return write_chunk(w, EQP_CHUNK_BEND, &(struct part){ b, sizeof(b) }, 1, err);
+}
+
+int eqp_add_energy_domain(struct eqp_writer *w, const struct eqp_edomain *d,
+			  struct eq_error *err)
+{
+	const char *str[5] = { d->spec, d->name, d->kind, d->path, d->update_how };
+	unsigned char b[EQP_ESRC_FIXED_LEN];
+	struct part parts[6];
+	size_t i;
+
+	put32(b, d->index);
+	put32(b + 4, d->type);
+	memcpy(b + 8, &d->range, 8);
+	memcpy(b + 16, &d->resolution, 8);
+	memcpy(b + 24, &d->update_s, 8);
+	parts[0] = (struct part){ b, sizeof(b) };
+	for (i = 0; i < 5; i++) {
+		if (!str[i])
+			str[i] = "";
+		put32(b + 32 + 4 * i, (uint32_t)strlen(str[i]));
+		parts[i + 1] = (struct part){ str[i], strlen(str[i]) };
+	}
+	return write_chunk(w, EQP_CHUNK_ESRC, parts, 6, err);
+}
+
+int eqp_add_energy_readings(struct eqp_writer *w, const struct eqp_ereading *r, size_t n,
+			    struct eq_error *err)
+{
+	unsigned char hdr[EQP_ERDG_HDR_LEN] = { 0 };
+	struct part parts[2];
+	size_t take;
+
+	while (n) {
+		take = n > EQP_SAMPLES_PER_CHUNK ? EQP_SAMPLES_PER_CHUNK : n;
+		put32(hdr, (uint32_t)take);
+		parts[0] = (struct part){ hdr, sizeof(hdr) };
+		parts[1] = (struct part){ r, take * sizeof(*r) };
+		if (write_chunk(w, EQP_CHUNK_ERDG, parts, 2, err) < 0)
+			return -1;
+		r += take;
+		n -= take;
+	}
+	return 0;
 }
 
 int eqp_commit(struct eqp_writer *w, struct eq_error *err)

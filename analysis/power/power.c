@@ -100,6 +100,34 @@ static int load_board(struct power_input *in, const struct eqp_file *f,
 	return 0;
 }
 
+/* The first energy-source domain's readings at which its value changed
+ * (every reading of a power sensor): a coarse gauge's repeated values are
+ * not intervals of zero power. */
+static int load_source(struct power_input *in, const struct eqp_file *f, struct eq_error *err)
+{
+	const struct eqp_edomain *d = eqp_energy_domain_at(f, 0);
+	size_t i, n = eqp_nenergy_readings(f);
+
+	if (!d || n < 2)
+		return 0;
+	in->src_t = malloc(n * sizeof(*in->src_t));
+	in->src_e = malloc(n * sizeof(*in->src_e));
+	if (!in->src_t || !in->src_e)
+		return eq_fail(err, "%s: out of memory for %zu energy readings", in->name, n);
+	for (i = 0; i < n; i++) {
+		const struct eqp_ereading *r = eqp_energy_reading_at(f, i);
+		double t = (double)r->time / in->clock_hz;
+
+		if (r->domain != 0 || (in->nsrc && !(t > in->src_t[in->nsrc - 1])))
+			continue;
+		if (in->nsrc && d->type != 3 && !(r->flags & EQP_EREAD_F_CHANGED))
+			continue;
+		in->src_t[in->nsrc] = t;
+		in->src_e[in->nsrc++] = r->energy_j;
+	}
+	return 0;
+}
+
 static int resolve_basis(struct power_input *in, const struct eqp_file *f,
 			 enum power_basis want, struct eq_error *err)
 {
@@ -117,6 +145,13 @@ static int resolve_basis(struct power_input *in, const struct eqp_file *f,
 		in->basis = POWER_BASIS_BOARD;
 		return 0;
 	}
+	if (want == POWER_BASIS_SOURCE) {
+		if (in->nsrc < 2)
+			return eq_fail(err, "%s: --source source: the recording has no energy source readings "
+				       "(record -t --energy SOURCE makes them)", in->name);
+		in->basis = POWER_BASIS_SOURCE;
+		return 0;
+	}
 	if (want == POWER_BASIS_SAMPLES && m->mode != EQP_MODE_ENERGY)
 		return eq_fail(err, "%s: --source samples: this is a time-driven recording; "
 			       "its samples carry no energy (try --source board)", in->name);
@@ -130,7 +165,7 @@ static int resolve_basis(struct power_input *in, const struct eqp_file *f,
 			in->basis = POWER_BASIS_BOARD;
 		return 0;
 	}
-	in->basis = board_ok ? POWER_BASIS_BOARD : POWER_BASIS_NONE;
+	in->basis = board_ok ? POWER_BASIS_BOARD : in->nsrc >= 2 ? POWER_BASIS_SOURCE : POWER_BASIS_NONE;
 	in->why_none = WHY_TIME_NO_BOARD;
 	return 0;
 }
@@ -163,7 +198,7 @@ int power_input_from_file(struct power_input *in, const struct eqp_file *f,
 	in->lost_recorded = eqp_lost_total(f);
 	in->skipped = *eqp_skipped(f);
 	if (order_samples(in, err) < 0 || load_board(in, f, err) < 0 ||
-	    resolve_basis(in, f, want, err) < 0) {
+	    load_source(in, f, err) < 0 || resolve_basis(in, f, want, err) < 0) {
 		power_input_free(in);
 		return -1;
 	}
@@ -204,6 +239,8 @@ void power_input_free(struct power_input *in)
 	free(in->counts);
 	free(in->sorted);
 	free(in->board);
+	free(in->src_t);
+	free(in->src_e);
 	free(in->markers);
 	memset(in, 0, sizeof(*in));
 }
@@ -353,9 +390,29 @@ static int next_from_board(struct power_iter *it, struct power_iv *iv)
 	return 0;
 }
 
+/* Source basis: one interval between consecutive changed readings. */
+static int next_from_source(struct power_iter *it, struct power_iv *iv)
+{
+	const struct power_input *in = it->in;
+	size_t k = (size_t)it->pos + 1;
+
+	if (k >= in->nsrc)
+		return 0;
+	it->pos = k;
+	iv->t = in->src_t[k] - in->src_t[0];
+	iv->dt = in->src_t[k] - in->src_t[k - 1];
+	iv->energy_j = in->src_e[k] - in->src_e[k - 1];
+	iv->quanta = 1;
+	iv->idle = 0;
+	iv->idle_known = 0;
+	return 1;
+}
+
 int power_iter_next(struct power_iter *it, struct power_iv *iv)
 {
 	switch (it->in->basis) {
+	case POWER_BASIS_SOURCE:
+		return next_from_source(it, iv);
 	case POWER_BASIS_SAMPLES:
 		return next_from_samples(it, iv);
 	case POWER_BASIS_BOARD:
@@ -459,7 +516,7 @@ int power_summarize(const struct power_input *in, struct power_summary *s,
 	s->skipped = in->skipped;
 	s->power_w = s->energy_j = NAN;
 	count_samples(in, s);
-	if (in->nsamples < 2 && in->basis != POWER_BASIS_BOARD)
+	if (in->nsamples < 2 && in->basis != POWER_BASIS_BOARD && in->basis != POWER_BASIS_SOURCE)
 		return eq_fail(err, "%s: %llu sample(s): a summary needs at least two",
 			       in->name, (unsigned long long)in->nsamples);
 	if (s->duration_s > 0)
@@ -471,6 +528,12 @@ int power_summarize(const struct power_input *in, struct power_summary *s,
 		s->quantum_j = in->quantum_j;
 		s->power_w = s->duration_s > 0 ? in->quantum_j * s->freq_hz : NAN;
 		s->energy_j = in->quantum_j * (double)(s->samples + s->lost);
+		break;
+	case POWER_BASIS_SOURCE:
+		span = in->src_t[in->nsrc - 1] - in->src_t[0];
+		s->energy_j = in->src_e[in->nsrc - 1] - in->src_e[0];
+		s->power_w = span > 0 ? s->energy_j / span : NAN;
+		s->duration_s = span;
 		break;
 	case POWER_BASIS_BOARD:
 		board_totals(in, s, &e_iv, &span);

@@ -30,6 +30,9 @@ enum power_basis {
 	POWER_BASIS_SAMPLES,   /* energy-driven samples, each worth quantum_j */
 	POWER_BASIS_BOARD,     /* board records: pulses * E_min each */
 	POWER_BASIS_NONE,      /* no power in this recording (time-driven, no board) */
+	POWER_BASIS_SOURCE,    /* an energy source read alongside time-driven samples
+				  (record --energy): its first domain, between the
+				  readings at which its value changed */
 };
 
 /* One inter-sample interval. */
@@ -69,6 +72,10 @@ struct power_input {
 	double e_min_j;
 	double vb_nominal;         /* 0: pulses are not scaled by the battery voltage */
 	double dead_time_s;        /* 0: no dead-time correction of board records */
+	/* energy source (SOURCE basis): readings of its first domain where the
+	 * value changed, time in s on the target clock, cumulative J */
+	double *src_t, *src_e;
+	size_t nsrc;
 	/* markers, target clock */
 	size_t nmarkers;
 	const struct eqp_marker **markers;
@@ -145,6 +152,22 @@ int power_summarize(const struct power_input *in, struct power_summary *s,
 enum power_format { POWER_FMT_TABLE, POWER_FMT_CSV, POWER_FMT_JSON };
 void power_summary_print(FILE *out, const struct power_summary *s, size_t n,
 			 enum power_format fmt);
+/*
+ * The same, for n recordings of repeated runs of the same work: after the
+ * rows, the mean over the runs of duration, average power and energy, their
+ * standard deviation and the half-width of the 95% interval of the mean
+ * (Student's t, n - 1 degrees of freedom); recordings without power are
+ * left out of the power and energy statistics.
+ */
+struct power_runs_stat {
+	unsigned n;           /* values (recordings with the quantity) */
+	double mean, sd, ci95; /* sd and ci95 NaN below 2 values */
+};
+void power_runs_stat(const struct power_summary *s, size_t n, int which,
+		     struct power_runs_stat *out);
+enum { POWER_RUNS_DURATION, POWER_RUNS_POWER, POWER_RUNS_ENERGY, POWER_RUNS_N };
+void power_summary_print_runs(FILE *out, const struct power_summary *s, size_t n,
+			      enum power_format fmt);
 
 /* ---- histogram (Figures 9, 10, 11) ------------------------------------- */
 

@@ -74,7 +74,8 @@ int power_hist_build(struct power_hist *h, const struct power_input *in,
 	struct power_iter it;
 	struct power_iv iv;
 
-	if (in->basis != POWER_BASIS_SAMPLES && in->basis != POWER_BASIS_BOARD)
+	if (in->basis != POWER_BASIS_SAMPLES && in->basis != POWER_BASIS_BOARD &&
+	    in->basis != POWER_BASIS_SOURCE)
 		return eq_fail(err, "%s: no power histogram: %s", in->name, in->why_none);
 	power_iter_init(&it, in);
 	while (power_iter_next(&it, &iv))

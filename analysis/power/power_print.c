@@ -3,6 +3,7 @@
  * CSV or JSON.  The JSON schema is documented in docs/power.md and stable.
  */
 #include "power.h"
+#include "stats.h"
 #include "table.h"
 #include "units.h"
 
@@ -19,6 +20,7 @@ static const char *basis_name(enum power_basis b)
 	switch (b) {
 	case POWER_BASIS_SAMPLES: return "samples";
 	case POWER_BASIS_BOARD: return "board";
+	case POWER_BASIS_SOURCE: return "source";
 	default: return "none";
 	}
 }
@@ -74,7 +76,8 @@ static void summary_table(FILE *out, const struct power_summary *s, size_t n)
 		table_qty(out, 10, s[i].power_w, "W");
 		table_qty(out, 10, s[i].energy_j, "J");
 		fprintf(out, " %6.1f%s\n", s[i].idle_pct,
-			s[i].basis == POWER_BASIS_BOARD ? "  (power from the board stream)" : "");
+			s[i].basis == POWER_BASIS_BOARD ? "  (power from the board stream)" :
+			s[i].basis == POWER_BASIS_SOURCE ? "  (power from the energy source read alongside)" : "");
 		notes |= s[i].basis == POWER_BASIS_NONE;
 	}
 	for (i = 0; i < n; i++)
@@ -120,38 +123,145 @@ static void summary_csv(FILE *out, const struct power_summary *s, size_t n)
 	}
 }
 
+static void summary_json_one(FILE *out, const struct power_summary *si)
+{
+	fputs("{\"recording\": ", out);
+	eq_json_string(out, si->name);
+	fprintf(out, ", \"mode\": \"%s\", \"power_source\": \"%s\", \"duration_s\": ",
+		mode_name(si->mode), basis_name(si->basis));
+	json_num(out, si->duration_s);
+	fprintf(out, ", \"samples\": %llu, \"lost\": %llu, \"freq_hz\": ",
+		(unsigned long long)si->samples, (unsigned long long)si->lost);
+	json_num(out, si->freq_hz);
+	fputs(", \"quantum_j\": ", out);
+	json_num(out, si->basis == POWER_BASIS_NONE ? NAN : si->quantum_j);
+	fputs(", \"power_w\": ", out);
+	json_num(out, si->power_w);
+	fputs(", \"energy_j\": ", out);
+	json_num(out, si->energy_j);
+	fputs(", \"idle_pct\": ", out);
+	json_num(out, si->idle_pct);
+	fputs(", \"note\": ", out);
+	if (si->why_none)
+		eq_json_string(out, si->why_none);
+	else
+		fputs("null", out);
+	fputs(", \"skipped\": ", out);
+	eqp_skipped_json(out, &si->skipped);
+	fputc('}', out);
+}
+
 static void summary_json(FILE *out, const struct power_summary *s, size_t n)
 {
 	size_t i;
 
 	fprintf(out, "{\"recordings\": [");
 	for (i = 0; i < n; i++) {
-		fprintf(out, "%s\n  {\"recording\": ", i ? "," : "");
-		eq_json_string(out, s[i].name);
-		fprintf(out, ", \"mode\": \"%s\", \"power_source\": \"%s\", \"duration_s\": ",
-			mode_name(s[i].mode), basis_name(s[i].basis));
-		json_num(out, s[i].duration_s);
-		fprintf(out, ", \"samples\": %llu, \"lost\": %llu, \"freq_hz\": ",
-			(unsigned long long)s[i].samples, (unsigned long long)s[i].lost);
-		json_num(out, s[i].freq_hz);
-		fputs(", \"quantum_j\": ", out);
-		json_num(out, s[i].basis == POWER_BASIS_NONE ? NAN : s[i].quantum_j);
-		fputs(", \"power_w\": ", out);
-		json_num(out, s[i].power_w);
-		fputs(", \"energy_j\": ", out);
-		json_num(out, s[i].energy_j);
-		fputs(", \"idle_pct\": ", out);
-		json_num(out, s[i].idle_pct);
-		fputs(", \"note\": ", out);
-		if (s[i].why_none)
-			eq_json_string(out, s[i].why_none);
-		else
-			fputs("null", out);
-		fputs(", \"skipped\": ", out);
-		eqp_skipped_json(out, &s[i].skipped);
-		fputc('}', out);
+		fputs(i ? ",\n  " : "\n  ", out);
+		summary_json_one(out, &s[i]);
 	}
 	fprintf(out, "\n]}\n");
+}
+
+void power_runs_stat(const struct power_summary *s, size_t n, int which,
+		     struct power_runs_stat *o)
+{
+	double sum = 0, ss = 0;
+	size_t i;
+
+	memset(o, 0, sizeof(*o));
+	for (i = 0; i < n; i++) {
+		double v = which == POWER_RUNS_DURATION ? s[i].duration_s :
+			   which == POWER_RUNS_POWER ? s[i].power_w : s[i].energy_j;
+
+		if (!isfinite(v))
+			continue;
+		o->n++;
+		sum += v;
+	}
+	o->mean = o->n ? sum / o->n : NAN;
+	for (i = 0; i < n; i++) {
+		double v = which == POWER_RUNS_DURATION ? s[i].duration_s :
+			   which == POWER_RUNS_POWER ? s[i].power_w : s[i].energy_j;
+
+		if (isfinite(v))
+			ss += (v - o->mean) * (v - o->mean);
+	}
+	o->sd = o->n > 1 ? sqrt(ss / (o->n - 1)) : NAN;
+	o->ci95 = o->n > 1 ? eq_t95(o->n - 1) * o->sd / sqrt((double)o->n) : NAN;
+}
+
+static const char *const runs_keys[POWER_RUNS_N] = { "duration_s", "power_w", "energy_j" };
+
+void power_summary_print_runs(FILE *out, const struct power_summary *s, size_t n,
+			      enum power_format fmt)
+{
+	struct power_runs_stat st[POWER_RUNS_N];
+	size_t i, w = 9;
+	int k;
+
+	for (k = 0; k < POWER_RUNS_N; k++)
+		power_runs_stat(s, n, k, &st[k]);
+	if (fmt == POWER_FMT_JSON) {
+		fprintf(out, "{\"recordings\": [");
+		for (i = 0; i < n; i++) {
+			fputs(i ? ",\n  " : "\n  ", out);
+			summary_json_one(out, &s[i]);
+		}
+		fprintf(out, "\n],\n \"runs\": {\"n\": %zu", n);
+		for (k = 0; k < POWER_RUNS_N; k++) {
+			fprintf(out, ", \"%s\": {\"n\": %u, \"mean\": ", runs_keys[k], st[k].n);
+			json_num(out, st[k].mean);
+			fputs(", \"sd\": ", out);
+			json_num(out, st[k].sd);
+			fputs(", \"ci95\": ", out);
+			json_num(out, st[k].ci95);
+			fputc('}', out);
+		}
+		fputs("}}\n", out);
+		return;
+	}
+	if (fmt == POWER_FMT_CSV) {
+		static const char *const what[3] = { "mean", "sd", "ci95" };
+		int j;
+
+		summary_csv(out, s, n);
+		/* the same columns: duration, power and energy filled */
+		for (j = 0; j < 3; j++) {
+			double v[POWER_RUNS_N];
+
+			for (k = 0; k < POWER_RUNS_N; k++)
+				v[k] = j == 0 ? st[k].mean : j == 1 ? st[k].sd : st[k].ci95;
+			fprintf(out, "%s,,,", what[j]);
+			csv_num(out, v[POWER_RUNS_DURATION]);
+			fputs(",,,,,", out);
+			csv_num(out, v[POWER_RUNS_POWER]);
+			fputc(',', out);
+			csv_num(out, v[POWER_RUNS_ENERGY]);
+			fputs(",,,,,,\n", out);
+		}
+		return;
+	}
+	summary_table(out, s, n);
+	for (i = 0; i < n; i++)
+		if (strlen(s[i].name) > w)
+			w = strlen(s[i].name);
+	fprintf(out, "\n%-*s %-6s", (int)w, "mean", "");
+	table_qty(out, 10, st[POWER_RUNS_DURATION].mean, "s");
+	fprintf(out, " %10s %8s %10s %10s", "", "", "", "");
+	table_qty(out, 10, st[POWER_RUNS_POWER].mean, "W");
+	table_qty(out, 10, st[POWER_RUNS_ENERGY].mean, "J");
+	fprintf(out, "\n%-*s %-6s", (int)w, "SD", "");
+	table_qty(out, 10, st[POWER_RUNS_DURATION].sd, "s");
+	fprintf(out, " %10s %8s %10s %10s", "", "", "", "");
+	table_qty(out, 10, st[POWER_RUNS_POWER].sd, "W");
+	table_qty(out, 10, st[POWER_RUNS_ENERGY].sd, "J");
+	fprintf(out, "\n%-*s %-6s", (int)w, "95% CI +-", "");
+	table_qty(out, 10, st[POWER_RUNS_DURATION].ci95, "s");
+	fprintf(out, " %10s %8s %10s %10s", "", "", "", "");
+	table_qty(out, 10, st[POWER_RUNS_POWER].ci95, "W");
+	table_qty(out, 10, st[POWER_RUNS_ENERGY].ci95, "J");
+	fprintf(out, "\n(%zu runs: mean, standard deviation and half-width of the 95%% interval of the mean)\n", n);
 }
 
 void power_summary_print(FILE *out, const struct power_summary *s, size_t n,

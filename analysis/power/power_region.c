@@ -18,7 +18,8 @@ int power_region_measure(const struct power_input *in, struct power_region *r,
 	struct power_iter it;
 	struct power_iv iv;
 
-	if (in->basis != POWER_BASIS_SAMPLES && in->basis != POWER_BASIS_BOARD)
+	if (in->basis != POWER_BASIS_SAMPLES && in->basis != POWER_BASIS_BOARD &&
+	    in->basis != POWER_BASIS_SOURCE)
 		return eq_fail(err, "%s: no region energy: %s", in->name, in->why_none);
 	if (!(r->t1 > r->t0))
 		return eq_fail(err, "%s: region %s: the end (%gs) must come after the start (%gs)",

@@ -142,7 +142,8 @@ int power_trace_walk(const struct power_input *in, const struct power_trace_opts
 	struct column col = { .idx = -1 };
 	int rc = 0;
 
-	if (in->basis != POWER_BASIS_SAMPLES && in->basis != POWER_BASIS_BOARD)
+	if (in->basis != POWER_BASIS_SAMPLES && in->basis != POWER_BASIS_BOARD &&
+	    in->basis != POWER_BASIS_SOURCE)
 		return eq_fail(err, "%s: no power trace: %s", in->name, in->why_none);
 	if (o->max_points) {
 		if (!ranged)

@@ -12,7 +12,8 @@ static const char unknown_name[] = "[unknown]";
 
 const char *eq_frame_name(const struct eq_loc *l)
 {
-	if ((l->kind == EQ_LOC_RESOLVED || l->kind == EQ_LOC_IDLE) && l->proc)
+	/* an unresolved pc may have a region name (symbolize.h) */
+	if (l->kind != EQ_LOC_NO_MODULE && l->proc)
 		return l->proc;
 	return unknown_name;
 }
@@ -245,6 +246,7 @@ struct eq_stacks *eq_stacks_build(const struct eqp_file *f, struct eq_symbolizer
 	q->clock_hz = eqp_meta(f)->clock_hz;
 	st->mode = eqp_meta(f)->mode;
 	st->per_sample = per_sample_of(f);
+	st->note = eqp_meta_get(f, "note");
 	for (c = 0; c < eqp_nsample_chunks(f); c++) {
 		size_t n;
 		const struct eq_sample *smp = eqp_sample_chunk(f, c, &n);
@@ -682,6 +684,8 @@ static void print_table(FILE *out, const struct eq_callgraph *cg, const struct e
 		fprintf(out, "; %s a sample", eq_format_quantity(b1, sizeof(b1), st->per_sample, unit(st)));
 	fputs("\n# children: the procedure and everything it called; self: the procedure alone\n", out);
 	describe_interval(out, cg);
+	if (st->note)
+		fprintf(out, "# note: %s\n", st->note);
 	fprintf(out, "%9s %8s %9s %10s  %-19s %-20s %s\n", "children", "self", "samples",
 		st->mode == EQP_MODE_ENERGY ? "energy" : "time", "95% CI of children", "module", "proc");
 	for (i = 0; i < cg->nrows; i++) {

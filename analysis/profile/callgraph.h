@@ -39,6 +39,7 @@ struct eq_stacks {
 	double per_sample;            /* J or s per sample, 0 if unknown */
 	uint64_t total_samples;       /* samples counted (idle removed if asked) */
 	uint64_t with_chain;          /* samples that had a call chain */
+	const char *note;             /* the recording's "note" header line, or NULL */
 	size_t nstacks;
 	struct eq_stack *stacks;      /* most samples first */
 	void *priv_;

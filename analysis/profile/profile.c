@@ -1401,6 +1401,7 @@ struct eq_profile *eq_profile_build_opts(const struct eqp_file *f, struct eq_sym
 	if (p) {
 		p->lost_marks = lost_marks;
 		p->skipped = *eqp_skipped(f);
+		p->note = eqp_meta_get(f, "note");
 		if (unres.n)
 			qsort(unres.v, unres.n, sizeof(*unres.v), by_unres_samples);
 		for (i = 0; i < unres.n; i++) {

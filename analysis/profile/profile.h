@@ -154,6 +154,8 @@ struct eq_profile {
 	uint64_t lost_marks;    /* samples flagged EQ_F_LOST: losses happened just
 				   before each (eq_profile_build only) */
 	struct eqp_skipped skipped; /* what the reader could not use (eq_profile_build only) */
+	const char *note;     /* the recording's "note" header line (record: why
+				 kernel samples were excluded), or NULL */
 	size_t nrows;
 	struct eq_row *rows;
 	/* eq_profile_build only, and not by pid or thread: samples whose pc no

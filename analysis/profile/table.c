@@ -266,6 +266,8 @@ static void print_heading(FILE *out, const struct eq_profile *p, const char *sou
 		fprintf(out, "# skipped (not in this profile): %s\n",
 			eqp_skipped_line(&p->skipped, sk, sizeof(sk)));
 	}
+	if (p->note)
+		fprintf(out, "# note: %s\n", p->note);
 	print_unresolved(out, p);
 }
 

@@ -35,7 +35,7 @@ $(B)/fuzz/fuzz_profile: $(FUZZ_PROFILE_SRCS) $(wildcard analysis/*/*.h)
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  FUZZ    $@")
 	$(Q)clang $(CSTD) -g -O1 -fsanitize=fuzzer,address,undefined -DEQP_FUZZING=1 $(INCLUDES) \
-		-o $@ $(FUZZ_PROFILE_SRCS) -ldw -lelf -lz -liberty -lm
+		-o $@ $(FUZZ_PROFILE_SRCS) -ldw -ldebuginfod -lelf -lz -liberty -lm
 # eqprof annotate against objdump and addr2line.
 INTEG_TESTS += test/analysis/annotate.py
 INTEG_SAN_TESTS += test/analysis/annotate.py

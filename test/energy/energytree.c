@@ -21,8 +21,9 @@
  *   energytree work SHM PHASE:SECONDS...
  *       the workload: PHASE is hot, warm or cool (busy in phase_hot() etc.
  *       for SECONDS of its CPU time) or idle (sleeps SECONDS); it publishes
- *       its CPU time per phase in SHM as it goes, and prints at exit one
- *       line per phase: "phase NAME cpu_s WALL_S".
+ *       its CPU time per phase in SHM as it goes, and prints when each
+ *       busy phase ends "span NAME T0 T1" (CLOCK_MONOTONIC s) and at exit
+ *       one line per phase: "phase NAME cpu_s WALL_S".
  *   energytree stop SHM
  *
  * Machines (values in the units the kernel uses; layouts as the kernel's
@@ -39,6 +40,8 @@
  *   jetson        INA3221 (i2c 6-0040): POM_5V_IN, POM_5V_GPU, POM_5V_CPU;
  *                 bus mV in in1-3, mA in curr1-3, shunt uV in in4-6,
  *                 update_interval 26 (ms: 3 channels x 4 samples x 2.2 ms)
+ *   amd-lowidle   amd-desktop's RAPL with almost no idle power (50 mW): the
+ *                 energy of each phase function is known
  *   perf-fake     the perf power PMU's sysfs description (type 97, which
  *                 no kernel here has)
  */
@@ -133,6 +136,13 @@ static struct machine machines[] = {
 		{ "ina3221:POM_5V_GPU", INADIR "curr2_input", D_INA, 0.25, { 0, 0, 0 }, 26e-3, 0, 0, 5.04 },
 		{ "ina3221:POM_5V_CPU", INADIR "curr3_input", D_INA, 0.4, { 3.5, 1.7, 0.6 }, 26e-3, 0, 0, 5.02 },
 	}, 3 },
+	/* the AMD desktop's powercap layout with almost no idle power: nearly
+	 * every joule comes from the workload's CPU time in a phase, so the
+	 * energy of each phase function is known (record --energy's test) */
+	{ "amd-lowidle", {
+		{ "package-0", PC "intel-rapl:0/energy_uj", D_RAPL, 0.05, { 40, 25, 10 }, 1e-3, RAPL_AMD, 2, 0 },
+		{ "core-0", PC "intel-rapl:0/intel-rapl:0:0/energy_uj", D_RAPL, 0.02, { 20, 10, 4 }, 1e-3, RAPL_AMD, 7, 0 },
+	}, 2 },
 	{ "perf-fake", { { .name = NULL } }, 0 },
 };
 
@@ -688,6 +698,7 @@ static int cmd_work(const char *shmpath, int n, char **phases)
 			die("no phase '%s' (hot, warm, cool, idle)", name);
 		cpu[k] += k == 0 ? phase_hot(s, secs) : k == 1 ? phase_warm(s, secs) : phase_cool(s, secs);
 		wall[k] += now() - w0;
+		printf("span %s %.9f %.9f\n", name, w0, now());
 	}
 	for (i = 0; i < NPHASE; i++)
 		printf("phase %s %.9f %.9f\n", phase_names[i], cpu[i], wall[i]);

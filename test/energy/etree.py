@@ -32,11 +32,12 @@ POWER = {
                      "uncore-0": (0.1, [0.3, 0.2, 0.1]), "dram-0": (0.3, [1.2, 0.8, 0.4]),
                      "psys": (4, [18, 9, 3.5]), "BAT0": (6, [18, 9, 3.5])},
     "amd-desktop": {"package-0": (18, [40, 25, 20]), "core-0": (2, [20, 10, 4])},
+    "amd-lowidle": {"package-0": (0.05, [40, 25, 10]), "core-0": (0.02, [20, 10, 4])},
     "laptop-charge": {"BAT1": (5, [16, 8, 3])},
     "jetson": {"ina3221:POM_5V_IN": (1.8, [5, 2.5, 1]), "ina3221:POM_5V_GPU": (0.25, [0, 0, 0]),
                "ina3221:POM_5V_CPU": (0.4, [3.5, 1.7, 0.6])},
 }
-UPDATE = {"intel-laptop": 1e-3, "amd-desktop": 1e-3, "laptop-charge": 15.0, "jetson": 26e-3}
+UPDATE = {"intel-laptop": 1e-3, "amd-desktop": 1e-3, "amd-lowidle": 1e-3, "laptop-charge": 15.0, "jetson": 26e-3}
 
 
 def p_max(machine, dom):

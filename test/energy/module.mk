@@ -8,3 +8,9 @@ INTEG_TESTS += test/energy/sources.py test/energy/stat.py
 INTEG_SAN_TESTS += test/energy/sources.py test/energy/stat.py
 # battery gauges that update every 15 s: about 35 s, so the plain build only
 INTEG_TESTS += test/energy/battery.py
+# record -t --energy and report's joules per procedure against the phases
+# known energies; several recordings pooled; power's source trace (~40 s)
+INTEG_TESTS += test/energy/record.py
+INTEG_SAN_TESTS += test/energy/record.py
+# ESRC/ERDG round trip and joules per row worked out by hand
+UNIT_TESTS += test/energy/test_eprofile

@@ -1,0 +1,289 @@
+#!/usr/bin/env python3
+"""eqprof record -t --energy SOURCE, and report's joules per procedure.
+
+The workload (energytree work) runs its phases in three functions,
+phase_hot, phase_warm and phase_cool, separated by sleeps; the driver
+(energytree drive) adds w[phase] joules per second of CPU time the workload
+spends in each, plus a small idle power, to the RAPL counters of the
+amd-lowidle tree.  The truth of a procedure is therefore known from what
+the workload printed (its CPU and wall time per phase) and the machine's
+powers, never from how fast anything ran:
+
+    w[p] cpu_p  <=  J_p  <=  w[p] cpu_p + idle (wall_p + 2 max interval)
+
+(the idle power of the reading intervals that hold the phase's samples).
+
+What the report's interval may miss, and the test adds, measured on this
+run: what landed in "[no samples]" (intervals in which the workload had no
+sample: with almost no idle power, that is energy the fake published late),
+and, where the driver (a process on a loaded machine) ticked again only
+after the sleep that follows a phase had nearly passed, the energy of that
+tick gap (its log) at the phase's end, to the phase and the next.  The
+statistical part is widened from the report's 1.96 to 4.5 standard
+deviations: a correct program falls outside with probability below 6.8e-6
+per row (normal tails; the binomial SD the report uses is larger than the
+spread of systematic samples), below 5e-5 for the 6 rows together: a false
+failure in fewer than 1 run in 10,000.  The report's own 95% interval must also
+exclude what a time profile would charge, so the test can fail.
+
+Also: totals against the driver's log, rows that add up, several
+recordings pooled (per-row means and the spread of the runs against the
+test's own computation, in report and in power --runs), CSV and JSON, recordings without --energy, and bad
+sources (no output, clear messages).
+"""
+import json
+import math
+import os
+import shutil
+import tempfile
+
+from etree import EQPROF, POWER, T95, Machine, Tap, p_max, run
+
+tap = Tap()
+work = tempfile.mkdtemp(prefix="eqprof-erecord-")
+os.chmod(work, 0o755)
+PHASES = ["hot", "warm", "cool"]
+Z_TEST = 4.5
+
+
+def record(m, out, phases, extra=(), check=True):
+    env = dict(os.environ, EQPROF_SYSFS=m.sysfs)
+    p = run([EQPROF, "record", "-q", "-t", "1000", "--energy", "rapl", "--energy-every", "50ms",
+             "-o", out] + list(extra) + ["--"] + m.work(*phases), check=False, env=env)
+    if check:
+        tap.ok(p.returncode == 0 and os.path.exists(out), "record -t --energy rapl " + " ".join(phases),
+               p.stderr)
+    return p
+
+
+def phase_times(stdout):
+    """The workload's own account: {phase: (cpu_s, wall_s)}."""
+    got = {}
+    for line in stdout.splitlines():
+        v = line.split()
+        if len(v) == 4 and v[0] == "phase":
+            got[v[1]] = (float(v[2]), float(v[3]))
+    return got
+
+
+def phase_ends(stdout):
+    """When each busy phase ended: [(phase, t_end)], CLOCK_MONOTONIC s."""
+    return [(v[1], float(v[3])) for v in (x.split() for x in stdout.splitlines())
+            if len(v) == 4 and v[0] == "span"]
+
+
+def tick_gap(m, t):
+    """The driver's ticks around t: (gap between the tick before and the one
+    after t, how long after t the next tick came)."""
+    import bisect
+    i = bisect.bisect_right(m.t, t)
+    if i == 0 or i >= len(m.t):
+        return math.inf, math.inf
+    return m.t[i] - m.t[i - 1], m.t[i] - t
+
+
+def report_json(path, *more):
+    p = run([EQPROF, "report", "--format", "json", path] + list(more), check=False)
+    return (json.loads(p.stdout) if p.returncode == 0 else None), p
+
+
+def rows_by_name(dom):
+    return {r["name"]: r for r in dom["rows"]}
+
+
+# ---- one recording: joules per procedure against the truth -------------------
+with Machine("amd-lowidle", workdir=os.path.join(work, "one")) as m:
+    eqp = os.path.join(work, "one.eqp")
+    p = record(m, eqp, ["hot:1", "idle:0.5", "warm:1", "idle:0.5", "cool:1", "idle:0.5"])
+    keep = os.environ.get("EQPROF_KEEP")
+    if keep:
+        shutil.copy(eqp, keep)
+    m.stop()
+    times = phase_times(p.stdout)
+    js, rp = report_json(eqp)
+    ok = tap.ok(js is not None and "energy" in js and len(times) == 4,
+                "report of a recording with energy readings has an \"energy\" member", rp.stderr + p.stdout)
+    if ok:
+        doms = {d["domain"]: d for d in js["energy"]["domains"]}
+        tap.eq(sorted(doms), ["core-0", "package-0"], "both RAPL domains were read")
+        ends = phase_ends(p.stdout)
+        for name, d in sorted(doms.items()):
+            idle, w = POWER["amd-lowidle"][name]
+            rows = rows_by_name(d)
+            leak = sum(r["joules"] for r in d["rows"] if r["unsampled"])
+            # Energy the driver published late lands in a later reading
+            # interval: one of the same phase, or one of the 0.5 s sleep that
+            # follows it (then it is in "[no samples]", the leak), unless the
+            # driver's next tick after the phase ended came later than the
+            # sleep less a reading interval: then the phase's last tick gap
+            # of energy may have gone to the next phase.
+            slack = 0.5 - d["max_sampled_interval_s"]
+            late = {}
+            for ph, t_end in ends:
+                g, after = tick_gap(m, t_end)
+                if after >= slack:
+                    late[ph] = late.get(ph, 0.0) + p_max("amd-lowidle", name) * g
+            # the totals: the log between the first and the last reading
+            lo, hi = m.between_bounds(name, d["first_s"], d["last_s"])
+            tol = m.lag_tolerance(name, d["first_s"]) + m.lag_tolerance(name, d["last_s"])
+            tap.ok(d["total_low_j"] - tol <= hi and lo <= (d["total_high_j"] or math.inf) + tol and
+                   lo - tol <= d["total_j"] <= hi + tol,
+                   "%s: the total between the first and last reading matches the driver's log" % name,
+                   (d["total_j"], d["total_low_j"], d["total_high_j"], lo, hi, tol))
+            tap.ok(abs(sum(r["joules"] for r in d["rows"]) - d["total_j"]) <= 1e-9 * max(1, d["total_j"]),
+                   "%s: the rows and [no samples] add up to the total" % name)
+            for k, ph in enumerate(PHASES):
+                fn = "phase_" + ph
+                cpu, wall = times[ph]
+                t_lo = w[k] * cpu
+                t_hi = w[k] * cpu + idle * (wall + 2 * d["max_sampled_interval_s"])
+                r = rows.get(fn)
+                if not tap.ok(r is not None, "%s: a row for %s" % (name, fn), sorted(rows)):
+                    continue
+                sd = r["sd_j"]
+                # late energy of this phase may be missing from it, and the
+                # previous phase's may be in it
+                prev = PHASES[k - 1] if k else None
+                lag = late.get(ph, 0.0) + (late.get(prev, 0.0) if prev else 0.0)
+                g_hi = r["granularity_high_j"] if r["granularity_high_j"] is not None else math.inf
+                low = r["joules"] + r["granularity_low_j"] - Z_TEST * sd - leak - lag
+                high = r["joules"] + g_hi + Z_TEST * sd + leak + lag
+                tap.ok(low <= t_hi and t_lo <= high,
+                       "%s %s: %.3f J, truth %.3f..%.3f J" % (name, fn, r["joules"], t_lo, t_hi),
+                       dict(row=r, leak=leak, lag=lag, interval=(low, high)))
+                tap.ok(r["ci95_low_j"] <= r["joules"] <= r["ci95_high_j"],
+                       "%s %s: the 95%% interval [%.3f, %.3f] holds the estimate"
+                       % (name, fn, r["ci95_low_j"], r["ci95_high_j"]), r)
+                # the time profile would charge joules by samples alone: the
+                # report's interval must be narrow enough to tell the two apart
+                by_time = d["charged_j"] * r["samples"] / d["samples"]
+                tap.ok(not (r["ci95_low_j"] <= by_time <= r["ci95_high_j"]) or
+                       abs(by_time - t_lo) < 0.1 * t_lo,
+                       "%s %s: the 95%% interval excludes the time-proportional %.2f J" % (name, fn, by_time))
+        pk = doms["package-0"]
+        tap.ok(pk["type"] == "counter" and abs(pk["update_s"] - 1e-3) < 1e-12 and pk["shared"] and
+               not pk["coarse"] and pk["readings"] > 20,
+               "package-0: a counter updated every 1 ms, shared, not coarse, read every 50 ms", pk)
+
+    # the table and CSV say the same
+    p = run([EQPROF, "report", eqp], check=False)
+    tap.ok(p.returncode == 0 and "# energy by proc from rapl package-0" in p.stdout and
+           "phase_hot" in p.stdout.split("# energy by proc")[1] and "[no samples]" in p.stdout,
+           "the table has each domain's joules per procedure after the time profile", p.stdout + p.stderr)
+    p = run([EQPROF, "report", "--format", "csv", eqp], check=False)
+    lines = p.stdout.splitlines()
+    tap.ok(p.returncode == 0 and lines[0].startswith("domain,source,name,module,samples,joules,ci95_low_j") and
+           any(",phase_warm," in x for x in lines),
+           "CSV: one line per domain and row", p.stdout[:400] + p.stderr)
+    p = run([EQPROF, "report", "--by", "exe", "--format", "json", eqp], check=False)
+    tap.ok(p.returncode == 0 and json.loads(p.stdout)["energy"]["by"] == "exe",
+           "--by exe gives joules per executable", p.stderr)
+    p = run([EQPROF, "report", "--by", "pid", eqp], check=False)
+    tap.ok(p.returncode == 1 and "exe, module, proc or line" in p.stderr,
+           "--by pid: joules per row are by exe, module, proc or line, and it says so", p.stderr)
+
+    # power draws the source's trace
+    csv_out = os.path.join(work, "trace.csv")
+    p = run([EQPROF, "power", eqp, "--trace", csv_out], check=False)
+    ok = tap.ok(p.returncode == 0 and os.path.exists(csv_out), "power --trace of a recording with readings",
+                p.stderr)
+    if ok:
+        with open(csv_out) as f:
+            rows = [x.split(",") for x in f.read().splitlines()]
+        # time_s is each interval's end, since the first reading
+        e = sum(float(r[1]) * (float(r[0]) - (float(q[0]) if k else 0.0))
+                for k, (q, r) in enumerate(zip([rows[1]] + rows[1:], rows[1:])))
+        tap.ok(abs(e - doms["package-0"]["total_j"]) < 1e-4 * max(1.0, e),
+               "the trace's intervals add up to package-0's energy", (e, rows[:3]))
+        t = [float(r[0]) for r in rows[1:]]
+        # one interval between each two readings at which the counter changed
+        # (all of them, unless the fake driver stalled longer than a reading)
+        tap.ok(0 < len(t) < doms["package-0"]["readings"] and all(b > a for a, b in zip(t, t[1:])),
+               "at most one trace interval between each two readings, in time order",
+               (len(t), doms["package-0"]["readings"]))
+    p = run([EQPROF, "power", eqp, "--summary", "--format", "json"], check=False)
+    tap.ok(p.returncode == 0 and
+           abs(json.loads(p.stdout)["recordings"][0]["energy_j"] - doms["package-0"]["total_j"]) < 1e-6 and
+           json.loads(p.stdout)["recordings"][0]["power_source"] == "source",
+           "power --summary: the source's energy", p.stdout + p.stderr)
+
+# ---- several recordings: per-row means and the spread of the runs -------------
+with Machine("amd-lowidle", workdir=os.path.join(work, "runs")) as m:
+    files = []
+    for i in range(3):
+        f = os.path.join(work, "run%d.eqp" % i)
+        record(m, f, ["hot:0.3", "idle:0.3", "cool:0.3", "idle:0.3"])
+        files.append(f)
+    m.stop()
+singles = [report_json(f)[0] for f in files]
+pooled, p = report_json(*files)
+if tap.ok(pooled is not None and all(singles), "report of three recordings with energy", p.stderr):
+    d = {x["domain"]: x for x in pooled["energy"]["domains"]}["package-0"]
+    tap.eq(d["runs"], 3, "three runs pooled")
+    for fn in ("phase_hot", "phase_cool"):
+        vals = []
+        for s in singles:
+            r = rows_by_name({x["domain"]: x for x in s["energy"]["domains"]}["package-0"]).get(fn)
+            vals.append(r["joules"] if r else 0.0)
+        mean = sum(vals) / 3
+        sd = math.sqrt(sum((v - mean) ** 2 for v in vals) / 2)
+        half = T95[2] * sd / math.sqrt(3)
+        r = rows_by_name(d)[fn]
+        tap.ok(abs(r["joules"] - mean) < 1e-9 * max(1, mean) and abs(r["sd_j"] - sd) < 1e-6 * max(1, sd) and
+               abs(r["ci95_high_j"] - (mean + half)) < 1e-6 * max(1, mean),
+               "%s: mean %.3f J, SD and 95%% interval of the mean over the runs as computed here" % (fn, mean),
+               dict(row=r, vals=vals))
+
+# power --runs: the summary's mean, SD and 95% interval over the runs
+p = run([EQPROF, "power", "--runs", "--summary", "--format", "json"] + files, check=False)
+if tap.ok(p.returncode == 0, "power --runs of three recordings", p.stderr):
+    js = json.loads(p.stdout)
+    for key in ("energy_j", "power_w", "duration_s"):
+        vals = [x[key] for x in js["recordings"]]
+        mean = sum(vals) / 3
+        sd = math.sqrt(sum((v - mean) ** 2 for v in vals) / 2)
+        got = js["runs"][key]
+        # the JSON has 9 significant digits: compare to a few units of the last
+        tap.ok(got["n"] == 3 and abs(got["mean"] - mean) <= 1e-8 * abs(mean) and
+               abs(got["sd"] - sd) <= 1e-7 * abs(mean) and
+               abs(got["ci95"] - T95[2] * sd / math.sqrt(3)) <= 1e-7 * abs(mean),
+               "power --runs: %s mean %.4g, SD %.3g and 95%% interval as computed here" % (key, mean, sd),
+               (got, vals))
+p = run([EQPROF, "power", "--runs"] + files, check=False)
+tap.ok(p.returncode == 0 and "\nmean " in p.stdout and "95% CI +-" in p.stdout,
+       "power --runs table: mean, SD and 95% rows under the recordings", p.stdout + p.stderr)
+
+# ---- recordings without readings, bad sources -------------------------------
+plain = os.path.join(work, "plain.eqp")
+p = run([EQPROF, "record", "-q", "-t", "1000", "-o", plain, "--", "true"], check=False)
+js, rp = report_json(plain)
+tap.ok(p.returncode == 0 and js is not None and "energy" not in js,
+       "a recording without --energy reports as before (no \"energy\" member)", p.stderr + rp.stderr)
+
+empty = os.path.join(work, "empty")
+os.mkdir(empty)
+
+
+def refused(args, words, what, env=None):
+    out = os.path.join(work, "bad.eqp")
+    p = run([EQPROF, "record", "-q", "-t", "1000", "-o", out] + args, check=False,
+            env=dict(os.environ, **(env or {})))
+    left = [f for f in os.listdir(work) if f.startswith("bad.eqp")]
+    tap.ok(p.returncode != 0 and all(w in p.stderr for w in words) and not left,
+           what, "status %d, files %s\n%s" % (p.returncode, left, p.stderr))
+
+
+refused(["--energy", "rapl", "--sysfs", empty, "--", "true"], ["no RAPL", "powercap"],
+        "record --energy rapl without RAPL: says where it looked, no recording")
+refused(["--energy", "nosuch", "--", "true"], ["no such energy source"], "an unknown source: no recording")
+p = run([EQPROF, "record", "-e", "--energy", "rapl", "--", "true"], check=False)
+tap.ok(p.returncode == 2 and "goes with -t" in p.stderr, "-e --energy: energy-driven samples carry energy already",
+       p.stderr)
+with Machine("intel-laptop", backwards_at=0.2, workdir=os.path.join(work, "back")) as m:
+    refused(["--energy", "rapl", "--sysfs", m.sysfs, "--"] + m.work("hot:0.6"),
+            ["package-0", "went backwards"],
+            "a counter that goes backwards during the recording: clear message, no recording")
+    m.stop()
+
+shutil.rmtree(work, ignore_errors=True)
+tap.done()
