@@ -219,7 +219,11 @@ const char *eq_folded_frame_name(const struct eq_loc *l, char *buf, size_t n)
 
 	if (l->kind == EQ_LOC_RESOLVED || l->kind == EQ_LOC_IDLE)
 		return eq_frame_name(l);
-	/* perf's habit: an unresolved frame is named by its module */
+	/* stripped code named by its region (symbolize.c name_region), as the
+	 * report's rows name it, so a stack and a row say the same */
+	if (l->kind == EQ_LOC_UNRESOLVED && l->proc)
+		return l->proc;
+	/* perf's habit: an otherwise unresolved frame is named by its module */
 	if (!m || !strcmp(m, unknown_name))
 		return unknown_name;
 	snprintf(buf, n, "[%s]", m);
