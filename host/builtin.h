@@ -21,6 +21,7 @@ int cmd_sim(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_board(int argc, char **argv);
 int cmd_annotate(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
 int cmd_sources(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
