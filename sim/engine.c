@@ -26,6 +26,8 @@
 #include "sim_internal.h"
 #include "counter_stage.h"
 #include "eq_ring.h"
+#include "states.h"
+#include "devices.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -516,6 +518,9 @@ static int loop(struct engine *en, const struct sim_options *opt, struct eq_erro
 				(act == SIM_ACT_ISR || act == en->sc->nacts ? 1.0 : sg->scale);
 		if (b <= t) /* an event at t that did not move on: guard against stalls */
 			b = nextafter(t, INFINITY);
+		/* the workload's CPU state (the ISR and recorder run inside it) */
+		if (sim_states_track(en->res, en->sc, sg->freq, sg->act == SIM_ACT_IDLE, t) < 0)
+			return eq_fail(err, "simulator: out of memory");
 		if (run_piece(en, t, b, act, power, &t, err) < 0)
 			return -1;
 		if (act == en->sc->nacts) {
@@ -530,6 +535,9 @@ static int loop(struct engine *en, const struct sim_options *opt, struct eq_erro
 					       en->sc->path, en->p->isr_cycles, t - en->lag,
 					       en->w_end, en->lag);
 		}
+		if (sim_states_account(en->res, en->sc, act, sg->freq, power, t - t0) < 0 ||
+		    sim_devices_account(en->res, en->sc, act, t0, t - t0) < 0)
+			return eq_fail(err, "simulator: out of memory");
 		if (opt && opt->progress && (++iter & 0xffff) == 0)
 			opt->progress(opt->progress_ctx, t, en->w_end,
 				      en->res->nenergy + en->res->ntimed);
@@ -562,6 +570,8 @@ static int engine_open(struct engine *en, const struct sim_scenario *sc,
 	 * run on real time, their last level lasting past the workload's
 	 * planned end when the ISR made the run longer */
 	if (sim_timeline_open(sc, &en->tl, err) < 0)
+		return -1;
+	if (sim_devices_apply(sc, &en->tl, err) < 0) /* devices' power: sim/devices.c */
 		return -1;
 	en->w_end = en->tl.t_end;
 	for (src = 0; src < NSRC; src++) {
@@ -727,9 +737,14 @@ int sim_run(const struct sim_scenario *sc, const struct sim_options *opt,
 	t->irq_other_energy_j = tr.irq_other_energy_j;
 	t->board = tr.board;
 	t->nboard = tr.nboard;
+	t->state_acts = tr.state_acts; /* power states: sim/states.c */
+	t->pstates = tr.pstates;
+	t->npstates = tr.npstates;
 	tr.timed = NULL;
 	tr.acts = NULL;
 	tr.board = NULL;
+	tr.state_acts = NULL;
+	tr.pstates = NULL;
 	sim_result_free(&tr);
 	return 0;
 }
@@ -743,5 +758,10 @@ void sim_result_free(struct sim_result *res)
 	free(res->trace_w);
 	free(res->time_run.acts);
 	free(res->time_run.board);
+	free(res->state_acts);
+	free(res->pstates);
+	free(res->time_run.state_acts);
+	free(res->time_run.pstates);
+	free(res->device_landed_j);
 	memset(res, 0, sizeof(*res));
 }

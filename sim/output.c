@@ -7,6 +7,8 @@
  * true power trace DIR/truth-trace.csv.  Every file is written atomically.
  */
 #include "sim_internal.h"
+#include "states.h"
+#include "devices.h"
 #include "sim_calls.h"
 #include "outfile.h"
 #include "table.h"
@@ -184,7 +186,7 @@ static struct eqp_writer *rec_open(const struct sim_scenario *sc, const struct s
 				   const char *counter, int separate, const char *path, int energy,
 				   struct eq_error *err)
 {
-	char extra[1024];
+	char extra[4096], devmeta[3072];
 	struct eqp_meta meta = { 0 };
 	struct eqp_writer *w;
 
@@ -192,6 +194,8 @@ static struct eqp_writer *rec_open(const struct sim_scenario *sc, const struct s
 		 "scenario=%s\nscenario_file=%s\nsimulator=eqprof sim\nseed=%llu\ncounter=%s\nsampling=%s\n",
 		 sc->name, sc->path, (unsigned long long)sc->p.seed, counter,
 		 separate ? "separate" : "shared");
+	sim_devices_meta(sc, devmeta, sizeof(devmeta)); /* device names and models */
+	strncat(extra, devmeta, sizeof(extra) - strlen(extra) - 1);
 	meta.mode = energy ? EQP_MODE_ENERGY : EQP_MODE_TIME;
 	meta.quantum_j = energy ? p->quantum_pulses * p->e_min : 0;
 	meta.nominal_hz = energy ? 0 : sc->p.time_hz;
@@ -256,6 +260,11 @@ static int write_recording(const struct sim_scenario *sc, const struct sim_resul
 		for (done = 0; done < n; done += 65536)
 			if (eqp_add_samples(w, s + done, n - done < 65536 ? n - done : 65536, err) < 0)
 				goto fail;
+	}
+	if (sim_states_add(w, res, energy, err) < 0 || /* CPU frequency and idle state: PSTA */
+	    sim_devices_add(w, sc, res, err) < 0) {  /* device requests: DREQ */
+		eqp_discard(w);
+		return -1;
 	}
 	return rec_close(w, energy ? res->lost_energy : res->lost_timed,
 			 energy ? res->merged_energy : res->merged_timed, err);
@@ -421,7 +430,8 @@ static int write_trace_csv(const struct sim_result *res, struct eq_outfile *o, s
 }
 
 static const char *const out_names[] = {
-	"energy.eqp", "time.eqp", "truth.json", "truth-trace.csv", NULL
+	"energy.eqp", "time.eqp", "truth.json", "truth-trace.csv", "truth-states.json",
+	"truth-devices.json", NULL
 };
 
 /* ---- writing while simulating ------------------------------------------ */
@@ -472,14 +482,28 @@ int sim_stream_finish(struct sim_stream *st, const struct sim_scenario *sc,
 		      const struct sim_result *res, struct eq_error *err)
 {
 	struct eq_outfile o;
-	int rc;
+	char path[4096];
+	int rc, e;
 
-	rc = rec_close(st->w[1], res->lost_energy, res->merged_energy, err);
-	st->w[1] = NULL;
+	/* power states (PSTA) and device requests (DREQ) are known at the end */
+	for (rc = 0, e = 1; e >= 0 && rc == 0; e--)
+		if (sim_states_add(st->w[e], res, e, err) < 0 || sim_devices_add(st->w[e], sc, res, err) < 0)
+			rc = -1;
+	if (rc == 0) {
+		rc = rec_close(st->w[1], res->lost_energy, res->merged_energy, err);
+		st->w[1] = NULL;
+	}
 	if (rc == 0) {
 		rc = rec_close(st->w[0], res->lost_timed, res->merged_timed, err);
 		st->w[0] = NULL;
 	}
+	if (rc == 0 && (snprintf(path, sizeof(path), "%s/truth-states.json", st->d.tmp) >= (int)sizeof(path) ||
+			sim_states_write_truth(sc, res, path, err) < 0))
+		rc = -1;
+	if (rc == 0 && sc->devices && sc->devices->ndev &&
+	    (snprintf(path, sizeof(path), "%s/truth-devices.json", st->d.tmp) >= (int)sizeof(path) ||
+	     sim_devices_write_truth(sc, res, path, err) < 0))
+		rc = -1;
 	if (rc == 0 && (eq_outdir_file(&st->d, &o, "truth.json", err) < 0 ||
 			write_truth(sc, res, &o, err) < 0))
 		rc = -1;
@@ -490,8 +514,9 @@ int sim_stream_finish(struct sim_stream *st, const struct sim_scenario *sc,
 		rc = eq_outdir_commit(&st->d, err);
 	else
 		eq_outdir_discard(&st->d);
-	if (st->w[0])
-		eqp_discard(st->w[0]);
+	for (e = 0; e < 2; e++)
+		if (st->w[e])
+			eqp_discard(st->w[e]);
 	free(st);
 	return rc;
 }
@@ -526,6 +551,11 @@ int sim_write_outputs(const struct sim_scenario *sc, const struct sim_result *re
 	if (OUT("energy.eqp") < 0 || write_recording(sc, res, path, 1, err) < 0)
 		goto fail;
 	if (OUT("time.eqp") < 0 || write_recording(sc, res, path, 0, err) < 0)
+		goto fail;
+	if (OUT("truth-states.json") < 0 || sim_states_write_truth(sc, res, path, err) < 0)
+		goto fail;
+	if (sc->devices && sc->devices->ndev &&
+	    (OUT("truth-devices.json") < 0 || sim_devices_write_truth(sc, res, path, err) < 0))
 		goto fail;
 #undef OUT
 	if (eq_outdir_file(&d, &o, "truth.json", err) < 0)

@@ -18,6 +18,8 @@
 #include "eq_sample.h"
 #include "eqp.h"
 
+struct sim_devices;
+
 #define SIM_MAX_FREQS 8
 #define SIM_NAME_MAX 128
 
@@ -168,6 +170,7 @@ struct sim_scenario {
 	struct sim_consumer *consumers;
 	struct sim_phase *phases;
 	struct sim_act *acts;
+	struct sim_devices *devices; /* devices and their requests (sim/devices.h); NULL: none */
 	/* capacities of the arrays above */
 	size_t cap_modules, cap_procs, cap_processes, cap_consumers, cap_phases, cap_acts;
 	/* call structure ("calls CALLER CALLEE WEIGHT", sim/calls.c): samples
@@ -198,6 +201,9 @@ struct sim_truth_act {
 
 /* The truth of one run. */
 struct sim_run_truth {
+	struct sim_truth_act *state_acts; /* the time-driven run's (sim/states.c) */
+	struct eqp_pstate *pstates;
+	size_t npstates;
 	double duration, energy_j;
 	double isr_time_s, isr_energy_j;
 	double irq_other_time_s, irq_other_energy_j;
@@ -240,6 +246,12 @@ struct sim_result {
 	uint64_t pulses_in_quanta;   /* sum of preloads of the completed quanta */
 	double quantum_j;            /* nominal energy per sample: N * E_min */
 	struct sim_params p;         /* the parameters in effect (sim_params_effective) */
+	struct sim_truth_act *state_acts; /* per activity and frequency state,
+					     [act * nfreqs + freq] (sim/states.c) */
+	struct eqp_pstate *pstates;  /* the CPU's frequency and idle-state changes */
+	size_t npstates, cap_pstates;
+	double *device_landed_j;     /* per activity: device energy above idle drawn
+					while it ran (sim/devices.c) */
 	const char *counter_name;
 	/* The time-driven recording's run: with `sampling separate` (the
 	 * default) a second run of the same workload, its own perturbation

@@ -10,12 +10,12 @@ INTEG_TESTS += test/sim/sim-cli.sh test/sim/fuzz-scenario.sh test/sim/demo.sh
 INTEG_SAN_TESTS += test/sim/sim-cli.sh
 
 FUZZ_SCN_SRCS = test/sim/fuzz_scenario.c sim/scenario.c sim/scenario_util.c sim/calls.c \
-	sim/scenario_parts.c sim/scenario_phase.c sim/params.c \
+	sim/scenario_parts.c sim/scenario_phase.c sim/params.c sim/devices_parse.c \
 	analysis/util/units.c analysis/util/eq_error.c
 EXTRA_PROGS += $(B)/fuzz/fuzz_scenario
 
 # Built with clang: libFuzzer is clang's.  Sanitizers on, as a fuzzer should be.
-$(B)/fuzz/fuzz_scenario: $(FUZZ_SCN_SRCS) sim/sim.h sim/sim_internal.h sim/scenario_parse.h \
+$(B)/fuzz/fuzz_scenario: $(FUZZ_SCN_SRCS) sim/sim.h sim/sim_internal.h sim/scenario_parse.h sim/devices.h \
 		sim/defaults.h sim/rng.h
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  FUZZ    $@")
