@@ -8,6 +8,10 @@
 #   annotate/ energy per instruction and source line beside the disassembly
 #   util/     errors and SI quantities, used by every stage
 #   energy/   energy-source readings: granularity bounds, runs, charging samples
-ANALYSIS_DIRS := file symbols profile power export annotate util energy
+#   align/    board records against energy samples: loss cross-check, clock alignment
+#   attrib/   asynchronous device energy moved to the code that caused it (seed 000)
+#   regress/  power per procedure by regression on the board's intervals (seed 002)
+#   states/   power states (CPU frequency, idle state): timelines, profiles split by state, cpu, mode
+ANALYSIS_DIRS := file symbols profile power export annotate util energy align states regress attrib
 ANALYSIS_SRCS += $(foreach d,$(ANALYSIS_DIRS),$(wildcard analysis/$(d)/*.c))
 ANALYSIS_INCLUDES := $(foreach d,$(ANALYSIS_DIRS),-Ianalysis/$(d))

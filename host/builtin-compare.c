@@ -18,7 +18,7 @@
 #include "report_common.h"
 
 static const char usage_text[] =
-	"usage: eqprof compare TIME.eqp ENERGY.eqp [--by exe|module|proc|line|insn]\n"
+	"usage: eqprof compare TIME.eqp ENERGY.eqp [--by exe|module|proc|line|insn|state|exe,state...]\n"
 	"                      [--exclude-idle] [--format table|csv|json] [--symfs DIR] [-o OUT] [-q]\n"
 	"\n"
 	"Time share and energy share of every row side by side, their difference and\n"
@@ -99,7 +99,9 @@ int cmd_compare(int argc, char **argv)
 		return 1;
 	}
 	rc = 1;
-	if (check_modes(&t, &e, &o) == 0) {
+	struct eq_loaded_profile both[2] = { t, e };
+
+	if (check_modes(&t, &e, &o) == 0 && eq_report_check_filter("compare", &o, both, 2) == 0) {
 		if (!o.interval_given)
 			o.interval = same_run(t.file, e.file) ? EQ_IV_SAMPLING : EQ_IV_RUN;
 		pa.c = eq_compare(t.profile, e.profile, o.files[0], o.files[1], o.interval);

@@ -300,7 +300,8 @@ static int add_maps_and_names(struct eqp_writer *w, const struct import_opts *o,
 		const struct symtab_arg *a = &o->symtabs[i];
 		struct eqp_symtab t = {
 			.module = a->module ? a->module : "[kernel.kallsyms]",
-			.absolute = !a->module,
+			/* the kernel and its modules ("[ext4]", kallsyms lines): pcs */
+			.absolute = !a->module || a->module[0] == '[',
 			.nsyms = a->syms.n,
 			.syms = a->syms.syms,
 		};

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "align.h"
 #include "builtin.h"
 #include "eqp.h"
 #include "outfile.h"
@@ -42,6 +43,7 @@ static const char usage_text[] =
 "                    [--no-idle-marks] [--hist OUT.csv|png|svg] [--bucket 50mW]\n"
 "                    [--split-idle] [--region T0:T1]... [--markers]\n"
 "                    [--source auto|samples|board] [--title TEXT] [--size WxH]\n"
+"       eqprof power --by proc FILE.eqp ...   power per procedure by regression\n"
 "\n"
 "  --runs           the files are repeated runs of the same work: the summary\n"
 "                   adds the mean over the runs of duration, power and energy,\n"
@@ -472,8 +474,12 @@ int cmd_power(int argc, char **argv)
 	struct power_input in[MAX_FILES];
 	struct eq_error err;
 	size_t i, opened = 0;
-	int rc = parse_args(&a, argc, argv);
+	int rc;
 
+	for (rc = 1; rc < argc && strcmp(argv[rc], "--"); rc++)
+		if (!strcmp(argv[rc], "--by") || !strncmp(argv[rc], "--by=", 5))
+			return cmd_power_by(argc, argv); /* power per procedure: builtin-power-by.c */
+	rc = parse_args(&a, argc, argv);
 	if (rc)
 		return rc == 1 ? 0 : rc;
 	for (i = 0; i < a.nfiles; i++, opened++) {
@@ -487,6 +493,7 @@ int cmd_power(int argc, char **argv)
 		}
 		if (eqp_warning(f[i]))
 			fprintf(stderr, "eqprof power: warning: %s\n", eqp_warning(f[i]));
+		eq_align_check_file(stderr, "power", f[i]);
 	}
 	if (rc == 0 && run(&a, in, &err) < 0) {
 		fprintf(stderr, "eqprof power: %s\n", err.msg);

@@ -43,9 +43,13 @@ struct record_opts {
 	const char *out, *gpio;
 	const char *esource, *sysfs;  /* --energy, --sysfs */
 	double epoll, esettle;
-	int quiet, energy, all, use_module;
+	int quiet, energy, all, use_module, ivshmem;
 	int callchain;        /* -g, --call-graph fp */
 	unsigned dwarf_stack; /* --call-graph dwarf[,SIZE]: bytes of stack per sample, 0 = off */
+	int all_user;         /* --all-user: no kernel samples even when permitted */
+	pid_t attach;         /* -p PID: an existing process, counted from now */
+	int kernel;           /* decided before recording: kernel samples are taken */
+	char kernel_note[256];/* why they are not, when they are not */
 	char **argv;          /* NULL: no command (-a) */
 };
 
@@ -75,6 +79,7 @@ static void usage(FILE *out)
 		"  --duration T   stop after T (e.g. 10s); ends COMMAND if it still runs\n"
 		"  --jitter PCT   rate drawn within +-PCT %% (default 5)\n"
 		"  --gpio CHIP:LINE  the board's line for -e (default: the module's parameters)\n"
+		"  --ivshmem      -e from the board behind a QEMU ivshmem doorbell (docs/hil.md)\n"
 		"  -g, --call-graph fp  record each sample's call chain (frame pointers; perf only)\n"
 		"  --call-graph dwarf[,SIZE]  copy SIZE bytes of user stack (default 8192, at most\n"
 		"                 65528) and the registers with each sample, unwound offline from\n"
@@ -87,6 +92,11 @@ static void usage(FILE *out)
 		"  --energy-settle T  after the command, wait at most T for a slow source\n"
 		"                 (a battery gauge) to update (default 60s)\n"
 		"  --sysfs DIR    read the source's sysfs under DIR (also $EQPROF_SYSFS)\n"
+		"  --all-user     user space only (the kernel is sampled too when permitted:\n"
+		"                 root, or perf_event_paranoid 1 or lower)\n"
+		"  -p PID         attach to a running process and its threads (and the children\n"
+		"                 and threads it makes from now) until it exits, --duration,\n"
+		"                 Ctrl-C, or COMMAND (run, not sampled) ends\n"
 		"  -o OUT.eqp     output recording (default eqprof.eqp)\n"
 		"  -q             no progress line and no summary\n");
 }
@@ -230,6 +240,8 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 			i++;
 		} else if (!strcmp(argv[i], "--gpio") && i + 1 < argc) {
 			o->gpio = argv[++i];
+		} else if (!strcmp(argv[i], "--ivshmem")) {
+			o->ivshmem = 1;
 		} else if (!strcmp(argv[i], "-t")) {
 			const char *v = i + 1 < argc ? argv[i + 1] : NULL;
 
@@ -264,6 +276,24 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 			}
 		} else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
 			o->out = argv[++i];
+		} else if ((!strcmp(argv[i], "-p") || !strcmp(argv[i], "--pid")) && i + 1 < argc) {
+			char *end;
+			long v;
+
+			errno = 0;
+			v = strtol(argv[++i], &end, 10);
+			if (end == argv[i] || *end || errno || v <= 0 || v > 0x3fffffff) {
+				eq_fail(&err, "-p %s: not a process id (one number above 0; a list is not supported: record each process, or use -a)",
+					argv[i]);
+				goto bad;
+			}
+			if (kill((pid_t)v, 0) < 0 && errno == ESRCH) {
+				eq_fail(&err, "-p %s: no such process", argv[i]);
+				goto bad;
+			}
+			o->attach = (pid_t)v;
+		} else if (!strcmp(argv[i], "--all-user")) {
+			o->all_user = 1;
 		} else if (!strcmp(argv[i], "-q")) {
 			o->quiet = 1;
 		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
@@ -272,7 +302,8 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		} else {
 			if (!strcmp(argv[i], "-o") || !strcmp(argv[i], "--jitter") ||
 			    !strcmp(argv[i], "--energy") || !strcmp(argv[i], "--sysfs") ||
-			    !strcmp(argv[i], "--energy-every") || !strcmp(argv[i], "--energy-settle"))
+			    !strcmp(argv[i], "--energy-every") || !strcmp(argv[i], "--energy-settle") ||
+			    !strcmp(argv[i], "-p") || !strcmp(argv[i], "--pid") || !strcmp(argv[i], "--duration"))
 				fprintf(stderr, "eqprof record: %s needs a value\n", argv[i]);
 			else
 				fprintf(stderr, "eqprof record: unknown option '%s'\n", argv[i]);
@@ -280,14 +311,21 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 			return 2;
 		}
 	}
-	if (i >= argc && !o->all) {
-		fprintf(stderr, "eqprof record: no command given (only -a records without one)\n");
+	if (o->attach && (o->all || o->energy)) {
+		fprintf(stderr, "eqprof record: -p: %s\n", o->all
+			? "-a records every process already; give one of -p and -a"
+			: "energy-driven recording (-e) takes the module's samples of every process: record -e -a and report --comm, or -t -p");
+		return 2;
+	}
+	if (i >= argc && !o->all && !o->attach) {
+		fprintf(stderr, "eqprof record: no command given (only -a and -p record without one)\n");
 		usage(stderr);
 		return 2;
 	}
 	o->argv = i < argc ? argv + i : NULL;
 	/* call chains come from perf only: -t -g uses perf even with the module */
-	o->use_module = o->energy || (!o->callchain && !o->dwarf_stack && module_recorder_available(NULL));
+	o->use_module = o->energy || (!o->callchain && !o->dwarf_stack && !o->attach &&
+				      module_recorder_available(NULL));
 	if (o->energy && o->esource) {
 		fprintf(stderr, "eqprof record: --energy %s goes with -t: energy-driven samples (-e) already carry the board's energy, one quantum each\n",
 			o->esource);
@@ -440,7 +478,8 @@ static void close_sources(struct sources *s)
 static int open_module(const struct record_opts *o, struct sources *s, struct eq_error *err)
 {
 	struct module_open_opts mo = { .energy = o->energy, .hz = o->hz,
-				       .jitter_pct = o->jitter, .gpio = o->gpio };
+				       .jitter_pct = o->jitter, .gpio = o->gpio,
+				       .ivshmem = o->ivshmem };
 
 	s->mod = module_recorder_open(&mo, err);
 	if (!s->mod)
@@ -453,16 +492,33 @@ static int open_module(const struct record_opts *o, struct sources *s, struct eq
 static int open_perf(const struct record_opts *o, struct sources *s, struct recorder *rec,
 		     pid_t pid, struct eq_error *err)
 {
-	struct perf_open_opts po = { .pid = o->all ? -1 : pid, .hz = o->hz,
+	struct perf_open_opts po = { .pid = o->all ? -1 : o->attach ? o->attach : pid, .hz = o->hz,
 				     .jitter_pct = o->jitter, .seed = (unsigned)pid,
 				     .flags = (o->callchain ? PERF_REC_CALLCHAIN : 0) |
 					      (o->dwarf_stack ? PERF_REC_DWARF : 0),
 				     .stack_size = o->dwarf_stack,
+				     .user_only = !o->kernel,
 				     .sideband = s->mod != NULL };
 
+	pid_t *threads = NULL;
+
 	s->sink = recorder_sink(rec);
+	if (o->attach) {
+		/* every thread it has now: a counter each (the kernel follows
+		 * only the threads and children made after it is opened) */
+		po.nthreads = record_threads_of(o->attach, &threads, err);
+		if (po.nthreads < 0)
+			return -1;
+		po.threads = threads;
+		po.seed = (unsigned)o->attach;
+	}
 	s->perf = perf_recorder_open_opts(&po, err);
+	free(threads);
 	if (!s->perf)
+		return -1;
+	/* what it mapped and what it is called: perf reports only what
+	 * happens from now on */
+	if (o->attach && record_proc_snapshot(o->attach, &s->sink, err) < 0)
 		return -1;
 	{
 		int offline, online = perf_recorder_cpus(s->perf, &offline);
@@ -509,6 +565,27 @@ static double now_s(void)
 	return (double)t.tv_sec + t.tv_nsec * 1e-9;
 }
 
+/* The attached process has exited: gone, or a zombie its parent has not
+ * reaped yet (state Z or X in /proc/PID/stat). */
+static int attached_gone(pid_t pid)
+{
+	char path[64], buf[512], *close;
+	FILE *f;
+	size_t n;
+
+	if (kill(pid, 0) < 0 && errno == ESRCH)
+		return 1;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return errno == ENOENT;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	close = strrchr(buf, ')');  /* the name may hold spaces and parentheses */
+	return close && close[1] == ' ' && (close[2] == 'Z' || close[2] == 'X');
+}
+
 static int run(const struct record_opts *o, struct recorder *rec, struct sources *src,
 	       struct eq_error *err, int *status, int *started)
 {
@@ -545,6 +622,10 @@ static int run(const struct record_opts *o, struct recorder *rec, struct sources
 
 		if (pid > 0 && waitpid(pid, status, WNOHANG) != 0)
 			break;
+		if (o->attach && attached_gone(o->attach)) {
+			end_command(pid, status, src, err);  /* the attached process is gone */
+			break;
+		}
 		if (stop_signal || (end && now_s() >= end)) {
 			end_command(pid, status, src, err);
 			break;
@@ -628,9 +709,16 @@ static void describe_target(char *target, size_t size, char *extra, size_t xsize
 	if (uname(&u) == 0)
 		snprintf(target, size, "%s %s %s (%s)", u.machine, u.sysname, u.release, u.nodename);
 	used = (size_t)snprintf(extra, xsize, "tool=eqprof record %s%s\nsampler=%s%s\nscope=%s\n",
-				o->energy ? "-e" : "-t", o->all ? " -a" : "",
+				o->energy ? "-e" : "-t", o->all ? " -a" : o->attach ? " -p" : "",
 				ms ? "eqprof module: " : "perf cpu-clock", ms ? ms->source : "",
-				o->all ? "system" : "command");
+				o->all ? "system" : o->attach ? "pid" : "command");
+	if (o->attach && used < xsize)
+		used += (size_t)snprintf(extra + used, xsize - used, "attach=%d\n", (int)o->attach);
+	if (used < xsize)
+		used += (size_t)snprintf(extra + used, xsize - used, "kernel=%s\n",
+					 o->kernel ? "included" : "excluded");
+	if (used < xsize && !o->kernel && o->kernel_note[0])
+		used += (size_t)snprintf(extra + used, xsize - used, "note=%s\n", o->kernel_note);
 	if (used < xsize && (o->callchain || o->dwarf_stack))
 		used += (size_t)snprintf(extra + used, xsize - used, o->dwarf_stack ?
 					 "call_graph=dwarf,%u\n" : "call_graph=fp\n", o->dwarf_stack);
@@ -666,6 +754,9 @@ static void summary(const struct record_opts *o, const struct sources *src,
 			fprintf(stderr, "eqprof record: %llu copies (%.1f%%) filled all %u bytes: callers deeper than that are cut off (a larger --call-graph dwarf,SIZE keeps them)\n",
 				(unsigned long long)ss.full, 100.0 * (double)ss.full / (double)(ss.copies ? ss.copies : 1),
 				ss.size);
+		if (ss.ring_shrunk && lost)
+			fprintf(stderr, "eqprof record: the locked-memory limit allowed rings of %u KiB a CPU only: raise /proc/sys/kernel/perf_event_mlock_kb (or run as root), a lower -t, or a smaller --call-graph dwarf,SIZE loses fewer samples\n",
+				ss.ring_kib);
 		if (ss.bad)
 			fprintf(stderr, "eqprof record: warning: %llu samples had malformed register or stack data and were kept without a stack\n",
 				(unsigned long long)ss.bad);
@@ -739,6 +830,18 @@ int cmd_record(int argc, char **argv)
 			: "perf's cpu-clock (the eqprof module is not loaded)");
 	if (!o.use_module)
 		check_rate(&o);  /* perf's cpu-clock: can this machine give the rate? */
+	/* The kernel's share of the command's run, when this user may see it
+	 * (the module and -a sample it anyway). */
+	if (o.use_module || o.all) {
+		o.kernel = 1;
+	} else if (o.all_user) {
+		snprintf(o.kernel_note, sizeof(o.kernel_note),
+			 "kernel samples excluded: recorded with --all-user");
+	} else if (perf_kernel_allowed(o.kernel_note, sizeof(o.kernel_note))) {
+		o.kernel = 1;
+	} else if (!o.quiet) {
+		fprintf(stderr, "eqprof record: %s\n", o.kernel_note);
+	}
 	describe_target(target, sizeof(target), extra, sizeof(extra), &o, &src);
 	clock_gettime(CLOCK_REALTIME, &wall);
 	meta.mode = o.energy ? EQP_MODE_ENERGY : EQP_MODE_TIME;
@@ -773,7 +876,7 @@ int cmd_record(int argc, char **argv)
 		fprintf(stderr, "eqprof record: finishing the recording with what was recorded\n");
 	}
 	/* Kernel samples symbolize through the kernel's own symbol table. */
-	if ((src.mod || o.all) && record_kernel_symbols(rec, &err) < 0)
+	if ((src.mod || o.all || o.kernel) && record_kernel_symbols(rec, &err) < 0)
 		fprintf(stderr, "eqprof record: warning: %s\n", err.msg);
 	{
 		uint64_t samples = st->samples, lost = st->lost;
@@ -804,6 +907,9 @@ int cmd_record(int argc, char **argv)
 		fprintf(stderr, "eqprof record: %s was killed by signal %d\n", o.argv[0], WTERMSIG(status));
 		return 128 + WTERMSIG(status);
 	}
+	/* an attached process is recorded until Ctrl-C: that is success */
+	if (o.attach && !o.argv && (stop_signal == SIGINT || stop_signal == SIGTERM))
+		return 0;
 	return stop_signal ? 128 + stop_signal : 0;
 fail:
 	close_sources(&src);

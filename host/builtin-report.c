@@ -2,9 +2,10 @@
  * builtin-report.c - eqprof report: the energy (or time) profile of a
  * recording by executable, module, procedure, line or instruction.
  *
- *   eqprof report [FILE.eqp...] [--by exe|module|proc|line|insn|pid|thread] [--exclude-idle]
- *                 [--interval sampling|run-to-run] [--format table|csv|json]
- *                 [--symfs DIR] [-o OUT]
+ *   eqprof report [FILE.eqp...] [--by exe|module|proc|line|insn|pid|thread]
+ *                 [--sort KEY,...] [--comm|--dso|--symbol NAME,...] [--per-thread]
+ *                 [--exclude-idle] [--interval sampling|run-to-run]
+ *                 [--format table|csv|json] [--symfs DIR] [-o OUT]
  *
  * Several recordings of the same work are pooled into one profile whose
  * run-to-run interval comes from the spread of their shares.
@@ -52,6 +53,7 @@ static int report_children(const struct eq_report_opts *o, struct eq_loaded_prof
 		fprintf(stderr, "eqprof report: %s\n", err.msg);
 		goto out;
 	}
+	eq_callgraph_set_interval(cg, o->interval);
 	a.cg = cg;
 	a.po = (struct eq_cg_print){ .fmt = o->fmt, .source = o->files[0], .call_paths = o->call_graph,
 				     .percent_limit = o->percent_limit, .path_limit = 0.5 };
@@ -64,12 +66,26 @@ out:
 
 static const char usage_text[] =
 	"usage: eqprof report [FILE.eqp...] [--by exe|module|proc|line|insn|pid|thread]\n"
-	"                     [--exclude-idle] [--interval sampling|run-to-run]\n"
+	"                     [-s|--sort KEY,...] [--comm NAME,...] [--dso NAME,...]\n"
+	"                     [--symbol NAME,...] [--percentage absolute|relative]\n"
+	"                     [--per-thread] [--exclude-idle] [--interval sampling|run-to-run]\n"
 	"                     [--format table|csv|json] [--symfs DIR] [-o OUT] [-q]\n"
 	"\n"
 	"  FILE.eqp          the recording (default eqprof.eqp, what record writes)\n"
 	"  --by G            group samples by exe, module, proc (default), line, insn,\n"
-	"                    pid (process) or thread\n"
+	"                    pid (process) or thread; by state (frequency and idle\n"
+	"                    state), freq, cstate, cpu or mode (user/kernel/idle),\n"
+	"                    alone or after exe, module, proc or pid: --by exe,state\n"
+	"  -s, --sort KEYS   a row per combination of the keys, a column each (perf's\n"
+	"                    --sort): comm, pid, tid, cpu, dso, sym, srcline, srcfile;\n"
+	"                    e.g. --sort comm,dso,sym\n"
+	"  --comm NAMES      only samples in these threads or processes (comma list;\n"
+	"                    shell patterns allowed)\n"
+	"  --dso NAMES       only samples in these modules (basename or path)\n"
+	"  --symbol NAMES    only samples in these procedures\n"
+	"  --percentage P    with filters, shares of all samples (absolute, default) or\n"
+	"                    of the samples kept (relative)\n"
+	"  --per-thread      a row per thread (--by thread; with --sort, tid first)\n"
 	"  --exclude-idle    leave idle samples out and renormalize the shares\n"
 	"  --interval I      what the 95% interval of a share covers:\n"
 	"                      sampling    this run's share (default for one recording)\n"
@@ -86,6 +102,8 @@ static const char usage_text[] =
 	"  --percent-limit P leave out rows below P %% of the samples\n"
 	"  -o OUT            write to OUT (atomically) instead of standard output\n"
 	"  -q                no progress line (shown only on a terminal, for long runs)\n"
+	"  --attribute async device energy moved to the code that caused it (see\n"
+	"                    eqprof report --attribute async --help)\n"
 	"\n"
 	"Several recordings of the same work are pooled: shares of all their samples,\n"
 	"the run-to-run interval from the spread of the recordings' shares.\n";
@@ -118,6 +136,18 @@ static void limit_rows(struct eq_profile *p, double percent_limit)
 /* One recording: the flat profile, or the inclusive one with call chains. */
 static int report_one(const struct eq_report_opts *o, struct eq_loaded_profile *lp)
 {
+	int flat_only = o->keys.n || eq_filter_active(&o->filter);
+
+	if (o->children == 1 && flat_only) {
+		fprintf(stderr, "eqprof report: --children is by procedure; it cannot go with --sort "
+			"or the --comm/--dso/--symbol filters (use --no-children)\n");
+		return 2;
+	}
+	if (o->call_graph && flat_only) {
+		fprintf(stderr, "eqprof report: --call-graph cannot go with --sort or the "
+			"--comm/--dso/--symbol filters\n");
+		return 2;
+	}
 	if (o->children == 1 && o->by != EQ_BY_PROC) {
 		fprintf(stderr, "eqprof report: --children needs --by proc (call chains are of procedures)\n");
 		return 2;
@@ -131,7 +161,7 @@ static int report_one(const struct eq_report_opts *o, struct eq_loaded_profile *
 			o->files[0]);
 		return 1;
 	}
-	if (o->by == EQ_BY_PROC && o->children != 0 && eqp_has_callchains(lp->file))
+	if (o->by == EQ_BY_PROC && o->children != 0 && !flat_only && eqp_has_callchains(lp->file))
 		return report_children(o, lp);
 	limit_rows(lp->profile, o->percent_limit);
 	if (eq_report_has_energy(lp, 1))  /* record --energy: joules per row too */
@@ -147,6 +177,9 @@ int cmd_report(int argc, char **argv)
 	struct eq_error err;
 	int rc, i, n = 0;
 
+	for (i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--attribute") || !strncmp(argv[i], "--attribute=", 12))
+			return cmd_report_attribute(argc, argv); /* builtin-report-attrib.c */
 	rc = eq_report_parse_args("report", usage_text, argc, argv, 0, &o);
 	if (rc != EQ_ARGS_OK)
 		return rc == EQ_ARGS_HELP ? 0 : 2;
@@ -162,6 +195,8 @@ int cmd_report(int argc, char **argv)
 			goto out;
 		profs[n] = lp[n].profile;
 	}
+	if (eq_report_check_filter("report", &o, lp, n))
+		goto out;
 	if (o.nfiles == 1) {
 		rc = report_one(&o, &lp[0]);
 		goto out;

@@ -265,11 +265,21 @@ int cmd_sim(int argc, char **argv)
 		opt.progress = show_progress;
 		opt.progress_ctx = &prog;
 	}
-	if (sim_run(&sc, &opt, &res, &err) < 0)
+	/* the recordings are written as the run goes: memory stays flat in the
+	 * scenario's length */
+	/* (a scenario with call structure, sim/calls.c, gets its chains when
+	 * the recordings are written whole: held in memory) */
+	if (!sc.ncalls &&
+	    sim_stream_open(&sc, a.out, a.firmware ? "simavr" : "builtin", &opt.stream, &err) < 0)
 		goto fail;
+	if (sim_run(&sc, &opt, &res, &err) < 0) {
+		sim_stream_abort(opt.stream);
+		goto fail;
+	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	eq_progress_end(&prog, 0);
-	if (sim_write_outputs(&sc, &res, a.out, &err) < 0) {
+	if (opt.stream ? sim_stream_finish(opt.stream, &sc, &res, &err) < 0
+		       : sim_write_outputs(&sc, &res, a.out, &err) < 0) {
 		sim_result_free(&res);
 		goto fail;
 	}

@@ -10,14 +10,20 @@
 
 int cmd_import(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+/* eqprof report --attribute async: device energy to its causes (builtin-report-attrib.c) */
+int cmd_report_attribute(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_power(int argc, char **argv);
+/* eqprof power --by proc: power per procedure by regression (builtin-power-by.c) */
+int cmd_power_by(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_sim(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_board(int argc, char **argv);
 int cmd_annotate(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
 int cmd_sources(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
 
 #endif

@@ -19,8 +19,10 @@
 #pragma weak cmd_record
 #pragma weak cmd_board
 #pragma weak cmd_annotate
+#pragma weak cmd_diff
 #pragma weak cmd_stat
 #pragma weak cmd_sources
+#pragma weak cmd_merge
 
 struct command {
 	const char *name;
@@ -38,7 +40,9 @@ static const struct command commands[] = {
 	{ "record",  cmd_record,  "run a command and record energy- or time-driven samples" },
 	{ "board",   cmd_board,   "talk to the energy-counter board over USB" },
 	{ "annotate", cmd_annotate, "energy per instruction and source line of one procedure" },
+	{ "diff",    cmd_diff,    "did my change save energy? two runs (or sets of runs) row by row" },
 	{ "stat",    cmd_stat,    "energy per domain of a command over repeated runs, minus the idle baseline" },
+	{ "merge",   cmd_merge,   "a target's recording and the board's stream of the run as one, aligned" },
 	{ "sources", cmd_sources, "the energy sources this machine offers (RAPL, battery, hwmon, board)" },
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -73,7 +73,8 @@ struct module_recorder *module_recorder_open(const struct module_open_opts *o,
 	r->device = o->device ? o->device : EQPROF_DEVICE;
 	r->self = (uint32_t)getpid();
 	memset(&c, 0, sizeof(c));
-	c.source = o->energy ? EQPROF_SRC_GPIO : EQPROF_SRC_HRTIMER;
+	c.source = !o->energy ? EQPROF_SRC_HRTIMER :
+		   o->ivshmem ? EQPROF_SRC_IVSHMEM : EQPROF_SRC_GPIO;
 	c.hz_milli = (uint32_t)(o->hz * 1000 + 0.5);
 	c.jitter_pct = (uint32_t)(o->jitter_pct + 0.5);
 	c.ring_bytes = o->ring_bytes;
@@ -94,7 +95,10 @@ struct module_recorder *module_recorder_open(const struct module_open_opts *o,
 		goto fail;
 	}
 	if (ioctl(r->fd, EQPROF_IOC_CONFIG, &c) < 0) {
-		if (errno == EINVAL && o->energy && !o->gpio)
+		if (errno == EINVAL && o->energy && o->ivshmem)
+			eq_fail(err, "%s: this module has no ivshmem source: build isr/linux from this eqprof",
+				r->device);
+		else if (errno == EINVAL && o->energy && !o->gpio)
 			eq_fail(err, "%s: the module does not know the board's GPIO line: load it with gpio_chip=LABEL gpio_line=N or pass --gpio LABEL:LINE",
 				r->device);
 		else if (errno == EBUSY)
@@ -139,8 +143,13 @@ int module_recorder_start(struct module_recorder *r, struct eq_error *err)
 		return dev_fail(r, "starting sampling", err);
 	}
 	if (ioctl(r->fd, EQPROF_IOC_STATS, &st) == 0) {
+		uint32_t cpu;
+
 		snprintf(r->st.source, sizeof(r->st.source), "%s", st.source_name);
 		r->st.threaded = (int)st.irq_threaded;
+		/* a source may number from elsewhere (ivshmem: the board's quanta) */
+		for (cpu = 0; cpu < r->nrings; cpu++)
+			r->expect[cpu] = st.first_seq;
 	}
 	r->st.seconds = -now_s();
 	return 0;
@@ -452,13 +461,94 @@ static int snapshot_one(uint32_t pid, const struct eq_sink *sink)
 	return rc;
 }
 
+int record_threads_of(pid_t pid, pid_t **tids, struct eq_error *err)
+{
+	char path[64];
+	DIR *d;
+	struct dirent *e;
+	size_t n = 1, cap = 16;
+	pid_t *v = malloc(cap * sizeof(*v));
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	if (!v)
+		return eq_fail(err, "out of memory");
+	d = opendir(path);
+	if (!d) {
+		free(v);
+		return eq_fail(err, "-p %d: %s: %s", (int)pid, path,
+			       errno == ENOENT ? "no such process" : strerror(errno));
+	}
+	v[0] = pid;
+	while ((e = readdir(d))) {
+		pid_t t;
+
+		if (!isdigit((unsigned char)e->d_name[0]))
+			continue;
+		t = (pid_t)strtol(e->d_name, NULL, 10);
+		if (t == pid)
+			continue;
+		if (n == cap) {
+			pid_t *g = realloc(v, 2 * cap * sizeof(*v));
+
+			if (!g) {
+				closedir(d);
+				free(v);
+				return eq_fail(err, "out of memory");
+			}
+			v = g;
+			cap *= 2;
+		}
+		v[n++] = t;
+	}
+	closedir(d);
+	*tids = v;
+	return (int)n;
+}
+
+/* Names the threads of pid gave themselves (those unlike its own). */
+static int snapshot_threads(uint32_t pid, const struct eq_sink *sink)
+{
+	char path[96], *own, *name;
+	size_t len;
+	DIR *d;
+	struct dirent *e;
+	int rc = 0;
+
+	snprintf(path, sizeof(path), "/proc/%u/comm", pid);
+	own = slurp(path, &len);
+	snprintf(path, sizeof(path), "/proc/%u/task", pid);
+	d = own ? opendir(path) : NULL;
+	while (d && rc == 0 && (e = readdir(d))) {
+		uint32_t tid;
+
+		if (!isdigit((unsigned char)e->d_name[0]))
+			continue;
+		tid = (uint32_t)strtoul(e->d_name, NULL, 10);
+		if (tid == pid)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%u/task/%u/comm", pid, tid);
+		name = slurp(path, &len);
+		if (name && strcmp(name, own)) {
+			if (len && name[len - 1] == '\n')
+				name[len - 1] = '\0';
+			rc = sink->comm(sink->ctx, pid, tid, 0, name, 0);
+		}
+		free(name);
+	}
+	if (d)
+		closedir(d);
+	free(own);
+	return rc;
+}
+
 int record_proc_snapshot(pid_t pid, const struct eq_sink *sink, struct eq_error *err)
 {
 	DIR *d;
 	struct dirent *e;
 
 	if (pid > 0)
-		return snapshot_one((uint32_t)pid, sink) < 0 ? eq_fail(err, "recording pid %d's maps failed", (int)pid) : 0;
+		return snapshot_one((uint32_t)pid, sink) < 0 || snapshot_threads((uint32_t)pid, sink) < 0
+		       ? eq_fail(err, "recording pid %d's maps failed", (int)pid) : 0;
 	d = opendir("/proc");
 	if (!d)
 		return eq_fail(err, "/proc: %s (is procfs mounted?)", strerror(errno));
@@ -474,29 +564,202 @@ int record_proc_snapshot(pid_t pid, const struct eq_sink *sink, struct eq_error 
 	return 0;
 }
 
+/* One module's lines of kallsyms ("ADDR TYPE NAME\t[MOD]"), or the core
+ * kernel's (mod NULL: lines without a module), copied into a new text. */
+static char *kallsyms_part(const char *text, size_t len, const char *mod, size_t *outlen)
+{
+	char *out = malloc(len + 1);
+	const char *p = text, *end = text + len;
+	size_t used = 0, ml = mod ? strlen(mod) : 0;
+
+	if (!out)
+		return NULL;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p)), *br;
+		size_t ll = nl ? (size_t)(nl - p) + 1 : (size_t)(end - p);
+
+		br = memchr(p, '[', ll);
+		if (mod ? (br && (size_t)(p + ll - br) > ml + 1 && !strncmp(br + 1, mod, ml) && br[1 + ml] == ']')
+			: !br) {
+			memcpy(out + used, p, ll);
+			used += ll;
+		}
+		p += ll;
+	}
+	out[used] = '\0';
+	*outlen = used;
+	return out;
+}
+
+/* The names of the modules kallsyms lists, "a\0b\0...\0\0". */
+static char *kallsyms_modules(const char *text, size_t len)
+{
+	char *names = calloc(1, 2), *grown;
+	size_t used = 0;
+	const char *p = text, *end = text + len;
+
+	while (names && p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p)), *br, *close;
+		size_t ll = nl ? (size_t)(nl - p) + 1 : (size_t)(end - p), ml;
+
+		br = memchr(p, '[', ll);
+		close = br ? memchr(br, ']', (size_t)(p + ll - br)) : NULL;
+		p += ll;
+		if (!close)
+			continue;
+		ml = (size_t)(close - br - 1);
+		{
+			const char *q;
+			int seen = 0;
+
+			for (q = names; *q && !seen; q += strlen(q) + 1)
+				seen = strlen(q) == ml && !strncmp(q, br + 1, ml);
+			if (seen || !ml)
+				continue;
+		}
+		grown = realloc(names, used + ml + 2);
+		if (!grown) {
+			free(names);
+			return NULL;
+		}
+		names = grown;
+		memcpy(names + used, br + 1, ml);
+		names[used + ml] = '\0';
+		names[used + ml + 1] = '\0';
+		used += ml + 1;
+	}
+	return names;
+}
+
+/* The kernel pcs to name, when the recorder kept them (NULL: all). */
+struct kpcs {
+	int all;
+	uint64_t *pc;
+	size_t n;
+};
+
+/*
+ * Only the symbols that hold a recorded pc, each with its size up to the
+ * next symbol of the full list (so a pc past it is not taken for it): a
+ * whole kallsyms is some 5 MB a recording.  Filters syms in place.
+ */
+static void keep_needed(struct eq_symfile *syms, const struct kpcs *k)
+{
+	size_t i, j = 0, out = 0;
+	unsigned char *want;
+
+	if (k->all || !syms->n)
+		return;
+	want = calloc(syms->n, 1);
+	if (!want)
+		return;  /* keep them all */
+	for (i = 0; i < k->n; i++) {
+		size_t lo = 0, hi = syms->n;
+
+		while (lo < hi) { /* the last symbol at or below the pc */
+			size_t mid = (lo + hi) / 2;
+
+			if (syms->syms[mid].addr <= k->pc[i])
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo)
+			want[lo - 1] = 1;
+	}
+	for (j = 0; j < syms->n; j++) {
+		if (!want[j])
+			continue;
+		syms->syms[out] = syms->syms[j];
+		if (!syms->syms[out].size && j + 1 < syms->n)
+			syms->syms[out].size = syms->syms[j + 1].addr - syms->syms[j].addr;
+		out++;
+	}
+	syms->n = out;
+	free(want);
+}
+
+/* Each loaded module's symbols as their own table "[MOD]" (absolute
+ * addresses), so its samples name the module, as perf's do. */
+static int record_module_symbols(struct recorder *rec, const char *text, size_t len,
+				 const struct kpcs *k, struct eq_error *err)
+{
+	char *mods = kallsyms_modules(text, len), *m;
+	int rc = 0;
+
+	if (!mods)
+		return eq_fail(err, "out of memory reading /proc/kallsyms");
+	for (m = mods; *m && rc == 0; m += strlen(m) + 1) {
+		struct eq_symfile syms;
+		size_t plen;
+		char *part = kallsyms_part(text, len, m, &plen), name[300];
+
+		if (!part) {
+			rc = eq_fail(err, "out of memory reading /proc/kallsyms");
+			break;
+		}
+		if (eq_symfile_parse(part, plen, "/proc/kallsyms", &syms, err) == 0) {
+			keep_needed(&syms, k);
+			if (syms.n && syms.syms[0].addr) {
+				struct eqp_symtab t;
+
+				snprintf(name, sizeof(name), "[%s]", m);
+				t = (struct eqp_symtab){ .module = name, .absolute = 1,
+							 .nsyms = syms.n, .syms = syms.syms };
+				rc = recorder_add_symtab(rec, &t, err);
+			}
+			eq_symfile_release(&syms);
+		}
+		free(part);
+	}
+	free(mods);
+	return rc;
+}
+
 int record_kernel_symbols(struct recorder *rec, struct eq_error *err)
 {
 	struct eq_symfile syms;
 	struct eqp_symtab t;
-	size_t len, i;
-	char *text = slurp("/proc/kallsyms", &len);
+	size_t len, i, clen;
+	char *text, *core;
+	struct kpcs k = { 0 };
 	int rc;
 
-	if (!text)
+	k.all = recorder_kernel_pcs(rec, &k.pc, &k.n) < 0;
+	if (!k.all && !k.n)
+		return 0;  /* no kernel pc to name */
+	text = slurp("/proc/kallsyms", &len);
+	if (!text) {
+		free(k.pc);
 		return eq_fail(err, "/proc/kallsyms: %s: kernel samples will not symbolize", strerror(errno));
-	rc = eq_symfile_parse(text, len, "/proc/kallsyms", &syms, err);
+	}
+	core = kallsyms_part(text, len, NULL, &clen);
+	rc = core ? eq_symfile_parse(core, clen, "/proc/kallsyms", &syms, err)
+		  : eq_fail(err, "out of memory reading /proc/kallsyms");
+	free(core);
+	if (rc == 0 && record_module_symbols(rec, text, len, &k, err) < 0) {
+		eq_symfile_release(&syms);
+		rc = -1;
+	}
 	free(text);
-	if (rc < 0)
+	if (rc < 0) {
+		free(k.pc);
 		return -1;
+	}
 	for (i = 0; i < syms.n && !syms.syms[i].addr; i++)
 		;
 	if (i == syms.n) {
 		eq_symfile_release(&syms);
+		free(k.pc);
 		return eq_fail(err, "/proc/kallsyms shows no addresses (kernel.kptr_restrict): run as root or set kernel.kptr_restrict=0, or kernel samples will not symbolize");
 	}
+	keep_needed(&syms, &k);
+	free(k.pc);
+	for (i = 0; i < syms.n && !syms.syms[i].addr; i++)
+		;
 	t = (struct eqp_symtab){ .module = "[kernel.kallsyms]", .absolute = 1,
 				 .nsyms = syms.n - i, .syms = syms.syms + i };
-	rc = recorder_add_symtab(rec, &t, err);
+	rc = t.nsyms ? recorder_add_symtab(rec, &t, err) : 0;
 	eq_symfile_release(&syms);
 	return rc;
 }

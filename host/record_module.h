@@ -27,6 +27,7 @@ struct module_open_opts {
 	double hz, jitter_pct;  /* time-driven rate and its +- jitter */
 	const char *gpio;       /* "LABEL:LINE" of the board's line, or NULL: the
 				   module's gpio_chip/gpio_line parameters */
+	int ivshmem;            /* energy: the board behind an ivshmem doorbell (docs/hil.md) */
 	uint32_t ring_bytes;    /* per-CPU ring; 0: the module's ring_kb */
 	const char *device;     /* NULL: /dev/eqprof */
 };
@@ -72,6 +73,9 @@ void tree_filter_free(struct tree_filter *f);
 /* Hands the names and maps of every process now running (pid 0: all) to
  * sink, as perf does for processes that existed before the recording. */
 int record_proc_snapshot(pid_t pid, const struct eq_sink *sink, struct eq_error *err);
+/* The threads of process pid now (/proc/PID/task), the main thread first,
+ * malloc'd into *tids; their number, or -1 with err (no such process). */
+int record_threads_of(pid_t pid, pid_t **tids, struct eq_error *err);
 
 /* Embeds the running kernel's symbols (/proc/kallsyms: the kernel and its
  * loaded modules) as the [kernel.kallsyms] table, so kernel samples

@@ -17,6 +17,10 @@
 #include <unistd.h>
 
 #define RING_PAGES 64 /* 256 KiB a CPU: ~8k samples between drains before the kernel drops */
+/* With stack copies a sample is some 2-8 KiB: 2 MiB a CPU holds a few hundred
+ * ms at 4 kHz.  Halved down to RING_PAGES where the locked-memory limit
+ * (perf_event_mlock_kb, RLIMIT_MEMLOCK) refuses it. */
+#define RING_PAGES_DWARF 512
 
 /* The kernel cannot map an inherited per-task counter (cpu -1): like perf
  * record, we open one counter per CPU, each with its own ring. */
@@ -53,7 +57,11 @@ struct perf_recorder {
 	size_t npend, pendcap;
 	uint64_t order, prev_round_max;
 	uint64_t prev_read_start; /* CLOCK_MONOTONIC when the previous round began reading */
+	int *extra;               /* -p: the other threads' counters (output to a ring) */
+	size_t nextra, extracap;
 	unsigned stack_size;      /* PERF_REC_DWARF */
+	int kernel_chain_only;    /* dwarf with kernel samples: the chain's kernel part */
+	int ring_shrunk;          /* the locked-memory limit made the rings smaller */
 	uint64_t stacks, stack_bytes, stack_full; /* copies, bytes kept, copies cut at stack_size */
 	uint64_t stack_bad;       /* samples whose register/stack part was malformed */
 };
@@ -217,6 +225,48 @@ struct lost_rec {
 	uint64_t id, lost;
 };
 
+static int paranoid_level(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
+	int v = 2;
+
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = 2;
+		fclose(f);
+	}
+	return v;
+}
+
+int perf_kernel_allowed(char *why, size_t size)
+{
+	struct perf_event_attr a;
+	int fd, e;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_CPU_CLOCK;
+	a.sample_period = 1000000;
+	a.sample_type = PERF_SAMPLE_IP;
+	a.disabled = 1;
+	a.exclude_hv = 1;
+	fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd >= 0) {
+		close(fd);
+		return 1;
+	}
+	e = errno;
+	if (e == EACCES || e == EPERM)
+		snprintf(why, size, "kernel samples excluded: /proc/sys/kernel/perf_event_paranoid is %d "
+			 "and this user lacks CAP_PERFMON (root, or a value of 1 or lower, records them)",
+			 paranoid_level());
+	else
+		snprintf(why, size, "kernel samples excluded: the kernel refused a counter that includes them (%s)",
+			 strerror(e));
+	return 0;
+}
+
 static unsigned next_rand(unsigned *s)
 {
 	*s = *s * 1103515245u + 12345u;
@@ -232,12 +282,13 @@ static uint64_t draw_period(struct perf_recorder *r)
 	return p < 1000 ? 1000 : (uint64_t)p;
 }
 
-static int open_event(struct perf_recorder *r, const struct perf_open_opts *o, int cpu,
-		      struct eq_error *err)
+static int grow(void **p, size_t *cap, size_t need, size_t elem);
+
+/* The counter of one task (or of every task: pid -1) on one CPU. */
+static void fill_attr(struct perf_recorder *r, const struct perf_open_opts *o, pid_t pid,
+		      struct perf_event_attr *ap)
 {
 	struct perf_event_attr a;
-	pid_t pid = o->pid;
-	const char *what = o->sideband ? "dummy" : "cpu-clock";
 
 	memset(&a, 0, sizeof(a));
 	a.size = sizeof(a);
@@ -247,7 +298,9 @@ static int open_event(struct perf_recorder *r, const struct perf_open_opts *o, i
 	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
 	if (r->flags & PERF_REC_CALLCHAIN) {
 		a.sample_type |= PERF_SAMPLE_CALLCHAIN;
-		a.exclude_callchain_kernel = 1; /* as exclude_kernel: user stacks only */
+		/* kernel frames only where kernel samples are taken */
+		a.exclude_callchain_kernel = pid >= 0 && o->user_only;
+		a.exclude_callchain_user = r->kernel_chain_only;
 	}
 	if (r->flags & PERF_REC_DWARF) {
 		a.sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
@@ -255,10 +308,13 @@ static int open_event(struct perf_recorder *r, const struct perf_open_opts *o, i
 		a.sample_stack_user = r->stack_size;
 	}
 	if (pid >= 0) {
-		a.disabled = 1;
-		a.enable_on_exec = 1;
+		/* a command: counted from its exec; an attached process: now */
+		a.disabled = !o->nthreads;
+		a.enable_on_exec = !o->nthreads;
 		a.inherit = 1;
-		a.exclude_kernel = 1; /* allowed unprivileged at perf_event_paranoid 2 */
+		/* user space only is what perf_event_paranoid 2 (the default)
+		 * allows an ordinary user; the kernel when permitted */
+		a.exclude_kernel = o->user_only ? 1 : 0;
 	}
 	a.exclude_hv = 1;
 	a.mmap = 1;
@@ -270,7 +326,18 @@ static int open_event(struct perf_recorder *r, const struct perf_open_opts *o, i
 	a.use_clockid = 1;
 	a.clockid = CLOCK_MONOTONIC;
 	a.watermark = 1;
-	a.wakeup_watermark = (uint32_t)(RING_PAGES * 4096 / 4);
+	a.wakeup_watermark = (uint32_t)(r->data_size / 4);
+	*ap = a;
+}
+
+static int open_event(struct perf_recorder *r, const struct perf_open_opts *o, int cpu,
+		      struct eq_error *err)
+{
+	struct perf_event_attr a;
+	pid_t pid = o->nthreads ? o->threads[0] : o->pid;
+	const char *what = o->sideband ? "dummy" : "cpu-clock";
+
+	fill_attr(r, o, pid, &a);
 	struct cpu_ring *c = &r->cpu[r->ncpu];
 	int e;
 
@@ -288,6 +355,16 @@ static int open_event(struct perf_recorder *r, const struct perf_open_opts *o, i
 		return -1;
 	}
 	c->ring = mmap(NULL, r->ring_size, PROT_READ | PROT_WRITE, MAP_SHARED, c->fd, 0);
+	/* the first ring sets the size of all: smaller while the limit refuses */
+	while (c->ring == MAP_FAILED && r->ncpu == 0 && (errno == EPERM || errno == ENOMEM) &&
+	       r->data_size > RING_PAGES * (r->ring_size - r->data_size)) {
+		size_t page = r->ring_size - r->data_size;
+
+		r->data_size /= 2;
+		r->ring_size = r->data_size + page;
+		r->ring_shrunk = 1;
+		c->ring = mmap(NULL, r->ring_size, PROT_READ | PROT_WRITE, MAP_SHARED, c->fd, 0);
+	}
 	if (c->ring == MAP_FAILED) {
 		e = errno;
 		eq_fail(err, "mapping the perf ring of cpu %d (%zu KiB): %s; raise /proc/sys/kernel/perf_event_mlock_kb",
@@ -297,6 +374,33 @@ static int open_event(struct perf_recorder *r, const struct perf_open_opts *o, i
 		return -1;
 	}
 	r->ncpu++;
+	/* -p: the process's other threads on this CPU, into the same ring
+	 * (threads made later are followed through inherit) */
+	for (int t = 1; t < o->nthreads; t++) {
+		int fd;
+
+		fill_attr(r, o, o->threads[t], &a);
+		fd = (int)syscall(SYS_perf_event_open, &a, o->threads[t], cpu, -1, PERF_FLAG_FD_CLOEXEC);
+		if (fd < 0) {
+			if (errno == ESRCH)
+				continue;  /* the thread ended meanwhile */
+			e = errno;
+			eq_fail(err, "perf_event_open(%s) for thread %d of pid %d on cpu %d: %s",
+				what, (int)o->threads[t], (int)o->pid, cpu, strerror(e));
+			errno = e;
+			return -1;
+		}
+		if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, c->fd) < 0 ||
+		    grow((void **)&r->extra, &r->extracap, r->nextra + 1, sizeof(*r->extra))) {
+			e = errno;
+			close(fd);
+			eq_fail(err, "joining thread %d's counter to cpu %d's ring: %s",
+				(int)o->threads[t], cpu, strerror(e));
+			errno = e;
+			return -1;
+		}
+		r->extra[r->nextra++] = fd;
+	}
 	return 0;
 }
 
@@ -321,6 +425,13 @@ struct perf_recorder *perf_recorder_open_opts(const struct perf_open_opts *o,
 		return NULL;
 	}
 	r->flags = o->sideband ? 0 : o->flags;
+	/* dwarf: the kernel's frames still come from the kernel's own walk
+	 * (its chain, user part left out), where kernel samples are taken */
+	if ((r->flags & PERF_REC_DWARF) && !(r->flags & PERF_REC_CALLCHAIN) &&
+	    (pid < 0 || !o->user_only)) {
+		r->flags |= PERF_REC_CALLCHAIN;
+		r->kernel_chain_only = 1;
+	}
 	r->stack_size = o->stack_size ? o->stack_size : PERF_REC_STACK_DEFAULT;
 	r->system_wide = pid < 0;
 	if (ncpu < 1)
@@ -335,7 +446,8 @@ struct perf_recorder *perf_recorder_open_opts(const struct perf_open_opts *o,
 	r->period_ns = o->sideband ? 0 : (uint64_t)(1e9 / o->hz);
 	r->jitter = o->sideband ? 0 : o->jitter_pct;
 	r->rng = o->seed ? o->seed : 1;
-	r->data_size = (size_t)RING_PAGES * (size_t)page;
+	r->data_size = (size_t)((o->flags & PERF_REC_DWARF) && !o->sideband ? RING_PAGES_DWARF : RING_PAGES) *
+		       (size_t)page;
 	r->ring_size = r->data_size + (size_t)page;
 	/* Every CPU the kernel knows (the count is the machine's, not a
 	 * constant); one that is offline now has no counter (ENODEV). */
@@ -368,6 +480,8 @@ void perf_recorder_stack_stats(const struct perf_recorder *r, struct perf_stack_
 	st->full = r->stack_full;
 	st->bad = r->stack_bad;
 	st->size = r->stack_size;
+	st->ring_kib = (unsigned)(r->data_size / 1024);
+	st->ring_shrunk = r->ring_shrunk;
 }
 
 int perf_recorder_cpus(const struct perf_recorder *r, int *offline)
@@ -636,6 +750,9 @@ void perf_recorder_close(struct perf_recorder *r)
 		munmap(r->cpu[i].ring, r->ring_size);
 		close(r->cpu[i].fd);
 	}
+	for (size_t k = 0; k < r->nextra; k++)
+		close(r->extra[k]);
+	free(r->extra);
 	free(r->cpu);
 	free(r->pfd);
 	free(r->buf);

@@ -49,6 +49,12 @@ struct perf_open_opts {
 	unsigned seed, flags;
 	unsigned stack_size; /* PERF_REC_DWARF: bytes of user stack per sample
 				(8 to 65528, a multiple of 8) */
+	const pid_t *threads; /* -p: the attached process's threads (threads[0] its
+				 main thread, o->pid the process), counted from now;
+				 NULL for a command */
+	int nthreads;
+	int user_only;      /* 1: user space only (exclude_kernel) for a command;
+			       0: its kernel samples too (perf_kernel_allowed()) */
 	int sideband;       /* 1: no samples, only maps, names and forks, for
 			       another sample source (the eqprof module) */
 };
@@ -65,6 +71,13 @@ uint64_t perf_recorder_horizon(const struct perf_recorder *r);
 /* After the command is gone: hands over everything left. */
 int perf_recorder_finish(struct perf_recorder *r, const struct eq_sink *sink,
 			 struct eq_error *err);
+/*
+ * Whether this user may sample the kernel part of a command's run
+ * (perf_event_paranoid 1 or lower, or root / CAP_PERFMON): tried with a
+ * counter on the recorder itself.  1, or 0 with why (one line) in why.
+ */
+int perf_kernel_allowed(char *why, size_t size);
+
 /* What the stack copies of PERF_REC_DWARF took. */
 struct perf_stack_stats {
 	uint64_t copies;   /* samples with a user stack copy */
@@ -72,6 +85,8 @@ struct perf_stack_stats {
 	uint64_t full;     /* copies that filled stack_size: deeper callers may be cut */
 	uint64_t bad;      /* malformed register/stack parts (none expected) */
 	unsigned size;     /* bytes asked for per sample */
+	unsigned ring_kib; /* each CPU's ring */
+	int ring_shrunk;   /* smaller than wanted: the locked-memory limit */
 };
 void perf_recorder_stack_stats(const struct perf_recorder *r, struct perf_stack_stats *st);
 /* CPUs with a counter; *offline gets those the kernel knows but were offline. */

@@ -40,7 +40,83 @@ struct recorder {
 	uint64_t lost_pending;
 	uint32_t lost_source;
 	struct recorder_stats st;
+	uint64_t *kpcs;       /* open addressing: kernel pcs seen (samples, chains) */
+	size_t nkpcs, kcap;
+	int kpcs_failed;      /* out of memory: every kernel symbol is needed */
 };
+
+/* Remembers a kernel pc, so that only the kernel symbols the recording
+ * needs are embedded (recorder_kernel_pcs). */
+static void note_kpc(struct recorder *r, uint64_t pc)
+{
+	size_t i, mask;
+
+	if (!pc || r->kpcs_failed)
+		return;
+	if (2 * (r->nkpcs + 1) > r->kcap) {
+		size_t ncap = r->kcap ? 2 * r->kcap : 1024, j;
+		uint64_t *n = calloc(ncap, sizeof(*n));
+
+		if (!n) {
+			r->kpcs_failed = 1;
+			return;
+		}
+		for (j = 0; j < r->kcap; j++)
+			if (r->kpcs[j]) {
+				i = (size_t)(r->kpcs[j] * 0x9E3779B97F4A7C15ULL) & (ncap - 1);
+				while (n[i])
+					i = (i + 1) & (ncap - 1);
+				n[i] = r->kpcs[j];
+			}
+		free(r->kpcs);
+		r->kpcs = n;
+		r->kcap = ncap;
+	}
+	mask = r->kcap - 1;
+	for (i = (size_t)(pc * 0x9E3779B97F4A7C15ULL) & mask; r->kpcs[i]; i = (i + 1) & mask)
+		if (r->kpcs[i] == pc)
+			return;
+	r->kpcs[i] = pc;
+	r->nkpcs++;
+}
+
+static void note_kernel(struct recorder *r, const struct eq_sample *s, const struct eqp_callchain *cc)
+{
+	unsigned k;
+
+	if (s->flags & EQ_F_KERNEL)
+		note_kpc(r, s->pc);
+	for (k = 0; cc && k < cc->nkernel; k++)
+		note_kpc(r, cc->frames[k] - 1); /* looked up inside the call */
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int recorder_kernel_pcs(struct recorder *r, uint64_t **pcs, size_t *n)
+{
+	size_t i, k = 0;
+
+	*pcs = NULL;
+	*n = 0;
+	if (r->kpcs_failed)
+		return -1;
+	if (!r->nkpcs)
+		return 0;
+	*pcs = malloc(r->nkpcs * sizeof(**pcs));
+	if (!*pcs)
+		return -1;
+	for (i = 0; i < r->kcap; i++)
+		if (r->kpcs[i])
+			(*pcs)[k++] = r->kpcs[i];
+	qsort(*pcs, k, sizeof(**pcs), cmp_u64);
+	*n = k;
+	return 0;
+}
 
 static size_t hash_u32(uint32_t x)
 {
@@ -199,6 +275,7 @@ static int on_sample(void *ctx, const struct eq_sample *s)
 		return -1;
 	}
 	r->st.samples++;
+	note_kernel(r, s, NULL);
 	if (eqp_add_samples(r->w, s, 1, &r->err) < 0) {
 		r->failed = 1;
 		return -1;
@@ -221,6 +298,7 @@ static int on_sample_chain(void *ctx, const struct eq_sample *s, const struct eq
 	r->st.samples++;
 	if (cc->nkernel + cc->nuser)
 		r->st.chains++;
+	note_kernel(r, s, cc);
 	if (eqp_add_sample_chain(r->w, s, cc, &r->err) < 0) {
 		r->failed = 1;
 		return -1;
@@ -246,6 +324,7 @@ static int on_sample_stack(void *ctx, const struct eq_sample *s, const struct eq
 		r->st.chains++;
 	if (u && u->abi)
 		r->st.ustacks++;
+	note_kernel(r, s, cc);
 	if (eqp_add_sample_stack(r->w, s, cc, u, &r->err) < 0) {
 		r->failed = 1;
 		return -1;
@@ -617,6 +696,7 @@ static void free_recorder(struct recorder *r)
 		free(r->files[i]);
 	free(r->procs);
 	free(r->files);
+	free(r->kpcs);
 	free(r);
 }
 

@@ -77,6 +77,10 @@ int recorder_add_energy_domain(struct recorder *r, const struct eqp_edomain *d,
 			       struct eq_error *err);
 int recorder_add_energy_readings(struct recorder *r, const struct eqp_ereading *rd, size_t n,
 				 struct eq_error *err);
+/* The kernel pcs the samples and chains so far hold (chain frames as
+ * return address - 1), sorted, malloc'd; 0, or -1 when they could not be
+ * kept (out of memory: every kernel symbol is needed). */
+int recorder_kernel_pcs(struct recorder *r, uint64_t **pcs, size_t *n);
 /* Finishes the file and renames it to OUT; frees r. */
 int recorder_commit(struct recorder *r, struct eq_error *err);
 /* Removes the unfinished file (nothing worth keeping was recorded); frees r. */

@@ -5,14 +5,64 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "align.h"
 #include "outfile.h"
 #include "report_common.h"
+#include "split.h"
 #include "progress.h"
 
 static int bad(const char *cmd, const char *usage, const char *msg)
 {
 	fprintf(stderr, "eqprof %s: %s\n%s", cmd, msg, usage);
 	return EQ_ARGS_BAD;
+}
+
+static const char *const filter_opt[3] = { "--comm", "--dso", "--symbol" };
+
+/* --comm a,b,c: the names split in place in o's buffer for list w. */
+static int parse_names(const char *cmd, struct eq_report_opts *o, int w, const char *arg)
+{
+	char *p = o->filter_buf[w], *tok, *save = NULL;
+	size_t n = 0;
+
+	if (strlen(arg) >= sizeof(o->filter_buf[w])) {
+		fprintf(stderr, "eqprof %s: %s: the list is longer than %zu characters\n", cmd,
+			filter_opt[w], sizeof(o->filter_buf[w]) - 1);
+		return -1;
+	}
+	if (o->filter_names[w][0]) {
+		fprintf(stderr, "eqprof %s: %s given twice; give one comma-separated list\n", cmd,
+			filter_opt[w]);
+		return -1;
+	}
+	strcpy(p, arg);
+	for (tok = strtok_r(p, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (n == EQ_REPORT_MAX_NAMES) {
+			fprintf(stderr, "eqprof %s: %s: at most %d names\n", cmd, filter_opt[w],
+				EQ_REPORT_MAX_NAMES);
+			return -1;
+		}
+		o->filter_names[w][n++] = tok;
+	}
+	if (!n || strstr(arg, ",,") || arg[strlen(arg) - 1] == ',' || arg[0] == ',') {
+		fprintf(stderr, "eqprof %s: %s '%s': give a comma-separated list of names "
+			"(an empty name matches nothing)\n", cmd, filter_opt[w], arg);
+		return -1;
+	}
+	if (w == 0) {
+		o->filter.comm = o->filter_names[0];
+		o->filter.ncomm = n;
+		o->filter.hit_comm = o->filter_hits[0];
+	} else if (w == 1) {
+		o->filter.dso = o->filter_names[1];
+		o->filter.ndso = n;
+		o->filter.hit_dso = o->filter_hits[1];
+	} else {
+		o->filter.sym = o->filter_names[2];
+		o->filter.nsym = n;
+		o->filter.hit_sym = o->filter_hits[2];
+	}
+	return 0;
 }
 
 int eq_report_parse_args(const char *cmd, const char *usage, int argc, char **argv,
@@ -31,6 +81,16 @@ int eq_report_parse_args(const char *cmd, const char *usage, int argc, char **ar
 		{ "no-children", no_argument, NULL, 'N' },
 		{ "call-graph", no_argument, NULL, 'G' },
 		{ "percent-limit", required_argument, NULL, 'P' },
+		{ "sort", required_argument, NULL, 's' },
+		{ "comm", required_argument, NULL, 1000 },
+		{ "comms", required_argument, NULL, 1000 },
+		{ "dso", required_argument, NULL, 1001 },
+		{ "dsos", required_argument, NULL, 1001 },
+		{ "symbol", required_argument, NULL, 1002 },
+		{ "symbols", required_argument, NULL, 1002 },
+		{ "percentage", required_argument, NULL, 1003 },
+		{ "per-thread", no_argument, NULL, 1004 },
+		{ "per-row", no_argument, NULL, 1005 },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct eq_error err;
@@ -42,12 +102,36 @@ int eq_report_parse_args(const char *cmd, const char *usage, int argc, char **ar
 	o->fmt = EQ_FMT_TABLE;
 	o->children = -1;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:hq", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:hqs:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'q': o->quiet = 1; break;
 		case 'b':
-			if (eq_by_parse(optarg, &o->by, &err))
+			if (eq_by_parse_split(optarg, &o->by, &err))
 				return bad(cmd, usage, err.msg);
+			o->by_given = 1;
+			break;
+		case 's':
+			if (eq_keys_parse(optarg, &o->keys, &err))
+				return bad(cmd, usage, err.msg);
+			break;
+		case 1000: case 1001: case 1002:
+			if (parse_names(cmd, o, c - 1000, optarg))
+				return EQ_ARGS_BAD;
+			break;
+		case 1003:
+			if (!strcmp(optarg, "relative"))
+				o->filter.relative = 1;
+			else if (!strcmp(optarg, "absolute"))
+				o->filter.relative = 0;
+			else
+				return bad(cmd, usage, "--percentage: use absolute (shares of all samples, "
+					   "the default) or relative (shares of the samples the filters keep)");
+			break;
+		case 1004: o->per_thread = 1; break;
+		case 1005:
+			if (strcmp(cmd, "diff"))
+				return bad(cmd, usage, "--per-row is an option of eqprof diff");
+			o->per_row = 1;
 			break;
 		case 'f':
 			if (eq_format_parse(optarg, &o->fmt, &err))
@@ -92,6 +176,29 @@ int eq_report_parse_args(const char *cmd, const char *usage, int argc, char **ar
 	o->nfiles = n;
 	if (n < nfiles)
 		return bad(cmd, usage, "give two recordings: TIME.eqp ENERGY.eqp");
+	if (o->keys.n && o->by_given)
+		return bad(cmd, usage, "--by and --sort both say how rows are made; give one "
+			   "(--sort comm,dso,sym; --by proc is --sort sym,dso)");
+	if (o->per_thread) {
+		/* perf's --per-thread: the thread first */
+		unsigned k;
+
+		if (o->by_given && o->by != EQ_BY_THREAD)
+			return bad(cmd, usage, "--per-thread is --by thread; it cannot go with --by another");
+		if (!o->keys.n) {
+			o->by = EQ_BY_THREAD;
+		} else {
+			for (k = 0; k < o->keys.n && o->keys.k[k] != EQ_KEY_TID; k++)
+				;
+			if (k == o->keys.n) {
+				if (o->keys.n == EQ_KEYS_MAX)
+					return bad(cmd, usage, "--per-thread adds the tid key: too many keys");
+				memmove(&o->keys.k[1], &o->keys.k[0], o->keys.n * sizeof(o->keys.k[0]));
+				o->keys.k[0] = EQ_KEY_TID;
+				o->keys.n++;
+			}
+		}
+	}
 	return EQ_ARGS_OK;
 }
 
@@ -127,16 +234,31 @@ int eq_report_load(const char *cmd, const char *path, const struct eq_report_opt
 	}
 	if (eqp_warning(lp->file))
 		fprintf(stderr, "eqprof %s: warning: %s\n", cmd, eqp_warning(lp->file));
+	eq_align_check_file(stderr, cmd, lp->file);
 	lp->sym = eq_sym_new(lp->file, &so, &err);
 	if (lp->sym)
-		eq_sym_skip_lines(lp->sym, o->by != EQ_BY_LINE);
+		eq_sym_skip_lines(lp->sym, o->keys.n ? !eq_keys_need_lines(&o->keys) :
+				  o->by != EQ_BY_LINE);
 	if (lp->sym) {
 		struct report_progress pr = { .cmd = cmd };
+		struct eq_profile_opts po = { .flags = o->exclude_idle ? EQ_PROFILE_EXCLUDE_IDLE : 0,
+					      .keys = &o->keys, .filter = &o->filter };
 
 		eq_progress_start(&pr.line, o->quiet, 0.5);
-		lp->profile = eq_profile_build_progress(lp->file, lp->sym, o->by,
-							o->exclude_idle ? EQ_PROFILE_EXCLUDE_IDLE : 0,
-							pr.line.enabled ? show_progress : NULL, &pr, &err);
+		if ((unsigned)o->by & EQ_BY_SPLIT) { /* --by exe,state...: analysis/states */
+			if (o->keys.n || eq_filter_active(&o->filter))
+				eq_fail(&err, "--by with state, freq, cstate, cpu or mode cannot be "
+					"combined with --sort, --comm, --dso or --symbol (yet): "
+					"leave one of them out");
+			else
+				lp->profile = eq_split_profile_build(lp->file, lp->sym, o->by,
+							     o->exclude_idle ? EQ_PROFILE_EXCLUDE_IDLE : 0,
+							     &lp->split, &err);
+		} else {
+			po.progress = pr.line.enabled ? show_progress : NULL;
+			po.progress_arg = &pr;
+			lp->profile = eq_profile_build_opts(lp->file, lp->sym, o->by, &po, &err);
+		}
 	}
 	if (!lp->profile) {
 		fprintf(stderr, "eqprof %s: %s\n", cmd, err.msg);
@@ -149,9 +271,66 @@ int eq_report_load(const char *cmd, const char *path, const struct eq_report_opt
 	return 0;
 }
 
+/* "a (812 samples), b (3), ..." of the n loaded recordings at key k. */
+static void list_names(FILE *out, const struct eq_report_opts *o, struct eq_loaded_profile *lp,
+		       int n, enum eq_key k)
+{
+	struct eq_keys keys = { .n = 1, .k = { k } };
+	struct eq_profile *profs[EQ_REPORT_MAX_FILES] = { 0 }, *p = NULL;
+	struct eq_profile_opts po = { .flags = o->exclude_idle ? EQ_PROFILE_EXCLUDE_IDLE : 0,
+				      .keys = &keys };
+	struct eq_error err;
+	size_t i, shown;
+	int j, built = 0;
+
+	for (j = 0; j < n; j++, built++)
+		if (!(profs[j] = eq_profile_build_opts(lp[j].file, lp[j].sym, EQ_BY_PROC, &po, &err)))
+			goto out;
+	p = n > 1 ? eq_profile_pool(profs, (size_t)n, &err) : profs[0];
+	if (!p)
+		goto out;
+	shown = p->nrows < 12 ? p->nrows : 12;
+	for (i = 0; i < shown; i++)
+		fprintf(out, "%s%s (%llu%s)", i ? ", " : "", p->rows[i].fields[0],
+			(unsigned long long)p->rows[i].samples, i ? "" : " samples");
+	if (p->nrows > shown)
+		fprintf(out, " and %zu more", p->nrows - shown);
+	if (!p->nrows)
+		fputs("no samples at all", out);
+out:
+	if (n > 1)
+		eq_profile_free(p);
+	for (j = 0; j < built; j++)
+		eq_profile_free(profs[j]);
+}
+
+int eq_report_check_filter(const char *cmd, const struct eq_report_opts *o,
+			   struct eq_loaded_profile *lp, int n)
+{
+	static const char *const what[3] = { "a thread or process", "a module", "a procedure" };
+	static const enum eq_key key[3] = { EQ_KEY_COMM, EQ_KEY_DSO, EQ_KEY_SYM };
+	size_t counts[3] = { o->filter.ncomm, o->filter.ndso, o->filter.nsym };
+	int w, bad = 0;
+	size_t i;
+
+	for (w = 0; w < 3; w++)
+		for (i = 0; i < counts[w]; i++) {
+			if (o->filter_hits[w][i])
+				continue;
+			fprintf(stderr, "eqprof %s: %s %s: no sample is in %s of that name; %s: ",
+				cmd, filter_opt[w], o->filter_names[w][i], what[w],
+				n > 1 ? "the recordings have" : "the recording has");
+			list_names(stderr, o, lp, n, key[w]);
+			fputc('\n', stderr);
+			bad = 1;
+		}
+	return bad ? -1 : 0;
+}
+
 void eq_report_unload(struct eq_loaded_profile *lp)
 {
 	eq_profile_free(lp->profile);
+	eq_split_store_free(lp->split);
 	eq_sym_free(lp->sym);
 	if (lp->file)
 		eqp_close(lp->file);

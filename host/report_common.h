@@ -12,10 +12,14 @@
 #include "profile.h"
 #include "symbolize.h"
 #include "table.h"
+#include "split.h"
 
 /* What record writes and report reads when no file is named (perf.data's role). */
 #define EQ_DEFAULT_RECORDING "eqprof.eqp"
 #define EQ_REPORT_MAX_FILES 64
+#define EQ_REPORT_MAX_NAMES 64
+
+struct eq_loaded_profile;
 
 struct eq_report_opts {
 	const char *files[EQ_REPORT_MAX_FILES];
@@ -33,7 +37,21 @@ struct eq_report_opts {
 	double percent_limit;  /* --percent-limit: leave out rows below this share (%) */
 	enum eq_interval interval; /* --interval (EQ_IV_SAMPLING if not given) */
 	int interval_given;
+	int by_given;
+	struct eq_keys keys;   /* --sort (keys.n == 0: not given) */
+	int per_thread;        /* --per-thread */
+	int per_row;           /* diff --per-row: each row at 95%, not family-wise */
+	/* --comm, --dso, --symbol: comma lists split in place in their buffers */
+	struct eq_filter filter;
+	const char *filter_names[3][EQ_REPORT_MAX_NAMES];
+	unsigned char filter_hits[3][EQ_REPORT_MAX_NAMES];
+	char filter_buf[3][4096];
 };
+
+/* After every recording was loaded: a filter name that matched no sample is
+ * an error naming what the recordings have instead (0 or -1). */
+int eq_report_check_filter(const char *cmd, const struct eq_report_opts *o,
+			   struct eq_loaded_profile *lp, int n);
 
 enum { EQ_ARGS_OK, EQ_ARGS_HELP, EQ_ARGS_BAD };
 
@@ -46,6 +64,7 @@ struct eq_loaded_profile {
 	struct eqp_file *file;
 	struct eq_symbolizer *sym;
 	struct eq_profile *profile;
+	struct eq_split_store *split; /* --by exe,state...: what the rows point into */
 };
 
 /* Opens path and builds its profile at o->by; prints errors; 0 or -1. */

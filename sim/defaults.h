@@ -77,6 +77,11 @@
 #define SIM_DEF_TARGET_OFFSET   0.0
 #define SIM_DEF_SKEW_INSNS      1         /* A.2: the sample names the next instruction */
 #define SIM_DEF_INSN_BYTES      4
+#define SIM_DEF_SKEW_INSNS_MAX  0         /* <= skew_insns: always skew_insns (SA-1110) */
+/* Where in a procedure the time goes: a hot loop takes this share of it
+ * over this share of the code (the classic 80/20); 0: uniform. */
+#define SIM_DEF_PC_HOT_SHARE    0.8
+#define SIM_DEF_PC_HOT_SPAN     0.2
 #define SIM_DEF_ISR_CYCLES      2000      /* ~10 us at 206 MHz */
 #define SIM_DEF_ISR_POWER       0.9       /* W of CPU activity while in the ISR */
 #define SIM_DEF_RING_SAMPLES    2048      /* 64 KB of 32-byte samples */

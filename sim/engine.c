@@ -26,6 +26,8 @@
 #include "sim_internal.h"
 #include "counter_stage.h"
 #include "eq_ring.h"
+#include "states.h"
+#include "devices.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -61,23 +63,49 @@ struct engine {
 	double lag;             /* real time minus workload time (ISR debt not yet paid by idle) */
 	size_t cap_trace;
 	int src_on[NSRC];       /* the interrupt sources of this run */
+	/* writing while simulating (opt->stream): the recordings of the
+	 * sources, and those that take this run's board stream */
+	struct eqp_writer *out[NSRC], *bout[NSRC];
+	struct eqp_board_rec bbuf[1024];
+	size_t nbbuf;
+	struct eq_error *err;
 };
 
-static int push_board(struct sim_result *r, const struct counter_edge *e)
+static int flush_board(struct engine *en)
 {
+	int src;
+
+	for (src = 0; src < NSRC && en->nbbuf; src++)
+		if (en->bout[src] && eqp_add_board_records(en->bout[src], en->bbuf, en->nbbuf, en->err) < 0)
+			return -1;
+	en->nbbuf = 0;
+	return 0;
+}
+
+static int push_board(struct engine *en, const struct counter_edge *e)
+{
+	struct sim_result *r = en->res;
 	double ticks = (double)e->ticks * (1 + r->p.board_ppm * 1e-6); /* the board's crystal */
 	struct eqp_board_rec *b;
 
+	if (en->bout[0] || en->bout[1]) {
+		if (en->nbbuf == sizeof(en->bbuf) / sizeof(en->bbuf[0]) && flush_board(en) < 0)
+			return -1;
+		b = &en->bbuf[en->nbbuf++];
+		r->nboard++;
+		goto fill;
+	}
 	if (r->nboard == r->cap_board) {
 		size_t nc = r->cap_board ? 2 * r->cap_board : 4096;
 		void *p = realloc(r->board, nc * sizeof(*r->board));
 
 		if (!p)
-			return -1;
+			return eq_fail(en->err, "simulator: out of memory");
 		r->board = p;
 		r->cap_board = nc;
 	}
 	b = &r->board[r->nboard++];
+fill:
 	memset(b, 0, sizeof(*b));
 	b->time = (uint64_t)llround(ticks);
 	b->seq = e->seq;
@@ -121,12 +149,51 @@ static int handle_edges(struct engine *en, const struct counter_edge *e, int n, 
 	for (i = 0; i < n; i++) {
 		en->res->quanta++;
 		en->res->pulses_in_quanta += e[i].pulses;
-		if (push_board(en->res, &e[i]) < 0)
+		if (push_board(en, &e[i]) < 0)
 			return -1;
 		if (en->src_on[SRC_ENERGY])
 			raise_irq(en, SRC_ENERGY, fmax(e[i].t, now) + latency(en));
 	}
 	return 0;
+}
+
+/*
+ * Which instruction of a procedure of n runs: code spends pc_hot_share of
+ * its time in a loop of pc_hot_span of it (in the middle of the
+ * procedure), the rest spread over the other instructions; uniform when
+ * pc_hot_share is 0.
+ */
+static uint64_t pick_insn(struct engine *en, uint64_t n)
+{
+	double u = sim_rng_uniform(&en->rng_pc), h = en->p->pc_hot_share;
+	uint64_t lo, len;
+
+	if (n == 0)
+		return 0;
+	len = (uint64_t)llround(en->p->pc_hot_span * (double)n);
+	if (h <= 0 || len == 0 || len >= n)
+		return (uint64_t)(u * n) < n ? (uint64_t)(u * n) : n - 1;
+	lo = (n - len) / 2;
+	if (u < h) {
+		uint64_t k = (uint64_t)(u / h * len);
+
+		return lo + (k < len ? k : len - 1);
+	} else {
+		uint64_t k = (uint64_t)((u - h) / (1 - h) * (n - len));
+
+		k = k < n - len ? k : n - len - 1;
+		return k < lo ? k : k + len;
+	}
+}
+
+/* The attribution skew in instructions: fixed, or uniform in a range. */
+static uint64_t skew(struct engine *en)
+{
+	uint32_t a = en->p->skew_insns, b = en->p->skew_insns_max;
+
+	if (b <= a)
+		return a;
+	return a + (uint64_t)(sim_rng_uniform(&en->rng_pc) * (b - a + 1)) % (b - a + 1);
 }
 
 /* What the interrupted instruction was: pid, tid, pc and flags. */
@@ -141,7 +208,7 @@ static void fill_sample(struct engine *en, struct eq_sample *s, size_t act, doub
 	s->time = sim_target_ns(en->p, t);
 	if (act == sc->nacts) { /* the recorder */
 		ninsn = SIM_RECORDER_SIZE / en->p->insn_bytes;
-		insn = (uint64_t)(sim_rng_uniform(&en->rng_pc) * ninsn) + en->p->skew_insns;
+		insn = pick_insn(en, ninsn) + skew(en);
 		s->pid = s->tid = SIM_RECORDER_PID;
 		s->pc = SIM_RECORDER_BASE + SIM_RECORDER_ADDR + insn * en->p->insn_bytes;
 		return;
@@ -149,10 +216,11 @@ static void fill_sample(struct engine *en, struct eq_sample *s, size_t act, doub
 	pr = &sc->procs[sc->acts[act].proc];
 	m = &sc->modules[pr->module];
 	ninsn = pr->size / en->p->insn_bytes;
-	insn = ninsn ? (uint64_t)(sim_rng_uniform(&en->rng_pc) * ninsn) : 0;
+	insn = pick_insn(en, ninsn);
 	/* A.2: the pc saved is that of the instruction fetched after the one
-	 * executing; at a procedure's end that is the next procedure. */
-	insn += en->p->skew_insns;
+	 * executing (or a few: skew_insns..skew_insns_max); at a procedure's
+	 * end that is the next procedure. */
+	insn += skew(en);
 	if (act == SIM_ACT_IDLE) {
 		s->flags = EQ_F_IDLE | EQ_F_KERNEL;
 	} else {
@@ -224,17 +292,26 @@ static int drain(struct engine *en)
 {
 	struct sim_result *r = en->res;
 	uint32_t k, cap = en->p->ring_samples;
-
 	uint64_t total = 0;
 
 	while ((k = eq_ring_pop_batch(&en->ring[SRC_ENERGY], en->drainbuf, cap)) > 0) {
-		if (append(&r->energy, &r->nenergy, &r->cap_energy, en->drainbuf, k) < 0)
-			return -1;
+		if (en->out[SRC_ENERGY]) {
+			if (eqp_add_samples(en->out[SRC_ENERGY], en->drainbuf, k, en->err) < 0)
+				return -1;
+			r->nenergy += k;
+		} else if (append(&r->energy, &r->nenergy, &r->cap_energy, en->drainbuf, k) < 0) {
+			return eq_fail(en->err, "simulator: out of memory");
+		}
 		total += k;
 	}
 	while ((k = eq_ring_pop_batch(&en->ring[SRC_TIME], en->drainbuf, cap)) > 0) {
-		if (append(&r->timed, &r->ntimed, &r->cap_timed, en->drainbuf, k) < 0)
-			return -1;
+		if (en->out[SRC_TIME]) {
+			if (eqp_add_samples(en->out[SRC_TIME], en->drainbuf, k, en->err) < 0)
+				return -1;
+			r->ntimed += k;
+		} else if (append(&r->timed, &r->ntimed, &r->cap_timed, en->drainbuf, k) < 0) {
+			return eq_fail(en->err, "simulator: out of memory");
+		}
 		total += k;
 	}
 	/* the recorder runs now: a process like any other (sampled, delaying
@@ -258,16 +335,28 @@ static int events_at(struct engine *en, double t)
 
 	/* the workload's segments end at their workload time plus the lag;
 	 * an idle period pays back what it can of the lag by ending as planned */
-	while (en->seg < en->tl.nsegs && en->tl.segs[en->seg + 1].t0 + en->lag <= t) {
+	for (;;) {
+		/* the timeline is a stream: the next segment is generated when needed */
+		if (sim_timeline_need_seg(&en->tl, &en->seg, 1) < 0)
+			return eq_fail(en->err, "simulator: out of memory generating the workload");
+		if (!(en->seg < en->tl.nsegs && en->tl.segs[en->seg + 1].t0 + en->lag <= t))
+			break;
 		en->seg++;
+		if (sim_timeline_need_seg(&en->tl, &en->seg, 1) < 0)
+			return eq_fail(en->err, "simulator: out of memory generating the workload");
 		if (en->seg < en->tl.nsegs && en->tl.segs[en->seg].freq != en->tl.segs[en->seg - 1].freq &&
 		    en->p->dvfs_time > 0)
 			en->dvfs_due = 1;
 		if (en->seg < en->tl.nsegs && en->tl.segs[en->seg].act == SIM_ACT_IDLE && en->lag > 0)
 			en->lag -= fmin(en->lag, en->tl.segs[en->seg + 1].t0 - en->tl.segs[en->seg].t0);
 	}
-	while (en->tl.steps[en->step + 1].t0 <= t && en->step + 1 < en->tl.nsteps)
+	for (;;) {
+		if (sim_timeline_need_step(&en->tl, &en->step, 1) < 0)
+			return eq_fail(en->err, "simulator: out of memory generating the consumers' power");
+		if (!(en->step + 1 < en->tl.nsteps && en->tl.steps[en->step + 1].t0 <= t))
+			break;
 		en->step++;
+	}
 	while (en->next_bin <= t) {
 		en->bin++;
 		en->next_bin = (en->bin + 1) * en->res->trace_bin;
@@ -372,7 +461,7 @@ static int run_piece(struct engine *en, double t, double b, size_t act, double p
 	while ((tp = sim_frontend_advance(&en->fe, tt, b, im)) >= 0) {
 		n = counter_stage_pulse(en->cs, tp, vb, edges, 8, err);
 		if (n < 0 || handle_edges(en, edges, n, tp) < 0)
-			return n < 0 ? -1 : eq_fail(err, "simulator: out of memory");
+			return -1;
 		tt = tp;
 		if (en->isr_end <= tt && en->pending[SRC_ENERGY] < b)
 			b = fmax(en->pending[SRC_ENERGY], tt);
@@ -416,7 +505,7 @@ static int loop(struct engine *en, const struct sim_options *opt, struct eq_erro
 		double power, t0 = t;
 
 		if (events_at(en, t) < 0)
-			return eq_fail(err, "simulator: out of memory");
+			return -1;
 		if (en->seg >= en->tl.nsegs)
 			break; /* the workload is done */
 		b = next_event(en, t);
@@ -429,6 +518,9 @@ static int loop(struct engine *en, const struct sim_options *opt, struct eq_erro
 				(act == SIM_ACT_ISR || act == en->sc->nacts ? 1.0 : sg->scale);
 		if (b <= t) /* an event at t that did not move on: guard against stalls */
 			b = nextafter(t, INFINITY);
+		/* the workload's CPU state (the ISR and recorder run inside it) */
+		if (sim_states_track(en->res, en->sc, sg->freq, sg->act == SIM_ACT_IDLE, t) < 0)
+			return eq_fail(err, "simulator: out of memory");
 		if (run_piece(en, t, b, act, power, &t, err) < 0)
 			return -1;
 		if (act == en->sc->nacts) {
@@ -443,6 +535,9 @@ static int loop(struct engine *en, const struct sim_options *opt, struct eq_erro
 					       en->sc->path, en->p->isr_cycles, t - en->lag,
 					       en->w_end, en->lag);
 		}
+		if (sim_states_account(en->res, en->sc, act, sg->freq, power, t - t0) < 0 ||
+		    sim_devices_account(en->res, en->sc, act, t0, t - t0) < 0)
+			return eq_fail(err, "simulator: out of memory");
 		if (opt && opt->progress && (++iter & 0xffff) == 0)
 			opt->progress(opt->progress_ctx, t, en->w_end,
 				      en->res->nenergy + en->res->ntimed);
@@ -467,17 +562,25 @@ static int engine_open(struct engine *en, const struct sim_scenario *sc,
 	int src;
 
 	memset(en, 0, sizeof(*en));
+	en->err = err;
 	en->sc = sc;
 	en->p = p;
 	en->res = res;
-	if (sim_timeline_build(sc, &en->tl, err) < 0)
+	/* a stream: memory stays flat in the scenario's length; the consumers
+	 * run on real time, their last level lasting past the workload's
+	 * planned end when the ISR made the run longer */
+	if (sim_timeline_open(sc, &en->tl, err) < 0)
+		return -1;
+	if (sim_devices_apply(sc, &en->tl, err) < 0) /* devices' power: sim/devices.c */
 		return -1;
 	en->w_end = en->tl.t_end;
-	/* the consumers run on real time: their last level lasts past the
-	 * workload's planned end when the ISR made the run longer */
-	en->tl.steps[en->tl.nsteps].t0 = INFINITY;
-	for (src = 0; src < NSRC; src++)
+	for (src = 0; src < NSRC; src++) {
 		en->src_on[src] = src_on[src];
+		/* writing while simulating: each source's recording takes its
+		 * samples and the board stream of the run it is in */
+		if (opt && opt->stream && src_on[src])
+			en->out[src] = en->bout[src] = sim_stream_writer(opt->stream, src == SRC_ENERGY);
+	}
 	sim_frontend_init(&en->fe, p);
 	sim_rng_seed(&en->rng_irq, p->seed, 3);
 	sim_rng_seed(&en->rng_pc, p->seed, 4);
@@ -556,11 +659,11 @@ static int run_once(const struct sim_scenario *sc, const struct sim_options *opt
 		if (n < 0)
 			rc = -1;
 		for (i = 0; rc == 0 && i < (size_t)n; i++)
-			if (push_board(res, &edges[i]) < 0)
-				rc = eq_fail(err, "simulator: out of memory");
+			if (push_board(&en, &edges[i]) < 0)
+				rc = -1;
 	}
-	if (rc == 0 && drain(&en) < 0)
-		rc = eq_fail(err, "simulator: out of memory");
+	if (rc == 0 && (drain(&en) < 0 || flush_board(&en) < 0))
+		rc = -1;
 	if (rc == 0) {
 		res->lost_energy = eq_ring_dropped(&en.ring[SRC_ENERGY]) + en.merged[SRC_ENERGY];
 		res->lost_timed = eq_ring_dropped(&en.ring[SRC_TIME]) + en.merged[SRC_TIME];
@@ -634,9 +737,14 @@ int sim_run(const struct sim_scenario *sc, const struct sim_options *opt,
 	t->irq_other_energy_j = tr.irq_other_energy_j;
 	t->board = tr.board;
 	t->nboard = tr.nboard;
+	t->state_acts = tr.state_acts; /* power states: sim/states.c */
+	t->pstates = tr.pstates;
+	t->npstates = tr.npstates;
 	tr.timed = NULL;
 	tr.acts = NULL;
 	tr.board = NULL;
+	tr.state_acts = NULL;
+	tr.pstates = NULL;
 	sim_result_free(&tr);
 	return 0;
 }
@@ -650,5 +758,10 @@ void sim_result_free(struct sim_result *res)
 	free(res->trace_w);
 	free(res->time_run.acts);
 	free(res->time_run.board);
+	free(res->state_acts);
+	free(res->pstates);
+	free(res->time_run.state_acts);
+	free(res->time_run.pstates);
+	free(res->device_landed_j);
 	memset(res, 0, sizeof(*res));
 }

@@ -7,6 +7,9 @@
  * true power trace DIR/truth-trace.csv.  Every file is written atomically.
  */
 #include "sim_internal.h"
+#include "states.h"
+#include "devices.h"
+#include "sim_calls.h"
 #include "outfile.h"
 #include "table.h"
 
@@ -149,7 +152,7 @@ static int add_processes(struct eqp_writer *w, const struct sim_scenario *sc,
 }
 
 static int add_markers(struct eqp_writer *w, const struct sim_scenario *sc,
-		       const struct sim_result *res, struct eq_error *err)
+		       const struct sim_params *p, struct eq_error *err)
 {
 	char label[SIM_NAME_MAX + 16];
 	double t = 0;
@@ -157,68 +160,114 @@ static int add_markers(struct eqp_writer *w, const struct sim_scenario *sc,
 
 	for (i = 0; i < sc->nphases; i++) {
 		snprintf(label, sizeof(label), "phase %s", sc->phases[i].name);
-		if (eqp_add_marker(w, sim_target_ns(&res->p, t), label, err) < 0)
+		if (eqp_add_marker(w, sim_target_ns(p, t), label, err) < 0)
 			return -1;
 		t += sc->phases[i].duration;
 	}
 	return 0;
 }
 
-static int add_board(struct eqp_writer *w, const struct sim_scenario *sc,
-		     const struct sim_result *res, int energy, struct eq_error *err)
+static int add_board_info(struct eqp_writer *w, const struct sim_params *p, const char *counter,
+			  struct eq_error *err)
 {
 	struct eqp_board_info bi = {
-		.clock_hz = res->p.mcu_clock, .e_min_j = res->p.e_min,
-		.quantum_pulses = res->p.quantum_pulses, .jitter_pct = res->p.jitter_pct,
-		.vcomp = (uint32_t)res->p.vcomp, .firmware = res->counter_name,
-		.vb_nominal_v = res->p.vb_nominal, .dead_time_s = res->p.dead_time,
+		.clock_hz = p->mcu_clock, .e_min_j = p->e_min,
+		.quantum_pulses = p->quantum_pulses, .jitter_pct = p->jitter_pct,
+		.vcomp = (uint32_t)p->vcomp, .firmware = counter,
+		.vb_nominal_v = p->vb_nominal, .dead_time_s = p->dead_time,
 	};
 
-	if (eqp_add_board_info(w, &bi, err) < 0)
-		return -1;
-	if (!energy && res->time_run.board) /* the time-driven run's own board stream */
-		return res->time_run.nboard ?
-			eqp_add_board_records(w, res->time_run.board, res->time_run.nboard, err) : 0;
-	return res->nboard ? eqp_add_board_records(w, res->board, res->nboard, err) : 0;
+	return eqp_add_board_info(w, &bi, err);
 }
 
-static int write_recording(const struct sim_scenario *sc, const struct sim_result *res,
-			   const char *path, int energy, struct eq_error *err)
+/* A recording's header, maps, symbols, phase markers and board info:
+ * samples and board records follow. */
+static struct eqp_writer *rec_open(const struct sim_scenario *sc, const struct sim_params *p,
+				   const char *counter, int separate, const char *path, int energy,
+				   struct eq_error *err)
 {
-	char extra[1024];
+	char extra[4096], devmeta[3072];
 	struct eqp_meta meta = { 0 };
 	struct eqp_writer *w;
-	const struct eq_sample *s = energy ? res->energy : res->timed;
-	size_t n = energy ? res->nenergy : res->ntimed, done;
-	uint64_t lost = energy ? res->lost_energy : res->lost_timed;
-	uint64_t merged = energy ? res->merged_energy : res->merged_timed;
 
 	snprintf(extra, sizeof(extra),
 		 "scenario=%s\nscenario_file=%s\nsimulator=eqprof sim\nseed=%llu\ncounter=%s\nsampling=%s\n",
-		 sc->name, sc->path, (unsigned long long)sc->p.seed, res->counter_name,
-		 res->separate ? "separate" : "shared");
+		 sc->name, sc->path, (unsigned long long)sc->p.seed, counter,
+		 separate ? "separate" : "shared");
+	sim_devices_meta(sc, devmeta, sizeof(devmeta)); /* device names and models */
+	strncat(extra, devmeta, sizeof(extra) - strlen(extra) - 1);
 	meta.mode = energy ? EQP_MODE_ENERGY : EQP_MODE_TIME;
-	meta.quantum_j = energy ? res->quantum_j : 0;
+	meta.quantum_j = energy ? p->quantum_pulses * p->e_min : 0;
 	meta.nominal_hz = energy ? 0 : sc->p.time_hz;
 	meta.clock_hz = 1e9;
 	meta.target = "simulated handheld (eqprof sim)";
 	meta.extra = extra;
 	w = eqp_create(path, &meta, err);
 	if (!w)
-		return -1;
+		return NULL;
 	if (add_processes(w, sc, err) < 0 || add_symtabs(w, sc, err) < 0 ||
-	    add_markers(w, sc, res, err) < 0 || add_board(w, sc, res, energy, err) < 0)
-		goto fail;
-	for (done = 0; done < n; done += 65536)
-		if (eqp_add_samples(w, s + done, n - done < 65536 ? n - done : 65536, err) < 0)
-			goto fail;
+	    add_markers(w, sc, p, err) < 0 || add_board_info(w, p, counter, err) < 0) {
+		eqp_discard(w);
+		return NULL;
+	}
+	return w;
+}
+
+/* The losses, then the file is complete. */
+static int rec_close(struct eqp_writer *w, uint64_t lost, uint64_t merged, struct eq_error *err)
+{
 	/* source 0: the ring's drops (seq gaps, EQ_F_LOST); source 1: interrupts
 	 * merged while one was pending (the ISR never ran: no seq was used) */
-	if (lost > merged && eqp_add_lost(w, 0, lost - merged, err) < 0)
-		goto fail;
-	if (merged && eqp_add_lost(w, 1, merged, err) < 0)
-		goto fail;
+	if ((lost > merged && eqp_add_lost(w, 0, lost - merged, err) < 0) ||
+	    (merged && eqp_add_lost(w, 1, merged, err) < 0)) {
+		eqp_discard(w);
+		return -1;
+	}
 	return eqp_commit(w, err);
+}
+
+static int write_recording(const struct sim_scenario *sc, const struct sim_result *res,
+			   const char *path, int energy, struct eq_error *err)
+{
+	struct eqp_writer *w = rec_open(sc, &res->p, res->counter_name, res->separate, path, energy, err);
+	const struct eq_sample *s = energy ? res->energy : res->timed;
+	size_t n = energy ? res->nenergy : res->ntimed, done;
+	const struct eqp_board_rec *b = res->board;
+	size_t nb = res->nboard;
+
+	if (!w)
+		return -1;
+	if (!energy && res->time_run.board) { /* the time-driven run's own board stream */
+		b = res->time_run.board;
+		nb = res->time_run.nboard;
+	}
+	if (nb && eqp_add_board_records(w, b, nb, err) < 0)
+		goto fail;
+	if (sc->ncalls) {
+		/* call structure: each sample with its chain (sim/calls.c),
+		 * drawn from the seed, so a run is repeatable */
+		uint64_t rng = sc->p.seed ^ 0x63616c6c73ULL, frames[SIM_CALL_DEPTH];
+
+		for (done = 0; done < n; done++) {
+			struct eqp_callchain cc = { 0, 0, frames };
+			unsigned nf = sim_call_chain(sc, &s[done], &rng, frames, &cc.nkernel);
+
+			cc.nuser = nf - cc.nkernel;
+			if (eqp_add_sample_chain(w, &s[done], &cc, err) < 0)
+				goto fail;
+		}
+	} else {
+		for (done = 0; done < n; done += 65536)
+			if (eqp_add_samples(w, s + done, n - done < 65536 ? n - done : 65536, err) < 0)
+				goto fail;
+	}
+	if (sim_states_add(w, res, energy, err) < 0 || /* CPU frequency and idle state: PSTA */
+	    sim_devices_add(w, sc, res, err) < 0) {  /* device requests: DREQ */
+		eqp_discard(w);
+		return -1;
+	}
+	return rec_close(w, energy ? res->lost_energy : res->lost_timed,
+			 energy ? res->merged_energy : res->merged_timed, err);
 fail:
 	eqp_discard(w);
 	return -1;
@@ -381,8 +430,110 @@ static int write_trace_csv(const struct sim_result *res, struct eq_outfile *o, s
 }
 
 static const char *const out_names[] = {
-	"energy.eqp", "time.eqp", "truth.json", "truth-trace.csv", NULL
+	"energy.eqp", "time.eqp", "truth.json", "truth-trace.csv", "truth-states.json",
+	"truth-devices.json", NULL
 };
+
+/* ---- writing while simulating ------------------------------------------ */
+
+struct sim_stream {
+	struct eq_outdir d;
+	struct eqp_writer *w[2];  /* 0: time.eqp, 1: energy.eqp */
+};
+
+int sim_stream_open(const struct sim_scenario *sc, const char *dir, const char *counter,
+		    struct sim_stream **out, struct eq_error *err)
+{
+	struct sim_stream *st = calloc(1, sizeof(*st));
+	struct sim_params p;
+	char path[4096];
+	int e;
+
+	if (!st)
+		return eq_fail(err, "out of memory");
+	sim_params_effective(&sc->p, &p);
+	if (eq_outdir_open(&st->d, dir, out_names, err) < 0) {
+		free(st);
+		return -1;
+	}
+	for (e = 0; e < 2; e++) {
+		if (snprintf(path, sizeof(path), "%s/%s", st->d.tmp, e ? "energy.eqp" : "time.eqp") >=
+		    (int)sizeof(path)) {
+			eq_fail(err, "%s: path too long", dir);
+			sim_stream_abort(st);
+			return -1;
+		}
+		st->w[e] = rec_open(sc, &p, counter, !sc->p.sampling_shared, path, e, err);
+		if (!st->w[e]) {
+			sim_stream_abort(st);
+			return -1;
+		}
+	}
+	*out = st;
+	return 0;
+}
+
+struct eqp_writer *sim_stream_writer(struct sim_stream *st, int energy)
+{
+	return st->w[energy ? 1 : 0];
+}
+
+int sim_stream_finish(struct sim_stream *st, const struct sim_scenario *sc,
+		      const struct sim_result *res, struct eq_error *err)
+{
+	struct eq_outfile o;
+	char path[4096];
+	int rc, e;
+
+	/* power states (PSTA) and device requests (DREQ) are known at the end */
+	for (rc = 0, e = 1; e >= 0 && rc == 0; e--)
+		if (sim_states_add(st->w[e], res, e, err) < 0 || sim_devices_add(st->w[e], sc, res, err) < 0)
+			rc = -1;
+	if (rc == 0) {
+		rc = rec_close(st->w[1], res->lost_energy, res->merged_energy, err);
+		st->w[1] = NULL;
+	}
+	if (rc == 0) {
+		rc = rec_close(st->w[0], res->lost_timed, res->merged_timed, err);
+		st->w[0] = NULL;
+	}
+	if (rc == 0 && (snprintf(path, sizeof(path), "%s/truth-states.json", st->d.tmp) >= (int)sizeof(path) ||
+			sim_states_write_truth(sc, res, path, err) < 0))
+		rc = -1;
+	if (rc == 0 && sc->devices && sc->devices->ndev &&
+	    (snprintf(path, sizeof(path), "%s/truth-devices.json", st->d.tmp) >= (int)sizeof(path) ||
+	     sim_devices_write_truth(sc, res, path, err) < 0))
+		rc = -1;
+	if (rc == 0 && (eq_outdir_file(&st->d, &o, "truth.json", err) < 0 ||
+			write_truth(sc, res, &o, err) < 0))
+		rc = -1;
+	if (rc == 0 && (eq_outdir_file(&st->d, &o, "truth-trace.csv", err) < 0 ||
+			write_trace_csv(res, &o, err) < 0))
+		rc = -1;
+	if (rc == 0)
+		rc = eq_outdir_commit(&st->d, err);
+	else
+		eq_outdir_discard(&st->d);
+	for (e = 0; e < 2; e++)
+		if (st->w[e])
+			eqp_discard(st->w[e]);
+	free(st);
+	return rc;
+}
+
+void sim_stream_abort(struct sim_stream *st)
+{
+	int e;
+
+	if (!st)
+		return;
+	for (e = 0; e < 2; e++)
+		if (st->w[e])
+			eqp_discard(st->w[e]);
+	eq_outdir_discard(&st->d);
+	free(st);
+}
+
 
 /* All or nothing: the files go into a temporary sibling folder that becomes
  * DIR when every one is complete (missing parents of DIR are created). */
@@ -400,6 +551,11 @@ int sim_write_outputs(const struct sim_scenario *sc, const struct sim_result *re
 	if (OUT("energy.eqp") < 0 || write_recording(sc, res, path, 1, err) < 0)
 		goto fail;
 	if (OUT("time.eqp") < 0 || write_recording(sc, res, path, 0, err) < 0)
+		goto fail;
+	if (OUT("truth-states.json") < 0 || sim_states_write_truth(sc, res, path, err) < 0)
+		goto fail;
+	if (sc->devices && sc->devices->ndev &&
+	    (OUT("truth-devices.json") < 0 || sim_devices_write_truth(sc, res, path, err) < 0))
 		goto fail;
 #undef OUT
 	if (eq_outdir_file(&d, &o, "truth.json", err) < 0)

@@ -77,6 +77,9 @@ static const struct param params[] = {
 	D("board_clock_ppm", "", board_ppm, SIM_DEF_BOARD_PPM, 0),
 	U("skew_insns", "", skew_insns, SIM_DEF_SKEW_INSNS, 0),
 	U("insn_bytes", "", insn_bytes, SIM_DEF_INSN_BYTES, 0),
+	U("skew_insns_max", "", skew_insns_max, SIM_DEF_SKEW_INSNS_MAX, 0),
+	D("pc_hot_share", "%", pc_hot_share, SIM_DEF_PC_HOT_SHARE, 0),
+	D("pc_hot_span", "%", pc_hot_span, SIM_DEF_PC_HOT_SPAN, 0),
 	D("isr_cycles", "", isr_cycles, SIM_DEF_ISR_CYCLES, 0),
 	U("ring_samples", "", ring_samples, SIM_DEF_RING_SAMPLES, 0),
 	D("drain_period", "s", drain_period, SIM_DEF_DRAIN_PERIOD, 0),
@@ -160,7 +163,8 @@ static int set_value(const struct param *pm, struct sim_params *p, const char *v
 		if (end == v || (*end && strcmp(end, "%")))
 			return eq_fail(err, "%s: '%s' should be a percentage such as 5%%", pm->name, v);
 		/* gain_err and power_vsens (per volt) are fractions: "0.5%" or "0.005" */
-		if ((!strcmp(pm->name, "gain_err") || !strcmp(pm->name, "power_vsens")) && *end == '%')
+		if ((!strcmp(pm->name, "gain_err") || !strcmp(pm->name, "power_vsens") ||
+		     !strcmp(pm->name, "pc_hot_share") || !strcmp(pm->name, "pc_hot_span")) && *end == '%')
 			d /= 100.0;
 	} else if (eq_parse_quantity(v, pm->unit, pm->name, &d, err) < 0) {
 		return -1;
@@ -210,6 +214,8 @@ static int check(const struct sim_params *p, const char *name, struct eq_error *
 		return eq_fail(err, "time_hz and drain_period must be > 0 and time_jitter_pct below 100%%");
 	if (p->insn_bytes == 0 || p->slice <= 0 || p->mcu_clock <= 0 || p->supply <= 0)
 		return eq_fail(err, "insn_bytes, slice, mcu_clock and supply must be > 0");
+	if (p->pc_hot_share >= 1 || p->pc_hot_span > 1)
+		return eq_fail(err, "pc_hot_share must be below 100%% and pc_hot_span at most 100%%");
 	if (p->gain_err <= -1)
 		return eq_fail(err, "gain_err: must be above -100%%");
 	return 0;

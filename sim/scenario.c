@@ -7,6 +7,7 @@
  * names the file, the line and the word, and says what was expected.
  */
 #include "scenario_parse.h"
+#include "devices.h"
 #include "sim_internal.h"
 #include "defaults.h"
 #include "units.h"
@@ -54,8 +55,12 @@ static int st_top(struct parser *ps, char **w, int n)
 		return scn_st_module(ps, w, n, 1);
 	if (!strcmp(w[0], "process"))
 		return scn_st_process(ps, w, n);
+	if (!strcmp(w[0], "calls"))
+		return scn_st_calls(ps, w, n);
 	if (!strcmp(w[0], "phase"))
 		return scn_st_phase(ps, w, n);
+	if (!strcmp(w[0], "device")) /* sim/devices_parse.c */
+		return sim_devices_st_device(ps, w, n);
 	if (!strcmp(w[0], "base_power")) {
 		if (n != 2 || scn_quantity(ps, w[1], "W", "base_power", &sc->base_power) < 0)
 			return n != 2 ? scn_perr(ps, "usage: base_power POWER") : -1;
@@ -96,6 +101,8 @@ static int statement(struct parser *ps, char **w, int n)
 {
 	int r;
 
+	if (ps->ctx == CTX_PHASE && !strcmp(w[0], "request")) /* sim/devices_parse.c */
+		return sim_devices_st_request(ps, w, n);
 	if (ps->ctx == CTX_PHASE) {
 		r = scn_st_phase_line(ps, w, n);
 		if (r <= 0)
@@ -275,6 +282,8 @@ void sim_scenario_free(struct sim_scenario *sc)
 	free(sc->consumers);
 	free(sc->phases);
 	free(sc->acts);
+	sim_devices_free(sc->devices);
+	free(sc->calls);
 	memset(sc, 0, sizeof(*sc));
 }
 

@@ -50,6 +50,8 @@ int scn_st_process(struct parser *ps, char **w, int n);
 int scn_st_map(struct parser *ps, char **w, int n);
 int scn_st_thread(struct parser *ps, char **w, int n);
 int scn_st_phase(struct parser *ps, char **w, int n);
+/* "calls CALLER CALLEE [WEIGHT]" (sim/calls.c). */
+int scn_st_calls(struct parser *ps, char **w, int n);
 /* A statement inside a phase block: 0 done, -1 error, 1 not a phase statement. */
 int scn_st_phase_line(struct parser *ps, char **w, int n);
 

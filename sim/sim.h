@@ -18,6 +18,8 @@
 #include "eq_sample.h"
 #include "eqp.h"
 
+struct sim_devices;
+
 #define SIM_MAX_FREQS 8
 #define SIM_NAME_MAX 128
 
@@ -50,6 +52,8 @@ struct sim_params {
 	double target_ppm, target_offset;      /* target clock: rate error, reading at t = 0 */
 	double board_ppm;                      /* board (MCU crystal) clock rate error */
 	uint32_t skew_insns, insn_bytes;
+	uint32_t skew_insns_max;  /* > skew_insns: the skew varies uniformly up to it */
+	double pc_hot_share, pc_hot_span; /* time share of a procedure's hot loop, its size share */
 	double isr_cycles;
 	uint32_t ring_samples;
 	double drain_period;
@@ -166,8 +170,13 @@ struct sim_scenario {
 	struct sim_consumer *consumers;
 	struct sim_phase *phases;
 	struct sim_act *acts;
+	struct sim_devices *devices; /* devices and their requests (sim/devices.h); NULL: none */
 	/* capacities of the arrays above */
 	size_t cap_modules, cap_procs, cap_processes, cap_consumers, cap_phases, cap_acts;
+	/* call structure ("calls CALLER CALLEE WEIGHT", sim/calls.c): samples
+	 * in a callee get call chains through its callers */
+	struct sim_call { size_t caller, callee; double weight; } *calls;
+	size_t ncalls, cap_calls;
 };
 
 void sim_params_default(struct sim_params *p);
@@ -192,6 +201,9 @@ struct sim_truth_act {
 
 /* The truth of one run. */
 struct sim_run_truth {
+	struct sim_truth_act *state_acts; /* the time-driven run's (sim/states.c) */
+	struct eqp_pstate *pstates;
+	size_t npstates;
 	double duration, energy_j;
 	double isr_time_s, isr_energy_j;
 	double irq_other_time_s, irq_other_energy_j;
@@ -234,6 +246,12 @@ struct sim_result {
 	uint64_t pulses_in_quanta;   /* sum of preloads of the completed quanta */
 	double quantum_j;            /* nominal energy per sample: N * E_min */
 	struct sim_params p;         /* the parameters in effect (sim_params_effective) */
+	struct sim_truth_act *state_acts; /* per activity and frequency state,
+					     [act * nfreqs + freq] (sim/states.c) */
+	struct eqp_pstate *pstates;  /* the CPU's frequency and idle-state changes */
+	size_t npstates, cap_pstates;
+	double *device_landed_j;     /* per activity: device energy above idle drawn
+					while it ran (sim/devices.c) */
 	const char *counter_name;
 	/* The time-driven recording's run: with `sampling separate` (the
 	 * default) a second run of the same workload, its own perturbation
@@ -243,8 +261,14 @@ struct sim_result {
 	struct sim_run_truth time_run;
 };
 
+struct sim_stream;
 struct sim_options {
 	const char *firmware_elf;    /* NULL: built-in counter stage */
+	/* Non-NULL: samples and board records go straight into the recordings
+	 * as the run makes them (sim_stream_open), so memory does not grow
+	 * with the scenario's length; res->energy, timed and board stay empty
+	 * (their counts are kept). */
+	struct sim_stream *stream;
 	int quiet;
 	/* called now and then with the simulated time reached (may be NULL) */
 	void (*progress)(void *ctx, double t, double t_end, size_t samples);
@@ -268,6 +292,20 @@ struct sim_calibration {
 };
 int sim_calibrate_e_min(const struct sim_params *p, double current, double seconds,
 			struct sim_calibration *c, struct eq_error *err);
+
+/*
+ * Writing while simulating: opens DIR's recordings (their headers, maps,
+ * symbols, markers and board info); sim_run (opt->stream) adds samples and
+ * board records; sim_stream_finish adds the losses, the truth files and
+ * makes DIR appear whole (all or nothing, as sim_write_outputs).  It frees
+ * the stream, as sim_stream_abort does.  counter: "builtin" or "simavr".
+ */
+int sim_stream_open(const struct sim_scenario *sc, const char *dir, const char *counter,
+		    struct sim_stream **st, struct eq_error *err);
+struct eqp_writer *sim_stream_writer(struct sim_stream *st, int energy);
+int sim_stream_finish(struct sim_stream *st, const struct sim_scenario *sc,
+		      const struct sim_result *res, struct eq_error *err);
+void sim_stream_abort(struct sim_stream *st);
 
 /* Writes DIR/energy.eqp, DIR/time.eqp, DIR/truth.json, DIR/truth-trace.csv. */
 int sim_write_outputs(const struct sim_scenario *sc, const struct sim_result *res,

@@ -48,16 +48,39 @@ struct sim_step {
 	double power;
 };
 
+/*
+ * The workload as a stream: segs and steps hold a window of it, generated
+ * on demand and dropped once passed, so memory does not grow with the
+ * scenario's length.  Once all is generated (segs_done, steps_done) the
+ * window ends with a sentinel: segs[nsegs] at t_end, steps[nsteps] at t_end
+ * (sim_timeline_build) or INFINITY (sim_timeline_open: the consumers' last
+ * level lasts past a run that the ISR made longer).
+ */
+struct sim_tl_gen;
 struct sim_timeline {
-	struct sim_seg *segs;   /* nsegs + 1: the last one is a sentinel at t_end */
+	struct sim_seg *segs;   /* nsegs (+ 1 sentinel once segs_done) */
 	size_t nsegs;
-	struct sim_step *steps; /* nsteps + 1, sentinel at t_end */
+	struct sim_step *steps; /* nsteps (+ 1 sentinel once steps_done) */
 	size_t nsteps;
 	double t_end;
+	int segs_done, steps_done;
+	size_t cap_segs, cap_steps;
+	struct sim_tl_gen *gen;
 };
 
+/* The whole timeline at once (tests). */
 int sim_timeline_build(const struct sim_scenario *sc, struct sim_timeline *tl,
 		       struct eq_error *err);
+/* A streamed timeline: nothing generated yet. */
+int sim_timeline_open(const struct sim_scenario *sc, struct sim_timeline *tl,
+		      struct eq_error *err);
+/*
+ * Makes segs[*k + ahead] (steps[...]) available, or the sentinel if the
+ * workload ends before; may drop the entries before *k - 1 and then lowers
+ * *k by as many.  -1 when out of memory.
+ */
+int sim_timeline_need_seg(struct sim_timeline *tl, size_t *k, size_t ahead);
+int sim_timeline_need_step(struct sim_timeline *tl, size_t *k, size_t ahead);
 void sim_timeline_free(struct sim_timeline *tl);
 
 /* CPU power of an activity at a frequency state. */

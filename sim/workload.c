@@ -25,31 +25,69 @@ double sim_act_power(const struct sim_scenario *sc, size_t act, size_t freq)
 	return sc->procs[sc->acts[act].proc].power[freq];
 }
 
-struct segbuf {
-	struct sim_seg *v;
-	size_t n, cap;
+/* ---- the CPU's segments, generated as a stream --------------------------- */
+
+enum { G_PHASE, G_BUSY_START, G_BUSY, G_PHASE_END, G_DONE };
+
+/* An asynchronous consumer's stretch of time on at one level. */
+struct cons_iv {
+	const struct sim_consumer *c;
+	double a, e, level;
 };
 
-static int seg_push(struct segbuf *b, double t0, size_t act, size_t freq, float scale)
-{
-	if (b->n && b->v[b->n - 1].act == act && b->v[b->n - 1].freq == freq &&
-	    b->v[b->n - 1].scale == scale)
-		return 0; /* same activity continues */
-	if (b->n + 1 >= b->cap) {
-		size_t nc = b->cap ? 2 * b->cap : 4096;
-		struct sim_seg *p = realloc(b->v, nc * sizeof(*p));
+struct ev {
+	double t, dp;
+};
 
-		if (!p)
-			return -1;
-		b->v = p;
-		b->cap = nc;
-	}
-	b->v[b->n].t0 = t0;
-	b->v[b->n].act = (uint32_t)act;
-	b->v[b->n].freq = (uint16_t)freq;
-	b->v[b->n].reserved = 0;
-	b->v[b->n].scale = scale;
-	b->n++;
+struct sim_tl_gen {
+	const struct sim_scenario *sc;
+	int sentinel_inf;
+	/* segments */
+	struct sim_rng r;
+	int state;
+	size_t phase;
+	double pstart, t, end, stop, total, slice;
+	/* steps */
+	struct cons_iv *iv;
+	size_t niv, cap_iv;
+	double win;             /* start of the next window of consumer events */
+	double level;           /* the power reached so far */
+	struct ev *ev;
+	size_t nev, cap_ev;
+};
+
+static int grow(void **v, size_t *cap, size_t need, size_t size)
+{
+	size_t nc;
+	void *p;
+
+	if (need <= *cap)
+		return 0;
+	nc = *cap ? *cap : 1024;
+	while (nc < need)
+		nc *= 2;
+	p = realloc(*v, nc * size);
+	if (!p)
+		return -1;
+	*v = p;
+	*cap = nc;
+	return 0;
+}
+
+static int seg_push(struct sim_timeline *tl, double t0, size_t act, size_t freq, float scale)
+{
+	struct sim_seg *last = tl->nsegs ? &tl->segs[tl->nsegs - 1] : NULL;
+
+	if (last && last->act == act && last->freq == freq && last->scale == scale)
+		return 0; /* same activity continues */
+	if (grow((void **)&tl->segs, &tl->cap_segs, tl->nsegs + 2, sizeof(*tl->segs)) < 0)
+		return -1;
+	tl->segs[tl->nsegs].t0 = t0;
+	tl->segs[tl->nsegs].act = (uint32_t)act;
+	tl->segs[tl->nsegs].freq = (uint16_t)freq;
+	tl->segs[tl->nsegs].reserved = 0;
+	tl->segs[tl->nsegs].scale = scale;
+	tl->nsegs++;
 	return 0;
 }
 
@@ -79,88 +117,115 @@ static float slice_scale(const struct sim_phase *ph, struct sim_rng *r)
 	return (float)fmin(fmax(x, 0.2), 1.8);
 }
 
-static int build_phase(const struct sim_phase *ph, double t0, double slice,
-		       struct segbuf *b, struct sim_rng *r)
+/*
+ * One step of the generator: busy and idle periods alternate with
+ * exponential lengths, busy time is cut into slices (the same random
+ * sequence whether generated whole or as a stream).
+ */
+static int gen_seg_step(struct sim_timeline *tl)
 {
-	double t = t0, end = t0 + ph->duration, total = 0, len, stop;
+	struct sim_tl_gen *g = tl->gen;
+	const struct sim_scenario *sc = g->sc;
+	const struct sim_phase *ph = g->phase < sc->nphases ? &sc->phases[g->phase] : NULL;
+	double len;
 	size_t i;
 
-	for (i = 0; i < ph->nrun; i++)
-		total += ph->run[i].weight;
-	if (ph->idle_frac >= 1.0)
-		return seg_push(b, t, SIM_ACT_IDLE, ph->freq, 1.0f);
-	while (t < end) {
-		/* busy period */
-		len = ph->idle_frac > 0 ? sim_rng_exp(r, ph->granularity * (1 - ph->idle_frac)) : end - t;
-		stop = fmin(end, t + len);
-		while (t < stop) {
-			if (seg_push(b, t, pick(ph, total, r), ph->freq, slice_scale(ph, r)) < 0)
-				return -1;
-			t += fmax(sim_rng_exp(r, slice), 1e-7);
+	switch (g->state) {
+	case G_PHASE:
+		if (!ph) {
+			g->state = G_DONE;
+			return 0;
 		}
-		t = stop;
-		if (t >= end || ph->idle_frac <= 0)
-			break;
-		/* idle period */
-		if (seg_push(b, t, SIM_ACT_IDLE, ph->freq, 1.0f) < 0)
+		g->t = g->pstart;
+		g->end = g->pstart + ph->duration;
+		g->slice = ph->slice > 0 ? ph->slice : sc->p.slice;
+		for (g->total = 0, i = 0; i < ph->nrun; i++)
+			g->total += ph->run[i].weight;
+		if (ph->idle_frac >= 1.0) {
+			g->state = G_PHASE_END;
+			return seg_push(tl, g->t, SIM_ACT_IDLE, ph->freq, 1.0f);
+		}
+		g->state = G_BUSY_START;
+		return 0;
+	case G_BUSY_START:
+		if (g->t >= g->end) {
+			g->state = G_PHASE_END;
+			return 0;
+		}
+		len = ph->idle_frac > 0 ? sim_rng_exp(&g->r, ph->granularity * (1 - ph->idle_frac)) : g->end - g->t;
+		g->stop = fmin(g->end, g->t + len);
+		g->state = G_BUSY;
+		return 0;
+	case G_BUSY:
+		if (g->t < g->stop) {
+			if (seg_push(tl, g->t, pick(ph, g->total, &g->r), ph->freq, slice_scale(ph, &g->r)) < 0)
+				return -1;
+			g->t += fmax(sim_rng_exp(&g->r, g->slice), 1e-7);
+			return 0;
+		}
+		g->t = g->stop;
+		if (g->t >= g->end || ph->idle_frac <= 0) {
+			g->state = G_PHASE_END;
+			return 0;
+		}
+		if (seg_push(tl, g->t, SIM_ACT_IDLE, ph->freq, 1.0f) < 0)
 			return -1;
-		t += sim_rng_exp(r, ph->granularity * ph->idle_frac);
+		g->t += sim_rng_exp(&g->r, ph->granularity * ph->idle_frac);
+		g->state = G_BUSY_START;
+		return 0;
+	case G_PHASE_END:
+		g->pstart += ph->duration;
+		g->phase++;
+		g->state = G_PHASE;
+		return 0;
+	}
+	return 0;
+}
+
+/* Generates until `want` segments are held (or the workload ends). */
+static int gen_segs(struct sim_timeline *tl, size_t want)
+{
+	struct sim_tl_gen *g = tl->gen;
+
+	while (!tl->segs_done && tl->nsegs < want) {
+		if (gen_seg_step(tl) < 0)
+			return -1;
+		if (g->state == G_DONE) {
+			if (grow((void **)&tl->segs, &tl->cap_segs, tl->nsegs + 1, sizeof(*tl->segs)) < 0)
+				return -1;
+			tl->segs[tl->nsegs].t0 = tl->t_end;
+			tl->segs[tl->nsegs].act = SIM_ACT_IDLE;
+			tl->segs[tl->nsegs].freq = 0;
+			tl->segs[tl->nsegs].reserved = 0;
+			tl->segs[tl->nsegs].scale = 1.0f;
+			tl->segs_done = 1;
+		}
 	}
 	return 0;
 }
 
 /* ---- asynchronous consumers ------------------------------------------- */
 
-struct ev {
-	double t, dp;
-};
-
-struct evbuf {
-	struct ev *v;
-	size_t n, cap;
-};
-
-static int ev_push(struct evbuf *b, double t, double dp)
-{
-	if (b->n == b->cap) {
-		size_t nc = b->cap ? 2 * b->cap : 4096;
-		struct ev *p = realloc(b->v, nc * sizeof(*p));
-
-		if (!p)
-			return -1;
-		b->v = p;
-		b->cap = nc;
-	}
-	b->v[b->n].t = t;
-	b->v[b->n].dp = dp;
-	b->n++;
-	return 0;
-}
-
-/* The consumer draws `level` over [a, b): steadily, or in refresh bursts of
- * level/duty for duty*period of every period (phase-locked to t = 0). */
-static int emit_on(struct evbuf *b, const struct sim_consumer *c, double a, double e,
+static int iv_push(struct sim_tl_gen *g, const struct sim_consumer *c, double a, double e,
 		   double level)
 {
-	double k, on_a, on_b, peak;
-
 	if (e <= a || level <= 0)
 		return 0;
-	if (c->period <= 0 || c->duty >= 1)
-		return ev_push(b, a, level) || ev_push(b, e, -level);
-	peak = level / c->duty;
-	for (k = floor(a / c->period); k * c->period < e; k++) {
-		on_a = fmax(a, k * c->period);
-		on_b = fmin(e, k * c->period + c->duty * c->period);
-		if (on_b > on_a && (ev_push(b, on_a, peak) || ev_push(b, on_b, -peak)))
-			return -1;
-	}
+	if (grow((void **)&g->iv, &g->cap_iv, g->niv + 1, sizeof(*g->iv)) < 0)
+		return -1;
+	g->iv[g->niv].c = c;
+	g->iv[g->niv].a = a;
+	g->iv[g->niv].e = e;
+	g->iv[g->niv].level = level;
+	g->niv++;
 	return 0;
 }
 
-/* One consumer through all phases: its level, on/off and its timeout. */
-static int consumer_events(const struct sim_scenario *sc, size_t ci, struct evbuf *b)
+/* One consumer through all phases: when it is on, at which level (its
+ * timeout included); a few intervals per phase at most. */
+static int consumer_intervals(struct sim_tl_gen *g, size_t ci)
 {
+	const struct sim_scenario *sc = g->sc;
 	const struct sim_consumer *c = &sc->consumers[ci];
 	double level = c->power, t = 0, awake_until, on_end;
 	int on = c->on, used;
@@ -188,11 +253,46 @@ static int consumer_events(const struct sim_scenario *sc, size_t ci, struct evbu
 			awake_until = INFINITY;
 		/* a consumer switched on again by a phase is awake from its start */
 		on_end = (c->timeout > 0 && !used) ? fmin(e, awake_until) : e;
-		if (on && emit_on(b, c, t, on_end, level) < 0)
+		if (on && iv_push(g, c, t, on_end, level) < 0)
 			return -1;
 		if (used && c->timeout > 0)
 			awake_until = e + c->timeout;
 		t = e;
+	}
+	return 0;
+}
+
+static int ev_push(struct sim_tl_gen *g, double t, double dp, double w0, double w1)
+{
+	if (t < w0 || t >= w1)
+		return 0; /* another window's */
+	if (grow((void **)&g->ev, &g->cap_ev, g->nev + 1, sizeof(*g->ev)) < 0)
+		return -1;
+	g->ev[g->nev].t = t;
+	g->ev[g->nev].dp = dp;
+	g->nev++;
+	return 0;
+}
+
+/* The changes of one interval inside [w0, w1): steadily, or in refresh
+ * bursts of level/duty for duty*period of every period (phase-locked to
+ * t = 0). */
+static int iv_events(struct sim_tl_gen *g, const struct cons_iv *v, double w0, double w1)
+{
+	const struct sim_consumer *c = v->c;
+	double k, on_a, on_b, peak;
+
+	if (v->e < w0 || v->a >= w1)
+		return 0;
+	if (c->period <= 0 || c->duty >= 1)
+		return ev_push(g, v->a, v->level, w0, w1) || ev_push(g, v->e, -v->level, w0, w1);
+	peak = v->level / c->duty;
+	for (k = fmax(floor(v->a / c->period), floor(w0 / c->period) - 1);
+	     k * c->period < fmin(v->e, w1); k++) {
+		on_a = fmax(v->a, k * c->period);
+		on_b = fmin(v->e, k * c->period + c->duty * c->period);
+		if (on_b > on_a && (ev_push(g, on_a, peak, w0, w1) || ev_push(g, on_b, -peak, w0, w1)))
+			return -1;
 	}
 	return 0;
 }
@@ -204,91 +304,144 @@ static int cmp_ev(const void *a, const void *b)
 	return x->t < y->t ? -1 : x->t > y->t;
 }
 
-static int build_steps(const struct sim_scenario *sc, struct sim_timeline *tl)
-{
-	struct evbuf b = { 0 };
-	double p = sc->base_power;
-	size_t i, n = 0;
+#define STEP_WINDOW 1.0 /* s of consumer events generated at a time */
 
-	for (i = 0; i < sc->nconsumers; i++)
-		if (consumer_events(sc, i, &b) < 0)
-			goto oom;
-	if (b.n)
-		qsort(b.v, b.n, sizeof(*b.v), cmp_ev);
-	tl->steps = malloc((b.n + 2) * sizeof(*tl->steps));
-	if (!tl->steps)
-		goto oom;
-	tl->steps[n].t0 = 0;
-	tl->steps[n].power = p;
-	for (i = 0; i < b.n; i++) {
-		p += b.v[i].dp;
-		if (b.v[i].t >= tl->t_end)
-			break;
-		if (b.v[i].t <= tl->steps[n].t0)
-			tl->steps[n].power = p;   /* same instant: merge */
-		else {
-			n++;
-			tl->steps[n].t0 = b.v[i].t;
-			tl->steps[n].power = p;
+/* The next window of consumer events, turned into steps. */
+static int gen_step_window(struct sim_timeline *tl)
+{
+	struct sim_tl_gen *g = tl->gen;
+	double w0 = g->win, w1 = fmin(g->win + STEP_WINDOW, tl->t_end), base = g->sc->base_power;
+	size_t i;
+
+	if (w0 >= tl->t_end) {
+		if (grow((void **)&tl->steps, &tl->cap_steps, tl->nsteps + 1, sizeof(*tl->steps)) < 0)
+			return -1;
+		tl->steps[tl->nsteps].t0 = g->sentinel_inf ? INFINITY : tl->t_end;
+		tl->steps[tl->nsteps].power = 0;
+		tl->steps_done = 1;
+		return 0;
+	}
+	g->nev = 0;
+	for (i = 0; i < g->niv; i++)
+		if (iv_events(g, &g->iv[i], w0, w1) < 0)
+			return -1;
+	if (g->nev)
+		qsort(g->ev, g->nev, sizeof(*g->ev), cmp_ev);
+	if (grow((void **)&tl->steps, &tl->cap_steps, tl->nsteps + g->nev + 2, sizeof(*tl->steps)) < 0)
+		return -1;
+	for (i = 0; i < g->nev; i++) {
+		struct sim_step *last = &tl->steps[tl->nsteps - 1];
+
+		g->level += g->ev[i].dp;
+		if (g->ev[i].t <= last->t0) {
+			last->power = g->level;   /* same instant: merge */
+		} else {
+			last = &tl->steps[tl->nsteps++];
+			last->t0 = g->ev[i].t;
+			last->power = g->level;
 		}
 		/* rounding of many +x -x: keep exact zeros exact */
-		if (fabs(tl->steps[n].power - sc->base_power) < 1e-12)
-			tl->steps[n].power = sc->base_power;
+		if (fabs(last->power - base) < 1e-12)
+			last->power = g->level = base;
 	}
-	tl->nsteps = n + 1;
-	tl->steps[tl->nsteps].t0 = tl->t_end;
-	tl->steps[tl->nsteps].power = 0;
-	free(b.v);
+	g->win = w1;
 	return 0;
-oom:
-	free(b.v);
-	return -1;
+}
+
+static int gen_steps(struct sim_timeline *tl, size_t want)
+{
+	while (!tl->steps_done && tl->nsteps < want)
+		if (gen_step_window(tl) < 0)
+			return -1;
+	return 0;
+}
+
+/* ---- the timeline ------------------------------------------------------ */
+
+static int tl_start(const struct sim_scenario *sc, struct sim_timeline *tl, int sentinel_inf)
+{
+	struct sim_tl_gen *g;
+	size_t i;
+
+	memset(tl, 0, sizeof(*tl));
+	g = tl->gen = calloc(1, sizeof(*g));
+	if (!g)
+		return -1;
+	g->sc = sc;
+	g->sentinel_inf = sentinel_inf;
+	sim_rng_seed(&g->r, sc->p.seed, 1);
+	g->state = G_PHASE;
+	for (i = 0; i < sc->nphases; i++)
+		tl->t_end += sc->phases[i].duration;
+	for (i = 0; i < sc->nconsumers; i++)
+		if (consumer_intervals(g, i) < 0)
+			return -1;
+	/* the first step: base power (events at 0 merge into it) */
+	if (grow((void **)&tl->steps, &tl->cap_steps, 2, sizeof(*tl->steps)) < 0)
+		return -1;
+	tl->steps[0].t0 = 0;
+	tl->steps[0].power = g->level = sc->base_power;
+	tl->nsteps = 1;
+	return 0;
+}
+
+int sim_timeline_open(const struct sim_scenario *sc, struct sim_timeline *tl,
+		      struct eq_error *err)
+{
+	if (tl_start(sc, tl, 1) < 0) {
+		sim_timeline_free(tl);
+		return eq_fail(err, "%s: out of memory starting the workload", sc->path);
+	}
+	return 0;
 }
 
 int sim_timeline_build(const struct sim_scenario *sc, struct sim_timeline *tl,
 		       struct eq_error *err)
 {
-	struct segbuf b = { 0 };
-	struct sim_rng r;
-	double t = 0;
-	size_t i;
-
-	memset(tl, 0, sizeof(*tl));
-	sim_rng_seed(&r, sc->p.seed, 1);
-	for (i = 0; i < sc->nphases; i++) {
-		if (build_phase(&sc->phases[i], t, sc->phases[i].slice > 0 ? sc->phases[i].slice : sc->p.slice,
-				&b, &r) < 0)
-			goto oom;
-		t += sc->phases[i].duration;
-	}
-	tl->t_end = t;
-	/* sentinel */
-	if (b.n + 1 >= b.cap) {
-		struct sim_seg *p = realloc(b.v, (b.n + 2) * sizeof(*p));
-
-		if (!p)
-			goto oom;
-		b.v = p;
-	}
-	b.v[b.n].t0 = t;
-	b.v[b.n].act = SIM_ACT_IDLE;
-	b.v[b.n].freq = 0;
-	b.v[b.n].reserved = 0;
-	b.v[b.n].scale = 1.0f;
-	tl->segs = b.v;
-	tl->nsegs = b.n;
-	if (build_steps(sc, tl) < 0) {
+	if (tl_start(sc, tl, 0) < 0 || gen_segs(tl, SIZE_MAX) < 0 || gen_steps(tl, SIZE_MAX) < 0) {
 		sim_timeline_free(tl);
-		return eq_fail(err, "%s: out of memory building the consumers' power", sc->path);
+		return eq_fail(err, "%s: out of memory building the workload timeline", sc->path);
 	}
 	return 0;
-oom:
-	free(b.v);
-	return eq_fail(err, "%s: out of memory building the workload timeline", sc->path);
+}
+
+#define TL_CHUNK 65536 /* entries generated at a time */
+
+/* Drops the entries before *k - 1 of an array of n (+ sentinel) entries. */
+static void drop_before(void *v, size_t size, size_t *n, int done, size_t *k)
+{
+	size_t drop = *k > 1 ? *k - 1 : 0;
+
+	if (drop < TL_CHUNK)
+		return; /* not worth moving yet */
+	memmove(v, (char *)v + drop * size, (*n - drop + (done ? 1 : 0)) * size);
+	*n -= drop;
+	*k -= drop;
+}
+
+int sim_timeline_need_seg(struct sim_timeline *tl, size_t *k, size_t ahead)
+{
+	if (*k + ahead < tl->nsegs || tl->segs_done)
+		return 0;
+	drop_before(tl->segs, sizeof(*tl->segs), &tl->nsegs, tl->segs_done, k);
+	return gen_segs(tl, *k + ahead + TL_CHUNK);
+}
+
+int sim_timeline_need_step(struct sim_timeline *tl, size_t *k, size_t ahead)
+{
+	if (*k + ahead < tl->nsteps || tl->steps_done)
+		return 0;
+	drop_before(tl->steps, sizeof(*tl->steps), &tl->nsteps, tl->steps_done, k);
+	return gen_steps(tl, *k + ahead + 1);
 }
 
 void sim_timeline_free(struct sim_timeline *tl)
 {
+	if (tl->gen) {
+		free(tl->gen->iv);
+		free(tl->gen->ev);
+		free(tl->gen);
+	}
 	free(tl->segs);
 	free(tl->steps);
 	memset(tl, 0, sizeof(*tl));

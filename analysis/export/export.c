@@ -7,6 +7,7 @@
  * (pid, pc), so counting is a hash table keyed by pointer: memory follows the
  * number of distinct pcs, not of samples.
  */
+#include "callgraph.h"
 #include "export.h"
 #include "profile.h"
 
@@ -216,4 +217,45 @@ int export_count_locs(struct export_ctx *x, struct loc_count **out, size_t *n,
 	*out = t.slot;
 	*n = k;
 	return 0;
+}
+
+int export_stack_locs(const struct eq_stacks *st, struct loc_count **out, size_t *n,
+		      struct eq_error *err)
+{
+	struct loc_table t = { 0 };
+	size_t i, j, k = 0;
+
+	for (i = 0; i < st->nstacks; i++)
+		for (j = 0; j < st->stacks[i].depth; j++)
+			if (table_add(&t, st->stacks[i].frames[j], err) < 0) {
+				free(t.slot);
+				return -1;
+			}
+	for (i = 0; i < t.cap; i++)
+		if (t.slot[i].loc)
+			t.slot[k++] = t.slot[i];
+	if (k)
+		qsort(t.slot, k, sizeof(*t.slot), cmp_loc_count);
+	*out = t.slot;
+	*n = k;
+	return 0;
+}
+
+int export_find_sample(const struct power_input *in, const struct eq_sample *s, size_t *c,
+		       size_t *i)
+{
+	uintptr_t p = (uintptr_t)s;
+	size_t k;
+
+	for (k = 0; k < in->nchunks; k++) {
+		size_t j = (*c + k) % in->nchunks;  /* most often the chunk of the last one */
+		uintptr_t b = (uintptr_t)in->chunks[j];
+
+		if (in->chunks[j] && p >= b && p < b + in->counts[j] * sizeof(*s)) {
+			*c = j;
+			*i = (p - b) / sizeof(*s);
+			return 0;
+		}
+	}
+	return -1;
 }

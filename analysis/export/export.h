@@ -78,6 +78,17 @@ struct loc_count {
 int export_count_locs(struct export_ctx *x, struct loc_count **out, size_t *n,
 		      uint64_t *total, struct eq_error *err);
 
+/* Every distinct frame of the stacks, sorted as export_count_locs sorts
+ * (samples: how many distinct stack frames it is, not meaningful). */
+struct eq_stacks;
+int export_stack_locs(const struct eq_stacks *st, struct loc_count **out, size_t *n,
+		      struct eq_error *err);
+
+/* Chunk *c and index *i of sample s of the input (the time-order iterator
+ * gives pointers); *c is where to look first.  0, or -1 if not found. */
+int export_find_sample(const struct power_input *in, const struct eq_sample *s, size_t *c,
+		       size_t *i);
+
 /* v rounded to a whole number for the formats' integer fields: 0 for NaN or
  * v <= 0, UINT64_MAX past the range (a cast would be undefined: a target
  * clock of 1e-300 Hz makes spans infinite). */

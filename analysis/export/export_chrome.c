@@ -14,10 +14,14 @@
  *   CPU (that quantum's interval), in a time profile at most one sampling
  *   period (a time-driven sampler sees no time that was not spent running:
  *   a sleep between two samples is not theirs).  Neighbouring samples of a
- *   thread in the same procedure whose slices touch are merged.
+ *   thread in the same procedure whose slices touch are merged.  With call
+ *   chains (record -g) a sample is a stack of nested slices, outermost
+ *   caller first (a flame chart per thread): each level goes on while
+ *   neighbouring samples agree on it and on every level above it.
  * Markers are global instant events ("ph":"i", "s":"g").
  * Times ("ts", "dur") are microseconds since the first sample.
  */
+#include "callgraph.h"
 #include "export.h"
 #include "table.h"
 
@@ -28,14 +32,21 @@
 #define MAX_CPU_TRACKS 65536     /* eq_sample.cpu is 16 bits */
 #define POWER_PID 2147483646     /* above any Linux pid (pid_max <= 2^22) */
 
-struct slice {
-	const struct eq_loc *loc;  /* NULL: no open slice */
+/* One open slice of a thread: a level of its stack. */
+struct level {
+	const struct eq_loc *loc;
+	double start_us;
+	uint64_t samples;
+	int mixed_lines;           /* its samples are on different source lines */
+};
+
+struct slice {                 /* a thread and its open slices */
 	uint32_t pid, tid;
 	const char *thread;        /* the thread's name */
 	const char *exe_name;      /* its process's */
-	double start_us, end_us;
-	uint64_t samples;
-	int mixed_lines;           /* its samples are on different source lines */
+	double end_us;
+	struct level *lv;          /* outermost first */
+	size_t depth, cap;
 };
 
 struct chrome {
@@ -45,6 +56,8 @@ struct chrome {
 	size_t mask, nopen;
 	double *prev_us;           /* per CPU, -1 before its first sample */
 	double period_us;          /* time profile: the longest a slice stands for */
+	const struct eq_loc **frames; /* with call chains: a sample's frames */
+	size_t chunk_hint;
 };
 
 static void event_sep(struct chrome *c)
@@ -78,31 +91,38 @@ static void power_counters(struct chrome *c, struct export_ctx *x)
 	}
 }
 
-static void close_slice(struct chrome *c, struct slice *s)
+/* Closes the thread's levels from the innermost up to level `from`. */
+static void close_levels(struct chrome *c, struct slice *s, size_t from)
 {
-	const struct eq_loc *l = s->loc;
 	char line[32];
 
-	if (!l)
-		return;
-	event_sep(c);
-	fputs("{\"name\":", c->out);
-	eq_json_string(c->out, export_proc_name(l));
-	fprintf(c->out, ",\"cat\":\"sample\",\"ph\":\"X\",\"ts\":%.3f,\"dur\":%.3f,"
-			"\"pid\":%u,\"tid\":%u,\"args\":{\"exe\":",
-		s->start_us, s->end_us - s->start_us, s->pid, s->tid);
-	eq_json_string(c->out, l->exe ? l->exe : "[unknown]");
-	fputs(",\"module\":", c->out);
-	eq_json_string(c->out, l->module);
-	if (l->file) {
-		fputs(",\"file\":", c->out);
-		eq_json_string(c->out, l->file);
-		snprintf(line, sizeof(line), "%u", l->line);
-		if (!s->mixed_lines && l->line)
-			fprintf(c->out, ",\"line\":%s", line);
+	while (s->depth > from) {
+		struct level *v = &s->lv[--s->depth];
+		const struct eq_loc *l = v->loc;
+
+		event_sep(c);
+		fputs("{\"name\":", c->out);
+		eq_json_string(c->out, export_proc_name(l));
+		fprintf(c->out, ",\"cat\":\"sample\",\"ph\":\"X\",\"ts\":%.3f,\"dur\":%.3f,"
+				"\"pid\":%u,\"tid\":%u,\"args\":{\"exe\":",
+			v->start_us, s->end_us - v->start_us, s->pid, s->tid);
+		eq_json_string(c->out, l->exe ? l->exe : "[unknown]");
+		fputs(",\"module\":", c->out);
+		eq_json_string(c->out, l->module);
+		if (l->file) {
+			fputs(",\"file\":", c->out);
+			eq_json_string(c->out, l->file);
+			snprintf(line, sizeof(line), "%u", l->line);
+			if (!v->mixed_lines && l->line)
+				fprintf(c->out, ",\"line\":%s", line);
+		}
+		fprintf(c->out, ",\"samples\":%llu}}", (unsigned long long)v->samples);
 	}
-	fprintf(c->out, ",\"samples\":%llu}}", (unsigned long long)s->samples);
-	s->loc = NULL;
+}
+
+static int same_place(const struct eq_loc *a, const struct eq_loc *b)
+{
+	return !strcmp(export_proc_name(a), export_proc_name(b)) && a->module == b->module;
 }
 
 static size_t thread_hash(uint32_t pid, uint32_t tid)
@@ -151,9 +171,17 @@ static int add_sample(struct chrome *c, const struct export_ctx *x,
 	uint32_t pid = idle ? 0 : smp->pid, tid = idle ? 0 : smp->tid;
 	struct slice *s = thread_slice(c, pid, tid);
 	double start = c->prev_us[smp->cpu] >= 0 ? c->prev_us[smp->cpu] : t_us;
+	const struct eq_loc *one[1] = { l }, **f = one;
+	size_t d = 1, common = 0, j, ci;
+	int chain;
 
 	if (!s)
 		return -1;
+	/* the sample's frames, leaf first */
+	if (c->frames && export_find_sample(&x->in, smp, &c->chunk_hint, &ci) == 0) {
+		d = eq_sample_frames(x->f, x->sym, c->chunk_hint, ci, smp, c->frames, &chain);
+		f = c->frames;
+	}
 	if (!s->thread) {
 		s->thread = eq_sym_thread_name(x->sym, smp);
 		s->exe_name = idle ? "[idle]" : l->exe ? l->exe : "[unknown]";
@@ -164,24 +192,33 @@ static int add_sample(struct chrome *c, const struct export_ctx *x,
 	if (c->period_us > 0 && t_us - start > c->period_us)
 		start = t_us - c->period_us;
 	if (x->exclude_idle && idle) {
-		close_slice(c, s);
+		close_levels(c, s, 0);
 		return 0;
 	}
-	/* Same procedure, and the slices touch (a time profile's period is
-	 * jittered: within half a period): the slice goes on. */
-	if (s->loc && !strcmp(export_proc_name(s->loc), export_proc_name(l)) &&
-	    s->loc->module == l->module && start <= s->end_us + 1e-3 + c->period_us / 2) {
-		s->end_us = t_us;
-		s->samples++;
-		s->mixed_lines |= s->loc->line != l->line || s->loc->file != l->file;
-		return 0;
+	/* The slices touch (a time profile's period is jittered: within half
+	 * a period): the levels the stacks share from the outermost go on. */
+	if (s->depth && start <= s->end_us + 1e-3 + c->period_us / 2)
+		while (common < s->depth && common < d && same_place(s->lv[common].loc, f[d - 1 - common]))
+			common++;
+	close_levels(c, s, common);
+	if (d > s->cap) {
+		struct level *n = realloc(s->lv, d * sizeof(*n));
+
+		if (!n)
+			return -1;
+		s->lv = n;
+		s->cap = d;
 	}
-	close_slice(c, s);
-	s->loc = l;
-	s->start_us = start;
+	for (j = 0; j < common; j++) {
+		const struct eq_loc *fj = f[d - 1 - j];
+
+		s->lv[j].samples++;
+		s->lv[j].mixed_lines |= s->lv[j].loc->line != fj->line || s->lv[j].loc->file != fj->file;
+	}
+	for (j = common; j < d; j++)
+		s->lv[j] = (struct level){ .loc = f[d - 1 - j], .start_us = start, .samples = 1 };
+	s->depth = d;
 	s->end_us = t_us;
-	s->samples = 1;
-	s->mixed_lines = 0;
 	return 0;
 }
 
@@ -190,8 +227,8 @@ static int by_start(const void *a, const void *b)
 {
 	const struct slice *x = *(const struct slice *const *)a, *y = *(const struct slice *const *)b;
 
-	if (x->start_us != y->start_us)
-		return x->start_us < y->start_us ? -1 : 1;
+	if (x->lv[0].start_us != y->lv[0].start_us)
+		return x->lv[0].start_us < y->lv[0].start_us ? -1 : 1;
 	return x < y ? -1 : x > y;
 }
 
@@ -214,21 +251,26 @@ static int sample_slices(struct chrome *c, struct export_ctx *x)
 		if (add_sample(c, x, smp, (double)(smp->time - t0) / x->in.clock_hz * 1e6) < 0)
 			return -1;
 	}
-	/* the slices still open, in time order (sorted: one a thread) */
+	/* the slices still open, in time order: sorted once (one a thread),
+	 * not a scan of every thread for each (quadratic in threads) */
 	for (i = 0; c->open && i <= c->mask; i++)
-		if (c->open[i].loc)
+		if (c->open[i].depth)
 			n++;
-	if (!n)
-		return 0;
-	if (!(left = malloc(n * sizeof(*left))))
-		return -1;
-	for (i = 0, n = 0; i <= c->mask; i++)
-		if (c->open[i].loc)
-			left[n++] = &c->open[i];
-	qsort(left, n, sizeof(*left), by_start);
-	for (i = 0; i < n; i++)
-		close_slice(c, left[i]);
-	free(left);
+	if (n) {
+		if (!(left = malloc(n * sizeof(*left))))
+			return -1;
+		for (i = 0, n = 0; i <= c->mask; i++)
+			if (c->open[i].depth)
+				left[n++] = &c->open[i];
+		qsort(left, n, sizeof(*left), by_start);
+		for (i = 0; i < n; i++)
+			close_levels(c, left[i], 0);
+		free(left);
+	}
+	for (i = 0; c->open && i <= c->mask; i++) {
+		free(c->open[i].lv);
+		c->open[i].lv = NULL;
+	}
 	return 0;
 }
 
@@ -277,14 +319,19 @@ static void track_names(struct chrome *c)
 
 int export_chrome(FILE *out, struct export_ctx *x, struct eq_error *err)
 {
-	struct chrome c = { out, 1, NULL, 0, 0, NULL, 0 };
+	struct chrome c = { out, 1, NULL, 0, 0, NULL, 0, NULL, 0 };
 	char title[300];
 	unsigned cpu;
 	int rc;
 
 	c.prev_us = malloc(MAX_CPU_TRACKS * sizeof(*c.prev_us));
-	if (!c.prev_us)
+	if (eqp_has_callchains(x->f))
+		c.frames = malloc((1 + 2 * EQP_MAX_CHAIN_FRAMES) * sizeof(*c.frames));
+	if (!c.prev_us || (eqp_has_callchains(x->f) && !c.frames)) {
+		free(c.prev_us);
+		free(c.frames);
 		return eq_fail(err, "out of memory");
+	}
 	for (cpu = 0; cpu < MAX_CPU_TRACKS; cpu++)
 		c.prev_us[cpu] = -1;
 	if (x->mode == EQP_MODE_TIME)
@@ -303,8 +350,12 @@ int export_chrome(FILE *out, struct export_ctx *x, struct eq_error *err)
 	if (rc == 0)
 		track_names(&c);
 	fputs("\n]}\n", out);
+	if (rc < 0)  /* out of memory midway: the levels of every thread */
+		for (size_t i = 0; c.open && i <= c.mask; i++)
+			free(c.open[i].lv);
 	free(c.open);
 	free(c.prev_us);
+	free(c.frames);
 	if (rc < 0)
 		return eq_fail(err, "out of memory for the threads' tracks");
 	return ferror(out) ? eq_fail(err, "writing the Chrome trace failed") : 0;

@@ -3,13 +3,44 @@
  * power of the interval it ends.
  *
  * Columns: time_s (since the first sample), pc (hex), pid, tid, cpu, flags,
- * exe, module, proc, file, line, interval_s, energy_j, power_w.
+ * exe, module, proc, file, line, interval_s, energy_j, power_w, and with
+ * call chains (record -g) stack: the frames outermost first, joined by ';'
+ * and named as in folded stacks (the leaf alone when a sample has no chain).
  * interval_s is the time since the previous sample; energy_j the energy the
  * sample stands for (one quantum, more after lost samples); power_w their
  * ratio.  Time-driven samples carry no energy: those columns stay empty.
  */
+#include <stdlib.h>
+#include <string.h>
+
+#include "callgraph.h"
 #include "export.h"
 #include "table.h"
+
+static void stack_field(FILE *out, struct export_ctx *x, const struct eq_sample *s,
+			const struct eq_loc **frames, size_t *hint)
+{
+	size_t c = *hint, i, depth, k;
+	int chain;
+	char b[600];
+
+	if (export_find_sample(&x->in, s, &c, &i))
+		return;
+	*hint = c;
+	depth = eq_sample_frames(x->f, x->sym, c, i, s, frames, &chain);
+	for (k = depth; k-- > 0;) {
+		const char *n = eq_folded_frame_name(frames[k], b, sizeof(b));
+
+		/* the folded format's escaping: no ';' inside a name */
+		for (; *n; n++) {
+			if (*n == '"')
+				fputc('"', out);  /* CSV: a quote doubled */
+			fputc(*n == ';' ? ':' : *n, out);
+		}
+		if (k)
+			fputc(';', out);
+	}
+}
 
 static void loc_fields(FILE *out, const struct eq_loc *l)
 {
@@ -40,9 +71,14 @@ int export_csv(FILE *out, struct export_ctx *x, struct eq_error *err)
 	int energy = x->mode == EQP_MODE_ENERGY && x->in.quantum_j > 0;
 	struct power_iter it;
 	uint64_t t0 = 0;
+	int chains = eqp_has_callchains(x->f);
+	const struct eq_loc **frames = NULL;
+	size_t hint = 0;
 
-	fputs("time_s,pc,pid,tid,cpu,flags,exe,module,proc,file,line,interval_s,energy_j,power_w\n",
-	      out);
+	if (chains && !(frames = malloc((1 + 2 * EQP_MAX_CHAIN_FRAMES) * sizeof(*frames))))
+		return eq_fail(err, "out of memory");
+	fprintf(out, "time_s,pc,pid,tid,cpu,flags,exe,module,proc,file,line,interval_s,energy_j,"
+		"power_w%s\n", chains ? ",stack" : "");
 	power_iter_init(&it, &x->in);
 	while ((s = power_iter_sample(&it))) {
 		const struct eq_loc *l = eq_sym_lookup(x->sym, s);
@@ -65,9 +101,16 @@ int export_csv(FILE *out, struct export_ctx *x, struct eq_error *err)
 			fputc(',', out);
 			if (energy && dt > 0)
 				fprintf(out, "%.9g", e / dt);
+			if (chains) {
+				/* names with a comma or quote: the whole field quoted */
+				fputs(",\"", out);
+				stack_field(out, x, s, frames, &hint);
+				fputc('"', out);
+			}
 			fputc('\n', out);
 		}
 		prev = s;
 	}
+	free(frames);
 	return ferror(out) ? eq_fail(err, "writing the sample CSV failed") : 0;
 }

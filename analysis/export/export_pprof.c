@@ -7,14 +7,20 @@
  * written unpacked, one tag each, which every protobuf parser accepts and
  * which `protoc --decode_raw` shows as plain numbers.
  *
- * Mapping: one Location per distinct (pid, pc), one Line in it (Function,
+ * Mapping: one Location per distinct (pid, pc) (with call chains, per
+ * distinct frame: a caller's frame is its return address - 1, inside the
+ * call), one Line in it (Function,
  * source line) or, in code inlined into it, one Line per inlined function,
  * innermost first, each at the line the next one called it from (what
  * pprof shows as inline frames); one Function per (procedure, file); one
  * Mapping per module and load address, with the module's build-id when the
- * recording has it.  Sample values: [samples, energy in nJ] (time-driven:
- * [samples, time in ns]); labels "pid" (num) and "process" (string).
+ * recording has it.  One Sample per location, or with call chains (record
+ * -g) one per distinct stack, its location_ids leaf first, then the
+ * callers outwards (profile.proto's order).  Sample values: [samples,
+ * energy in nJ] (time-driven: [samples, time in ns]); labels "pid" (num)
+ * and "process" (string).
  */
+#include "callgraph.h"
 #include "elfmod.h"
 #include "export.h"
 
@@ -286,6 +292,49 @@ static void put_sample(struct pb *p, struct pb *sub, struct pb *lab,
 	pb_msg(p, 2, sub);
 }
 
+/* loc pointer -> location id (index + 1 in the sorted loc_count array). */
+struct loc_id {
+	const struct eq_loc *loc;
+	uint64_t id;
+};
+
+static int by_ptr(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t)((const struct loc_id *)a)->loc;
+	uintptr_t y = (uintptr_t)((const struct loc_id *)b)->loc;
+
+	return (x > y) - (x < y);
+}
+
+static uint64_t id_of(const struct loc_id *v, size_t n, const struct eq_loc *l)
+{
+	struct loc_id key = { l, 0 };
+	const struct loc_id *r = bsearch(&key, v, n, sizeof(*v), by_ptr);
+
+	return r ? r->id : 0;
+}
+
+/* One sample per distinct stack: leaf first, then its callers. */
+static void put_stack_sample(struct pb *p, struct pb *sub, struct pb *lab,
+			     const struct eq_stack *sk, const struct loc_id *ids, size_t nids,
+			     uint64_t unit, struct strtab *st)
+{
+	const struct eq_loc *leaf = sk->frames[0];
+	size_t k;
+
+	for (k = 0; k < sk->depth; k++)
+		pb_uint(sub, 1, id_of(ids, nids, sk->frames[k]));
+	pb_uint(sub, 2, sk->samples);
+	pb_uint(sub, 2, sk->samples * unit);
+	pb_uint(lab, 1, (uint64_t)strtab_id(st, "pid"));
+	pb_uint(lab, 3, leaf->pid);
+	pb_msg(sub, 3, lab);
+	pb_uint(lab, 1, (uint64_t)strtab_id(st, "process"));
+	pb_uint(lab, 2, (uint64_t)strtab_id(st, leaf->exe ? leaf->exe : "[unknown]"));
+	pb_msg(sub, 3, lab);
+	pb_msg(p, 2, sub);
+}
+
 #define MAX_INLINE 32
 
 static void put_location(struct pb *p, struct pb *sub, struct pb *line,
@@ -411,26 +460,51 @@ int export_pprof(FILE *out, struct export_ctx *x, struct eq_error *err)
 	struct funtab ft = { 0 };
 	struct loc_count *lc;
 	struct ids *ids;
+	struct eq_stacks *stk = NULL;
+	struct loc_id *byptr = NULL;
 	uint64_t total;
 	size_t i, n;
 	int64_t unit_type;
 	char line[200];
 	int rc;
 
-	if (export_count_locs(x, &lc, &n, &total, err) < 0)
+	if (eqp_has_callchains(x->f)) {
+		stk = eq_stacks_build(x->f, x->sym, x->exclude_idle ? EQ_PROFILE_EXCLUDE_IDLE : 0, err);
+		if (!stk || export_stack_locs(stk, &lc, &n, err) < 0) {
+			eq_stacks_free(stk);
+			return -1;
+		}
+		byptr = malloc((n ? n : 1) * sizeof(*byptr));
+		if (!byptr) {
+			eq_stacks_free(stk);
+			free(lc);
+			return eq_fail(err, "out of memory");
+		}
+		for (i = 0; i < n; i++)
+			byptr[i] = (struct loc_id){ lc[i].loc, i + 1 };
+		qsort(byptr, n, sizeof(*byptr), by_ptr);
+	} else if (export_count_locs(x, &lc, &n, &total, err) < 0) {
 		return -1;
+	}
 	ids = calloc(n ? n : 1, sizeof(*ids));
 	if (!ids || assign_ids(lc, n, ids) < 0) {
 		free(ids);
 		free(lc);
+		free(byptr);
+		eq_stacks_free(stk);
 		return eq_fail(err, "out of memory");
 	}
 	strtab_id(&st, "");
 	unit_type = strtab_id(&st, x->mode == EQP_MODE_ENERGY ? "energy" : "time");
 	put_value_type(&p, &sub, 1, strtab_id(&st, "samples"), strtab_id(&st, "count"));
 	put_value_type(&p, &sub, 1, unit_type, strtab_id(&st, x->unit_name));
-	for (i = 0; i < n; i++)
-		put_sample(&p, &sub, &sub2, &lc[i], i + 1, x->unit_per_sample, &st);
+	if (stk)
+		for (i = 0; i < stk->nstacks; i++)
+			put_stack_sample(&p, &sub, &sub2, &stk->stacks[i], byptr, n,
+					 x->unit_per_sample, &st);
+	else
+		for (i = 0; i < n; i++)
+			put_sample(&p, &sub, &sub2, &lc[i], i + 1, x->unit_per_sample, &st);
 	put_mappings(&p, &sub, lc, n, ids, &st, x->f);
 	for (i = 0; i < n; i++)
 		put_location(&p, &sub, &sub2, &lc[i], i + 1, &ids[i], x, &ft);
@@ -465,5 +539,7 @@ int export_pprof(FILE *out, struct export_ctx *x, struct eq_error *err)
 	free(ft.slot);
 	free(ids);
 	free(lc);
+	free(byptr);
+	eq_stacks_free(stk);
 	return rc;
 }

@@ -136,6 +136,34 @@ struct eqp_ustack {
 };
 #define EQP_MAX_USTACK 65528u /* bytes of one stack copy (the kernel's own limit) */
 #define EQP_MAX_USTACK_REGS 64
+/*
+ * A power-state change (PSTA chunk): from `time` on, `cpu` (or device) is in
+ * the state `value` of kind `kind`.  Like Linux's power:cpu_frequency and
+ * power:cpu_idle tracepoints; docs/format.md.
+ */
+struct eqp_pstate {           /* 16 bytes, little-endian, stored as is */
+	uint64_t time;        /* target clock */
+	uint16_t cpu;         /* CPU number (EQP_PS_FREQ, EQP_PS_IDLE) */
+	uint16_t kind;        /* EQP_PS_* */
+	uint32_t value;       /* FREQ: kHz; IDLE: 0 running, n idle in C-state n */
+};
+#define EQP_PS_FREQ 1         /* CPU clock, kHz */
+#define EQP_PS_IDLE 2         /* CPU idle state: 0 = running (C0), n = Cn */
+
+/*
+ * A device request (DREQ chunk): a disk write, a network send...  issued at
+ * `issue` by the code at pc in pid/tid, served until `complete`.  Device
+ * names are the header's extra lines "device:N=NAME" (eqp_device_name).
+ */
+struct eqp_devreq {
+	uint64_t issue, complete; /* target clock */
+	uint64_t pc;          /* where it was issued (0: unknown) */
+	uint32_t pid, tid;
+	uint16_t device;      /* number: "device:N=NAME" names it */
+	uint16_t flags;       /* EQP_DREQ_F_* */
+	uint32_t bytes;
+};
+#define EQP_DREQ_F_WRITE 0x1  /* data to the device (else from it) */
 
 /* How a board segment ended and what it lost (the BEND chunk, one per segment). */
 struct eqp_board_end {
@@ -255,6 +283,13 @@ int eqp_add_board_records(struct eqp_writer *w, const struct eqp_board_rec *r,
 			  size_t n, struct eq_error *err);
 int eqp_add_board_end(struct eqp_writer *w, const struct eqp_board_end *e,
 		      struct eq_error *err);
+/* Power-state changes, in time order per CPU (PSTA chunks of at most
+ * EQP_SAMPLES_PER_CHUNK events). */
+int eqp_add_pstates(struct eqp_writer *w, const struct eqp_pstate *ps, size_t n,
+		    struct eq_error *err);
+/* Device requests (DREQ chunks of at most EQP_SAMPLES_PER_CHUNK). */
+int eqp_add_devreqs(struct eqp_writer *w, const struct eqp_devreq *r, size_t n,
+		    struct eq_error *err);
 int eqp_add_energy_domain(struct eqp_writer *w, const struct eqp_edomain *d,
 			  struct eq_error *err);
 int eqp_add_energy_readings(struct eqp_writer *w, const struct eqp_ereading *r, size_t n,
@@ -340,6 +375,14 @@ uint64_t eqp_lost_total(const struct eqp_file *f);
 
 size_t eqp_nmarkers(const struct eqp_file *f);
 const struct eqp_marker *eqp_marker_at(const struct eqp_file *f, size_t i);
+
+/* Power-state changes (PSTA chunks), in file order; 0 when none recorded. */
+size_t eqp_npstates(const struct eqp_file *f);
+const struct eqp_pstate *eqp_pstate_at(const struct eqp_file *f, size_t i);
+
+/* Device requests (DREQ chunks), in file order. */
+size_t eqp_ndevreqs(const struct eqp_file *f);
+const struct eqp_devreq *eqp_devreq_at(const struct eqp_file *f, size_t i);
 
 /* NULL when the recording has no board stream; else the first segment's. */
 const struct eqp_board_info *eqp_board_info(const struct eqp_file *f);

@@ -215,6 +215,18 @@ const struct eqp_marker *eqp_marker_at(const struct eqp_file *f, size_t i)
 	return i < f->mark.n ? &f->mark.v[i] : NULL;
 }
 
+size_t eqp_ndevreqs(const struct eqp_file *f) { return f->dreq.n; }
+const struct eqp_devreq *eqp_devreq_at(const struct eqp_file *f, size_t i)
+{
+	return i < f->dreq.n ? &f->dreq.v[i] : NULL;
+}
+
+size_t eqp_npstates(const struct eqp_file *f) { return f->psta.n; }
+const struct eqp_pstate *eqp_pstate_at(const struct eqp_file *f, size_t i)
+{
+	return i < f->psta.n ? &f->psta.v[i] : NULL;
+}
+
 const struct eqp_board_info *eqp_board_info(const struct eqp_file *f)
 {
 	return f->bseg.n ? &f->bseg.v[0].info : NULL;

@@ -33,6 +33,8 @@
 #define EQP_CHUNK_CHNS EQP_FOURCC('C', 'H', 'N', 'S')
 #define EQP_CHUNK_BEND EQP_FOURCC('B', 'E', 'N', 'D')
 #define EQP_CHUNK_USTK EQP_FOURCC('U', 'S', 'T', 'K')
+#define EQP_CHUNK_PSTA EQP_FOURCC('P', 'S', 'T', 'A')
+#define EQP_CHUNK_DREQ EQP_FOURCC('D', 'R', 'E', 'Q')
 #define EQP_CHUNK_ESRC EQP_FOURCC('E', 'S', 'R', 'C')
 #define EQP_CHUNK_ERDG EQP_FOURCC('E', 'R', 'D', 'G')
 #define EQP_CHUNK_END  EQP_FOURCC('E', 'N', 'D', ' ')
@@ -48,6 +50,10 @@
 #define EQP_ERDG_LEN       32  /* struct eqp_ereading */
 #define EQP_CHNS_HDR_LEN   8   /* u32 count, u32 reserved */
 #define EQP_CHAIN_HDR_LEN  8   /* u16 kernel frames, u16 user frames, u32 reserved */
+#define EQP_PSTA_HDR_LEN   8   /* u32 count, u32 reserved */
+#define EQP_PSTA_LEN       16  /* u64 time, u16 cpu, u16 kind, u32 value */
+#define EQP_DREQ_HDR_LEN   8   /* u32 count, u32 reserved */
+#define EQP_DREQ_LEN       40  /* u64 issue, u64 complete, u64 pc, u32 pid, u32 tid, u16 device, u16 flags, u32 bytes */
 #define EQP_MAX_CHAIN      EQP_MAX_CHAIN_FRAMES /* (eqp.h) frames of each kind in one chain */
 #define EQP_USTK_HDR_LEN   16  /* u32 count, u32 arch, u64 register mask */
 #define EQP_USTK_ENT_LEN   8   /* u32 abi, u32 stack bytes; then registers, stack */

@@ -599,6 +599,68 @@ static int parse_brec(struct cursor *c, struct eq_error *err)
 	return 0;
 }
 
+/* PSTA: u32 count, u32 reserved, count x (u64 time, u16 cpu, u16 kind, u32 value). */
+static int parse_psta(struct cursor *c, struct eq_error *err)
+{
+	uint64_t count, i;
+
+	if (need(c, EQP_PSTA_HDR_LEN, err) < 0)
+		return -1;
+	count = get32(c->p);
+	if (c->len != EQP_PSTA_HDR_LEN + count * EQP_PSTA_LEN)
+		return chunk_fail(c, err, "%llu power-state events need %llu bytes but the payload has %llu",
+				  (unsigned long long)count,
+				  (unsigned long long)(EQP_PSTA_HDR_LEN + count * EQP_PSTA_LEN),
+				  (unsigned long long)c->len);
+	for (i = 0; i < count; i++) {
+		const unsigned char *b = c->p + EQP_PSTA_HDR_LEN + i * EQP_PSTA_LEN;
+		struct eqp_pstate ps;
+
+		ps.time = get64(b);
+		memcpy(&ps.cpu, b + 8, 2);
+		memcpy(&ps.kind, b + 10, 2);
+		ps.value = get32(b + 12);
+		if (PUSH(c->f->psta, ps, c, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* DREQ: u32 count, u32 reserved, count x 40-byte requests (eqp.h). */
+static int parse_dreq(struct cursor *c, struct eq_error *err)
+{
+	uint64_t count, i;
+
+	if (need(c, EQP_DREQ_HDR_LEN, err) < 0)
+		return -1;
+	count = get32(c->p);
+	if (c->len != EQP_DREQ_HDR_LEN + count * EQP_DREQ_LEN)
+		return chunk_fail(c, err, "%llu device requests need %llu bytes but the payload has %llu",
+				  (unsigned long long)count,
+				  (unsigned long long)(EQP_DREQ_HDR_LEN + count * EQP_DREQ_LEN),
+				  (unsigned long long)c->len);
+	for (i = 0; i < count; i++) {
+		const unsigned char *b = c->p + EQP_DREQ_HDR_LEN + i * EQP_DREQ_LEN;
+		struct eqp_devreq r;
+
+		r.issue = get64(b);
+		r.complete = get64(b + 8);
+		r.pc = get64(b + 16);
+		r.pid = get32(b + 24);
+		r.tid = get32(b + 28);
+		memcpy(&r.device, b + 32, 2);
+		memcpy(&r.flags, b + 34, 2);
+		r.bytes = get32(b + 36);
+		if (r.complete < r.issue)
+			return chunk_fail(c, err, "device request %llu completes (%llu) before it is issued (%llu)",
+					  (unsigned long long)i, (unsigned long long)r.complete,
+					  (unsigned long long)r.issue);
+		if (PUSH(c->f->dreq, r, c, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 static int parse_esrc(struct cursor *c, struct eq_error *err)
 {
 	struct eqp_edomain d;
@@ -720,6 +782,8 @@ static int parse_chunk(struct cursor *c, struct eq_error *err)
 	case EQP_CHUNK_CHNS: return parse_chns(c, err);
 	case EQP_CHUNK_USTK: return parse_ustk(c, err);
 	case EQP_CHUNK_BEND: return parse_bend(c, err);
+	case EQP_CHUNK_PSTA: return parse_psta(c, err);
+	case EQP_CHUNK_DREQ: return parse_dreq(c, err);
 	case EQP_CHUNK_ESRC: return parse_esrc(c, err);
 	case EQP_CHUNK_ERDG: return parse_erdg(c, err);
 	case EQP_CHUNK_END:  return parse_end(c, err);
@@ -737,6 +801,8 @@ static uint64_t max_len(uint32_t type)
 	case EQP_CHUNK_SAMP:
 		return EQP_SAMP_HDR_LEN + EQP_SAMPLES_PER_CHUNK * (uint64_t)sizeof(struct eq_sample);
 	case EQP_CHUNK_BREC: return EQP_BREC_HDR_LEN + EQP_SAMPLES_PER_CHUNK * (uint64_t)EQP_BREC_LEN;
+	case EQP_CHUNK_PSTA: return EQP_PSTA_HDR_LEN + EQP_SAMPLES_PER_CHUNK * (uint64_t)EQP_PSTA_LEN;
+	case EQP_CHUNK_DREQ: return EQP_DREQ_HDR_LEN + EQP_SAMPLES_PER_CHUNK * (uint64_t)EQP_DREQ_LEN;
 	case EQP_CHUNK_ERDG: return EQP_ERDG_HDR_LEN + EQP_SAMPLES_PER_CHUNK * (uint64_t)EQP_ERDG_LEN;
 	case EQP_CHUNK_ESRC: return EQP_ESRC_FIXED_LEN + 5ull * 4096;
 	case EQP_CHUNK_MAPS:
@@ -977,6 +1043,8 @@ void eqp_close(struct eqp_file *f)
 	free(f->maps.v);
 	free(f->comm.v);
 	free(f->mark.v);
+	free(f->psta.v);
+	free(f->dreq.v);
 	free(f->symt.v);
 	for (i = 0; i < f->samp.n; i++) {
 		free(f->samp.v[i].chain_off);

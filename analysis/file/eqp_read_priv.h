@@ -43,6 +43,8 @@ struct eqp_file {
 	VEC(struct eqp_lost) lost;
 	VEC(struct eqp_marker) mark;
 	VEC(struct eqp_board_rec) brec;
+	VEC(struct eqp_pstate) psta;
+	VEC(struct eqp_devreq) dreq;
 	VEC(struct buildid) bids;
 	size_t last_samp_chunk; /* index of the last SAMP chunk + 1, 0 if none */
 	int has_chains, has_ustacks;

@@ -38,6 +38,11 @@ struct part {
 	size_t len;
 };
 
+static void put16(unsigned char *b, uint16_t v)
+{
+	memcpy(b, &v, 2);
+}
+
 static void put32(unsigned char *b, uint32_t v)
 {
 	memcpy(b, &v, 4); /* the format is little-endian, like every host we build for */
@@ -232,7 +237,8 @@ static int add_ustk(struct eqp_writer *w, const struct eqp_ustack *u, struct eq_
 	put32(e + 4, (uint32_t)size);
 	if (abi) {
 		memcpy(e + EQP_USTK_ENT_LEN, u->regs, 8 * nregs);
-		memcpy(e + EQP_USTK_ENT_LEN + 8 * nregs, u->stack, size);
+		if (size)
+			memcpy(e + EQP_USTK_ENT_LEN + 8 * nregs, u->stack, size);
 	}
 	w->ustk_len += need;
 	return 0;
@@ -525,6 +531,74 @@ int eqp_add_board_records(struct eqp_writer *w, const struct eqp_board_rec *r,
 		n -= take;
 	}
 	return 0;
+}
+
+int eqp_add_pstates(struct eqp_writer *w, const struct eqp_pstate *ps, size_t n,
+		    struct eq_error *err)
+{
+	unsigned char hdr[EQP_PSTA_HDR_LEN] = { 0 }, *buf;
+	struct part parts[2];
+	size_t take, i;
+	int rc = 0;
+
+	buf = malloc(EQP_SAMPLES_PER_CHUNK * EQP_PSTA_LEN);
+	if (!buf)
+		return eq_fail(err, "%s: out of memory", eqp_writer_file(w));
+	while (n && rc == 0) {
+		take = n > EQP_SAMPLES_PER_CHUNK ? EQP_SAMPLES_PER_CHUNK : n;
+		for (i = 0; i < take; i++) {
+			unsigned char *b = buf + i * EQP_PSTA_LEN;
+
+			put64(b, ps[i].time);
+			put16(b + 8, ps[i].cpu);
+			put16(b + 10, ps[i].kind);
+			put32(b + 12, ps[i].value);
+		}
+		put32(hdr, (uint32_t)take);
+		parts[0] = (struct part){ hdr, sizeof(hdr) };
+		parts[1] = (struct part){ buf, take * EQP_PSTA_LEN };
+		rc = write_chunk(w, EQP_CHUNK_PSTA, parts, 2, err);
+		ps += take;
+		n -= take;
+	}
+	free(buf);
+	return rc;
+}
+
+int eqp_add_devreqs(struct eqp_writer *w, const struct eqp_devreq *r, size_t n,
+		    struct eq_error *err)
+{
+	unsigned char hdr[EQP_DREQ_HDR_LEN] = { 0 }, *buf;
+	struct part parts[2];
+	size_t take, i;
+	int rc = 0;
+
+	buf = malloc(EQP_SAMPLES_PER_CHUNK * EQP_DREQ_LEN);
+	if (!buf)
+		return eq_fail(err, "%s: out of memory", eqp_writer_file(w));
+	while (n && rc == 0) {
+		take = n > EQP_SAMPLES_PER_CHUNK ? EQP_SAMPLES_PER_CHUNK : n;
+		for (i = 0; i < take; i++) {
+			unsigned char *b = buf + i * EQP_DREQ_LEN;
+
+			put64(b, r[i].issue);
+			put64(b + 8, r[i].complete);
+			put64(b + 16, r[i].pc);
+			put32(b + 24, r[i].pid);
+			put32(b + 28, r[i].tid);
+			put16(b + 32, r[i].device);
+			put16(b + 34, r[i].flags);
+			put32(b + 36, r[i].bytes);
+		}
+		put32(hdr, (uint32_t)take);
+		parts[0] = (struct part){ hdr, sizeof(hdr) };
+		parts[1] = (struct part){ buf, take * EQP_DREQ_LEN };
+		rc = write_chunk(w, EQP_CHUNK_DREQ, parts, 2, err);
+		r += take;
+		n -= take;
+	}
+	free(buf);
+	return rc;
 }
 
 int eqp_add_board_end(struct eqp_writer *w, const struct eqp_board_end *e,

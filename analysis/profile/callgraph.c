@@ -12,7 +12,8 @@ static const char unknown_name[] = "[unknown]";
 
 const char *eq_frame_name(const struct eq_loc *l)
 {
-	if ((l->kind == EQ_LOC_RESOLVED || l->kind == EQ_LOC_IDLE) && l->proc)
+	/* an unresolved pc may have a region name (symbolize.h) */
+	if (l->kind != EQ_LOC_NO_MODULE && l->proc)
 		return l->proc;
 	return unknown_name;
 }
@@ -23,6 +24,47 @@ static const char *frame_module(const struct eq_loc *l)
 }
 
 /* ---- distinct stacks ------------------------------------------------------ */
+
+/* The samples in time order, for the intervals (eq_stacks.priv_). */
+struct stack_seq {
+	uint32_t *seq;                /* stack index of each counted sample */
+	uint64_t n, cap;
+	double clock_hz;
+	uint64_t t_first, t_last;
+	double dt_n, dt_sum, dt_sum2; /* intervals between samples (not after a loss) */
+	int have_prev;
+};
+
+static int seq_add(struct stack_seq *q, uint32_t stack)
+{
+	if (q->n == q->cap) {
+		uint64_t ncap = q->cap ? 2 * q->cap : 4096;
+		uint32_t *n = realloc(q->seq, ncap * sizeof(*n));
+
+		if (!n)
+			return -1;
+		q->seq = n;
+		q->cap = ncap;
+	}
+	q->seq[q->n++] = stack;
+	return 0;
+}
+
+/* Every sample's time, as eq_profile_build takes it (excluded ones too). */
+static void seq_time(struct stack_seq *q, const struct eq_sample *smp)
+{
+	if (!q->have_prev) {
+		q->t_first = smp->time;
+		q->have_prev = 1;
+	} else if (!(smp->flags & EQ_F_LOST) && smp->time >= q->t_last) {
+		double dt = (double)(smp->time - q->t_last);
+
+		q->dt_n++;
+		q->dt_sum += dt;
+		q->dt_sum2 += dt * dt;
+	}
+	q->t_last = smp->time;
+}
 
 struct stack_set {
 	size_t *slots;               /* stack index + 1; 0 empty */
@@ -59,8 +101,9 @@ static int set_grow(struct eq_stacks *st, struct stack_set *ss)
 	return 0;
 }
 
-static int add_stack(struct eq_stacks *st, struct stack_set *ss,
-		     const struct eq_loc **frames, size_t depth)
+/* The stack's index (counted once more), or -1 if out of memory. */
+static long add_stack(struct eq_stacks *st, struct stack_set *ss,
+		      const struct eq_loc **frames, size_t depth)
 {
 	size_t j;
 
@@ -71,7 +114,7 @@ static int add_stack(struct eq_stacks *st, struct stack_set *ss,
 
 		if (k->depth == depth && !memcmp(k->frames, frames, depth * sizeof(*frames))) {
 			k->samples++;
-			return 0;
+			return (long)(ss->slots[j] - 1);
 		}
 	}
 	if (st->nstacks == ss->cap) {
@@ -90,14 +133,51 @@ static int add_stack(struct eq_stacks *st, struct stack_set *ss,
 	st->stacks[st->nstacks].depth = depth;
 	st->stacks[st->nstacks].samples = 1;
 	ss->slots[j] = ++st->nstacks;
-	return 0;
+	return (long)(st->nstacks - 1);
 }
 
-static int cmp_stack_samples(const void *a, const void *b)
-{
-	const struct eq_stack *x = a, *y = b;
+static const struct eq_stacks *sort_st;
 
-	return x->samples < y->samples ? 1 : x->samples > y->samples ? -1 : 0;
+/* Most samples first; ties in order of first sight (deterministic). */
+static int cmp_stack_idx(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	uint64_t sx = sort_st->stacks[x].samples, sy = sort_st->stacks[y].samples;
+
+	if (sx != sy)
+		return sx < sy ? 1 : -1;
+	return (x > y) - (x < y);
+}
+
+/* Orders the stacks by samples and renumbers the sample sequence. */
+static int sort_stacks(struct eq_stacks *st, struct stack_seq *q)
+{
+	uint32_t *idx = malloc((st->nstacks ? st->nstacks : 1) * sizeof(*idx));
+	uint32_t *inv = malloc((st->nstacks ? st->nstacks : 1) * sizeof(*inv));
+	struct eq_stack *ns = malloc((st->nstacks ? st->nstacks : 1) * sizeof(*ns));
+	size_t i;
+
+	if (!idx || !inv || !ns) {
+		free(idx);
+		free(inv);
+		free(ns);
+		return -1;
+	}
+	for (i = 0; i < st->nstacks; i++)
+		idx[i] = (uint32_t)i;
+	sort_st = st;
+	qsort(idx, st->nstacks, sizeof(*idx), cmp_stack_idx);
+	for (i = 0; i < st->nstacks; i++) {
+		ns[i] = st->stacks[idx[i]];
+		inv[idx[i]] = (uint32_t)i;
+	}
+	for (i = 0; i < q->n; i++)
+		q->seq[i] = inv[q->seq[i]];
+	free(st->stacks);
+	st->stacks = ns;
+	free(idx);
+	free(inv);
+	return 0;
 }
 
 static double per_sample_of(const struct eqp_file *f)
@@ -109,50 +189,85 @@ static double per_sample_of(const struct eqp_file *f)
 	return eq_profile_period_s(f);
 }
 
+size_t eq_sample_frames(const struct eqp_file *f, struct eq_symbolizer *s, size_t c, size_t i,
+			const struct eq_sample *smp, const struct eq_loc **frames, int *had_chain)
+{
+	struct eqp_callchain cc;
+	size_t depth = 0, k;
+	int nf;
+
+	frames[depth++] = eq_sym_lookup(s, smp);
+	(void)f;
+	nf = eq_sym_callchain(s, c, i, smp, &cc);
+	*had_chain = nf > 0;
+	for (k = 0; k < (size_t)(nf > 0 ? nf : 0); k++) {
+		struct eq_sample caller = *smp;
+
+		/* inside the call instruction, not after it */
+		caller.pc = cc.frames[k] ? cc.frames[k] - 1 : 0;
+		caller.flags &= (uint16_t)~(EQ_F_KERNEL | EQ_F_IDLE);
+		if (k < cc.nkernel)
+			caller.flags |= EQ_F_KERNEL;
+		frames[depth++] = eq_sym_lookup(s, &caller);
+	}
+	return depth;
+}
+
+const char *eq_folded_frame_name(const struct eq_loc *l, char *buf, size_t n)
+{
+	const char *m = frame_module(l);
+
+	if (l->kind == EQ_LOC_RESOLVED || l->kind == EQ_LOC_IDLE)
+		return eq_frame_name(l);
+	/* stripped code named by its region (symbolize.c name_region), as the
+	 * report's rows name it, so a stack and a row say the same */
+	if (l->kind == EQ_LOC_UNRESOLVED && l->proc)
+		return l->proc;
+	/* perf's habit: an otherwise unresolved frame is named by its module */
+	if (!m || !strcmp(m, unknown_name))
+		return unknown_name;
+	snprintf(buf, n, "[%s]", m);
+	return buf;
+}
+
 struct eq_stacks *eq_stacks_build(const struct eqp_file *f, struct eq_symbolizer *s,
 				  unsigned flags, struct eq_error *err)
 {
 	struct eq_stacks *st = calloc(1, sizeof(*st));
 	struct stack_set ss = { 0 };
 	const struct eq_loc **frames = malloc((1 + 2 * EQP_MAX_CHAIN_FRAMES) * sizeof(*frames));
-	size_t c, i, k;
+	struct stack_seq *q = calloc(1, sizeof(*q));
+	size_t c, i;
 
-	if (!st || !frames) {
+	if (!st || !frames || !q) {
 		free(st);
 		free(frames);
+		free(q);
 		eq_fail(err, "out of memory");
 		return NULL;
 	}
+	st->priv_ = q;
+	q->clock_hz = eqp_meta(f)->clock_hz;
 	st->mode = eqp_meta(f)->mode;
 	st->per_sample = per_sample_of(f);
+	st->note = eqp_meta_get(f, "note");
 	for (c = 0; c < eqp_nsample_chunks(f); c++) {
 		size_t n;
 		const struct eq_sample *smp = eqp_sample_chunk(f, c, &n);
 
 		for (i = 0; i < n; i++) {
 			const struct eq_loc *leaf = eq_sym_lookup(s, &smp[i]);
-			struct eqp_callchain cc;
-			size_t depth = 0;
-			int nf;
+			size_t depth;
+			long si;
+			int chain;
 
+			seq_time(q, &smp[i]);
 			if ((flags & EQ_PROFILE_EXCLUDE_IDLE) && leaf->kind == EQ_LOC_IDLE)
 				continue;
-			frames[depth++] = leaf;
-			nf = eq_sym_callchain(s, c, i, &smp[i], &cc);
-			if (nf > 0)
-				st->with_chain++;
-			for (k = 0; k < (size_t)nf; k++) {
-				struct eq_sample caller = smp[i];
-
-				/* inside the call instruction, not after it */
-				caller.pc = cc.frames[k] ? cc.frames[k] - 1 : 0;
-				caller.flags &= (uint16_t)~(EQ_F_KERNEL | EQ_F_IDLE);
-				if (k < cc.nkernel)
-					caller.flags |= EQ_F_KERNEL;
-				frames[depth++] = eq_sym_lookup(s, &caller);
-			}
+			depth = eq_sample_frames(f, s, c, i, &smp[i], frames, &chain);
+			st->with_chain += (uint64_t)chain;
 			st->total_samples++;
-			if (add_stack(st, &ss, frames, depth) < 0) {
+			if ((si = add_stack(st, &ss, frames, depth)) < 0 || seq_add(q, (uint32_t)si)) {
 				free(ss.slots);
 				free(frames);
 				eq_stacks_free(st);
@@ -163,7 +278,11 @@ struct eq_stacks *eq_stacks_build(const struct eqp_file *f, struct eq_symbolizer
 	}
 	free(ss.slots);
 	free(frames);
-	qsort(st->stacks, st->nstacks, sizeof(*st->stacks), cmp_stack_samples);
+	if (sort_stacks(st, q)) {
+		eq_stacks_free(st);
+		eq_fail(err, "out of memory for call stacks");
+		return NULL;
+	}
 	return st;
 }
 
@@ -176,6 +295,9 @@ void eq_stacks_free(struct eq_stacks *st)
 	for (i = 0; i < st->nstacks; i++)
 		free(st->stacks[i].frames);
 	free(st->stacks);
+	if (st->priv_)
+		free(((struct stack_seq *)st->priv_)->seq);
+	free(st->priv_);
 	free(st);
 }
 
@@ -199,16 +321,170 @@ static int cmp_row(const void *a, const void *b)
 	return c ? c : strcmp(x->module ? x->module : "", y->module ? y->module : "");
 }
 
+/* Rows of every stack: rows[off[s]] .. rows[off[s + 1] - 1], ascending. */
+struct stack_rows {
+	size_t *off;
+	uint32_t *rows;
+	size_t n, cap;
+};
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int sr_add(struct stack_rows *sr, uint32_t row)
+{
+	if (sr->n == sr->cap) {
+		size_t ncap = sr->cap ? 2 * sr->cap : 1024;
+		uint32_t *n = realloc(sr->rows, ncap * sizeof(*n));
+
+		if (!n)
+			return -1;
+		sr->rows = n;
+		sr->cap = ncap;
+	}
+	sr->rows[sr->n++] = row;
+	return 0;
+}
+
+/* Adds 1 to cnt[r] for every row in exactly one of stacks a and b. */
+static void symdiff(const struct stack_rows *sr, uint32_t a, uint32_t b, double *cnt)
+{
+	size_t i = sr->off[a], ie = sr->off[a + 1], j = sr->off[b], je = sr->off[b + 1];
+
+	while (i < ie || j < je) {
+		if (j == je || (i < ie && sr->rows[i] < sr->rows[j])) {
+			cnt[sr->rows[i++]]++;
+		} else if (i == ie || sr->rows[j] < sr->rows[i]) {
+			cnt[sr->rows[j++]]++;
+		} else {
+			i++;
+			j++;
+		}
+	}
+}
+
+struct cg_batches {
+	const double *blk;            /* nrows x nblocks counts */
+};
+
+static void cg_row_batches(void *arg, size_t i, unsigned nblocks, unsigned nb, double *c)
+{
+	const struct cg_batches *a = arg;
+	unsigned per = nblocks / nb, b;
+
+	memset(c, 0, nb * sizeof(*c));
+	for (b = 0; b < nblocks; b++)
+		c[b / per] += a->blk[i * nblocks + b];
+}
+
+/* Both design effects of every row (callgraph.h), rows in creation order. */
+static int cg_intervals(struct eq_callgraph *cg, const struct stack_rows *sr)
+{
+	const struct eq_stacks *st = cg->st;
+	const struct stack_seq *q = st->priv_;
+	size_t nr = cg->nrows ? cg->nrows : 1, i;
+	uint64_t n = q ? q->n : 0, g;
+	unsigned nblocks = EQ_BATCHES_MAX, b;
+	double *k = calloc(nr, sizeof(double)), *d0 = calloc(nr, sizeof(double));
+	double *d1 = calloc(nr, sizeof(double)), *ds = calloc(nr, sizeof(double));
+	double *dr = calloc(nr, sizeof(double)), *blk = NULL, block_m[EQ_BATCHES_MAX] = { 0 };
+	unsigned *df = calloc(nr, sizeof(unsigned));
+	double cv2 = 0;
+	struct eq_series s;
+	struct eq_series_out o = { .deff_sampling = ds, .deff_run = dr, .df_run = df };
+	struct cg_batches cb;
+	int rc = -1;
+
+	if (!k || !d0 || !d1 || !ds || !dr || !df)
+		goto out;
+	while (nblocks >= EQ_BATCHES_MIN && n / nblocks < EQ_BATCH_MIN_SAMPLES)
+		nblocks /= 2;
+	if (nblocks < EQ_BATCHES_MIN)
+		nblocks = 0;
+	if (nblocks && !(blk = calloc(nr * nblocks, sizeof(double))))
+		goto out;
+	for (g = 0; g < n; g++) {
+		uint32_t sg = q->seq[g];
+
+		if (g >= 1 && q->seq[g - 1] != sg)
+			symdiff(sr, sg, q->seq[g - 1], d0);
+		if (g >= 2 && q->seq[g - 2] != sg)
+			symdiff(sr, sg, q->seq[g - 2], d1);
+		if (nblocks) {
+			b = (unsigned)(g * nblocks / n);
+			block_m[b]++;
+			for (i = sr->off[sg]; i < sr->off[sg + 1]; i++)
+				blk[(size_t)sr->rows[i] * nblocks + b]++;
+		}
+	}
+	for (i = 0; i < cg->nrows; i++)
+		k[i] = (double)cg->rows[i].children;
+	if (st->mode == EQP_MODE_TIME && q && q->dt_n > 1 && q->dt_sum > 0) {
+		double mean = q->dt_sum / q->dt_n;
+
+		cv2 = (q->dt_sum2 / q->dt_n - mean * mean) / (mean * mean);
+		cv2 = cv2 > 0 ? cv2 : 0;
+	}
+	cb.blk = blk;
+	s = (struct eq_series){ .m = (double)n, .n = (double)n, .cv2 = cv2, .nblocks = nblocks,
+				.block_m = block_m, .nrows = cg->nrows, .k = k, .d = { d0, d1 },
+				.batches = cg_row_batches, .arg = &cb };
+	eq_series_deffs(&s, &o);
+	for (i = 0; i < cg->nrows; i++) {
+		cg->rows[i].deff_sampling = ds[i];
+		cg->rows[i].deff_run = dr[i];
+		cg->rows[i].df_run = df[i];
+	}
+	cg->ordered = 1;
+	cg->batches = o.batches;
+	cg->batch_lag1 = o.lag1;
+	if (o.batches && q->clock_hz > 0 && q->t_last > q->t_first)
+		cg->batch_s = (double)(q->t_last - q->t_first) / q->clock_hz / o.batches;
+	rc = 0;
+out:
+	free(k);
+	free(d0);
+	free(d1);
+	free(ds);
+	free(dr);
+	free(df);
+	free(blk);
+	return rc;
+}
+
+void eq_callgraph_set_interval(struct eq_callgraph *cg, enum eq_interval iv)
+{
+	size_t i;
+	double n = (double)cg->st->total_samples;
+
+	cg->interval = iv;
+	for (i = 0; i < cg->nrows; i++) {
+		struct eq_cg_row *r = &cg->rows[i];
+		double deff = iv == EQ_IV_RUN ? r->deff_run : r->deff_sampling;
+		double z = iv == EQ_IV_RUN ? eq_t95(r->df_run) : EQ_Z95;
+
+		eq_wilson_eff(r->children_share, deff > 0 ? n / deff : INFINITY, z, &r->ci95_low,
+			      &r->ci95_high);
+	}
+}
+
 struct eq_callgraph *eq_callgraph_build(const struct eq_stacks *st, struct eq_error *err)
 {
 	struct eq_callgraph *cg = calloc(1, sizeof(*cg));
 	size_t *slots = NULL, mask = 0, cap = 0, i, j, k;
+	struct stack_rows sr = { 0 };
 
-	if (!cg)
+	if (!cg || !(sr.off = calloc(st->nstacks + 1, sizeof(*sr.off))))
 		goto oom;
 	cg->st = st;
 	for (i = 0; i < st->nstacks; i++) {
 		const struct eq_stack *sk = &st->stacks[i];
+
+		sr.off[i] = sr.n;
 
 		for (k = 0; k < sk->depth; k++) {
 			const char *name = eq_frame_name(sk->frames[k]);
@@ -260,21 +536,32 @@ struct eq_callgraph *eq_callgraph_build(const struct eq_stacks *st, struct eq_er
 			cg->rows[j].children += sk->samples;
 			if (k == 0)
 				cg->rows[j].self += sk->samples;
+			if (sr_add(&sr, (uint32_t)j))
+				goto oom;
 		}
+		qsort(sr.rows + sr.off[i], sr.n - sr.off[i], sizeof(*sr.rows), cmp_u32);
 	}
+	sr.off[st->nstacks] = sr.n;
 	free(slots);
+	slots = NULL;
 	for (j = 0; j < cg->nrows; j++) {
 		struct eq_cg_row *r = &cg->rows[j];
 		uint64_t n = st->total_samples;
 
 		r->children_share = n ? (double)r->children / n : 0;
 		r->self_share = n ? (double)r->self / n : 0;
-		eq_wilson(r->children, n, 1.959963984540054, &r->ci95_low, &r->ci95_high);
 	}
+	if (cg_intervals(cg, &sr))
+		goto oom;
+	eq_callgraph_set_interval(cg, EQ_IV_SAMPLING);
+	free(sr.off);
+	free(sr.rows);
 	if (cg->nrows)
 		qsort(cg->rows, cg->nrows, sizeof(*cg->rows), cmp_row);
 	return cg;
 oom:
+	free(sr.off);
+	free(sr.rows);
 	free(slots);
 	eq_callgraph_free(cg);
 	eq_fail(err, "out of memory for the call graph");
@@ -377,6 +664,16 @@ static const char *unit(const struct eq_stacks *st)
 	return st->mode == EQP_MODE_ENERGY ? "J" : "s";
 }
 
+/* The flat profile's description of the interval, for these rows. */
+static void describe_interval(FILE *out, const struct eq_callgraph *cg)
+{
+	struct eq_profile p = { .interval = cg->interval, .ordered = cg->ordered,
+				.batches = cg->batches, .batch_lag1 = cg->batch_lag1,
+				.batch_s = cg->batch_s };
+
+	eq_interval_describe(out, &p);
+}
+
 static void print_table(FILE *out, const struct eq_callgraph *cg, const struct eq_cg_print *o)
 {
 	const struct eq_stacks *st = cg->st;
@@ -390,6 +687,9 @@ static void print_table(FILE *out, const struct eq_callgraph *cg, const struct e
 	if (st->per_sample > 0)
 		fprintf(out, "; %s a sample", eq_format_quantity(b1, sizeof(b1), st->per_sample, unit(st)));
 	fputs("\n# children: the procedure and everything it called; self: the procedure alone\n", out);
+	describe_interval(out, cg);
+	if (st->note)
+		fprintf(out, "# note: %s\n", st->note);
 	fprintf(out, "%9s %8s %9s %10s  %-19s %-20s %s\n", "children", "self", "samples",
 		st->mode == EQP_MODE_ENERGY ? "energy" : "time", "95% CI of children", "module", "proc");
 	for (i = 0; i < cg->nrows; i++) {
@@ -455,8 +755,20 @@ static void print_json(FILE *out, const struct eq_callgraph *cg, const struct eq
 		st->mode == EQP_MODE_ENERGY ? "energy" : "time",
 		st->mode == EQP_MODE_ENERGY ? "quantum_j" : "period_s");
 	eq_json_number(out, st->per_sample > 0 ? st->per_sample : NAN);
-	fprintf(out, ",\n  \"total_samples\": %llu,\n  \"samples_with_chain\": %llu,\n  \"rows\": [",
+	fprintf(out, ",\n  \"total_samples\": %llu,\n  \"samples_with_chain\": %llu,",
 		(unsigned long long)st->total_samples, (unsigned long long)st->with_chain);
+	{
+		struct eq_profile p = { .interval = cg->interval, .ordered = cg->ordered,
+					.batches = cg->batches };
+
+		fprintf(out, "\n  \"interval\": \"%s\", \"interval_method\": \"%s\", "
+			"\"batches\": %u, \"batch_s\": ", eq_interval_name(cg->interval),
+			eq_interval_method(&p), cg->batches);
+	}
+	eq_json_number(out, cg->batch_s > 0 ? cg->batch_s : NAN);
+	fputs(", \"batch_lag1\": ", out);
+	eq_json_number(out, cg->batches ? cg->batch_lag1 : NAN);
+	fputs(",\n  \"rows\": [", out);
 	for (i = 0; i < cg->nrows; i++) {
 		const struct eq_cg_row *r = &cg->rows[i];
 
@@ -473,7 +785,9 @@ static void print_json(FILE *out, const struct eq_callgraph *cg, const struct eq
 		eq_json_number(out, st->per_sample > 0 ? r->children * st->per_sample : NAN);
 		fprintf(out, ", \"self_%s\": ", u);
 		eq_json_number(out, st->per_sample > 0 ? r->self * st->per_sample : NAN);
-		fprintf(out, ", \"ci95_low\": %.8f, \"ci95_high\": %.8f", r->ci95_low, r->ci95_high);
+		fprintf(out, ", \"ci95_low\": %.8f, \"ci95_high\": %.8f, \"deff\": ", r->ci95_low,
+			r->ci95_high);
+		eq_json_number(out, cg->interval == EQ_IV_RUN ? r->deff_run : r->deff_sampling);
 		if (o->call_paths) {
 			size_t np;
 			struct path *p = paths_to(st, r, &np);
@@ -554,21 +868,9 @@ int eq_stacks_write_folded(FILE *out, const struct eq_stacks *st, struct eq_erro
 
 		put_frame(&key, &len, &cap, leaf->exe ? leaf->exe : unknown_name, 0);
 		for (k = sk->depth; k-- > 0;) {
-			const struct eq_loc *l = sk->frames[k];
+			char b[600];
 
-			if (l->kind == EQ_LOC_RESOLVED || l->kind == EQ_LOC_IDLE) {
-				put_frame(&key, &len, &cap, eq_frame_name(l), 1);
-			} else {
-				char b[600];
-				const char *m = frame_module(l);
-
-				/* perf's habit: an unresolved frame is named by its module */
-				if (!m || !strcmp(m, unknown_name))
-					snprintf(b, sizeof(b), "%s", unknown_name);
-				else
-					snprintf(b, sizeof(b), "[%s]", m);
-				put_frame(&key, &len, &cap, b, 1);
-			}
+			put_frame(&key, &len, &cap, eq_folded_frame_name(sk->frames[k], b, sizeof(b)), 1);
 		}
 		if (!key)
 			goto oom;

@@ -39,6 +39,7 @@ struct eq_stacks {
 	double per_sample;            /* J or s per sample, 0 if unknown */
 	uint64_t total_samples;       /* samples counted (idle removed if asked) */
 	uint64_t with_chain;          /* samples that had a call chain */
+	const char *note;             /* the recording's "note" header line, or NULL */
 	size_t nstacks;
 	struct eq_stack *stacks;      /* most samples first */
 	void *priv_;
@@ -49,6 +50,16 @@ struct eq_stacks *eq_stacks_build(const struct eqp_file *f, struct eq_symbolizer
 				  unsigned flags, struct eq_error *err);
 void eq_stacks_free(struct eq_stacks *st);
 
+/* The located frames of sample i of sample chunk c (smp: that sample): the
+ * leaf first, then its callers; frames must hold 1 + 2 * EQP_MAX_CHAIN_FRAMES.
+ * Returns the depth; *had_chain = 1 when the sample has a call chain. */
+size_t eq_sample_frames(const struct eqp_file *f, struct eq_symbolizer *s, size_t c, size_t i,
+			const struct eq_sample *smp, const struct eq_loc **frames, int *had_chain);
+
+/* A frame's name in folded stacks: the procedure, else "[module]" (perf's
+ * habit), else "[unknown]"; buf may hold it. */
+const char *eq_folded_frame_name(const struct eq_loc *l, char *buf, size_t n);
+
 /* Name of a frame as reports print it ("[unknown]" for an unresolved pc). */
 const char *eq_frame_name(const struct eq_loc *l);
 
@@ -57,16 +68,35 @@ struct eq_cg_row {
 	const char *name, *module;    /* module basename */
 	uint64_t self, children;      /* samples */
 	double self_share, children_share;
-	double ci95_low, ci95_high;   /* Wilson interval of children_share */
+	double ci95_low, ci95_high;   /* 95% interval of children_share (the
+					 callgraph's interval) */
+	double deff_sampling;         /* design effects of children_share, as for */
+	double deff_run;              /* flat rows (profile.h): this run's share, */
+	unsigned df_run;              /* another run's (batch means) */
 };
 
+/*
+ * The inclusive share of a procedure is the share of samples whose stack
+ * holds it: an indicator per sample, like a flat row's, so its two
+ * intervals are made the same way (eq_series_deffs over the time-ordered
+ * samples: the lag-1 and lag-2 correlations of the indicator for this
+ * run's share, batch means over blocks of consecutive samples for another
+ * run's), Wilson score intervals at the effective sample size.  Samples
+ * left out (--exclude-idle) are not in the series.
+ */
 struct eq_callgraph {
 	const struct eq_stacks *st;
 	size_t nrows;
 	struct eq_cg_row *rows;       /* children first (most first), then self, then name */
+	enum eq_interval interval;    /* what ci95_low/high are */
+	int ordered;                  /* 1: design effects from the sample order */
+	unsigned batches;             /* of the batch means (0: too few samples) */
+	double batch_lag1, batch_s;   /* as in eq_profile */
 };
 
 struct eq_callgraph *eq_callgraph_build(const struct eq_stacks *st, struct eq_error *err);
+/* Sets every row's ci95_low/high to interval iv (sampling after build). */
+void eq_callgraph_set_interval(struct eq_callgraph *cg, enum eq_interval iv);
 void eq_callgraph_free(struct eq_callgraph *cg);
 
 struct eq_cg_print {

@@ -6,12 +6,15 @@
  * symbolized and grouped once however many samples hit it; memory grows
  * with distinct pcs only.
  */
+#include <fnmatch.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "intern.h"
 #include "profile.h"
+#include "split.h"
 #include "stats.h"
 
 #define TAG_ROW_MASK 0x0fffffffu
@@ -20,6 +23,9 @@
 struct agg_key {
 	const void *a, *b;
 	uint64_t c;
+	/* with sort keys: each key's identity (zero beyond keys.n) */
+	const void *kp[EQ_KEYS_MAX];
+	uint64_t kv[EQ_KEYS_MAX];
 };
 
 /* Batch counts of a row: (block << 32 | count), blocks increasing. */
@@ -33,6 +39,7 @@ struct agg_row {
 	const char *name, *module;
 	const struct eq_loc *loc;
 	uint32_t pid, tid;
+	const char *fields[EQ_KEYS_MAX];
 	uint64_t samples;
 	uint64_t trans[2];    /* samples 1 (2) apart, one in this row, one not */
 	uint64_t trans_skip[2]; /* ... of which the other an excluded idle sample */
@@ -59,6 +66,7 @@ struct agg_series {
 struct task {
 	uint32_t pid, tid;
 	const char *thread;   /* its name (eq_sym_thread_name) */
+	uint16_t cpu;
 };
 
 struct eq_agg {
@@ -71,7 +79,22 @@ struct eq_agg {
 	size_t mask;
 	uint64_t total, idle;
 	struct agg_series ser;
+	struct eq_keys keys;       /* sort keys (n == 0: rows by `by`) */
+	const struct eq_filter *filter;
+	long filtered_row;         /* the hidden row of filtered-out samples, or -1 */
+	uint64_t filtered;         /* samples left out of the shares (relative) */
+	struct fcache_slot *fcache; /* the filter's verdicts (FCACHE_SIZE) */
 };
+
+#define FCACHE_SIZE 4096
+struct fcache_slot {
+	const struct eq_loc *loc;
+	const char *thread;
+	int keep;
+};
+
+/* The hidden row's name: rows pointing at it are removed when finished. */
+static const char filtered_name[] = "[filtered out]";
 
 static const char *const by_names[] = { "exe", "module", "proc", "line", "insn", "pid",
 					 "thread" };
@@ -92,7 +115,106 @@ int eq_by_parse(const char *text, enum eq_by *by, struct eq_error *err)
 
 const char *eq_by_name(enum eq_by by)
 {
+	if ((unsigned)by & EQ_BY_SPLIT)
+		return eq_split_by_name(by);
 	return (unsigned)by < NBY ? by_names[by] : "?";
+}
+
+static const char *const key_names[] = { "comm", "pid", "tid", "cpu", "dso", "sym",
+					  "srcline", "srcfile" };
+#define NKEYS (sizeof(key_names) / sizeof(key_names[0]))
+
+const char *eq_key_name(enum eq_key k)
+{
+	return (unsigned)k < NKEYS ? key_names[k] : "?";
+}
+
+int eq_keys_parse(const char *text, struct eq_keys *keys, struct eq_error *err)
+{
+	const char *p = text;
+
+	memset(keys, 0, sizeof(*keys));
+	for (;;) {
+		size_t len = strcspn(p, ","), i, j;
+
+		for (i = 0; i < NKEYS; i++)
+			if (strlen(key_names[i]) == len && !strncmp(p, key_names[i], len))
+				break;
+		/* perf's spellings of the same keys */
+		if (i == NKEYS && len == 6 && !strncmp(p, "symbol", 6))
+			i = EQ_KEY_SYM;
+		if (i == NKEYS && len == 6 && !strncmp(p, "thread", 6))
+			i = EQ_KEY_TID;
+		if (i == NKEYS)
+			return eq_fail(err, "--sort %s: unknown key '%.*s'; the keys are comm, pid, "
+				       "tid, cpu, dso, sym, srcline and srcfile", text, (int)len, p);
+		for (j = 0; j < keys->n; j++)
+			if (keys->k[j] == (enum eq_key)i)
+				return eq_fail(err, "--sort %s: key '%s' given twice", text, key_names[i]);
+		if (keys->n == EQ_KEYS_MAX)
+			return eq_fail(err, "--sort %s: at most %d keys", text, EQ_KEYS_MAX);
+		keys->k[keys->n++] = (enum eq_key)i;
+		if (!p[len])
+			break;
+		p += len + 1;
+	}
+	return 0;
+}
+
+int eq_keys_need_lines(const struct eq_keys *keys)
+{
+	unsigned i;
+
+	for (i = 0; keys && i < keys->n; i++)
+		if (keys->k[i] == EQ_KEY_SRCLINE || keys->k[i] == EQ_KEY_SRCFILE)
+			return 1;
+	return 0;
+}
+
+int eq_filter_active(const struct eq_filter *f)
+{
+	return f && (f->ncomm || f->ndso || f->nsym);
+}
+
+/* 1 when a pattern matches a or b; hit[] (if given) marks every one that does. */
+static int any_match(const char *const *pat, size_t n, const char *a, const char *b,
+		     unsigned char *hit)
+{
+	size_t i;
+	int any = 0;
+
+	for (i = 0; i < n; i++)
+		if ((a && !fnmatch(pat[i], a, 0)) || (b && !fnmatch(pat[i], b, 0))) {
+			any = 1;
+			if (!hit)
+				break;
+			hit[i] = 1;
+		}
+	return any;
+}
+
+static int filter_eval(const struct eq_filter *f, const struct eq_loc *loc, const char *thread,
+		       int mark)
+{
+	int keep = 1;
+
+	if (!f)
+		return 1;
+	if (f->ncomm && !any_match(f->comm, f->ncomm, thread, loc->exe, mark ? f->hit_comm : NULL))
+		keep = 0;
+	if ((keep || mark) && f->ndso &&
+	    !any_match(f->dso, f->ndso, loc->module_base, loc->module, mark ? f->hit_dso : NULL))
+		keep = 0;
+	if ((keep || mark) && f->nsym &&
+	    !any_match(f->sym, f->nsym, (loc->kind == EQ_LOC_RESOLVED || loc->kind == EQ_LOC_IDLE) &&
+		       loc->proc ? loc->proc : "[unknown]", NULL, mark ? f->hit_sym : NULL))
+		keep = 0;
+	return keep;
+}
+
+int eq_filter_match(const struct eq_filter *f, const struct eq_loc *loc, const char *thread)
+{
+	return filter_eval(f, loc, thread, 0);
 }
 
 static uint64_t key_hash(const struct agg_key *k)
@@ -101,6 +223,10 @@ static uint64_t key_hash(const struct agg_key *k)
 
 	h ^= (uint64_t)(uintptr_t)k->b * 0xc2b2ae3d27d4eb4full;
 	h ^= k->c * 0x165667b19e3779f9ull;
+	for (unsigned i = 0; i < EQ_KEYS_MAX; i++) {
+		h = (h ^ (h >> 31)) * 0xbf58476d1ce4e5b9ull;
+		h ^= (uint64_t)(uintptr_t)k->kp[i] * 0x94d049bb133111ebull ^ k->kv[i];
+	}
 	h ^= h >> 29;
 	return h;
 }
@@ -112,6 +238,7 @@ struct eq_agg *eq_agg_new(enum eq_by by, unsigned flags, struct eq_error *err)
 	if (a) {
 		a->by = by;
 		a->flags = flags;
+		a->filtered_row = -1;
 		a->mask = 1023;
 		a->slots = calloc(a->mask + 1, sizeof(*a->slots));
 		a->strings = eq_intern_new();
@@ -133,10 +260,112 @@ void eq_agg_free(struct eq_agg *a)
 	for (i = 0; i < a->nrows; i++)
 		free(a->rows[i].blk.v);
 	free(a->ser.block_m);
+	free(a->fcache);
 	free(a->rows);
 	free(a->slots);
 	eq_intern_free(a->strings);
 	free(a);
+}
+
+static int resolved(const struct eq_loc *loc)
+{
+	return (loc->kind == EQ_LOC_RESOLVED || loc->kind == EQ_LOC_IDLE) && loc->proc;
+}
+
+/* The identity of loc's row under the sort keys (k zeroed). */
+static void keys_of(struct eq_agg *a, const struct eq_loc *loc, const struct task *task,
+		    struct agg_key *k)
+{
+	unsigned i;
+
+	for (i = 0; i < a->keys.n; i++) {
+		switch (a->keys.k[i]) {
+		case EQ_KEY_COMM:
+			/* equal names, one pointer (a thread's own name and
+			 * an exe's are separate strings) */
+			k->kp[i] = task && task->thread ? eq_intern(a->strings, task->thread) : loc->exe;
+			break;
+		case EQ_KEY_PID:
+			k->kp[i] = loc->exe;
+			k->kv[i] = loc->pid;
+			break;
+		case EQ_KEY_TID:
+			k->kp[i] = task ? task->thread : loc->exe;
+			k->kv[i] = (uint64_t)loc->pid << 32 | (task ? task->tid : loc->pid);
+			break;
+		case EQ_KEY_CPU:
+			k->kv[i] = task ? task->cpu + 1u : 0;
+			break;
+		case EQ_KEY_DSO:
+			k->kp[i] = loc->module;
+			break;
+		case EQ_KEY_SYM:
+			k->kp[i] = resolved(loc) ? loc->proc : NULL;
+			k->kv[i] = (uint64_t)(uintptr_t)loc->module;
+			break;
+		case EQ_KEY_SRCLINE:
+			if (loc->file) {
+				k->kp[i] = loc->file;
+				k->kv[i] = loc->line;
+			} else {
+				k->kp[i] = resolved(loc) ? loc->proc : loc->module;
+				k->kv[i] = UINT64_MAX;
+			}
+			break;
+		case EQ_KEY_SRCFILE:
+			k->kp[i] = loc->file ? loc->file : loc->module;
+			k->kv[i] = loc->file ? 1 : 2;
+			break;
+		}
+	}
+}
+
+/* Each key's value as printed, and the row's name: them joined. */
+static const char *key_fields(struct eq_agg *a, const struct eq_loc *loc,
+			      const struct task *task, const char **fields)
+{
+	char buf[2048];
+	size_t len = 0;
+	unsigned i;
+
+	for (i = 0; i < a->keys.n; i++) {
+		const char *v = NULL;
+		const char *thread = task && task->thread ? task->thread : loc->exe;
+
+		switch (a->keys.k[i]) {
+		case EQ_KEY_COMM:
+			v = eq_intern(a->strings, thread);
+			break;
+		case EQ_KEY_PID:
+			v = eq_internf(a->strings, "%u:%s", loc->pid, loc->exe);
+			break;
+		case EQ_KEY_TID:
+			v = eq_internf(a->strings, "%u:%s", task ? task->tid : loc->pid, thread);
+			break;
+		case EQ_KEY_CPU:
+			v = task ? eq_internf(a->strings, "%u", task->cpu) : "?";
+			break;
+		case EQ_KEY_DSO:
+			v = loc->module_base ? loc->module_base : loc->module;
+			break;
+		case EQ_KEY_SYM:
+			v = resolved(loc) ? loc->proc : "[unknown]";
+			break;
+		case EQ_KEY_SRCLINE:
+			v = loc->file ? eq_internf(a->strings, "%s:%u", loc->file, loc->line) :
+			    resolved(loc) ? loc->proc : "[unknown]";
+			break;
+		case EQ_KEY_SRCFILE:
+			v = loc->file ? loc->file : loc->module_base ? loc->module_base : loc->module;
+			break;
+		}
+		if (!v)
+			return NULL;
+		fields[i] = v;
+		len += (size_t)snprintf(buf + len, len < sizeof(buf) ? sizeof(buf) - len : 0, "%s%s",
+					i ? " / " : "", v);
+	}
+	return eq_intern_n(a->strings, buf, len < sizeof(buf) ? len : sizeof(buf) - 1);
 }
 
 /* The key and display names of loc's row at a->by (task: the sample's
@@ -147,6 +376,11 @@ static void row_of(struct eq_agg *a, const struct eq_loc *loc, const struct task
 	memset(k, 0, sizeof(*k));
 	*name = NULL;
 	*module = loc->module_base;
+	if (a->keys.n) {
+		keys_of(a, loc, task, k);
+		*module = "";
+		return;
+	}
 	if (loc->kind == EQ_LOC_IDLE) {
 		k->a = loc->module;
 		*name = loc->proc;
@@ -248,7 +482,8 @@ static long agg_row_index(struct eq_agg *a, const struct eq_loc *loc, const stru
 		return -1;
 	for (j = key_hash(&k) & a->mask; a->slots[j]; j = (j + 1) & a->mask) {
 		r = &a->rows[a->slots[j] - 1];
-		if (r->key.a == k.a && r->key.b == k.b && r->key.c == k.c)
+		if (r->key.a == k.a && r->key.b == k.b && r->key.c == k.c &&
+		    !memcmp(r->key.kp, k.kp, sizeof(k.kp)) && !memcmp(r->key.kv, k.kv, sizeof(k.kv)))
 			return (long)(a->slots[j] - 1);
 	}
 	if (a->nrows == a->cap) {
@@ -260,20 +495,49 @@ static long agg_row_index(struct eq_agg *a, const struct eq_loc *loc, const stru
 		a->rows = rows;
 		a->cap = cap;
 	}
-	if (!name)
+	r = &a->rows[a->nrows];
+	*r = (struct agg_row){ .key = k, .loc = loc };
+	if (a->keys.n)
+		name = key_fields(a, loc, task, r->fields);
+	else if (!name)
 		name = format_name(a, loc, &k);
 	if (!module)
 		module = eq_internf(a->strings, "%u:%s", loc->pid, loc->exe);
 	if (!name || !module)
 		return -1;
-	r = &a->rows[a->nrows];
-	*r = (struct agg_row){ .key = k, .name = name, .module = module, .loc = loc };
+	r->name = name;
+	r->module = module;
 	if (loc->kind != EQ_LOC_IDLE && (a->by == EQ_BY_PID || a->by == EQ_BY_THREAD)) {
 		r->pid = loc->pid;
 		r->tid = a->by == EQ_BY_THREAD ? (uint32_t)k.c : 0;
 	}
 	a->slots[j] = (uint32_t)(++a->nrows);
 	return (long)(a->nrows - 1);
+}
+
+/* The hidden row that holds the samples a filter left out (absolute shares). */
+static long filtered_index(struct eq_agg *a)
+{
+	struct agg_row *r;
+
+	if (a->filtered_row >= 0)
+		return a->filtered_row;
+	if (a->nrows == a->cap) {
+		size_t cap = a->cap ? 2 * a->cap : 256;
+		struct agg_row *rows = realloc(a->rows, cap * sizeof(*rows));
+
+		if (!rows)
+			return -1;
+		a->rows = rows;
+		a->cap = cap;
+	}
+	if (a->nrows >= ROW_SKIP)
+		return -1;
+	r = &a->rows[a->nrows];
+	/* not in the hash: nothing looks it up by key */
+	*r = (struct agg_row){ .name = filtered_name, .module = filtered_name };
+	a->filtered_row = (long)a->nrows++;
+	return a->filtered_row;
 }
 
 int eq_agg_add(struct eq_agg *a, const struct eq_loc *loc, uint64_t weight,
@@ -325,14 +589,6 @@ static void row_batches(const struct agg_row *r, unsigned nblocks, unsigned nb, 
 		c[(unsigned)(r->blk.v[j] >> 32) / per] += (double)(uint32_t)r->blk.v[j];
 }
 
-static void block_totals(const struct agg_series *ser, unsigned nb, double *mb)
-{
-	unsigned per = ser->nblocks / nb, b;
-
-	memset(mb, 0, nb * sizeof(*mb));
-	for (b = 0; b < ser->nblocks; b++)
-		mb[b / per] += ser->block_m[b];
-}
 
 /*
  * Both design effects of every row.  Sampling: the telegraph model at the
@@ -342,14 +598,90 @@ static void block_totals(const struct agg_series *ser, unsigned nb, double *mb)
  * <= -1/B, the estimator's own bias when the batches are independent);
  * else 16 batches, and batch_lag1 tells how far from independent they are.
  */
+void eq_series_deffs(const struct eq_series *s, struct eq_series_out *o)
+{
+	double mb[EQ_BATCHES_MAX], c[EQ_BATCHES_MAX], s0, s1, r1 = 0, inflate;
+	unsigned nb = 0, try, per, b;
+	size_t i;
+
+	for (i = 0; i < s->nrows; i++) {
+		double k = s->k[i], rho[2], f;
+		int lag;
+
+		for (lag = 0; lag < 2; lag++)
+			rho[lag] = eq_lag_rho(k, s->m, s->n, s->d[lag][i], lag + 1);
+		f = eq_sampling_deff_lags(rho[0], rho[1], s->n);
+		o->deff_sampling[i] = small_count_floor(f + s->cv2 * (1 - f), (uint64_t)k,
+							(uint64_t)s->m);
+		o->deff_run[i] = 1;
+		o->df_run[i] = 0;
+	}
+	o->batches = 0;
+	o->lag1 = 0;
+	if (!s->nblocks || !(s->m > 0))
+		return;
+	for (try = s->nblocks; try >= EQ_BATCHES_MIN; try /= 2) {
+		double t0 = 0, t1 = 0;
+
+		per = s->nblocks / try;
+		memset(mb, 0, try * sizeof(*mb));
+		for (b = 0; b < s->nblocks; b++)
+			mb[b / per] += s->block_m[b];
+		for (i = 0; i < s->nrows; i++) {
+			s->batches(s->arg, i, s->nblocks, try, c);
+			eq_batch_var(c, mb, try, s->k[i] / s->m, &s0, &s1);
+			t0 += s0;
+			t1 += s1;
+		}
+		nb = try;
+		r1 = t0 > 0 ? t1 / t0 : 0;
+		if (r1 <= -1.0 / try)
+			break;
+	}
+	o->batches = nb;
+	o->lag1 = r1;
+	/* Correlation left between the 16 batches (r1 above its -1/B bias):
+	 * their mean's variance is larger by about 1 + 2 rho. */
+	inflate = 1 + 2 * (r1 + 1.0 / nb > 0 ? r1 + 1.0 / nb : 0);
+	per = s->nblocks / nb;
+	memset(mb, 0, nb * sizeof(*mb));
+	for (b = 0; b < s->nblocks; b++)
+		mb[b / per] += s->block_m[b];
+	for (i = 0; i < s->nrows; i++) {
+		double pr = s->k[i] / s->m, v;
+
+		s->batches(s->arg, i, s->nblocks, nb, c);
+		v = eq_batch_var(c, mb, nb, pr, &s0, &s1) * inflate;
+		o->deff_run[i] = pr > 0 && pr < 1 && isfinite(v) ? v / (pr * (1 - pr) / s->m) : 1;
+		o->deff_run[i] = small_count_floor(o->deff_run[i], (uint64_t)s->k[i], (uint64_t)s->m);
+		/* a share of 0 or 1 has no spread to estimate: the binomial floor, normal */
+		o->df_run[i] = pr > 0 && pr < 1 ? nb - 1 : 0;
+	}
+}
+
+/* eq_series.batches over an aggregator's rows. */
+static void agg_batches(void *arg, size_t i, unsigned nblocks, unsigned nb, double *c)
+{
+	const struct eq_agg *a = arg;
+
+	row_batches(&a->rows[i], nblocks, nb, c);
+}
+
 static int series_intervals(const struct eq_agg *a, struct eq_profile *p)
 {
 	const struct agg_series *ser = &a->ser;
-	double m = (double)a->total, n = (double)ser->n, mb[EQ_BATCHES_MAX], c[EQ_BATCHES_MAX];
-	double s0, s1, r1 = 0, cv2 = 0, inflate;
-	unsigned nb = 0, try;
-	size_t i;
+	double m = (double)a->total, cv2 = 0;
+	size_t n = a->nrows ? a->nrows : 1, i;
+	double *k = malloc(n * sizeof(double)), *d0 = malloc(n * sizeof(double));
+	double *d1 = malloc(n * sizeof(double)), *ds = malloc(n * sizeof(double));
+	double *dr = malloc(n * sizeof(double));
+	unsigned *df = malloc(n * sizeof(unsigned));
+	struct eq_series s;
+	struct eq_series_out o = { .deff_sampling = ds, .deff_run = dr, .df_run = df };
+	int rc = -1;
 
+	if (!k || !d0 || !d1 || !ds || !dr || !df)
+		goto out;
 	p->ordered = 1;
 	/* A timer's jitter lets the sample grid drift (a renewal process):
 	 * cv^2 of its intervals adds to the rounding of each stretch.  The
@@ -363,54 +695,41 @@ static int series_intervals(const struct eq_agg *a, struct eq_profile *p)
 	p->interval_cv2 = cv2;
 	for (i = 0; i < a->nrows; i++) {
 		const struct agg_row *ar = &a->rows[i];
-		struct eq_row *r = &p->rows[i];
-		double k = (double)r->samples, pr = m > 0 ? k / m : 0, rho[2], f;
-		int lag;
+		double pr;
 
-		for (lag = 0; lag < 2; lag++)
-			rho[lag] = eq_lag_rho(k, m, n, (double)ar->trans[lag] -
-					      2 * pr * (double)ar->trans_skip[lag] +
-					      pr * pr * (double)ser->skip_trans[lag], lag + 1);
-		f = eq_sampling_deff_lags(rho[0], rho[1], n);
-
-		r->deff_sampling = small_count_floor(f + cv2 * (1 - f), r->samples, a->total);
+		k[i] = (double)p->rows[i].samples;
+		pr = m > 0 ? k[i] / m : 0;
+		d0[i] = (double)ar->trans[0] - 2 * pr * (double)ar->trans_skip[0] +
+			pr * pr * (double)ser->skip_trans[0];
+		d1[i] = (double)ar->trans[1] - 2 * pr * (double)ar->trans_skip[1] +
+			pr * pr * (double)ser->skip_trans[1];
 	}
-	if (!ser->nblocks || m <= 0)
-		return 0;
-	for (try = ser->nblocks; try >= EQ_BATCHES_MIN; try /= 2) {
-		double t0 = 0, t1 = 0;
-
-		block_totals(ser, try, mb);
-		for (i = 0; i < a->nrows; i++) {
-			row_batches(&a->rows[i], ser->nblocks, try, c);
-			eq_batch_var(c, mb, try, p->rows[i].share, &s0, &s1);
-			t0 += s0;
-			t1 += s1;
-		}
-		nb = try;
-		r1 = t0 > 0 ? t1 / t0 : 0;
-		if (r1 <= -1.0 / try)
-			break;
-	}
-	p->batches = nb;
-	p->batch_lag1 = r1;
-	if (ser->clock_hz > 0 && ser->t_last > ser->t_first)
-		p->batch_s = (double)(ser->t_last - ser->t_first) / ser->clock_hz / nb;
-	/* Correlation left between the 16 batches (r1 above its -1/B bias):
-	 * their mean's variance is larger by about 1 + 2 rho. */
-	inflate = 1 + 2 * (r1 + 1.0 / nb > 0 ? r1 + 1.0 / nb : 0);
-	block_totals(ser, nb, mb);
+	s = (struct eq_series){ .m = m, .n = (double)ser->n, .cv2 = cv2, .nblocks = ser->nblocks,
+				.block_m = ser->block_m, .nrows = a->nrows, .k = k, .d = { d0, d1 },
+				.batches = agg_batches, .arg = (void *)a };
+	eq_series_deffs(&s, &o);
 	for (i = 0; i < a->nrows; i++) {
-		struct eq_row *r = &p->rows[i];
-		double pr = r->share, v;
-
-		row_batches(&a->rows[i], ser->nblocks, nb, c);
-		v = eq_batch_var(c, mb, nb, pr, &s0, &s1) * inflate;
-		r->deff_run = pr > 0 && pr < 1 && isfinite(v) ? v / (pr * (1 - pr) / m) : 1;
-		r->deff_run = small_count_floor(r->deff_run, r->samples, a->total);
-		r->df_run = nb - 1;
+		p->rows[i].deff_sampling = ds[i];
+		if (o.batches) {
+			p->rows[i].deff_run = dr[i];
+			p->rows[i].df_run = df[i];
+		}
 	}
-	return 0;
+	if (o.batches) {
+		p->batches = o.batches;
+		p->batch_lag1 = o.lag1;
+		if (ser->clock_hz > 0 && ser->t_last > ser->t_first)
+			p->batch_s = (double)(ser->t_last - ser->t_first) / ser->clock_hz / o.batches;
+	}
+	rc = 0;
+out:
+	free(k);
+	free(d0);
+	free(d1);
+	free(ds);
+	free(dr);
+	free(df);
+	return rc;
 }
 
 void eq_profile_set_interval(struct eq_profile *p, enum eq_interval iv)
@@ -458,6 +777,7 @@ struct eq_profile *eq_agg_finish(struct eq_agg *a, enum eqp_mode mode, double qu
 		r->loc = a->rows[i].loc;
 		r->pid = a->rows[i].pid;
 		r->tid = a->rows[i].tid;
+		memcpy(r->fields, a->rows[i].fields, sizeof(r->fields));
 		r->samples = a->rows[i].samples;
 		r->share = a->total ? (double)r->samples / (double)a->total : 0;
 		r->deff_sampling = r->deff_run = 1;
@@ -471,6 +791,21 @@ struct eq_profile *eq_agg_finish(struct eq_agg *a, enum eqp_mode mode, double qu
 	}
 	eq_profile_set_interval(p, EQ_IV_SAMPLING);
 	qsort(p->rows, p->nrows, sizeof(*p->rows), by_samples);
+	p->keys = a->keys;
+	if (a->filter) {
+		size_t j = 0;
+
+		p->filtered = 1;
+		p->filter_relative = a->filter->relative;
+		p->filtered_samples = a->filtered;
+		for (i = 0; i < p->nrows; i++) {
+			if (p->rows[i].name == filtered_name)
+				p->filtered_samples += p->rows[i].samples;
+			else
+				p->rows[j++] = p->rows[i];
+		}
+		p->nrows = j;
+	}
 	/* The row names live in the aggregator's strings: keep them. */
 	p->strings_ = a->strings;
 	a->strings = NULL;
@@ -506,6 +841,7 @@ static void pool_row(struct eq_profile *p, struct eq_profile *const *profs, size
 	r->name = g[0].r->name;
 	r->module = g[0].r->module;
 	r->loc = g[0].r->loc;
+	memcpy(r->fields, g[0].r->fields, sizeof(r->fields));
 	r->amount = 0;
 	for (j = 0; j < ng; j++) {
 		k[g[j].prof] += (double)g[j].r->samples;
@@ -560,6 +896,9 @@ struct eq_profile *eq_profile_pool(struct eq_profile *const *profs, size_t np,
 	p->quantum_j = profs[0]->quantum_j;
 	p->period_s = profs[0]->period_s;
 	p->exclude_idle = profs[0]->exclude_idle;
+	p->keys = profs[0]->keys;
+	p->filtered = profs[0]->filtered;
+	p->filter_relative = profs[0]->filter_relative;
 	p->ordered = 1;
 	for (i = 0; i < np; i++) {
 		const struct eq_profile *q = profs[i];
@@ -568,6 +907,7 @@ struct eq_profile *eq_profile_pool(struct eq_profile *const *profs, size_t np,
 		p->idle_samples += q->idle_samples;
 		p->lost_samples += q->lost_samples;
 		p->lost_marks += q->lost_marks;
+		p->filtered_samples += q->filtered_samples;
 		p->ordered &= q->ordered;
 		if (q->quantum_j != p->quantum_j)
 			p->quantum_j = 0;  /* no one quantum: amounts per row still add up */
@@ -700,7 +1040,7 @@ static int row_miss(struct pc_table *t, struct eq_agg *a, struct eq_symbolizer *
 		    uint32_t *row, uint32_t *tag)
 {
 	const struct eq_loc *loc = eq_sym_lookup(s, smp);
-	struct task task = { smp->pid, smp->tid, NULL };
+	struct task task = { smp->pid, smp->tid, NULL, smp->cpu };
 	long i;
 
 	if (a->by == EQ_BY_THREAD && !(task.thread = eq_sym_thread_name(s, smp)))
@@ -929,6 +1269,78 @@ static int count_chunk(struct pc_table *t, struct eq_agg *a, struct eq_symbolize
 	return 0;
 }
 
+/*
+ * The same with sort keys or a filter: rows depend on more than the pc (the
+ * thread, the CPU), so every sample is located through the symbolizer's own
+ * cache and its row looked up by key.
+ */
+/* The filter's verdict on (loc, thread), remembered (fnmatch per sample
+ * would dominate). */
+static int filter_cached(struct eq_agg *a, const struct eq_loc *loc, const char *thread)
+{
+	size_t h = (size_t)((((uint64_t)(uintptr_t)loc * 0x9e3779b97f4a7c15ull) ^
+			     ((uint64_t)(uintptr_t)thread * 0xc2b2ae3d27d4eb4full)) >> 40) &
+		   (FCACHE_SIZE - 1);
+	struct fcache_slot *c = &a->fcache[h];
+
+	if (c->loc != loc || c->thread != thread) {
+		c->loc = loc;
+		c->thread = thread;
+		c->keep = filter_eval(a->filter, loc, thread, 1);
+	}
+	return c->keep;
+}
+
+static int count_chunk_keys(struct eq_agg *a, struct eq_symbolizer *s,
+			    const struct eq_sample *smp, size_t n, uint64_t *lost_marks,
+			    struct unres_list *unres)
+{
+	int need_thread = a->by == EQ_BY_THREAD || (a->filter && a->filter->ncomm);
+	unsigned i;
+	size_t k;
+
+	for (i = 0; i < a->keys.n; i++)
+		need_thread |= a->keys.k[i] == EQ_KEY_COMM || a->keys.k[i] == EQ_KEY_TID;
+	if (a->filter && !a->fcache && !(a->fcache = calloc(FCACHE_SIZE, sizeof(*a->fcache))))
+		return -1;
+	for (k = 0; k < n; k++) {
+		const struct eq_loc *loc = eq_sym_lookup(s, &smp[k]);
+		struct task task = { smp[k].pid, smp[k].tid, NULL, smp[k].cpu };
+		uint32_t row;
+		long r;
+
+		if (need_thread && !(task.thread = eq_sym_thread_name(s, &smp[k])))
+			return -1;
+		if (loc->kind == EQ_LOC_IDLE && (a->flags & EQ_PROFILE_EXCLUDE_IDLE)) {
+			row = ROW_SKIP;
+		} else if (a->filter && !filter_cached(a, loc, task.thread)) {
+			if (a->filter->relative) {
+				row = ROW_SKIP;
+				a->filtered++;
+			} else {
+				if ((r = filtered_index(a)) < 0)
+					return -1;
+				row = (uint32_t)r;
+			}
+		} else {
+			if ((r = agg_row_index(a, loc, &task)) < 0 || r >= (long)ROW_SKIP)
+				return -1;
+			row = (uint32_t)r;
+			if ((loc->kind == EQ_LOC_UNRESOLVED || loc->kind == EQ_LOC_NO_MODULE) &&
+			    unres_add(unres, loc->module) < 0)
+				return -1;
+		}
+		*lost_marks += (smp[k].flags & EQ_F_LOST) != 0;
+		if (loc->kind == EQ_LOC_IDLE && (row == ROW_SKIP || (long)row == a->filtered_row))
+			a->idle++;
+		if (row != ROW_SKIP)
+			a->rows[row].samples++;
+		if (series_add(a, row, smp[k].time, smp[k].flags))
+			return -1;
+	}
+	return 0;
+}
+
 struct eq_profile *eq_profile_build(const struct eqp_file *f, struct eq_symbolizer *s,
 				    enum eq_by by, unsigned flags, struct eq_error *err)
 {
@@ -940,23 +1352,41 @@ struct eq_profile *eq_profile_build_progress(const struct eqp_file *f,
 					     unsigned flags, eq_progress_fn *progress,
 					     void *arg, struct eq_error *err)
 {
+	struct eq_profile_opts o = { .flags = flags, .progress = progress, .progress_arg = arg };
+
+	return eq_profile_build_opts(f, s, by, &o, err);
+}
+
+struct eq_profile *eq_profile_build_opts(const struct eqp_file *f, struct eq_symbolizer *s,
+					 enum eq_by by, const struct eq_profile_opts *o,
+					 struct eq_error *err)
+{
 	const struct eqp_meta *m = eqp_meta(f);
 	struct pc_table t = { 0 };
-	struct eq_agg *a = eq_agg_new(by, flags, err);
+	struct eq_agg *a = eq_agg_new(by, o->flags, err);
 	struct eq_profile *p;
 	uint64_t lost_marks = 0, done = 0;
 	struct unres_list unres = { 0 };
+	eq_progress_fn *progress = o->progress;
+	void *arg = o->progress_arg;
+	int slow;
 	size_t c, i;
 
 	if (!a)
 		return NULL;
+	if (o->keys)
+		a->keys = *o->keys;
+	if (eq_filter_active(o->filter))
+		a->filter = o->filter;
+	slow = a->keys.n || a->filter;
 	if (pc_grow(&t) || series_init(&a->ser, eqp_nsamples(f), m->clock_hz))
 		goto oom;
 	for (c = 0; c < eqp_nsample_chunks(f); c++) {
 		size_t n;
 		const struct eq_sample *smp = eqp_sample_chunk(f, c, &n);
 
-		if (smp && count_chunk(&t, a, s, smp, n, &lost_marks, &unres))
+		if (smp && (slow ? count_chunk_keys(a, s, smp, n, &lost_marks, &unres) :
+			    count_chunk(&t, a, s, smp, n, &lost_marks, &unres)))
 			goto oom;
 		done += smp ? n : 0;
 		if (progress)
@@ -965,7 +1395,7 @@ struct eq_profile *eq_profile_build_progress(const struct eqp_file *f,
 	free(t.slots);
 	for (i = 0; i < a->nrows; i++) {
 		a->total += a->rows[i].samples;
-		if (a->rows[i].loc->kind == EQ_LOC_IDLE)
+		if (a->rows[i].loc && a->rows[i].loc->kind == EQ_LOC_IDLE)
 			a->idle += a->rows[i].samples;
 	}
 	p = eq_agg_finish(a, m->mode, m->quantum_j,
@@ -974,6 +1404,7 @@ struct eq_profile *eq_profile_build_progress(const struct eqp_file *f,
 	if (p) {
 		p->lost_marks = lost_marks;
 		p->skipped = *eqp_skipped(f);
+		p->note = eqp_meta_get(f, "note");
 		if (unres.n)
 			qsort(unres.v, unres.n, sizeof(*unres.v), by_unres_samples);
 		for (i = 0; i < unres.n; i++) {

@@ -46,6 +46,69 @@ enum eq_by {
 int eq_by_parse(const char *text, enum eq_by *by, struct eq_error *err);
 const char *eq_by_name(enum eq_by by);
 
+/*
+ * Sort keys (report --sort comm,dso,sym, perf's habit): a row per distinct
+ * combination of the keys' values, a column per key.
+ *   comm     the thread's name (its process's unless it named itself)
+ *   pid      the process: "PID:NAME"
+ *   tid      the thread: "TID:NAME"
+ *   cpu      the CPU the sample was taken on
+ *   dso      the module (basename; the path in JSON's module)
+ *   sym      the procedure ("[unknown]" per module when no symbol covers it)
+ *   srcline  "file:line" (the procedure when the pc has no line)
+ *   srcfile  the source file (the module when the pc has no line)
+ */
+enum eq_key {
+	EQ_KEY_COMM,
+	EQ_KEY_PID,
+	EQ_KEY_TID,
+	EQ_KEY_CPU,
+	EQ_KEY_DSO,
+	EQ_KEY_SYM,
+	EQ_KEY_SRCLINE,
+	EQ_KEY_SRCFILE,
+};
+#define EQ_KEYS_MAX 8
+
+struct eq_keys {
+	unsigned n;
+	enum eq_key k[EQ_KEYS_MAX];
+};
+
+/* "comm,dso,sym" -> *keys (each key once, at most EQ_KEYS_MAX); else an
+ * error naming the bad key and the keys that exist. */
+int eq_keys_parse(const char *text, struct eq_keys *keys, struct eq_error *err);
+const char *eq_key_name(enum eq_key k);
+/* 1 when the keys need source lines (srcline, srcfile). */
+int eq_keys_need_lines(const struct eq_keys *keys);
+
+/*
+ * Sample filters (report --comm, --dso, --symbol: perf's --comms, --dsos,
+ * --symbols): a sample is kept when every list given has a name that
+ * matches it (names are exact or shell patterns, fnmatch):
+ *   comm    the thread's name or its process's
+ *   dso     the module's basename or path
+ *   sym     the procedure's name
+ * What the others are of: relative = 0 (perf's "absolute", the default):
+ * shares stay shares of all samples, the left-out samples are counted in
+ * filtered_samples; relative = 1: shares of the kept samples only.
+ */
+struct eq_filter {
+	const char *const *comm; size_t ncomm;
+	const char *const *dso; size_t ndso;
+	const char *const *sym; size_t nsym;
+	int relative;
+	/* optional, filled in by eq_profile_build_opts: 1 for each name above
+	 * that matched some sample (whatever the other lists said) */
+	unsigned char *hit_comm, *hit_dso, *hit_sym;
+};
+
+/* 1 when f selects anything (some list given). */
+int eq_filter_active(const struct eq_filter *f);
+/* 1 when the sample at loc, in a thread named thread of a process named
+ * loc->exe, passes f (thread may be NULL when f has no comm list). */
+int eq_filter_match(const struct eq_filter *f, const struct eq_loc *loc, const char *thread);
+
 struct eq_row {
 	const char *name;     /* exe: process name; module: module path;
 				 proc: symbol or "[unknown]"; line: "file:line"
@@ -68,6 +131,8 @@ struct eq_row {
 	unsigned df_run;      /* degrees of freedom of deff_run (batches - 1) */
 	double amount;        /* energy in J (energy mode) or time in s (time mode);
 				 NaN when the quantum / rate is unknown */
+	const char *fields[EQ_KEYS_MAX]; /* with sort keys: each key's value, in
+				 the order of eq_profile.keys; name is them joined */
 };
 
 /* Samples in a module that no symbol covers, and why (eq_sym_module_note). */
@@ -89,6 +154,8 @@ struct eq_profile {
 	uint64_t lost_marks;    /* samples flagged EQ_F_LOST: losses happened just
 				   before each (eq_profile_build only) */
 	struct eqp_skipped skipped; /* what the reader could not use (eq_profile_build only) */
+	const char *note;     /* the recording's "note" header line (record: why
+				 kernel samples were excluded), or NULL */
 	size_t nrows;
 	struct eq_row *rows;
 	/* eq_profile_build only, and not by pid or thread: samples whose pc no
@@ -106,6 +173,11 @@ struct eq_profile {
 	unsigned recordings;  /* > 1: pooled from that many recordings */
 	double interval_cv2;  /* time mode: squared coefficient of variation of
 				 the intervals between samples (timer jitter) */
+	struct eq_keys keys;  /* sort keys (keys.n == 0: rows by `by`) */
+	int filtered;         /* a sample filter was applied */
+	int filter_relative;  /* ... and the shares are of the kept samples only */
+	uint64_t filtered_samples; /* samples the filter left out (counted in
+				 total_samples unless filter_relative) */
 	struct eq_intern *strings_; /* private: backing store of row names */
 };
 
@@ -135,6 +207,19 @@ struct eq_profile *eq_profile_build_progress(const struct eqp_file *f,
 					     unsigned flags, eq_progress_fn *progress,
 					     void *arg, struct eq_error *err);
 void eq_profile_free(struct eq_profile *p);
+
+/* Everything eq_profile_build does, and: rows by sort keys (keys NULL or
+ * keys->n == 0: by `by`), samples filtered by filter (NULL: none). */
+struct eq_profile_opts {
+	unsigned flags;                 /* EQ_PROFILE_EXCLUDE_IDLE */
+	const struct eq_keys *keys;
+	const struct eq_filter *filter;
+	eq_progress_fn *progress;
+	void *progress_arg;
+};
+struct eq_profile *eq_profile_build_opts(const struct eqp_file *f, struct eq_symbolizer *s,
+					 enum eq_by by, const struct eq_profile_opts *o,
+					 struct eq_error *err);
 
 /* Sets every row's ci95_low/high to the interval iv (Wilson score interval
  * at the effective sample size total / deff, z or Student's t). */
@@ -180,6 +265,36 @@ struct eq_profile *eq_agg_finish(struct eq_agg *a, enum eqp_mode mode,
 				 double quantum_j, double period_s,
 				 uint64_t lost_samples, struct eq_error *err);
 void eq_agg_free(struct eq_agg *a);
+
+/*
+ * The two design effects of rows from their time series, the way
+ * eq_profile_build computes them for its rows (for analyses that make
+ * their own rows over the same samples, such as inclusive shares): n
+ * samples in the series, m of them counted in the shares; row i has k[i]
+ * samples and d[lag][i] = sum over sample pairs lag + 1 apart of the
+ * squared difference of its linearized indicator (eq_lag_rho); nblocks
+ * (a power of two from 16 to 128, or 0: too few samples for batch means)
+ * equal blocks of consecutive samples with block_m[b] counted samples each,
+ * and batches(arg, i, nblocks, nb, c) fills row i's counts in nb batches
+ * of nblocks / nb blocks.  cv2: the timer jitter's (time mode) or 0.
+ */
+struct eq_series {
+	double m, n, cv2;
+	unsigned nblocks;
+	const double *block_m;
+	size_t nrows;
+	const double *k;
+	const double *d[2];
+	void (*batches)(void *arg, size_t i, unsigned nblocks, unsigned nb, double *c);
+	void *arg;
+};
+struct eq_series_out {
+	double *deff_sampling, *deff_run;  /* nrows each, filled */
+	unsigned *df_run;
+	unsigned batches;                  /* 0: no batch means (deff_run 1) */
+	double lag1;                       /* pooled lag-1 correlation of the batch means */
+};
+void eq_series_deffs(const struct eq_series *s, struct eq_series_out *o);
 
 /* Seconds per sample of a time-driven recording: 1 / nominal_hz, else the
  * mean interval between the first and last sample; 0 if unknowable. */

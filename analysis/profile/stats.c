@@ -5,6 +5,7 @@
  * why they hold are in stats.h and docs/guide.md ("Intervals").
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "stats.h"
@@ -196,4 +197,91 @@ int eq_two_prop_differ(uint64_t k1, uint64_t n1, uint64_t k2, uint64_t n2,
 	stat = (p1 - p2) / se;
 	*zout = stat;
 	return fabs(stat) > z;
+}
+
+/* Continued fraction of the incomplete beta function (modified Lentz). */
+static double betacf(double a, double b, double x)
+{
+	const double tiny = 1e-300, eps = 1e-15;
+	double qab = a + b, qap = a + 1, qam = a - 1, c = 1, d = 1 - qab * x / qap, h;
+	int m;
+
+	if (fabs(d) < tiny)
+		d = tiny;
+	d = 1 / d;
+	h = d;
+	for (m = 1; m <= 300; m++) {
+		double m2 = 2.0 * m, aa = m * (b - m) * x / ((qam + m2) * (a + m2)), del;
+
+		d = 1 + aa * d;
+		d = fabs(d) < tiny ? tiny : d;
+		c = 1 + aa / c;
+		c = fabs(c) < tiny ? tiny : c;
+		d = 1 / d;
+		h *= d * c;
+		aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
+		d = 1 + aa * d;
+		d = fabs(d) < tiny ? tiny : d;
+		c = 1 + aa / c;
+		c = fabs(c) < tiny ? tiny : c;
+		d = 1 / d;
+		del = d * c;
+		h *= del;
+		if (fabs(del - 1) < eps)
+			break;
+	}
+	return h;
+}
+
+/* Regularized incomplete beta I_x(a, b). */
+static double betai(double a, double b, double x)
+{
+	double bt;
+
+	if (x <= 0)
+		return 0;
+	if (x >= 1)
+		return 1;
+	bt = exp(lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log1p(-x));
+	if (x < (a + 1) / (a + b + 2))
+		return bt * betacf(a, b, x) / a;
+	return 1 - bt * betacf(b, a, 1 - x) / b;
+}
+
+double eq_t_pvalue(double t, double df)
+{
+	if (isnan(t))
+		return 1;
+	if (!(df > 0) || !isfinite(df) || df > 1e7)
+		return erfc(fabs(t) / sqrt(2.0));
+	return betai(df / 2, 0.5, df / (df + t * t));
+}
+
+struct holm_item {
+	double p;
+	size_t i;
+};
+
+static int by_p(const void *x, const void *y)
+{
+	const struct holm_item *a = x, *b = y;
+
+	return a->p < b->p ? -1 : a->p > b->p ? 1 : (a->i > b->i) - (a->i < b->i);
+}
+
+void eq_holm(const double *p, size_t n, double alpha, int *sig)
+{
+	struct holm_item *v = malloc((n ? n : 1) * sizeof(*v));
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		sig[i] = 0;
+	if (!v)
+		return;  /* out of memory: nothing claimed */
+	for (i = 0; i < n; i++)
+		v[i] = (struct holm_item){ isnan(p[i]) ? 1 : p[i], i };
+	qsort(v, n, sizeof(*v), by_p);
+	for (i = 0; i < n && v[i].p <= alpha / (double)(n - i); i++)
+		sig[v[i].i] = 1;
+	free(v);
 }

@@ -24,6 +24,7 @@
 #ifndef EQ_STATS_H
 #define EQ_STATS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "eq_error.h"
@@ -121,6 +122,18 @@ double eq_batch_var(const double *c, const double *mb, unsigned nb, double p,
  */
 int eq_shares_differ(double k1, double n1, double deff1, unsigned df1,
 		     double k2, double n2, double deff2, unsigned df2, double *zout);
+
+/*
+ * Two-sided p-value of a statistic t against Student's t with df degrees of
+ * freedom (df <= 0 or infinite: the normal): P(|T| >= |t|), through the
+ * regularized incomplete beta function I_{df/(df+t^2)}(df/2, 1/2).
+ */
+double eq_t_pvalue(double t, double df);
+
+/* Holm's step-down procedure at family-wise level alpha over n p-values:
+ * sig[i] = 1 for those rejected (no false rejection among all n with
+ * probability >= 1 - alpha, whatever their dependence). */
+void eq_holm(const double *p, size_t n, double alpha, int *sig);
 
 /* The classic two-proportion z test (binomial samples) at quantile z. */
 int eq_two_prop_differ(uint64_t k1, uint64_t n1, uint64_t k2, uint64_t n2,

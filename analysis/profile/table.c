@@ -68,14 +68,27 @@ static const char *amount_key(const struct eq_profile *p)
 static void print_csv(FILE *out, const struct eq_profile *p)
 {
 	size_t i;
+	unsigned k;
 
-	fprintf(out, "name,module,samples,share,%s,ci95_low,ci95_high\n", amount_key(p));
+	/* with sort keys: a column per key where name and module would be */
+	for (k = 0; k < p->keys.n; k++)
+		fprintf(out, "%s,", eq_key_name(p->keys.k[k]));
+	if (!p->keys.n)
+		fputs("name,module,", out);
+	fprintf(out, "samples,share,%s,ci95_low,ci95_high\n", amount_key(p));
 	for (i = 0; i < p->nrows; i++) {
 		const struct eq_row *r = &p->rows[i];
 
-		eq_csv_field(out, r->name);
-		fputc(',', out);
-		eq_csv_field(out, r->module);
+		for (k = 0; k < p->keys.n; k++) {
+			eq_csv_field(out, r->fields[k]);
+			if (k + 1 < p->keys.n)
+				fputc(',', out);
+		}
+		if (!p->keys.n) {
+			eq_csv_field(out, r->name);
+			fputc(',', out);
+			eq_csv_field(out, r->module);
+		}
 		fprintf(out, ",%llu,%.8f,", (unsigned long long)r->samples, r->share);
 		if (isfinite(r->amount))
 			fprintf(out, "%.10g", r->amount);
@@ -99,6 +112,16 @@ static void print_json_row(FILE *out, const struct eq_profile *p, const struct e
 	eq_json_number(out, r->ci95_high);
 	fputs(", \"deff\": ", out);
 	eq_json_number(out, p->interval == EQ_IV_RUN ? r->deff_run : r->deff_sampling);
+	if (p->keys.n) {
+		unsigned k;
+
+		fputs(", \"keys\": {", out);
+		for (k = 0; k < p->keys.n; k++) {
+			fprintf(out, "%s\"%s\": ", k ? ", " : "", eq_key_name(p->keys.k[k]));
+			eq_json_string(out, r->fields[k]);
+		}
+		fputc('}', out);
+	}
 	if (p->by == EQ_BY_LINE && r->loc->file) {
 		fputs(", \"file\": ", out);
 		eq_json_string(out, r->loc->file);
@@ -152,6 +175,18 @@ static void print_json(FILE *out, const struct eq_profile *p)
 	eq_json_number(out, p->batch_s > 0 ? p->batch_s : NAN);
 	fputs(", \"batch_lag1\": ", out);
 	eq_json_number(out, p->batches && !p->recordings ? p->batch_lag1 : NAN);
+	if (p->keys.n) {
+		unsigned k;
+
+		fputs(",\n \"sort\": [", out);
+		for (k = 0; k < p->keys.n; k++)
+			fprintf(out, "%s\"%s\"", k ? ", " : "", eq_key_name(p->keys.k[k]));
+		fputc(']', out);
+	}
+	if (p->filtered)
+		fprintf(out, ",\n \"filtered_samples\": %llu, \"percentage\": \"%s\"",
+			(unsigned long long)p->filtered_samples,
+			p->filter_relative ? "relative" : "absolute");
 	fputs(",\n \"rows\": [", out);
 	for (i = 0; i < p->nrows; i++) {
 		fputs(i ? ",\n  " : "\n  ", out);
@@ -190,8 +225,18 @@ static void print_heading(FILE *out, const struct eq_profile *p, const char *sou
 	double per = p->mode == EQP_MODE_ENERGY ? p->quantum_j : p->period_s;
 	const char *unit = p->mode == EQP_MODE_ENERGY ? "J" : "s";
 
-	fprintf(out, "# %s profile by %s of %s\n",
-		p->mode == EQP_MODE_ENERGY ? "energy" : "time", eq_by_name(p->by), source);
+	if (p->keys.n) {
+		unsigned k;
+
+		fprintf(out, "# %s profile of %s, sorted by ",
+			p->mode == EQP_MODE_ENERGY ? "energy" : "time", source);
+		for (k = 0; k < p->keys.n; k++)
+			fprintf(out, "%s%s", k ? "," : "", eq_key_name(p->keys.k[k]));
+		fputc('\n', out);
+	} else {
+		fprintf(out, "# %s profile by %s of %s\n",
+			p->mode == EQP_MODE_ENERGY ? "energy" : "time", eq_by_name(p->by), source);
+	}
 	fprintf(out, "# %llu samples", (unsigned long long)p->total_samples);
 	if (per > 0)
 		fprintf(out, " x %s = %s", eq_format_quantity(q, sizeof(q), per, unit),
@@ -206,12 +251,23 @@ static void print_heading(FILE *out, const struct eq_profile *p, const char *sou
 		fprintf(out, " (%llu sample%s after a loss)", (unsigned long long)p->lost_marks,
 			p->lost_marks == 1 ? "" : "s");
 	fputc('\n', out);
+	if (p->filtered) {
+		uint64_t all = p->total_samples + (p->filter_relative ? p->filtered_samples : 0);
+
+		fprintf(out, "# filtered: %llu sample%s (%.2f%%) left out; shares are of %s\n",
+			(unsigned long long)p->filtered_samples, p->filtered_samples == 1 ? "" : "s",
+			all ? 100.0 * (double)p->filtered_samples / (double)all : 0,
+			p->filter_relative ? "the samples kept (--percentage relative)" :
+			"all samples (--percentage absolute)");
+	}
 	if (p->skipped.chunks || p->skipped.bytes || p->skipped.truncated) {
 		char sk[160];
 
 		fprintf(out, "# skipped (not in this profile): %s\n",
 			eqp_skipped_line(&p->skipped, sk, sizeof(sk)));
 	}
+	if (p->note)
+		fprintf(out, "# note: %s\n", p->note);
 	print_unresolved(out, p);
 }
 
@@ -260,6 +316,46 @@ void eq_interval_describe(FILE *out, const struct eq_profile *p)
 		      "narrow; record longer or give several recordings\n", out);
 }
 
+/* Rows by sort keys: a column per key, each as wide as its widest value
+ * (the last one unpadded). */
+static void print_keys_table(FILE *out, const struct eq_profile *p)
+{
+	const char *what = p->mode == EQP_MODE_ENERGY ? "energy" : "time";
+	int w[EQ_KEYS_MAX];
+	unsigned k;
+	size_t i;
+	char amt[32];
+
+	for (k = 0; k < p->keys.n; k++) {
+		w[k] = (int)strlen(eq_key_name(p->keys.k[k]));
+		for (i = 0; i < p->nrows; i++)
+			if ((int)strlen(p->rows[i].fields[k]) > w[k])
+				w[k] = (int)strlen(p->rows[i].fields[k]);
+		if (w[k] > 40)
+			w[k] = 40;
+	}
+	fprintf(out, "%7s %12s %11s  %-17s", "share", "samples", what, "95% CI of share");
+	for (k = 0; k < p->keys.n; k++)
+		fprintf(out, "  %-*s", k + 1 < p->keys.n ? w[k] : 0, eq_key_name(p->keys.k[k]));
+	fputc('\n', out);
+	for (i = 0; i < p->nrows; i++) {
+		const struct eq_row *r = &p->rows[i];
+		char ci[40];
+
+		snprintf(ci, sizeof(ci), "[%.2f%%, %.2f%%]", 100 * r->ci95_low, 100 * r->ci95_high);
+		if (isfinite(r->amount))
+			eq_format_quantity(amt, sizeof(amt), r->amount,
+					   p->mode == EQP_MODE_ENERGY ? "J" : "s");
+		else
+			strcpy(amt, "-");
+		fprintf(out, "%6.2f%% %12llu %11s  %-17s", 100 * r->share,
+			(unsigned long long)r->samples, amt, ci);
+		for (k = 0; k < p->keys.n; k++)
+			fprintf(out, "  %-*s", k + 1 < p->keys.n ? w[k] : 0, r->fields[k]);
+		fputc('\n', out);
+	}
+}
+
 static void print_table(FILE *out, const struct eq_profile *p, const char *source)
 {
 	const char *what = p->mode == EQP_MODE_ENERGY ? "energy" : "time";
@@ -268,6 +364,10 @@ static void print_table(FILE *out, const struct eq_profile *p, const char *sourc
 
 	print_heading(out, p, source);
 	eq_interval_describe(out, p);
+	if (p->keys.n) {
+		print_keys_table(out, p);
+		return;
+	}
 	fprintf(out, "%7s %12s %11s  %-17s  %-20s %s\n", "share", "samples", what,
 		"95% CI of share", "module", p->by == EQ_BY_MODULE ? "module path" :
 		eq_by_name(p->by));

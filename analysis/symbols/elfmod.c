@@ -4,6 +4,7 @@
  */
 #include <elfutils/libdw.h>
 #include <elfutils/libdwelf.h>
+#include <elfutils/debuginfod.h>
 #include <dwarf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -30,6 +31,10 @@ struct eq_elfmod {
 	struct eqp_symbol *syms;     /* function symbols, indexed below */
 	struct eq_symtab_index *index;
 	struct eq_intern *strings;
+	/* functions by their FDEs (.eh_frame_hdr), for pcs no symbol covers */
+	int fdes_loaded;
+	struct fde_range { uint64_t start, end; } *fdes; /* vaddrs, sorted */
+	size_t nfdes;
 };
 
 /* ---- separate debug info, looked for without trusting any name --------- */
@@ -88,6 +93,48 @@ static int try_debug(const struct eq_root *root, const char *path, const unsigne
 	return fd;
 }
 
+/*
+ * The debuginfod servers of DEBUGINFOD_URLS (the variable perf and gdb
+ * use), through elfutils' client: one client for the process, made on
+ * first need; its cache is the client's own (DEBUGINFOD_CACHE_PATH, else
+ * ~/.cache/debuginfod_client).  The file it gives must carry the build-id
+ * asked for.  -1 when the variable is unset or empty, or nothing is found.
+ */
+static int try_debuginfod(const unsigned char *id, int idlen, char **found)
+{
+	static debuginfod_client *client;
+	static int failed;
+	const char *urls = getenv("DEBUGINFOD_URLS");
+	char *path = NULL;
+	int fd;
+
+	if (!urls || !*urls || idlen <= 0 || failed)
+		return -1;
+	if (!client && !(client = debuginfod_begin())) {
+		failed = 1;
+		return -1;
+	}
+	fd = debuginfod_find_debuginfo(client, id, idlen, &path);
+	if (fd < 0) {
+		free(path);
+		return -1;
+	}
+	if (!same_build_id(fd, id, idlen) || !path) {
+		close(fd);
+		free(path);
+		return -1;
+	}
+	*found = path;
+	return fd;
+}
+
+int eq_debuginfod_enabled(void)
+{
+	const char *urls = getenv("DEBUGINFOD_URLS");
+
+	return urls && *urls;
+}
+
 static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
 			  Dwarf_Addr base, const char *file_name, const char *link,
 			  GElf_Word crc, char **found)
@@ -115,15 +162,18 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 			return fd;
 	}
 	if (!file_name || file_name[0] != '/')
-		return -1;
+		return try_debuginfod(id, idlen, found);
 	slash = strrchr(file_name, '/');
 	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - file_name), file_name);
 	if (link)
 		snprintf(name, sizeof(name), "%s", link);
 	else
 		snprintf(name, sizeof(name), "%s.debug", slash + 1);
-	if (name[0] == '/')
-		return try_debug(root, name, id, idlen, link, crc, found);
+	if (name[0] == '/') {
+		if ((fd = try_debug(root, name, id, idlen, link, crc, found)) >= 0)
+			return fd;
+		return try_debuginfod(id, idlen, found);
+	}
 	{
 		const char *const fmts[] = { "%s/%s", "%s/.debug/%s", DEBUG_DIR "%s/%s" };
 
@@ -134,7 +184,7 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 				return fd;
 		}
 	}
-	return -1;
+	return try_debuginfod(id, idlen, found);
 }
 
 static const Dwfl_Callbacks callbacks = {
@@ -483,6 +533,7 @@ void eq_elfmod_close(struct eq_elfmod *m)
 	free(m->loads);
 	eq_symtab_index_free(m->index);
 	free(m->syms);
+	free(m->fdes);
 	free(m);
 }
 
@@ -499,6 +550,126 @@ static int offset_to_vaddr(const struct eq_elfmod *m, uint64_t off, uint64_t *va
 		}
 	}
 	return -1;
+}
+
+static int vaddr_to_offset(const struct eq_elfmod *m, uint64_t vaddr, uint64_t *off)
+{
+	size_t i;
+
+	for (i = 0; i < m->nloads; i++) {
+		const GElf_Phdr *ph = &m->loads[i];
+
+		if (vaddr >= ph->p_vaddr && vaddr < ph->p_vaddr + ph->p_filesz) {
+			*off = vaddr - ph->p_vaddr + ph->p_offset;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static int32_t s32_at(const unsigned char *p)
+{
+	int32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+/*
+ * The function table of .eh_frame_hdr (PT_GNU_EH_FRAME, which stripping
+ * keeps): its sorted (initial location, FDE) pairs, in the encoding every
+ * GNU and LLVM linker writes (version 1, table datarel|sdata4), each FDE's
+ * range read from the FDE itself when its start agrees with the table's
+ * (pcrel|sdata4 pc_begin, udata4 pc_range).  Anything else: no table, and
+ * such pcs go by blocks.
+ */
+static void load_fdes(struct eq_elfmod *m)
+{
+	GElf_Addr bias;
+	Elf *elf = dwfl_module_getelf(m->mod, &bias);
+	size_t nph, i, rawlen, n;
+	const unsigned char *raw, *hdr;
+	uint64_t hdr_off = 0, hdr_len = 0, hdr_vaddr = 0;
+
+	m->fdes_loaded = 1;
+	if (!elf || elf_getphdrnum(elf, &nph) < 0 || !(raw = (const unsigned char *)elf_rawfile(elf, &rawlen)))
+		return;
+	for (i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_GNU_EH_FRAME) {
+			hdr_off = ph.p_offset;
+			hdr_len = ph.p_filesz;
+			hdr_vaddr = ph.p_vaddr;
+		}
+	}
+	if (hdr_len < 12 || hdr_off > rawlen || hdr_len > rawlen - hdr_off)
+		return;
+	hdr = raw + hdr_off;
+	if (hdr[0] != 1 || hdr[1] != 0x1b || hdr[2] != 0x03 || hdr[3] != 0x3b)
+		return;
+	n = (uint32_t)s32_at(hdr + 8);
+	if (n > (hdr_len - 12) / 8)
+		return;
+	m->fdes = calloc(n ? n : 1, sizeof(*m->fdes));
+	if (!m->fdes)
+		return;
+	for (i = 0; i < n; i++) {
+		uint64_t start = hdr_vaddr + (uint64_t)(int64_t)s32_at(hdr + 12 + 8 * i);
+		uint64_t fde = hdr_vaddr + (uint64_t)(int64_t)s32_at(hdr + 16 + 8 * i), fde_off;
+		const unsigned char *f;
+
+		if (vaddr_to_offset(m, fde, &fde_off) || fde_off > rawlen || rawlen - fde_off < 16)
+			continue;
+		f = raw + fde_off;   /* u32 length, u32 CIE pointer, pc_begin, pc_range */
+		if ((uint32_t)s32_at(f) == 0xffffffffu ||
+		    fde + 8 + (uint64_t)(int64_t)s32_at(f + 8) != start)
+			continue;  /* 64-bit DWARF, or another encoding: not trusted */
+		m->fdes[m->nfdes].start = start;
+		m->fdes[m->nfdes].end = start + (uint32_t)s32_at(f + 12);
+		m->nfdes++;
+	}
+}
+
+int eq_elfmod_region(struct eq_elfmod *m, uint64_t off, uint64_t *start_off, const char **near)
+{
+	const struct eqp_symbol *sym;
+	uint64_t vaddr, start = 0;
+	size_t lo = 0, hi;
+	int found = 0;
+
+	*near = NULL;
+	if (offset_to_vaddr(m, off, &vaddr))
+		return -1;
+	if (!m->fdes_loaded)
+		load_fdes(m);
+	hi = m->nfdes;
+	while (lo < hi) {  /* the last FDE starting at or below vaddr */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m->fdes[mid].start <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo && vaddr < m->fdes[lo - 1].end && vaddr_to_offset(m, m->fdes[lo - 1].start, start_off) == 0) {
+		start = m->fdes[lo - 1].start;
+		found = 1;
+	} else {
+		*start_off = off - off % EQ_REGION_BLOCK;
+		start = vaddr;
+	}
+	sym = m->index ? eq_symtab_index_before(m->index, start) : NULL;
+	if (sym) {
+		if (sym->name[0] == '_' && (sym->name[1] == 'Z' || sym->name[1] == 'R')) {
+			const char *d = eq_name_demangle(m->strings, sym->name);
+
+			if (d)
+				((struct eqp_symbol *)sym)->name = d;
+		}
+		*near = sym->name;
+	}
+	return found;
 }
 
 const char *eq_elfmod_lookup(struct eq_elfmod *m, uint64_t off, uint64_t *proc_off,
@@ -668,6 +839,11 @@ void eq_elfmod_describe(struct eq_elfmod *m, char *buf, size_t size)
 	if (link && n < (int)size)
 		n += snprintf(buf + n, size - (size_t)n, "%s%s beside it, in .debug/ and under /usr/lib/debug",
 			      len > 0 ? " and " : "", link);
+	if (len > 0 && n < (int)size)
+		n += snprintf(buf + n, size - (size_t)n, eq_debuginfod_enabled()
+			      ? ", and asked the DEBUGINFOD_URLS servers (%s)"
+			      : "; DEBUGINFOD_URLS is not set (debuginfod servers not asked)%s",
+			      eq_debuginfod_enabled() ? getenv("DEBUGINFOD_URLS") : "");
 	if (len <= 0 && !link && n < (int)size)
 		snprintf(buf + n, size - (size_t)n, "nothing: the file has neither a build-id nor a debuglink");
 	else if (n < (int)size)

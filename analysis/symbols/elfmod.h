@@ -42,6 +42,22 @@ void eq_elfmod_close(struct eq_elfmod *m);
 const char *eq_elfmod_lookup(struct eq_elfmod *m, uint64_t off, uint64_t *proc_off,
 			     const char **file, unsigned *line);
 
+/*
+ * For a pc no symbol covers (a stripped file, a static function of a
+ * library that exports only its API): the function around file offset off
+ * as the file's call-frame information (.eh_frame, which stripping keeps)
+ * delimits it, else the 256-byte block holding it.  *start_off gets its
+ * first byte as a file offset, *near the nearest symbol before it (NULL if
+ * none).  Returns 1 for a CFI function, 0 for a block, -1 when off is in no
+ * loaded segment.
+ */
+#define EQ_REGION_BLOCK 256
+int eq_elfmod_region(struct eq_elfmod *m, uint64_t off, uint64_t *start_off, const char **near);
+
+/* 1 when DEBUGINFOD_URLS names servers: debug files missing here are
+ * fetched from them (elfutils' libdebuginfod), after the local places. */
+int eq_debuginfod_enabled(void);
+
 /* eq_elf_build_id() (symbolize.h) of path beneath root (NULL: /). */
 int eq_elf_build_id_in(const struct eq_root *root, const char *path, char *hex,
 		       size_t size, struct eq_error *err);

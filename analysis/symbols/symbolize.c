@@ -74,6 +74,13 @@ struct eq_symbolizer {
 	int multi;                    /* some pid had several address spaces */
 	struct modfile *mods[256];    /* hash by path pointer */
 	struct eq_symtab_index *kallsyms;
+	uint64_t kallsyms_start;      /* its first address */
+	struct kmod {                 /* loaded kernel modules' tables ("[ext4]") */
+		const char *name;     /* interned */
+		uint64_t start;       /* first symbol's address */
+		struct eq_symtab_index *index;
+	} *kmods;
+	size_t nkmods;
 	struct cache_slot *cache;
 	size_t cache_mask, cache_count;
 	struct loc_block *locs;
@@ -308,18 +315,26 @@ int eq_sym_callchain(struct eq_symbolizer *s, size_t c, size_t i,
 	struct eqp_ustack st;
 	int n = eqp_sample_callchain(s->file, c, i, cc);
 
-	if (n > 0 || !eqp_sample_ustack(s->file, c, i, &st))
+	unsigned nk = cc->nkernel;
+
+	/* a recorded user chain wins; a kernel-only one (dwarf recordings
+	 * with kernel samples) gets the unwound user frames after it */
+	if (cc->nuser > 0 || !eqp_sample_ustack(s->file, c, i, &st))
 		return n;
 	if (!s->unwinder) {
 		s->unwinder = eq_unwinder_new(s);
-		s->unwound = malloc(EQP_MAX_CHAIN_FRAMES * sizeof(*s->unwound));
+		s->unwound = malloc(2 * EQP_MAX_CHAIN_FRAMES * sizeof(*s->unwound));
 		if (!s->unwinder || !s->unwound)
-			return 0;
+			return n;
 	}
-	cc->nkernel = 0;
-	cc->nuser = eq_unwind(s->unwinder, smp, &st, s->unwound, EQP_MAX_CHAIN_FRAMES);
+	if (nk > EQP_MAX_CHAIN_FRAMES)
+		nk = EQP_MAX_CHAIN_FRAMES;
+	if (nk)  /* no frames: cc->frames may be NULL */
+		memmove(s->unwound, cc->frames, nk * sizeof(*s->unwound));
+	cc->nkernel = nk;
+	cc->nuser = eq_unwind(s->unwinder, smp, &st, s->unwound + nk, EQP_MAX_CHAIN_FRAMES);
 	cc->frames = s->unwound;
-	return (int)cc->nuser;
+	return (int)(cc->nkernel + cc->nuser);
 }
 
 const struct eq_unwind_stats *eq_sym_unwind_stats(const struct eq_symbolizer *s)
@@ -359,6 +374,35 @@ static void resolve_elf(struct eq_symbolizer *s, struct modfile *m, struct eq_lo
 		loc->kind = EQ_LOC_RESOLVED;
 		loc->proc = proc;
 	}
+}
+
+/*
+ * A pc of a file no symbol covers keeps kind EQ_LOC_UNRESOLVED (reports
+ * count it as having no symbol and say why), but gets a name that groups
+ * it with the rest of its function: "liblzma.so.5+0x15bc0 [near lzma_code]",
+ * the function's start by the call-frame information and the nearest
+ * symbol before it, or "prog+0x1200 [256-byte block, near main]" where no
+ * CFI covers it.  Never one [unknown] row for a whole stripped file.
+ */
+static void name_region(struct eq_symbolizer *s, struct modfile *m, struct eq_loc *loc)
+{
+	uint64_t start;
+	const char *near;
+	int rc = eq_elfmod_region(m->elf, loc->module_off, &start, &near);
+
+	if (rc < 0)
+		return;
+	if (rc == 1)
+		loc->proc = near ? eq_internf(s->strings, "%s+0x%llx [near %s]", loc->module_base,
+					      (unsigned long long)start, near)
+				 : eq_internf(s->strings, "%s+0x%llx", loc->module_base,
+					      (unsigned long long)start);
+	else
+		loc->proc = eq_internf(s->strings, "%s+0x%llx [%d-byte block%s%s]", loc->module_base,
+				       (unsigned long long)start, EQ_REGION_BLOCK,
+				       near ? ", near " : "", near ? near : "");
+	if (loc->proc)
+		loc->proc_off = loc->module_off - start;
 }
 
 static void resolve_table(struct eq_symbolizer *s, struct eq_symtab_index *t,
@@ -426,8 +470,11 @@ static void locate_user(struct eq_symbolizer *s, struct spaceinfo *p, struct eq_
 		return;
 	if (m->state == MOD_UNTRIED)
 		load_module(s, m);
-	if (m->state == MOD_ELF)
+	if (m->state == MOD_ELF) {
 		resolve_elf(s, m, loc);
+		if (loc->kind == EQ_LOC_UNRESOLVED)
+			name_region(s, m, loc);
+	}
 	else if (m->state == MOD_EMBEDDED)
 		resolve_table(s, m->embedded,
 			      m->embedded_absolute ? loc->pc : loc->module_off, loc);
@@ -469,6 +516,22 @@ static void locate(struct eq_symbolizer *s, const struct eq_sample *smp, uint32_
 		loc->kind = EQ_LOC_UNRESOLVED;
 		loc->module = loc->module_base = s->s_kernel;
 		loc->module_off = loc->pc;
+		{
+			/* a module's code: the table starting last at or below the pc,
+			 * above the core kernel's */
+			const struct kmod *best = NULL;
+			size_t k;
+
+			for (k = 0; k < s->nkmods; k++)
+				if (s->kmods[k].start <= loc->pc && s->kmods[k].start > s->kallsyms_start &&
+				    (!best || s->kmods[k].start > best->start))
+					best = &s->kmods[k];
+			if (best) {
+				loc->module = loc->module_base = best->name;
+				resolve_table(s, best->index, loc->pc, loc);
+				return;
+			}
+		}
 		if (s->kallsyms)
 			resolve_table(s, s->kallsyms, loc->pc, loc);
 		return;
@@ -554,8 +617,25 @@ static void load_kallsyms(struct eq_symbolizer *s)
 		const struct eqp_symtab *t = eqp_symtab_at(s->file, i);
 
 		/* The first table wins, as for modules (embedded_table). */
-		if (t->module && !strcmp(t->module, "[kernel.kallsyms]") && !s->kallsyms)
+		if (t->module && !strcmp(t->module, "[kernel.kallsyms]") && !s->kallsyms) {
 			s->kallsyms = eq_symtab_index_new(t);
+			s->kallsyms_start = t->nsyms ? t->syms[0].addr : 0;
+		} else if (t->module && t->absolute && t->module[0] == '[' && t->nsyms &&
+			   strcmp(t->module, "[kernel.kallsyms]")) {
+			/* a kernel module's symbols, recorded from kallsyms */
+			struct kmod *g = realloc(s->kmods, (s->nkmods + 1) * sizeof(*g));
+
+			if (!g)
+				continue;
+			s->kmods = g;
+			g[s->nkmods].name = eq_intern(s->strings, t->module);
+			g[s->nkmods].start = t->syms[0].addr;
+			g[s->nkmods].index = eq_symtab_index_new(t);
+			if (g[s->nkmods].name && g[s->nkmods].index)
+				s->nkmods++;
+			else
+				eq_symtab_index_free(g[s->nkmods].index);
+		}
 	}
 }
 
@@ -622,6 +702,9 @@ void eq_sym_free(struct eq_symbolizer *s)
 		free(b);
 	}
 	eq_symtab_index_free(s->kallsyms);
+	for (i = 0; i < s->nkmods; i++)
+		eq_symtab_index_free(s->kmods[i].index);
+	free(s->kmods);
 	if (s->rootp)
 		eq_root_close(&s->root);
 	free(s->cache);

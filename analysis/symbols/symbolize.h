@@ -13,9 +13,13 @@
  * Naming rules (docs/guide.md, "How samples are attributed"):
  *   idle sample (EQ_F_IDLE or pid 0)  exe = module = proc = "[idle]"
  *   pc in no mapping of its process   module = "[unknown]"
- *   pc in a module, no symbol covers  proc = NULL, kind EQ_LOC_UNRESOLVED;
- *                                     reports print "[unknown]" (per module)
- *                                     and "[unknown] module+0xoff" (per insn)
+ *   pc in a module, no symbol covers  kind EQ_LOC_UNRESOLVED; proc names its
+ *                                     function by the file's CFI when the ELF
+ *                                     is here ("libz.so.1+0x2a40 [near
+ *                                     deflate]", elfmod.h eq_elfmod_region),
+ *                                     else NULL: reports print "[unknown]"
+ *                                     (per module) and "[unknown]
+ *                                     module+0xoff" (per insn)
  *   kernel pc                         module = "[kernel.kallsyms]"
  *
  * A location is looked up once per distinct (pid, pc, kernel/idle) and

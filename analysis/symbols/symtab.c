@@ -82,3 +82,18 @@ const struct eqp_symbol *eq_symtab_index_find(const struct eq_symtab_index *x, u
 		return s;              /* sizeless: up to the next symbol */
 	return addr - s->addr < LAST_SIZELESS_REACH ? s : NULL;
 }
+
+const struct eqp_symbol *eq_symtab_index_before(const struct eq_symtab_index *x, uint64_t addr)
+{
+	size_t lo = 0, hi = x->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (x->syms[mid]->addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? x->syms[lo - 1] : NULL;
+}

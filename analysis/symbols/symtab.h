@@ -23,4 +23,7 @@ void eq_symtab_index_free(struct eq_symtab_index *x);
  */
 const struct eqp_symbol *eq_symtab_index_find(const struct eq_symtab_index *x, uint64_t addr);
 
+/* The last symbol starting at or below addr, whatever its size; NULL if none. */
+const struct eqp_symbol *eq_symtab_index_before(const struct eq_symtab_index *x, uint64_t addr);
+
 #endif

@@ -10,16 +10,32 @@
 #include "counter.h"
 
 #define REPLY_TIMEOUT_MS 300  /* CAL_WRITE programs 24 EEPROM bytes: ~80 ms */
+#define REPLY_TIMEOUT_MAX_MS 60000
 #define TRIES 3
 #define TIME_BITS 40
 
 void board_client_init(struct board_client *c, struct board_link *l)
 {
 	const char *trace = getenv("EQPROF_BOARD_TRACE");
+	const char *wait = getenv("EQPROF_BOARD_REPLY_MS");
+	char *end;
+	long ms;
 
 	memset(c, 0, sizeof(*c));
 	c->link = l;
 	c->trace = trace && *trace && strcmp(trace, "0");
+	/* A slower link (a simulated board on a busy machine, a long USB
+	 * chain) may need longer than a real board's 300 ms per try. */
+	c->reply_ms = REPLY_TIMEOUT_MS;
+	if (wait && *wait) {
+		ms = strtol(wait, &end, 10);
+		if (*end || ms < 10 || ms > REPLY_TIMEOUT_MAX_MS)
+			fprintf(stderr, "eqprof board: EQPROF_BOARD_REPLY_MS='%s' is not 10 to %d "
+				"(milliseconds); waiting %d ms per try\n", wait,
+				REPLY_TIMEOUT_MAX_MS, REPLY_TIMEOUT_MS);
+		else
+			c->reply_ms = (int)ms;
+	}
 	fw_deframer_init(&c->rx);
 }
 
@@ -193,7 +209,7 @@ int board_request(struct board_client *c, struct fw_msg *req, struct fw_msg *rep
 		if (board_send(c, req, err) < 0)
 			return -1;
 		/* Real time: a reply trickling in wakes the poll once per byte. */
-		for (start = board_now(); board_now() - start < REPLY_TIMEOUT_MS / 1e3;) {
+		for (start = board_now(); board_now() - start < c->reply_ms / 1e3;) {
 			if (board_poll(c, 10, err) < 0)
 				return -1;
 			got = board_reply(c, req->tag, reply);

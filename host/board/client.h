@@ -36,6 +36,7 @@ struct board_client {
 	struct board_link *link;
 	struct fw_deframer rx;
 	uint8_t tag;
+	int reply_ms;             /* wait per try ($EQPROF_BOARD_REPLY_MS, default 300) */
 	struct fw_msg replies[8];
 	unsigned nreplies;
 	struct board_event *evs;  /* received, not yet taken */

@@ -152,6 +152,21 @@ static inline int eq_ring_push(struct eq_ring *r, const struct eq_sample *s)
 }
 
 /*
+ * Producer: counts n interrupts that were taken too late to be sampled one
+ * by one (e.g. doorbells that merged before the handler ran) as losses, the
+ * way a full ring counts its drops: seq advances by n, the drops are
+ * counted and the next stored sample gets EQ_F_LOST.
+ */
+static inline void eq_ring_lose(struct eq_ring *r, uint32_t n)
+{
+	if (!n)
+		return;
+	r->next_seq += n;
+	eq_store_relaxed(&r->dropped, r->dropped + n);
+	r->lost_pending = 1;
+}
+
+/*
  * Consumer: moves up to max samples, oldest first, into out.  Returns how
  * many (0 when empty).  Never blocks.
  */

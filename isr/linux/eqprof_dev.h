@@ -36,6 +36,7 @@ struct eqprof_source {
 
 extern const struct eqprof_source eqprof_gpio_source;
 extern const struct eqprof_source eqprof_hrtimer_source;
+extern const struct eqprof_source eqprof_ivshmem_source;
 
 /* One per possible CPU. */
 struct eqprof_cpu {
@@ -68,6 +69,7 @@ struct eqprof_dev {
 	struct gpio_desc *gpio;
 	int irq;
 	bool irq_threaded;
+	u32 first_seq;		/* seq the rings start at (set by the source's start) */
 	char source_name[64];
 };
 

@@ -59,7 +59,7 @@ MODULE_PARM_DESC(jitter, "Time-driven rate jitter, +- percent (default 5)");
 
 static char *start = "";
 module_param(start, charp, 0444);
-MODULE_PARM_DESC(start, "Start sampling at load: \"energy\" (GPIO) or \"time\" (hrtimers)");
+MODULE_PARM_DESC(start, "Start sampling at load: \"energy\" (GPIO), \"ivshmem\" (doorbell) or \"time\" (hrtimers)");
 
 static unsigned int wake_samples = 256;
 module_param(wake_samples, uint, 0644);
@@ -147,6 +147,8 @@ static const struct eqprof_source *eqprof_source_of(u32 id)
 		return &eqprof_gpio_source;
 	case EQPROF_SRC_HRTIMER:
 		return &eqprof_hrtimer_source;
+	case EQPROF_SRC_IVSHMEM:
+		return &eqprof_ivshmem_source;
 	default:
 		return NULL;
 	}
@@ -201,6 +203,7 @@ static int eqprof_start(struct eqprof_dev *d)
 	d->read = 0;
 	d->irq = 0;
 	d->irq_threaded = false;
+	d->first_seq = 0;
 	d->source_name[0] = '\0';
 	d->start_ns = ktime_get_ns();
 	d->stop_ns = 0;
@@ -256,6 +259,7 @@ static void eqprof_get_stats(struct eqprof_dev *d, struct eqprof_stats *st)
 	st->ring_samples = d->ring_samples;
 	st->irq = d->irq > 0 ? d->irq : 0;
 	st->irq_threaded = d->irq_threaded;
+	st->first_seq = d->first_seq;
 	st->hz_milli = d->cfg.hz_milli;
 	st->jitter_pct = d->cfg.jitter_pct;
 	strscpy(st->source_name, d->source_name, sizeof(st->source_name));
@@ -460,7 +464,8 @@ static int __init eqprof_init(void)
 		ret = -ENOMEM;
 		goto fail;
 	}
-	cfg.source = strcmp(start, "energy") ? EQPROF_SRC_HRTIMER : EQPROF_SRC_GPIO;
+	cfg.source = !strcmp(start, "energy") ? EQPROF_SRC_GPIO :
+		     !strcmp(start, "ivshmem") ? EQPROF_SRC_IVSHMEM : EQPROF_SRC_HRTIMER;
 	cfg.hz_milli = hz * 1000;
 	cfg.jitter_pct = jitter;
 	ret = eqprof_set_config(d, &cfg);
@@ -468,7 +473,8 @@ static int __init eqprof_init(void)
 		goto fail;
 	mutex_lock(&d->lock);
 	ret = eqprof_reset_rings(d, d->cfg.ring_bytes);
-	if (!ret && (!strcmp(start, "energy") || !strcmp(start, "time")))
+	if (!ret && (!strcmp(start, "energy") || !strcmp(start, "ivshmem") ||
+		     !strcmp(start, "time")))
 		ret = eqprof_start(d);
 	else if (!ret && start[0])
 		ret = -EINVAL;

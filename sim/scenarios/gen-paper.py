@@ -210,16 +210,16 @@ def itsy(name, desc, parts, other_w, other_frac):
         "%s@%dMHz" % (mw(0.01), f) for f in ITSY_FREQS) + "\n"
     s += "  proc flash_write 0xc0020000 0x800 " + " ".join(
         "%s@%dMHz" % (mw(other_w - ITSY_BASE), f) for f in ITSY_FREQS) + "\nidle cpu_idle\n"
-    for f, _ in parts:
-        s += "\nmodule /bin/App-%d\n  proc kernel_loop 0x1000 0x2000 %s\n  proc checksum 0x4000 0x800 %s\n" % (
-            f, " ".join("%s@%dMHz" % (mw(ITSY_TOTAL[g] - ITSY_BASE), g) for g in ITSY_FREQS),
-            " ".join("%s@%dMHz" % (mw(ITSY_TOTAL[g] - ITSY_BASE), g) for g in ITSY_FREQS))
-    for i, (f, _) in enumerate(parts):
-        s += "\nprocess App-%d %d /bin/App-%d\n  map /bin/App-%d 0x00008000\n" % (f, 300 + i, f, f)
+    # One program; the clock changes under it (the paper ran one executable
+    # per frequency to tell them apart; eqprof groups by state instead).
+    s += "\nmodule /bin/App\n  proc kernel_loop 0x1000 0x2000 %s\n  proc checksum 0x4000 0x800 %s\n" % (
+        " ".join("%s@%dMHz" % (mw(ITSY_TOTAL[g] - ITSY_BASE), g) for g in ITSY_FREQS),
+        " ".join("%s@%dMHz" % (mw(ITSY_TOTAL[g] - ITSY_BASE), g) for g in ITSY_FREQS))
+    s += "\nprocess App 300 /bin/App\n  map /bin/App 0x00008000\n"
     for f, dur in parts:
         s += "\nphase run-%dMHz %gs\n  cpufreq %dMHz\n  cpu_idle 0\n" % (f, dur, f)
-        s += "  run App-%d kernel_loop %g\n  run App-%d checksum %g\n" % (f, 70 * (1 - other_frac), f, 30 * (1 - other_frac))
-        s += "  run App-%d flash_write %g\n" % (f, 100 * other_frac)
+        s += "  run App kernel_loop %g\n  run App checksum %g\n" % (70 * (1 - other_frac), 30 * (1 - other_frac))
+        s += "  run App flash_write %g\n" % (100 * other_frac)
     return s
 
 

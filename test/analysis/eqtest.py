@@ -219,7 +219,7 @@ def _lags_deff(rho1, rho2, n):
     return _telegraph_deff(rho1)
 
 
-def share_intervals(series, interval="sampling", times=None):
+def share_intervals(series, interval="sampling", times=None, with_df=False):
     """The report's 95% intervals, computed here from their definitions in
     docs/guide.md: series is the row of every sample in file order (None for
     an excluded idle sample), times their timestamps for a time-driven
@@ -283,9 +283,85 @@ def share_intervals(series, interval="sampling", times=None):
             rs = residuals(row, nb)
             v = nb / (nb - 1) * sum(r * r for r in rs) / (m * m) * inflate
             deff[row] = (floor(v / (p * (1 - p) / m), k), nb - 1)
+    if with_df:
+        return deff
     out = {}
     for row, k in counts.items():
         d, df = deff[row]
         lo, hi = wilson_eff(k / m, m / d if d > 0 else math.inf, t95(df))
         out[row] = (lo, hi, d)
+    return out
+
+
+def indicator_intervals(ind, interval="sampling", times=None, lost=None):
+    """The 95% intervals of shares that need not add up to 1 (inclusive
+    shares: a sample counts for every procedure on its stack), computed
+    here from the same definitions as share_intervals: ind maps a row to
+    its indicator over the time-ordered samples (all counted).  times: the
+    samples' timestamps (time-driven: the timer jitter's cv^2; lost[i] true
+    when sample i came after a loss, whose interval is not counted).
+    Returns {row: (lo, hi, deff)}."""
+    rows = list(ind)
+    n = len(next(iter(ind.values()))) if ind else 0
+    m = n
+    cv2 = 0.0
+    if times and len(times) > 2:
+        dts = [times[i] - times[i - 1] for i in range(1, len(times))
+               if not (lost and lost[i]) and times[i] >= times[i - 1]]
+        mean = sum(dts) / len(dts)
+        cv2 = max(0.0, sum(d * d for d in dts) / len(dts) / (mean * mean) - 1) if mean > 0 else 0.0
+    floor = lambda d, k: max(d, 1.0) if k < 10 or m - k < 10 else d
+    deff = {}
+    if interval == "sampling":
+        for r in rows:
+            x = ind[r]
+            k = sum(x)
+            p = k / m
+            rho = []
+            for lag in (1, 2):
+                d = sum(1 for i in range(lag, n) if x[i] != x[i - lag])
+                r0 = k * (1 - p) / n
+                v = 1 - d / (2 * (n - lag) * r0) if 0 < k < m and n > lag else 0.0
+                rho.append(max(-1.0, min(1.0, v)))
+            f = _lags_deff(rho[0], rho[1], n)
+            deff[r] = (floor(f + cv2 * (1 - f), k), 0)
+    else:
+        blocks = 128
+        while blocks >= 16 and n // blocks < 8:
+            blocks //= 2
+        batch_of = [g * blocks // n for g in range(n)] if blocks >= 16 else []
+
+        def residuals(r, nb):
+            per = blocks // nb
+            c, mb = [0.0] * nb, [0.0] * nb
+            for g, xg in enumerate(ind[r]):
+                mb[batch_of[g] // per] += 1
+                c[batch_of[g] // per] += xg
+            p = sum(ind[r]) / m
+            return [c[b] - p * mb[b] for b in range(nb)]
+
+        nb, r1 = blocks, 0.0
+        while blocks >= 16 and nb >= 16:
+            res = [residuals(r, nb) for r in rows]
+            s0 = sum(v * v for rs in res for v in rs)
+            s1 = sum(rs[b] * rs[b - 1] for rs in res for b in range(1, nb))
+            r1 = s1 / s0 if s0 > 0 else 0.0
+            if r1 <= -1.0 / nb or nb == 16:
+                break
+            nb //= 2
+        inflate = 1 + 2 * max(r1 + 1.0 / nb, 0.0)
+        for r in rows:
+            k = sum(ind[r])
+            p = k / m
+            if blocks < 16 or not 0 < p < 1:
+                deff[r] = (1.0, 0)
+                continue
+            rs = residuals(r, nb)
+            v = nb / (nb - 1) * sum(x * x for x in rs) / (m * m) * inflate
+            deff[r] = (floor(v / (p * (1 - p) / m), k), nb - 1)
+    out = {}
+    for r in rows:
+        d, df = deff[r]
+        lo, hi = wilson_eff(sum(ind[r]) / m, m / d if d > 0 else math.inf, t95(df))
+        out[r] = (lo, hi, d)
     return out

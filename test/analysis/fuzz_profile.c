@@ -14,6 +14,8 @@
 #include "compare.h"
 #include "eqp.h"
 #include "profile.h"
+#include "split.h"
+#include "attrib.h"
 #include "symbolize.h"
 #include "table.h"
 
@@ -57,6 +59,31 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 			eq_comparison_free(c);
 		}
 		eq_profile_free(p);
+	}
+	if (s) { /* power states (PSTA) and the split profiles of analysis/states */
+		static const char *const splits[] = { "state", "exe,freq,cstate", "proc,cpu,mode" };
+		size_t i;
+
+		for (i = 0; i < sizeof(splits) / sizeof(splits[0]); i++) {
+			struct eq_split_store *st;
+			struct eq_profile *p;
+			enum eq_by sb;
+
+			if (eq_by_parse_split(splits[i], &sb, &err))
+				continue;
+			p = eq_split_profile_build(f, s, sb, i & 1 ? EQ_PROFILE_EXCLUDE_IDLE : 0, &st, &err);
+			if (p)
+				print_all(p, out);
+			eq_profile_free(p);
+			eq_split_store_free(st);
+		}
+	}
+	if (s) { /* device requests (DREQ) and their attribution (analysis/attrib) */
+		struct eq_attrib *a = eq_attrib_build(f, s, EQ_BY_EXE, NULL, 0, &err);
+
+		if (a)
+			eq_attrib_print(out, a, "fuzz", EQ_FMT_JSON);
+		eq_attrib_free(a);
 	}
 	eq_profile_free(first);
 	eq_sym_free(s);

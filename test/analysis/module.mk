@@ -2,7 +2,8 @@
 # (unit tests, integration on real ELF programs, libFuzzer targets).
 UNIT_TESTS += $(patsubst %.c,%,$(wildcard test/analysis/test_*.c))
 EQ_ANALYSIS_INTEG = test/analysis/report-real.py test/analysis/compare-real.py test/analysis/buildid-symfs.py \
-	test/analysis/safe-inputs.py test/analysis/intervals-real.py
+	test/analysis/safe-inputs.py test/analysis/intervals-real.py test/analysis/sort-filter.py \
+	test/analysis/diff.py test/analysis/children-intervals.py
 INTEG_TESTS += $(EQ_ANALYSIS_INTEG)
 INTEG_SAN_TESTS += $(EQ_ANALYSIS_INTEG)
 
@@ -25,6 +26,7 @@ $(B)/fuzz/fuzz_parsers: $(FUZZ_PARSERS_SRCS) analysis/file/csv_samples.h analysi
 FUZZ_PROFILE_SRCS = test/analysis/fuzz_profile.c analysis/file/eqp_read.c analysis/file/eqp_access.c \
 	analysis/util/eq_error.c analysis/symbols/symbolize.c analysis/symbols/unwind.c analysis/symbols/elfmod.c analysis/profile/profile.c \
 	analysis/profile/table.c analysis/profile/compare.c analysis/symbols/intern.c analysis/symbols/maps.c \
+	analysis/states/split.c analysis/states/pstate.c analysis/attrib/attrib.c \
 	analysis/symbols/symtab.c analysis/symbols/tasks.c analysis/symbols/names.c analysis/profile/stats.c analysis/util/units.c analysis/power/power.c analysis/file/crc32c.c \
 	analysis/file/infile.c
 EXTRA_PROGS += $(B)/fuzz/fuzz_profile
@@ -34,7 +36,7 @@ $(B)/fuzz/fuzz_profile: $(FUZZ_PROFILE_SRCS) $(wildcard analysis/*/*.h)
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  FUZZ    $@")
 	$(Q)clang $(CSTD) -g -O1 -fsanitize=fuzzer,address,undefined -DEQP_FUZZING=1 $(INCLUDES) \
-		-o $@ $(FUZZ_PROFILE_SRCS) -ldw -lelf -lz -liberty -lm
+		-o $@ $(FUZZ_PROFILE_SRCS) -ldw -ldebuginfod -lelf -lz -liberty -lm
 # eqprof annotate against objdump and addr2line.
 INTEG_TESTS += test/analysis/annotate.py
 INTEG_SAN_TESTS += test/analysis/annotate.py

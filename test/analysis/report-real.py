@@ -13,6 +13,8 @@ module known only by an embedded symbol table, unmapped pcs, time mode,
 import csv
 import io
 import os
+import re
+import subprocess
 import sys
 import tempfile
 
@@ -29,6 +31,14 @@ KALLSYMS = ("ffffffff81000000 T _stext\n"
             "ffffffff81002000 t schedule\n"
             "ffffffff81003000 D some_data\n")
 EMB_PATH = "/nonexistent/target/prog_emb"
+
+
+def plt_symbols(path):
+    """(vaddr, name) of the PLT entries objdump names ("puts@plt")."""
+    out = subprocess.run(["objdump", "-d", "-j", ".plt", "-j", ".plt.sec", "-j", ".plt.got", path],
+                         capture_output=True, text=True).stdout
+    return [(int(m.group(1), 16), m.group(2))
+            for m in re.finditer(r"^([0-9a-f]+) <([^.>][^>]*@plt)>:$", out, re.M)]
 
 
 class Scenario:
@@ -86,14 +96,19 @@ class Scenario:
                 return loc
         raise RuntimeError("no inlined line of %s in %s" % (marker, outer))
 
-    def unknown(self, pid, exe, key, base, vaddr, count):
-        """count samples in key's code where no symbol covers vaddr."""
+    def unknown(self, pid, exe, key, base, vaddr, func_vaddr, count):
+        """count samples in key's code where no symbol covers vaddr, inside
+        the function starting at func_vaddr (known from an unstripped copy):
+        its row is named by that start and the nearest symbol before it (the
+        PLT entries objdump names in the stripped file)."""
         e = self.elf[key]
         base_name = os.path.basename(e.path)
-        off = e.text_vaddr_to_offset(vaddr)
+        start = e.text_vaddr_to_offset(func_vaddr)
+        near = [(a, n) for a, n in plt_symbols(e.path) if a <= func_vaddr]
+        name = "%s+0x%x" % (base_name, start) + (" [near %s]" % max(near)[1] if near else "")
         rows = {"exe": (exe, exe), "module": (e.path, base_name),
-                "proc": ("[unknown]", base_name), "line": ("[unknown]", base_name),
-                "insn": ("[unknown] %s+0x%x" % (base_name, off), base_name)}
+                "proc": (name, base_name), "line": (name, base_name),
+                "insn": ("%s+0x%x" % (name, vaddr - func_vaddr), base_name)}
         self.samples.append((pid, e.pc(base, vaddr), 0, count))
         self.expect.append((count, rows, False))
 
@@ -168,8 +183,10 @@ def build_scenario(d, bins):
     s.hit(200, "prog_o2", "libfix_o2.so", L1, "lib_inner", 0x4, 33)
     # Stripped -O2 PIE: its functions are gone, the library's are not.
     unstripped = s.elf["prog_o2pie"]
-    s.unknown(400, "stripped", "prog_strip", S, unstripped.syms["spin_a"][0] + 2, 44)
-    s.unknown(400, "stripped", "prog_strip", S, unstripped.syms["spin_b"][0] + 1, 6)
+    s.unknown(400, "stripped", "prog_strip", S, unstripped.syms["spin_a"][0] + 2,
+              unstripped.syms["spin_a"][0], 44)
+    s.unknown(400, "stripped", "prog_strip", S, unstripped.syms["spin_b"][0] + 1,
+              unstripped.syms["spin_b"][0], 6)
     s.hit(400, "stripped", "libfix_o2.so", L3, "lib_work", 0x1, 13)
     # Inlined code at -O0 (always_inline) and -O2: proc is the function it was
     # inlined into, the line is the inlined function's (as addr2line says).

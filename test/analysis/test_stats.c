@@ -211,6 +211,41 @@ static void interval_names(void **state)
 	assert_non_null(strstr(err.msg, "--interval binomial"));
 }
 
+/* Student's t p-values: 2 * pt(-t, df) to 8 digits (R), and the 95%
+ * quantiles of eq_t95 give p = 0.05. */
+static void t_pvalues(void **state)
+{
+	unsigned df;
+
+	(void)state;
+	assert_float_equal(eq_t_pvalue(2.0, 10), 0.07338803, 1e-8);
+	assert_float_equal(eq_t_pvalue(-2.0, 10), 0.07338803, 1e-8);
+	assert_float_equal(eq_t_pvalue(1.0, 1), 0.5, 1e-12);
+	/* fractional df (Welch): Simpson integration of the density gives 0.03089723 */
+	assert_float_equal(eq_t_pvalue(3.5, 3.5), 0.03089723, 1e-7);
+	assert_float_equal(eq_t_pvalue(EQ_Z95, 0), 0.05, 1e-12);
+	assert_float_equal(eq_t_pvalue(0, 7), 1.0, 1e-12);
+	for (df = 1; df <= 200; df++)
+		assert_float_equal(eq_t_pvalue(eq_t95(df), df), 0.05, 2e-7);
+}
+
+/* Holm: step down from the smallest p while p <= alpha / (n - rank). */
+static void holm(void **state)
+{
+	const double p[5] = { 0.012, 0.001, 0.04, 0.013, 0.5 };
+	int sig[5];
+
+	(void)state;
+	eq_holm(p, 5, 0.05, sig);
+	/* 0.001 <= 0.01; 0.012 <= 0.0125; 0.013 <= 0.05/3; 0.04 > 0.025: stop */
+	assert_int_equal(sig[1], 1);
+	assert_int_equal(sig[0], 1);
+	assert_int_equal(sig[3], 1);
+	assert_int_equal(sig[2], 0);
+	assert_int_equal(sig[4], 0);
+	eq_holm(p, 0, 0.05, sig);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -225,6 +260,8 @@ int main(void)
 		cmocka_unit_test(wilson_known_values),
 		cmocka_unit_test(wilson_edges),
 		cmocka_unit_test(two_proportions),
+		cmocka_unit_test(t_pvalues),
+		cmocka_unit_test(holm),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,7 +1,7 @@
 # test/export: every export format read back by its consumer tool
 # (callgrind_annotate, protoc --decode_raw, JSON and CSV parsers).
-INTEG_TESTS += test/export/export-cli.sh
-INTEG_SAN_TESTS += test/export/export-cli.sh
+INTEG_TESTS += test/export/export-cli.sh test/export/stacks.py test/export/flamegraph.py
+INTEG_SAN_TESTS += test/export/export-cli.sh test/export/stacks.py
 
 # power and every export over an accepted recording, fuzzed (CRCs skipped
 # like the reader's own target so mutations reach the contents).
@@ -14,4 +14,4 @@ $(B)/fuzz/fuzz_export: $(FUZZ_EXPORT_SRCS) $(wildcard analysis/*/*.h)
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  FUZZ    $@")
 	$(Q)clang $(CSTD) -g -O1 -fsanitize=fuzzer,address,undefined -DEQP_FUZZING=1 $(INCLUDES) \
-		-o $@ $(FUZZ_EXPORT_SRCS) -ldw -lelf -lz -liberty -lm
+		-o $@ $(FUZZ_EXPORT_SRCS) -ldw -ldebuginfod -lelf -lz -liberty -lm

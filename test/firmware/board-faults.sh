@@ -207,14 +207,22 @@ rc=$?
 [ "$rc" -eq 0 ] && grep -q "ERR tag 0: CRC mismatch of INFO (detail 1)" "$work/cin.err" &&
 	grep -q "arrived corrupt: sending it again" "$work/cin.err"
 verdict cin "a request that reaches the board corrupted: the board's error echoes its tag and the host resends at once"
+EQPROF_BOARD_REPLY_MS=5x "$EQPROF" board info --port "$port" >"$work/rms.out" 2>"$work/rms.err"
+rc=$?
+[ "$rc" -eq 0 ] && grep -q "EQPROF_BOARD_REPLY_MS='5x' is not 10 to 60000 (milliseconds); waiting 300 ms per try" "$work/rms.err"
+verdict rms "a bad EQPROF_BOARD_REPLY_MS is named, and the default used"
 
 # --- 9. overload: LATE quanta and records the board dropped ---------------------
 # 1 MHz of pulses at N=32: far more quanta than the firmware counts exactly
 # (LATE) or the line carries (dropped); most LATE quanta have no record, and
 # only STATUS knows them.
 ctl rate 1000000
+# The simulated board at 1 MHz of pulses falls behind real time on a busy
+# host; a STOP that waits in its queue must not count as a dead board.
+export EQPROF_BOARD_REPLY_MS=5000
 log late --duration 1s
 wait_log
+unset EQPROF_BOARD_REPLY_MS
 ctl rate 20000
 checkfile "$work/late.eqp" late
 end=$(fact late seg0_end)

@@ -135,6 +135,29 @@ static void caller_lost_flag_is_kept(void **state)
 	assert_true(out[0].flags & EQ_F_LOST);
 }
 
+static void lose_skips_seq_counts_and_flags(void **state)
+{
+	struct eq_ring r;
+	struct eq_sample out[4], s = sample_at(1);
+
+	(void)state;
+	/* Interrupts that merged before the handler ran (eq_ring_lose) show
+	 * as a drop would: a seq gap, the count, EQ_F_LOST on the next one. */
+	eq_ring_init(&r, mem, 4, 100);
+	eq_ring_push(&r, &s);
+	eq_ring_lose(&r, 0);                    /* nothing lost: no effect */
+	eq_ring_push(&r, &s);
+	eq_ring_lose(&r, 3);
+	eq_ring_push(&r, &s);
+	assert_int_equal(eq_ring_dropped(&r), 3);
+	assert_int_equal(eq_ring_pop_batch(&r, out, 4), 3);
+	assert_int_equal(out[0].seq, 100);
+	assert_int_equal(out[1].seq, 101);
+	assert_false(out[1].flags & EQ_F_LOST);
+	assert_int_equal(out[2].seq, 105);
+	assert_true(out[2].flags & EQ_F_LOST);
+}
+
 static void seq_wraps_at_32_bits(void **state)
 {
 	struct eq_ring r;
@@ -160,6 +183,7 @@ int main(void)
 		cmocka_unit_test(wraps_around_many_times),
 		cmocka_unit_test(full_ring_counts_drops_and_flags_next),
 		cmocka_unit_test(caller_lost_flag_is_kept),
+		cmocka_unit_test(lose_skips_seq_counts_and_flags),
 		cmocka_unit_test(seq_wraps_at_32_bits),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

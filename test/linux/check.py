@@ -179,12 +179,14 @@ def rate_problems(smp, st, hz, jit):
             bad.append(f"cpu{cpu}: only {len(t)} samples")
             continue
         rate = (len(t) - 1 + missed) / ((t[-1] - t[0]) / 1e9)
-        gaps = sorted(b - a for a, b in zip(t, t[1:]))
-        median = gaps[len(gaps) // 2] / 1e9
+        # No check on the intervals between samples themselves: how late
+        # each handler runs depends on how busy the host is (under TCG on a
+        # loaded 2-core host the median interval at 1 kHz was 1.24 ms).  The
+        # rate above counts the expiries the timer was programmed for, each
+        # either sampled or counted missed by hrtimer_forward_now(), which
+        # holds on any host.
         if not lo <= rate <= hi:
             bad.append(f"cpu{cpu}: {rate:.1f} Hz ({len(t)} samples, {missed} missed) outside [{lo:.1f}, {hi:.1f}]")
-        if not 1 / hi * 0.99 <= median <= 1 / lo * 1.01:
-            bad.append(f"cpu{cpu}: median interval {median * 1e3:.3f} ms outside [{1e3 / hi:.3f}, {1e3 / lo:.3f}] ms")
     return bad
 
 

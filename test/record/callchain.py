@@ -41,7 +41,8 @@ def main():
     run(["cc", "-O0", "-g", "-fno-omit-frame-pointer", "-o", prog,
          os.path.join(SRC, "test", "fixtures", "callers.c")])
     rec = os.path.join(d, "cg.eqp")
-    rc, _, err = eqprof("record", "-g", "-t", "4kHz", "-q", "-o", rec, "--", prog, "2000000", "100")
+    # user space only: the kernel's frames (when root) are kernel.py's
+    rc, _, err = eqprof("record", "-g", "--all-user", "-t", "4kHz", "-q", "-o", rec, "--", prog, "2000000", "100")
     t.ok(rc == 0, "record -g runs the program", err)
 
     rc, out, err = eqprof("report", rec, "--format", "json")
@@ -54,9 +55,12 @@ def main():
     ok, msg = within(kb, ka + kb, 0.75, "b's share of a+b")
     t.ok(ok, "b() gets three quarters of the leaf's callers' samples, a() one quarter", msg)
     leaf = rows.get("leaf", {})
+    # a() and b() run a few instructions of their own per call: a sample may
+    # land there (rarely), never many
+    own_ab = rows.get("a", {}).get("self_samples", 0) + rows.get("b", {}).get("self_samples", 0)
     t.ok(leaf.get("self_samples", 0) >= 0.97 * doc.get("total_samples", 1) and
-         rows.get("main", {}).get("children_samples", 0) >= ka + kb and rows.get("a", {}).get("self_samples") == 0,
-         "leaf() has the samples as self, main() as children, a() none as self",
+         rows.get("main", {}).get("children_samples", 0) >= ka + kb - own_ab and own_ab <= 0.01 * (ka + kb),
+         "leaf() has the samples as self, main() as children, a() and b() (nearly) none as self",
          {k: (v["self_samples"], v["children_samples"]) for k, v in rows.items()})
     t.ok(doc.get("samples_with_chain", 0) == doc.get("total_samples", -1),
          "every sample has its call chain")
@@ -113,7 +117,8 @@ def main():
         stacks[key] = int(n)
     via_a = sum(n for k, n in stacks.items() if k.endswith(";main;a;leaf"))
     via_b = sum(n for k, n in stacks.items() if k.endswith(";main;b;leaf"))
-    t.ok(rc == 0 and via_a == ka and via_b == kb and all(k.startswith("callers;") for k in stacks),
+    sa, sb = rows.get("a", {}).get("self_samples", 0), rows.get("b", {}).get("self_samples", 0)
+    t.ok(rc == 0 and via_a == ka - sa and via_b == kb - sb and all(k.startswith("callers;") for k in stacks),
          "export --format folded: callers;...;main;a;leaf and ...;b;leaf add up to the report",
          (via_a, ka, via_b, kb, list(stacks)[:5], err))
 

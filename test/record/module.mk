@@ -13,3 +13,10 @@ INTEG_SAN_TESTS += test/record/callchain.py
 # frame pointers where -g cannot see the callers; against perf's own.
 INTEG_TESTS += test/record/dwarf.py
 INTEG_SAN_TESTS += test/record/dwarf.py
+# Kernel samples of a command's run when permitted, named through kallsyms;
+# excluded (--all-user, a refused user) with the reason in the header.
+INTEG_TESTS += test/record/kernel.py
+# Threads and forks with -g and --call-graph dwarf; record -p (attach) and
+# -a through perf; bad values of -p.
+INTEG_TESTS += test/record/workloads.py test/record/attach.py
+INTEG_SAN_TESTS += test/record/workloads.py

@@ -16,7 +16,7 @@ check "scripts/demo exits 0" test "$rc" -eq 0
 check "it prints where the report is" grep -qx "demo report: $tmp/demo/README.md" "$tmp/out"
 r=$tmp/demo/README.md
 for s in "## Table 4" "## Figures 6 and 7" "## Figure 8" "## Figures 9, 10 and 11" \
-	"## Figure 12" "## Figure 13" "## Table 5" "## Accuracy"; do
+	"## Figure 12" "## Figure 13" "## Table 5" "## Device energy to the code" "## Power per procedure by regression" "## Power per state" "## Accuracy"; do
 	check "the report has '$s'" grep -q "^$s" "$r"
 done
 check "Table 4 has a row for each of the 14 benchmarks" \

@@ -9,15 +9,17 @@ UNIT_TESTS += test/sim/test_scenario test/sim/test_accuracy test/sim/test_models
 INTEG_TESTS += test/sim/sim-cli.sh test/sim/fuzz-scenario.sh test/sim/demo.sh
 INTEG_SAN_TESTS += test/sim/sim-cli.sh
 
-FUZZ_SCN_SRCS = test/sim/fuzz_scenario.c sim/scenario.c sim/scenario_util.c \
-	sim/scenario_parts.c sim/scenario_phase.c sim/params.c \
+FUZZ_SCN_SRCS = test/sim/fuzz_scenario.c sim/scenario.c sim/scenario_util.c sim/calls.c \
+	sim/scenario_parts.c sim/scenario_phase.c sim/params.c sim/devices_parse.c \
 	analysis/util/units.c analysis/util/eq_error.c
 EXTRA_PROGS += $(B)/fuzz/fuzz_scenario
 
 # Built with clang: libFuzzer is clang's.  Sanitizers on, as a fuzzer should be.
-$(B)/fuzz/fuzz_scenario: $(FUZZ_SCN_SRCS) sim/sim.h sim/sim_internal.h sim/scenario_parse.h \
+$(B)/fuzz/fuzz_scenario: $(FUZZ_SCN_SRCS) sim/sim.h sim/sim_internal.h sim/scenario_parse.h sim/devices.h \
 		sim/defaults.h sim/rng.h
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  FUZZ    $@")
 	$(Q)clang $(CSTD) -g -O1 -fsanitize=fuzzer,address,undefined $(INCLUDES) \
 		-o $@ $(FUZZ_SCN_SRCS) -lm
+# The simulator's call stacks ("calls" in a scenario), exact by construction.
+INTEG_TESTS += test/sim/calls.py

@@ -216,6 +216,75 @@ static void test_irqoff_defers(void **state)
 	sim_scenario_free(&sc);
 }
 
+/* ---- where the pc lands ------------------------------------------------- */
+
+/* A 64-byte procedure (16 instructions) with nothing after it. */
+static const char *tiny_text =
+	"scenario tiny\n"
+	"base_power 100mW\n"
+	"kernel\n  proc idle_loop 0xc0001000 0x100 20mW\nidle idle_loop\n"
+	"module /bin/w\n  proc work 0x1000 0x1000 800mW\n  proc tiny 0x3000 0x40 800mW\n"
+	"process w 5 /bin/w\n  map /bin/w 0x10000\n"
+	"phase p 2s\n  cpu_idle 0\n  run w work\n  run w tiny\n";
+
+/*
+ * pc_hot_share 0.8 over pc_hot_span 0.2: work (1,024 instructions) spends
+ * 80% of its samples in its 205 middle instructions [409, 614).  A skew of
+ * 1 to 3 instructions (uniform) pushes tiny's samples past its end with
+ * probability (1 + 2 + 3) / 3 / 16 = 12.5% (pc uniform there).  With about
+ * 1,200 samples each, the bands of 4.5 binomial SD fail a correct simulator
+ * less than once in 100,000 runs.
+ */
+static void test_pc_distribution_and_skew(void **state)
+{
+	static const char *const sets[] = { "pc_hot_share=80%", "pc_hot_span=20%", "skew_insns=0",
+					    "quantum_pulses=16", "drain_cycles=0",
+					    "drain_cycles_per_sample=0", NULL };
+	static const char *const skews[] = { "pc_hot_share=0", "skew_insns_max=3", "skew_insns=1",
+					     "quantum_pulses=16", "drain_cycles=0",
+					     "drain_cycles_per_sample=0", NULL };
+	struct sim_scenario sc;
+	struct sim_result r;
+	size_t i, work, tiny, n = 0, hot = 0, past = 0, in_tiny = 0;
+	double f, sd;
+
+	load(&sc, tiny_text, sets);
+	run(&sc, &r);
+	work = act_of(&sc, "work");
+	for (i = 0; i < r.nenergy; i++) {
+		uint64_t off = r.energy[i].pc - 0x10000 - 0x1000;
+
+		if (sim_attribute(&sc, &r.energy[i]) != work)
+			continue;
+		n++;
+		hot += off / 4 >= 409 && off / 4 < 614;
+	}
+	f = (double)hot / n;
+	sd = sqrt(0.8 * 0.2 / n);
+	print_message("# %.2f%% of %zu samples in the hot 20%% (hand 80%%)\n", 100 * f, n);
+	assert_true(n > 1000 && fabs(f - 0.8) < 4.5 * sd);
+	sim_result_free(&r);
+	sim_scenario_free(&sc);
+
+	load(&sc, tiny_text, skews);
+	run(&sc, &r);
+	tiny = act_of(&sc, "tiny");
+	for (i = 0; i < r.nenergy; i++) {
+		uint64_t pc = r.energy[i].pc;
+
+		if (r.energy[i].pid != 5 || pc < 0x13000)
+			continue;
+		in_tiny += sim_attribute(&sc, &r.energy[i]) == tiny;
+		past += pc >= 0x13040;
+	}
+	f = (double)past / (past + in_tiny);
+	sd = sqrt(0.125 * 0.875 / (past + in_tiny));
+	print_message("# %.2f%% of tiny's %zu samples past its end (hand 12.5%%)\n", 100 * f, past + in_tiny);
+	assert_true(past + in_tiny > 1000 && fabs(f - 0.125) < 4.5 * sd);
+	sim_result_free(&r);
+	sim_scenario_free(&sc);
+}
+
 /* ---- the recorder ------------------------------------------------------ */
 
 /*
@@ -475,6 +544,7 @@ int main(void)
 		cmocka_unit_test(test_other_irq_blind_spot),
 		cmocka_unit_test(test_irqoff_defers),
 		cmocka_unit_test(test_recorder_cost),
+		cmocka_unit_test(test_pc_distribution_and_skew),
 		cmocka_unit_test(test_latency_cycles_and_clocks),
 		cmocka_unit_test(test_dvfs_transition),
 		cmocka_unit_test(test_power_voltage_sensitivity),

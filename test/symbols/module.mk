@@ -14,3 +14,6 @@ INTEG_SAN_TESTS += test/symbols/names.py
 # fi=/fe= for inlined code, pprof's build-ids and inline frames.
 INTEG_TESTS += test/symbols/exports.py
 INTEG_SAN_TESTS += test/symbols/exports.py
+# Stripped code: rows by function (CFI), debug files by build-id beneath
+# --symfs and from a local debuginfod (DEBUGINFOD_URLS); Debian's liblzma.
+INTEG_TESTS += test/symbols/stripped.py

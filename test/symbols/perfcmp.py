@@ -118,6 +118,9 @@ LINE = re.compile(r"^\s*(?P<comm>.*?)\s+(?P<pid>\d+)/(?P<tid>\d+)\s+(?P<ip>[0-9a
                   r"(?P<sym>.*?)\s+\((?P<dso>[^()]*)\)\s*$")
 
 
+REGION = re.compile(r"^\S+\+0x[0-9a-f]+( \[[^]]*\])?$")
+
+
 class Sampled:
     """COMMAND run once under eqprof record (and perf record around it)."""
 
@@ -128,7 +131,8 @@ class Sampled:
         if os.path.exists(self.truth_file):
             os.unlink(self.truth_file)
         e = dict(os.environ, WORK_TRUTH=self.truth_file, **(env or {}))
-        inner = [EQPROF, "record", "-t", "%dHz" % hz, "-q", "-o", self.eqp, "--"] + list(cmd)
+        # user space only, like perf's cpu-clock:u and the measured CPU times
+        inner = [EQPROF, "record", "-t", "%dHz" % hz, "--all-user", "-q", "-o", self.eqp, "--"] + list(cmd)
         # perf's rings small (64 KiB a CPU): with eqprof's they stay within
         # the locked memory an ordinary user may have
         outer = ["perf", "record", "-q", "-m", "16", "-e", "cpu-clock:u", "-c", str(int(1e9 / hz)),
@@ -147,8 +151,14 @@ class Sampled:
         import csv
         import io
         for row in csv.DictReader(io.StringIO(out)):
-            counts[row["name"]] = counts.get(row["name"], 0) + int(row["samples"])
-            modules[row["name"]] = row["module"]
+            # a pc no symbol covers is named by its function's start
+            # ("python3.11+0x13f700 [near PyBytes_AsString]"); perf calls
+            # it [unknown]: compared as that
+            name = row["name"]
+            if by == "proc" and REGION.match(name):
+                name = "[unknown]"
+            counts[name] = counts.get(name, 0) + int(row["samples"])
+            modules[name] = row["module"]
         return counts, modules
 
     def warnings(self, by="proc"):

@@ -22,6 +22,7 @@
 /* Where sampling interrupts come from. */
 #define EQPROF_SRC_GPIO		1	/* energy-driven: the board's edge on a GPIO line */
 #define EQPROF_SRC_HRTIMER	2	/* time-driven: per-CPU jittered hrtimers */
+#define EQPROF_SRC_IVSHMEM	3	/* energy-driven: the board via a QEMU ivshmem doorbell */
 
 #define EQPROF_NAME_LEN		32
 
@@ -55,7 +56,8 @@ struct eqprof_stats {
 	__u32 hz_milli;
 	__u32 jitter_pct;
 	char source_name[64];	/* e.g. "gpio eqsim:3 rising hardirq" */
-	__u32 reserved[8];
+	__u32 first_seq;	/* seq of the first interrupt (ivshmem: its board quantum) */
+	__u32 reserved[7];
 };
 
 struct eqprof_cpu_stats {

@@ -1,0 +1,970 @@
+/*
+ * regress.c - power per procedure by regression; see regress.h.
+ */
+#include "regress.h"
+#include "attrib.h"
+#include "power.h"
+#include "stats.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void eq_regress_opts_default(struct eq_regress_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->min_prime = 7;
+	o->max_prime = 61;
+	o->seed = 1;
+	o->min_share = 0.005;
+	o->groups = 20;
+}
+
+/* ---- linear algebra ------------------------------------------------------- */
+
+int eq_linsolve(double *a, double *b, size_t n)
+{
+	size_t i, j, k, p;
+
+	for (k = 0; k < n; k++) {
+		double best = 0, scale = 0;
+
+		for (i = 0; i < n; i++)
+			for (j = 0; j < n; j++)
+				scale = fmax(scale, fabs(a[i * n + j]));
+		for (p = k, i = k; i < n; i++)
+			if (fabs(a[i * n + k]) > best) {
+				best = fabs(a[i * n + k]);
+				p = i;
+			}
+		if (!(best > 1e-13 * scale))
+			return -1;
+		if (p != k) {
+			for (j = 0; j < n; j++) {
+				double t = a[k * n + j];
+
+				a[k * n + j] = a[p * n + j];
+				a[p * n + j] = t;
+			}
+			double t = b[k];
+
+			b[k] = b[p];
+			b[p] = t;
+		}
+		for (i = k + 1; i < n; i++) {
+			double f = a[i * n + k] / a[k * n + k];
+
+			if (f == 0)
+				continue;
+			for (j = k; j < n; j++)
+				a[i * n + j] -= f * a[k * n + j];
+			b[i] -= f * b[k];
+		}
+	}
+	for (k = n; k-- > 0;) {
+		double s = b[k];
+
+		for (j = k + 1; j < n; j++)
+			s -= a[k * n + j] * b[j];
+		b[k] = s / a[k * n + k];
+	}
+	return 0;
+}
+
+void eq_sym_eigen(double *a, size_t n, double *ev)
+{
+	size_t i, j, k, sweep;
+
+	for (sweep = 0; sweep < 100; sweep++) {
+		double off = 0;
+
+		for (i = 0; i < n; i++)
+			for (j = i + 1; j < n; j++)
+				off += a[i * n + j] * a[i * n + j];
+		if (off < 1e-30)
+			break;
+		for (i = 0; i < n; i++)
+			for (j = i + 1; j < n; j++) {
+				double aij = a[i * n + j], th, t, c, s;
+
+				if (fabs(aij) < 1e-300)
+					continue;
+				th = (a[j * n + j] - a[i * n + i]) / (2 * aij);
+				t = (th >= 0 ? 1 : -1) / (fabs(th) + sqrt(th * th + 1));
+				c = 1 / sqrt(t * t + 1);
+				s = t * c;
+				for (k = 0; k < n; k++) { /* columns i, j */
+					double ki = a[k * n + i], kj = a[k * n + j];
+
+					a[k * n + i] = c * ki - s * kj;
+					a[k * n + j] = s * ki + c * kj;
+				}
+				for (k = 0; k < n; k++) { /* rows i, j */
+					double ik = a[i * n + k], jk = a[j * n + k];
+
+					a[i * n + k] = c * ik - s * jk;
+					a[j * n + k] = s * ik + c * jk;
+				}
+			}
+	}
+	for (i = 0; i < n; i++)
+		ev[i] = a[i * n + i];
+}
+
+/* ---- intervals ------------------------------------------------------------ */
+
+struct interval {
+	double t0, t1;      /* seconds on the samples' clock */
+	double energy_j;
+	uint32_t quanta;
+	uint32_t n;         /* samples in it */
+	uint32_t na;        /* 1: fitted */
+};
+
+static uint64_t splitmix(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static int is_prime(unsigned n)
+{
+	unsigned d;
+
+	if (n < 2)
+		return 0;
+	for (d = 2; d * d <= n; d++)
+		if (n % d == 0)
+			return 0;
+	return 1;
+}
+
+struct ivs {
+	struct interval *v;
+	size_t n, cap;
+};
+
+static int iv_push(struct ivs *l, const struct interval *iv)
+{
+	if (l->n == l->cap) {
+		size_t nc = l->cap ? 2 * l->cap : 1024;
+		void *p = realloc(l->v, nc * sizeof(*l->v));
+
+		if (!p)
+			return -1;
+		l->v = p;
+		l->cap = nc;
+	}
+	l->v[l->n++] = *iv;
+	return 0;
+}
+
+/* The board's quanta cut into runs of random prime lengths; a run stops
+ * (and is dropped) at a record gap or a new segment. */
+static int make_intervals(const struct eqp_file *f, const struct eq_regress_opts *o,
+			  struct ivs *out, uint64_t *dropped, struct eq_error *err)
+{
+	unsigned primes[256], np = 0, p;
+	size_t sgi, i;
+	uint64_t rng = o->seed;
+
+	for (p = o->min_prime; p <= o->max_prime && np < 256; p++)
+		if (is_prime(p))
+			primes[np++] = p;
+	if (!np)
+		return eq_fail(err, "no prime between %u and %u for the interval lengths", o->min_prime,
+			       o->max_prime);
+	for (sgi = 0; sgi < eqp_nboard_segments(f); sgi++) {
+		const struct eqp_board_segment *sg = eqp_board_segment_at(f, sgi);
+		const struct eqp_board_info *bi = &sg->info;
+		struct interval cur = { 0 };
+		unsigned want = primes[splitmix(&rng) % np];
+		int open = 0;
+
+		for (i = sg->first_record; i < sg->first_record + sg->nrecords; i++) {
+			const struct eqp_board_rec *r = eqp_board_record_at(f, i);
+			const struct eqp_board_rec *q = i > sg->first_record ? eqp_board_record_at(f, i - 1) : NULL;
+			double t = (double)r->time / bi->clock_hz, dt;
+
+			if (!q || r->seq != q->seq + 1 || (r->flags & EQP_BOARD_F_DROPPED) || r->time <= q->time) {
+				if (open && cur.quanta)
+					++*dropped;
+				cur = (struct interval){ .t0 = t };
+				open = 1;
+				continue;
+			}
+			dt = t - (double)q->time / bi->clock_hz;
+			cur.energy_j += power_board_record_j(r, bi->e_min_j, bi->vb_nominal_v, bi->dead_time_s, dt);
+			cur.quanta++;
+			cur.t1 = t;
+			if (cur.quanta == want) {
+				if (iv_push(out, &cur) < 0)
+					return eq_fail(err, "out of memory");
+				cur = (struct interval){ .t0 = t };
+				want = primes[splitmix(&rng) % np];
+			}
+		}
+	}
+	return 0;
+}
+
+/* ---- columns: one per procedure ------------------------------------------ */
+
+struct column {
+	const char *module, *proc;   /* key (interned by the symbolizer) */
+	const char *name, *base;
+	uint64_t samples;
+	size_t merged_into;          /* final column */
+};
+
+struct colset {
+	struct column *v;
+	size_t n, cap;
+	uint32_t *slots;             /* index + 1 */
+	size_t mask;
+};
+
+static size_t col_hash(const char *m, const char *p)
+{
+	uint64_t h = (uint64_t)(uintptr_t)m * 0x9e3779b97f4a7c15ull ^ (uint64_t)(uintptr_t)p * 0xc2b2ae3d27d4eb4full;
+
+	return (size_t)(h ^ h >> 29);
+}
+
+static long col_of(struct colset *c, const struct eq_loc *loc)
+{
+	const char *m = loc->kind == EQ_LOC_IDLE ? "[idle]" : loc->module;
+	const char *p = loc->kind == EQ_LOC_IDLE ? "[idle]" : loc->proc;
+	size_t j;
+
+	if (2 * (c->n + 1) > c->mask) {
+		size_t mask = c->mask ? 2 * c->mask + 1 : 255, i;
+		uint32_t *s = calloc(mask + 1, sizeof(*s));
+
+		if (!s)
+			return -1;
+		for (i = 0; i < c->n; i++) {
+			for (j = col_hash(c->v[i].module, c->v[i].proc) & mask; s[j]; j = (j + 1) & mask)
+				;
+			s[j] = (uint32_t)(i + 1);
+		}
+		free(c->slots);
+		c->slots = s;
+		c->mask = mask;
+	}
+	for (j = col_hash(m, p) & c->mask; c->slots[j]; j = (j + 1) & c->mask) {
+		struct column *x = &c->v[c->slots[j] - 1];
+
+		if (x->module == m && x->proc == p)
+			return (long)(c->slots[j] - 1);
+	}
+	if (c->n == c->cap) {
+		size_t nc = c->cap ? 2 * c->cap : 64;
+		void *v = realloc(c->v, nc * sizeof(*c->v));
+
+		if (!v)
+			return -1;
+		c->v = v;
+		c->cap = nc;
+	}
+	c->v[c->n] = (struct column){ .module = m, .proc = p,
+				      .name = loc->kind == EQ_LOC_IDLE ? "[idle]" : p ? p : "[unknown]",
+				      .base = loc->kind == EQ_LOC_IDLE ? "[idle]" : loc->module_base };
+	c->slots[j] = (uint32_t)(c->n + 1);
+	return (long)c->n++;
+}
+
+/* ---- the fit ---------------------------------------------------------------- */
+
+struct hit {
+	uint32_t iv, col;
+};
+
+struct sums {          /* per jackknife group */
+	double *ab, *va, *vb, *xx, *vx; /* D'WD (k x k; D = A - B), unused, unused, X'WX, X'Wy */
+};
+
+/* The fit over sums laid out as gs[].ab: D'WD, X'WX, (unused k), (unused k),
+ * X'Wy; c > 0: corrected for errors in the times (D'WD / c estimates their
+ * covariance), c = 0: plain weighted least squares. */
+static int solve_fit(const double *sums, size_t k, double c, double *beta, double *work)
+{
+	const double *dd = sums, *xx = sums + k * k, *vx = xx + k * k + 2 * k;
+
+	if (c > 0) { /* least squares less the sampling errors' covariance */
+		size_t i;
+
+		for (i = 0; i < k * k; i++)
+			work[i] = xx[i] - dd[i] / c;
+		memcpy(beta, vx, k * sizeof(double));
+		return eq_linsolve(work, beta, k);
+	}
+	memcpy(work, xx, k * k * sizeof(double));
+	memcpy(beta, vx, k * sizeof(double));
+	return eq_linsolve(work, beta, k);
+}
+
+static int cmp_rows(const void *x, const void *y)
+{
+	const struct eq_regress_row *a = x, *b = y;
+
+	if (a->samples != b->samples)
+		return a->samples > b->samples ? -1 : 1;
+	return strcmp(a->name, b->name);
+}
+
+/* ---- devices: their states' times ------------------------------------------- */
+
+#define MAX_DEV_COLS 32
+
+struct devcols {
+	size_t ncols;
+	char names[MAX_DEV_COLS][80];
+	struct eq_dev_piece *pc;     /* unit power; request's device and tail pick the column */
+	size_t np;
+	size_t col_of[MAX_DEV_COLS / 2][2]; /* [device][tail] -> column, SIZE_MAX: none */
+	const struct eqp_file *f;
+	char err[512];
+};
+
+static int fit_devices(const struct eqp_file *f, const struct eq_regress_opts *o, struct devcols *d)
+{
+	struct eq_devmodel m[MAX_DEV_COLS / 2];
+	struct eqp_devreq *req;
+	struct eq_error e;
+	size_t nreq = eqp_ndevreqs(f), ndev = 0, i, k;
+	double t_end = 0, clock = eqp_meta(f)->clock_hz > 0 ? eqp_meta(f)->clock_hz : 1e9;
+
+	d->f = f;
+	for (i = 0; i < nreq; i++)
+		if ((size_t)eqp_devreq_at(f, i)->device + 1 > ndev)
+			ndev = (size_t)eqp_devreq_at(f, i)->device + 1;
+	if (ndev > MAX_DEV_COLS / 2) {
+		snprintf(d->err, sizeof(d->err), "%.300s: device number %zu: at most %d devices are fitted",
+			 eqp_path(f), ndev - 1, MAX_DEV_COLS / 2);
+		return -1;
+	}
+	for (i = 0; i < ndev; i++) {
+		char key[96];
+		const char *name, *text = NULL;
+
+		snprintf(key, sizeof(key), "device:%zu", i);
+		name = eqp_meta_get(f, key);
+		snprintf(m[i].name, sizeof(m[i].name), "%s", name ? name : "device");
+		for (k = 0; k < o->nmodels; k++)
+			if (!strcmp(o->models[k].name, m[i].name))
+				break;
+		if (k < o->nmodels) {
+			m[i].tail_s = o->models[k].tail_s;
+		} else {
+			snprintf(key, sizeof(key), "device_model:%.60s", m[i].name);
+			text = eqp_meta_get(f, key);
+			if (!text || eq_devmodel_parse(text, &m[i], &e) < 0) {
+				snprintf(d->err, sizeof(d->err), "%.200s: device '%.40s': its tail time is needed to fit its "
+					 "power per state: give --device-model FILE (a line '%.40s active POWER tail TIME "
+					 "POWER idle POWER'; only the tail time is used)", eqp_path(f), m[i].name, m[i].name);
+				return -1;
+			}
+		}
+		/* unit power: a piece's length is the state's time */
+		m[i].active_w = 1;
+		m[i].tail_w = m[i].tail_s > 0 ? 1 : 0;
+		m[i].idle_w = 0;
+		d->col_of[i][0] = d->ncols;
+		snprintf(d->names[d->ncols++], sizeof(d->names[0]), "%.60s:active", m[i].name);
+		d->col_of[i][1] = SIZE_MAX;
+		if (m[i].tail_s > 0) {
+			d->col_of[i][1] = d->ncols;
+			snprintf(d->names[d->ncols++], sizeof(d->names[0]), "%.60s:tail", m[i].name);
+		}
+	}
+	for (k = 0; k < eqp_nboard_records(f); k++)
+		t_end = fmax(t_end, (double)eqp_board_record_at(f, k)->time / eqp_board_info(f)->clock_hz);
+	req = malloc((nreq ? nreq : 1) * sizeof(*req));
+	if (!req) {
+		snprintf(d->err, sizeof(d->err), "out of memory");
+		return -1;
+	}
+	for (i = 0; i < nreq; i++)
+		req[i] = *eqp_devreq_at(f, i);
+	if (eq_dev_pieces(req, nreq, clock, m, ndev, t_end, &d->pc, &d->np, &e) < 0) {
+		free(req);
+		snprintf(d->err, sizeof(d->err), "%.500s", e.msg);
+		return -1;
+	}
+	/* the column of each piece, kept in its request field */
+	for (i = 0; i < d->np; i++)
+		d->pc[i].request = d->col_of[req[d->pc[i].request].device][d->pc[i].tail];
+	free(req);
+	return 0;
+}
+
+/* Seconds of column col's state in (t0, t1]. */
+static double dev_time(const struct devcols *d, size_t col, double t0, double t1)
+{
+	double s = 0;
+	size_t i;
+
+	for (i = 0; i < d->np; i++)
+		if (d->pc[i].request == col)
+			s += fmax(0, fmin(t1, d->pc[i].t1) - fmax(t0, d->pc[i].t0));
+	return s;
+}
+
+struct eq_regress *eq_regress_fit(const struct eqp_file *f, struct eq_symbolizer *s,
+				  const struct eq_regress_opts *opts, struct eq_error *err)
+{
+	const struct eqp_meta *m = eqp_meta(f);
+	struct eq_regress_opts o;
+	struct eq_regress *r = NULL;
+	struct ivs ivs = { 0 };
+	struct colset cols = { 0 };
+	struct hit *hits = NULL;
+	size_t nhits = 0, caphits = 0, c, i, j, k = 0, g, G, nfit = 0;
+	uint64_t total = 0, dropped = 0;
+	uint64_t *colsamp = NULL;
+	double quarter_ss = 0, half_ss = 0;
+	struct devcols dev = { 0 };
+	size_t kproc = 0;
+	double *xall = NULL, *dall = NULL, *cnt = NULL, *work = NULL, *beta = NULL, *jk = NULL, *ols = NULL;
+	struct sums *gs = NULL;
+	size_t *final = NULL, ncols_final;
+	long other = -1;
+	double clock = m->clock_hz > 0 ? m->clock_hz : 1e9;
+
+	if (opts)
+		o = *opts;
+	else
+		eq_regress_opts_default(&o);
+	if (!o.groups)
+		o.groups = 20;
+	if (m->mode != EQP_MODE_TIME) {
+		eq_fail(err, "%s is energy-driven: power per procedure by regression needs time-driven "
+			"samples (what ran) beside the board's stream (the energy of each interval); record "
+			"with -t while the board logs (eqprof sim writes such a time.eqp)", eqp_path(f));
+		return NULL;
+	}
+	if (eqp_nboard_records(f) < 2) {
+		eq_fail(err, "%s has no board stream: power per procedure by regression needs the energy "
+			"the board counted in every quantum (BREC records) beside the time-driven samples; "
+			"record with the board attached (eqprof sim's time.eqp has both)", eqp_path(f));
+		return NULL;
+	}
+	if (!eqp_meta_get(f, "simulator")) {
+		eq_fail(err, "%s: its board stream and its samples have no common clock this version "
+			"can tell (only eqprof sim's recordings share one); power per procedure by "
+			"regression runs on simulated recordings for now", eqp_path(f));
+		return NULL;
+	}
+	if (make_intervals(f, &o, &ivs, &dropped, err) < 0)
+		goto fail;
+	if (ivs.n < 4) {
+		eq_fail(err, "%s: only %zu intervals of %u-%u quanta in its board stream; record longer",
+			eqp_path(f), ivs.n, o.min_prime, o.max_prime);
+		goto fail;
+	}
+	/* every sample: its interval and its procedure */
+	for (c = 0; c < eqp_nsample_chunks(f); c++) {
+		size_t n;
+		const struct eq_sample *smp = eqp_sample_chunk(f, c, &n);
+
+		for (i = 0; smp && i < n; i++) {
+			double t = (double)smp[i].time / clock;
+			size_t lo = 0, hi = ivs.n;
+			long col;
+
+			while (lo < hi) { /* first interval ending at or after t */
+				size_t mid = lo + (hi - lo) / 2;
+
+				if (ivs.v[mid].t1 < t)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			if (lo == ivs.n || !(t > ivs.v[lo].t0))
+				continue;
+			col = col_of(&cols, eq_sym_lookup(s, &smp[i]));
+			if (col < 0)
+				goto oom;
+			if (nhits == caphits) {
+				size_t nc = caphits ? 2 * caphits : 4096;
+				void *p = realloc(hits, nc * sizeof(*hits));
+
+				if (!p)
+					goto oom;
+				hits = p;
+				caphits = nc;
+			}
+			hits[nhits++] = (struct hit){ (uint32_t)lo, (uint32_t)col };
+			ivs.v[lo].n++;
+			cols.v[col].samples++;
+			total++;
+		}
+	}
+	if (!total || !cols.n) {
+		eq_fail(err, "%s: no time-driven sample falls inside the board's quanta; are they of one run?",
+			eqp_path(f));
+		goto fail;
+	}
+	/* small procedures share one column */
+	final = malloc(cols.n * sizeof(*final));
+	if (!final)
+		goto oom;
+	ncols_final = 0;
+	{
+		uint64_t small = 0;
+
+		for (i = 0; i < cols.n; i++)
+			if ((double)cols.v[i].samples < o.min_share * (double)total)
+				small += cols.v[i].samples;
+		for (i = 0; i < cols.n; i++) {
+			if ((double)cols.v[i].samples >= o.min_share * (double)total) {
+				final[i] = ncols_final++;
+			} else if (small >= EQ_MIN_COLUMN_SAMPLES) {
+				if (other < 0)
+					other = (long)ncols_final++;
+				final[i] = (size_t)other;
+			} else { /* too few to fit: their intervals are left out */
+				final[i] = SIZE_MAX;
+			}
+		}
+	}
+	k = ncols_final;
+	/* Devices with requests (DREQ): a column per state (active, tail) whose
+	 * time in each interval the requests give exactly; its coefficient is
+	 * the device's power above idle in that state, the procedures' then
+	 * exclude it (a device model fitted by least squares). */
+	if (eqp_ndevreqs(f) && fit_devices(f, &o, &dev) < 0) {
+		eq_fail(err, "%s", dev.err);
+		goto fail;
+	}
+	kproc = k;
+	k += dev.ncols;
+	G = o.groups;
+	cnt = calloc(3 * k, sizeof(double));
+	colsamp = calloc(k, sizeof(*colsamp));
+	work = malloc((k * k + k) * sizeof(double));
+	beta = malloc(k * sizeof(double));
+	ols = malloc(k * sizeof(double));
+	jk = malloc(G * k * sizeof(double));
+	gs = calloc(G + 1, sizeof(*gs));
+	if (!cnt || !work || !beta || !ols || !jk || !gs || !colsamp)
+		goto oom;
+	for (g = 0; g <= G; g++) {
+		gs[g].ab = calloc(2 * k * k + 3 * k, sizeof(double));
+		if (!gs[g].ab)
+			goto oom;
+		gs[g].xx = gs[g].ab + k * k;
+		gs[g].va = gs[g].xx + k * k;
+		gs[g].vb = gs[g].va + k;
+		gs[g].vx = gs[g].vb + k;
+	}
+	/* hits are in sample order, intervals in time order: group the hits of
+	 * each interval (a stable sort by interval) */
+	{
+		size_t *start = calloc(ivs.n + 1, sizeof(size_t));
+		struct hit *sorted = malloc((nhits ? nhits : 1) * sizeof(*sorted));
+		size_t nok = 0, gi;
+
+		if (!start || !sorted) {
+			free(start);
+			free(sorted);
+			goto oom;
+		}
+		for (i = 0; i < nhits; i++)
+			start[hits[i].iv + 1]++;
+		for (i = 0; i < ivs.n; i++)
+			start[i + 1] += start[i];
+		for (i = 0; i < nhits; i++)
+			sorted[start[hits[i].iv]++] = hits[i];
+		for (i = ivs.n; i > 0; i--)
+			start[i] = start[i - 1];
+		start[0] = 0;
+		xall = calloc(ivs.n * k + 1, sizeof(double));
+		dall = calloc(ivs.n * k + 1, sizeof(double));
+		if (!xall || !dall) {
+			free(start);
+			free(sorted);
+			goto oom;
+		}
+		/* each interval's times per procedure, from all its samples */
+		for (j = 0; j < ivs.n; j++) {
+			struct interval *iv = &ivs.v[j];
+			double D = iv->t1 - iv->t0;
+			size_t h, p;
+
+			for (h = start[j]; h < start[j + 1] && final[sorted[h].col] != SIZE_MAX; h++)
+				;
+			if (!(iv->n >= 2 && D > 0) || h < start[j + 1]) {
+				iv->na = 0; /* not fitted */
+				dropped++;
+				continue;
+			}
+			iv->na = 1;
+			nok++;
+			for (h = start[j]; h < start[j + 1]; h++) {
+				size_t col = final[sorted[h].col];
+				double n0 = (double)((iv->n + 1) / 2), n1 = (double)(iv->n / 2);
+				double q0 = (double)((iv->n + 3) / 4), q2 = (double)((iv->n + 1) / 4);
+				size_t at = h - start[j];
+
+				colsamp[col]++;
+				xall[j * k + col] += D / iv->n;
+				/* even- less odd-numbered samples' times: A - B */
+				dall[j * k + col] += at % 2 ? -D / n1 : D / n0;
+				/* every 4th sample from the 1st less every 4th from the 3rd */
+				if (at % 4 == 0)
+					cnt[col] += D / q0;
+				else if (at % 4 == 2)
+					cnt[col] -= D / q2;
+			}
+			for (p = 0; p < dev.ncols; p++) /* the devices' exact times */
+				xall[j * k + kproc + p] = dev_time(&dev, p, iv->t0, iv->t1);
+			if (iv->n >= 4) {
+				for (p = 0; p < kproc; p++) {
+					quarter_ss += cnt[p] * cnt[p] / D;
+					half_ss += dall[j * k + p] * dall[j * k + p] / D;
+				}
+			}
+			memset(cnt, 0, kproc * sizeof(double));
+		}
+		for (j = 0, gi = 0; j < ivs.n; j++) {
+			const struct interval *iv = &ivs.v[j];
+			double w = 1 / (iv->t1 - iv->t0), *X = xall + j * k, *Dd = dall + j * k;
+			size_t p, q;
+			struct sums *S;
+
+			if (!iv->na)
+				continue;
+			S = &gs[gi * G / nok];
+			gi++;
+			for (p = 0; p < k; p++) {
+				if (X[p] != 0)
+					for (q = 0; q < k; q++)
+						S->xx[p * k + q] += w * X[p] * X[q];
+				if (Dd[p] != 0)
+					for (q = 0; q < k; q++)
+						S->ab[p * k + q] += w * Dd[p] * Dd[q];
+				S->vx[p] += w * X[p] * iv->energy_j;
+			}
+			nfit++;
+		}
+		free(start);
+		free(sorted);
+	}
+	if (nfit < k + 2) {
+		eq_fail(err, "%s: %zu usable intervals for %zu procedures; record longer or raise "
+			"--min-share so that fewer procedures are fitted", eqp_path(f), nfit, k);
+		goto fail;
+	}
+	/* totals in gs[G] */
+	for (g = 0; g < G; g++) {
+		for (i = 0; i < 2 * k * k + 3 * k; i++)
+			gs[G].ab[i] += gs[g].ab[i];
+	}
+	r = calloc(1, sizeof(*r));
+	if (!r || !(r->rows = calloc(k, sizeof(*r->rows))))
+		goto oom;
+	r->nrows = k;
+	r->nintervals = nfit;
+	r->groups = (unsigned)G;
+	/* How the times' sampling error grows with the spacing of the samples:
+	 * variance x 2^g for twice the spacing, g = 1 for independent samples,
+	 * 2 for a regular timer (the error is the edges' rounding).  The
+	 * quarters' difference over the halves' is 2^g, and the covariance of
+	 * the errors of X is D'WD / (4 (2^g - 1)) (docs/power.md). */
+	{
+		double ratio = half_ss > 0 ? quarter_ss / half_ss : 4;
+
+		ratio = ratio < 2 ? 2 : ratio > 4 ? 4 : ratio;
+		r->spacing_ratio = half_ss > 0 ? quarter_ss / half_ss : NAN;
+		r->eiv_divisor = o.plain ? 0 : 4 * (ratio - 1);
+	}
+	r->min_prime = o.min_prime;
+	r->max_prime = o.max_prime;
+	r->seed = o.seed;
+	r->dropped_intervals = dropped;
+	if (solve_fit(gs[G].ab, k, r->eiv_divisor, beta, work) < 0) {
+		/* reported, every coefficient flagged: the table still says which
+		 * procedures and how much of the time they took */
+		for (i = 0; i < k; i++)
+			beta[i] = NAN;
+		snprintf(r->warning, sizeof(r->warning),
+			 "the procedures' times are collinear (some always run in the same proportions): no "
+			 "power can be told apart; fit fewer (--min-share) or record a run where they alternate "
+			 "differently");
+	}
+	/* the other estimator, for comparison */
+	if (solve_fit(gs[G].ab, k, o.plain ? 4 * (fmin(fmax(r->spacing_ratio, 2), 4) - 1) : 0, ols, work) < 0)
+		for (i = 0; i < k; i++)
+			ols[i] = NAN;
+	/* jackknife: leave one group out */
+	{
+		double *buf = malloc((2 * k * k + 3 * k) * sizeof(double));
+		unsigned bad = 0;
+
+		if (!buf)
+			goto oom;
+		for (g = 0; g < G; g++) {
+			for (i = 0; i < 2 * k * k + 3 * k; i++)
+				buf[i] = gs[G].ab[i] - gs[g].ab[i];
+			if (solve_fit(buf, k, r->eiv_divisor, jk + g * k, work) < 0) {
+				bad++;
+				for (i = 0; i < k; i++)
+					jk[g * k + i] = NAN;
+			}
+		}
+		free(buf);
+		for (i = 0; i < k; i++) {
+			double mean = 0, ss = 0, tq = eq_t95(G - 1);
+
+			for (g = 0; g < G; g++)
+				mean += jk[g * k + i] / G;
+			for (g = 0; g < G; g++)
+				ss += (jk[g * k + i] - mean) * (jk[g * k + i] - mean);
+			r->rows[i].power_w = beta[i];
+			r->rows[i].se_w = bad ? NAN : sqrt((G - 1.0) / G * ss);
+			r->rows[i].ci95_low = beta[i] - tq * r->rows[i].se_w;
+			r->rows[i].ci95_high = beta[i] + tq * r->rows[i].se_w;
+			r->rows[i].other_w = ols[i];
+		}
+	}
+	/* collinearity: the weighted design with unit columns */
+	{
+		double *C = malloc(k * k * sizeof(double)), *ev = malloc(k * sizeof(double));
+		double lmin = INFINITY, lmax = 0;
+
+		if (!C || !ev) {
+			free(C);
+			free(ev);
+			goto oom;
+		}
+		/* The weighted design with unit columns, the sampling errors'
+		 * covariance taken out as in the fit (X'WX - D'WD / c estimates
+		 * the true times' T'WT): noise must not pass for independent
+		 * variation.  Not positive definite: some combination of the
+		 * procedures has no variation left (condition number infinite). */
+		for (i = 0; i < k * k; i++)
+			C[i] = gs[G].xx[i] - (r->eiv_divisor > 0 ? gs[G].ab[i] / r->eiv_divisor : 0);
+		for (i = 0; i < k; i++)
+			ev[i] = C[i * k + i] > 0 ? 1 / sqrt(C[i * k + i]) : 0;
+		for (i = 0; i < k; i++)
+			for (j = 0; j < k; j++)
+				C[i * k + j] *= ev[i] * ev[j];
+		memcpy(work, C, k * k * sizeof(double));
+		eq_sym_eigen(work, k, ev);
+		for (i = 0; i < k; i++) {
+			lmin = fmin(lmin, ev[i]);
+			lmax = fmax(lmax, ev[i]);
+		}
+		r->condition = lmin > 0 ? sqrt(lmax / lmin) : INFINITY; /* indefinite: no information */
+		for (i = 0; i < k; i++) {
+			double *e = ev; /* reuse as the unit vector / solution */
+
+			memcpy(work, C, k * k * sizeof(double));
+			memset(e, 0, k * sizeof(double));
+			e[i] = 1;
+			r->rows[i].vif = eq_linsolve(work, e, k) < 0 || !(e[i] > 0) ? INFINITY : e[i];
+			if (!(r->rows[i].vif <= EQ_VIF_WARN))
+				r->rows[i].flagged |= EQ_FLAG_COLLINEAR;
+			/* an interval reaching zero or below: the fit cannot tell this
+			 * procedure's power from nothing (too little independent
+			 * variation of its time across intervals) */
+			if (!(r->rows[i].ci95_low > 0) || !isfinite(r->rows[i].power_w))
+				r->rows[i].flagged |= EQ_FLAG_IMPRECISE;
+		}
+		free(C);
+		free(ev);
+	}
+	/* names, samples, totals */
+	for (i = 0; i < cols.n; i++) {
+		struct eq_regress_row *row;
+
+		if (final[i] == SIZE_MAX)
+			continue;
+		row = &r->rows[final[i]];
+		row->samples = colsamp[final[i]];
+		if ((long)final[i] == other) {
+			row->name = "[other]";
+			row->module = "";
+		} else {
+			row->name = cols.v[i].name;
+			row->module = cols.v[i].base ? cols.v[i].base : "";
+		}
+	}
+	{
+		for (j = 0; j < ivs.n; j++) {
+			const struct interval *iv = &ivs.v[j];
+
+			if (iv->na) {
+				r->quanta += iv->quanta;
+				r->seconds += iv->t1 - iv->t0;
+				r->energy_j += iv->energy_j;
+				r->samples += iv->n;
+			}
+		}
+	}
+	for (i = 0; i < k; i++)
+		r->rows[i].time_share = r->samples ? (double)r->rows[i].samples / (double)r->samples : 0;
+	if (dev.ncols) { /* the device rows' names outlive dev */
+		r->priv_ = malloc(sizeof(dev.names));
+		if (!r->priv_)
+			goto oom;
+		memcpy(r->priv_, dev.names, sizeof(dev.names));
+	}
+	for (i = 0; i < dev.ncols; i++) {
+		struct eq_regress_row *row = &r->rows[kproc + i];
+		double tsum = 0;
+
+		for (j = 0; j < ivs.n; j++)
+			if (ivs.v[j].na)
+				tsum += xall[j * k + kproc + i];
+		row->name = ((const char (*)[80])r->priv_)[i];
+		row->module = "[device]";
+		row->time_share = r->seconds > 0 ? tsum / r->seconds : 0;
+	}
+	qsort(r->rows, k, sizeof(*r->rows), cmp_rows);
+	if (r->condition > EQ_COND_WARN && !r->warning[0])
+		snprintf(r->warning, sizeof(r->warning),
+			 "condition number %.0f: procedures that run together cannot be told apart; "
+			 "the flagged coefficients are meaningless", r->condition);
+	goto out;
+oom:
+	eq_fail(err, "power per procedure of %s: out of memory", eqp_path(f));
+fail:
+	eq_regress_free(r);
+	r = NULL;
+out:
+	if (gs)
+		for (g = 0; g <= o.groups; g++)
+			free(gs[g].ab);
+	free(gs);
+	free(final);
+	free(cnt);
+	free(xall);
+	free(dall);
+	free(colsamp);
+	free(work);
+	free(beta);
+	free(ols);
+	free(jk);
+	free(hits);
+	free(ivs.v);
+	free(cols.v);
+	free(cols.slots);
+	free(dev.pc);
+	return r;
+}
+
+void eq_regress_free(struct eq_regress *r)
+{
+	if (!r)
+		return;
+	free(r->rows);
+	free(r->priv_);
+	free(r);
+}
+
+/* ---- output ---------------------------------------------------------------- */
+
+/* , "key": value, or null when not a number (JSON has no NaN or infinity) */
+static void json_num(FILE *out, const char *key, double v)
+{
+	if (isfinite(v))
+		fprintf(out, ", \"%s\": %.9g", key, v);
+	else
+		fprintf(out, ", \"%s\": null", key);
+}
+
+void eq_regress_print(FILE *out, const struct eq_regress *r, const char *source,
+		      enum eq_format fmt)
+{
+	size_t i;
+
+	if (fmt == EQ_FMT_JSON) {
+		fputs("{\"source\": ", out);
+		eq_json_string(out, source);
+		fprintf(out, ", \"method\": \"%s\", \"eiv_divisor\": %.6g, "
+			"\"intervals\": %zu, \"quanta\": %llu, \"samples\": %llu, \"seconds\": %.9g, "
+			"\"energy_j\": %.9g, \"primes\": [%u, %u], \"seed\": %llu, \"jackknife_groups\": %u, "
+			"\"dropped_intervals\": %llu, \"condition_number\": %.6g, \"vif_warn\": %g, "
+			"\"condition_warn\": %g, \"warning\": ",
+			r->eiv_divisor > 0 ? "weighted least squares corrected for the times' sampling errors" :
+			"weighted least squares", r->eiv_divisor, r->nintervals, (unsigned long long)r->quanta, (unsigned long long)r->samples,
+			r->seconds, r->energy_j, r->min_prime, r->max_prime, (unsigned long long)r->seed,
+			r->groups, (unsigned long long)r->dropped_intervals,
+			isfinite(r->condition) ? r->condition : -1, EQ_VIF_WARN, EQ_COND_WARN);
+		if (r->warning[0])
+			eq_json_string(out, r->warning);
+		else
+			fputs("null", out);
+		fputs(",\n \"rows\": [", out);
+		for (i = 0; i < r->nrows; i++) {
+			const struct eq_regress_row *w = &r->rows[i];
+
+			fprintf(out, "%s\n  {\"name\": ", i ? "," : "");
+			eq_json_string(out, w->name);
+			fputs(", \"module\": ", out);
+			eq_json_string(out, w->module);
+			fprintf(out, ", \"samples\": %llu, \"time_share\": %.9g", (unsigned long long)w->samples,
+				w->time_share);
+			json_num(out, "power_w", w->power_w);
+			json_num(out, "se_w", w->se_w);
+			json_num(out, "ci95_low", w->ci95_low);
+			json_num(out, "ci95_high", w->ci95_high);
+			json_num(out, r->eiv_divisor > 0 ? "plain_w" : "corrected_w", w->other_w);
+			json_num(out, "vif", w->vif);
+			fprintf(out, ", \"flagged\": %s, \"collinear\": %s, \"imprecise\": %s}",
+				w->flagged ? "true" : "false", (w->flagged & EQ_FLAG_COLLINEAR) ? "true" : "false",
+				(w->flagged & EQ_FLAG_IMPRECISE) ? "true" : "false");
+		}
+		fputs("\n ]}\n", out);
+		return;
+	}
+	if (fmt == EQ_FMT_CSV) {
+		fprintf(out, "name,module,samples,time_share,power_w,se_w,ci95_low,ci95_high,%s,vif,flagged\n",
+			r->eiv_divisor > 0 ? "plain_w" : "corrected_w");
+		for (i = 0; i < r->nrows; i++) {
+			const struct eq_regress_row *w = &r->rows[i];
+
+			eq_csv_field(out, w->name);
+			fputc(',', out);
+			eq_csv_field(out, w->module);
+			fprintf(out, ",%llu,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.6g,%d\n",
+				(unsigned long long)w->samples, w->time_share, w->power_w, w->se_w,
+				w->ci95_low, w->ci95_high, w->other_w, w->vif, w->flagged);
+		}
+		return;
+	}
+	fprintf(out, "# power per procedure by regression on %s\n", source);
+	fprintf(out, "# %zu intervals of %u-%u board quanta (random primes, seed %llu): %.3g s, %.4g J, "
+		"%llu time-driven samples\n", r->nintervals, r->min_prime, r->max_prime,
+		(unsigned long long)r->seed, r->seconds, r->energy_j, (unsigned long long)r->samples);
+	if (r->eiv_divisor > 0)
+		fprintf(out, "# device power while each procedure runs; fit: least squares, weights 1/interval, corrected\n"
+			"# for the times' sampling errors (their covariance: halves' difference / %.3g);\n",
+			r->eiv_divisor);
+	else
+		fprintf(out, "# device power while each procedure runs; fit: least squares, weights 1/interval;\n");
+	fprintf(out, "# 95%% intervals from a %u-group jackknife; condition number %.3g\n", r->groups, r->condition);
+	fprintf(out, "%10s  %-23s %9s %7s %8s %6s  %-20s %s\n", "power", "95% CI", "SE", "VIF",
+		"samples", "time", "module", "procedure");
+	for (i = 0; i < r->nrows; i++) {
+		const struct eq_regress_row *w = &r->rows[i];
+		char ci[64];
+
+		snprintf(ci, sizeof(ci), "[%.4g, %.4g] W", w->ci95_low, w->ci95_high);
+		fprintf(out, "%8.4g W  %-23s %7.3g W %7.3g %8llu %5.1f%%  %-20s %s%s\n", w->power_w, ci,
+			w->se_w, w->vif, (unsigned long long)w->samples, 100 * w->time_share,
+			w->module, w->name, (w->flagged & EQ_FLAG_COLLINEAR) ? "  ! collinear: meaningless" :
+			(w->flagged & EQ_FLAG_IMPRECISE) ? "  ! not told apart from zero" : "");
+	}
+	if (r->dropped_intervals)
+		fprintf(out, "# %llu intervals not fitted (a board gap, or too few samples in them)\n",
+			(unsigned long long)r->dropped_intervals);
+	if (r->warning[0])
+		fprintf(out, "# warning: %s\n", r->warning);
+}

@@ -1,0 +1,319 @@
+/*
+ * split.c - profiles split by power state, CPU and mode; see split.h.
+ *
+ * Each sample is located as usual (eq_sym_lookup), then given a label from
+ * its state (power-state timelines of pstate.h, its cpu and flags).  The
+ * pair (location, label) becomes a location of its own whose name carries
+ * the label, and the ordinary aggregation (eq_agg, time-ordered so both
+ * intervals are estimated) groups those.
+ */
+#include "split.h"
+#include "intern.h"
+#include "pstate.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const struct { const char *name; unsigned bit; } split_names[] = {
+	{ "state", EQ_SPLIT_STATE }, { "freq", EQ_SPLIT_FREQ }, { "cstate", EQ_SPLIT_CSTATE },
+	{ "cpu", EQ_SPLIT_CPU }, { "mode", EQ_SPLIT_MODE },
+};
+#define NSPLIT (sizeof(split_names) / sizeof(split_names[0]))
+
+int eq_by_parse_split(const char *text, enum eq_by *by, struct eq_error *err)
+{
+	char buf[256], *tok, *save = NULL;
+	unsigned primary = EQ_BY_NONE, splits = 0, i;
+	enum eq_by g;
+
+	if (!strchr(text, ',')) {
+		for (i = 0; i < NSPLIT; i++)
+			if (!strcmp(text, split_names[i].name)) {
+				*by = EQ_BY_MAKE(EQ_BY_NONE, split_names[i].bit);
+				return 0;
+			}
+		if (eq_by_parse(text, by, NULL) == 0)
+			return 0;
+		return eq_fail(err, "--by %s: unknown grouping; use exe, module, proc, line, insn, pid or thread, "
+			       "or state, freq, cstate, cpu or mode, alone or after exe, module, proc or pid "
+			       "(--by exe,state)", text);
+	}
+	if (strlen(text) >= sizeof(buf))
+		return eq_fail(err, "--by %.40s...: too long", text);
+	strcpy(buf, text);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		for (i = 0; i < NSPLIT; i++)
+			if (!strcmp(tok, split_names[i].name))
+				break;
+		if (i < NSPLIT) {
+			if (splits & split_names[i].bit)
+				return eq_fail(err, "--by %s: %s is named twice", text, tok);
+			splits |= split_names[i].bit;
+			continue;
+		}
+		if (eq_by_parse(tok, &g, NULL) < 0)
+			return eq_fail(err, "--by %s: unknown grouping %s; use exe, module, proc or pid, "
+				       "then state, freq, cstate, cpu or mode", text, tok);
+		if (primary != EQ_BY_NONE)
+			return eq_fail(err, "--by %s: one granularity at most (%s and %s)", text,
+				       eq_by_name((enum eq_by)primary), tok);
+		if (g != EQ_BY_EXE && g != EQ_BY_MODULE && g != EQ_BY_PROC && g != EQ_BY_PID)
+			return eq_fail(err, "--by %s: %s cannot be split by state; split exe, module, proc or pid",
+				       text, tok);
+		primary = g;
+	}
+	if (!splits)
+		return eq_fail(err, "--by %s: name at least one of state, freq, cstate, cpu or mode", text);
+	if ((splits & EQ_SPLIT_STATE) && (splits & (EQ_SPLIT_FREQ | EQ_SPLIT_CSTATE)))
+		return eq_fail(err, "--by %s: state is freq and cstate together; name state or them", text);
+	*by = EQ_BY_MAKE(primary, splits);
+	return 0;
+}
+
+const char *eq_split_by_name(enum eq_by by)
+{
+	/* one string per composite, made on first use */
+	static char names[8][32][48];
+	unsigned primary = EQ_BY_PRIMARY(by), splits = EQ_BY_SPLITS(by), i;
+	char *s;
+	size_t len = 0;
+
+	if (primary > EQ_BY_NONE || splits >= 32)
+		return "?";
+	s = names[primary][splits];
+	if (s[0])
+		return s;
+	if (primary != EQ_BY_NONE)
+		len = (size_t)snprintf(s, 48, "%s", eq_by_name((enum eq_by)primary));
+	for (i = 0; i < NSPLIT; i++)
+		if (splits & split_names[i].bit)
+			len += (size_t)snprintf(s + len, 48 - len, "%s%s", len ? "," : "",
+						split_names[i].name);
+	return s;
+}
+
+/* ---- the profile -------------------------------------------------------- */
+
+struct pair {
+	const struct eq_loc *loc;
+	const char *label;
+	struct eq_loc *split;  /* the located sample with the label in its name */
+};
+
+struct eq_split_store {
+	struct eq_intern *strings;
+	struct pair *slots;
+	size_t mask, n;
+	struct eq_loc **locs;  /* every split location, to free */
+	size_t nlocs, caplocs;
+};
+
+void eq_split_store_free(struct eq_split_store *st)
+{
+	size_t i;
+
+	if (!st)
+		return;
+	for (i = 0; i < st->nlocs; i++)
+		free(st->locs[i]);
+	free(st->locs);
+	free(st->slots);
+	eq_intern_free(st->strings);
+	free(st);
+}
+
+static size_t pair_hash(const struct eq_loc *loc, const char *label)
+{
+	uint64_t h = (uint64_t)(uintptr_t)loc * 0x9e3779b97f4a7c15ull ^
+		     (uint64_t)(uintptr_t)label * 0xc2b2ae3d27d4eb4full;
+
+	return (size_t)(h ^ h >> 31);
+}
+
+static int store_grow(struct eq_split_store *st)
+{
+	size_t mask = st->mask ? 2 * st->mask + 1 : 1023, i, j;
+	struct pair *slots = calloc(mask + 1, sizeof(*slots));
+
+	if (!slots)
+		return -1;
+	for (i = 0; st->slots && i <= st->mask; i++)
+		if (st->slots[i].loc) {
+			for (j = pair_hash(st->slots[i].loc, st->slots[i].label) & mask; slots[j].loc;
+			     j = (j + 1) & mask)
+				;
+			slots[j] = st->slots[i];
+		}
+	free(st->slots);
+	st->slots = slots;
+	st->mask = mask;
+	return 0;
+}
+
+/* The location of a sample at loc with this label, made on first sight. */
+static const struct eq_loc *split_loc(struct eq_split_store *st, enum eq_by primary,
+				      const struct eq_loc *loc, const char *label)
+{
+	struct eq_loc *x;
+	size_t j;
+	const char *named;
+
+	if (2 * (st->n + 1) > st->mask && store_grow(st) < 0)
+		return NULL;
+	for (j = pair_hash(loc, label) & st->mask; st->slots[j].loc; j = (j + 1) & st->mask)
+		if (st->slots[j].loc == loc && st->slots[j].label == label)
+			return st->slots[j].split;
+	if (st->nlocs == st->caplocs) {
+		size_t cap = st->caplocs ? 2 * st->caplocs : 256;
+		struct eq_loc **v = realloc(st->locs, cap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		st->locs = v;
+		st->caplocs = cap;
+	}
+	x = malloc(sizeof(*x));
+	if (!x)
+		return NULL;
+	st->locs[st->nlocs++] = x;
+	*x = *loc;
+	/* the name the row is keyed and shown by gets the label */
+	if (loc->kind == EQ_LOC_IDLE) {
+		named = x->proc = (unsigned)primary == EQ_BY_NONE ? label
+			  : eq_internf(st->strings, "%s [%s]", loc->proc ? loc->proc : "[idle]", label);
+		x->module = x->proc;
+	} else if ((unsigned)primary == EQ_BY_NONE) {
+		named = x->exe = label;
+		x->module_base = label;
+	} else if (primary == EQ_BY_EXE || primary == EQ_BY_PID) {
+		named = x->exe = eq_internf(st->strings, "%s [%s]", loc->exe, label);
+	} else if (primary == EQ_BY_MODULE) {
+		named = x->module = eq_internf(st->strings, "%s [%s]", loc->module, label);
+	} else { /* EQ_BY_PROC: a pc no symbol covers is "[unknown]" */
+		named = x->proc = eq_internf(st->strings, "%s [%s]",
+					     loc->proc ? loc->proc : "[unknown]", label);
+		if (!loc->proc)
+			x->kind = EQ_LOC_RESOLVED;
+	}
+	if (!named)
+		return NULL;
+	st->slots[j] = (struct pair){ loc, label, x };
+	st->n++;
+	return x;
+}
+
+/* The label of a sample's state: the parts the split asks for, in a fixed
+ * order (cpu, mode, frequency, idle state). */
+static const char *sample_label(struct eq_split_store *st, const struct eq_pstates *ps,
+				unsigned splits, const struct eq_sample *smp)
+{
+	char buf[128], f[32], c[16];
+	size_t len = 0;
+	uint32_t khz = 0;
+	int cstate = -1;
+
+	buf[0] = '\0';
+	if (splits & (EQ_SPLIT_STATE | EQ_SPLIT_FREQ | EQ_SPLIT_CSTATE)) {
+		eq_pstates_at(ps, smp->cpu, smp->time, &khz, &cstate);
+		/* A sample that interrupted code found the CPU running (C0); an
+		 * idle one is in the idle state logged, "idle" if none says
+		 * which (or the log says running: the ISR's wake-up came first). */
+		if (!(smp->flags & EQ_F_IDLE))
+			cstate = 0;
+		else if (cstate <= 0)
+			cstate = -2;
+	}
+#define ADD(...) (len += (size_t)snprintf(buf + len, sizeof(buf) - len, __VA_ARGS__))
+	if (splits & EQ_SPLIT_CPU)
+		ADD("%scpu%u", len ? " " : "", smp->cpu);
+	if (splits & EQ_SPLIT_MODE)
+		ADD("%s%s", len ? " " : "", (smp->flags & EQ_F_IDLE) ? "idle" :
+		    (smp->flags & EQ_F_KERNEL) ? "kernel" : "user");
+	if (splits & (EQ_SPLIT_STATE | EQ_SPLIT_FREQ))
+		ADD("%s%s", len ? " " : "", eq_freq_label(f, sizeof(f), khz));
+	if (splits & (EQ_SPLIT_STATE | EQ_SPLIT_CSTATE))
+		ADD("%s%s", len ? " " : "", eq_cstate_label(c, sizeof(c), cstate));
+#undef ADD
+	return eq_intern(st->strings, buf);
+}
+
+static int needs_events(const struct eqp_file *f, const struct eq_pstates *ps, unsigned splits,
+			struct eq_error *err)
+{
+	const char *what = NULL;
+
+	if ((splits & EQ_SPLIT_FREQ) && !eq_pstates_has(ps, EQP_PS_FREQ))
+		what = "CPU-frequency";
+	else if ((splits & EQ_SPLIT_CSTATE) && !eq_pstates_has(ps, EQP_PS_IDLE))
+		what = "idle-state";
+	else if ((splits & EQ_SPLIT_STATE) && !eq_pstates_has(ps, EQP_PS_FREQ) &&
+		 !eq_pstates_has(ps, EQP_PS_IDLE))
+		what = "power-state";
+	if (!what)
+		return 0;
+	return eq_fail(err, "%s has no %s changes (PSTA chunks, docs/format.md), so its samples cannot be "
+		       "grouped by them: record with a source that logs them (eqprof sim does; eqprof "
+		       "record does not log them yet), or group by cpu or mode, which every recording has", eqp_path(f), what);
+}
+
+struct eq_profile *eq_split_profile_build(const struct eqp_file *f, struct eq_symbolizer *s,
+					  enum eq_by by, unsigned flags,
+					  struct eq_split_store **store, struct eq_error *err)
+{
+	const struct eqp_meta *m = eqp_meta(f);
+	unsigned splits = EQ_BY_SPLITS(by), primary = EQ_BY_PRIMARY(by);
+	struct eq_split_store *st = calloc(1, sizeof(*st));
+	struct eq_pstates *ps = eq_pstates_new(f, err);
+	struct eq_agg *a = NULL;
+	struct eq_profile *p = NULL;
+	uint64_t lost_marks = 0;
+	size_t c, k;
+
+	*store = NULL;
+	if (!ps)
+		goto out;
+	if (st)
+		st->strings = eq_intern_new();
+	if (!st || !st->strings)
+		goto oom;
+	if (needs_events(f, ps, splits, err) < 0)
+		goto out;
+	a = eq_agg_new(primary == EQ_BY_NONE ? EQ_BY_EXE : (enum eq_by)primary, flags, err);
+	if (!a || eq_agg_order(a, eqp_nsamples(f), m->clock_hz, err) < 0)
+		goto out;
+	for (c = 0; c < eqp_nsample_chunks(f); c++) {
+		size_t n;
+		const struct eq_sample *smp = eqp_sample_chunk(f, c, &n);
+
+		for (k = 0; smp && k < n; k++) {
+			const struct eq_loc *loc = eq_sym_lookup(s, &smp[k]);
+			const char *label = sample_label(st, ps, splits, &smp[k]);
+
+			if (!label || !(loc = split_loc(st, (enum eq_by)primary, loc, label)))
+				goto oom;
+			if (eq_agg_add_sample(a, loc, smp[k].time, err) < 0)
+				goto out;
+			lost_marks += !!(smp[k].flags & EQ_F_LOST);
+		}
+	}
+	p = eq_agg_finish(a, m->mode, m->quantum_j,
+			  m->mode == EQP_MODE_TIME ? eq_profile_period_s(f) : 0,
+			  eqp_lost_total(f), err);
+	a = NULL;
+	if (p) {
+		p->by = by;
+		p->lost_marks = lost_marks;
+		p->skipped = *eqp_skipped(f);
+		*store = st;
+		st = NULL;
+	}
+	goto out;
+oom:
+	eq_fail(err, "profile of %s: out of memory", eqp_path(f));
+out:
+	eq_agg_free(a);
+	eq_pstates_free(ps);
+	eq_split_store_free(st);
+	return p;
+}

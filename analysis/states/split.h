@@ -1,0 +1,54 @@
+/*
+ * split.h - profiles split by power state, CPU and mode (seed 003, SEProf):
+ * `--by state`, `--by cpu`, `--by mode`, `--by freq`, `--by cstate` and
+ * combinations with a granularity, `--by exe,state`, `--by proc,freq,mode`.
+ *
+ * A split profile is an ordinary eq_profile (tables, CSV, JSON, compare,
+ * intervals from the time-ordered samples) whose rows are the pairs of a
+ * row of the granularity and a label of the state the sample was taken in:
+ * "App [206MHz C0]", "kernel_loop [59MHz]", "cpu1 user".  Its `by` is
+ * EQ_BY_SPLIT | ... and eq_by_name() names it ("exe,state").
+ */
+#ifndef EQ_SPLIT_H
+#define EQ_SPLIT_H
+
+#include "eq_error.h"
+#include "eqp.h"
+#include "profile.h"
+#include "symbolize.h"
+
+#define EQ_BY_SPLIT      0x100     /* an enum eq_by value with this bit is composite */
+#define EQ_BY_NONE       0x7       /* composite without a granularity: rows are states */
+#define EQ_SPLIT_STATE   0x01      /* frequency and idle state: "206MHz C0" */
+#define EQ_SPLIT_FREQ    0x02      /* "206MHz" */
+#define EQ_SPLIT_CSTATE  0x04      /* "C0", "C1" */
+#define EQ_SPLIT_CPU     0x08      /* "cpu0" */
+#define EQ_SPLIT_MODE    0x10      /* "user", "kernel", "idle" */
+
+/* The granularity of a composite by (EQ_BY_NONE: none) and its split bits. */
+#define EQ_BY_PRIMARY(by) ((unsigned)(by) & 0xff)
+#define EQ_BY_SPLITS(by)  (((unsigned)(by) >> 12) & 0xff)
+#define EQ_BY_MAKE(primary, splits) \
+	((enum eq_by)(EQ_BY_SPLIT | (unsigned)(primary) | (unsigned)(splits) << 12))
+
+/* "exe,state", "state", "proc,cpu,mode"... -> *by (composite or plain);
+ * an error names what is allowed. */
+int eq_by_parse_split(const char *text, enum eq_by *by, struct eq_error *err);
+/* "exe,state" for a composite by (a static string). */
+const char *eq_split_by_name(enum eq_by by);
+
+struct eq_split_store;
+
+/*
+ * The profile of f by the composite `by` (flags as eq_profile_build).  The
+ * rows point into *store, which must outlive the profile: free it with
+ * eq_split_store_free after eq_profile_free.  A split by state, freq or
+ * cstate needs the recording's power-state events (PSTA); without them the
+ * error says what records them.
+ */
+struct eq_profile *eq_split_profile_build(const struct eqp_file *f, struct eq_symbolizer *s,
+					  enum eq_by by, unsigned flags,
+					  struct eq_split_store **store, struct eq_error *err);
+void eq_split_store_free(struct eq_split_store *store);
+
+#endif

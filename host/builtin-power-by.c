@@ -1,0 +1,153 @@
+/*
+ * builtin-power-by.c - `eqprof power --by proc`: the device's power while
+ * each procedure runs, fitted by regression over the board's intervals
+ * (seed 002; analysis/regress).  docs/power.md is the user's reference.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "builtin.h"
+#include "eqp.h"
+#include "outfile.h"
+#include "attrib.h"
+#include "regress.h"
+#include "symbolize.h"
+#include "table.h"
+
+static const char usage_text[] =
+"usage: eqprof power --by proc FILE.eqp [--primes MIN:MAX] [--seed N] [--min-share P]\n"
+"                    [--device-model FILE] [--format table|csv|json] [-o OUT] [--symfs DIR]\n"
+"\n"
+"The device's power while each procedure runs, by weighted least squares of\n"
+"the energy of the board's intervals on the procedures' times in them (from\n"
+"time-driven samples), with 95% intervals and collinearity warnings.\n"
+"\n"
+"  FILE.eqp         time-driven samples and the board's stream of one run\n"
+"                   (eqprof sim writes time.eqp so)\n"
+"  --primes A:B     interval lengths: random primes of quanta in [A, B] (7:61)\n"
+"  --seed N         of the random interval lengths (1)\n"
+"  --min-share P    procedures with less of the samples are fitted as one\n"
+"                   [other] column (0.5%)\n"
+"  --device-model F recordings with device requests: each device state's power\n"
+"                   is fitted too; F gives the tail times (else the recording's)\n";
+
+static int usage(const char *msg)
+{
+	fprintf(stderr, "eqprof power: %s\n'eqprof power --by proc --help' lists the options\n", msg);
+	return 2;
+}
+
+struct print_arg {
+	const struct eq_regress *r;
+	const char *source;
+	enum eq_format fmt;
+};
+
+int cmd_power_by(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "by", required_argument, NULL, 'b' },
+		{ "primes", required_argument, NULL, 'p' },
+		{ "seed", required_argument, NULL, 's' },
+		{ "min-share", required_argument, NULL, 'm' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "symfs", required_argument, NULL, 'S' },
+		{ "device-model", required_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static struct eq_devmodel models[64];
+	struct eq_regress_opts o;
+	struct eq_sym_options so = { .check_build_id = 1 };
+	enum eq_format fmt = EQ_FMT_TABLE;
+	const char *out = NULL;
+	struct eq_error err;
+	struct eqp_file *f = NULL;
+	struct eq_symbolizer *s = NULL;
+	struct eq_regress *r = NULL;
+	struct eq_outfile of;
+	int c, rc = 1;
+	char *end;
+
+	eq_regress_opts_default(&o);
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'b':
+			if (strcmp(optarg, "proc"))
+				return usage("--by: power by regression is per procedure: --by proc");
+			break;
+		case 'p':
+			o.min_prime = (unsigned)strtoul(optarg, &end, 10);
+			if (*end != ':' || (o.max_prime = (unsigned)strtoul(end + 1, &end, 10), *end) ||
+			    o.min_prime < 2 || o.max_prime < o.min_prime || o.max_prime > 10000)
+				return usage("--primes: give MIN:MAX, 2 <= MIN <= MAX <= 10000 (e.g. 7:61)");
+			break;
+		case 's':
+			o.seed = strtoull(optarg, &end, 10);
+			if (*end || end == optarg)
+				return usage("--seed: give a whole number");
+			break;
+		case 'm':
+			o.min_share = strtod(optarg, &end) / 100;
+			if (end == optarg || (*end && strcmp(end, "%")) || !(o.min_share >= 0 && o.min_share < 1))
+				return usage("--min-share: give a percentage from 0 to 100");
+			break;
+		case 'f':
+			if (eq_format_parse(optarg, &fmt, &err))
+				return usage(err.msg);
+			break;
+		case 'o': out = optarg; break;
+		case 'S': so.symfs = optarg; break;
+		case 'd':
+			if (eq_devmodel_read(optarg, models, 64, &o.nmodels, &err) < 0) {
+				fprintf(stderr, "eqprof power: %s\n", err.msg);
+				return 1;
+			}
+			o.models = models;
+			break;
+		case 'h': fputs(usage_text, stdout); return 0;
+		default: return 2;
+		}
+	}
+	if (optind != argc - 1)
+		return usage("--by proc takes one recording");
+	f = eqp_open(argv[optind], &err);
+	if (!f) {
+		fprintf(stderr, "eqprof power: %s\n", err.msg);
+		return 1;
+	}
+	if (eqp_warning(f))
+		fprintf(stderr, "eqprof power: warning: %s\n", eqp_warning(f));
+	s = eq_sym_new(f, &so, &err);
+	if (s) {
+		eq_sym_skip_lines(s, 1);
+		r = eq_regress_fit(f, s, &o, &err);
+	}
+	if (!r) {
+		fprintf(stderr, "eqprof power: %s\n", err.msg);
+		goto done;
+	}
+	if (eq_output_not_input(out, (const char *const *)&argv[optind], 1, &err) ||
+	    eq_outfile_open(&of, out ? out : "-", &err)) {
+		fprintf(stderr, "eqprof power: %s\n", err.msg);
+		goto done;
+	}
+	eq_regress_print(of.fp, r, argv[optind], fmt);
+	if (eq_outfile_commit(&of, &err)) {
+		fprintf(stderr, "eqprof power: %s\n", err.msg);
+		goto done;
+	}
+	if (r->warning[0] && out)
+		fprintf(stderr, "eqprof power: warning: %s\n", r->warning);
+	rc = 0;
+done:
+	eq_regress_free(r);
+	eq_sym_free(s);
+	if (f)
+		eqp_close(f);
+	return rc;
+}

@@ -1,0 +1,139 @@
+#!/usr/bin/env python3
+"""stacks.py - exports of a recording with call chains carry the full
+stacks, read back by each format's own consumer and compared with
+`eqprof report --children` on the same recording:
+
+  pprof      go tool pprof -top -cum: every function's cumulative samples
+             equal its children samples; go tool pprof -traces: the stacks
+             (by frame names) equal the folded export's
+  callgrind  callgrind_annotate --inclusive=yes: every function's inclusive
+             samples equal its children samples (so the calls= edges are
+             there and right)
+  chrome     nested slices per thread (a flame chart): properly nested, and
+             each procedure's slices hold its children samples
+  folded     exe;outermost;...;leaf lines add up to the report
+
+The program is test/fixtures/callers.c (one leaf under two callers,
+recursion-free), recorded with `record -g`.  Every comparison is exact:
+nothing here is statistical."""
+import collections
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "analysis"))
+from eqtest import SRC, Tap, eqprof, run  # noqa: E402
+
+
+def main():
+    t = Tap()
+    with tempfile.TemporaryDirectory(prefix="eqprof-stacks-") as d:
+        prog = os.path.join(d, "callers")
+        run(["cc", "-O0", "-g", "-fno-omit-frame-pointer", "-o", prog,
+             os.path.join(SRC, "test", "fixtures", "callers.c")])
+        rec = os.path.join(d, "cg.eqp")
+        rc, _, err = eqprof("record", "-g", "-t", "2kHz", "-q", "-o", rec, "--", prog, "1000000", "60")
+        t.ok(rc == 0, "record -g runs the program", err)
+        rc, out, err = eqprof("report", rec, "--children", "--format", "json", "-q")
+        doc = json.loads(out)
+        children = {r["name"]: r["children_samples"] for r in doc["rows"]}
+        total = doc["total_samples"]
+        t.ok(children.get("a", 0) > 0 and children.get("b", 0) > 0, "a and b were sampled", children)
+
+        def export(fmt, name):
+            path = os.path.join(d, name)
+            rc, _, err = eqprof("export", rec, "--format", fmt, "-o", path, "-q")
+            t.ok(rc == 0, "export --format %s" % fmt, err)
+            return path
+
+        # folded: the reference stacks (an unresolved frame is "[module]"
+        # there, "[unknown]" in pprof: compared as one)
+        def norm(name):
+            return "[unknown]" if re.match(r"^\[.*\]$", name) and name != "[idle]" else name
+
+        folded = collections.Counter()
+        for line in open(export("folded", "cg.folded")):
+            key, n = line.rsplit(" ", 1)
+            folded[tuple(norm(f) for f in key.split(";")[1:])] += int(n)
+        t.eq(sum(folded.values()), total, "folded: the stacks add up to all samples")
+
+        # pprof
+        pb = export("pprof", "cg.pb.gz")
+        top = subprocess.run(["go", "tool", "pprof", "-top", "-cum", "-sample_index=samples",
+                              "-nodecount=100000", "-nodefraction=0", "-edgefraction=0", pb],
+                             capture_output=True, text=True)
+        cum = {}
+        for line in top.stdout.splitlines():
+            m = re.match(r"\s*(\d+)\s+[\d.]+%\s+[\d.]+%\s+(\d+)\s+[\d.]+%\s+(.+?)\s*$", line)
+            if m:
+                cum[m.group(3)] = cum.get(m.group(3), 0) + int(m.group(2))
+        t.eq(cum, children, "go tool pprof -cum: every function's cumulative samples are its "
+             "children samples")
+        tr = subprocess.run(["go", "tool", "pprof", "-traces", "-sample_index=samples", pb],
+                            capture_output=True, text=True)
+        traces = collections.Counter()
+        cur, n = [], 0
+        for line in tr.stdout.splitlines() + ["-----------+"]:
+            if line.startswith("-----------+"):
+                if cur:
+                    traces[tuple(norm(f) for f in reversed(cur))] += n
+                cur, n = [], 0
+                continue
+            m = re.match(r"\s+(\d+)\s+(\S.*)$", line)
+            if m and not cur:
+                n, cur = int(m.group(1)), [m.group(2).strip()]
+            elif cur and line.strip() and ":" not in line:
+                cur.append(line.strip())
+        t.eq(traces, folded, "go tool pprof -traces: each sample's stack, leaf first, as folded")
+
+        # callgrind
+        cg = export("callgrind", "callgrind.out.cg")
+        ann = subprocess.run(["callgrind_annotate", "--inclusive=yes", "--threshold=100", cg],
+                             capture_output=True, text=True)
+        incl = {}
+        for line in ann.stdout.splitlines():
+            m = re.match(r"\s*[\d,]+ \([\d. ]+%\)\s+([\d,]+) \([\d. ]+%\)\s+\S*?:(\S+) \[", line)
+            if m:
+                incl[m.group(2)] = incl.get(m.group(2), 0) + int(m.group(1).replace(",", ""))
+        t.eq(incl, children, "callgrind_annotate --inclusive=yes: inclusive samples are the "
+             "children samples (calls= edges)")
+        text = open(cg).read()
+        t.ok(re.search(r"fn=main\n(?:.*\n)*?cfn=b\ncalls=\d+ 0x[0-9a-f]+ 0\n0x[0-9a-f]+ \d+ \d+ %d\n"
+                       % children["b"], text) is not None,
+             "callgrind: main's call of b carries b's inclusive samples", text[:1500])
+
+        # chrome
+        ch = json.load(open(export("chrome", "cg.json")))
+        ev = [e for e in ch["traceEvents"] if e.get("ph") == "X"]
+        per = collections.Counter()
+        for e in ev:
+            per[e["name"]] += e["args"]["samples"]
+        t.eq(dict(per), children, "chrome: each procedure's slices hold its children samples")
+        bad = []
+        by_thread = collections.defaultdict(list)
+        for e in ev:
+            by_thread[(e["pid"], e["tid"])].append((e["ts"], -e["dur"], e["name"]))
+        eps = 2e-3
+        for th, v in by_thread.items():
+            v.sort()
+            stack = []
+            for ts, mdur, name in v:
+                end = ts - mdur
+                while stack and stack[-1] <= ts + eps:
+                    stack.pop()
+                if stack and end > stack[-1] + eps:
+                    bad.append((th, ts, end, stack[-1], name))
+                stack.append(end)
+        t.ok(not bad, "chrome: each thread's slices nest (a flame chart)", bad[:5])
+        depth = max((len(k) for k in folded), default=0)
+        t.ok(depth >= 4 and any(e["name"] == "main" for e in ev),
+             "chrome: callers' slices are there (main, __libc_start_call_main)")
+    t.done()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,274 @@
+#!/usr/bin/env python3
+"""check.py - judges one hardware-in-the-loop run (test/hil/run-loop.sh).
+
+    check.py OUT FIRST_TAP_NUMBER      (EQPROF in the environment)
+
+OUT holds board.eqp, merged.eqp (eqprof merge of the guest's energy.eqp and
+board.eqp), guest/ (what the guest recorded), truth (the bridge's exact
+energies).  Prints TAP lines (no plan) and, with --summary, a table of the
+profiles beside the truth for a reader (make hil-demo).
+
+The truth: the bridge integrates each phase's power over board time, and
+writes for every IRQ edge the energy spent so far in each phase, so the
+energy of the quanta a recording holds is exact.  A program's truth is a
+bracket: at most its whole phase's energy, at least the share of its phase
+it held the CPU (it measured that itself); the recorder and the kernel ran
+in the rest of the phase at the phase's power.  The rest (idle, recorder,
+kernel) is everything else.  The recorder's own samples may have been
+taken in any phase: they may count towards either side.
+
+Why the statistics hold on any machine (false failure well below 1e-4):
+energy-driven samples are not independent draws.  The board interrupts
+once per quantum, so the number of samples in a phase is its energy over
+the quantum, give or take the one quantum in progress at each phase change
+and the firmware's +-5% jitter of N (a random walk of about 0.03 quanta
+per sample in the root: under one quantum over 500 samples).  Lockstep
+keeps the phase changes' interrupt latency to one interrupt at most, and
+the truth brackets the recorder's and the kernel's time.  The report's 99% interval (its
+95% interval widened by 2.576/1.96) is several quanta wide for every row.
+The loss cross-check is exact by construction (merged doorbells are
+counted); nothing is asserted on time.
+"""
+import json
+import os
+import re
+import struct
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
+import eqp  # noqa: E402
+
+OUT, N = sys.argv[1], int(sys.argv[2])
+SUMMARY = "--summary" in sys.argv
+EQPROF = os.environ["EQPROF"]
+Z99_OVER_95 = 2.5758 / 1.9600
+PROGRAMS = {1: "cpucached", 2: "game"}
+
+
+def tap(ok, what, detail=""):
+    global N
+    print(f"{'ok' if ok else 'not ok'} {N} - {what}")
+    if not ok and detail:
+        for line in str(detail).splitlines()[:20]:
+            print("# " + line)
+    N += 1
+    return ok
+
+
+def path(*names):
+    return os.path.join(OUT, *names)
+
+
+def read_truth():
+    t = {"power": {}, "edges": [], "listen": []}
+    with open(path("truth")) as f:
+        for line in f:
+            w = line.split()
+            if not w or w[0].startswith("#"):
+                continue
+            if w[0] == "power":
+                t["power"][int(w[1])] = float(w[2])
+            elif w[0] == "edge":
+                t["edges"].append((int(w[2]), int(w[3]), [float(x) for x in w[4:]]))
+            elif w[0] == "listen":
+                t["listen"].append((int(w[2]), int(w[3]), int(w[4])))
+            elif w[0] in ("boots", "edges", "doorbells", "ring_timeouts", "pulses"):
+                t["n_" + w[0]] = int(w[1])
+    return t
+
+
+def report(file, by="exe"):
+    p = subprocess.run([EQPROF, "report", file, "--by", by, "--format", "json", "-q"],
+                       capture_output=True, text=True)
+    if p.returncode:
+        raise RuntimeError(p.stderr)
+    return json.loads(p.stdout), p.stderr
+
+
+def rows_by_name(rep):
+    out = {}
+    for r in rep["rows"]:
+        lo = r["share"] - (r["share"] - r["ci95_low"]) * Z99_OVER_95
+        hi = r["share"] + (r["ci95_high"] - r["share"]) * Z99_OVER_95
+        out[r["name"]] = (r["share"], lo, hi, r["samples"])
+    return out
+
+
+def board_records(file):
+    rec = eqp.read(file)
+    out = {}
+    for ctype, _, payload in rec.chunks:
+        if ctype == "BREC":
+            (n,) = struct.unpack_from("<I", payload, 0)
+            for i in range(n):
+                t, seq, pulses, uv, fl, _ = struct.unpack_from("<QIIIHH", payload, 8 + 24 * i)
+                out[seq] = (t, pulses, fl)
+    return out
+
+
+truth = read_truth()
+work = {}
+with open(path("guest", "work-energy.txt")) as f:
+    for line in f:
+        m = re.match(r"hilwork (\S+) phase=(\d+) wall=([\d.]+) cpu=([\d.]+)", line)
+        if m:
+            work[int(m.group(2))] = (float(m.group(3)), float(m.group(4)))
+guest_log = open(path("guest", "guest.log")).read()
+rec_log = open(path("guest", "record.log")).read()
+merge_log = open(path("merge.log")).read()
+tap("record=0" in guest_log and "record-t=0" in guest_log and len(work) == 2,
+    "the guest ran both programs under eqprof record -e --ivshmem, then under record -t",
+    guest_log[-1500:])
+tap(re.search(r"from ivshmem \S+ msix hardirq", rec_log) is not None,
+    "the energy-driven samples came from the doorbell's MSI-X interrupt, in hard-interrupt context",
+    rec_log)
+tap(truth.get("n_boots") == 1 and truth.get("n_ring_timeouts") == 0,
+    f"the firmware ran once without reset and every edge was taken by the guest in turn "
+    f"(boots {truth.get('n_boots')}, doorbell timeouts {truth.get('n_ring_timeouts')})")
+
+# ---- the loss cross-check ----------------------------------------------------
+m = re.search(r"raised (\d+) interrupts \(quanta (\d+)\.\.(\d+)\) during the recording; the target "
+              r"recorded (\d+) samples and counted (\d+) lost: balanced", merge_log)
+tap(m is not None, "eqprof merge: the board's interrupts balance the target's samples plus its "
+    "counted losses", merge_log)
+irqs, q0, q1, samples, lost = (int(x) for x in m.groups()) if m else (0, 0, 0, -1, -1)
+tap(m is not None and irqs == samples + lost and irqs == q1 - q0 + 1,
+    f"cross-check: {irqs} interrupts = {samples} samples + {lost} counted lost")
+on = [x for x in truth["listen"] if x[0] == 1]
+off = [x for x in truth["listen"] if x[0] == 0]
+ok = len(on) == 1 and len(off) == 1
+delivered = off[0][2] - on[0][2] if ok else -1
+tap(ok and on[0][1] == q0 and delivered == irqs,
+    f"the bridge's own count agrees: the module listened from edge {on[0][1] if ok else '?'}, and "
+    f"took {delivered} edges while it did", truth["listen"])
+rep_e, rep_err = report(path("merged.eqp"))
+tap(f"raised {irqs} interrupts" in rep_err and "balanced" in rep_err,
+    "eqprof report of the merged recording repeats the cross-check with its numbers", rep_err)
+p = subprocess.run([EQPROF, "power", path("merged.eqp"), "--summary"], capture_output=True, text=True)
+tap(p.returncode == 0 and f"raised {irqs} interrupts" in p.stderr,
+    "eqprof power repeats it too", p.stdout + p.stderr)
+
+# ---- the board's stream is the firmware's own record of the same quanta ------
+brec = board_records(path("board.eqp"))
+span = range(q0, q1 + 1)
+have = [q for q in span if q in brec]
+offs = set()
+for q in have:
+    if q < len(truth["edges"]):
+        offs.add(brec[q][0] * 8 - truth["edges"][q][0])
+# the firmware stamps an edge from its interrupt handler: one offset, give or
+# take its latency (tens of cycles) and a tick's rounding (8 cycles)
+tap(len(have) == len(span) and offs and max(offs) - min(offs) <= 160,
+    f"the board's stream holds a record of each of those {len(span)} quanta, each stamped within "
+    f"10 us of the cycle the bridge saw its edge (offsets {min(offs) if offs else '?'}.."
+    f"{max(offs) if offs else '?'} cycles)")
+
+# ---- energy shares against the truth ----------------------------------------
+e_first, e_last = truth["edges"][q0 - 1][2] if q0 > 0 else [0.0] * 3, truth["edges"][q1][2]
+phase_e = [b - a for a, b in zip(e_first, e_last)]
+total_e = sum(phase_e)
+# A program's truth is bracketed: at most its whole phase's energy, at least
+# the share of the phase it held the CPU (the recorder and the kernel ran in
+# the rest, at the phase's power).
+truth_lo, truth_hi = {}, {}
+for ph, name in PROGRAMS.items():
+    wall, cpu = work[ph]
+    truth_lo[name] = phase_e[ph] * cpu / wall
+    truth_hi[name] = phase_e[ph]
+truth_lo["rest"] = total_e - sum(truth_hi[n] for n in PROGRAMS.values())
+truth_hi["rest"] = total_e - sum(truth_lo[n] for n in PROGRAMS.values())
+# Each phase change moves up to two quanta between the phases on either side
+# of it, exactly: the quantum in progress at the change holds energy of both
+# and counts where its edge falls, and the edge the bridge made just before
+# it saw the change may reach the guest just after.  A program has two
+# changes, the rest four.
+eq = total_e / (q1 - q0 + 1)
+for name, changes in (("cpucached", 2), ("game", 2), ("rest", 4)):
+    truth_lo[name] = max(0.0, truth_lo[name] - 2 * changes * eq)
+    truth_hi[name] += 2 * changes * eq
+truth_e = {n: (truth_lo[n] + truth_hi[n]) / 2 for n in truth_lo}
+shares = rows_by_name(rep_e)
+rest = [0.0, 0.0, 0.0, 0]
+for name, (s, lo, hi, n) in shares.items():
+    if name not in PROGRAMS.values():
+        rest = [rest[0] + s, rest[1] + (s - lo) ** 2, rest[2] + (hi - s) ** 2, rest[3] + n]
+shares["rest"] = (rest[0], rest[0] - rest[1] ** 0.5, rest[0] + rest[2] ** 0.5, rest[3])
+quantum = rep_e["quantum_j"]
+# The recorder's own samples (seed 001 reports the collector's share apart)
+# may have been taken in any phase: they may count towards either side.
+own = shares.get("eqprof", (0.0, 0.0, 0.0, 0))[0]
+for name in ("cpucached", "game", "rest"):
+    s, lo, hi, n = shares.get(name, (0.0, 0.0, 0.0, 0))
+    tlo, thi = truth_lo[name] / total_e, truth_hi[name] / total_e
+    slo, shi = (lo - own, hi) if name == "rest" else (lo, hi + own)
+    tap(slo <= thi and tlo <= shi,
+        f"energy share of {name}: {100 * s:.2f}% [99%: {100 * lo:.2f}, {100 * hi:.2f}] meets the "
+        f"truth {100 * tlo:.2f}..{100 * thi:.2f}% ({truth_lo[name]:.3f}..{truth_hi[name]:.3f} of "
+        f"{total_e:.3f} J; the recorder's own {100 * own:.2f}% may be either's)")
+tap(abs(rep_e["total_samples"] * quantum - total_e) < 0.02 * total_e,
+    f"the samples times the board's quantum ({rep_e['total_samples']} x {1e3 * quantum:.3f} mJ = "
+    f"{rep_e['total_samples'] * quantum:.3f} J) is the true energy {total_e:.3f} J within 2% "
+    f"(the front end's dead time and the phase changes' quanta)")
+
+# ---- time-driven: Figure 12's disagreement ------------------------------------
+# The same workload under record -t.  A loaded host stretches the board's
+# time unevenly between phases, so the test does not compare the phases'
+# lengths, only what Figure 12 shows: the 1.2 W program takes far more of
+# the energy than of the time, and energy over time share ranks the
+# programs by their power.
+rep_t, _ = report(path("guest", "time.eqp"))
+tshares = rows_by_name(rep_t)
+seconds = {i: phase_e[i] / truth["power"][i] for i in truth["power"] if truth["power"][i] > 0}
+mean_w = total_e / sum(seconds.values())
+es, elo, ehi, _ = shares["cpucached"]
+ts, tlo, thi, _ = tshares.get("cpucached", (0.0, 0.0, 0.0, 0))
+tap(tlo > 0 and thi < elo,
+    f"cpucached (1.2 W): energy share {100 * es:.1f}% [99%: {100 * elo:.1f}, {100 * ehi:.1f}] "
+    f"against time share {100 * ts:.1f}% [99%: {100 * tlo:.1f}, {100 * thi:.1f}]: the profiles "
+    f"disagree (Figure 12)")
+t_rest = sum(v[0] for k, v in tshares.items() if k not in PROGRAMS.values())
+ratios = [shares["cpucached"][0] / max(ts, 1e-9),
+          shares["game"][0] / max(tshares.get("game", (1e-9,))[0], 1e-9),
+          shares["rest"][0] / max(t_rest, 1e-9)]
+tap(ratios[0] > ratios[1] > ratios[2],
+    "energy share over time share ranks cpucached (1.2 W) > game (0.5 W) > idle and the rest "
+    "(0.27 W): " + ", ".join(f"{r:.2f}" for r in ratios))
+
+m = re.search(r"residual median ([\d.]+) ms, 99% ([\d.]+) ms, max ([\d.]+) ms", merge_log)
+r = re.search(r"target = board x ([\d.]+) ([+-][\d.]+) ms", merge_log)
+tap(m is not None and r is not None,
+    "eqprof merge estimated the clocks' rate and offset from the matched interrupts and reported "
+    "the residual" + (f" (rate {r.group(1)}, residual median {m.group(1)} ms, 99% {m.group(2)} ms)"
+                      if m and r else ""), merge_log)
+
+# merge refuses what it cannot merge, saying why, and writes nothing
+bad = []
+for args, want in (((path("guest", "time.eqp"), path("board.eqp")), "no energy-driven samples"),
+                   ((path("guest", "energy.eqp"), path("guest", "energy.eqp")), "no board stream"),
+                   ((path("merged.eqp"), path("board.eqp")), "already holds a board stream")):
+    o = path("refused.eqp")
+    p = subprocess.run([EQPROF, "merge", *args, "-o", o], capture_output=True, text=True)
+    if p.returncode != 1 or want not in p.stderr or os.path.exists(o):
+        bad.append(f"{args}: exit {p.returncode}: {p.stderr.strip()}")
+tap(not bad, "eqprof merge refuses a time-driven target, a board log without a board, and a "
+    "recording already merged, naming the file and writing nothing", "\n".join(bad))
+
+if SUMMARY:
+    print(f"# truth over the recording: {total_e:.3f} J in {total_e / mean_w:.2f} s of board time, "
+          f"mean {mean_w:.3f} W")
+    print("# %-10s %8s %22s %15s %22s" % ("program", "power", "energy share [99%]",
+                                           "truth", "time share [99%]"))
+    seconds = [seconds[i] for i in sorted(seconds)]
+    for ph, name in list(PROGRAMS.items()) + [(0, "rest")]:
+        s, lo, hi, _ = shares[name]
+        if name == "rest":
+            ts = sum(v[0] for k, v in tshares.items() if k not in PROGRAMS.values())
+            tl = th = ts
+            pw = "-"
+        else:
+            ts, tl, th, _ = tshares.get(name, (0, 0, 0, 0))
+            pw = f"{truth['power'][ph]:.2f} W"
+        print("# %-10s %8s %6.2f%% [%5.2f, %5.2f] %6.2f..%5.2f%% %6.2f%% [%5.2f, %5.2f]" % (
+            name, pw, 100 * s, 100 * lo, 100 * hi, 100 * truth_lo[name] / total_e,
+            100 * truth_hi[name] / total_e, 100 * ts, 100 * tl, 100 * th))

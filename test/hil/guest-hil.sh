@@ -1,0 +1,43 @@
+#!/bin/sh
+# /init of the hardware-in-the-loop guest (test/hil/run-loop.sh builds it
+# from test/linux's initramfs): loads eqprof.ko and runs the workload twice,
+# energy-driven from the board's doorbell (record -e --ivshmem -a), then
+# time-driven from the module's hrtimers (record -t -a): the module takes
+# one source at a time, and a second recorder running beside the first
+# would be in the profile it measures.  The workload (hilrun) announces its
+# phases to the bridge, which gives each its power.  /out goes back to the
+# host as a tar stream on the second serial port.
+export PATH=/bin
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev
+mkdir -p /out /tmp
+exec >/out/guest.log 2>&1
+set -x
+secs=$(sed -n 's/.* hilsecs=\([0-9.]*\).*/\1/p' /proc/cmdline)
+insmod /ko/eqprof.ko && echo MODULE-LOADED
+lspci 2>/dev/null || grep -l 0x1110 /sys/bus/pci/devices/*/device
+cat >/bin/hilrun <<RUN
+#!/bin/sh
+sleep 1
+/bin/cpucached ${secs:-4} >>/out/work-\$1.txt
+sleep 1
+/bin/game ${secs:-4} >>/out/work-\$1.txt
+sleep 1
+RUN
+chmod 755 /bin/hilrun
+eqprof record -e --ivshmem -a -o /out/energy.eqp -- /bin/hilrun energy >/out/record.out 2>/out/record.log
+echo "record=$?"
+eqprof record -t 250 -a -o /out/time.eqp -- /bin/hilrun time >/out/record-t.out 2>/out/record-t.log
+echo "record-t=$?"
+grep eqprof /proc/interrupts
+gzip -c /proc/kallsyms >/out/kallsyms.gz
+set +x
+dmesg >/out/dmesg.txt
+echo GUEST-DONE
+exec >/dev/console 2>&1
+stty -F /dev/ttyS1 raw -echo
+tar -czf - -C /out . >/dev/ttyS1
+sleep 1
+echo EQPROF-HIL-DONE
+poweroff -f

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# The hardware-in-the-loop run (docs/hil.md), for the test and for
+# `make hil-demo`:
+#
+#   run-loop.sh OUTDIR [SECONDS]
+#
+# Starts the bridge (sim/hil/hilbridge: the board firmware in simavr, front
+# end driven by the guest's phases, IRQ edges into the guest through an
+# ivshmem doorbell), `eqprof board log` on the board's pty, and QEMU booting
+# Debian's kernel with test/linux's initramfs plus the workload
+# (test/hil/hilwork.c as cpucached and game, SECONDS each) and
+# test/hil/guest-hil.sh as /init.  Leaves in OUTDIR: board.eqp (the board's
+# stream), guest/energy.eqp and guest/time.eqp (recorded in the guest),
+# truth (the bridge's exact energies), root/ (the guest's files, for
+# symbols), console.log, bridge.log.  Environment: SRC, B, EQPROF.
+set -euo pipefail
+SRC=${SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
+B=${B:-$SRC/build}
+EQPROF=${EQPROF:-$B/eqprof}
+out=$1
+secs=${2:-4}
+elf=$B/firmware/eqfw-simavr.elf
+[ -f "$elf" ] || elf=$B/../firmware/eqfw-simavr.elf
+bridge=$B/sim/hil/hilbridge
+[ -x "$bridge" ] || bridge=$B/../sim/hil/hilbridge
+guest=$B/linux   # shared with test/linux (build-guest.sh)
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+eval "$("$SRC/test/linux/kernel-abi.sh")"
+
+SRC=$SRC B=$B EQPROF=$EQPROF "$SRC/test/linux/build-guest.sh" "$guest" >"$out/build.log" 2>&1 ||
+	{ tail -n 20 "$out/build.log" >&2; exit 1; }
+r=$out/root
+rm -rf "$r"
+cp -a "$guest/root" "$r"
+cc -static -O1 -g -fno-omit-frame-pointer -DPHASE=1 -I"$SRC" -o "$r/bin/cpucached" "$SRC/test/hil/hilwork.c"
+cc -static -O1 -g -fno-omit-frame-pointer -DPHASE=2 -I"$SRC" -o "$r/bin/game" "$SRC/test/hil/hilwork.c"
+cp "$SRC/test/hil/guest-hil.sh" "$r/init"
+chmod 755 "$r/init"
+(cd "$r" && find . | cpio -o -H newc --quiet | gzip -1) >"$out/initramfs.gz"
+
+# The socket's path must fit a sockaddr_un: a short directory of its own.
+work=$(mktemp -d /tmp/eqhil.XXXXXX)
+bpid= lpid=
+cleanup() {
+	[ -n "$lpid" ] && kill -INT "$lpid" 2>/dev/null
+	[ -n "$bpid" ] && kill -TERM "$bpid" 2>/dev/null
+	wait 2>/dev/null
+	rm -rf "$work"
+}
+trap cleanup EXIT
+"$bridge" "$elf" "$work" --life 1200 2>"$out/bridge.log" &
+bpid=$!
+for _ in $(seq 200); do [ -s "$work/port" ] && break; sleep 0.05; done
+port=$(cat "$work/port")
+"$EQPROF" board config --port "$port" --quantum ${HIL_QUANTUM:-256} --jitter 5 --vcomp off >"$out/board-config.txt"
+"$EQPROF" board log --port "$port" -o "$out/board.eqp" -q 2>"$out/board-log.txt" &
+lpid=$!
+sleep 0.5
+rc=0
+timeout 900 qemu-system-x86_64 -accel tcg -smp 1 -m 512 -no-reboot \
+	-kernel "$VMLINUZ" -initrd "$out/initramfs.gz" \
+	-append "console=ttyS0 panic=-1 hilsecs=$secs" \
+	-chardev "socket,path=$work/ivshmem.sock,id=board" \
+	-device ivshmem-doorbell,chardev=board,vectors=1 \
+	-display none -monitor none \
+	-serial "file:$out/console.log" -serial "file:$work/out.tar" >"$out/qemu.log" 2>&1 || rc=$?
+# The board keeps counting until its log stops: then the bridge's truth.
+kill -INT "$lpid"
+wait "$lpid" || rc=$((rc ? rc : 10))
+lpid=
+kill -TERM "$bpid"
+wait "$bpid" || true
+bpid=
+cp "$work/truth" "$out/truth" 2>/dev/null || true
+rm -rf "$out/guest"
+mkdir -p "$out/guest"
+tar -xzf "$work/out.tar" -C "$out/guest" 2>/dev/null || true
+grep -q EQPROF-HIL-DONE "$out/console.log" || rc=$((rc ? rc : 11))
+exit $rc

@@ -1,0 +1,139 @@
+#!/usr/bin/env python3
+"""attach.py - record -p PID (attach to a running process) and -a through
+perf when the eqprof module is absent.
+
+test/fixtures/callers_mt.c, already running, is attached to: every thread
+it has, a thread it starts after the attach ("late"), nothing of other
+processes; b's inclusive share of a+b is exactly 3/4 in every thread, so
+the recording must give 3/4 within 3.89 binomial standard errors
+(false-failure rate 1e-4).  The process outlives the recording; Ctrl-C
+ends an attach with a complete file and status 0; a process that exits
+ends the recording.  -a --duration records every process (root or
+perf_event_paranoid <= 0).  Bad values of -p are refused, naming them.
+"""
+import json
+import math
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "analysis"))
+from eqtest import EQPROF, SRC, Tap, eqprof, run  # noqa: E402
+
+Z = 3.89
+
+
+def within(k, n, p):
+    if n < 200:
+        return False, "only %d samples" % n
+    se = math.sqrt(p * (1 - p) / n)
+    return abs(k / n - p) <= Z * se, "%d/%d = %.4f, want %.4f +- %.4f" % (k, n, k / n, p, Z * se)
+
+
+def start(prog, *args):
+    p = subprocess.Popen([prog] + [str(a) for a in args], stdout=subprocess.PIPE, text=True)
+    line = p.stdout.readline()
+    assert line.startswith("ready "), line
+    return p
+
+
+def json_report(rec, *args):
+    rc, out, err = eqprof("report", rec, "--format", "json", *args)
+    return (json.loads(out) if rc == 0 else {"rows": []}), err
+
+
+def main():
+    t = Tap()
+    d = tempfile.mkdtemp(prefix="eqprof-attach-")
+    prog = os.path.join(d, "mt")
+    run(["cc", "-O2", "-g", "-fomit-frame-pointer", "-o", prog,
+         os.path.join(SRC, "test", "fixtures", "callers_mt.c"), "-lpthread"])
+
+    # attach for a duration: all threads, a late one, the ratio
+    p = start(prog, 1000000, 0, 2, 0, 300)
+    try:
+        rec = os.path.join(d, "p.eqp")
+        rc, _, err = eqprof("record", "-p", p.pid, "--call-graph", "dwarf", "--all-user", "-t", "2kHz",
+                            "--duration", "1.5s", "-q", "-o", rec)
+        alive = p.poll() is None
+        t.ok(rc == 0 and alive, "record -p PID --duration: status 0, and the process keeps running", err)
+        doc, err = json_report(rec)
+        rows = {r["name"]: r for r in doc["rows"]}
+        ka = rows.get("a", {}).get("children_samples", 0)
+        kb = rows.get("b", {}).get("children_samples", 0)
+        ok, msg = within(kb, ka + kb, 0.75)
+        t.ok(ok, "attached: b() has 3/4 of a+b", msg)
+        thr, _ = json_report(rec, "--no-children", "--by", "thread")
+        names = sorted(r["name"].split(":", 1)[1] for r in thr["rows"])
+        pids = {r["module"].split(":")[0] for r in thr["rows"]}
+        t.ok(names == ["late", "mt", "worker"] and pids == {str(p.pid)},
+             "attached: the threads it had (mt, worker) and the one it made after (late), no other process",
+             (names, pids))
+        # Ctrl-C ends an attach without a duration: complete file, status 0
+        rec2 = os.path.join(d, "int.eqp")
+        r = subprocess.Popen([EQPROF, "record", "-p", str(p.pid), "-q", "-o", rec2],
+                             stderr=subprocess.PIPE, text=True)
+        time.sleep(1.0)
+        r.send_signal(signal.SIGINT)
+        _, err = r.communicate(timeout=60)
+        rc2, out, err2 = eqprof("report", rec2, "--no-children")
+        t.ok(r.returncode == 0 and os.path.exists(rec2) and rc2 == 0 and "unfinished" not in err2 and
+             p.poll() is None, "Ctrl-C ends record -p: status 0, a finished recording, the process untouched",
+             (r.returncode, err, err2))
+    finally:
+        p.kill()
+        p.wait()
+
+    # the process exits: the recording ends with it
+    p = start(prog, 1000000, 40, 1, 0)
+    rec3 = os.path.join(d, "exit.eqp")
+    rc, _, err = eqprof("record", "-p", p.pid, "-q", "-o", rec3)
+    p.wait()
+    doc, _ = json_report(rec3, "--no-children")
+    t.ok(rc == 0 and doc.get("total_samples", 0) > 0, "record -p ends when the process exits", err)
+
+    # bad input
+    out = os.path.join(d, "bad.eqp")
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    for argv, want in ((["-p", "abc"], "-p abc: not a process id"),
+                       (["-p", "0"], "-p 0: not a process id"),
+                       (["-p", "12,34"], "a list is not supported"),
+                       (["-p", str(dead.pid)], "-p %d: no such process" % dead.pid),
+                       (["-p", str(os.getpid()), "-a"], "give one of -p and -a"),
+                       (["-p", str(os.getpid()), "-e"], "-p: energy-driven"),
+                       (["-p"], "-p -o: not a process id")):
+        rc, _, err = eqprof("record", *argv, "-o", out)
+        t.ok(rc == 2 and want in err and not os.path.exists(out), "record %s is refused: %s" % (" ".join(argv), want),
+             (rc, err))
+
+    # -a through perf (no eqprof module here): every process
+    if os.path.exists("/dev/eqprof"):
+        t.ok(True, "# SKIP the eqprof module is loaded: -a uses it (test/linux covers that)")
+    else:
+        p = start(prog, 1000000, 0, 1, 0)
+        try:
+            reca = os.path.join(d, "a.eqp")
+            rc, _, err = eqprof("record", "-a", "--duration", "1s", "-q", "-o", reca)
+            if rc != 0 and "perf_event_paranoid" in err:
+                t.ok(True, "# SKIP -a not permitted here: %s" % err.strip())
+            else:
+                doc, _ = json_report(reca, "--no-children", "--by", "pid")
+                pids = {r["name"].split(":")[0] for r in doc["rows"]}
+                rc2, rep, _ = eqprof("report", reca, "--no-children")
+                t.ok(rc == 0 and str(p.pid) in pids and len(pids) >= 2,
+                     "record -a --duration 1s through perf: every process, the running one among them",
+                     (err, sorted(pids)[:10]))
+        finally:
+            p.kill()
+            p.wait()
+    shutil.rmtree(d)
+    t.done()
+
+
+main()

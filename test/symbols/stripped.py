@@ -1,0 +1,173 @@
+#!/usr/bin/env python3
+"""stripped.py - stripped code is never one [unknown] row; debug info is found
+through /usr/lib/debug/.build-id (here beneath --symfs) and through
+debuginfod servers (DEBUGINFOD_URLS, a local `debuginfod` started here).
+
+test/fixtures/callers.c (-O2 -g, no frame pointers) runs one leaf under a()
+with n and b() with 3n iterations of the same code.  A stripped copy keeps
+its .eh_frame: --call-graph dwarf still unwinds it, and each function is a
+row named by its start as a file offset ("callers-s+0x11d0 [near ...]"),
+the starts taken here from nm on the unstripped copy, so b's row gets 3/4 of
+a+b within 3.89 binomial standard errors (false-failure rate 1e-4).  With
+the debug file (objcopy --only-keep-debug) at its build-id path, or served
+by debuginfod, the same samples are named leaf, a and b.  Debian's xz, whose
+liblzma is stripped, shows several liblzma functions, never [unknown].
+"""
+import json
+import math
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "analysis"))
+from eqtest import SRC, Elf, Tap, eqprof, run  # noqa: E402
+
+Z = 3.89
+
+
+def within(k, n, p):
+    if n < 200:
+        return False, "only %d samples" % n
+    se = math.sqrt(p * (1 - p) / n)
+    return abs(k / n - p) <= Z * se, "%d/%d = %.4f, want %.4f +- %.4f" % (k, n, k / n, p, Z * se)
+
+
+def children(rec, env=None, *extra):
+    p = subprocess.run([os.environ.get("EQPROF", "eqprof"), "report", rec, "--format", "json"] + list(extra),
+                       capture_output=True, text=True, env=env)
+    if p.returncode != 0:
+        return {}, p.stderr
+    doc = json.loads(p.stdout)
+    return {r["name"]: r["children_samples"] for r in doc["rows"]}, p.stderr
+
+
+def clean_env():
+    env = dict(os.environ)
+    env.pop("DEBUGINFOD_URLS", None)
+    return env
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def main():
+    t = Tap()
+    d = tempfile.mkdtemp(prefix="eqprof-stripped-")
+    full = os.path.join(d, "callers")
+    run(["cc", "-O2", "-g", "-fomit-frame-pointer", "-o", full, os.path.join(SRC, "test", "fixtures", "callers.c")])
+    prog = os.path.join(d, "callers-s")
+    run(["strip", "-o", prog, full])
+    debug = os.path.join(d, "callers.debug")
+    run(["objcopy", "--only-keep-debug", full, debug])
+    bid = re.search(r"Build ID: ([0-9a-f]+)", run(["readelf", "-n", prog]).stdout).group(1)
+    e = Elf(full)
+    start = {f: e.text_vaddr_to_offset(e.syms[f][0]) for f in ("leaf", "a", "b", "main")}
+
+    rec = os.path.join(d, "s.eqp")
+    rc, _, err = eqprof("record", "--call-graph", "dwarf", "--all-user", "-t", "4kHz", "-q", "-o", rec,
+                        "--", prog, "2000000", "100")
+    t.ok(rc == 0, "record --call-graph dwarf of the stripped copy", err)
+
+    # 1. no symbols: one row a function, named by its start
+    rows, err = children(rec, clean_env())
+    named = {f: [k for k in rows if re.match(r"^callers-s\+0x%x( \[near [^]]+\])?$" % start[f], k)]
+             for f in start}
+    ka = rows.get(named["a"][0], 0) if named["a"] else 0
+    kb = rows.get(named["b"][0], 0) if named["b"] else 0
+    ok, msg = within(kb, ka + kb, 0.75)
+    t.ok(all(len(v) == 1 for v in named.values()) and "[unknown]" not in rows,
+         "stripped: leaf, a, b and main are rows named by their starts (nm of the unstripped copy)",
+         (named, list(rows)[:8]))
+    t.ok(ok, "stripped: the rows of a() and b() have the 1:3 ratio", msg)
+    _, table, _ = eqprof("report", rec, "--no-children")
+    t.ok("stripped (only .dynsym)" in table and "/usr/lib/debug/.build-id/%s/%s.debug" % (bid[:2], bid[2:]) in table,
+         "the header says the file is stripped and where the debug file was looked for", table[:600])
+
+    # 2. the debug file at its build-id path (beneath --symfs)
+    symfs = os.path.join(d, "symfs")
+    os.makedirs(os.path.join(symfs, "usr/lib/debug/.build-id", bid[:2]))
+    shutil.copy(debug, os.path.join(symfs, "usr/lib/debug/.build-id", bid[:2], bid[2:] + ".debug"))
+    os.makedirs(symfs + d)
+    shutil.copy(prog, symfs + prog)
+    rows, err = children(rec, clean_env(), "--symfs", symfs)
+    ok, msg = within(rows.get("b", 0), rows.get("a", 0) + rows.get("b", 0), 0.75)
+    t.ok(ok and rows.get("leaf", 0) >= 0.95 * max(rows.values() or [1]),
+         "debug file from .build-id/%s/%s.debug: leaf, a and b by name, 1:3" % (bid[:2], bid[2:]), (msg, rows, err))
+
+    # 3. the debug file from a debuginfod server
+    server = shutil.which("debuginfod")
+    if server:
+        srv = os.path.join(d, "srv")
+        os.makedirs(srv)
+        shutil.copy(debug, srv)
+        port = free_port()
+        log = open(os.path.join(d, "debuginfod.log"), "w")
+        p = subprocess.Popen([server, "-p", str(port), "-d", os.path.join(d, "db.sqlite"), "-F", srv],
+                             stdout=log, stderr=subprocess.STDOUT)
+        url = "http://127.0.0.1:%d" % port
+        ready = False
+        try:
+            for _ in range(600):  # its first scan: up to 60 s on a loaded machine
+                try:
+                    with urllib.request.urlopen("%s/buildid/%s/debuginfo" % (url, bid), timeout=5) as r:
+                        ready = r.status == 200
+                except Exception:
+                    pass
+                if ready or p.poll() is not None:
+                    break
+                time.sleep(0.1)
+            env = clean_env()
+            env["DEBUGINFOD_URLS"] = url
+            env["DEBUGINFOD_CACHE_PATH"] = os.path.join(d, "cache")
+            rows, err = children(rec, env)
+            ok, msg = within(rows.get("b", 0), rows.get("a", 0) + rows.get("b", 0), 0.75)
+            t.ok(ready and ok and "leaf" in rows,
+                 "DEBUGINFOD_URLS: the debug file comes from a local debuginfod; leaf, a, b by name", (ready, msg, rows, err))
+            env["DEBUGINFOD_URLS"] = "http://127.0.0.1:%d" % free_port()   # nobody there
+            env["DEBUGINFOD_CACHE_PATH"] = os.path.join(d, "cache2")          # nothing cached
+            table = subprocess.run([os.environ.get("EQPROF", "eqprof"), "report", rec, "--no-children"],
+                                   capture_output=True, text=True, env=env).stdout
+            t.ok("asked the DEBUGINFOD_URLS servers" in table and "callers-s+0x%x" % start["leaf"] in table,
+                 "a server without the file: the header says it was asked; functions by their starts", table[:700])
+        finally:
+            p.terminate()
+            p.wait()
+            log.close()
+    else:
+        t.ok(True, "# SKIP debuginfod (the server) is not installed: scripts/deps installs it")
+        t.ok(True, "# SKIP debuginfod is not installed")
+
+    # 4. Debian's stripped liblzma, through xz
+    xz = shutil.which("xz")
+    if xz:
+        data = os.path.join(d, "data")
+        with open(data, "wb") as f:
+            f.write(os.urandom(3 << 20))
+        rec = os.path.join(d, "xz.eqp")
+        rc, _, err = eqprof("record", "--all-user", "-t", "2kHz", "-q", "-o", rec, "--", xz, "-k", "-f", "-6", data)
+        rc2, out, _ = eqprof("report", rec, "--no-children", "--format", "json")
+        doc = json.loads(out) if rc2 == 0 else {"rows": []}
+        lz = [r for r in doc["rows"] if r["module"].startswith("liblzma")]
+        t.ok(rc == 0 and len(lz) >= 3 and not any(r["name"] == "[unknown]" for r in lz) and
+             sum(r["samples"] for r in lz) >= 0.5 * doc.get("total_samples", 1),
+             "xz: stripped liblzma's samples are in several function rows, none [unknown]",
+             [(r["name"], r["samples"]) for r in lz[:6]])
+    else:
+        t.ok(True, "# SKIP xz is not installed")
+    shutil.rmtree(d)
+    t.done()
+
+
+main()
