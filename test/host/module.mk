@@ -13,6 +13,7 @@ INTEG_SAN_TESTS += test/host/damaged-inputs.py
 # checks): their libFuzzer target over test/host/corpus-units.
 FUZZ_UNITS_SRCS = test/host/fuzz_units.c analysis/util/units.c analysis/util/eq_error.c \
 	sim/scenario.c sim/scenario_util.c sim/scenario_parts.c sim/scenario_phase.c sim/params.c \
+	sim/calls.c sim/devices_parse.c \
 	host/board/client.c firmware/portable/proto.c firmware/portable/cal.c
 EXTRA_PROGS += $(B)/fuzz/fuzz_units
 INTEG_TESTS += test/host/fuzz-units.sh
