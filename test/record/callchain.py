@@ -62,8 +62,14 @@ def main():
          rows.get("main", {}).get("children_samples", 0) >= ka + kb - own_ab and own_ab <= 0.01 * (ka + kb),
          "leaf() has the samples as self, main() as children, a() and b() (nearly) none as self",
          {k: (v["self_samples"], v["children_samples"]) for k, v in rows.items()})
-    t.ok(doc.get("samples_with_chain", 0) == doc.get("total_samples", -1),
-         "every sample has its call chain")
+    # perf gives a sample an empty user chain when the task has no user
+    # stack to walk any more (taken while it exits): seen about once in
+    # 3000 samples on a loaded machine under ASan.  More than 0.5% would be
+    # the recorder losing chains.
+    nchain, ntotal = doc.get("samples_with_chain", 0), doc.get("total_samples", -1)
+    t.ok(ntotal > 0 and ntotal - nchain <= max(2, 0.005 * ntotal),
+         "every sample has its call chain (but the odd one perf takes as the task exits)",
+         (nchain, ntotal))
 
     # perf on the same program, independently sampled
     if shutil.which("perf"):
