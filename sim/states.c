@@ -27,14 +27,20 @@ int sim_states_track(struct sim_result *res, const struct sim_scenario *sc, size
 		     double t)
 {
 	uint32_t khz = freq_khz(sc, freq), c = idle ? SIM_IDLE_CSTATE : 0;
-	const struct eqp_pstate *last_f = NULL, *last_c = NULL;
+	/* the last values, not pointers into pstates: realloc below moves it */
+	int have_f = 0, have_c = 0;
+	uint32_t last_f = 0, last_c = 0;
 	size_t i;
 
-	for (i = res->npstates; i-- > 0 && (!last_f || !last_c);) {
-		if (!last_f && res->pstates[i].kind == EQP_PS_FREQ)
-			last_f = &res->pstates[i];
-		if (!last_c && res->pstates[i].kind == EQP_PS_IDLE)
-			last_c = &res->pstates[i];
+	for (i = res->npstates; i-- > 0 && (!have_f || !have_c);) {
+		if (!have_f && res->pstates[i].kind == EQP_PS_FREQ) {
+			last_f = res->pstates[i].value;
+			have_f = 1;
+		}
+		if (!have_c && res->pstates[i].kind == EQP_PS_IDLE) {
+			last_c = res->pstates[i].value;
+			have_c = 1;
+		}
 		if (res->npstates - i > 4)
 			break;
 	}
@@ -47,10 +53,10 @@ int sim_states_track(struct sim_result *res, const struct sim_scenario *sc, size
 		res->pstates = p;
 		res->cap_pstates = nc;
 	}
-	if (!last_f || last_f->value != khz)
+	if (!have_f || last_f != khz)
 		res->pstates[res->npstates++] = (struct eqp_pstate){ .time = sim_target_ns(&res->p, t),
 								      .kind = EQP_PS_FREQ, .value = khz };
-	if (!last_c || last_c->value != c)
+	if (!have_c || last_c != c)
 		res->pstates[res->npstates++] = (struct eqp_pstate){ .time = sim_target_ns(&res->p, t),
 								      .kind = EQP_PS_IDLE, .value = c };
 	return 0;
