@@ -52,7 +52,10 @@ def main():
 
         # folded: the reference stacks (an unresolved frame is "[module]"
         # there, "[unknown]" in pprof: compared as one)
+        # folded writes a name's spaces as '_' (stripped code's region
+        # names have spaces: "lib.so+0x1ab00 [256-byte block, near f]")
         def norm(name):
+            name = name.replace(" ", "_")
             return "[unknown]" if re.match(r"^\[.*\]$", name) and name != "[idle]" else name
 
         folded = collections.Counter()
@@ -99,7 +102,10 @@ def main():
             m = re.match(r"\s*[\d,]+ \([\d. ]+%\)\s+([\d,]+) \([\d. ]+%\)\s+\S*?:(\S+) \[", line)
             if m:
                 incl[m.group(2)] = incl.get(m.group(2), 0) + int(m.group(1).replace(",", ""))
-        t.eq(incl, children, "callgrind_annotate --inclusive=yes: inclusive samples are the "
+        # callgrind_annotate's line cannot be parsed for a name with spaces
+        # (stripped code's regions, e.g. in ld.so when a sample lands there)
+        t.eq(incl, {k: v for k, v in children.items() if " " not in k},
+             "callgrind_annotate --inclusive=yes: inclusive samples are the "
              "children samples (calls= edges)")
         text = open(cg).read()
         t.ok(re.search(r"fn=main\n(?:.*\n)*?cfn=b\ncalls=\d+ 0x[0-9a-f]+ 0\n0x[0-9a-f]+ \d+ \d+ %d\n"
