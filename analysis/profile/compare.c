@@ -32,7 +32,7 @@ static int by_time_share(const void *x, const void *y)
 /* Index of (name, module) among e's rows, via a sorted view would be faster;
  * profiles have at most thousands of rows, so a hash is not worth it here:
  * we sort both sides by name and merge. */
-static int by_name(const void *x, const void *y)
+int eq_row_by_name(const void *x, const void *y)
 {
 	const struct eq_row *a = *(const struct eq_row *const *)x;
 	const struct eq_row *b = *(const struct eq_row *const *)y;
@@ -41,7 +41,7 @@ static int by_name(const void *x, const void *y)
 	return c ? c : strcmp(a->module, b->module);
 }
 
-static const struct eq_row **sorted_rows(const struct eq_profile *p)
+const struct eq_row **eq_rows_by_name(const struct eq_profile *p)
 {
 	const struct eq_row **v = malloc((p->nrows ? p->nrows : 1) * sizeof(*v));
 	size_t i;
@@ -50,13 +50,13 @@ static const struct eq_row **sorted_rows(const struct eq_profile *p)
 		return NULL;
 	for (i = 0; i < p->nrows; i++)
 		v[i] = &p->rows[i];
-	qsort(v, p->nrows, sizeof(*v), by_name);
+	qsort(v, p->nrows, sizeof(*v), eq_row_by_name);
 	return v;
 }
 
 /* A row's design effect and degrees of freedom under iv; a row missing from
  * a profile has a count of 0 there: the binomial floor. */
-static double row_deff(const struct eq_row *r, enum eq_interval iv, unsigned *df)
+double eq_row_deff(const struct eq_row *r, enum eq_interval iv, unsigned *df)
 {
 	*df = r && iv == EQ_IV_RUN ? r->df_run : 0;
 	if (!r)
@@ -80,8 +80,8 @@ static void fill(struct eq_cmp_row *r, const struct eq_row *t, const struct eq_r
 	r->time_share = tn ? (double)r->time_samples / (double)tn : 0;
 	r->energy_share = en ? (double)r->energy_samples / (double)en : 0;
 	r->difference = r->energy_share - r->time_share;
-	de = row_deff(e, iv, &dfe);
-	dt = row_deff(t, iv, &dft);
+	de = eq_row_deff(e, iv, &dfe);
+	dt = eq_row_deff(t, iv, &dft);
 	r->significant = eq_shares_differ((double)r->energy_samples, (double)en, de, dfe,
 					  (double)r->time_samples, (double)tn, dt, dft, &r->z);
 }
@@ -91,7 +91,7 @@ struct eq_comparison *eq_compare(const struct eq_profile *t, const struct eq_pro
 				 enum eq_interval iv)
 {
 	struct eq_comparison *c = calloc(1, sizeof(*c));
-	const struct eq_row **tv = sorted_rows(t), **ev = sorted_rows(e);
+	const struct eq_row **tv = eq_rows_by_name(t), **ev = eq_rows_by_name(e);
 	size_t i = 0, j = 0;
 
 	if (!c || !tv || !ev ||
@@ -111,7 +111,7 @@ struct eq_comparison *eq_compare(const struct eq_profile *t, const struct eq_pro
 	c->time_skipped = t->skipped;
 	c->energy_skipped = e->skipped;
 	while (i < t->nrows || j < e->nrows) {
-		int d = i == t->nrows ? 1 : j == e->nrows ? -1 : by_name(&tv[i], &ev[j]);
+		int d = i == t->nrows ? 1 : j == e->nrows ? -1 : eq_row_by_name(&tv[i], &ev[j]);
 
 		if (d == 0 && same_row(tv[i], ev[j]->name, ev[j]->module))
 			fill(&c->rows[c->nrows++], tv[i++], ev[j++], c->time_total, c->energy_total, iv);

@@ -18,6 +18,14 @@
 #include "profile.h"
 #include "table.h"
 
+/* Rows paired across profiles by (name, module): the order, a profile's
+ * rows in it (malloc'd; free it), and a row's design effect and degrees of
+ * freedom under iv (a missing row, NULL, has the binomial's: 1, df 0).
+ * compare and diff share them. */
+int eq_row_by_name(const void *x, const void *y);
+const struct eq_row **eq_rows_by_name(const struct eq_profile *p);
+double eq_row_deff(const struct eq_row *r, enum eq_interval iv, unsigned *df);
+
 struct eq_cmp_row {
 	const char *name, *module;
 	uint64_t time_samples, energy_samples;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compare.h"
 #include "diff.h"
 #include "stats.h"
 #include "units.h"
@@ -39,38 +40,6 @@ static int side_total(struct eq_profile *const *v, size_t n, double *mean, doubl
 	*sd = n > 1 ? sqrt(s2 / (double)(n - 1)) : NAN;
 	*var_mean = n > 1 ? s2 / (double)(n - 1) / (double)n : 0;
 	return 0;
-}
-
-static int by_name(const void *x, const void *y)
-{
-	const struct eq_row *a = *(const struct eq_row *const *)x;
-	const struct eq_row *b = *(const struct eq_row *const *)y;
-	int c = strcmp(a->name, b->name);
-
-	return c ? c : strcmp(a->module, b->module);
-}
-
-static const struct eq_row **sorted_rows(const struct eq_profile *p)
-{
-	const struct eq_row **v = malloc((p->nrows ? p->nrows : 1) * sizeof(*v));
-	size_t i;
-
-	if (!v)
-		return NULL;
-	for (i = 0; i < p->nrows; i++)
-		v[i] = &p->rows[i];
-	qsort(v, p->nrows, sizeof(*v), by_name);
-	return v;
-}
-
-/* A row's design effect and degrees of freedom under iv; a row missing from
- * a side has a count of 0 there: the binomial, as in compare. */
-static double row_deff(const struct eq_row *r, enum eq_interval iv, unsigned *df)
-{
-	*df = r && iv == EQ_IV_RUN ? r->df_run : 0;
-	if (!r)
-		return 1;
-	return iv == EQ_IV_RUN ? r->deff_run : r->deff_sampling;
 }
 
 struct side {
@@ -117,8 +86,8 @@ static void fill(struct eq_diff_row *r, const struct eq_row *ra, const struct eq
 	r->amount_b = B->total * r->share_b;
 	r->change = r->amount_b - r->amount_a;
 	r->relative = r->amount_a > 0 ? r->change / r->amount_a : NAN;
-	da = row_deff(ra, iv, &dfa);
-	db = row_deff(rb, iv, &dfb);
+	da = eq_row_deff(ra, iv, &dfa);
+	db = eq_row_deff(rb, iv, &dfb);
 	r->share_significant = eq_shares_differ(kb, nb, db, dfb, ka, na, da, dfa, &r->share_z);
 	p0 = na + nb > 0 ? (ka + kb) / (na + nb) : 0;
 	v[0] = na > 0 ? A->total * A->total * p0 * (1 - p0) * da / na : 0;
@@ -206,13 +175,13 @@ struct eq_diff *eq_diff_build(struct eq_profile *const *a, size_t na, const stru
 		}
 		d->change_significant = d->change_p < 0.05;
 	}
-	va = sorted_rows(pa);
-	vb = sorted_rows(pb);
+	va = eq_rows_by_name(pa);
+	vb = eq_rows_by_name(pb);
 	d->rows = calloc(pa->nrows + pb->nrows + 1, sizeof(*d->rows));
 	if (!va || !vb || !d->rows)
 		goto oom;
 	while (i < pa->nrows || j < pb->nrows) {
-		int c = i == pa->nrows ? 1 : j == pb->nrows ? -1 : by_name(&va[i], &vb[j]);
+		int c = i == pa->nrows ? 1 : j == pb->nrows ? -1 : eq_row_by_name(&va[i], &vb[j]);
 
 		if (c == 0)
 			fill(&d->rows[d->nrows++], va[i++], vb[j++], &A, &B, iv);
