@@ -72,7 +72,9 @@ def main():
         cum = {}
         for line in top.stdout.splitlines():
             m = re.match(r"\s*(\d+)\s+[\d.]+%\s+[\d.]+%\s+(\d+)\s+[\d.]+%\s+(.+?)\s*$", line)
-            if m:
+            # pprof alone shows the functions inlined into a sampled line
+            # ("f (inline)", from the Location's Lines): not report rows
+            if m and not m.group(3).endswith(" (inline)"):
                 cum[m.group(3)] = cum.get(m.group(3), 0) + int(m.group(2))
         t.eq(cum, children, "go tool pprof -cum: every function's cumulative samples are its "
              "children samples")
@@ -82,6 +84,7 @@ def main():
         cur, n = [], 0
         for line in tr.stdout.splitlines() + ["-----------+"]:
             if line.startswith("-----------+"):
+                cur = [f for f in cur if not f.endswith(" (inline)")]
                 if cur:
                     traces[tuple(norm(f) for f in reversed(cur))] += n
                 cur, n = [], 0
@@ -99,10 +102,11 @@ def main():
                              capture_output=True, text=True)
         incl = {}
         for line in ann.stdout.splitlines():
-            # "file:function [object]": the object is the last bracket; a
-            # stripped region's name has spaces and a bracket of its own
+            # "file:function [object]": the object is the last bracket (the
+            # kernel's is "[[kernel.kallsyms]]"); a stripped region's name
+            # has spaces and a bracket of its own
             # ("ld.so+0x1ab00 [256-byte block, near f]")
-            m = re.match(r"\s*[\d,]+ \([\d. ]+%\)\s+([\d,]+) \([\d. ]+%\)\s+[^:\s]*:(.+?) \[[^\]]*\]\s*$", line)
+            m = re.match(r"\s*[\d,]+ \([\d. ]+%\)\s+([\d,]+) \([\d. ]+%\)\s+[^:\s]*:(.+?) \[(?:[^][]|\[[^][]*\])*\]\s*$", line)
             if m:
                 incl[m.group(2)] = incl.get(m.group(2), 0) + int(m.group(1).replace(",", ""))
         t.eq(incl, children,
