@@ -45,14 +45,16 @@ static double board_t(const struct board *b, int64_t q)
  * samples, how far the target's span is from the board's, relative to the
  * board's and at most 1 (a late interrupt, a stalled simulation: outliers
  * do not decide).  Long spans average out the interrupt latency's spread;
- * the short ones see each quantum's jitter.
+ * the short ones see each quantum's jitter.  Every term is >= 0, so the sum
+ * only grows: it stops once it passes `limit` (the caller then knows K
+ * cannot matter) and returns what it has.
  */
 static double cost(const struct pt *p, size_t i0, size_t i1, const struct board *b, int64_t k,
-		   size_t *npairs)
+		   double limit)
 {
 	static const size_t spans[] = { 1, 4, 16 };
 	double c = 0;
-	size_t i, j, n = 0;
+	size_t i, j;
 
 	for (j = 0; j < sizeof(spans) / sizeof(spans[0]); j++)
 		for (i = i0; i + spans[j] < i1; i++) {
@@ -60,38 +62,91 @@ static double cost(const struct pt *p, size_t i0, size_t i1, const struct board 
 			double bt1 = board_t(b, (int64_t)p[i + spans[j]].seq + k);
 			double d;
 
-			n++;
 			if (isnan(bt0) || isnan(bt1) || bt1 <= bt0) {
 				c += 1;
-				continue;
+			} else {
+				d = fabs((p[i + spans[j]].t - p[i].t) - (bt1 - bt0)) / (bt1 - bt0);
+				c += d < 1 ? d : 1;
 			}
-			d = fabs((p[i + spans[j]].t - p[i].t) - (bt1 - bt0)) / (bt1 - bt0);
-			c += d < 1 ? d : 1;
+			if (c > limit)
+				return c;
 		}
-	*npairs = n;
 	return c;
 }
 
-/* The best K for the pairs in [i0, i1), or INT64_MIN when none fits. */
+/* the number of terms cost() adds over [i0, i1) */
+static size_t cost_terms(size_t i0, size_t i1)
+{
+	static const size_t spans[] = { 1, 4, 16 };
+	size_t j, n = 0;
+
+	for (j = 0; j < sizeof(spans) / sizeof(spans[0]); j++)
+		n += i1 - i0 > spans[j] ? i1 - i0 - spans[j] : 0;
+	return n;
+}
+
+struct kcost {
+	int64_t k;
+	double c;
+};
+
+static int by_cost(const void *a, const void *b)
+{
+	const struct kcost *x = a, *y = b;
+
+	if (x->c != y->c)
+		return x->c < y->c ? -1 : 1;
+	return x->k < y->k ? -1 : x->k > y->k;
+}
+
+#define SCREEN 48            /* samples of the quick first score of every K */
+
+/*
+ * The best K for the pairs in [i0, i1), or INT64_MIN when none fits.
+ *
+ * Every K the board's log allows is scored first on the window's first
+ * SCREEN samples, then scored in full from the most promising on.  The
+ * screen's terms are some of the full score's and no term is negative, so
+ * a K screened above 1.3 x the best full score so far can be neither
+ * the best nor a close second (the only use of the second): the decision is
+ * the exhaustive search's, in a fraction of its time on a long board log.
+ */
 static int64_t best_k(const struct pt *p, size_t i0, size_t i1, const struct board *b)
 {
 	int64_t lo = (int64_t)b->qmin - (int64_t)p[i0].seq;
 	int64_t hi = (int64_t)b->qmax - (int64_t)p[i1 - 1].seq;
-	int64_t k, best = INT64_MIN;
+	int64_t best = INT64_MIN;
 	double bc = INFINITY, second = INFINITY;
-	size_t np = 0;
+	size_t np = cost_terms(i0, i1), nk, i;
+	size_t screen_end = i1 - i0 > SCREEN ? i0 + SCREEN : i1;
+	struct kcost *kc;
 
-	for (k = lo; k <= hi; k++) {
-		double c = cost(p, i0, i1, b, k, &np);
+	if (hi < lo)
+		return INT64_MIN;
+	nk = (size_t)(hi - lo + 1);
+	kc = malloc(nk * sizeof(*kc));
+	if (!kc)
+		return INT64_MIN;
+	for (i = 0; i < nk; i++) {
+		kc[i].k = lo + (int64_t)i;
+		kc[i].c = cost(p, i0, screen_end, b, kc[i].k, INFINITY);
+	}
+	qsort(kc, nk, sizeof(*kc), by_cost);
+	for (i = 0; i < nk; i++) {
+		double c;
 
-		if (c < bc) {
+		if (kc[i].c > 1.3 * bc)
+			break;
+		c = cost(p, i0, i1, b, kc[i].k, 1.3 * bc);
+		if (c < bc || (c == bc && kc[i].k < best)) {
 			second = bc;
 			bc = c;
-			best = k;
+			best = kc[i].k;
 		} else if (c < second) {
 			second = c;
 		}
 	}
+	free(kc);
 	/*
 	 * A match worth the name: most spans within a third of the board's,
 	 * and clearly better than any other K (interrupt latency that spreads
@@ -230,6 +285,19 @@ void eq_align_compute(const struct eqp_file *target, const struct eqp_file *boar
 			b.qmin = r->seq;
 		if (r->seq > b.qmax)
 			b.qmax = r->seq;
+	}
+	/*
+	 * The board numbers every quantum, and a record dropped on the link
+	 * leaves a gap: quanta spread much wider than the records are a
+	 * damaged log (a bit flipped in a number), not one to index densely.
+	 */
+	if (b.qmax - b.qmin >= (uint64_t)nrec * 16 + (1u << 16)) {
+		a->status = EQ_ALIGN_FAILED;
+		snprintf(a->why, sizeof(a->why), "the board's %zu records are numbered across quanta "
+			 "%llu..%llu, far more than a log with dropped records spans: is the board's log "
+			 "damaged?", nrec, (unsigned long long)b.qmin, (unsigned long long)b.qmax);
+		free(p);
+		return;
 	}
 	b.t = malloc((size_t)(b.qmax - b.qmin + 1) * sizeof(*b.t));
 	if (!b.t) {

@@ -36,8 +36,9 @@ static double uniform(void)
 	return (rng >> 8) / 16777216.0;
 }
 
-/* Quanta at three powers in turn, N jittered by +-5% as the firmware does. */
-static void make_board(const char *path)
+/* Quanta at three powers in turn, N jittered by +-5% as the firmware does;
+ * damaged_seq >= 0: that record's quantum number has a high bit flipped. */
+static void make_board_damaged(const char *path, int damaged_seq)
 {
 	struct eqp_meta m = { .mode = EQP_MODE_ENERGY, .quantum_j = 0, .clock_hz = CLOCK,
 			      .target = "board", .extra = NULL };
@@ -56,9 +57,16 @@ static void make_board(const char *path)
 		board_s[i] = t;
 		r[i] = (struct eqp_board_rec){ (uint64_t)llround(t * CLOCK), (uint32_t)i, 64, 4070000, 0, 0 };
 	}
+	if (damaged_seq >= 0)
+		r[damaged_seq].seq ^= 1u << 30;
 	assert_int_equal(eqp_add_board_info(w, &bi, &err), 0);
 	assert_int_equal(eqp_add_board_records(w, r, NQ, &err), 0);
 	assert_int_equal(eqp_commit(w, &err), 0);
+}
+
+static void make_board(const char *path)
+{
+	make_board_damaged(path, -1);
 }
 
 /*
@@ -245,6 +253,26 @@ static void unrelated_board_is_refused(void **state)
 	assert_non_null(strstr(a.why, "matches"));
 }
 
+/*
+ * One quantum number with a bit flipped spans a billion quanta: refused
+ * with a message (not a table of gigabytes, as the fuzz target found it
+ * did; not a search over every one of them).
+ */
+static void damaged_board_numbers_are_refused(void **state)
+{
+	char p[128];
+	struct eq_align a;
+
+	(void)state;
+	snprintf(p, sizeof(p), "%s/damaged-board.eqp", dir);
+	make_board_damaged(p, 600);
+	snprintf(p, sizeof(p), "%s/gpio2.eqp", dir);
+	make_target(p, "eqprof module: gpio chip:3 rising hardirq", K, -1, -1);
+	open_pair("gpio2.eqp", "damaged-board.eqp", &a);
+	assert_int_equal(a.status, EQ_ALIGN_FAILED);
+	assert_non_null(strstr(a.why, "damaged"));
+}
+
 static void merge_holds_both_and_the_alignment(void **state)
 {
 	char t[128], b[128], o[128];
@@ -286,6 +314,7 @@ int main(void)
 		cmocka_unit_test(silent_loss_is_a_mismatch),
 		cmocka_unit_test(numbered_source_needs_no_timing),
 		cmocka_unit_test(unrelated_board_is_refused),
+		cmocka_unit_test(damaged_board_numbers_are_refused),
 		cmocka_unit_test(merge_holds_both_and_the_alignment),
 	};
 
