@@ -521,13 +521,24 @@ static int parse_binf(struct cursor *c, struct eq_error *err)
 		seg.info.boot_cause = get32(c->p + 52 + flen);
 		seg.info.time_offset = get64(c->p + 56 + flen);
 	}
+	/*
+	 * Beyond being finite, the bounds keep every energy and power a
+	 * reader derives finite: a record's energy is pulses (< 2^32) x E_min
+	 * x its voltage (< 4295 V) / the nominal voltage, over at least one
+	 * tick.  No board ticks faster than 1 THz, counts pulses worth more
+	 * than 1 J or refers them to a battery below 1 mV or above 1 kV (the
+	 * fuzz target found a nominal voltage of 5e-310 V: infinite watts).
+	 */
 	if (!finite_at_least(seg.info.clock_hz, 0) ||
-	    !isfinite(18446744073709551615.0 / seg.info.clock_hz) ||
-	    !finite_at_least(seg.info.e_min_j, 0) || !finite_at_least(seg.info.vb_nominal_v, 0) ||
-	    !finite_at_least(seg.info.dead_time_s, 0)) {
+	    !isfinite(18446744073709551615.0 / seg.info.clock_hz) || seg.info.clock_hz > 1e12 ||
+	    !finite_at_least(seg.info.e_min_j, 0) || seg.info.e_min_j > 1 ||
+	    !finite_at_least(seg.info.vb_nominal_v, 0) ||
+	    (seg.info.vb_nominal_v != 0 && (seg.info.vb_nominal_v < 1e-3 || seg.info.vb_nominal_v > 1e3)) ||
+	    !finite_at_least(seg.info.dead_time_s, 0) || seg.info.dead_time_s > 1) {
 		free(fw);
-		return chunk_fail(c, err, "board clock %g Hz (must be > 0), E_min %g J, battery voltage %g V "
-				  "or dead time %g s (must be >= 0; 0: unknown) is not a finite number in range",
+		return chunk_fail(c, err, "board clock %g Hz (must be > 0 and at most 1 THz), E_min %g J "
+				  "(0 to 1 J), battery voltage %g V (0: unknown, else 1 mV to 1 kV) or dead "
+				  "time %g s (0: unknown, at most 1 s) is out of range",
 				  seg.info.clock_hz, seg.info.e_min_j, seg.info.vb_nominal_v,
 				  seg.info.dead_time_s);
 	}

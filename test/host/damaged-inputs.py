@@ -167,7 +167,12 @@ def garbage(t, d):
     boards = (("clock -16 MHz", dict(clock=-16e6)), ("clock NaN", dict(clock=nan)),
               ("clock 0", dict(clock=0.0)), ("E_min -46 uJ", dict(e_min=-46e-6)),
               ("E_min +inf", dict(e_min=inf)), ("E_min NaN", dict(e_min=nan)),
-              ("battery voltage +inf", dict(vb=inf)), ("dead time -1 s", dict(dead=-1.0)))
+              ("battery voltage +inf", dict(vb=inf)), ("dead time -1 s", dict(dead=-1.0)),
+              # out of range though finite: each made some power infinite
+              # (fuzz_export: a 5e-310 V nominal voltage)
+              ("battery voltage 5e-310 V", dict(vb=5e-310)), ("battery voltage 2 kV", dict(vb=2e3)),
+              ("E_min 1e300 J", dict(e_min=1e300)), ("clock 1e300 Hz", dict(clock=1e300)),
+              ("dead time 1e300 s", dict(dead=1e300)))
     for what, b in boards:
         rec = ec.Recording(mode=2, quantum=0.0, rate=1000.0).samples(samples)
         rec.add(ec.binf(**b)).add(ec.brec([(100 * i, i, 64, 4000000, 0) for i in range(5)]))
