@@ -18,8 +18,17 @@ rc=$?
 [ $rc -eq 0 ] || tail -n 40 "$work/seed.log"
 check_status $rc "$what: every seed in ${corpus#"${SRC:-}/"} ($(ls "$corpus" | wc -l) files)"
 cp -r "$corpus" "$work/corpus"
-"$fuzz" -seed=1 -runs="$runs" -max_len="$max_len" "$work/corpus" >"$work/fuzz.log" 2>&1
+# A failing input (crash-*, oom-*, leak-*, timeout-*) is kept under
+# $B/fuzz-artifacts/, not written into the source tree.
+art=${B:-/tmp}/fuzz-artifacts/$(basename "$fuzz")
+mkdir -p "$work/art"
+"$fuzz" -seed=1 -runs="$runs" -max_len="$max_len" -artifact_prefix="$work/art/" \
+	"$work/corpus" >"$work/fuzz.log" 2>&1
 rc=$?
-[ $rc -eq 0 ] || tail -n 40 "$work/fuzz.log"
+if [ $rc -ne 0 ]; then
+	tail -n 40 "$work/fuzz.log"
+	mkdir -p "$art" && cp "$work/art/"* "$art/" 2>/dev/null &&
+		echo "# the failing input: $(ls "$art" | sed "s|^|$art/|" | tr '\n' ' ')"
+fi
 check_status $rc "$what: $runs mutated inputs, no crash, leak or undefined behaviour"
 tap_plan
