@@ -92,6 +92,29 @@ static void install_handlers(void)
 	}
 }
 
+/*
+ * Creating a temporary and taking its slot is one step for the signals
+ * that remove temporaries: they are held between the two (and delivered,
+ * to the handler, right after), so a SIGTERM in between cannot leave the
+ * temporary behind.  The same holds while a folder is swapped the slow way.
+ */
+static void hold_signals(sigset_t *saved)
+{
+	sigset_t set;
+	size_t i;
+
+	install_handlers();
+	sigemptyset(&set);
+	for (i = 0; i < sizeof(cleanup_signals) / sizeof(cleanup_signals[0]); i++)
+		sigaddset(&set, cleanup_signals[i]);
+	sigprocmask(SIG_BLOCK, &set, saved);
+}
+
+static void release_signals(const sigset_t *saved)
+{
+	sigprocmask(SIG_SETMASK, saved, NULL);
+}
+
 static int slot_take(char *file, char *dir, const char *const *names)
 {
 	int i;
@@ -166,6 +189,7 @@ static void outfile_free(struct eq_outfile *o)
  * output is not a recording, else a fresh name opened O_EXCL | O_NOFOLLOW. */
 static int open_temp(struct eq_outfile *o, struct eq_error *err)
 {
+	sigset_t saved;
 	int fd = -1, n;
 
 #ifdef O_TMPFILE
@@ -190,12 +214,15 @@ static int open_temp(struct eq_outfile *o, struct eq_error *err)
 			o->tmp = NULL;
 			return eq_fail(err, "%s: out of memory", o->path);
 		}
+		hold_signals(&saved);
 		fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (fd >= 0) {
 			if (!(o->flags & EQ_OUT_RECORDING))
 				o->slot = slot_take(o->tmp, NULL, NULL);
+			release_signals(&saved);
 			return fd;
 		}
+		release_signals(&saved);
 		if (errno != EEXIST) {
 			int e = errno;
 
@@ -353,6 +380,7 @@ static int place(struct eq_outfile *o, struct eq_error *err)
  * descriptor is closed. */
 static int link_unnamed(struct eq_outfile *o, int fd, struct eq_error *err)
 {
+	sigset_t saved;
 	char proc[64];
 	int n;
 
@@ -365,10 +393,13 @@ static int link_unnamed(struct eq_outfile *o, int fd, struct eq_error *err)
 			o->tmp = NULL;
 			return eq_fail(err, "%s: out of memory", o->path);
 		}
+		hold_signals(&saved);
 		if (linkat(AT_FDCWD, proc, AT_FDCWD, o->tmp, AT_SYMLINK_FOLLOW) == 0) {
 			o->slot = slot_take(o->tmp, NULL, NULL);
+			release_signals(&saved);
 			return 0;
 		}
+		release_signals(&saved);
 		if (errno != EEXIST) {
 			eq_fail(err, "cannot link the finished output to %s: %s", o->tmp, strerror(errno));
 			free(o->tmp);
@@ -537,6 +568,7 @@ static int is_ours(const struct eq_outdir *d, const char *name)
 int eq_outdir_open(struct eq_outdir *d, const char *path, const char *const *names,
 		   struct eq_error *err)
 {
+	sigset_t saved;
 	int n;
 
 	memset(d, 0, sizeof(*d));
@@ -560,10 +592,13 @@ int eq_outdir_open(struct eq_outdir *d, const char *path, const char *const *nam
 			d->tmp = NULL;
 			break;
 		}
+		hold_signals(&saved);
 		if (mkdir(d->tmp, 0777) == 0) {
 			d->slot = slot_take(NULL, d->tmp, d->names);
+			release_signals(&saved);
 			return 0;
 		}
+		release_signals(&saved);
 		if (errno != EEXIST) {
 			eq_fail(err, "cannot create the folder %s: %s", d->tmp, strerror(errno));
 			free(d->tmp);
@@ -684,17 +719,25 @@ int eq_outdir_commit(struct eq_outdir *d, struct eq_error *err)
 	/* Swap the two folders in one step, then remove the old one (now at tmp). */
 	if (renameat2(AT_FDCWD, d->tmp, AT_FDCWD, d->path, RENAME_EXCHANGE) != 0) {
 		char *old = NULL;
+		sigset_t saved;
+		int e;
 
+		/* no exchange (an old kernel or file system): two renames, with
+		 * no signal between them to leave the folder missing */
+		hold_signals(&saved);
 		if (asprintf(&old, "%s.old.%ld", d->path, (long)getpid()) < 0 ||
 		    rename(d->path, old) != 0 || rename(d->tmp, d->path) != 0) {
-			eq_fail(err, "cannot replace the folder %s: %s", d->path, strerror(errno));
+			e = errno;
 			if (old)
 				rename(old, d->path);
+			release_signals(&saved);
+			eq_fail(err, "cannot replace the folder %s: %s", d->path, strerror(e));
 			free(old);
 			eq_outdir_discard(d);
 			return -1;
 		}
 		remove_tree(d, old);
+		release_signals(&saved);
 		free(old);
 	} else {
 		remove_tree(d, d->tmp);
