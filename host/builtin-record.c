@@ -34,6 +34,7 @@
 #include "record_module.h"
 #include "record_energy.h"
 #include "record_perf.h"
+#include "record_trace.h"
 #include "recorder.h"
 #include "symbolize.h"
 #include "units.h"
@@ -51,6 +52,9 @@ struct record_opts {
 	int kernel;           /* decided before recording: kernel samples are taken */
 	char kernel_note[256];/* why they are not, when they are not */
 	char **argv;          /* NULL: no command (-a) */
+	unsigned events;      /* --events: tracepoint groups (TE_G_*) */
+	int events_set;       /* given: else on with -a, off without */
+	double quantum_j;     /* --quantum: the board's energy per interrupt (-e) */
 };
 
 /* The sample sources of one recording. */
@@ -63,6 +67,8 @@ struct sources {
 	size_t nheld, capheld;
 	struct record_energy *energy; /* --energy: the source read alongside */
 	int energy_failed;            /* it could not be read: no recording is kept */
+	struct trace_recorder *trace; /* --events: power states and device requests */
+	struct recorder *rec;         /* where trace writes */
 };
 
 static void usage(FILE *out)
@@ -97,6 +103,14 @@ static void usage(FILE *out)
 		"  -p PID         attach to a running process and its threads (and the children\n"
 		"                 and threads it makes from now) until it exits, --duration,\n"
 		"                 Ctrl-C, or COMMAND (run, not sampled) ends\n"
+		"  --events LIST  log the tracepoints of LIST (power, block, net, all, none) as\n"
+		"                 power states and device requests of the whole machine\n"
+		"                 (report --by state, report --attribute async); default: all\n"
+		"                 with -a, none otherwise; needs root or CAP_PERFMON and\n"
+		"                 tracefs (docs/target-linux.md)\n"
+		"  --no-events    log none (same as --events none)\n"
+		"  --quantum E    with -e: the board's energy per interrupt (e.g. 46uJ, from\n"
+		"                 'eqprof board info'), so the recording holds joules\n"
 		"  -o OUT.eqp     output recording (default eqprof.eqp)\n"
 		"  -q             no progress line and no summary\n");
 }
@@ -292,6 +306,20 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 				goto bad;
 			}
 			o->attach = (pid_t)v;
+		} else if (!strcmp(argv[i], "--events") && i + 1 < argc) {
+			if (trace_parse_groups(argv[++i], &o->events, &err) < 0)
+				goto bad;
+			o->events_set = 1;
+		} else if (!strcmp(argv[i], "--no-events")) {
+			o->events = 0;
+			o->events_set = 1;
+		} else if (!strcmp(argv[i], "--quantum") && i + 1 < argc) {
+			if (eq_parse_quantity(argv[++i], "J", "--quantum", &o->quantum_j, &err) < 0)
+				goto bad;
+			if (!(o->quantum_j > 0)) {
+				eq_fail(&err, "--quantum %s: must be more than 0", argv[i]);
+				goto bad;
+			}
 		} else if (!strcmp(argv[i], "--all-user")) {
 			o->all_user = 1;
 		} else if (!strcmp(argv[i], "-q")) {
@@ -303,7 +331,8 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 			if (!strcmp(argv[i], "-o") || !strcmp(argv[i], "--jitter") ||
 			    !strcmp(argv[i], "--energy") || !strcmp(argv[i], "--sysfs") ||
 			    !strcmp(argv[i], "--energy-every") || !strcmp(argv[i], "--energy-settle") ||
-			    !strcmp(argv[i], "-p") || !strcmp(argv[i], "--pid") || !strcmp(argv[i], "--duration"))
+			    !strcmp(argv[i], "-p") || !strcmp(argv[i], "--pid") || !strcmp(argv[i], "--duration") ||
+			    !strcmp(argv[i], "--events") || !strcmp(argv[i], "--quantum"))
 				fprintf(stderr, "eqprof record: %s needs a value\n", argv[i]);
 			else
 				fprintf(stderr, "eqprof record: unknown option '%s'\n", argv[i]);
@@ -323,6 +352,12 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		return 2;
 	}
 	o->argv = i < argc ? argv + i : NULL;
+	if (!o->events_set)
+		o->events = o->all ? TE_G_ALL : 0;
+	if (o->quantum_j > 0 && !o->energy) {
+		fprintf(stderr, "eqprof record: --quantum goes with -e: time-driven samples carry no energy\n");
+		return 2;
+	}
 	/* call chains come from perf only: -t -g uses perf even with the module */
 	o->use_module = o->energy || (!o->callchain && !o->dwarf_stack && !o->attach &&
 				      module_recorder_available(NULL));
@@ -443,6 +478,8 @@ static int drain(struct sources *s, int timeout_ms, struct eq_error *err)
 {
 	struct eq_sink hold = { .ctx = s, .sample = hold_sample, .lost = pass_lost };
 
+	if (s->trace && trace_recorder_drain(s->trace, s->rec, err) < 0)
+		return -1;
 	if (!s->mod)
 		return perf_recorder_drain(s->perf, timeout_ms, &s->sink, err);
 	if (module_recorder_drain(s->mod, timeout_ms, &hold, err) < 0 ||
@@ -458,7 +495,8 @@ static int stop_sources(struct sources *s, struct eq_error *err)
 
 	if (s->mod && module_recorder_stop(s->mod, &hold, err) < 0)
 		return -1;
-	if (perf_recorder_finish(s->perf, &s->sink, err) < 0)
+	if (perf_recorder_finish(s->perf, &s->sink, err) < 0 ||
+	    trace_recorder_finish(s->trace, s->rec, err) < 0)
 		return -1;
 	return pass_held(s, UINT64_MAX) < 0 ? eq_fail(err, "recording samples failed") : 0;
 }
@@ -468,6 +506,7 @@ static void close_sources(struct sources *s)
 	module_recorder_close(s->mod);
 	perf_recorder_close(s->perf);
 	record_energy_close(s->energy);
+	trace_recorder_close(s->trace);
 	tree_filter_free(s->filter);
 	free(s->held);
 	memset(s, 0, sizeof(*s));
@@ -842,10 +881,23 @@ int cmd_record(int argc, char **argv)
 	} else if (!o.quiet) {
 		fprintf(stderr, "eqprof record: %s\n", o.kernel_note);
 	}
+	if (o.events) {
+		/* before the header: it names the devices and what is not logged */
+		src.trace = trace_recorder_open(o.events);
+		if (!src.trace) {
+			eq_fail(&err, "out of memory");
+			goto fail;
+		}
+		if (trace_recorder_note(src.trace)[0])
+			fprintf(stderr, "eqprof record: not logging %s\n", trace_recorder_note(src.trace));
+	}
 	describe_target(target, sizeof(target), extra, sizeof(extra), &o, &src);
+	if (src.trace)
+		trace_recorder_meta(src.trace, extra + strlen(extra), sizeof(extra) - strlen(extra));
 	clock_gettime(CLOCK_REALTIME, &wall);
 	meta.mode = o.energy ? EQP_MODE_ENERGY : EQP_MODE_TIME;
 	meta.nominal_hz = o.energy ? 0 : o.hz;
+	meta.quantum_j = o.quantum_j;
 	meta.target = target;
 	meta.extra = extra;
 	meta.start_unix_ns = (int64_t)wall.tv_sec * 1000000000 + wall.tv_nsec;
@@ -854,6 +906,7 @@ int cmd_record(int argc, char **argv)
 	rec = recorder_open(o.out, &meta, &err);
 	if (!rec)
 		goto fail;
+	src.rec = rec;
 	if (src.energy && record_energy_start(src.energy, rec, &err) < 0) {
 		recorder_discard(rec);  /* a source that cannot be read: no output */
 		goto fail;
@@ -896,6 +949,8 @@ int cmd_record(int argc, char **argv)
 	}
 	if (src.energy && !o.quiet)
 		record_energy_summary(src.energy, stderr);
+	if (src.trace && !o.quiet)
+		trace_recorder_summary(src.trace, stderr);
 	close_sources(&src);
 	if (rc < 0)
 		return 1;

@@ -684,6 +684,26 @@ int recorder_add_energy_readings(struct recorder *r, const struct eqp_ereading *
 	return 0;
 }
 
+int recorder_add_pstates(struct recorder *r, const struct eqp_pstate *ps, size_t n,
+			  struct eq_error *err)
+{
+	if (n && eqp_add_pstates(r->w, ps, n, &r->err) < 0) {
+		r->failed = 1;
+		return eq_fail(err, "%s", r->err.msg);
+	}
+	return 0;
+}
+
+int recorder_add_devreqs(struct recorder *r, const struct eqp_devreq *rq, size_t n,
+			 struct eq_error *err)
+{
+	if (n && eqp_add_devreqs(r->w, rq, n, &r->err) < 0) {
+		r->failed = 1;
+		return eq_fail(err, "%s", r->err.msg);
+	}
+	return 0;
+}
+
 static void free_recorder(struct recorder *r)
 {
 	size_t i;
