@@ -42,6 +42,7 @@ struct tcpu {
 struct trace_recorder {
 	unsigned groups;
 	char tracefs[64];
+	char nofs[256];          /* why there is no tracefs to read */
 	struct te_event ev[TE_NKINDS];
 	int have[TE_NKINDS];     /* the event is logged */
 	char why[TE_NKINDS][1100];/* why not, when asked for and not logged */
@@ -153,6 +154,7 @@ static int online_cpus(int **cpus)
 	return n;
 }
 
+/* tracefs: where its events are; "" with why not in t->nofs */
 static void find_tracefs(struct trace_recorder *t)
 {
 	static const char *const dirs[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
@@ -167,7 +169,14 @@ static void find_tracefs(struct trace_recorder *t)
 			snprintf(t->tracefs, sizeof(t->tracefs), "%s", dirs[i]);
 			return;
 		}
+		if ((errno == EACCES || errno == EPERM) && !t->nofs[0])
+			snprintf(t->nofs, sizeof(t->nofs),
+				 "%s is root's (%s): tracepoints need root, or read access to tracefs and CAP_PERFMON", dirs[i],
+				 strerror(errno));
 	}
+	if (!t->nofs[0])
+		snprintf(t->nofs, sizeof(t->nofs),
+			 "no tracefs (neither /sys/kernel/tracing nor /sys/kernel/debug/tracing has events/; mount -t tracefs nodev /sys/kernel/tracing as root)");
 }
 
 /* Block devices with media (size > 0) and every network interface. */
@@ -364,8 +373,7 @@ struct trace_recorder *trace_recorder_open(unsigned groups)
 		if (!(te_defs[k].group & groups))
 			continue;
 		if (!t->tracefs[0]) {
-			snprintf(t->why[k], sizeof(t->why[k]),
-				 "no tracefs (neither /sys/kernel/tracing nor /sys/kernel/debug/tracing has events/; mount -t tracefs nodev /sys/kernel/tracing)");
+			snprintf(t->why[k], sizeof(t->why[k]), "%s", t->nofs);
 			continue;
 		}
 		snprintf(path, sizeof(path), "%s/events/%s/%s/format", t->tracefs, te_defs[k].sys,
@@ -403,15 +411,37 @@ struct trace_recorder *trace_recorder_open(unsigned groups)
 			close_kind(&t->cpus[i], off);
 		t->have[off] = 0;
 	}
+	if (t->have[TE_RQ_INSERT] && !t->have[TE_RQ_ISSUE]) {
+		snprintf(t->why[TE_RQ_INSERT], sizeof(t->why[TE_RQ_INSERT]),
+			 "block:block_rq_issue is not logged");
+		for (i = 0; i < t->ncpu; i++)
+			close_kind(&t->cpus[i], TE_RQ_INSERT);
+		t->have[TE_RQ_INSERT] = 0;
+	}
 	(void)any;
 	number_devices(t);
 	if (t->have[TE_CPU_FREQ])
 		snapshot_freq(t);
-	for (k = 0; k < TE_NKINDS; k++) {
-		if (!(te_defs[k].group & groups) || t->have[k] || used + 1 >= sizeof(t->note))
-			continue;
-		used += (size_t)snprintf(t->note + used, sizeof(t->note) - used, "%s%s:%s: %s",
-					 used ? "; " : "", te_defs[k].sys, te_defs[k].name, t->why[k]);
+	/* one line: the events that failed for one reason together */
+	{
+		int done[TE_NKINDS] = { 0 }, j;
+
+		for (k = 0; k < TE_NKINDS; k++) {
+			if (!(te_defs[k].group & groups) || t->have[k] || done[k])
+				continue;
+			for (j = k; j < TE_NKINDS && used + 1 < sizeof(t->note); j++) {
+				if (!(te_defs[j].group & groups) || t->have[j] || done[j] ||
+				    strcmp(t->why[j], t->why[k]))
+					continue;
+				used += (size_t)snprintf(t->note + used, sizeof(t->note) - used, "%s%s:%s",
+							 !used ? "" : j == k ? "; " : ", ",
+							 te_defs[j].sys, te_defs[j].name);
+				done[j] = 1;
+			}
+			if (used + 1 < sizeof(t->note))
+				used += (size_t)snprintf(t->note + used, sizeof(t->note) - used, ": %s",
+							 t->why[k]);
+		}
 	}
 	t->last_write = mono_ns();
 	return t;
@@ -646,6 +676,9 @@ void trace_recorder_summary(const struct trace_recorder *t, FILE *out)
 		(unsigned long long)s->events[TE_CPU_FREQ], (unsigned long long)s->devreqs,
 		(unsigned long long)s->events[TE_RQ_ISSUE], (unsigned long long)s->events[TE_NET_XMIT],
 		(unsigned long long)t->lost);
+	if (s->from_insert)
+		fprintf(out, "eqprof record: %llu block requests were issued by a kernel worker after the task that queued them (its plug, or an I/O scheduler): charged to that task\n",
+			(unsigned long long)s->from_insert);
 	if (s->in_flight || s->unissued || s->unknown_dev || s->requeued || s->net_refused)
 		fprintf(out, "eqprof record: device requests not written: %llu in flight at the end, %llu completed but issued before the start, %llu of devices that appeared later (not in the header), %llu packets the driver refused; %llu issued again (requeued)\n",
 			(unsigned long long)s->in_flight, (unsigned long long)s->unissued,

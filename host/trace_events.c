@@ -16,6 +16,7 @@ const struct te_def te_defs[TE_NKINDS] = {
 	[TE_RQ_ISSUE] = { "block", "block_rq_issue", TE_G_BLOCK },
 	[TE_RQ_COMPLETE] = { "block", "block_rq_complete", TE_G_BLOCK },
 	[TE_NET_XMIT] = { "net", "net_dev_xmit", TE_G_NET },
+	[TE_RQ_INSERT] = { "block", "block_rq_insert", TE_G_BLOCK },
 };
 
 #define PWR_EVENT_EXIT 4294967295u
@@ -291,6 +292,7 @@ int te_bind(struct te_event *ev, enum te_kind kind, const struct te_format *fmt,
 		ev->sectors = 1;
 		return need(f, "nr_sector", 0, &ev->c, err);
 	case TE_RQ_COMPLETE:
+	case TE_RQ_INSERT:
 		return need(f, "dev", 0, &ev->a, err) < 0 || need(f, "sector", 0, &ev->b, err) < 0 ? -1 : 0;
 	case TE_NET_XMIT:
 		return need(f, "len", 0, &ev->a, err) < 0 || need(f, "rc", 0, &ev->b, err) < 0 ||
@@ -347,6 +349,7 @@ int te_decode(const struct te_event *ev, const unsigned char *raw, size_t n, str
 		r->write = strchr(rwbs, 'W') != NULL;
 		/* fall through */
 	case TE_RQ_COMPLETE:
+	case TE_RQ_INSERT:
 		if (te_get_uint(ev->a, raw, n, &a, err) < 0 || te_get_uint(ev->b, raw, n, &b, err) < 0)
 			break;
 		r->dev = (uint32_t)a;
@@ -483,6 +486,16 @@ int te_pairer_feed(struct te_pairer *p, const struct te_rec *r, struct eq_error 
 			return 0;
 		}
 		q.device = (uint16_t)d;
+		/* queued through an I/O scheduler by another task: that one caused it */
+		for (i = 0; i < p->nins; i++)
+			if (p->ins[i].dev == r->dev && p->ins[i].sector == r->sector) {
+				q.pid = p->ins[i].r.pid;
+				q.tid = p->ins[i].r.tid;
+				q.pc = p->ins[i].r.pc;
+				p->st.from_insert++;
+				p->ins[i] = p->ins[--p->nins];
+				break;
+			}
 		/* its completion may have been read first (another CPU's ring) */
 		for (i = 0; i < p->norph; i++)
 			if (p->orph[i].dev == r->dev && p->orph[i].sector == r->sector &&
@@ -524,6 +537,24 @@ int te_pairer_feed(struct te_pairer *p, const struct te_rec *r, struct eq_error 
 		p->orph[p->norph++] = (struct te_pend){ .dev = r->dev, .sector = r->sector,
 							.r = { .issue = r->time, .complete = r->time } };
 		return 0;
+	case TE_RQ_INSERT:
+		if (te_devtab_find(p->devs, 0, r->dev, NULL) < 0)
+			return 0;
+		for (i = 0; i < p->nins; i++)
+			if (p->ins[i].dev == r->dev && p->ins[i].sector == r->sector)
+				break;
+		if (i == p->nins) {
+			if (p->nins == TE_MAX_ORPHANS) {   /* merged away, never issued */
+				memmove(p->ins, p->ins + 1, (p->nins - 1) * sizeof(*p->ins));
+				p->nins--;
+			}
+			if (grow((void **)&p->ins, &p->capins, p->nins, sizeof(*p->ins)) < 0)
+				goto oom;
+			i = p->nins++;
+		}
+		p->ins[i] = (struct te_pend){ .dev = r->dev, .sector = r->sector,
+					      .r = { .pid = r->pid, .tid = r->tid, .pc = r->pc } };
+		return 0;
 	case TE_NET_XMIT: {
 		struct eqp_devreq q = { .issue = r->time, .complete = r->time, .pc = r->pc,
 					.pid = r->pid, .tid = r->tid, .flags = EQP_DREQ_F_WRITE,
@@ -553,7 +584,7 @@ void te_pairer_finish(struct te_pairer *p)
 {
 	p->st.in_flight += p->npend;
 	p->st.unissued += p->norph;
-	p->npend = p->norph = 0;
+	p->npend = p->norph = p->nins = 0;
 }
 
 void te_pairer_free(struct te_pairer *p)
@@ -562,5 +593,6 @@ void te_pairer_free(struct te_pairer *p)
 	free(p->rq);
 	free(p->pend);
 	free(p->orph);
+	free(p->ins);
 	memset(p, 0, sizeof(*p));
 }

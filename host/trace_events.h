@@ -14,7 +14,10 @@
  *                         n = idle in the kernel's state n (0 = poll: C0)
  *   block:block_rq_issue  dev, sector, bytes (else nr_sector), rwbs
  *   block:block_rq_complete  dev, sector                -> DREQ, matched on
- *                         dev and sector; pid/tid/pc of the task at issue
+ *                         dev and sector; pid/tid/pc of the task at issue,
+ *                         or at insert when the request went through an I/O
+ *                         scheduler (issued later by a kernel worker)
+ *   block:block_rq_insert dev, sector: who queued the request
  *   net:net_dev_xmit      len, rc, name                 -> DREQ issued and
  *                         completed at once (the driver took the packet)
  */
@@ -58,7 +61,8 @@ int te_get_uint(const struct te_field *fl, const unsigned char *raw, size_t n, u
 int te_get_str(const struct te_field *fl, const unsigned char *raw, size_t n, char *buf,
 	       size_t size, struct eq_error *err);
 
-enum te_kind { TE_CPU_FREQ, TE_CPU_IDLE, TE_RQ_ISSUE, TE_RQ_COMPLETE, TE_NET_XMIT, TE_NKINDS };
+enum te_kind { TE_CPU_FREQ, TE_CPU_IDLE, TE_RQ_ISSUE, TE_RQ_COMPLETE, TE_NET_XMIT, TE_RQ_INSERT,
+	       TE_NKINDS };
 
 /* The groups --events names: power, block, net. */
 #define TE_G_POWER 0x1
@@ -126,6 +130,7 @@ size_t te_devtab_meta(const struct te_devtab *t, char *buf, size_t size);
 struct te_pair_stats {
 	uint64_t events[TE_NKINDS];
 	uint64_t pstates, devreqs;
+	uint64_t from_insert;   /* requests whose cause is the task that queued them */
 	uint64_t requeued;      /* an issue again of a pending request (the later one kept) */
 	uint64_t in_flight;     /* issued, not completed when the recording ended */
 	uint64_t unissued;      /* completed, issued before the recording started */
@@ -143,8 +148,8 @@ struct te_pairer {
 	size_t nps, capps;
 	struct eqp_devreq *rq;
 	size_t nrq, caprq;
-	struct te_pend { uint32_t dev; uint64_t sector; struct eqp_devreq r; } *pend, *orph;
-	size_t npend, cappend, norph, caporph;
+	struct te_pend { uint32_t dev; uint64_t sector; struct eqp_devreq r; } *pend, *orph, *ins;
+	size_t npend, cappend, norph, caporph, nins, capins;
 	struct te_pair_stats st;
 };
 void te_pairer_init(struct te_pairer *p, const struct te_devtab *devs);

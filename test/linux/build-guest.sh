@@ -57,6 +57,13 @@ case $cfs in
 *.xz) xz -dc "$cfs" >"$r/lib/modules/configfs.ko" ;;
 *) cp "$cfs" "$r/lib/modules/configfs.ko" ;;
 esac
+# null_blk: a blk-mq disk for the device-request scenario (record --events)
+nb=$(find "$KMODULES/kernel/drivers/block/null_blk" -name 'null_blk.ko*' | head -n1)
+case $nb in
+*.xz) xz -dc "$nb" >"$r/lib/modules/null_blk.ko" ;;
+*) cp "$nb" "$r/lib/modules/null_blk.ko" ;;
+esac
+cc -static -O1 -g -Wall -Wextra -Werror -o "$r/bin/devload" "$SRC/test/linux/devload.c"
 cc -static -O2 -Wall -Wextra -Werror -I"$SRC" -I"$SRC/isr/core" -o "$r/bin/eqctl" "$SRC/test/linux/eqctl.c"
 cc -static -O1 -g -fno-omit-frame-pointer -o "$r/bin/spinner" "$SRC/test/linux/spinner.c"
 cp "$SRC/test/linux/guest-init.sh" "$r/init"

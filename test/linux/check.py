@@ -11,6 +11,7 @@ Expected values come from what the guest counted independently of the
 module (edges fired by eqedge, toggles made by the shell) or from the
 configuration (rate and jitter), never from how fast the guest ran.
 """
+import json
 import os
 import re
 import struct
@@ -361,3 +362,158 @@ n_fn = sum(v[1] for k, v in (rows or {}).items() if k in ("spin_heavy", "spin_li
 tap("rec-perf=0" in text("guest.log") and "perf's cpu-clock" in log and rows and
     n_fn >= 0.75 * sum(v[1] for v in rows.values()),
     f"record -t with the module unloaded says it uses perf's cpu-clock; the spinner has {n_fn} samples", log + str(raw))
+
+# 8. record --events: power states and device requests from the
+# tracepoints, against what devload (test/linux/devload.c) says it did.
+CHUNK = struct.Struct("<4sIQ")
+
+
+def eqp_chunks(name):
+    try:
+        d = open(path(name), "rb").read()
+    except OSError:
+        return
+    o = 16
+    while o + 16 <= len(d):
+        t, _, n = CHUNK.unpack_from(d, o)
+        yield t, d[o + 16:o + 16 + n]
+        o = (o + 16 + n + 4 + 7) & ~7
+        if t == b"END ":
+            break
+
+
+def eqp_meta(name):
+    for t, p in eqp_chunks(name):
+        if t == b"HEAD":
+            tl = struct.unpack_from("<I", p, 40)[0]
+            xl = struct.unpack_from("<I", p, 44 + tl)[0]
+            extra = p[48 + tl:48 + tl + xl].decode()
+            return dict(line.split("=", 1) for line in extra.splitlines() if "=" in line)
+    return {}
+
+
+DREQ = struct.Struct("<QQQIIHHI")
+PSTA = struct.Struct("<QHHI")
+
+
+def dreqs(name):
+    return [dict(zip(("issue", "complete", "pc", "pid", "tid", "device", "flags", "bytes"),
+                     DREQ.unpack_from(p, 8 + 40 * i)))
+            for t, p in eqp_chunks(name) if t == b"DREQ" for i in range(struct.unpack_from("<I", p)[0])]
+
+
+def pstates(name):
+    return [dict(zip(("time", "cpu", "kind", "value"), PSTA.unpack_from(p, 8 + 16 * i)))
+            for t, p in eqp_chunks(name) if t == b"PSTA" for i in range(struct.unpack_from("<I", p)[0])]
+
+
+def truth_of(name):
+    m = re.search(r"pid=(\d+) tid=(\d+) writes=(\d+) write_bytes=(\d+) dgrams=(\d+) dgram_payload=(\d+)",
+                  text(name))
+    return dict(zip(("pid", "tid", "writes", "write_bytes", "dgrams", "payload"),
+                    map(int, m.groups()))) if m else None
+
+
+ALL_EVENTS = ("power:cpu_frequency,power:cpu_idle,block:block_rq_issue,block:block_rq_complete,"
+              "net:net_dev_xmit,block:block_rq_insert")
+NULLB_NS = 250000   # null_blk completion_nsec in guest-init.sh
+# devload's requests wait in its plug until it sleeps; a kblockd worker
+# issues them: the cause is the task that queued them (block_rq_insert)
+for rec, what in (("rec-ev", "record -t -a"), ("rec-eva", "record -e -a")):
+    tr = truth_of(rec + ".out")
+    meta = eqp_meta(rec + ".eqp")
+    devs = {v: int(k[7:]) for k, v in meta.items() if k.startswith("device:")}
+    log = text(rec + ".log")
+    tap(f"{rec}=0" in text("guest.log") and tr is not None and meta.get("events") == ALL_EVENTS and
+        "nullb0" in devs and "lo" in devs and "events_missing" not in meta,
+        f"{what}: every event logged, devices named in the header ({', '.join(f'{n}={d}' for n, d in sorted(devs.items(), key=lambda x: x[1]))})",
+        log + str(meta))
+    if tr is None or "nullb0" not in devs or "lo" not in devs:
+        continue
+    rq = dreqs(rec + ".eqp")
+    blk = [r for r in rq if r["device"] == devs["nullb0"]]
+    mine = [r for r in blk if r["pid"] == tr["pid"]]
+    # O_DIRECT writes waited for one at a time, 4 KiB each (below null_blk's
+    # max_sectors): nothing to merge or split, so the counts are exact
+    tap(len(mine) == tr["writes"] == len(blk) and sum(r["bytes"] for r in mine) == tr["write_bytes"] and
+        all(r["flags"] & 1 and r["bytes"] == 4096 and r["tid"] == tr["tid"] for r in mine),
+        f"{what}: {len(mine)} nullb0 requests of devload's pid {tr['pid']} ({sum(r['bytes'] for r in mine)} bytes, "
+        f"all writes), devload made {tr['writes']} ({tr['write_bytes']} bytes); {len(blk) - len(mine)} of other pids",
+        str(blk[:5]) + " ... " + log)
+    svc = sorted(r["complete"] - r["issue"] for r in blk)
+    # null_blk's timer completes a request completion_nsec after its issue
+    tap(svc and svc[0] >= NULLB_NS and all(r["complete"] >= r["issue"] for r in rq),
+        f"{what}: every completion at or after its issue; nullb0 service {svc[0] / 1e3 if svc else 0:.0f} us to "
+        f"{svc[-1] / 1e3 if svc else 0:.0f} us (median {svc[len(svc) // 2] / 1e3 if svc else 0:.0f} us), "
+        f"none under null_blk's {NULLB_NS / 1e3:.0f} us", svc[:10])
+    pcs = [r["pc"] for r in mine]
+    tap(pcs and all(0x400000 <= pc < 0x1000000 for pc in pcs),
+        f"{what}: each request's pc is devload's user pc (static, non-PIE: 0x400000 up; "
+        f"{len(set(pcs))} distinct, e.g. 0x{pcs[0] if pcs else 0:x})", [hex(p) for p in pcs[:10]])
+    lo = [r for r in rq if r["device"] == devs["lo"] and r["pid"] == tr["pid"]]
+    # on lo each datagram is one packet: payload + UDP (8) + IPv4 (20) +
+    # the Ethernet header lo carries (14)
+    tap(len(lo) == tr["dgrams"] and all(r["bytes"] == tr["payload"] + 42 and r["issue"] == r["complete"]
+                                        for r in lo),
+        f"{what}: {len(lo)} lo packets of devload of {lo[0]['bytes'] if lo else 0} bytes; devload sent "
+        f"{tr['dgrams']} datagrams of {tr['payload']} bytes (+ 42 bytes of headers)", str(lo[:3]))
+    ps = pstates(rec + ".eqp")
+    idle = [p for p in ps if p["kind"] == 2]
+    per_cpu = {c: sum(1 for p in idle if p["cpu"] == c) for c in (0, 1)}
+    # cpu0 runs the spinner (it may never idle), cpu1 idles between requests
+    tap(per_cpu[1] > 2 * tr["writes"] and all(p["kind"] in (1, 2) for p in ps) and
+        {p["value"] for p in idle} == {0, 1},
+        f"{what}: {len(idle)} cpu_idle events ({per_cpu[0]} on cpu0 of the spinner, {per_cpu[1]} on cpu1; "
+        f"no cpufreq in QEMU: {len(ps) - len(idle)} frequency events), states C0 and C1 (default_idle)",
+        str(ps[:10]))
+
+r = subprocess.run([EQPROF, "report", path("rec-ev.eqp"), "--by", "exe,cstate", "--format", "csv"],
+                   capture_output=True, text=True)
+rows = {}
+for line in r.stdout.splitlines()[1:]:
+    f = line.split(",")
+    rows[f[0]] = int(f[2])
+spin_c0 = rows.get("spinner [C0]", 0)
+spin_other = sum(v for k, v in rows.items() if k.startswith("spinner [") and k != "spinner [C0]")
+idle_c1 = rows.get("[idle] [C1]", 0)
+idle_all = sum(v for k, v in rows.items() if k.startswith("[idle] ["))
+# an idle sample is in C0 only between cpu_idle's exit and the next entry,
+# "idle" (depth not logged) only before a CPU's first event
+tap(r.returncode == 0 and spin_c0 > 100 and spin_other == 0 and idle_all > 100 and idle_c1 >= 0.9 * idle_all,
+    f"report --by exe,cstate on record -t -a: the spinner's {spin_c0} samples in C0, "
+    f"{idle_c1} of the idle task's {idle_all} in C1", r.stdout + r.stderr)
+
+meta = eqp_meta("rec-eva.eqp")
+tr = truth_of("rec-eva.out")
+with tempfile.TemporaryDirectory() as tmp:
+    model = os.path.join(tmp, "devices.model")
+    with open(model, "w") as f:
+        for k, v in meta.items():
+            if k.startswith("device:"):
+                f.write(f"{v} active {'2W' if v == 'nullb0' else '0W'} tail 0s 0W idle 0W\n")
+    r = subprocess.run([EQPROF, "report", path("rec-eva.eqp"), "--attribute", "async",
+                        "--device-model", model, "--format", "json"], capture_output=True, text=True)
+try:
+    a = json.loads(r.stdout)
+except ValueError:
+    a = {"rows": [], "moves": [], "devices": []}
+dev = [d for d in a["devices"] if d["name"] == "nullb0"]
+blk = [q for q in dreqs("rec-eva.eqp") if "device:%d" % q["device"] in meta and
+       meta["device:%d" % q["device"]] == "nullb0"]
+# the model's energy, computed here from the requests: 2 W while one is in
+# service (they do not overlap: each write is waited for)
+want = 2.0 * sum(q["complete"] - q["issue"] for q in blk) / 1e9
+to = {}
+for m in a["moves"]:
+    to[m["to"]] = to.get(m["to"], 0) + m["energy_j"]
+rows = {x["name"]: x for x in a["rows"]}
+tap(r.returncode == 0 and dev and abs(dev[0]["energy_j"] - want) <= 0.01 * want and dev[0]["requests"] == len(blk),
+    f"report --attribute async on record -e -a: nullb0's modelled energy {dev[0]['energy_j'] if dev else 0:.4f} J "
+    f"= 2 W x its {len(blk)} requests' service ({want:.4f} J)", r.stdout[:800] + r.stderr)
+dl = rows.get("devload", {})
+own = dl.get("before_j", 0)
+tap(dev and to.get("devload", 0) >= 0.5 * dev[0]["energy_j"] and "spinner" not in to and
+    rows.get("spinner", {}).get("moved_out_j", 0) > 0 and set(to) == {"devload"},
+    f"report --attribute async: {to.get('devload', 0):.4f} J of the disk's {dev[0]['energy_j'] if dev else 0:.4f} J "
+    f"moved to devload (the writer), {rows.get('spinner', {}).get('moved_out_j', 0):.4f} J of it from the spinner; "
+    f"nothing moved to the spinner", str(a["moves"]) + r.stderr)

@@ -49,6 +49,20 @@ espin() {
 	return 0
 }
 
+# evload: edges at 1 kHz on CPU 0 while devload (test/linux/devload.c)
+# shares CPU 0 with the spinner
+evload() {
+	irq=$(eq_irq)
+	[ -n "$irq" ] || { echo "evload: eqprof has no IRQ"; return 1; }
+	insmod /ko/eqedge.ko irq="$irq" count=1000000 hz=1000 cpu=0 || return 1
+	sleep 0.3
+	taskset -c 0 /bin/devload /dev/nullb0 200 4096 2 100 512
+	rc=$?
+	sleep 0.3
+	rmmod eqedge
+	return $rc
+}
+
 # sim_setup: configfs, a gpio-sim chip labelled $CHIP, and eqprof.ko
 sim_setup() {
 	insmod /lib/modules/configfs.ko
@@ -64,7 +78,7 @@ sim_setup() {
 # The scenarios (and bench/isr/guest-bench.sh) run these as commands:
 # /init fire ..., /init toggle ..., /init sim_setup
 case ${1:-} in
-fire | toggle | espin | sim_setup)
+fire | toggle | espin | evload | sim_setup)
 	cmd=$1
 	shift
 	$cmd "$@"
@@ -156,6 +170,32 @@ echo "rec-ta=$?"
 rmmod eqprof
 eqprof record -t 1000 -o /out/rec-perf.eqp -- /bin/spinner 1 >/out/rec-perf.out 2>/out/rec-perf.log
 echo "rec-perf=$?"
+
+# 8. power states and device requests from the tracepoints (record
+# --events, on by default with -a): a null_blk disk (blk-mq, completions
+# from a 250 us timer) and UDP over lo.  The events' format files go to
+# /out/tracefmt (test/host/fixtures/tracefmt keeps a copy for the unit test).
+mount -t tracefs nodev /sys/kernel/tracing
+insmod /lib/modules/null_blk.ko nr_devices=1 queue_mode=2 irqmode=2 completion_nsec=250000 gb=1
+ip link set lo up
+mkdir -p /out/tracefmt
+for e in power/cpu_frequency power/cpu_idle block/block_rq_issue block/block_rq_complete block/block_rq_insert net/net_dev_xmit; do
+	cp /sys/kernel/tracing/events/$e/format /out/tracefmt/"${e#*/}".format
+done
+insmod /ko/eqprof.ko
+taskset -c 0 /bin/spinner 600 >/dev/null &
+spin=$!
+echo "spinner-pid=$spin"
+sleep 0.5
+# (a) time-driven on both CPUs: the spinner on CPU 0, devload on CPU 1
+# (idle between its requests)
+eqprof record -t 500 -a -o /out/rec-ev.eqp -- taskset -c 1 /bin/devload /dev/nullb0 200 4096 2 100 512 >/out/rec-ev.out 2>/out/rec-ev.log
+echo "rec-ev=$?"
+# (b) energy-driven, edges on CPU 0 where devload and the spinner share the CPU
+eqprof record -e -a --gpio $CHIP:$LINE --quantum 1mJ -o /out/rec-eva.eqp -- /init evload >/out/rec-eva.out 2>/out/rec-eva.log
+echo "rec-eva=$?"
+kill $spin
+wait $spin
 
 gzip -c /proc/kallsyms >/out/kallsyms.gz
 set +x
