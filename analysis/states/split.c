@@ -254,9 +254,7 @@ static int needs_events(const struct eqp_file *f, const struct eq_pstates *ps, u
 		return 0;
 	return eq_fail(err, "%s has no %s changes (PSTA chunks, docs/format.md), so its samples cannot be "
 		       "grouped by them: record with a source that logs them (eqprof sim does; eqprof "
-		       "record does with --events power, the default with -a, as root: docs/target-linux.md; "
-		       "a machine without a cpufreq driver has no frequency changes), or group by cpu or "
-		       "mode, which every recording has", eqp_path(f), what);
+		       "record does not log them yet), or group by cpu or mode, which every recording has", eqp_path(f), what);
 }
 
 struct eq_profile *eq_split_profile_build(const struct eqp_file *f, struct eq_symbolizer *s,
