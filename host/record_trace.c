@@ -635,7 +635,8 @@ static int drain(struct trace_recorder *t, struct recorder *rec, int force, stru
 		if (t->cpus[c].ring)
 			read_ring(t, &t->cpus[c], tmp);
 	free(tmp);
-	qsort(t->recs, t->nrecs, sizeof(*t->recs), cmp_rec);
+	if (t->nrecs)
+		qsort(t->recs, t->nrecs, sizeof(*t->recs), cmp_rec);
 	for (i = 0; i < t->nrecs; i++)
 		if (te_pairer_feed(&t->pair, &t->recs[i], err) < 0)
 			return -1;
