@@ -265,12 +265,9 @@ int cmd_sim(int argc, char **argv)
 		opt.progress = show_progress;
 		opt.progress_ctx = &prog;
 	}
-	/* the recordings are written as the run goes: memory stays flat in the
-	 * scenario's length */
-	/* (a scenario with call structure, sim/calls.c, gets its chains when
-	 * the recordings are written whole: held in memory) */
-	if (!sc.ncalls &&
-	    sim_stream_open(&sc, a.out, a.firmware ? "simavr" : "builtin", &opt.stream, &err) < 0)
+	/* the recordings are written as the run goes (call chains too): memory
+	 * stays flat in the scenario's length */
+	if (sim_stream_open(&sc, a.out, a.firmware ? "simavr" : "builtin", &opt.stream, &err) < 0)
 		goto fail;
 	if (sim_run(&sc, &opt, &res, &err) < 0) {
 		sim_stream_abort(opt.stream);

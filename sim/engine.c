@@ -66,6 +66,7 @@ struct engine {
 	/* writing while simulating (opt->stream): the recordings of the
 	 * sources, and those that take this run's board stream */
 	struct eqp_writer *out[NSRC], *bout[NSRC];
+	struct sim_stream *stream;
 	struct eqp_board_rec bbuf[1024];
 	size_t nbbuf;
 	struct eq_error *err;
@@ -296,7 +297,7 @@ static int drain(struct engine *en)
 
 	while ((k = eq_ring_pop_batch(&en->ring[SRC_ENERGY], en->drainbuf, cap)) > 0) {
 		if (en->out[SRC_ENERGY]) {
-			if (eqp_add_samples(en->out[SRC_ENERGY], en->drainbuf, k, en->err) < 0)
+			if (sim_stream_add_samples(en->stream, 1, en->drainbuf, k, en->err) < 0)
 				return -1;
 			r->nenergy += k;
 		} else if (append(&r->energy, &r->nenergy, &r->cap_energy, en->drainbuf, k) < 0) {
@@ -306,7 +307,7 @@ static int drain(struct engine *en)
 	}
 	while ((k = eq_ring_pop_batch(&en->ring[SRC_TIME], en->drainbuf, cap)) > 0) {
 		if (en->out[SRC_TIME]) {
-			if (eqp_add_samples(en->out[SRC_TIME], en->drainbuf, k, en->err) < 0)
+			if (sim_stream_add_samples(en->stream, 0, en->drainbuf, k, en->err) < 0)
 				return -1;
 			r->ntimed += k;
 		} else if (append(&r->timed, &r->ntimed, &r->cap_timed, en->drainbuf, k) < 0) {
@@ -581,6 +582,7 @@ static int engine_open(struct engine *en, const struct sim_scenario *sc,
 		if (opt && opt->stream && src_on[src])
 			en->out[src] = en->bout[src] = sim_stream_writer(opt->stream, src == SRC_ENERGY);
 	}
+	en->stream = opt ? opt->stream : NULL;
 	sim_frontend_init(&en->fe, p);
 	sim_rng_seed(&en->rng_irq, p->seed, 3);
 	sim_rng_seed(&en->rng_pc, p->seed, 4);

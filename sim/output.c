@@ -226,6 +226,32 @@ static int rec_close(struct eqp_writer *w, uint64_t lost, uint64_t merged, struc
 	return eqp_commit(w, err);
 }
 
+/* each recording's call chains are drawn from the seed, so a run is
+ * repeatable, and in the samples' order, so writing while simulating and
+ * writing at the end give the same file */
+#define CALLS_SEED(sc) ((sc)->p.seed ^ 0x63616c6c73ULL)
+
+/* Samples, each with its chain when the scenario has call structure
+ * (sim/calls.c). */
+static int add_samples(struct eqp_writer *w, const struct sim_scenario *sc,
+		       const struct eq_sample *s, size_t n, uint64_t *rng, struct eq_error *err)
+{
+	uint64_t frames[SIM_CALL_DEPTH];
+	size_t i;
+
+	if (!sc->ncalls)
+		return eqp_add_samples(w, s, n, err);
+	for (i = 0; i < n; i++) {
+		struct eqp_callchain cc = { 0, 0, frames };
+		unsigned nf = sim_call_chain(sc, &s[i], rng, frames, &cc.nkernel);
+
+		cc.nuser = nf - cc.nkernel;
+		if (eqp_add_sample_chain(w, &s[i], &cc, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 static int write_recording(const struct sim_scenario *sc, const struct sim_result *res,
 			   const char *path, int energy, struct eq_error *err)
 {
@@ -243,22 +269,11 @@ static int write_recording(const struct sim_scenario *sc, const struct sim_resul
 	}
 	if (nb && eqp_add_board_records(w, b, nb, err) < 0)
 		goto fail;
-	if (sc->ncalls) {
-		/* call structure: each sample with its chain (sim/calls.c),
-		 * drawn from the seed, so a run is repeatable */
-		uint64_t rng = sc->p.seed ^ 0x63616c6c73ULL, frames[SIM_CALL_DEPTH];
+	{
+		uint64_t rng = CALLS_SEED(sc);
 
-		for (done = 0; done < n; done++) {
-			struct eqp_callchain cc = { 0, 0, frames };
-			unsigned nf = sim_call_chain(sc, &s[done], &rng, frames, &cc.nkernel);
-
-			cc.nuser = nf - cc.nkernel;
-			if (eqp_add_sample_chain(w, &s[done], &cc, err) < 0)
-				goto fail;
-		}
-	} else {
 		for (done = 0; done < n; done += 65536)
-			if (eqp_add_samples(w, s + done, n - done < 65536 ? n - done : 65536, err) < 0)
+			if (add_samples(w, sc, s + done, n - done < 65536 ? n - done : 65536, &rng, err) < 0)
 				goto fail;
 	}
 	if (sim_states_add(w, res, energy, err) < 0 || /* CPU frequency and idle state: PSTA */
@@ -439,6 +454,8 @@ static const char *const out_names[] = {
 struct sim_stream {
 	struct eq_outdir d;
 	struct eqp_writer *w[2];  /* 0: time.eqp, 1: energy.eqp */
+	const struct sim_scenario *sc;
+	uint64_t rng[2];          /* of each recording's call chains */
 };
 
 int sim_stream_open(const struct sim_scenario *sc, const char *dir, const char *counter,
@@ -456,7 +473,9 @@ int sim_stream_open(const struct sim_scenario *sc, const char *dir, const char *
 		free(st);
 		return -1;
 	}
+	st->sc = sc;
 	for (e = 0; e < 2; e++) {
+		st->rng[e] = CALLS_SEED(sc);
 		if (snprintf(path, sizeof(path), "%s/%s", st->d.tmp, e ? "energy.eqp" : "time.eqp") >=
 		    (int)sizeof(path)) {
 			eq_fail(err, "%s: path too long", dir);
@@ -476,6 +495,14 @@ int sim_stream_open(const struct sim_scenario *sc, const char *dir, const char *
 struct eqp_writer *sim_stream_writer(struct sim_stream *st, int energy)
 {
 	return st->w[energy ? 1 : 0];
+}
+
+int sim_stream_add_samples(struct sim_stream *st, int energy, const struct eq_sample *s, size_t n,
+			   struct eq_error *err)
+{
+	int e = energy ? 1 : 0;
+
+	return add_samples(st->w[e], st->sc, s, n, &st->rng[e], err);
 }
 
 int sim_stream_finish(struct sim_stream *st, const struct sim_scenario *sc,

@@ -303,6 +303,11 @@ int sim_calibrate_e_min(const struct sim_params *p, double current, double secon
 int sim_stream_open(const struct sim_scenario *sc, const char *dir, const char *counter,
 		    struct sim_stream **st, struct eq_error *err);
 struct eqp_writer *sim_stream_writer(struct sim_stream *st, int energy);
+/* Samples of the energy (energy != 0) or time-driven recording, each with
+ * its call chain when the scenario has call structure (the chains drawn as
+ * sim_write_outputs draws them: the files are the same). */
+int sim_stream_add_samples(struct sim_stream *st, int energy, const struct eq_sample *s, size_t n,
+			   struct eq_error *err);
 int sim_stream_finish(struct sim_stream *st, const struct sim_scenario *sc,
 		      const struct sim_result *res, struct eq_error *err);
 void sim_stream_abort(struct sim_stream *st);
