@@ -316,8 +316,9 @@ struct eq_attrib *eq_attrib_build(const struct eqp_file *f, struct eq_symbolizer
 	}
 	if (!nreq) {
 		eq_fail(err, "%s has no device requests (DREQ chunks, docs/format.md): nothing says which "
-			"code asked the devices for their energy; record with a source that logs them "
-			"(eqprof sim does for its devices; eqprof record does not yet)", eqp_path(f));
+			"code asked the devices for their energy; record them (eqprof record -a logs the "
+			"kernel's block and net tracepoints, --events block,net, as root; eqprof sim "
+			"does for its devices)", eqp_path(f));
 		goto fail;
 	}
 	/* the devices: names from "device:N=NAME", models from the files given, else the recording */

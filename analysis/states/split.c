@@ -253,8 +253,9 @@ static int needs_events(const struct eqp_file *f, const struct eq_pstates *ps, u
 	if (!what)
 		return 0;
 	return eq_fail(err, "%s has no %s changes (PSTA chunks, docs/format.md), so its samples cannot be "
-		       "grouped by them: record with a source that logs them (eqprof sim does; eqprof "
-		       "record does not log them yet), or group by cpu or mode, which every recording has", eqp_path(f), what);
+		       "grouped by them: record them (eqprof record -a logs the kernel's power:cpu_frequency "
+		       "and power:cpu_idle tracepoints, --events power, as root; eqprof sim always "
+		       "does), or group by cpu or mode, which every recording has", eqp_path(f), what);
 }
 
 struct eq_profile *eq_split_profile_build(const struct eqp_file *f, struct eq_symbolizer *s,
