@@ -75,6 +75,7 @@ static void fill(struct eq_cmp_row *r, const struct eq_row *t, const struct eq_r
 	memset(r, 0, sizeof(*r));
 	r->name = any->name;
 	r->module = any->module;
+	r->fields = any->fields;
 	r->time_samples = t ? t->samples : 0;
 	r->energy_samples = e ? e->samples : 0;
 	r->time_share = tn ? (double)r->time_samples / (double)tn : 0;
@@ -102,6 +103,11 @@ struct eq_comparison *eq_compare(const struct eq_profile *t, const struct eq_pro
 		return NULL;
 	}
 	c->by = t->by;
+	c->keys = t->keys;
+	c->filtered = t->filtered || e->filtered;
+	c->filter_relative = t->filter_relative;
+	c->time_filtered = t->filtered_samples;
+	c->energy_filtered = e->filtered_samples;
 	c->exclude_idle = t->exclude_idle;
 	c->time_source = time_source;
 	c->energy_source = energy_source;
@@ -153,18 +159,63 @@ static void skipped_line(FILE *out, const char *source, const struct eqp_skipped
 			eqp_skipped_line(s, sk, sizeof(sk)));
 }
 
+/* What the rows are: "by proc", or "sorted by comm,dso,sym" (--sort). */
+static const char *grouping(const struct eq_comparison *c, char *buf, size_t size)
+{
+	size_t len;
+	unsigned k;
+
+	if (!c->keys.n) {
+		snprintf(buf, size, "by %s", eq_by_name(c->by));
+		return buf;
+	}
+	len = (size_t)snprintf(buf, size, "sorted by ");
+	for (k = 0; k < c->keys.n && len < size; k++)
+		len += (size_t)snprintf(buf + len, size - len, "%s%s", k ? "," : "",
+					eq_key_name(c->keys.k[k]));
+	return buf;
+}
+
+/* The width of key k's column: its name or its longest value. */
+static int key_width(const struct eq_comparison *c, unsigned k)
+{
+	size_t w = strlen(eq_key_name(c->keys.k[k])), i;
+
+	for (i = 0; i < c->nrows; i++)
+		if (c->rows[i].fields && c->rows[i].fields[k] && strlen(c->rows[i].fields[k]) > w)
+			w = strlen(c->rows[i].fields[k]);
+	return w > 60 ? 60 : (int)w;
+}
+
 static void print_table(FILE *out, const struct eq_comparison *c)
 {
+	char by[160];
+	int w[EQ_KEYS_MAX];
+	unsigned k;
 	size_t i;
 
-	fprintf(out, "# time profile %s (%llu samples) against energy profile %s (%llu samples), by %s%s\n",
+	fprintf(out, "# time profile %s (%llu samples) against energy profile %s (%llu samples), %s%s\n",
 		c->time_source, (unsigned long long)c->time_total, c->energy_source,
-		(unsigned long long)c->energy_total, eq_by_name(c->by),
+		(unsigned long long)c->energy_total, grouping(c, by, sizeof(by)),
 		c->exclude_idle ? ", idle excluded" : "");
+	if (c->filtered)
+		fprintf(out, "# filtered: %llu time and %llu energy samples left out; shares are of %s\n",
+			(unsigned long long)c->time_filtered, (unsigned long long)c->energy_filtered,
+			c->filter_relative ? "the samples kept (--percentage relative)" :
+			"all samples (--percentage absolute)");
 	skipped_line(out, c->time_source, &c->time_skipped);
 	skipped_line(out, c->energy_source, &c->energy_skipped);
-	fprintf(out, "%8s %8s %9s %4s%s  %-20s %s\n", "time", "energy", "diff", "sig",
-		c->has_power ? "  avg power" : "", "module", eq_by_name(c->by));
+	fprintf(out, "%8s %8s %9s %4s%s ", "time", "energy", "diff", "sig",
+		c->has_power ? "  avg power" : "");
+	if (c->keys.n) {
+		for (k = 0; k < c->keys.n; k++) {
+			w[k] = key_width(c, k);
+			fprintf(out, " %-*s", k + 1 < c->keys.n ? w[k] : 0, eq_key_name(c->keys.k[k]));
+		}
+		fputc('\n', out);
+	} else {
+		fprintf(out, " %-20s %s\n", "module", eq_by_name(c->by));
+	}
 	for (i = 0; i < c->nrows; i++) {
 		const struct eq_cmp_row *r = &c->rows[i];
 		char pw[32] = "";
@@ -173,9 +224,17 @@ static void print_table(FILE *out, const struct eq_comparison *c)
 			eq_format_quantity(pw, sizeof(pw), r->power_w, "W");
 		else if (c->has_power)
 			snprintf(pw, sizeof(pw), "n/a");
-		fprintf(out, "%7.2f%% %7.2f%% %+8.2f%% %4s%*s%s  %-20s %s\n", 100 * r->time_share,
+		fprintf(out, "%7.2f%% %7.2f%% %+8.2f%% %4s%*s%s ", 100 * r->time_share,
 			100 * r->energy_share, 100 * r->difference, r->significant ? "*" : "",
-			c->has_power ? 11 : 0, pw, "", r->module, r->name);
+			c->has_power ? 11 : 0, pw, "");
+		if (!c->keys.n || !r->fields) {
+			fprintf(out, " %-20s %s\n", r->module, r->name);
+			continue;
+		}
+		for (k = 0; k < c->keys.n; k++)
+			fprintf(out, " %-*s", k + 1 < c->keys.n ? w[k] : 0,
+				r->fields[k] ? r->fields[k] : "");
+		fputc('\n', out);
 	}
 	fputs("# diff = energy share - time share; * = different at 95% (two-proportion score test\n", out);
 	if (c->interval == EQ_IV_RUN)
@@ -191,8 +250,13 @@ static void print_csv(FILE *out, const struct eq_comparison *c)
 {
 	size_t i;
 
-	fputs("name,module,time_samples,time_share,energy_samples,energy_share,difference,z,significant,power_w\n",
+	unsigned k;
+
+	fputs("name,module,time_samples,time_share,energy_samples,energy_share,difference,z,significant,power_w",
 	      out);
+	for (k = 0; k < c->keys.n; k++)  /* --sort: a column per key after these */
+		fprintf(out, ",%s", eq_key_name(c->keys.k[k]));
+	fputc('\n', out);
 	for (i = 0; i < c->nrows; i++) {
 		const struct eq_cmp_row *r = &c->rows[i];
 
@@ -205,12 +269,17 @@ static void print_csv(FILE *out, const struct eq_comparison *c)
 			r->z, r->significant);
 		if (c->has_power && isfinite(r->power_w))
 			fprintf(out, "%.6g", r->power_w);
+		for (k = 0; k < c->keys.n; k++) {
+			fputc(',', out);
+			eq_csv_field(out, r->fields && r->fields[k] ? r->fields[k] : "");
+		}
 		fputc('\n', out);
 	}
 }
 
 static void print_json(FILE *out, const struct eq_comparison *c)
 {
+	unsigned k;
 	size_t i;
 
 	fprintf(out, "{\"by\": \"%s\", \"exclude_idle\": %s, \"interval\": \"%s\", \"time_file\": ",
@@ -223,6 +292,15 @@ static void print_json(FILE *out, const struct eq_comparison *c)
 	eqp_skipped_json(out, &c->time_skipped);
 	fputs(", \"energy_skipped\": ", out);
 	eqp_skipped_json(out, &c->energy_skipped);
+	if (c->keys.n) {
+		fputs(", \"sort\": [", out);
+		for (k = 0; k < c->keys.n; k++)
+			fprintf(out, "%s\"%s\"", k ? ", " : "", eq_key_name(c->keys.k[k]));
+		fputc(']', out);
+	}
+	if (c->filtered)
+		fprintf(out, ", \"time_filtered_samples\": %llu, \"energy_filtered_samples\": %llu",
+			(unsigned long long)c->time_filtered, (unsigned long long)c->energy_filtered);
 	fputs(",\n \"rows\": [", out);
 	for (i = 0; i < c->nrows; i++) {
 		const struct eq_cmp_row *r = &c->rows[i];
@@ -243,7 +321,12 @@ static void print_json(FILE *out, const struct eq_comparison *c)
 		eq_json_number(out, r->z);
 		fprintf(out, ", \"significant\": %s, \"power_w\": ", r->significant ? "true" : "false");
 		eq_json_number(out, c->has_power ? r->power_w : NAN);
-		fputc('}', out);
+		for (k = 0; k < c->keys.n; k++) {
+			fputs(k ? ", " : ", \"keys\": {", out);
+			fprintf(out, "\"%s\": ", eq_key_name(c->keys.k[k]));
+			eq_json_string(out, r->fields && r->fields[k] ? r->fields[k] : "");
+		}
+		fputs(c->keys.n ? "}}" : "}", out);
 	}
 	fputs(c->nrows ? "\n ]}\n" : "]}\n", out);
 }

@@ -34,10 +34,14 @@ struct eq_cmp_row {
 	double z;             /* two-proportion score statistic */
 	int significant;      /* |z| above the 95% quantile (normal or Welch t) */
 	double power_w;       /* average power while in this row; NAN if unknown */
+	const char *const *fields; /* with sort keys: each key's value (eq_row.fields) */
 };
 
 struct eq_comparison {
 	enum eq_by by;
+	struct eq_keys keys;  /* --sort: rows by these keys (keys.n == 0: by `by`) */
+	int filtered, filter_relative; /* --comm/--dso/--symbol, as eq_profile's */
+	uint64_t time_filtered, energy_filtered; /* samples the filters left out */
 	int exclude_idle;
 	const char *time_source, *energy_source;
 	uint64_t time_total, energy_total;

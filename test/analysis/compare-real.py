@@ -137,6 +137,39 @@ def main():
              "run-to-run variances" in out and
              "avg power" in out and "1.764 kW" in out,
              "table marks significant rows and explains the mark", out)
+        # The heading says what the rows are: the grouping, or the sort keys.
+        ok = []
+        for args, heading, cols in ((["--by", "module"], "by module", ["module", "module"]),
+                                    (["--by", "proc"], "by proc", ["module", "proc"]),
+                                    (["--sort", "dso,sym"], "sorted by dso,sym", ["dso", "sym"]),
+                                    (["--sort", "pid"], "sorted by pid", ["pid"]),
+                                    (["-s", "sym,dso"], "sorted by sym,dso", ["sym", "dso"])):
+            rc, out, err = eqprof("compare", files["time"], files["energy"], *args)
+            lines = out.splitlines()
+            first = lines[0] if lines else ""
+            colhead = lines[1].split() if len(lines) > 1 else []
+            ok.append((args, rc == 0 and first.endswith(", " + heading) and
+                       "avg power" in lines[1] and colhead[colhead.index("power") + 1:] == cols,
+                       first, colhead))
+        t.ok(all(o for _, o, _, _ in ok), "the heading names the grouping or the sort keys, the columns follow it",
+             [x for x in ok if not x[1]])
+        rc, out, err = eqprof("compare", files["time"], files["energy"], "--sort", "dso,sym", "--format", "json")
+        doc = json.loads(out)
+        keys = {r["keys"]["sym"]: r["keys"]["dso"] for r in doc["rows"]}
+        t.ok(rc == 0 and doc["sort"] == ["dso", "sym"] and
+             keys == {"spin_a": "prog_pie", "spin_b": "prog_pie", "local_helper": "prog_pie", "[idle]": "[idle]"},
+             "--sort in json: the keys, and each row's values", (out, err))
+        rc, out, err = eqprof("compare", files["time"], files["energy"], "--sort", "sym", "--format", "csv")
+        rows = list(csv.DictReader(io.StringIO(out)))
+        t.ok(rc == 0 and [r["sym"] for r in rows] == ["spin_a", "spin_b", "local_helper", "[idle]"],
+             "--sort in csv: a column per key", out)
+        # --symbol spin_a leaves out every other row's samples (idle too)
+        rc, out, err = eqprof("compare", files["time"], files["energy"], "--symbol", "spin_a", "--sort", "sym")
+        left = (sum(counts["time"].values()) - counts["time"]["spin_a"],
+                sum(counts["energy"].values()) - counts["energy"]["spin_a"])
+        t.ok(rc == 0 and ", sorted by sym\n" in out and
+             "# filtered: %d time and %d energy samples left out" % left in out,
+             "a filter is named in the heading with what it left out of each recording", out)
         rc, out, err = eqprof("compare", files["energy"], files["time"])
         t.ok(rc == 1 and "not a time-driven recording" in err and files["energy"] in err,
              "recordings in the wrong order: named and explained", err)
