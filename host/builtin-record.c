@@ -48,7 +48,9 @@ struct record_opts {
 	int callchain;        /* -g, --call-graph fp */
 	unsigned dwarf_stack; /* --call-graph dwarf[,SIZE]: bytes of stack per sample, 0 = off */
 	int all_user;         /* --all-user: no kernel samples even when permitted */
-	pid_t attach;         /* -p PID: an existing process, counted from now */
+	pid_t attach;         /* -p PID[,PID...]: the first existing process, counted from now */
+	pid_t pids[64];       /* -p: every process given (pids[0] == attach) */
+	int npids;
 	int kernel;           /* decided before recording: kernel samples are taken */
 	char kernel_note[256];/* why they are not, when they are not */
 	char **argv;          /* NULL: no command (-a) */
@@ -100,9 +102,9 @@ static void usage(FILE *out)
 		"  --sysfs DIR    read the source's sysfs under DIR (also $EQPROF_SYSFS)\n"
 		"  --all-user     user space only (the kernel is sampled too when permitted:\n"
 		"                 root, or perf_event_paranoid 1 or lower)\n"
-		"  -p PID         attach to a running process and its threads (and the children\n"
-		"                 and threads it makes from now) until it exits, --duration,\n"
-		"                 Ctrl-C, or COMMAND (run, not sampled) ends\n"
+		"  -p PID[,PID...]  attach to running processes and their threads (and the\n"
+		"                 children and threads they make from now) until all have\n"
+		"                 exited, --duration, Ctrl-C, or COMMAND (run, not sampled) ends\n"
 		"  --events LIST  log the tracepoints of LIST (power, block, net, all, none) as\n"
 		"                 power states and device requests of the whole machine\n"
 		"                 (report --by state, report --attribute async); default: all\n"
@@ -113,6 +115,41 @@ static void usage(FILE *out)
 		"                 'eqprof board info'), so the recording holds joules\n"
 		"  -o OUT.eqp     output recording (default eqprof.eqp)\n"
 		"  -q             no progress line and no summary\n");
+}
+
+/* -p 12,34: processes by id, as perf takes them; each must exist. */
+static int parse_pids(const char *text, struct record_opts *o, struct eq_error *err)
+{
+	const char *p = text;
+
+	o->npids = 0;
+	do {
+		char *end;
+		long v;
+		int j;
+
+		errno = 0;
+		v = strtol(p, &end, 10);
+		if (end == p || (*end && *end != ',') || errno || v <= 0 || v > 0x3fffffff || *p == '+' ||
+		    *p == '-' || *p == ' ')
+			return eq_fail(err, "-p %s: not a process id (a number above 0, or a comma list: -p 12,34)",
+				       text);
+		for (j = 0; j < o->npids; j++)
+			if (o->pids[j] == (pid_t)v)
+				return eq_fail(err, "-p %s: process %ld is given twice", text, v);
+		if (o->npids == (int)(sizeof(o->pids) / sizeof(o->pids[0])))
+			return eq_fail(err, "-p %s: more than %zu processes; record them with -a and report --comm",
+				       text, sizeof(o->pids) / sizeof(o->pids[0]));
+		if (kill((pid_t)v, 0) < 0 && errno == ESRCH)
+			return eq_fail(err, "-p %s: no such process %ld", text, v);
+		o->pids[o->npids++] = (pid_t)v;
+		p = *end ? end + 1 : end;
+		if (*end && !*p)
+			return eq_fail(err, "-p %s: not a process id (a number above 0, or a comma list: -p 12,34)",
+				       text);
+	} while (*p);
+	o->attach = o->pids[0];
+	return 0;
 }
 
 /* A word after -t that can only be meant as a rate. */
@@ -291,21 +328,8 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		} else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
 			o->out = argv[++i];
 		} else if ((!strcmp(argv[i], "-p") || !strcmp(argv[i], "--pid")) && i + 1 < argc) {
-			char *end;
-			long v;
-
-			errno = 0;
-			v = strtol(argv[++i], &end, 10);
-			if (end == argv[i] || *end || errno || v <= 0 || v > 0x3fffffff) {
-				eq_fail(&err, "-p %s: not a process id (one number above 0; a list is not supported: record each process, or use -a)",
-					argv[i]);
+			if (parse_pids(argv[++i], o, &err) < 0)
 				goto bad;
-			}
-			if (kill((pid_t)v, 0) < 0 && errno == ESRCH) {
-				eq_fail(&err, "-p %s: no such process", argv[i]);
-				goto bad;
-			}
-			o->attach = (pid_t)v;
 		} else if (!strcmp(argv[i], "--events") && i + 1 < argc) {
 			if (trace_parse_groups(argv[++i], &o->events, &err) < 0)
 				goto bad;
@@ -526,6 +550,35 @@ static int open_module(const struct record_opts *o, struct sources *s, struct eq
 	return module_recorder_start(s->mod, err);
 }
 
+/* -p: the threads of every process given, each process's main thread first
+ * (a counter each); their number, or -1 with err. */
+static int attach_threads(const struct record_opts *o, pid_t **all, struct eq_error *err)
+{
+	int n = 0, i;
+
+	*all = NULL;
+	for (i = 0; i < o->npids; i++) {
+		pid_t *t, *grown;
+		int k = record_threads_of(o->pids[i], &t, err);
+
+		if (k < 0) {
+			free(*all);
+			return -1;
+		}
+		grown = realloc(*all, (size_t)(n + k) * sizeof(**all));
+		if (!grown) {
+			free(t);
+			free(*all);
+			return eq_fail(err, "out of memory");
+		}
+		memcpy(grown + n, t, (size_t)k * sizeof(*t));
+		free(t);
+		*all = grown;
+		n += k;
+	}
+	return n;
+}
+
 /* perf: the samples themselves, or (with the module) the maps, names and
  * forks of the command's processes or of every process. */
 static int open_perf(const struct record_opts *o, struct sources *s, struct recorder *rec,
@@ -545,7 +598,7 @@ static int open_perf(const struct record_opts *o, struct sources *s, struct reco
 	if (o->attach) {
 		/* every thread it has now: a counter each (the kernel follows
 		 * only the threads and children made after it is opened) */
-		po.nthreads = record_threads_of(o->attach, &threads, err);
+		po.nthreads = attach_threads(o, &threads, err);
 		if (po.nthreads < 0)
 			return -1;
 		po.threads = threads;
@@ -557,8 +610,9 @@ static int open_perf(const struct record_opts *o, struct sources *s, struct reco
 		return -1;
 	/* what it mapped and what it is called: perf reports only what
 	 * happens from now on */
-	if (o->attach && record_proc_snapshot(o->attach, &s->sink, err) < 0)
-		return -1;
+	for (int i = 0; i < o->npids; i++)
+		if (record_proc_snapshot(o->pids[i], &s->sink, err) < 0)
+			return -1;
 	{
 		int offline, online = perf_recorder_cpus(s->perf, &offline);
 
@@ -625,6 +679,14 @@ static int attached_gone(pid_t pid)
 	return close && close[1] == ' ' && (close[2] == 'Z' || close[2] == 'X');
 }
 
+static int all_attached_gone(const struct record_opts *o)
+{
+	for (int i = 0; i < o->npids; i++)
+		if (!attached_gone(o->pids[i]))
+			return 0;
+	return 1;
+}
+
 static int run(const struct record_opts *o, struct recorder *rec, struct sources *src,
 	       struct eq_error *err, int *status, int *started)
 {
@@ -661,8 +723,8 @@ static int run(const struct record_opts *o, struct recorder *rec, struct sources
 
 		if (pid > 0 && waitpid(pid, status, WNOHANG) != 0)
 			break;
-		if (o->attach && attached_gone(o->attach)) {
-			end_command(pid, status, src, err);  /* the attached process is gone */
+		if (o->attach && all_attached_gone(o)) {
+			end_command(pid, status, src, err);  /* the attached processes are gone */
 			break;
 		}
 		if (stop_signal || (end && now_s() >= end)) {
@@ -751,8 +813,9 @@ static void describe_target(char *target, size_t size, char *extra, size_t xsize
 				o->energy ? "-e" : "-t", o->all ? " -a" : o->attach ? " -p" : "",
 				ms ? "eqprof module: " : "perf cpu-clock", ms ? ms->source : "",
 				o->all ? "system" : o->attach ? "pid" : "command");
-	if (o->attach && used < xsize)
-		used += (size_t)snprintf(extra + used, xsize - used, "attach=%d\n", (int)o->attach);
+	for (i = 0; i < o->npids && used < xsize; i++)
+		used += (size_t)snprintf(extra + used, xsize - used, "%s%d%s", i ? "," : "attach=",
+					 (int)o->pids[i], i + 1 < o->npids ? "" : "\n");
 	if (used < xsize)
 		used += (size_t)snprintf(extra + used, xsize - used, "kernel=%s\n",
 					 o->kernel ? "included" : "excluded");

@@ -385,8 +385,8 @@ static int open_event(struct perf_recorder *r, const struct perf_open_opts *o, i
 			if (errno == ESRCH)
 				continue;  /* the thread ended meanwhile */
 			e = errno;
-			eq_fail(err, "perf_event_open(%s) for thread %d of pid %d on cpu %d: %s",
-				what, (int)o->threads[t], (int)o->pid, cpu, strerror(e));
+			eq_fail(err, "perf_event_open(%s) for thread %d (of a -p process) on cpu %d: %s",
+				what, (int)o->threads[t], cpu, strerror(e));
 			errno = e;
 			return -1;
 		}

@@ -49,7 +49,7 @@ struct perf_open_opts {
 	unsigned seed, flags;
 	unsigned stack_size; /* PERF_REC_DWARF: bytes of user stack per sample
 				(8 to 65528, a multiple of 8) */
-	const pid_t *threads; /* -p: the attached process's threads (threads[0] its
+	const pid_t *threads; /* -p: the attached processes' threads (threads[0] the first one's
 				 main thread, o->pid the process), counted from now;
 				 NULL for a command */
 	int nthreads;

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""attach.py - record -p PID (attach to a running process) and -a through
-perf when the eqprof module is absent.
+"""attach.py - record -p PID (attach to a running process), -p A,B (several,
+as perf takes them) and -a through perf when the eqprof module is absent.
 
 test/fixtures/callers_mt.c, already running, is attached to: every thread
 it has, a thread it starts after the attach ("late"), nothing of other
@@ -8,7 +8,9 @@ processes; b's inclusive share of a+b is exactly 3/4 in every thread, so
 the recording must give 3/4 within 3.89 binomial standard errors
 (false-failure rate 1e-4).  The process outlives the recording; Ctrl-C
 ends an attach with a complete file and status 0; a process that exits
-ends the recording.  -a --duration records every process (root or
+ends the recording.  -p A,B records every thread of both (b's share is 3/4
+in each, so in the two together) and nothing of a third, and ends when the
+last of them exits.  -a --duration records every process (root or
 perf_event_paranoid <= 0).  Bad values of -p are refused, naming them.
 """
 import json
@@ -96,6 +98,42 @@ def main():
     p.wait()
     doc, _ = json_report(rec3, "--no-children")
     t.ok(rc == 0 and doc.get("total_samples", 0) > 0, "record -p ends when the process exits", err)
+    # -p A,B ends when both have exited, not at the first: B works 4 times longer
+    p1, p2 = start(prog, 1000000, 40, 1, 0), start(prog, 1000000, 160, 1, 0)
+    rc, _, err = eqprof("record", "-p", "%d,%d" % (p1.pid, p2.pid), "-q", "-o", rec3)
+    done = (p1.poll() is not None, p2.poll() is not None)   # exited (zombies until reaped) or not
+    p1.wait()
+    p2.wait()
+    t.ok(rc == 0 and done == (True, True), "record -p A,B ends when the last of them exits", (rc, done, err))
+
+    # -p A,B (perf's list): two processes with their threads, nothing else
+    p1, p2, other = start(prog, 1000000, 0, 2, 0), start(prog, 1000000, 0, 1, 0), start(prog, 1000000, 0, 1, 0)
+    try:
+        recl = os.path.join(d, "list.eqp")
+        rc, _, err = eqprof("record", "-p", "%d,%d" % (p1.pid, p2.pid), "--call-graph", "dwarf", "--all-user",
+                            "-t", "2kHz", "--duration", "1.5s", "-q", "-o", recl)
+        t.ok(rc == 0 and p1.poll() is None and p2.poll() is None,
+             "record -p A,B --duration: status 0, both keep running", err)
+        thr, _ = json_report(recl, "--no-children", "--by", "thread")
+        seen = sorted((r["module"].split(":")[0], r["name"].split(":", 1)[1]) for r in thr["rows"])
+        t.ok(seen == sorted([(str(p1.pid), "mt"), (str(p1.pid), "worker"), (str(p2.pid), "mt")]),
+             "-p A,B: every thread of both processes, no other process", (seen, other.pid))
+        doc, err = json_report(recl)
+        rows = {r["name"]: r for r in doc["rows"]}
+        ok, msg = within(rows.get("b", {}).get("children_samples", 0),
+                         rows.get("a", {}).get("children_samples", 0) + rows.get("b", {}).get("children_samples", 0),
+                         0.75)
+        t.ok(ok, "-p A,B: the callers are unwound in both: b() has 3/4 of a+b", msg)
+        rc, out, err = eqprof("report", recl, "--no-children", "--format", "json")
+        hdr = subprocess.run(["strings", recl], capture_output=True, text=True).stdout
+        t.ok("attach=%d,%d" % (p1.pid, p2.pid) in hdr, "the header names both processes (attach=A,B)")
+        recx = os.path.join(d, "twice.eqp")
+        rc, _, err = eqprof("record", "-p", "%d,%d" % (p1.pid, p1.pid), "-q", "-o", recx)
+        t.ok(rc == 2 and "given twice" in err and not os.path.exists(recx), "-p A,A is refused", err)
+    finally:
+        for pp in (p1, p2, other):
+            pp.kill()
+            pp.wait()
 
     # bad input
     out = os.path.join(d, "bad.eqp")
@@ -103,7 +141,10 @@ def main():
     dead.wait()
     for argv, want in ((["-p", "abc"], "-p abc: not a process id"),
                        (["-p", "0"], "-p 0: not a process id"),
-                       (["-p", "12,34"], "a list is not supported"),
+                       (["-p", "%d,abc" % os.getpid()], "-p %d,abc: not a process id" % os.getpid()),
+                       (["-p", "%d," % os.getpid()], "not a process id"),
+                       (["-p", ",%d" % os.getpid()], "not a process id"),
+                       (["-p", "%d,%d" % (os.getpid(), dead.pid)], "no such process %d" % dead.pid),
                        (["-p", str(dead.pid)], "-p %d: no such process" % dead.pid),
                        (["-p", str(os.getpid()), "-a"], "give one of -p and -a"),
                        (["-p", str(os.getpid()), "-e"], "-p: energy-driven"),
