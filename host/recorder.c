@@ -539,9 +539,12 @@ static size_t own_mapping(unsigned long base)
 /*
  * The kernel maps one vdso image into every process it starts, the
  * command's as the recorder's, and no machine has a file of it: its
- * symbols go into the recording as the "[vdso]" table, read from the
- * recorder's own copy (the AT_SYSINFO_EHDR auxv entry and its mapping).
- * A machine without a vdso has nothing to add.
+ * symbols go into the recording as the "[vdso]" table, and its bytes as
+ * the "[vdso]" image (an IMAG chunk, so --call-graph dwarf can unwind
+ * through clock_gettime() and friends with its call-frame information, as
+ * perf does with the vdso it saves), read from the recorder's own copy
+ * (the AT_SYSINFO_EHDR auxv entry and its mapping).  A machine without a
+ * vdso has nothing to add.
  */
 static int embed_vdso(struct recorder *r, struct eq_error *err)
 {
@@ -562,6 +565,8 @@ static int embed_vdso(struct recorder *r, struct eq_error *err)
 
 		rc = eqp_add_symtab(r->w, &t, err);
 	}
+	if (rc == 0)
+		rc = eqp_add_image(r->w, "[vdso]", (const void *)base, size, err);
 	free(syms);
 	eq_intern_free(strings);
 	return rc;

@@ -16,7 +16,8 @@
  *    an exec starts a new address space (its maps chunk carries the time);
  *  - a thread that names itself keeps its name (a COMM chunk with its tid),
  *    and threads it creates start with that name, as the kernel does;
- *  - the kernel's vdso symbols (a "[vdso]" SYMT chunk) when it opens, and
+ *  - the kernel's vdso symbols and bytes (a "[vdso]" SYMT and IMAG chunk)
+ *    when it opens, and
  *    each process's JIT map /tmp/perf-PID.map when it commits.
  *
  * Sources call the eq_sink functions from one thread.

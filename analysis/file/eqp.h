@@ -273,6 +273,11 @@ int eqp_add_thread_name(struct eqp_writer *w, uint32_t pid, uint32_t tid, uint64
 			const char *name, struct eq_error *err);
 int eqp_add_symtab(struct eqp_writer *w, const struct eqp_symtab *t,
 		   struct eq_error *err);
+/* The bytes of a module that is in no file (the kernel's vdso: an IMAG
+ * chunk), under the name its maps give it ("[vdso]"), so offline
+ * unwinding can read its call-frame information (at most 64 MiB). */
+int eqp_add_image(struct eqp_writer *w, const char *module, const void *data, size_t len,
+		  struct eq_error *err);
 int eqp_add_lost(struct eqp_writer *w, uint32_t source, uint64_t count,
 		 struct eq_error *err);
 int eqp_add_marker(struct eqp_writer *w, uint64_t time, const char *label,
@@ -365,6 +370,10 @@ size_t eqp_ncomm(const struct eqp_file *f);
 const struct eqp_comm *eqp_comm_at(const struct eqp_file *f, size_t i);
 /* The last process name recorded for pid (thread names aside), or NULL. */
 const char *eqp_comm_for(const struct eqp_file *f, uint32_t pid);
+
+/* The embedded image of module (IMAG; the last one when several), pointing
+ * into the open file, with its length in *len; NULL when there is none. */
+const void *eqp_image(const struct eqp_file *f, const char *module, size_t *len);
 
 size_t eqp_nsymtabs(const struct eqp_file *f);
 const struct eqp_symtab *eqp_symtab_at(const struct eqp_file *f, size_t i);

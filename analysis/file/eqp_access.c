@@ -187,6 +187,19 @@ const char *eqp_comm_for(const struct eqp_file *f, uint32_t pid)
 	return p && p->comm ? f->comm.v[p->comm - 1].name : NULL;
 }
 
+const void *eqp_image(const struct eqp_file *f, const char *module, size_t *len)
+{
+	size_t i;
+
+	for (i = f->imag.n; i--;)
+		if (!strcmp(f->imag.v[i].module, module)) {
+			*len = f->imag.v[i].len;
+			return f->imag.v[i].data;
+		}
+	*len = 0;
+	return NULL;
+}
+
 size_t eqp_nsymtabs(const struct eqp_file *f) { return f->symt.n; }
 const struct eqp_symtab *eqp_symtab_at(const struct eqp_file *f, size_t i)
 {

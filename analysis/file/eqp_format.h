@@ -37,6 +37,7 @@
 #define EQP_CHUNK_DREQ EQP_FOURCC('D', 'R', 'E', 'Q')
 #define EQP_CHUNK_ESRC EQP_FOURCC('E', 'S', 'R', 'C')
 #define EQP_CHUNK_ERDG EQP_FOURCC('E', 'R', 'D', 'G')
+#define EQP_CHUNK_IMAG EQP_FOURCC('I', 'M', 'A', 'G')
 #define EQP_CHUNK_END  EQP_FOURCC('E', 'N', 'D', ' ')
 
 #define EQP_HEAD_FIXED_LEN 40  /* mode, reserved, 3 doubles, start time */
@@ -60,6 +61,7 @@
 
 /* Limits that keep a corrupt length from asking for absurd memory. */
 #define EQP_MAX_STRING     (64u << 20)
+#define EQP_MAX_IMAGE      (64u << 20)  /* IMAG: bytes of one embedded image */
 /* No chunk of any type is longer (docs/format.md): a longer length is
  * damage, not a chunk, even of a type this reader does not know. */
 #define EQP_MAX_CHUNK      (1ull << 30)

@@ -403,6 +403,34 @@ static int parse_bids(struct cursor *c, struct eq_error *err)
 	return 0;
 }
 
+/* IMAG: u32 name length M, u32 reserved, u64 image length L, name, zeros
+ * to a multiple of 8, image. */
+static int parse_imag(struct cursor *c, struct eq_error *err)
+{
+	struct image im;
+	uint64_t mlen, len, at;
+
+	if (need(c, 16, err) < 0)
+		return -1;
+	mlen = get32(c->p);
+	len = get64(c->p + 8);
+	at = 16 + mlen + (8 - mlen % 8) % 8;
+	if (mlen > 4096 || len > EQP_MAX_IMAGE || at + len != c->len)
+		return chunk_fail(c, err, "a name of %llu and an image of %llu bytes do not make %llu bytes",
+				  (unsigned long long)mlen, (unsigned long long)len,
+				  (unsigned long long)c->len);
+	im.module = take_string(c, 16, mlen, "module name", err);
+	if (!im.module)
+		return -1;
+	im.data = c->p + at;
+	im.len = (size_t)len;
+	if (PUSH(c->f->imag, im, c, err) < 0) {
+		free(im.module);
+		return -1;
+	}
+	return 0;
+}
+
 static void free_symtab(struct eqp_symtab *t)
 {
 	size_t i;
@@ -790,6 +818,7 @@ static int parse_chunk(struct cursor *c, struct eq_error *err)
 	case EQP_CHUNK_BINF: return parse_binf(c, err);
 	case EQP_CHUNK_BREC: return parse_brec(c, err);
 	case EQP_CHUNK_BIDS: return parse_bids(c, err);
+	case EQP_CHUNK_IMAG: return parse_imag(c, err);
 	case EQP_CHUNK_CHNS: return parse_chns(c, err);
 	case EQP_CHUNK_USTK: return parse_ustk(c, err);
 	case EQP_CHUNK_BEND: return parse_bend(c, err);
@@ -820,6 +849,7 @@ static uint64_t max_len(uint32_t type)
 	case EQP_CHUNK_COMM:
 	case EQP_CHUNK_MARK: return 16 + (uint64_t)EQP_MAX_STRING;
 	case EQP_CHUNK_BIDS: return 8 + (uint64_t)EQP_MAX_STRING + 128;
+	case EQP_CHUNK_IMAG: return 16 + 4096 + (uint64_t)EQP_MAX_IMAGE;
 	case EQP_CHUNK_BINF: return 32 + (uint64_t)EQP_MAX_STRING + 16;
 	case EQP_CHUNK_LOST:
 	case EQP_CHUNK_END:  return 16;
@@ -1051,6 +1081,9 @@ void eqp_close(struct eqp_file *f)
 		free(f->bids.v[i].hex);
 	}
 	free(f->bids.v);
+	for (i = 0; i < f->imag.n; i++)
+		free(f->imag.v[i].module);
+	free(f->imag.v);
 	free(f->maps.v);
 	free(f->comm.v);
 	free(f->mark.v);

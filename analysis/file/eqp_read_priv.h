@@ -20,6 +20,12 @@ struct buildid {
 	char *path, *hex;
 };
 
+struct image {
+	char *module;
+	const unsigned char *data;  /* into the file's bytes */
+	size_t len;
+};
+
 #define VEC(type) struct { type *v; size_t n, cap; }
 
 struct eqp_file {
@@ -46,6 +52,7 @@ struct eqp_file {
 	VEC(struct eqp_pstate) psta;
 	VEC(struct eqp_devreq) dreq;
 	VEC(struct buildid) bids;
+	VEC(struct image) imag;
 	size_t last_samp_chunk; /* index of the last SAMP chunk + 1, 0 if none */
 	int has_chains, has_ustacks;
 	size_t last_chns_chunk; /* index of the last CHNS chunk + 1, 0 if none */

@@ -353,6 +353,27 @@ const char *eqp_writer_file(const struct eqp_writer *w)
 	return w->out.tmp ? w->out.tmp : w->out.path ? w->out.path : "standard output";
 }
 
+int eqp_add_image(struct eqp_writer *w, const char *module, const void *data, size_t len,
+		  struct eq_error *err)
+{
+	static const unsigned char zeros[8];
+	unsigned char hdr[16];
+	size_t mlen = strlen(module);
+	struct part parts[4];
+
+	if (mlen > 4096 || len > EQP_MAX_IMAGE)
+		return eq_fail(err, "%s: the image of %s (%zu bytes) is too large to embed (at most %u)",
+			       w->out.path, module, len, EQP_MAX_IMAGE);
+	put32(hdr, (uint32_t)mlen);
+	put32(hdr + 4, 0);
+	put64(hdr + 8, len);
+	parts[0] = (struct part){ hdr, sizeof(hdr) };
+	parts[1] = (struct part){ module, mlen };
+	parts[2] = (struct part){ zeros, (8 - mlen % 8) % 8 };  /* the image 8-byte aligned */
+	parts[3] = (struct part){ data, len };
+	return write_chunk(w, EQP_CHUNK_IMAG, parts, 4, err);
+}
+
 int eqp_add_buildid(struct eqp_writer *w, const char *path, const char *hex,
 		    struct eq_error *err)
 {

@@ -818,3 +818,8 @@ const char *eq_sym_proc_file(struct eq_symbolizer *s, const struct eq_loc *l)
 
 	return e ? eq_elfmod_proc_file(e, l->module_off, l->proc_off) : NULL;
 }
+
+const struct eqp_file *eq_sym_file(const struct eq_symbolizer *s)
+{
+	return s->file;
+}

@@ -121,6 +121,9 @@ int eq_sym_callchain(struct eq_symbolizer *s, size_t c, size_t i,
 struct eq_unwind_stats;
 const struct eq_unwind_stats *eq_sym_unwind_stats(const struct eq_symbolizer *s);
 
+/* The recording s reads. */
+const struct eqp_file *eq_sym_file(const struct eq_symbolizer *s);
+
 /* 1 when eq_sym_space_key() is not simply the pid. */
 int eq_sym_multi_space(const struct eq_symbolizer *s);
 

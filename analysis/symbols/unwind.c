@@ -13,10 +13,15 @@
  * outside the stack).  dwfl_getthread_frames() then walks the frames.
  *
  * The files are the ones the symbolizer opens for the same modules (beneath
- * --symfs, build-id checked), so unwinding and naming agree.
+ * --symfs, build-id checked), so unwinding and naming agree.  The kernel's
+ * vdso is in no file: the recorder embeds its bytes (an IMAG chunk), and
+ * they are reported from an anonymous memory file at the [vdso] mapping,
+ * so a sample in clock_gettime() unwinds through the vdso's .eh_frame to
+ * its callers, as perf does with the vdso image it saves.
  */
 #include <elfutils/libdwfl.h>
 #include <errno.h>
+#include <sys/mman.h>
 #include <gelf.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -200,6 +205,31 @@ static int load_bias(int fd, const struct eq_map *m, uint64_t *bias)
 	return found;
 }
 
+/* A descriptor of an anonymous memory file holding the recording's image
+ * of module (the vdso), or -1. */
+static int image_fd(struct eq_unwinder *u, const char *module)
+{
+	size_t len, done = 0;
+	const unsigned char *data = eqp_image(eq_sym_file(u->sym), module, &len);
+	int fd;
+
+	if (!data || !len)
+		return -1;
+	fd = memfd_create("eqprof-vdso", MFD_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	while (done < len) {
+		ssize_t w = write(fd, data + done, len - done);
+
+		if (w <= 0) {
+			close(fd);
+			return -1;
+		}
+		done += (size_t)w;
+	}
+	return fd;
+}
+
 static struct space_dwfl *space_for(struct eq_unwinder *u, const struct eq_sample *smp)
 {
 	uint32_t key = eq_sym_space_key(u->sym, smp);
@@ -232,6 +262,18 @@ static struct space_dwfl *space_for(struct eq_unwinder *u, const struct eq_sampl
 		uint64_t bias;
 		int fd, seen = 0;
 
+		if ((m->perms & EQ_MAP_X) && !strcmp(m->path, "[vdso]")) {
+			/* the kernel's vdso: the image the recorder embedded */
+			fd = image_fd(u, m->path);
+			if (fd < 0)
+				continue;
+			if (load_bias(fd, m, &bias) &&
+			    dwfl_report_elf(sd->dwfl, m->path, m->path, fd, bias, true))
+				reported++;
+			else
+				close(fd);
+			continue;
+		}
 		if (!(m->perms & EQ_MAP_X) || m->path[0] != '/')
 			continue;
 		for (j = 0; j < i && !seen; j++)

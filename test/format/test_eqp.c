@@ -494,6 +494,63 @@ static void unknown_and_trailing_counted(void **state)
 	free(buf);
 }
 
+/* IMAG: a module's bytes (the vdso) round-trip 8-byte aligned; the last
+ * image of a name wins; a name and length that do not fill the chunk are
+ * refused. */
+static void embedded_images(void **state)
+{
+	const char *path = tmp_path("images.eqp");
+	static const unsigned char one[13] = "\x7f" "ELF-first!!!", two[21] = "\x7f" "ELF-second-image!!!!";
+	const unsigned char *got;
+	unsigned char *buf, *img, payload[64];
+	size_t len, n, off[32], at, glen;
+	uint64_t end[2], ilen = 5;
+	uint32_t mlen = 6;
+	struct eq_error err = { "" };
+	struct eqp_writer *w = eqp_create(path, &energy_meta, &err);
+	struct eqp_file *f;
+
+	(void)state;
+	assert_non_null(w);
+	assert_int_equal(eqp_add_image(w, "[vdso]", one, sizeof(one), &err), 0);
+	assert_int_equal(eqp_add_image(w, "/x/other", "abc", 3, &err), 0);
+	assert_int_equal(eqp_add_image(w, "[vdso]", two, sizeof(two), &err), 0);
+	assert_int_equal(eqp_commit(w, &err), 0);
+	f = eqp_open(path, &err);
+	assert_non_null(f);
+	got = eqp_image(f, "[vdso]", &glen);
+	assert_non_null(got);
+	assert_int_equal(glen, sizeof(two));
+	assert_memory_equal(got, two, sizeof(two));
+	assert_int_equal((uintptr_t)got % 8, 0);
+	got = eqp_image(f, "/x/other", &glen);
+	assert_int_equal(glen, 3);
+	assert_memory_equal(got, "abc", 3);
+	assert_null(eqp_image(f, "[vsyscall]", &glen));
+	assert_int_equal(glen, 0);
+	eqp_close(f);
+
+	/* a name of 6 and an image of 5 bytes in a chunk of 16 + 8 + 4 */
+	buf = slurp(path, &len);
+	n = chunk_offsets(buf, len, off, 32);
+	img = calloc(1, len + 256);
+	memcpy(img, buf, off[n - 1]);
+	at = off[n - 1];
+	memset(payload, 0, sizeof(payload));
+	memcpy(payload, &mlen, 4);
+	memcpy(payload + 8, &ilen, 8);
+	memcpy(payload + 16, "[vdso]", 6);
+	at += put_chunk(img + at, "IMAG", payload, 16 + 8 + 4);
+	end[0] = 0;                                  /* no samples */
+	end[1] = n;
+	at += put_chunk(img + at, "END ", end, 16);
+	assert_null(eqp_open_mem(img, at, "images.eqp", &err));
+	assert_non_null(strstr(err.msg, "(IMAG)"));
+	assert_non_null(strstr(err.msg, "a name of 6 and an image of 5 bytes do not make 28 bytes"));
+	free(img);
+	free(buf);
+}
+
 static void bad_headers(void **state)
 {
 	const char *path = tmp_path("bad.eqp");
@@ -640,6 +697,7 @@ int main(void)
 		cmocka_unit_test(length_bits_refused),
 		cmocka_unit_test(truncation_counted),
 		cmocka_unit_test(unknown_and_trailing_counted),
+		cmocka_unit_test(embedded_images),
 		cmocka_unit_test(bad_headers),
 		cmocka_unit_test(atomic_output),
 		cmocka_unit_test(time_mode_minimal),

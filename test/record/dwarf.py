@@ -12,6 +12,12 @@ independent samples; a jittered timer's samples vary less), in a PIE and a
 non-PIE build, agree with perf's own --call-graph dwarf, and a copy of only
 8 bytes must reach the leaf's caller (its return address is the first word
 on the stack: the leaf uses none) but not main (the next word up is a()'s).
+
+test/fixtures/clockloop.c spends its time in the kernel's vdso
+(clock_gettime), which is in no file: the recording carries the vdso's
+bytes, and every sample in it must unwind to main;caller;clock_gettime (the
+vdso's .eh_frame covers every instruction, so a correct unwinder loses
+none: an exact check).
 """
 import json
 import math
@@ -136,6 +142,47 @@ def main():
             t.ok(True, "# SKIP perf could not sample here: %s" % (p.stderr.strip()[:200] or rep.stderr[:200]))
     else:
         t.ok(True, "# SKIP perf is not installed")
+
+    # the vdso: its samples keep their callers
+    clk = os.path.join(d, "clockloop")
+    run(["cc", "-O2", "-g", "-fomit-frame-pointer", "-o", clk, os.path.join(SRC, "test", "fixtures", "clockloop.c")])
+    vrec = os.path.join(d, "vdso.eqp")
+    rc, _, err = eqprof("record", "--call-graph", "dwarf", "--all-user", "-t", "4kHz", "-q", "-o", vrec, "--",
+                        clk, "20000000")
+    rows, doc = profile(vrec)
+    vdso = {k: v for k, v in rows.items() if v.get("module") == "[vdso]"}
+    nv = sum(v["self_samples"] for v in vdso.values())
+    try:
+        clocksource = open("/sys/devices/system/clocksource/clocksource0/current_clocksource").read().strip()
+    except OSError:
+        clocksource = "unknown"
+    if rc == 0 and nv < 200:
+        t.ok(True, "# SKIP clock_gettime is not served by the vdso here (%d samples there; clocksource %s)"
+             % (nv, clocksource))
+        t.ok(True, "# SKIP (as above)")
+    else:
+        kc, kv, kg = kids(rows, "caller"), sum(v["children_samples"] for v in vdso.values()), kids(rows, "clock_gettime")
+
+        def own(name):
+            return rows.get(name, {}).get("self_samples", 0)
+        # exact: the vdso is reached only through libc's clock_gettime, which only caller calls
+        t.ok(rc == 0 and kg == kv + own("clock_gettime") and kc == kg + own("caller") and kids(rows, "main") >= kc,
+             "--call-graph dwarf through the vdso: report --children charges every vdso sample to "
+             "clock_gettime, caller and main",
+             (err, nv, kv, kg, kc, kids(rows, "main")))
+        fo = os.path.join(d, "vdso.folded")
+        rc, _, err = eqprof("export", vrec, "--format", "folded", "-o", fo)
+        through, lost = 0, []
+        for line in open(fo) if rc == 0 else []:
+            key, n = line.rsplit(" ", 1)
+            if any(f in vdso for f in key.split(";")):
+                if re.search(r";main;caller;clock_gettime;__vdso_clock_gettime(;|$)", key):
+                    through += int(n)
+                else:
+                    lost.append(line.strip())
+        t.ok(rc == 0 and not lost and through >= nv,
+             "every stack with a vdso frame has main;caller;clock_gettime above it (%d samples)" % through,
+             (err, lost[:5]))
 
     # bad input: named, exit 2, nothing run, nothing written
     out = os.path.join(d, "bad.eqp")
