@@ -57,7 +57,10 @@ static int report_children(const struct eq_report_opts *o, struct eq_loaded_prof
 	a.cg = cg;
 	a.po = (struct eq_cg_print){ .fmt = o->fmt, .source = o->files[0], .call_paths = o->call_graph,
 				     .percent_limit = o->percent_limit, .path_limit = 0.5 };
-	rc = eq_report_write("report", o, NULL, print_cg, &a);
+	if (eq_report_has_energy(lp, 1))  /* record -g --energy: joules per procedure too */
+		rc = eq_report_energy_children("report", o, lp, print_cg, &a);
+	else
+		rc = eq_report_write("report", o, NULL, print_cg, &a);
 out:
 	eq_callgraph_free(cg);
 	eq_stacks_free(st);

@@ -23,7 +23,19 @@ struct both {
 	const struct eq_profile *profile;
 	const struct ep_profile *ep;
 	const char *source;
+	/* with call chains: the inclusive profile's printer instead */
+	void (*first)(FILE *out, const void *arg);
+	const void *first_arg;
 };
+
+/* The time profile (flat, or the inclusive one) in the options' format. */
+static void print_first(FILE *out, const struct both *b, enum eq_format fmt)
+{
+	if (b->first)
+		b->first(out, b->first_arg);
+	else
+		eq_profile_print(out, b->profile, fmt, b->source);
+}
 
 /* The time profile's JSON object with an "energy" member added. */
 static void print_json(FILE *out, const struct both *b)
@@ -33,7 +45,7 @@ static void print_json(FILE *out, const struct both *b)
 	FILE *mem = open_memstream(&buf, &len);
 
 	if (mem) {
-		eq_profile_print(mem, b->profile, EQ_FMT_JSON, b->source);
+		print_first(mem, b, EQ_FMT_JSON);
 		fclose(mem);
 	}
 	while (buf && len && buf[len - 1] != '}')
@@ -56,7 +68,7 @@ static void print_both(FILE *out, const void *arg)
 
 	switch (b->o->fmt) {
 	case EQ_FMT_TABLE:
-		eq_profile_print(out, b->profile, EQ_FMT_TABLE, b->source);
+		print_first(out, b, EQ_FMT_TABLE);
 		ep_print_table(out, b->ep, b->o->percent_limit);
 		break;
 	case EQ_FMT_CSV:
@@ -73,7 +85,7 @@ int eq_report_energy(const char *cmd, const struct eq_report_opts *o,
 {
 	struct ep_profile *ep[EQ_REPORT_MAX_FILES] = { 0 }, *pooled = NULL;
 	struct eq_error err;
-	struct both b = { o, profile, NULL, o->files[0] };
+	struct both b = { o, profile, NULL, o->files[0], NULL, NULL };
 	char source[4096];
 	int i, rc = 1;
 
@@ -100,5 +112,25 @@ out:
 	ep_free(pooled);
 	for (i = 0; i < n; i++)
 		ep_free(ep[i]);
+	return rc;
+}
+
+int eq_report_energy_children(const char *cmd, const struct eq_report_opts *o,
+			      const struct eq_loaded_profile *lp,
+			      void (*print_cg)(FILE *out, const void *arg), const void *arg)
+{
+	struct both b = { o, NULL, NULL, o->files[0], print_cg, arg };
+	struct ep_profile *ep;
+	struct eq_error err;
+	int rc;
+
+	ep = ep_build_children(lp->file, lp->sym, o->exclude_idle, &err);
+	if (!ep) {
+		fprintf(stderr, "eqprof %s: %s\n", cmd, err.msg);
+		return 1;
+	}
+	b.ep = ep;
+	rc = eq_report_write(cmd, o, NULL, print_both, &b);
+	ep_free(ep);
 	return rc;
 }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "callgraph.h"
 #include "eseries.h"
 #include "intern.h"
 #include "stats.h"
@@ -113,6 +114,8 @@ static int row_name(struct eq_intern *st, const struct eq_loc *loc, enum eq_by b
 struct tsample {
 	double t;
 	uint32_t row;
+	uint32_t first;  /* 1: the sample's first entry (inclusive builds give a
+			    sample one entry per procedure on its stack) */
 };
 
 static int by_time(const void *x, const void *y)
@@ -251,7 +254,7 @@ static int build_domain(const struct eqp_file *f, const struct eqp_edomain *ed,
 	d->total_lo = fmax(0, pt[K].lo - pt[0].hi);
 	d->total_hi = pt[K].hi - pt[0].lo;
 	while (pos < nts && ts[pos].t < s.t[0]) {
-		d->samples_outside++;
+		d->samples_outside += ts[pos].first;
 		pos++;
 	}
 	/* Boundary k (reading k) sits between interval k-1 and interval k. */
@@ -266,8 +269,8 @@ static int build_domain(const struct eqp_file *f, const struct eqp_edomain *ed,
 				r = ts[pos].row;
 				if (!cnt[r]++)
 					in_k[nk++] = (uint32_t)r;
+				n_k += ts[pos].first;
 				pos++;
-				n_k++;
 			}
 		}
 		f_unsampled = k < K && n_k == 0 ? 1 : 0;
@@ -315,7 +318,8 @@ static int build_domain(const struct eqp_file *f, const struct eqp_edomain *ed,
 		memcpy(in_prev, in_k, nk * sizeof(*in_k));
 		nprev = nk;
 	}
-	d->samples_outside += nts - pos;
+	for (; pos < nts; pos++)
+		d->samples_outside += ts[pos].first;
 	/* the rows that have samples in this domain's span */
 	d->rows = calloc(nrows + 1, sizeof(*d->rows));
 	if (!d->rows) {
@@ -364,16 +368,51 @@ out:
 	return rc;
 }
 
-struct ep_profile *ep_build(const struct eqp_file *f, struct eq_symbolizer *sym, enum eq_by by,
-			    int exclude_idle, struct eq_error *err)
+/* The procedures on a sample's stack, each once (recursion counts once),
+ * its own first: their rows appended to ts. */
+static int stack_rows(const struct eqp_file *f, struct eq_symbolizer *sym, size_t c, size_t i,
+		      const struct eq_sample *smp, double t, struct eq_intern *st, const char *idle_module,
+		      struct rowset *rs, const struct eq_loc **frames, struct tsample *ts, size_t *nts)
+{
+	size_t depth, k, start = *nts, j;
+	int had_chain;
+
+	depth = eq_sample_frames(f, sym, c, i, smp, frames, &had_chain);
+	for (k = 0; k < depth; k++) {
+		const char *name, *module;
+		long r;
+		int seen = 0;
+
+		if (row_name(st, frames[k], EQ_BY_PROC, &name, &module) < 0)
+			return -1;
+		if (frames[k]->kind == EQ_LOC_IDLE)
+			module = idle_module;
+		r = row_index(rs, name, module);
+		if (r < 0)
+			return -1;
+		for (j = start; j < *nts && !seen; j++)
+			seen = ts[j].row == (uint32_t)r;
+		if (!seen) {
+			ts[*nts] = (struct tsample){ t, (uint32_t)r, *nts == start };
+			(*nts)++;
+		}
+	}
+	return 0;
+}
+
+/* Joules per row (self), or, inclusive = 1, per procedure on the stack. */
+static struct ep_profile *build(const struct eqp_file *f, struct eq_symbolizer *sym, enum eq_by by,
+				int exclude_idle, int inclusive, struct eq_intern *strings,
+				struct eq_error *err)
 {
 	const struct eqp_meta *m = eqp_meta(f);
 	double clock_hz = m->clock_hz > 0 ? m->clock_hz : 1e9;
 	struct ep_profile *p = calloc(1, sizeof(*p));
 	struct rowset rs = { 0 };
 	struct tsample *ts = NULL;
+	const struct eq_loc **frames = NULL;
 	const char *idle_module;
-	size_t c, i, nts = 0;
+	size_t c, i, nts = 0, cap = eqp_nsamples(f) ? eqp_nsamples(f) : 1;
 
 	if (!p) {
 		eq_fail(err, "energy profile: out of memory");
@@ -390,9 +429,12 @@ struct ep_profile *ep_build(const struct eqp_file *f, struct eq_symbolizer *sym,
 			eqp_path(f));
 		goto fail;
 	}
-	p->strings_ = eq_intern_new();
-	ts = malloc((eqp_nsamples(f) ? eqp_nsamples(f) : 1) * sizeof(*ts));
-	if (!p->strings_ || !ts)
+	p->strings_ = strings ? strings : eq_intern_new();
+	p->own_strings_ = !strings;
+	ts = malloc(cap * sizeof(*ts));
+	if (inclusive)
+		frames = malloc((1 + 2 * EQP_MAX_CHAIN_FRAMES) * sizeof(*frames));
+	if (!p->strings_ || !ts || (inclusive && !frames))
 		goto oom;
 	idle_module = eq_intern(p->strings_, "[idle]");
 	for (c = 0; c < eqp_nsample_chunks(f); c++) {
@@ -400,10 +442,27 @@ struct ep_profile *ep_build(const struct eqp_file *f, struct eq_symbolizer *sym,
 		const struct eq_sample *smp = eqp_sample_chunk(f, c, &n);
 
 		for (i = 0; smp && i < n; i++) {
-			const struct eq_loc *loc = eq_sym_lookup(sym, &smp[i]);
+			double t = (double)smp[i].time / clock_hz;
+			const struct eq_loc *loc;
 			const char *name, *module;
 			long r;
 
+			if (inclusive) {
+				if (nts + 1 + 2 * EQP_MAX_CHAIN_FRAMES > cap) {
+					struct tsample *g;
+
+					cap = 2 * cap + 1 + 2 * EQP_MAX_CHAIN_FRAMES;
+					g = realloc(ts, cap * sizeof(*ts));
+					if (!g)
+						goto oom;
+					ts = g;
+				}
+				if (stack_rows(f, sym, c, i, &smp[i], t, p->strings_, idle_module, &rs, frames,
+					       ts, &nts) < 0)
+					goto oom;
+				continue;
+			}
+			loc = eq_sym_lookup(sym, &smp[i]);
 			if (row_name(p->strings_, loc, by, &name, &module) < 0)
 				goto oom;
 			if (loc->kind == EQ_LOC_IDLE)
@@ -411,9 +470,10 @@ struct ep_profile *ep_build(const struct eqp_file *f, struct eq_symbolizer *sym,
 			r = row_index(&rs, name, module);
 			if (r < 0)
 				goto oom;
-			ts[nts++] = (struct tsample){ (double)smp[i].time / clock_hz, (uint32_t)r };
+			ts[nts++] = (struct tsample){ t, (uint32_t)r, 1 };
 		}
 	}
+	/* (a sample's entries share its time, so they fall in one interval) */
 	qsort(ts, nts, sizeof(*ts), by_time);
 	p->ndomains = eqp_nenergy_domains(f);
 	p->domains = calloc(p->ndomains ? p->ndomains : 1, sizeof(*p->domains));
@@ -423,6 +483,7 @@ struct ep_profile *ep_build(const struct eqp_file *f, struct eq_symbolizer *sym,
 		if (build_domain(f, eqp_energy_domain_at(f, i), ts, nts, rs.n, rs.v, &p->domains[i],
 				 exclude_idle, idle_module, p->strings_, err) < 0)
 			goto fail;
+	free(frames);
 	free(ts);
 	free(rs.v);
 	free(rs.slots);
@@ -430,11 +491,91 @@ struct ep_profile *ep_build(const struct eqp_file *f, struct eq_symbolizer *sym,
 oom:
 	eq_fail(err, "energy profile of %s: out of memory", eqp_path(f));
 fail:
+	free(frames);
 	free(ts);
 	free(rs.v);
 	free(rs.slots);
 	ep_free(p);
 	return NULL;
+}
+
+struct ep_profile *ep_build(const struct eqp_file *f, struct eq_symbolizer *sym, enum eq_by by,
+			    int exclude_idle, struct eq_error *err)
+{
+	return build(f, sym, by, exclude_idle, 0, NULL, err);
+}
+
+static int by_children(const void *x, const void *y)
+{
+	const struct ep_row *a = x, *b = y;
+
+	if (a->unsampled != b->unsampled)
+		return a->unsampled - b->unsampled;
+	if (a->children_j != b->children_j)
+		return a->children_j < b->children_j ? 1 : -1;
+	return by_joules(x, y);
+}
+
+struct ep_profile *ep_build_children(const struct eqp_file *f, struct eq_symbolizer *sym,
+				     int exclude_idle, struct eq_error *err)
+{
+	struct ep_profile *self = build(f, sym, EQ_BY_PROC, exclude_idle, 0, NULL, err), *inc;
+	size_t i, j, k;
+
+	if (!self)
+		return NULL;
+	inc = build(f, sym, EQ_BY_PROC, exclude_idle, 1, self->strings_, err);
+	if (!inc) {
+		ep_free(self);
+		return NULL;
+	}
+	self->children = 1;
+	for (i = 0; i < self->ndomains; i++) {
+		struct ep_domain *d = &self->domains[i];
+		const struct ep_domain *di = &inc->domains[i];
+		struct ep_row *rows = realloc(d->rows, (d->nrows + di->nrows + 1) * sizeof(*rows));
+
+		if (!rows) {
+			ep_free(inc);
+			ep_free(self);
+			eq_fail(err, "energy profile: out of memory");
+			return NULL;
+		}
+		d->rows = rows;
+		for (j = 0; j < d->nrows; j++) {  /* a row of no stack: its own */
+			d->rows[j].children_j = d->rows[j].joules;
+			d->rows[j].children_sd = d->rows[j].sd;
+			d->rows[j].children_lo = d->rows[j].ci95_low;
+			d->rows[j].children_hi = d->rows[j].ci95_high;
+			d->rows[j].children_samples = d->rows[j].samples;
+			d->rows[j].children_glo = d->rows[j].gran_lo;
+			d->rows[j].children_ghi = d->rows[j].gran_hi;
+		}
+		for (j = 0; j < di->nrows; j++) {
+			const struct ep_row *x = &di->rows[j];
+			struct ep_row *o = NULL;
+
+			if (x->unsampled)
+				continue;  /* [no samples] is the same in both */
+			for (k = 0; k < d->nrows && !o; k++)  /* interned: pointers compare */
+				if (d->rows[k].name == x->name && d->rows[k].module == x->module)
+					o = &d->rows[k];
+			if (!o) {  /* only ever a caller: no self energy */
+				o = &d->rows[d->nrows++];
+				*o = (struct ep_row){ .name = x->name, .module = x->module };
+			}
+			o->children_j = x->joules;
+			o->children_sd = x->sd;
+			o->children_lo = x->ci95_low;
+			o->children_hi = x->ci95_high;
+			o->children_samples = x->samples;
+			o->children_glo = x->gran_lo;
+			o->children_ghi = x->gran_hi;
+		}
+		qsort(d->rows, d->nrows, sizeof(*d->rows), by_children);
+	}
+	ep_free(inc);
+	return self;
 }
 
 void ep_free(struct ep_profile *p)
@@ -446,7 +587,8 @@ void ep_free(struct ep_profile *p)
 	for (i = 0; i < p->ndomains; i++)
 		free(p->domains[i].rows);
 	free(p->domains);
-	eq_intern_free(p->strings_);
+	if (p->own_strings_)
+		eq_intern_free(p->strings_);
 	free(p);
 }
 
@@ -479,6 +621,7 @@ struct ep_profile *ep_pool(struct ep_profile *const *in, size_t n, struct eq_err
 
 	if (!p || !(p->strings_ = eq_intern_new()))
 		goto oom;
+	p->own_strings_ = 1;
 	p->by = in[0]->by;
 	p->ndomains = in[0]->ndomains;
 	p->domains = calloc(p->ndomains ? p->ndomains : 1, sizeof(*p->domains));
@@ -589,6 +732,37 @@ static void fmt_j(char *buf, size_t size, double v)
 		snprintf(buf, size, "%.4g", v);
 }
 
+/* With call chains: children joules (the procedure and what it called)
+ * beside self joules, each with its 95% interval. */
+static void print_children(FILE *out, const struct ep_profile *p, const struct ep_domain *d,
+			   double percent_limit)
+{
+	char a[32], b[32], c[32], ci[80], sci[80], s[32];
+	size_t j;
+
+	(void)p;
+	fputs("# children: the procedure and everything it called; self: the procedure alone\n", out);
+	fprintf(out, "%12s  %-25s %12s  %-25s %9s   %-20s %s\n", "children J", "95% CI", "self J", "95% CI",
+		"samples", "module", "proc");
+	for (j = 0; j < d->nrows; j++) {
+		const struct ep_row *r = &d->rows[j];
+		double share = d->total_j > 0 ? r->children_j / d->total_j : 0;
+
+		if (!r->unsampled && 100 * share < percent_limit)
+			continue;
+		fmt_j(a, sizeof(a), r->children_j);
+		fmt_j(b, sizeof(b), r->children_lo);
+		fmt_j(c, sizeof(c), r->children_hi);
+		snprintf(ci, sizeof(ci), "[%s, %s]", b, c);
+		fmt_j(s, sizeof(s), r->joules);
+		fmt_j(b, sizeof(b), r->ci95_low);
+		fmt_j(c, sizeof(c), r->ci95_high);
+		snprintf(sci, sizeof(sci), "[%s, %s]", b, c);
+		fprintf(out, "%12s  %-25s %12s  %-25s %9llu   %-20s %s\n", a, ci, s, sci,
+			(unsigned long long)r->children_samples, r->module, r->name);
+	}
+}
+
 void ep_print_table(FILE *out, const struct ep_profile *p, double percent_limit)
 {
 	size_t i, j;
@@ -597,8 +771,8 @@ void ep_print_table(FILE *out, const struct ep_profile *p, double percent_limit)
 		const struct ep_domain *d = &p->domains[i];
 		char a[32], b[32], c[32];
 
-		fprintf(out, "\n# energy by %s from %s %s (%s, %s", eq_by_name(p->by), d->spec, d->name,
-			d->kind, type_word(d->type));
+		fprintf(out, "\n# energy by %s%s from %s %s (%s, %s", eq_by_name(p->by),
+			p->children ? " with call chains" : "", d->spec, d->name, d->kind, type_word(d->type));
 		if (d->update_s > 0)
 			fprintf(out, ", updates every %.3g s%s%s%s", d->update_s, d->update_how[0] ? ": " : "",
 				d->update_how, "");
@@ -628,6 +802,10 @@ void ep_print_table(FILE *out, const struct ep_profile *p, double percent_limit)
 		if (d->shared)
 			fprintf(out, "# note: %s also powers what else runs on the machine; on a busy machine their energy is charged to these samples\n",
 				d->name);
+		if (p->children) {
+			print_children(out, p, d, percent_limit);
+			continue;
+		}
 		fprintf(out, "%12s  %-27s %7s %9s   %-20s %s\n", "joules", "95% CI", "share", "samples",
 			"module", eq_by_name(p->by));
 		for (j = 0; j < d->nrows; j++) {
@@ -651,8 +829,12 @@ void ep_print_csv(FILE *out, const struct ep_profile *p)
 {
 	size_t i, j;
 
-	fputs("domain,source,name,module,samples,joules,ci95_low_j,ci95_high_j,sd_j,granularity_low_j,granularity_high_j,runs\n",
+	fputs("domain,source,name,module,samples,joules,ci95_low_j,ci95_high_j,sd_j,granularity_low_j,granularity_high_j,runs",
 	      out);
+	if (p->children)
+		fputs(",children_samples,children_joules,children_ci95_low_j,children_ci95_high_j,children_sd_j,"
+		      "children_granularity_low_j,children_granularity_high_j", out);
+	fputc('\n', out);
 	for (i = 0; i < p->ndomains; i++)
 		for (j = 0; j < p->domains[i].nrows; j++) {
 			const struct ep_domain *d = &p->domains[i];
@@ -665,8 +847,13 @@ void ep_print_csv(FILE *out, const struct ep_profile *p)
 			eq_csv_field(out, r->name);
 			fputc(',', out);
 			eq_csv_field(out, r->module);
-			fprintf(out, ",%llu,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%u\n", (unsigned long long)r->samples,
+			fprintf(out, ",%llu,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%u", (unsigned long long)r->samples,
 				r->joules, r->ci95_low, r->ci95_high, r->sd, r->gran_lo, r->gran_hi, d->runs);
+			if (p->children)
+				fprintf(out, ",%llu,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g",
+					(unsigned long long)r->children_samples, r->children_j, r->children_lo,
+					r->children_hi, r->children_sd, r->children_glo, r->children_ghi);
+			fputc('\n', out);
 		}
 }
 
@@ -682,7 +869,8 @@ void ep_print_json(FILE *out, const struct ep_profile *p)
 {
 	size_t i, j;
 
-	fprintf(out, "{\"by\": \"%s\", \"domains\": [", eq_by_name(p->by));
+	fprintf(out, "{\"by\": \"%s\", \"children\": %s, \"domains\": [", eq_by_name(p->by),
+		p->children ? "true" : "false");
 	for (i = 0; i < p->ndomains; i++) {
 		const struct ep_domain *d = &p->domains[i];
 
@@ -724,7 +912,16 @@ void ep_print_json(FILE *out, const struct ep_profile *p)
 			json_kv(out, "ci95_high_j", r->ci95_high, 1);
 			json_kv(out, "sd_j", r->sd, 1);
 			json_kv(out, "granularity_low_j", r->gran_lo, 1);
-			json_kv(out, "granularity_high_j", r->gran_hi, 0);
+			json_kv(out, "granularity_high_j", r->gran_hi, p->children);
+			if (p->children) {
+				fprintf(out, "\"children_samples\": %llu, ", (unsigned long long)r->children_samples);
+				json_kv(out, "children_joules", r->children_j, 1);
+				json_kv(out, "children_ci95_low_j", r->children_lo, 1);
+				json_kv(out, "children_ci95_high_j", r->children_hi, 1);
+				json_kv(out, "children_sd_j", r->children_sd, 1);
+				json_kv(out, "children_granularity_low_j", r->children_glo, 1);
+				json_kv(out, "children_granularity_high_j", r->children_ghi, 0);
+			}
 			fputc('}', out);
 		}
 		fputs("]}", out);

@@ -59,6 +59,10 @@ struct ep_row {
 				    +inf: the source had not updated again) */
 	double ci95_low, ci95_high;
 	int unsampled;           /* the "[no samples]" row */
+	/* ep_build_children: the procedure and everything it called (the
+	   samples whose stack holds it, recursion once), as the fields above */
+	uint64_t children_samples;
+	double children_j, children_sd, children_lo, children_hi, children_glo, children_ghi;
 };
 
 struct ep_domain {
@@ -83,9 +87,11 @@ struct ep_domain {
 
 struct ep_profile {
 	enum eq_by by;
+	int children;            /* rows carry children_* (ep_build_children) */
 	size_t ndomains;
 	struct ep_domain *domains;
 	struct eq_intern *strings_;
+	int own_strings_;
 };
 
 /* 1 when f has energy readings (record --energy). */
@@ -97,6 +103,17 @@ int ep_has_energy(const struct eqp_file *f);
  */
 struct ep_profile *ep_build(const struct eqp_file *f, struct eq_symbolizer *s, enum eq_by by,
 			    int exclude_idle, struct eq_error *err);
+/*
+ * A recording with call stacks (record -g or --call-graph dwarf): joules per
+ * procedure, by proc, alone (the fields of ep_build) and with everything it
+ * called (children_*): interval k's energy is charged to each procedure on
+ * a sample's stack in proportion to the samples of k whose stack holds it,
+ * J_p = sum_k E_k c_kp / n_k with c_kp now counting those samples, and the
+ * same two errors (binomial within each interval, the source's update
+ * granularity).  Rows ordered by children joules, most first.
+ */
+struct ep_profile *ep_build_children(const struct eqp_file *f, struct eq_symbolizer *s,
+				     int exclude_idle, struct eq_error *err);
 /*
  * Several recordings of the same work: per row and domain, the mean of the
  * per-run joules (a row missing from a run counts 0 J there) with the

@@ -26,6 +26,11 @@ spread of systematic samples), below 5e-5 for the 6 rows together: a false
 failure in fewer than 1 run in 10,000.  The report's own 95% interval must also
 exclude what a time profile would charge, so the test can fail.
 
+With call chains (record --call-graph dwarf --energy), report gives each
+procedure's children joules beside its self joules: the self ones equal the
+flat report's, main's children hold the phases' and match the truth of the
+phases together, within the same widened interval.
+
 Also: totals against the driver's log, rows that add up, several
 recordings pooled (per-row means and the spread of the runs against the
 test's own computation, in report and in power --runs), CSV and JSON, recordings without --energy, and bad
@@ -211,6 +216,74 @@ with Machine("amd-lowidle", workdir=os.path.join(work, "one")) as m:
            abs(json.loads(p.stdout)["recordings"][0]["energy_j"] - doms["package-0"]["total_j"]) < 1e-6 and
            json.loads(p.stdout)["recordings"][0]["power_source"] == "source",
            "power --summary: the source's energy", p.stdout + p.stderr)
+
+# ---- call chains: children joules beside self joules ---------------------------
+# record --call-graph dwarf --energy: report's inclusive profile carries each
+# domain's joules per procedure alone (the same numbers as without chains)
+# and with what it called.  main() calls every phase, so its children joules
+# hold at least the phases' (exactly: every sample under a phase is under
+# main) and lie within the sum of the phases' truths, widened as above.
+with Machine("amd-lowidle", workdir=os.path.join(work, "chains")) as m:
+    ceqp = os.path.join(work, "chains.eqp")
+    p = record(m, ceqp, ["hot:0.6", "idle:0.5", "cool:0.6", "idle:0.5"], extra=["--call-graph", "dwarf"])
+    m.stop()
+    times = phase_times(p.stdout)
+    js, rp = report_json(ceqp)
+    flat, _ = report_json(ceqp, "--no-children")
+    if tap.ok(js is not None and js.get("children") and "energy" in js and js["energy"].get("children") and
+              flat is not None and len(times) == 4,
+              "report of a recording with call chains and energy: the inclusive profile has an \"energy\" member "
+              "with children joules", rp.stderr + p.stdout):
+        ends = phase_ends(p.stdout)
+        for d in js["energy"]["domains"]:
+            name = d["domain"]
+            rows = rows_by_name(d)
+            frows = rows_by_name({x["domain"]: x for x in flat["energy"]["domains"]}[name])
+            bad = [(n, r["joules"], frows.get(n, {}).get("joules")) for n, r in rows.items()
+                   if r["samples"] and abs(r["joules"] - frows.get(n, {}).get("joules", math.inf)) >
+                   1e-9 * max(1, r["joules"])]
+            tap.ok(not bad, "%s: self joules of every procedure as the flat report gives them" % name, bad)
+            hot, cool, main = rows.get("phase_hot"), rows.get("phase_cool"), rows.get("main")
+            if not tap.ok(hot and cool and main, "%s: rows for main, phase_hot and phase_cool" % name, sorted(rows)):
+                continue
+            tap.ok(main["children_joules"] >= hot["children_joules"] + cool["children_joules"] - 1e-9 and
+                   hot["children_joules"] >= hot["joules"] - 1e-12 and main["joules"] <= 0.05 * main["children_joules"],
+                   "%s: main's children joules hold the phases' (%.3f >= %.3f + %.3f), a phase's its own"
+                   % (name, main["children_joules"], hot["children_joules"], cool["children_joules"]))
+            idle, w = POWER["amd-lowidle"][name]
+            leak = sum(r["joules"] for r in d["rows"] if r["unsampled"])
+            slack = 0.5 - d["max_sampled_interval_s"]
+            lag = 0.0
+            for ph, t_end in ends:
+                g, after = tick_gap(m, t_end)
+                if after >= slack:
+                    lag += p_max("amd-lowidle", name) * g
+            t_lo = sum(w[PHASES.index(ph)] * times[ph][0] for ph in ("hot", "cool"))
+            # the phases' idle share, and main's own moments around them
+            t_hi = sum(w[PHASES.index(ph)] * times[ph][0] + idle * (times[ph][1] + 2 * d["max_sampled_interval_s"])
+                       for ph in ("hot", "cool")) + idle * 2 * d["max_sampled_interval_s"]
+            ghi = main["children_granularity_high_j"]
+            low = main["children_joules"] + main["children_granularity_low_j"] - Z_TEST * main["children_sd_j"] - leak - lag
+            high = main["children_joules"] + (ghi if ghi is not None else math.inf) + \
+                Z_TEST * main["children_sd_j"] + leak + lag
+            tap.ok(low <= t_hi and t_lo <= high,
+                   "%s main children: %.3f J, truth %.3f..%.3f J" % (name, main["children_joules"], t_lo, t_hi),
+                   dict(row=main, leak=leak, lag=lag, interval=(low, high)))
+            tap.ok(main["children_ci95_low_j"] <= main["children_joules"] <= main["children_ci95_high_j"],
+                   "%s main: the children 95%% interval holds the estimate" % name, main)
+    p = run([EQPROF, "report", ceqp], check=False)
+    tap.ok(p.returncode == 0 and "# energy by proc with call chains from rapl package-0" in p.stdout and
+           "children J" in p.stdout and "self J" in p.stdout and
+           " main\n" in p.stdout.split("# energy by proc with call chains")[1],
+           "the table: children and self joules per procedure after the inclusive profile", p.stdout + p.stderr)
+    p = run([EQPROF, "report", "--format", "csv", ceqp], check=False)
+    tap.ok(p.returncode == 0 and p.stdout.splitlines()[0].endswith(
+        ",runs,children_samples,children_joules,children_ci95_low_j,children_ci95_high_j,children_sd_j,"
+        "children_granularity_low_j,children_granularity_high_j") and any(",main," in x for x in p.stdout.splitlines()),
+        "CSV with call chains: the children columns after the self ones", p.stdout[:300] + p.stderr)
+    p = run([EQPROF, "report", "--no-children", ceqp], check=False)
+    tap.ok(p.returncode == 0 and "# energy by proc from rapl package-0" in p.stdout and "children J" not in p.stdout,
+           "--no-children: the flat joules table", p.stdout + p.stderr)
 
 # ---- several recordings: per-row means and the spread of the runs -------------
 with Machine("amd-lowidle", workdir=os.path.join(work, "runs")) as m:
