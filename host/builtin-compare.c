@@ -9,13 +9,16 @@
  * test uses run-to-run variances, unless both recordings say they are two
  * samplings of one run (the simulator writes both from one execution).
  */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "builtin.h"
 #include "compare.h"
+#include "eprofile.h"
 #include "power.h"
 #include "report_common.h"
+#include "report_energy.h"
 
 static const char usage_text[] =
 	"usage: eqprof compare TIME.eqp ENERGY.eqp [--by exe|module|proc|line|insn|state|exe,state...]\n"
@@ -82,6 +85,50 @@ static void add_power(struct eq_comparison *c, const struct eq_loaded_profile *t
 		eq_comparison_set_power(c, &pctx);
 }
 
+static double row_joules(const void *arg, const char *name, const char *module)
+{
+	const struct ep_domain *d = arg;
+	size_t i;
+
+	for (i = 0; i < d->nrows; i++)
+		if (!d->rows[i].unsampled && !strcmp(d->rows[i].name, name) &&
+		    !strcmp(d->rows[i].module, module))
+			return d->rows[i].joules;
+	return NAN;
+}
+
+/* The time recording was read with an energy source (record -t --energy):
+ * each row's joules per domain beside the shares.  *ep is what they point
+ * into; 0, or -1 after a message. */
+static int add_source_joules(struct eq_comparison *c, const struct eq_loaded_profile *t,
+			     const struct eq_report_opts *o, struct ep_profile **ep)
+{
+	struct eq_error err;
+	size_t i;
+
+	*ep = NULL;
+	if (!eq_report_has_energy(t, 1))
+		return 0;
+	if (o->keys.n || (o->by != EQ_BY_EXE && o->by != EQ_BY_MODULE && o->by != EQ_BY_PROC &&
+			  o->by != EQ_BY_LINE)) {
+		fprintf(stderr, "eqprof compare: note: %s has energy readings, but joules per row are given "
+			"--by exe, module, proc or line without --sort; compared without them\n", o->files[0]);
+		return 0;
+	}
+	*ep = ep_build(t->file, t->sym, o->by, o->exclude_idle, &err);
+	if (!*ep) {
+		fprintf(stderr, "eqprof compare: %s\n", err.msg);
+		return -1;
+	}
+	for (i = 0; i < (*ep)->ndomains; i++)
+		if (eq_comparison_add_domain(c, (*ep)->domains[i].name, row_joules, &(*ep)->domains[i]) < 0) {
+			fprintf(stderr, "eqprof compare: %s: more than %d energy domains, or out of memory\n",
+				o->files[0], EQ_CMP_MAX_DOMAINS);
+			return -1;
+		}
+	return 0;
+}
+
 int cmd_compare(int argc, char **argv)
 {
 	struct eq_loaded_profile t, e;
@@ -109,8 +156,13 @@ int cmd_compare(int argc, char **argv)
 		if (!pa.c) {
 			fputs("eqprof compare: out of memory\n", stderr);
 		} else {
+			struct ep_profile *ep = NULL;
+
 			add_power((struct eq_comparison *)pa.c, &t, &e);
-			rc = eq_report_write("compare", &o, NULL, print_cmp, &pa);
+			eq_comparison_set_quantum((struct eq_comparison *)pa.c, eqp_meta(e.file)->quantum_j);
+			if (add_source_joules((struct eq_comparison *)pa.c, &t, &o, &ep) == 0)
+				rc = eq_report_write("compare", &o, NULL, print_cmp, &pa);
+			ep_free(ep);
 		}
 		eq_comparison_free((struct eq_comparison *)pa.c);
 	}

@@ -76,6 +76,7 @@ static void fill(struct eq_cmp_row *r, const struct eq_row *t, const struct eq_r
 	r->name = any->name;
 	r->module = any->module;
 	r->fields = any->fields;
+	r->energy_j = NAN;
 	r->time_samples = t ? t->samples : 0;
 	r->energy_samples = e ? e->samples : 0;
 	r->time_share = tn ? (double)r->time_samples / (double)tn : 0;
@@ -142,10 +143,44 @@ void eq_comparison_set_power(struct eq_comparison *c, const struct power_row_ctx
 	c->has_power = 1;
 }
 
+void eq_comparison_set_quantum(struct eq_comparison *c, double quantum_j)
+{
+	size_t i;
+
+	if (!(quantum_j > 0) || !isfinite(quantum_j))
+		return;
+	for (i = 0; i < c->nrows; i++)
+		c->rows[i].energy_j = (double)c->rows[i].energy_samples * quantum_j;
+	c->has_energy_j = 1;
+}
+
+int eq_comparison_add_domain(struct eq_comparison *c, const char *domain,
+			     double (*joules)(const void *arg, const char *name, const char *module),
+			     const void *arg)
+{
+	size_t i, k = c->ndomains;
+
+	if (k == EQ_CMP_MAX_DOMAINS)
+		return -1;
+	if (!c->source_j_) {
+		c->source_j_ = calloc((c->nrows ? c->nrows : 1) * EQ_CMP_MAX_DOMAINS, sizeof(double));
+		if (!c->source_j_)
+			return -1;
+	}
+	for (i = 0; i < c->nrows; i++) {
+		c->rows[i].source_j = c->source_j_ + i * EQ_CMP_MAX_DOMAINS;
+		c->rows[i].source_j[k] = joules(arg, c->rows[i].name, c->rows[i].module);
+	}
+	c->domain[k] = domain;
+	c->ndomains++;
+	return 0;
+}
+
 void eq_comparison_free(struct eq_comparison *c)
 {
 	if (!c)
 		return;
+	free(c->source_j_);
 	free(c->rows);
 	free(c);
 }
@@ -187,6 +222,18 @@ static int key_width(const struct eq_comparison *c, unsigned k)
 	return w > 60 ? 60 : (int)w;
 }
 
+/* A joules column: 12 wide, "n/a" when the row has none. */
+static void print_j(FILE *out, double j)
+{
+	char buf[32];
+
+	if (isfinite(j))
+		eq_format_quantity(buf, sizeof(buf), j, "J");
+	else
+		snprintf(buf, sizeof(buf), "n/a");
+	fprintf(out, " %12s", buf);
+}
+
 static void print_table(FILE *out, const struct eq_comparison *c)
 {
 	char by[160];
@@ -205,8 +252,13 @@ static void print_table(FILE *out, const struct eq_comparison *c)
 			"all samples (--percentage absolute)");
 	skipped_line(out, c->time_source, &c->time_skipped);
 	skipped_line(out, c->energy_source, &c->energy_skipped);
-	fprintf(out, "%8s %8s %9s %4s%s ", "time", "energy", "diff", "sig",
+	fprintf(out, "%8s %8s %9s %4s%s", "time", "energy", "diff", "sig",
 		c->has_power ? "  avg power" : "");
+	if (c->has_energy_j)
+		fprintf(out, " %12s", "joules");
+	for (k = 0; k < c->ndomains; k++)
+		fprintf(out, " %12.12s", c->domain[k]);
+	fputc(' ', out);
 	if (c->keys.n) {
 		for (k = 0; k < c->keys.n; k++) {
 			w[k] = key_width(c, k);
@@ -224,9 +276,14 @@ static void print_table(FILE *out, const struct eq_comparison *c)
 			eq_format_quantity(pw, sizeof(pw), r->power_w, "W");
 		else if (c->has_power)
 			snprintf(pw, sizeof(pw), "n/a");
-		fprintf(out, "%7.2f%% %7.2f%% %+8.2f%% %4s%*s%s ", 100 * r->time_share,
+		fprintf(out, "%7.2f%% %7.2f%% %+8.2f%% %4s%*s%s", 100 * r->time_share,
 			100 * r->energy_share, 100 * r->difference, r->significant ? "*" : "",
 			c->has_power ? 11 : 0, pw, "");
+		if (c->has_energy_j)
+			print_j(out, r->energy_j);
+		for (k = 0; k < c->ndomains; k++)
+			print_j(out, r->source_j ? r->source_j[k] : NAN);
+		fputc(' ', out);
 		if (!c->keys.n || !r->fields) {
 			fprintf(out, " %-20s %s\n", r->module, r->name);
 			continue;
@@ -244,6 +301,11 @@ static void print_table(FILE *out, const struct eq_comparison *c)
 	if (c->has_power)
 		fputs("# avg power = row's energy samples x quantum / (row's time samples x seconds per time sample)\n",
 		      out);
+	if (c->has_energy_j)
+		fputs("# joules = row's energy samples x quantum (the energy-driven recording)\n", out);
+	if (c->ndomains)
+		fprintf(out, "# %s: the row's joules in the time-driven recording's energy source (record --energy; report gives their intervals)\n",
+			c->ndomains > 1 ? "domain columns" : "domain column");
 }
 
 static void print_csv(FILE *out, const struct eq_comparison *c)
@@ -254,6 +316,14 @@ static void print_csv(FILE *out, const struct eq_comparison *c)
 
 	fputs("name,module,time_samples,time_share,energy_samples,energy_share,difference,z,significant,power_w",
 	      out);
+	fputs(",energy_j", out);
+	for (k = 0; k < c->ndomains; k++) {  /* record --energy: a column per domain */
+		char col[96];
+
+		snprintf(col, sizeof(col), "joules_%s", c->domain[k]);
+		fputc(',', out);
+		eq_csv_field(out, col);
+	}
 	for (k = 0; k < c->keys.n; k++)  /* --sort: a column per key after these */
 		fprintf(out, ",%s", eq_key_name(c->keys.k[k]));
 	fputc('\n', out);
@@ -269,6 +339,14 @@ static void print_csv(FILE *out, const struct eq_comparison *c)
 			r->z, r->significant);
 		if (c->has_power && isfinite(r->power_w))
 			fprintf(out, "%.6g", r->power_w);
+		fputc(',', out);
+		if (isfinite(r->energy_j))
+			fprintf(out, "%.9g", r->energy_j);
+		for (k = 0; k < c->ndomains; k++) {
+			fputc(',', out);
+			if (r->source_j && isfinite(r->source_j[k]))
+				fprintf(out, "%.9g", r->source_j[k]);
+		}
 		for (k = 0; k < c->keys.n; k++) {
 			fputc(',', out);
 			eq_csv_field(out, r->fields && r->fields[k] ? r->fields[k] : "");
@@ -298,6 +376,14 @@ static void print_json(FILE *out, const struct eq_comparison *c)
 			fprintf(out, "%s\"%s\"", k ? ", " : "", eq_key_name(c->keys.k[k]));
 		fputc(']', out);
 	}
+	if (c->ndomains) {
+		fputs(", \"source_domains\": [", out);
+		for (k = 0; k < c->ndomains; k++) {
+			fputs(k ? ", " : "", out);
+			eq_json_string(out, c->domain[k]);
+		}
+		fputc(']', out);
+	}
 	if (c->filtered)
 		fprintf(out, ", \"time_filtered_samples\": %llu, \"energy_filtered_samples\": %llu",
 			(unsigned long long)c->time_filtered, (unsigned long long)c->energy_filtered);
@@ -321,6 +407,16 @@ static void print_json(FILE *out, const struct eq_comparison *c)
 		eq_json_number(out, r->z);
 		fprintf(out, ", \"significant\": %s, \"power_w\": ", r->significant ? "true" : "false");
 		eq_json_number(out, c->has_power ? r->power_w : NAN);
+		fputs(", \"energy_j\": ", out);
+		eq_json_number(out, r->energy_j);
+		for (k = 0; k < c->ndomains; k++) {
+			fputs(k ? ", " : ", \"source_j\": {", out);
+			eq_json_string(out, c->domain[k]);
+			fputs(": ", out);
+			eq_json_number(out, r->source_j ? r->source_j[k] : NAN);
+		}
+		if (c->ndomains)
+			fputc('}', out);
 		for (k = 0; k < c->keys.n; k++) {
 			fputs(k ? ", " : ", \"keys\": {", out);
 			fprintf(out, "\"%s\": ", eq_key_name(c->keys.k[k]));

@@ -35,7 +35,12 @@ struct eq_cmp_row {
 	int significant;      /* |z| above the 95% quantile (normal or Welch t) */
 	double power_w;       /* average power while in this row; NAN if unknown */
 	const char *const *fields; /* with sort keys: each key's value (eq_row.fields) */
+	double energy_j;      /* energy samples x the energy file's quantum; NAN if unknown */
+	double *source_j;     /* per energy-source domain of the time recording
+				 (record -t --energy): the row's joules; NAN: no row */
 };
+
+#define EQ_CMP_MAX_DOMAINS 8
 
 struct eq_comparison {
 	enum eq_by by;
@@ -49,6 +54,10 @@ struct eq_comparison {
 	size_t nrows;
 	struct eq_cmp_row *rows;
 	int has_power;        /* power_w was filled in (eq_comparison_set_power) */
+	int has_energy_j;     /* energy_j was filled in (the quantum is known) */
+	size_t ndomains;      /* energy-source domains of the time recording */
+	const char *domain[EQ_CMP_MAX_DOMAINS]; /* their names ("package-0") */
+	double *source_j_;    /* nrows x ndomains */
 	enum eq_interval interval; /* whose variances the test used */
 };
 
@@ -64,6 +73,15 @@ struct power_row_ctx;
 /* Fills every row's average power (power_per_row(): its energy over its
  * time), for recordings of the same work.  Without it rows print no power. */
 void eq_comparison_set_power(struct eq_comparison *c, const struct power_row_ctx *ctx);
+
+/* Every row's joules from the energy file's quantum (J per sample). */
+void eq_comparison_set_quantum(struct eq_comparison *c, double quantum_j);
+/* Adds an energy-source domain of the time recording (record -t --energy):
+ * joules(arg, name, module) gives a row's joules, or NAN when it has none
+ * there.  -1 when out of memory or more than EQ_CMP_MAX_DOMAINS. */
+int eq_comparison_add_domain(struct eq_comparison *c, const char *domain,
+			     double (*joules)(const void *arg, const char *name, const char *module),
+			     const void *arg);
 
 void eq_comparison_print(FILE *out, const struct eq_comparison *c, enum eq_format fmt);
 

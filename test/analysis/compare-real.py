@@ -129,13 +129,15 @@ def main():
              "csv rows in time-share order")
         t.eq(list(rows[0].keys()), ["name", "module", "time_samples", "time_share",
                                     "energy_samples", "energy_share", "difference", "z",
-                                    "significant", "power_w"], "csv columns")
+                                    "significant", "power_w", "energy_j"], "csv columns")
+        t.ok(all(abs(float(r["energy_j"]) - counts["energy"][r["name"]] * 2.94e-3) < 1e-9 for r in rows),
+             "csv energy_j: the row's energy samples x 2.94 mJ", rows)
         t.ok(abs(float(rows[0]["power_w"]) - 300 * 2.94e-3 / 500e-6) < 1e-3,
              "csv power_w of spin_a", rows[0])
         rc, out, err = eqprof("compare", files["time"], files["energy"])
         t.ok(rc == 0 and "spin_a" in out and "*" in out and "two-proportion score test" in out and
              "run-to-run variances" in out and
-             "avg power" in out and "1.764 kW" in out,
+             "avg power" in out and "1.764 kW" in out and "882 mJ" in out,
              "table marks significant rows and explains the mark", out)
         # The heading says what the rows are: the grouping, or the sort keys.
         ok = []
@@ -149,7 +151,7 @@ def main():
             first = lines[0] if lines else ""
             colhead = lines[1].split() if len(lines) > 1 else []
             ok.append((args, rc == 0 and first.endswith(", " + heading) and
-                       "avg power" in lines[1] and colhead[colhead.index("power") + 1:] == cols,
+                       "avg power" in lines[1] and "joules" in lines[1] and colhead[colhead.index("joules") + 1:] == cols,
                        first, colhead))
         t.ok(all(o for _, o, _, _ in ok), "the heading names the grouping or the sort keys, the columns follow it",
              [x for x in ok if not x[1]])

@@ -42,7 +42,7 @@ import os
 import shutil
 import tempfile
 
-from etree import EQPROF, POWER, T95, Machine, Tap, p_max, run
+from etree import EQPROF, POWER, T95, TREE, Machine, Tap, p_max, run
 
 tap = Tap()
 work = tempfile.mkdtemp(prefix="eqprof-erecord-")
@@ -216,6 +216,48 @@ with Machine("amd-lowidle", workdir=os.path.join(work, "one")) as m:
            abs(json.loads(p.stdout)["recordings"][0]["energy_j"] - doms["package-0"]["total_j"]) < 1e-6 and
            json.loads(p.stdout)["recordings"][0]["power_source"] == "source",
            "power --summary: the source's energy", p.stdout + p.stderr)
+
+# ---- compare: the time recording's joules per row beside the shares --------------
+# compare TIME.eqp ENERGY.eqp where TIME was recorded with --energy: each
+# row's joules per domain, as report gives them for TIME; the energy-driven
+# side's joules (its samples x its quantum) beside them.
+from eqtest import Elf, write_csv  # noqa: E402  (etree put test/analysis on the path)
+tree = Elf(TREE)
+BASE = 0x555555554000
+emaps = os.path.join(work, "energytree.maps")
+with open(emaps, "w") as f:
+    f.write("\n".join(tree.maps(BASE)) + "\n")
+ecsv, eeqp = os.path.join(work, "e.csv"), os.path.join(work, "e.eqp")
+ecount = {"phase_hot": 300, "phase_cool": 100}
+write_csv(ecsv, [(9, tree.pc(BASE, tree.syms[fn][0] + 1), 4, n) for fn, n in ecount.items()])
+p = run([EQPROF, "import", "--samples", ecsv, "--maps", "9=" + emaps, "--energy", "2mJ", "-o", eeqp], check=False)
+flat, _ = report_json(eqp)
+p = run([EQPROF, "compare", eqp, eeqp, "--format", "json"], check=False)
+if tap.ok(p.returncode == 0 and flat is not None, "compare of a time recording with readings and an energy one",
+          p.stderr):
+    cj = json.loads(p.stdout)
+    rows = {r["name"]: r for r in cj["rows"]}
+    doms = {d["domain"]: rows_by_name(d) for d in flat["energy"]["domains"]}
+    bad = []
+    for dom, want in doms.items():
+        for fn in ("phase_hot", "phase_warm", "phase_cool"):
+            got = rows.get(fn, {}).get("source_j", {}).get(dom)
+            if got is None or abs(got - want[fn]["joules"]) > 1e-9 * max(1, got):
+                bad.append((dom, fn, got, want.get(fn, {}).get("joules")))
+    tap.ok(sorted(cj.get("source_domains", [])) == sorted(doms) and not bad,
+           "compare: every row's joules per domain, as report gives them for the time recording", bad)
+    tap.ok(all(abs(rows[fn]["energy_j"] - n * 2e-3) < 1e-12 for fn, n in ecount.items()) and
+           rows["phase_warm"]["energy_j"] == 0,
+           "compare: the energy-driven side's joules: its samples x 2 mJ", {k: v.get("energy_j") for k, v in rows.items()})
+p = run([EQPROF, "compare", eqp, eeqp], check=False)
+tap.ok(p.returncode == 0 and "package-0" in p.stdout.splitlines()[1] and "core-0" in p.stdout.splitlines()[1] and
+       "record --energy" in p.stdout, "compare's table: a joules column per domain, explained", p.stdout + p.stderr)
+p = run([EQPROF, "compare", eqp, eeqp, "--format", "csv"], check=False)
+tap.ok(p.returncode == 0 and ",energy_j,joules_package-0,joules_core-0" in p.stdout.splitlines()[0],
+       "compare's CSV: joules_DOMAIN columns", p.stdout[:300] + p.stderr)
+p = run([EQPROF, "compare", eqp, eeqp, "--by", "pid"], check=False)
+tap.ok(p.returncode == 0 and "note: " in p.stderr and "package-0" not in p.stdout,
+       "compare --by pid: no joules per row, and a note says why", p.stdout + p.stderr)
 
 # ---- call chains: children joules beside self joules ---------------------------
 # record --call-graph dwarf --energy: report's inclusive profile carries each
