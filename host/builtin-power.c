@@ -35,6 +35,7 @@ struct power_args {
 	int width, height;
 	char **files;
 	size_t nfiles;
+	const struct eqp_file *eqps[MAX_FILES]; /* the opened recordings */
 };
 
 static const char usage_text[] =
@@ -47,7 +48,8 @@ static const char usage_text[] =
 "\n"
 "  --runs           the files are repeated runs of the same work: the summary\n"
 "                   adds the mean over the runs of duration, power and energy,\n"
-"                   their SD and the 95% interval of the mean\n"
+"                   their SD and the 95% interval of the mean, and each\n"
+"                   procedure's energy per run with its mean, SD and interval\n"
 "  --summary        duration, samples, average frequency and power, energy,\n"
 "                   idle and lost samples; one row per file (the default)\n"
 "  --trace OUT      power per interval (E_q / dt) against time; .csv, .png, .svg\n"
@@ -248,6 +250,52 @@ static int parse_args(struct power_args *a, int argc, char **argv)
 
 /* ---- the outputs ------------------------------------------------------------ */
 
+/* --runs: the summary with the runs' statistics, then per procedure (table
+ * and JSON; the CSV stays one table). */
+static int print_runs(const struct power_args *a, const struct power_summary *s, FILE *out,
+		      struct eq_error *err)
+{
+	struct power_procs *pp = NULL;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mem;
+
+	if (a->fmt != POWER_FMT_CSV) {
+		pp = power_procs_build(a->eqps, (const char *const *)a->files, a->nfiles, err);
+		if (!pp)
+			return -1;
+	}
+	if (a->fmt != POWER_FMT_JSON) {
+		power_summary_print_runs(out, s, a->nfiles, a->fmt);
+		if (pp)
+			power_procs_print(out, pp, a->fmt);
+		power_procs_free(pp);
+		return 0;
+	}
+	/* the summary's object with "procedures" added */
+	mem = open_memstream(&buf, &len);
+	if (!mem) {
+		power_procs_free(pp);
+		return eq_fail(err, "out of memory");
+	}
+	power_summary_print_runs(mem, s, a->nfiles, a->fmt);
+	fclose(mem);
+	while (len && buf[len - 1] != '}')
+		len--;
+	if (!len) {
+		free(buf);
+		power_procs_free(pp);
+		return eq_fail(err, "out of memory");
+	}
+	fwrite(buf, 1, len - 1, out);
+	fputs(",\n \"procedures\": ", out);
+	power_procs_print(out, pp, a->fmt);
+	fputs("}\n", out);
+	free(buf);
+	power_procs_free(pp);
+	return 0;
+}
+
 static int print_summaries(const struct power_args *a, struct power_input *in,
 			   FILE *out, struct eq_error *err)
 {
@@ -258,7 +306,7 @@ static int print_summaries(const struct power_args *a, struct power_input *in,
 		if (power_summarize(&in[i], &s[i], err) < 0)
 			return -1;
 	if (a->runs)
-		power_summary_print_runs(out, s, a->nfiles, a->fmt);
+		return print_runs(a, s, out, err);
 	else
 		power_summary_print(out, s, a->nfiles, a->fmt);
 	for (i = 0; i < a->nfiles; i++)
@@ -491,6 +539,7 @@ int cmd_power(int argc, char **argv)
 			rc = 1;
 			break;
 		}
+		a.eqps[i] = f[i];
 		if (eqp_warning(f[i]))
 			fprintf(stderr, "eqprof power: warning: %s\n", eqp_warning(f[i]));
 		eq_align_check_file(stderr, "power", f[i]);

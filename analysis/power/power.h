@@ -178,6 +178,41 @@ enum { POWER_RUNS_DURATION, POWER_RUNS_POWER, POWER_RUNS_ENERGY, POWER_RUNS_N };
 void power_summary_print_runs(FILE *out, const struct power_summary *s, size_t n,
 			      enum power_format fmt);
 
+/*
+ * power --runs, per procedure (power_procs.c): each procedure's value in
+ * every run and its mean, SD and 95% interval of the mean over the runs.
+ * The value is the joules of the energy source's first domain when every
+ * recording was made with one (record -t --energy; eprofile.h's estimate),
+ * else the samples' energy when every recording is energy-driven with a
+ * known quantum, else the samples' time in s.  A procedure missing from a
+ * run counts 0 there.
+ */
+enum power_procs_kind { POWER_PROCS_SOURCE, POWER_PROCS_SAMPLES_J, POWER_PROCS_TIME };
+struct power_proc_row {
+	char *name, *module;
+	double *v;              /* per run */
+	double mean, sd, ci95;  /* sd, ci95 NaN with one run */
+};
+struct power_procs {
+	enum power_procs_kind kind;
+	const char *unit;       /* "J" or "s" */
+	char source[256];       /* where the values come from, for the heading */
+	size_t nruns, nrows;
+	const char *const *names; /* the runs' names */
+	struct power_proc_row *rows; /* by mean, most first */
+	double total_mean;
+	size_t cap_;
+	char domain_[64];
+};
+struct power_procs *power_procs_build(const struct eqp_file *const *f, const char *const *names,
+				      size_t n, struct eq_error *err);
+void power_procs_free(struct power_procs *pp);
+/* Table: the rows below 0.1% of the mean total summed in a line; JSON: an
+ * object {"unit", "source", "runs": [...], "rows": [{"name", "module",
+ * "values", "mean", "sd", "ci95"}]}.  CSV is not written (the summary's
+ * CSV is one table). */
+void power_procs_print(FILE *out, const struct power_procs *pp, enum power_format fmt);
+
 /* ---- histogram (Figures 9, 10, 11) ------------------------------------- */
 
 struct power_hist {

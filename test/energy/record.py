@@ -369,9 +369,57 @@ if tap.ok(p.returncode == 0, "power --runs of three recordings", p.stderr):
                abs(got["ci95"] - T95[2] * sd / math.sqrt(3)) <= 1e-7 * abs(mean),
                "power --runs: %s mean %.4g, SD %.3g and 95%% interval as computed here" % (key, mean, sd),
                (got, vals))
+    # per procedure: each run's joules as report gives them for that run,
+    # their mean, SD and 95% interval computed here
+    procs = js.get("procedures", {})
+    bad = []
+    for fn in ("phase_hot", "phase_cool", "[no samples]"):
+        vals = []
+        for sg in singles:
+            r = rows_by_name({x["domain"]: x for x in sg["energy"]["domains"]}["package-0"]).get(fn)
+            vals.append(r["joules"] if r else 0.0)
+        mean = sum(vals) / 3
+        sd = math.sqrt(sum((v - mean) ** 2 for v in vals) / 2)
+        got = {r["name"]: r for r in procs.get("rows", [])}.get(fn)
+        if got is None or any(abs(a - b) > 1e-8 * max(1, abs(b)) for a, b in zip(got["values"], vals)) or \
+           abs(got["mean"] - mean) > 1e-8 * max(1, mean) or abs(got["sd"] - sd) > 1e-7 * max(1, mean) or \
+           abs(got["ci95"] - T95[2] * sd / math.sqrt(3)) > 1e-7 * max(1, mean):
+            bad.append((fn, got, vals))
+    tap.ok(procs.get("unit") == "J" and procs.get("source") == "rapl package-0" and
+           procs.get("runs") == files and not bad,
+           "power --runs: each procedure's joules in every run, mean, SD and 95% interval as computed here", bad)
 p = run([EQPROF, "power", "--runs"] + files, check=False)
 tap.ok(p.returncode == 0 and "\nmean " in p.stdout and "95% CI +-" in p.stdout,
        "power --runs table: mean, SD and 95% rows under the recordings", p.stdout + p.stderr)
+lines = p.stdout.split("# per procedure, energy (rapl package-0)")[-1].splitlines()
+hot = [x for x in lines if x.endswith(" phase_hot")]
+tap.ok(len(hot) == 1 and len(hot[0].split()) == 2 * 6 + 2 and "run 1" in p.stdout and "run 3" in p.stdout,
+       "power --runs table: a row per procedure with each run, mean, SD and 95% interval", p.stdout)
+# energy-driven runs: a procedure's energy is its samples x the quantum
+ecounts = [{"phase_hot": 300, "phase_cool": 100}, {"phase_hot": 320, "phase_cool": 90},
+           {"phase_hot": 310}]
+efiles = []
+for i, cnt in enumerate(ecounts):
+    c, f = os.path.join(work, "er%d.csv" % i), os.path.join(work, "er%d.eqp" % i)
+    write_csv(c, [(9, tree.pc(BASE, tree.syms[fn][0] + 1), 4, n) for fn, n in cnt.items()])
+    run([EQPROF, "import", "--samples", c, "--maps", "9=" + emaps, "--energy", "2mJ", "-o", f], check=False)
+    efiles.append(f)
+p = run([EQPROF, "power", "--runs", "--format", "json"] + efiles, check=False)
+bad = []
+if p.returncode == 0:
+    rows = {r["name"]: r for r in json.loads(p.stdout)["procedures"]["rows"]}
+    for fn in ("phase_hot", "phase_cool"):
+        vals = [cnt.get(fn, 0) * 2e-3 for cnt in ecounts]
+        mean = sum(vals) / 3
+        sd = math.sqrt(sum((v - mean) ** 2 for v in vals) / 2)
+        r = rows.get(fn)
+        if r is None or any(abs(a - b) > 1e-12 for a, b in zip(r["values"], vals)) or \
+           abs(r["mean"] - mean) > 1e-8 or abs(r["sd"] - sd) > 1e-8 or \
+           abs(r["ci95"] - T95[2] * sd / math.sqrt(3)) > 1e-6 * r["ci95"]:   # T95 has 7 digits
+            bad.append((fn, r, vals))
+tap.ok(p.returncode == 0 and not bad,
+       "power --runs of energy-driven runs: samples x 2 mJ per run (0 where missing), mean, SD, 95% interval",
+       (bad, p.stderr))
 
 # ---- recordings without readings, bad sources -------------------------------
 plain = os.path.join(work, "plain.eqp")
