@@ -128,6 +128,9 @@ def main():
         by_thread = collections.defaultdict(list)
         for e in ev:
             by_thread[(e["pid"], e["tid"])].append((e["ts"], -e["dur"], e["name"]))
+        # ts and dur are printed with 3 decimals (ns): each is within 0.5 ns
+        # of its value, an end (ts + dur) within 1 ns, so two ends compared
+        # differ from the truth by at most 2 ns: the exact rounding bound
         eps = 2e-3
         for th, v in by_thread.items():
             v.sort()
@@ -140,6 +143,8 @@ def main():
                     bad.append((th, ts, end, stack[-1], name))
                 stack.append(end)
         t.ok(not bad, "chrome: each thread's slices nest (a flame chart)", bad[:5])
+        # callers;...;main;a;leaf: the exe, main, a caller and the leaf at
+        # least (structure, not a count)
         depth = max((len(k) for k in folded), default=0)
         t.ok(depth >= 4 and any(e["name"] == "main" for e in ev),
              "chrome: callers' slices are there (main, __libc_start_call_main)")

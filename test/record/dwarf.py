@@ -7,9 +7,11 @@ exactly 3/4 on any CPU.  Built at -O2 without frame pointers, the kernel's
 frame-pointer walk (-g) cannot see a() or b(): the leaf has no frame and
 a()/b() keep no frame pointer, so their return addresses are found only
 through the CFI.  --call-graph dwarf must recover them with the known
-ratio, within 3.89 binomial standard errors (false-failure rate 1e-4 for
-independent samples; a jittered timer's samples vary less), in a PIE and a
-non-PIE build, agree with perf's own --call-graph dwarf, and a copy of only
+ratio, within 4.15 binomial standard errors, in a PIE and a non-PIE build,
+and agree with perf's own --call-graph dwarf within the same bound: three
+statistical checks at a two-sided 3.3e-5 each, so the file's false-failure
+rate is below 1e-4 for independent samples (a jittered timer's samples
+vary less, so the real rate is lower).  A copy of only
 8 bytes must reach the leaf's caller (its return address is the first word
 on the stack: the leaf uses none) but not main (the next word up is a()'s).
 
@@ -32,7 +34,7 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "analysis"))
 from eqtest import SRC, Tap, eqprof, run  # noqa: E402
 
-Z = 3.89  # two-sided 1e-4
+Z = 4.15  # two-sided 3.3e-5: three statistical checks in this file, 1e-4 in all
 
 
 def within(k, n, p, what):
@@ -64,7 +66,11 @@ def main():
     run(["cc", "-O2", "-g", "-fomit-frame-pointer", "-fno-pie", "-no-pie", "-o", nopie, src])
     args = ["2000000", "100"]
 
-    # frame pointers: the callers are invisible
+    # frame pointers: the callers are invisible.  The kernel's walk follows
+    # rbp, which this code uses as an ordinary register or not at all, so
+    # a() and b() show up only by accident (0 here); a walk that worked
+    # would put them above nearly every sample (as dwarf does below).  10%
+    # lies far from both, so it tells the two apart with no statistics.
     fp = os.path.join(d, "fp.eqp")
     rc, _, err = eqprof("record", "-g", "-t", "4kHz", "-q", "-o", fp, "--", pie, *args)
     rows, doc = profile(fp)
@@ -82,8 +88,15 @@ def main():
         ok, msg = within(kb, ka + kb, 0.75, "b's share of a+b")
         t.ok(ok, "%s: dwarf unwinding finds a() and b() in the ratio 1:3" % name, msg)
         total = doc.get("total_samples", 0)
+        # Outside leaf() (and the kernel code it is interrupted in, as root)
+        # are only the loader's and libc's start and exit, a few ms of CPU
+        # time at most (3 of about 1000 samples here), and the few
+        # instructions a() and b() run per call of a 2M-iteration leaf
+        # (under 1e-5 of the time): 5% (50 samples, 12 ms) holds them on any
+        # machine, since cpu-clock counts CPU time, not a loaded machine's
+        # waits.  A sample in the kernel is leaf's child, not its self.
         t.ok(ka + kb >= 0.95 * total and kids(rows, "main") >= ka + kb and
-             rows.get("leaf", {}).get("self_samples", 0) >= 0.95 * total,
+             kids(rows, "leaf") >= 0.95 * total,
              "%s: nearly every sample is leaf < a|b < main" % name,
              {k: (v["self_samples"], v["children_samples"]) for k, v in rows.items()})
         if name == "PIE":
@@ -106,7 +119,9 @@ def main():
          "export --format folded: the stacks through main;a and main;b add up to the report's children of a and b",
          (via_a, via_b, pie_counts, list(stacks)[:4], err))
 
-    # a copy of 8 bytes: the leaf's return address only
+    # a copy of 8 bytes: the leaf's return address only.  main() is reached
+    # only from samples outside the leaf (in a() or b() themselves, or at
+    # start and exit: under 1%, as above); 5% bounds them with the same margin.
     small = os.path.join(d, "small.eqp")
     rc, _, err = eqprof("record", "--call-graph", "dwarf,8", "-t", "4kHz", "-q", "-o", small, "--", pie, *args)
     rows, doc = profile(small)
