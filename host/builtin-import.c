@@ -197,9 +197,9 @@ static int parse_args(int argc, char **argv, struct import_opts *o)
 		case 'e':
 			if (eq_parse_quantity(optarg, "J", "--energy", &o->quantum_j, &err))
 				return usage_error("%s", err.msg);
-			if (o->quantum_j <= 0)
-				return usage_error("--energy %s: give a positive energy such as 2.94mJ",
-						   optarg);
+			if (o->quantum_j <= 0 || o->quantum_j > EQP_MAX_QUANTUM_J)
+				return usage_error("--energy %s: give a positive energy such as 2.94mJ "
+						   "(at most %g J)", optarg, EQP_MAX_QUANTUM_J);
 			o->have_energy = 1;
 			break;
 		case 't':

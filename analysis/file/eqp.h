@@ -121,6 +121,16 @@ struct eqp_callchain {
 };
 #define EQP_MAX_CHAIN_FRAMES 1024 /* of each kind (kernel, user) in one chain */
 
+/*
+ * The largest numbers a recording's header and board info may hold
+ * (docs/format.md): beyond being finite, they keep every energy and power
+ * derived from them finite (a quantum over one tick of the fastest clock is
+ * at most 1e18 W).  No clock ticks faster than 1 THz, and no quantum is
+ * worth more than 1 MJ (a phone's battery holds some 50 kJ).
+ */
+#define EQP_MAX_CLOCK_HZ   1e12
+#define EQP_MAX_QUANTUM_J  1e6
+
 /* A copy of a sample's user stack with its user registers (record
  * --call-graph dwarf), unwound offline from the DWARF CFI of the mapped
  * files (analysis/symbols/unwind.h), as perf does.  abi 0: the sample had

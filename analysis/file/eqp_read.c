@@ -164,18 +164,19 @@ static int parse_head(struct cursor *c, struct eq_error *err)
 	f->meta.nominal_hz = getf64(c->p + 16);
 	f->meta.clock_hz = getf64(c->p + 24);
 	f->meta.start_unix_ns = (int64_t)get64(c->p + 32);
-	if (!finite_at_least(f->meta.quantum_j, 0))
-		return chunk_fail(c, err, "quantum %g J is not a finite number >= 0 (0: unknown)",
-				  f->meta.quantum_j);
+	if (!finite_at_least(f->meta.quantum_j, 0) || f->meta.quantum_j > EQP_MAX_QUANTUM_J)
+		return chunk_fail(c, err, "quantum %g J is not a number from 0 (unknown) to %g J",
+				  f->meta.quantum_j, EQP_MAX_QUANTUM_J);
 	if (!finite_at_least(f->meta.nominal_hz, 0))
 		return chunk_fail(c, err, "sampling rate %g Hz is not a finite number >= 0 (0: unknown)",
 				  f->meta.nominal_hz);
 	/* Times are ticks / clock: a clock so slow that 2^64 ticks are not a
 	 * finite number of seconds makes every analysis meaningless. */
-	if (!finite_at_least(f->meta.clock_hz, 0) || !isfinite(18446744073709551615.0 / f->meta.clock_hz))
-		return chunk_fail(c, err, "target clock %g Hz is not a finite number > 0 "
-				  "(> 1e-289, so that any time in ticks is a finite number of seconds)",
-				  f->meta.clock_hz);
+	if (!finite_at_least(f->meta.clock_hz, 0) || !isfinite(18446744073709551615.0 / f->meta.clock_hz) ||
+	    f->meta.clock_hz > EQP_MAX_CLOCK_HZ)
+		return chunk_fail(c, err, "target clock %g Hz is not a number > 0 "
+				  "(> 1e-289, so that any time in ticks is a finite number of seconds) "
+				  "and at most %g Hz", f->meta.clock_hz, EQP_MAX_CLOCK_HZ);
 	tlen = get32(c->p + EQP_HEAD_FIXED_LEN);
 	f->target = take_string(c, EQP_HEAD_FIXED_LEN + 4, tlen, "target", err);
 	if (!f->target)
@@ -558,7 +559,7 @@ static int parse_binf(struct cursor *c, struct eq_error *err)
 	 * fuzz target found a nominal voltage of 5e-310 V: infinite watts).
 	 */
 	if (!finite_at_least(seg.info.clock_hz, 0) ||
-	    !isfinite(18446744073709551615.0 / seg.info.clock_hz) || seg.info.clock_hz > 1e12 ||
+	    !isfinite(18446744073709551615.0 / seg.info.clock_hz) || seg.info.clock_hz > EQP_MAX_CLOCK_HZ ||
 	    !finite_at_least(seg.info.e_min_j, 0) || seg.info.e_min_j > 1 ||
 	    !finite_at_least(seg.info.vb_nominal_v, 0) ||
 	    (seg.info.vb_nominal_v != 0 && (seg.info.vb_nominal_v < 1e-3 || seg.info.vb_nominal_v > 1e3)) ||

@@ -12,6 +12,7 @@
 #include "crc32c.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -125,9 +126,11 @@ static int check_meta(const char *path, const struct eqp_meta *m,
 {
 	if (m->mode != EQP_MODE_ENERGY && m->mode != EQP_MODE_TIME)
 		return eq_fail(err, "%s: mode must be energy or time", path);
-	if (!(m->quantum_j >= 0) || !(m->nominal_hz >= 0) || !(m->clock_hz > 0))
-		return eq_fail(err, "%s: quantum, rate and clock must be non-negative numbers (clock > 0)",
-			       path);
+	if (!(m->quantum_j >= 0 && m->quantum_j <= EQP_MAX_QUANTUM_J) || !(m->nominal_hz >= 0) ||
+	    !isfinite(m->nominal_hz) || !(m->clock_hz > 0 && m->clock_hz <= EQP_MAX_CLOCK_HZ))
+		return eq_fail(err, "%s: quantum (0 to %g J), rate and clock (> 0, at most %g Hz) must "
+			       "be non-negative numbers in range", path, EQP_MAX_QUANTUM_J,
+			       EQP_MAX_CLOCK_HZ);
 	return 0;
 }
 

@@ -156,7 +156,11 @@ def garbage(t, d):
              ("clock 0", dict(clock=0.0), "target clock"),
              ("clock -1e9", dict(clock=-1e9), "target clock"),
              ("rate +inf", dict(mode=2, quantum=0.0, rate=inf), "sampling rate"),
-             ("rate NaN", dict(mode=2, quantum=0.0, rate=nan), "sampling rate"))
+             ("rate NaN", dict(mode=2, quantum=0.0, rate=nan), "sampling rate"),
+             # finite, but a quantum over a tick is then an infinite power
+             # (fuzz_export: 5.3e305 J at 5.1e180 Hz)
+             ("quantum 5e305 J", dict(quantum=5.3e305), "quantum"),
+             ("clock 5e180 Hz", dict(clock=5.1e180), "target clock"))
     for what, head, field in heads:
         path = write(d, "garbage.eqp", ec.Recording(**head).samples(samples).bytes())
         for cmd in (["report"], ["power"], ["export", "--format", "csv", "-o", "-"]):
@@ -183,7 +187,7 @@ def garbage(t, d):
              "rc=%r err=%s" % (rc, err))
     csv = write(d, "s.csv", b"time_ns,pc,pid,tid,cpu,flags\n1000,0x1000,5,5,0,0\n2000,0x1000,5,5,0,0\n")
     out = os.path.join(d, "imported.eqp")
-    for value in ("1e308GJ", "infJ", "nanJ", "1e309mJ"):
+    for value in ("1e308GJ", "infJ", "nanJ", "1e309mJ", "2MJ"):
         rc, _, err = eqp("import", "--samples", csv, "--energy", value, "-o", out)
         t.ok(rc == 2 and "--energy" in err and value in err and not os.path.exists(out),
              "import --energy %s: refused, no output" % value, "rc=%r err=%s" % (rc, err))
