@@ -18,15 +18,25 @@
 
 static const char usage_text[] =
 "usage: eqprof power --by proc FILE.eqp [--primes MIN:MAX] [--seed N] [--min-share P]\n"
-"                    [--device-model FILE] [--format table|csv|json] [-o OUT] [--symfs DIR]\n"
+"                    [--domain NAME] [--device-model FILE] [--format table|csv|json]\n"
+"                    [-o OUT] [--symfs DIR]\n"
 "\n"
 "The device's power while each procedure runs, by weighted least squares of\n"
-"the energy of the board's intervals on the procedures' times in them (from\n"
-"time-driven samples), with 95% intervals and collinearity warnings.\n"
+"the energy of intervals on the procedures' times in them (from time-driven\n"
+"samples), with 95% intervals and collinearity warnings (condition number,\n"
+"variance inflation).  The output says where the energy came from.\n"
 "\n"
-"  FILE.eqp         time-driven samples and the board's stream of one run\n"
-"                   (eqprof sim writes time.eqp so)\n"
-"  --primes A:B     interval lengths: random primes of quanta in [A, B] (7:61)\n"
+"  FILE.eqp         time-driven samples with the energy of intervals on their clock:\n"
+"                   - the board's stream: eqprof sim's time.eqp, or\n"
+"                     'eqprof merge TIME.eqp BOARD.eqp --edges EDGES.eqp' of a\n"
+"                     record -t run while record -e -a took the board's interrupts;\n"
+"                   - an energy source's readings: record -t --energy SOURCE\n"
+"                     (RAPL, battery, hwmon; docs/energy-sources.md)\n"
+"  --primes A:B     interval lengths: random primes in [A, B] of the board's\n"
+"                   quanta or of the source's updates (7:61)\n"
+"  --domain NAME    the energy source's domain to fit (its name, kind or source:\n"
+"                   package-0, psys, dram, BAT0); default: the board's stream when\n"
+"                   the recording has one, else psys, else package, else the first\n"
 "  --seed N         of the random interval lengths (1)\n"
 "  --min-share P    procedures with less of the samples are fitted as one\n"
 "                   [other] column (0.5%)\n"
@@ -56,6 +66,7 @@ int cmd_power_by(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "symfs", required_argument, NULL, 'S' },
 		{ "device-model", required_argument, NULL, 'd' },
+		{ "domain", required_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -109,6 +120,7 @@ int cmd_power_by(int argc, char **argv)
 			}
 			o.models = models;
 			break;
+		case 'D': o.domain = optarg; break;
 		case 'h': fputs(usage_text, stdout); return 0;
 		default: return 2;
 		}

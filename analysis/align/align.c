@@ -427,3 +427,171 @@ int eq_align_extra(const struct eq_align *a, char *buf, size_t size)
 		     a->numbered ? "quantum-numbers" : "timing");
 	return n;
 }
+
+char *eq_align_knots(const struct eqp_file *target, const struct eqp_file *board,
+		     const struct eq_align *a, size_t *nknots, char *why, size_t whysize)
+{
+	const struct eqp_board_info *bi = eqp_board_info(board);
+	size_t nrec = eqp_nboard_records(board), c, i, n = 0, cap = 0, len = 0, size;
+	double *bt = NULL;
+	uint64_t qmin = UINT64_MAX, qmax = 0;
+	struct pt *p = NULL;
+	char *out = NULL;
+	double tclock = eqp_meta(target)->clock_hz;
+
+	*nknots = 0;
+	if (a->status != EQ_ALIGN_OK || !bi) {
+		snprintf(why, whysize, "the board's records and the samples were not matched");
+		return NULL;
+	}
+	if (a->k_start != a->k_end) {
+		snprintf(why, whysize, "%lld interrupts went uncounted between the start and the end: "
+			 "which sample took which edge is not known after them",
+			 (long long)(a->k_end - a->k_start));
+		return NULL;
+	}
+	for (i = 0; i < nrec; i++) {
+		const struct eqp_board_rec *r = eqp_board_record_at(board, i);
+
+		qmin = r->seq < qmin ? r->seq : qmin;
+		qmax = r->seq > qmax ? r->seq : qmax;
+	}
+	bt = malloc((size_t)(qmax - qmin + 1) * sizeof(*bt));
+	p = malloc((size_t)(a->samples ? a->samples : 1) * sizeof(*p));
+	if (!bt || !p)
+		goto oom;
+	for (i = 0; i <= qmax - qmin; i++)
+		bt[i] = NAN;
+	for (i = 0; i < nrec; i++) {
+		const struct eqp_board_rec *r = eqp_board_record_at(board, i);
+
+		bt[r->seq - qmin] = (double)r->time / bi->clock_hz * 1e9;
+	}
+	cap = (size_t)a->samples;
+	for (c = 0; c < eqp_nsample_chunks(target); c++) {
+		size_t k, m;
+		const struct eq_sample *s = eqp_sample_chunk(target, c, &m);
+
+		for (k = 0; k < m && n < cap; k++)
+			if ((s[k].flags & EQ_F_ENERGY) && s[k].cpu == a->cpu) {
+				p[n].seq = s[k].seq;
+				p[n].t = (double)s[k].time / tclock * 1e9;
+				n++;
+			}
+	}
+	qsort(p, n, sizeof(*p), by_seq);
+	size = 64 + n * 44;
+	out = malloc(size);
+	if (!out)
+		goto oom;
+	len = (size_t)snprintf(out, size, "board_align_knots=");
+	{
+		double lb = -INFINITY, lt = -INFINITY;
+
+		for (i = 0; i < n; i++) {
+			int64_t q = (int64_t)p[i].seq + a->k_start;
+			double b;
+
+			if (q < (int64_t)qmin || q > (int64_t)qmax || isnan(b = bt[q - (int64_t)qmin]))
+				continue;
+			/* both clocks must advance: a repeated seq or a sample taken
+			 * before the previous one's is no knot */
+			if (!(b > lb) || !(p[i].t > lt))
+				continue;
+			len += (size_t)snprintf(out + len, size - len, "%s%.0f:%.0f", *nknots ? " " : "", b, p[i].t);
+			lb = b;
+			lt = p[i].t;
+			++*nknots;
+		}
+	}
+	snprintf(out + len, size - len, "\n");
+	if (*nknots < 2) {
+		snprintf(why, whysize, "fewer than two of the board's records match a sample");
+		free(out);
+		out = NULL;
+	}
+	free(bt);
+	free(p);
+	return out;
+oom:
+	snprintf(why, whysize, "out of memory");
+	free(bt);
+	free(p);
+	return NULL;
+}
+
+int eq_knots_parse(const char *text, struct eq_knots *k)
+{
+	size_t n = 0, cap = 0;
+	const char *s = text;
+	char *end;
+
+	memset(k, 0, sizeof(*k));
+	if (!text)
+		return 0;
+	while (*s) {
+		double b, t;
+
+		while (*s == ' ')
+			s++;
+		if (!*s)
+			break;
+		b = strtod(s, &end);
+		if (end == s || *end != ':')
+			goto bad;
+		s = end + 1;
+		t = strtod(s, &end);
+		if (end == s || (*end && *end != ' ') || !isfinite(b) || !isfinite(t))
+			goto bad;
+		s = end;
+		if (n && (b <= k->board_ns[n - 1] || t <= k->target_ns[n - 1]))
+			goto bad;
+		if (n == cap) {
+			size_t nc = cap ? 2 * cap : 256;
+			double *x = realloc(k->board_ns, nc * sizeof(double)), *y;
+
+			if (!x)
+				goto bad;
+			k->board_ns = x;
+			y = realloc(k->target_ns, nc * sizeof(double));
+			if (!y)
+				goto bad;
+			k->target_ns = y;
+			cap = nc;
+		}
+		k->board_ns[n] = b;
+		k->target_ns[n] = t;
+		n++;
+	}
+	k->n = n;
+	return 0;
+bad:
+	eq_knots_free(k);
+	return -1;
+}
+
+void eq_knots_free(struct eq_knots *k)
+{
+	free(k->board_ns);
+	free(k->target_ns);
+	memset(k, 0, sizeof(*k));
+}
+
+double eq_knots_map(const struct eq_knots *k, double b)
+{
+	size_t lo = 0, hi;
+
+	if (k->n < 2 || b < k->board_ns[0] || b > k->board_ns[k->n - 1])
+		return NAN;
+	hi = k->n - 1;
+	while (hi - lo > 1) { /* board_ns[lo] <= b <= board_ns[hi] */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (k->board_ns[mid] <= b)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return k->target_ns[lo] + (k->target_ns[hi] - k->target_ns[lo]) *
+	       (b - k->board_ns[lo]) / (k->board_ns[hi] - k->board_ns[lo]);
+}

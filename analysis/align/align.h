@@ -73,4 +73,29 @@ void eq_align_check_file(FILE *out, const char *cmd, const struct eqp_file *f);
 /* The alignment as HEAD extra lines (board_align_*=..., board_crosscheck_*=...). */
 int eq_align_extra(const struct eq_align *a, char *buf, size_t size);
 
+/*
+ * The matched interrupts themselves, for a recording of another sampler on
+ * the same target clock (`eqprof merge TIME.eqp BOARD.eqp --edges E.eqp`):
+ * one HEAD line "board_align_knots=B:T B:T ...\n", B the board's time of a
+ * quantum's edge and T the target's time of the sample that took it, both
+ * in ns, in board order.  Between knots a reader interpolates: exact to
+ * the interrupt latency however irregularly either clock ran (a paused
+ * board, a loaded host).  a must be EQ_ALIGN_OK with the same K at both
+ * ends.  Returns a malloc'd string (*nknots set), or NULL with why.
+ */
+char *eq_align_knots(const struct eqp_file *target, const struct eqp_file *board,
+		     const struct eq_align *a, size_t *nknots, char *why, size_t whysize);
+
+/* Knots of a merged recording (board_align_knots), parsed: board and target
+ * ns, ascending in both; 0 and NULL when it has none, -1 when the line is
+ * malformed. */
+struct eq_knots {
+	size_t n;
+	double *board_ns, *target_ns;
+};
+int eq_knots_parse(const char *text, struct eq_knots *k);
+void eq_knots_free(struct eq_knots *k);
+/* Target ns of board ns b by linear interpolation; NAN outside the knots. */
+double eq_knots_map(const struct eq_knots *k, double b);
+
 #endif

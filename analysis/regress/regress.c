@@ -2,11 +2,13 @@
  * regress.c - power per procedure by regression; see regress.h.
  */
 #include "regress.h"
+#include "align.h"
 #include "attrib.h"
 #include "power.h"
 #include "stats.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -162,21 +164,112 @@ static int iv_push(struct ivs *l, const struct interval *iv)
 	return 0;
 }
 
-/* The board's quanta cut into runs of random prime lengths; a run stops
- * (and is dropped) at a record gap or a new segment. */
-static int make_intervals(const struct eqp_file *f, const struct eq_regress_opts *o,
-			  struct ivs *out, uint64_t *dropped, struct eq_error *err)
+static int cmp_double(const void *x, const void *y)
 {
-	unsigned primes[256], np = 0, p;
+	double a = *(const double *)x, b = *(const double *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+static int make_primes(const struct eq_regress_opts *o, unsigned *primes, unsigned *np,
+		       struct eq_error *err)
+{
+	unsigned p;
+
+	*np = 0;
+	for (p = o->min_prime; p <= o->max_prime && *np < 256; p++)
+		if (is_prime(p))
+			primes[(*np)++] = p;
+	if (!*np)
+		return eq_fail(err, "no prime between %u and %u for the interval lengths", o->min_prime,
+			       o->max_prime);
+	return 0;
+}
+
+/*
+ * The board's times on the samples' clock.  eqprof sim's recordings share
+ * one clock; a recording `eqprof merge --edges` wrote carries the matched
+ * edges (knots: each quantum's edge on both clocks, interpolated between);
+ * one merge aligned otherwise carries the linear fit of the two clocks.
+ */
+struct clockmap {
+	enum { CM_SAME, CM_KNOTS, CM_LINEAR } kind;
+	struct eq_knots knots;
+	double offset_ns, rate;
+};
+
+/* Seconds on the samples' clock of board time `ticks`; NAN when unknown. */
+static double cm_map(const struct clockmap *cm, uint64_t ticks, double board_hz)
+{
+	double b = (double)ticks / board_hz;
+
+	switch (cm->kind) {
+	case CM_KNOTS:
+		return eq_knots_map(&cm->knots, b * 1e9) * 1e-9;
+	case CM_LINEAR:
+		return (cm->offset_ns + cm->rate * b * 1e9) * 1e-9;
+	default:
+		return b;
+	}
+}
+
+/* How the recording's board stream meets its samples' clock, or an error
+ * that says what to record. */
+static int clockmap_of(const struct eqp_file *f, struct clockmap *cm, char *how, size_t howsize,
+		       struct eq_error *err)
+{
+	const char *al = eqp_meta_get(f, "board_align"), *kn = eqp_meta_get(f, "board_align_knots");
+	const char *off = eqp_meta_get(f, "board_align_offset_ns"), *rate = eqp_meta_get(f, "board_align_rate");
+
+	memset(cm, 0, sizeof(*cm));
+	if (eqp_meta_get(f, "simulator")) {
+		cm->kind = CM_SAME;
+		snprintf(how, howsize, "the board's stream (eqprof sim: one clock)");
+		return 0;
+	}
+	if (kn) {
+		if (eq_knots_parse(kn, &cm->knots) < 0 || cm->knots.n < 2)
+			return eq_fail(err, "%s: header field board_align_knots is malformed (pairs "
+				       "BOARD_NS:TARGET_NS ascending in both); merge it again", eqp_path(f));
+		cm->kind = CM_KNOTS;
+		snprintf(how, howsize, "the board's stream, its clock tied to the samples' at %zu edges "
+			 "(eqprof merge --edges)", cm->knots.n);
+		return 0;
+	}
+	if (al && !strcmp(al, "ok") && off && rate) {
+		char *e1, *e2;
+
+		cm->offset_ns = strtod(off, &e1);
+		cm->rate = strtod(rate, &e2);
+		if (*e1 || *e2 || !isfinite(cm->offset_ns) || !(cm->rate > 0))
+			return eq_fail(err, "%s: header fields board_align_offset_ns/board_align_rate are "
+				       "malformed; merge it again", eqp_path(f));
+		cm->kind = CM_LINEAR;
+		snprintf(how, howsize, "the board's stream, on the samples' clock by eqprof merge's "
+			 "alignment (target = board x %.9f %+.3f ms)", cm->rate, cm->offset_ns * 1e-6);
+		return 0;
+	}
+	return eq_fail(err, "%s: its board stream and its samples share no known clock (%s): record "
+		       "the board's interrupts on the target while the time-driven recording runs "
+		       "(eqprof record -e -a beside record -t) and join the three with 'eqprof merge "
+		       "TIME.eqp BOARD.eqp --edges EDGES.eqp -o OUT.eqp'; or record -t --energy SOURCE",
+		       eqp_path(f), al ? "eqprof merge could not align them" :
+		       "it was not made by eqprof merge or eqprof sim");
+}
+
+/* The board's quanta cut into runs of random prime lengths; a run stops
+ * (and is dropped) at a record gap, a new segment or where the clocks'
+ * mapping is unknown. */
+static int make_intervals(const struct eqp_file *f, const struct eq_regress_opts *o,
+			  const struct clockmap *cm, struct ivs *out, uint64_t *dropped,
+			  struct eq_error *err)
+{
+	unsigned primes[256], np;
 	size_t sgi, i;
 	uint64_t rng = o->seed;
 
-	for (p = o->min_prime; p <= o->max_prime && np < 256; p++)
-		if (is_prime(p))
-			primes[np++] = p;
-	if (!np)
-		return eq_fail(err, "no prime between %u and %u for the interval lengths", o->min_prime,
-			       o->max_prime);
+	if (make_primes(o, primes, &np, err) < 0)
+		return -1;
 	for (sgi = 0; sgi < eqp_nboard_segments(f); sgi++) {
 		const struct eqp_board_segment *sg = eqp_board_segment_at(f, sgi);
 		const struct eqp_board_info *bi = &sg->info;
@@ -187,27 +280,155 @@ static int make_intervals(const struct eqp_file *f, const struct eq_regress_opts
 		for (i = sg->first_record; i < sg->first_record + sg->nrecords; i++) {
 			const struct eqp_board_rec *r = eqp_board_record_at(f, i);
 			const struct eqp_board_rec *q = i > sg->first_record ? eqp_board_record_at(f, i - 1) : NULL;
-			double t = (double)r->time / bi->clock_hz, dt;
+			double t = cm_map(cm, r->time, bi->clock_hz), dt;
 
-			if (!q || r->seq != q->seq + 1 || (r->flags & EQP_BOARD_F_DROPPED) || r->time <= q->time) {
+			if (isnan(t)) { /* outside the knots */
 				if (open && cur.quanta)
 					++*dropped;
-				cur = (struct interval){ .t0 = t };
+				open = 0;
+				continue;
+			}
+			if (!open || !q || r->seq != q->seq + 1 || (r->flags & EQP_BOARD_F_DROPPED) ||
+			    r->time <= q->time || !(t > cur.t1)) {
+				if (open && cur.quanta)
+					++*dropped;
+				cur = (struct interval){ .t0 = t, .t1 = t };
 				open = 1;
 				continue;
 			}
-			dt = t - (double)q->time / bi->clock_hz;
+			dt = (double)(r->time - q->time) / bi->clock_hz; /* board seconds */
 			cur.energy_j += power_board_record_j(r, bi->e_min_j, bi->vb_nominal_v, bi->dead_time_s, dt);
 			cur.quanta++;
 			cur.t1 = t;
 			if (cur.quanta == want) {
 				if (iv_push(out, &cur) < 0)
 					return eq_fail(err, "out of memory");
-				cur = (struct interval){ .t0 = t };
+				cur = (struct interval){ .t0 = t, .t1 = t };
 				want = primes[splitmix(&rng) % np];
 			}
 		}
 	}
+	return 0;
+}
+
+/* ---- an energy source's readings (record -t --energy) ---------------------- */
+
+/* The domain to fit: --domain (its name, its kind or the source as given),
+ * else the first psys, else the first package, else the first. */
+static const struct eqp_edomain *pick_domain(const struct eqp_file *f, const char *want,
+					     struct eq_error *err)
+{
+	size_t i, n = eqp_nenergy_domains(f);
+	static const char *const pref[] = { "psys", "package" };
+	char names[512];
+	size_t len = 0;
+
+	if (want) {
+		for (i = 0; i < n; i++) {
+			const struct eqp_edomain *d = eqp_energy_domain_at(f, i);
+
+			if (!strcmp(d->name, want) || !strcmp(d->spec, want))
+				return d;
+		}
+		for (i = 0; i < n; i++)
+			if (!strcmp(eqp_energy_domain_at(f, i)->kind, want))
+				return eqp_energy_domain_at(f, i);
+		for (i = 0; i < n && len < sizeof(names) - 80; i++)
+			len += (size_t)snprintf(names + len, sizeof(names) - len, "%s%s (%s)", i ? ", " : "",
+						eqp_energy_domain_at(f, i)->name, eqp_energy_domain_at(f, i)->kind);
+		eq_fail(err, "%s: no energy domain '%s'; it has: %s", eqp_path(f), want, n ? names : "none");
+		return NULL;
+	}
+	for (size_t k = 0; k < 2; k++)
+		for (i = 0; i < n; i++)
+			if (!strcmp(eqp_energy_domain_at(f, i)->kind, pref[k]))
+				return eqp_energy_domain_at(f, i);
+	return n ? eqp_energy_domain_at(f, 0) : NULL;
+}
+
+/*
+ * Intervals between the domain's updates (readings whose value changed):
+ * runs of random prime numbers of updates.  A reading's change happened
+ * after the previous reading and by this one; the interval's ends are the
+ * readings' times, so the more often the recorder reads against the
+ * source's update period, the sharper they are (docs/power.md).  A gap of
+ * more than 8 median update spacings (the recorder stalled) ends a run.
+ */
+static int make_energy_intervals(const struct eqp_file *f, const struct eqp_edomain *d,
+				 const struct eq_regress_opts *o, struct ivs *out, uint64_t *dropped,
+				 double *update_s, struct eq_error *err)
+{
+	unsigned primes[256], np;
+	size_t i, n = eqp_nenergy_readings(f), nc = 0, k;
+	double clock = eqp_meta(f)->clock_hz > 0 ? eqp_meta(f)->clock_hz : 1e9, *t = NULL, *e = NULL;
+	double *gaps = NULL, med = 0;
+	uint64_t rng = o->seed;
+	int first = 1;
+
+	if (make_primes(o, primes, &np, err) < 0)
+		return -1;
+	t = malloc((n ? n : 1) * sizeof(double));
+	e = malloc((n ? n : 1) * sizeof(double));
+	gaps = malloc((n ? n : 1) * sizeof(double));
+	if (!t || !e || !gaps) {
+		free(t);
+		free(e);
+		free(gaps);
+		return eq_fail(err, "out of memory");
+	}
+	for (i = 0; i < n; i++) {
+		const struct eqp_ereading *r = eqp_energy_reading_at(f, i);
+
+		if (r->domain != d->index)
+			continue;
+		if (!first && !(r->flags & EQP_EREAD_F_CHANGED))
+			continue;
+		first = 0;
+		t[nc] = (double)r->time / clock;
+		e[nc] = r->energy_j;
+		if (nc && !(t[nc] > t[nc - 1]))
+			continue; /* out of order: not an update */
+		nc++;
+	}
+	for (k = 1; k < nc; k++)
+		gaps[k - 1] = t[k] - t[k - 1];
+	if (nc > 1) { /* the median spacing of the updates */
+		qsort(gaps, nc - 1, sizeof(double), cmp_double);
+		med = gaps[(nc - 1) / 2];
+	}
+	*update_s = med;
+	{
+		struct interval cur = { 0 };
+		unsigned want = primes[splitmix(&rng) % np];
+		double e0 = 0;
+
+		for (k = 0; k < nc; k++) {
+			if (!k || t[k] - t[k - 1] > 8 * med) {
+				if (k && cur.quanta)
+					++*dropped;
+				cur = (struct interval){ .t0 = t[k], .t1 = t[k] };
+				e0 = e[k];
+				continue;
+			}
+			cur.quanta++;
+			cur.t1 = t[k];
+			cur.energy_j = e[k] - e0;
+			if (cur.quanta == want) {
+				if (iv_push(out, &cur) < 0) {
+					free(t);
+					free(e);
+					free(gaps);
+					return eq_fail(err, "out of memory");
+				}
+				cur = (struct interval){ .t0 = t[k], .t1 = t[k] };
+				e0 = e[k];
+				want = primes[splitmix(&rng) % np];
+			}
+		}
+	}
+	free(t);
+	free(e);
+	free(gaps);
 	return 0;
 }
 
@@ -433,7 +654,9 @@ struct eq_regress *eq_regress_fit(const struct eqp_file *f, struct eq_symbolizer
 	struct sums *gs = NULL;
 	size_t *final = NULL, ncols_final;
 	long other = -1;
-	double clock = m->clock_hz > 0 ? m->clock_hz : 1e9;
+	double clock = m->clock_hz > 0 ? m->clock_hz : 1e9, update_s = 0;
+	struct clockmap cm = { 0 };
+	char from[320] = "", unit[96] = "";
 
 	if (opts)
 		o = *opts;
@@ -443,27 +666,42 @@ struct eq_regress *eq_regress_fit(const struct eqp_file *f, struct eq_symbolizer
 		o.groups = 20;
 	if (m->mode != EQP_MODE_TIME) {
 		eq_fail(err, "%s is energy-driven: power per procedure by regression needs time-driven "
-			"samples (what ran) beside the board's stream (the energy of each interval); record "
-			"with -t while the board logs (eqprof sim writes such a time.eqp)", eqp_path(f));
+			"samples (what ran) beside the energy of each interval: record with -t while the "
+			"board logs and its interrupts are recorded (eqprof merge --edges joins them), or "
+			"record -t --energy SOURCE (eqprof sim writes such a time.eqp)", eqp_path(f));
 		return NULL;
 	}
-	if (eqp_nboard_records(f) < 2) {
-		eq_fail(err, "%s has no board stream: power per procedure by regression needs the energy "
-			"the board counted in every quantum (BREC records) beside the time-driven samples; "
-			"record with the board attached (eqprof sim's time.eqp has both)", eqp_path(f));
-		return NULL;
-	}
-	if (!eqp_meta_get(f, "simulator")) {
-		eq_fail(err, "%s: its board stream and its samples have no common clock this version "
-			"can tell (only eqprof sim's recordings share one); power per procedure by "
-			"regression runs on simulated recordings for now", eqp_path(f));
-		return NULL;
-	}
-	if (make_intervals(f, &o, &ivs, &dropped, err) < 0)
+	if (!o.domain && eqp_nboard_records(f) >= 2) {
+		if (clockmap_of(f, &cm, from, sizeof(from), err) < 0)
+			goto fail;
+		snprintf(unit, sizeof(unit), "board quanta");
+		if (make_intervals(f, &o, &cm, &ivs, &dropped, err) < 0)
+			goto fail;
+	} else if (eqp_nenergy_domains(f)) {
+		const struct eqp_edomain *d = pick_domain(f, o.domain, err);
+
+		if (!d)
+			goto fail;
+		if (make_energy_intervals(f, d, &o, &ivs, &dropped, &update_s, err) < 0)
+			goto fail;
+		snprintf(from, sizeof(from), "%s: %s (%s), intervals of its updates (every %.3g ms)",
+			 d->spec, d->name, d->kind, update_s * 1e3);
+		snprintf(unit, sizeof(unit), "updates of %.80s", d->name);
+	} else if (o.domain) {
+		eq_fail(err, "%s has no energy source's readings (--domain %s): record with -t --energy "
+			"SOURCE (eqprof sources lists this machine's)", eqp_path(f), o.domain);
 		goto fail;
+	} else {
+		eq_fail(err, "%s has no board stream and no energy source's readings: power per procedure "
+			"by regression needs the energy of every interval beside the time-driven samples; "
+			"record -t --energy SOURCE (RAPL, a battery, hwmon), or record -t with the board "
+			"attached and its interrupts recorded meanwhile, joined by eqprof merge --edges "
+			"(eqprof sim's time.eqp has both)", eqp_path(f));
+		goto fail;
+	}
 	if (ivs.n < 4) {
-		eq_fail(err, "%s: only %zu intervals of %u-%u quanta in its board stream; record longer",
-			eqp_path(f), ivs.n, o.min_prime, o.max_prime);
+		eq_fail(err, "%s: only %zu intervals of %u-%u %s; record longer", eqp_path(f), ivs.n,
+			o.min_prime, o.max_prime, unit);
 		goto fail;
 	}
 	/* every sample: its interval and its procedure */
@@ -505,8 +743,8 @@ struct eq_regress *eq_regress_fit(const struct eqp_file *f, struct eq_symbolizer
 		}
 	}
 	if (!total || !cols.n) {
-		eq_fail(err, "%s: no time-driven sample falls inside the board's quanta; are they of one run?",
-			eqp_path(f));
+		eq_fail(err, "%s: no time-driven sample falls inside the intervals of %s; are they of one run?",
+			eqp_path(f), unit);
 		goto fail;
 	}
 	/* small procedures share one column */
@@ -687,6 +925,9 @@ struct eq_regress *eq_regress_fit(const struct eqp_file *f, struct eq_symbolizer
 	r->max_prime = o.max_prime;
 	r->seed = o.seed;
 	r->dropped_intervals = dropped;
+	snprintf(r->energy_from, sizeof(r->energy_from), "%s", from);
+	snprintf(r->unit, sizeof(r->unit), "%s", unit);
+	r->update_s = update_s;
 	if (solve_fit(gs[G].ab, k, r->eiv_divisor, beta, work) < 0) {
 		/* reported, every coefficient flagged: the table still says which
 		 * procedures and how much of the time they took */
@@ -856,6 +1097,7 @@ out:
 	free(cols.v);
 	free(cols.slots);
 	free(dev.pc);
+	eq_knots_free(&cm.knots);
 	return r;
 }
 
@@ -887,6 +1129,10 @@ void eq_regress_print(FILE *out, const struct eq_regress *r, const char *source,
 	if (fmt == EQ_FMT_JSON) {
 		fputs("{\"source\": ", out);
 		eq_json_string(out, source);
+		fputs(", \"energy_from\": ", out);
+		eq_json_string(out, r->energy_from);
+		fputs(", \"interval_unit\": ", out);
+		eq_json_string(out, r->unit);
 		fprintf(out, ", \"method\": \"%s\", \"eiv_divisor\": %.6g, "
 			"\"intervals\": %zu, \"quanta\": %llu, \"samples\": %llu, \"seconds\": %.9g, "
 			"\"energy_j\": %.9g, \"primes\": [%u, %u], \"seed\": %llu, \"jackknife_groups\": %u, "
@@ -940,8 +1186,9 @@ void eq_regress_print(FILE *out, const struct eq_regress *r, const char *source,
 		return;
 	}
 	fprintf(out, "# power per procedure by regression on %s\n", source);
-	fprintf(out, "# %zu intervals of %u-%u board quanta (random primes, seed %llu): %.3g s, %.4g J, "
-		"%llu time-driven samples\n", r->nintervals, r->min_prime, r->max_prime,
+	fprintf(out, "# energy from %s\n", r->energy_from);
+	fprintf(out, "# %zu intervals of %u-%u %s (random primes, seed %llu): %.3g s, %.4g J, "
+		"%llu time-driven samples\n", r->nintervals, r->min_prime, r->max_prime, r->unit,
 		(unsigned long long)r->seed, r->seconds, r->energy_j, (unsigned long long)r->samples);
 	if (r->eiv_divisor > 0)
 		fprintf(out, "# device power while each procedure runs; fit: least squares, weights 1/interval, corrected\n"
@@ -963,7 +1210,7 @@ void eq_regress_print(FILE *out, const struct eq_regress *r, const char *source,
 			(w->flagged & EQ_FLAG_IMPRECISE) ? "  ! not told apart from zero" : "");
 	}
 	if (r->dropped_intervals)
-		fprintf(out, "# %llu intervals not fitted (a board gap, or too few samples in them)\n",
+		fprintf(out, "# %llu intervals not fitted (a gap in the energy readings, or too few samples in them)\n",
 			(unsigned long long)r->dropped_intervals);
 	if (r->warning[0])
 		fprintf(out, "# warning: %s\n", r->warning);

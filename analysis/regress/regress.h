@@ -46,6 +46,9 @@ struct eq_regress_opts {
 	int plain;                     /* 1: no correction for the times' sampling errors */
 	const struct eq_devmodel *models; /* device tail times (else the recording's models) */
 	size_t nmodels;
+	const char *domain;            /* energy source's domain (name, kind or source); NULL:
+					  the board's stream when there is one, else psys,
+					  package, or the first domain */
 };
 void eq_regress_opts_default(struct eq_regress_opts *o);
 
@@ -83,13 +86,18 @@ struct eq_regress {
 	uint64_t seed;
 	uint64_t dropped_intervals;    /* not fitted: no samples, or a board gap */
 	char warning[512];             /* "" or what the user must know */
+	char energy_from[320];         /* where the intervals' energy came from, for people */
+	char unit[96];                 /* what the intervals are counted in ("board quanta") */
+	double update_s;               /* energy source: median spacing of its updates; 0: board */
 	void *priv_;
 };
 
 /*
- * Fits f's procedures' power.  f must hold time-driven samples and a board
- * stream on the same clock (eqprof sim writes both in time.eqp); the error
- * says what to record when it does not.
+ * Fits f's procedures' power.  f must hold time-driven samples and the
+ * energy of intervals on their clock: a board stream (eqprof sim's
+ * time.eqp; eqprof merge --edges, whose knots tie the clocks; or a merge's
+ * linear alignment), or an energy source's readings (record -t --energy).
+ * The error says what to record when it does not.
  */
 struct eq_regress *eq_regress_fit(const struct eqp_file *f, struct eq_symbolizer *s,
 				  const struct eq_regress_opts *o, struct eq_error *err);

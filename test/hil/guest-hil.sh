@@ -1,12 +1,16 @@
 #!/bin/sh
 # /init of the hardware-in-the-loop guest (test/hil/run-loop.sh builds it
 # from test/linux's initramfs): loads eqprof.ko and runs the workload twice,
-# energy-driven from the board's doorbell (record -e --ivshmem -a), then
-# time-driven from the module's hrtimers (record -t -a): the module takes
-# one source at a time, and a second recorder running beside the first
-# would be in the profile it measures.  The workload (hilrun) announces its
-# phases to the bridge, which gives each its power.  /out goes back to the
-# host as a tar stream on the second serial port.
+# energy-driven from the board's doorbell (record -e --ivshmem -a, alone:
+# a second recorder beside it would be in the profile it measures), then
+# time-driven (record -t -g -a: perf's cpu-clock, since the module serves
+# one source at a time) while a second recorder takes the board's
+# interrupts (record -e --ivshmem -a: edges.eqp).  Those edges are the only
+# thing that ties the guest's clock to the board's: eqprof merge --edges
+# joins time.eqp with board.eqp through them, for power --by proc
+# (docs/power.md).  The workload (hilrun) announces its phases to the
+# bridge, which gives each its power.  /out goes back to the host as a tar
+# stream on the second serial port.
 export PATH=/bin
 mount -t proc proc /proc
 mount -t sysfs sys /sys
@@ -28,8 +32,14 @@ RUN
 chmod 755 /bin/hilrun
 eqprof record -e --ivshmem -a -o /out/energy.eqp -- /bin/hilrun energy >/out/record.out 2>/out/record.log
 echo "record=$?"
-eqprof record -t 250 -a -o /out/time.eqp -- /bin/hilrun time >/out/record-t.out 2>/out/record-t.log
+eqprof record -e --ivshmem -a -o /out/edges.eqp >/out/record-edges.out 2>/out/record-edges.log &
+epid=$!
+sleep 1
+eqprof record -t 250 -g -a -o /out/time.eqp -- /bin/hilrun time >/out/record-t.out 2>/out/record-t.log
 echo "record-t=$?"
+kill -INT $epid
+wait $epid
+echo "record-edges=$?"
 grep eqprof /proc/interrupts
 gzip -c /proc/kallsyms >/out/kallsyms.gz
 set +x

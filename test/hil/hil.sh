@@ -4,7 +4,8 @@
 # a Linux guest announces, every IRQ edge a real MSI-X interrupt in Debian's
 # kernel under QEMU, eqprof record -e/-t in the guest, eqprof board log on
 # the board's pty, eqprof merge on the host; check.py judges the result
-# against the bridge's exact truth.  Skipped, and counted as skipped, only
+# (energy shares, and power per procedure by regression) against the
+# bridge's exact truth.  Skipped, and counted as skipped, only
 # where QEMU cannot run this guest.
 set -u
 . "$SRC/test/lib/tap.sh"
@@ -27,6 +28,11 @@ if [ ! -s "$out/guest/energy.eqp" ] || [ ! -s "$out/board.eqp" ] || [ ! -s "$out
 fi
 "$EQPROF" merge "$out/guest/energy.eqp" "$out/board.eqp" -o "$out/merged.eqp" 2>"$out/merge.log"
 check_status $? "eqprof merge wrote one recording of the target's samples and the board's stream"
+# the time-driven run, tied to the board's clock by the edges the guest
+# recorded meanwhile (docs/power.md): power per procedure by regression
+"$EQPROF" merge "$out/guest/time.eqp" "$out/board.eqp" --edges "$out/guest/edges.eqp" \
+	-o "$out/merged-time.eqp" 2>"$out/merge-t.log"
+check_status $? "eqprof merge --edges joined the time-driven recording with the board's stream"
 EQPROF=$EQPROF python3 "$SRC/test/hil/check.py" "$out" $((tap_n + 1)) --summary >"$out/check.tap"
 cat "$out/check.tap"
 tap_n=$((tap_n + $(grep -cE '^(not )?ok ' "$out/check.tap")))
