@@ -8,13 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "builtin.h"
-#include "eqp.h"
-#include "outfile.h"
 #include "attrib.h"
+#include "builtin.h"
 #include "regress.h"
-#include "symbolize.h"
-#include "table.h"
+#include "report_common.h"
 
 static const char usage_text[] =
 "usage: eqprof power --by proc FILE.eqp [--primes MIN:MAX] [--seed N] [--min-share P]\n"
@@ -55,6 +52,13 @@ struct print_arg {
 	enum eq_format fmt;
 };
 
+static void print_fit(FILE *out, const void *arg)
+{
+	const struct print_arg *p = arg;
+
+	eq_regress_print(out, p->r, p->source, p->fmt);
+}
+
 int cmd_power_by(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -62,30 +66,30 @@ int cmd_power_by(int argc, char **argv)
 		{ "primes", required_argument, NULL, 'p' },
 		{ "seed", required_argument, NULL, 's' },
 		{ "min-share", required_argument, NULL, 'm' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "symfs", required_argument, NULL, 'S' },
 		{ "device-model", required_argument, NULL, 'd' },
 		{ "domain", required_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
+		EQ_ONE_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
 	static struct eq_devmodel models[64];
 	struct eq_regress_opts o;
-	struct eq_sym_options so = { .check_build_id = 1 };
-	enum eq_format fmt = EQ_FMT_TABLE;
-	const char *out = NULL;
+	struct eq_one one;
 	struct eq_error err;
-	struct eqp_file *f = NULL;
-	struct eq_symbolizer *s = NULL;
 	struct eq_regress *r = NULL;
-	struct eq_outfile of;
 	int c, rc = 1;
 	char *end;
 
 	eq_regress_opts_default(&o);
+	eq_one_init(&one);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+		int taken = eq_one_option(&one, c, optarg, &err);
+
+		if (taken < 0)
+			return usage(err.msg);
+		if (taken)
+			continue;
 		switch (c) {
 		case 'b':
 			if (strcmp(optarg, "proc"))
@@ -107,12 +111,6 @@ int cmd_power_by(int argc, char **argv)
 			if (end == optarg || (*end && strcmp(end, "%")) || !(o.min_share >= 0 && o.min_share < 1))
 				return usage("--min-share: give a percentage from 0 to 100");
 			break;
-		case 'f':
-			if (eq_format_parse(optarg, &fmt, &err))
-				return usage(err.msg);
-			break;
-		case 'o': out = optarg; break;
-		case 'S': so.symfs = optarg; break;
 		case 'd':
 			if (eq_devmodel_read(optarg, models, 64, &o.nmodels, &err) < 0) {
 				fprintf(stderr, "eqprof power: %s\n", err.msg);
@@ -127,39 +125,19 @@ int cmd_power_by(int argc, char **argv)
 	}
 	if (optind != argc - 1)
 		return usage("--by proc takes one recording");
-	f = eqp_open(argv[optind], &err);
-	if (!f) {
-		fprintf(stderr, "eqprof power: %s\n", err.msg);
-		return 1;
+	if (eq_one_open("power", &one, argv[optind]) == 0) {
+		r = eq_regress_fit(one.f, one.s, &o, &err);
+		if (!r) {
+			fprintf(stderr, "eqprof power: %s\n", err.msg);
+		} else {
+			struct print_arg pa = { r, argv[optind], one.fmt };
+
+			rc = eq_one_write("power", &one, print_fit, &pa);
+			if (rc == 0 && r->warning[0] && one.out)
+				fprintf(stderr, "eqprof power: warning: %s\n", r->warning);
+		}
 	}
-	if (eqp_warning(f))
-		fprintf(stderr, "eqprof power: warning: %s\n", eqp_warning(f));
-	s = eq_sym_new(f, &so, &err);
-	if (s) {
-		eq_sym_skip_lines(s, 1);
-		r = eq_regress_fit(f, s, &o, &err);
-	}
-	if (!r) {
-		fprintf(stderr, "eqprof power: %s\n", err.msg);
-		goto done;
-	}
-	if (eq_output_not_input(out, (const char *const *)&argv[optind], 1, &err) ||
-	    eq_outfile_open(&of, out ? out : "-", &err)) {
-		fprintf(stderr, "eqprof power: %s\n", err.msg);
-		goto done;
-	}
-	eq_regress_print(of.fp, r, argv[optind], fmt);
-	if (eq_outfile_commit(&of, &err)) {
-		fprintf(stderr, "eqprof power: %s\n", err.msg);
-		goto done;
-	}
-	if (r->warning[0] && out)
-		fprintf(stderr, "eqprof power: warning: %s\n", r->warning);
-	rc = 0;
-done:
 	eq_regress_free(r);
-	eq_sym_free(s);
-	if (f)
-		eqp_close(f);
+	eq_one_close(&one);
 	return rc;
 }

@@ -11,10 +11,7 @@
 
 #include "attrib.h"
 #include "builtin.h"
-#include "eqp.h"
-#include "outfile.h"
-#include "symbolize.h"
-#include "table.h"
+#include "report_common.h"
 
 #define MAX_MODELS 64
 
@@ -35,34 +32,48 @@ static int usage(const char *msg)
 	return 2;
 }
 
+struct print_arg {
+	const struct eq_attrib *a;
+	const char *source;
+	enum eq_format fmt;
+};
+
+static void print_attrib(FILE *out, const void *arg)
+{
+	const struct print_arg *p = arg;
+
+	eq_attrib_print(out, p->a, p->source, p->fmt);
+}
+
 int cmd_report_attribute(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "attribute", required_argument, NULL, 'a' },
 		{ "by", required_argument, NULL, 'b' },
 		{ "device-model", required_argument, NULL, 'm' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "symfs", required_argument, NULL, 'S' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
+		EQ_ONE_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
 	static struct eq_devmodel models[MAX_MODELS];
-	struct eq_sym_options so = { .check_build_id = 1 };
-	enum eq_format fmt = EQ_FMT_TABLE;
 	enum eq_by by = EQ_BY_EXE;
-	const char *out = NULL, *file;
+	const char *file;
 	size_t nmodels = 0;
 	struct eq_error err;
-	struct eqp_file *f = NULL;
-	struct eq_symbolizer *s = NULL;
+	struct eq_one one;
 	struct eq_attrib *a = NULL;
-	struct eq_outfile of;
 	int c, rc = 1;
 
+	eq_one_init(&one);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "o:qh", longopts, NULL)) != -1) {
+		int taken = eq_one_option(&one, c, optarg, &err);
+
+		if (taken < 0)
+			return usage(err.msg);
+		if (taken)
+			continue;
 		switch (c) {
 		case 'a':
 			if (strcmp(optarg, "async"))
@@ -80,12 +91,6 @@ int cmd_report_attribute(int argc, char **argv)
 				return 1;
 			}
 			break;
-		case 'f':
-			if (eq_format_parse(optarg, &fmt, &err))
-				return usage(err.msg);
-			break;
-		case 'o': out = optarg; break;
-		case 'S': so.symfs = optarg; break;
 		case 'q': break;
 		case 'h': fputs(usage_text, stdout); return 0;
 		default: return 2;
@@ -94,36 +99,17 @@ int cmd_report_attribute(int argc, char **argv)
 	if (optind < argc - 1)
 		return usage("--attribute async takes one recording");
 	file = optind < argc ? argv[optind] : "eqprof.eqp";
-	f = eqp_open(file, &err);
-	if (!f) {
-		fprintf(stderr, "eqprof report: %s\n", err.msg);
-		return 1;
+	if (eq_one_open("report", &one, file) == 0) {
+		a = eq_attrib_build(one.f, one.s, by, models, nmodels, &err);
+		if (!a) {
+			fprintf(stderr, "eqprof report: %s\n", err.msg);
+		} else {
+			struct print_arg pa = { a, file, one.fmt };
+
+			rc = eq_one_write("report", &one, print_attrib, &pa);
+		}
 	}
-	if (eqp_warning(f))
-		fprintf(stderr, "eqprof report: warning: %s\n", eqp_warning(f));
-	s = eq_sym_new(f, &so, &err);
-	if (s) {
-		eq_sym_skip_lines(s, 1);
-		a = eq_attrib_build(f, s, by, models, nmodels, &err);
-	}
-	if (!a) {
-		fprintf(stderr, "eqprof report: %s\n", err.msg);
-		goto done;
-	}
-	if (eq_output_not_input(out, &file, 1, &err) || eq_outfile_open(&of, out ? out : "-", &err)) {
-		fprintf(stderr, "eqprof report: %s\n", err.msg);
-		goto done;
-	}
-	eq_attrib_print(of.fp, a, file, fmt);
-	if (eq_outfile_commit(&of, &err)) {
-		fprintf(stderr, "eqprof report: %s\n", err.msg);
-		goto done;
-	}
-	rc = 0;
-done:
 	eq_attrib_free(a);
-	eq_sym_free(s);
-	if (f)
-		eqp_close(f);
+	eq_one_close(&one);
 	return rc;
 }

@@ -365,3 +365,75 @@ int eq_report_write(const char *cmd, const struct eq_report_opts *o,
 	}
 	return 0;
 }
+
+void eq_one_init(struct eq_one *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->fmt = EQ_FMT_TABLE;
+	o->so.check_build_id = 1;
+}
+
+int eq_one_option(struct eq_one *o, int c, const char *arg, struct eq_error *err)
+{
+	switch (c) {
+	case 'f':
+		return eq_format_parse(arg, &o->fmt, err) ? -1 : 1;
+	case 'o':
+		o->out = arg;
+		return 1;
+	case 'S':
+		o->so.symfs = arg;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+int eq_one_open(const char *cmd, struct eq_one *o, const char *path)
+{
+	struct eq_error err;
+
+	o->file = path;
+	o->f = eqp_open(path, &err);
+	if (!o->f) {
+		fprintf(stderr, "eqprof %s: %s\n", cmd, err.msg);
+		return -1;
+	}
+	if (eqp_warning(o->f))
+		fprintf(stderr, "eqprof %s: warning: %s\n", cmd, eqp_warning(o->f));
+	o->s = eq_sym_new(o->f, &o->so, &err);
+	if (!o->s) {
+		fprintf(stderr, "eqprof %s: %s\n", cmd, err.msg);
+		return -1;
+	}
+	eq_sym_skip_lines(o->s, 1);
+	return 0;
+}
+
+int eq_one_write(const char *cmd, const struct eq_one *o,
+		 void (*print)(FILE *out, const void *arg), const void *arg)
+{
+	struct eq_outfile of;
+	struct eq_error err;
+
+	if (eq_output_not_input(o->out, &o->file, 1, &err) ||
+	    eq_outfile_open(&of, o->out ? o->out : "-", &err)) {
+		fprintf(stderr, "eqprof %s: %s\n", cmd, err.msg);
+		return 1;
+	}
+	print(of.fp, arg);
+	if (eq_outfile_commit(&of, &err)) {
+		fprintf(stderr, "eqprof %s: %s\n", cmd, err.msg);
+		return 1;
+	}
+	return 0;
+}
+
+void eq_one_close(struct eq_one *o)
+{
+	eq_sym_free(o->s);
+	if (o->f)
+		eqp_close(o->f);
+	o->s = NULL;
+	o->f = NULL;
+}

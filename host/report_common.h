@@ -78,4 +78,38 @@ int eq_report_write(const char *cmd, const struct eq_report_opts *o,
 		    const struct eq_profile *p,
 		    void (*print)(FILE *out, const void *arg), const void *arg);
 
+/*
+ * What the analyses of one recording beside report's profiles share
+ * (power --by proc, report --attribute async): the options --format,
+ * -o/--output and --symfs, opening the recording with its symbolizer
+ * (warnings printed), and writing the result atomically, never over the
+ * recording.  Add EQ_ONE_LONGOPTS to the command's getopt_long table and
+ * pass each option to eq_one_option() first.
+ */
+#define EQ_ONE_LONGOPTS \
+	{ "format", required_argument, NULL, 'f' }, \
+	{ "output", required_argument, NULL, 'o' }, \
+	{ "symfs", required_argument, NULL, 'S' }
+
+struct eq_one {
+	enum eq_format fmt;
+	const char *out;              /* NULL: standard output */
+	struct eq_sym_options so;
+	const char *file;
+	struct eqp_file *f;
+	struct eq_symbolizer *s;
+};
+
+void eq_one_init(struct eq_one *o);
+/* 1: getopt's c was one of EQ_ONE_LONGOPTS (or -o) and is taken; 0: not
+ * one of them; -1: a bad value, err says why. */
+int eq_one_option(struct eq_one *o, int c, const char *arg, struct eq_error *err);
+/* Opens path and its symbolizer (line tables not read); 0, or -1 printed
+ * as "eqprof CMD: ...". */
+int eq_one_open(const char *cmd, struct eq_one *o, const char *path);
+/* print(fp, arg) into o->out atomically; the exit status (0 or 1). */
+int eq_one_write(const char *cmd, const struct eq_one *o,
+		 void (*print)(FILE *out, const void *arg), const void *arg);
+void eq_one_close(struct eq_one *o);
+
 #endif

@@ -4,8 +4,9 @@
     check.py OUT FIRST_TAP_NUMBER      (EQPROF in the environment)
 
 OUT holds board.eqp, merged.eqp (eqprof merge of the guest's energy.eqp and
-board.eqp), guest/ (what the guest recorded), truth (the bridge's exact
-energies).  Prints TAP lines (no plan) and, with --summary, a table of the
+board.eqp), merged-time.eqp (eqprof merge --edges of the guest's time.eqp,
+board.eqp and edges.eqp), guest/ (what the guest recorded), truth (the
+bridge's exact energies).  Prints TAP lines (no plan) and, with --summary, a table of the
 profiles beside the truth for a reader (make hil-demo).
 
 The truth: the bridge integrates each phase's power over board time, and
@@ -61,12 +62,17 @@ def path(*names):
 
 
 def read_truth():
-    t = {"power": {}, "edges": [], "listen": []}
+    t = {"power": {}, "edges": [], "listen": [], "change": [], "hz": 16e6}
     with open(path("truth")) as f:
         for line in f:
             w = line.split()
+            m = re.match(r"# hilbridge truth: board cycles at (\d+) Hz", line)
+            if m:
+                t["hz"] = float(m.group(1))
             if not w or w[0].startswith("#"):
                 continue
+            if w[0] == "change":
+                t["change"].append((int(w[1]), int(w[2])))
             if w[0] == "power":
                 t["power"][int(w[1])] = float(w[2])
             elif w[0] == "edge":
@@ -108,18 +114,28 @@ def board_records(file):
 
 
 truth = read_truth()
-work = {}
-with open(path("guest", "work-energy.txt")) as f:
-    for line in f:
-        m = re.match(r"hilwork (\S+) phase=(\d+) wall=([\d.]+) cpu=([\d.]+)", line)
-        if m:
-            work[int(m.group(2))] = (float(m.group(3)), float(m.group(4)))
+
+
+def read_work(name):
+    w = {}
+    with open(path("guest", name)) as f:
+        for line in f:
+            m = re.match(r"hilwork (\S+) phase=(\d+) wall=([\d.]+) cpu=([\d.]+)", line)
+            if m:
+                w[int(m.group(2))] = (float(m.group(3)), float(m.group(4)))
+    return w
+
+
+work = read_work("work-energy.txt")
+work_t = read_work("work-time.txt")
 guest_log = open(path("guest", "guest.log")).read()
 rec_log = open(path("guest", "record.log")).read()
 merge_log = open(path("merge.log")).read()
-tap("record=0" in guest_log and "record-t=0" in guest_log and len(work) == 2,
-    "the guest ran both programs under eqprof record -e --ivshmem, then under record -t",
-    guest_log[-1500:])
+tap("record=0" in guest_log and "record-t=0" in guest_log
+    and re.search(r"record-edges=(0|130)\b", guest_log) is not None
+    and len(work) == 2 and len(work_t) == 2,
+    "the guest ran both programs under eqprof record -e --ivshmem, then under record -t while "
+    "a second recorder took the board's interrupts", guest_log[-1500:])
 tap(re.search(r"from ivshmem \S+ msix hardirq", rec_log) is not None,
     "the energy-driven samples came from the doorbell's MSI-X interrupt, in hard-interrupt context",
     rec_log)
@@ -135,9 +151,10 @@ tap(m is not None, "eqprof merge: the board's interrupts balance the target's sa
 irqs, q0, q1, samples, lost = (int(x) for x in m.groups()) if m else (0, 0, 0, -1, -1)
 tap(m is not None and irqs == samples + lost and irqs == q1 - q0 + 1,
     f"cross-check: {irqs} interrupts = {samples} samples + {lost} counted lost")
+# two sessions listened: the energy-driven run, then the edges beside record -t
 on = [x for x in truth["listen"] if x[0] == 1]
 off = [x for x in truth["listen"] if x[0] == 0]
-ok = len(on) == 1 and len(off) == 1
+ok = len(on) == 2 and len(off) == 2
 delivered = off[0][2] - on[0][2] if ok else -1
 tap(ok and on[0][1] == q0 and delivered == irqs,
     f"the bridge's own count agrees: the module listened from edge {on[0][1] if ok else '?'}, and "
@@ -241,6 +258,125 @@ tap(m is not None and r is not None,
     "eqprof merge estimated the clocks' rate and offset from the matched interrupts and reported "
     "the residual" + (f" (rate {r.group(1)}, residual median {m.group(1)} ms, 99% {m.group(2)} ms)"
                       if m and r else ""), merge_log)
+
+# ---- power per procedure by regression (seed 002) on the time-driven run ----
+# merged-time.eqp: record -t's samples (perf's cpu-clock at 250 Hz), the
+# board's stream, and the edges a second recorder took meanwhile (knots:
+# each quantum's edge on the guest's clock).  power --by proc fits each
+# procedure's power per second of the guest's clock over intervals of 2-13
+# quanta.
+#
+# What the truth is.  The bridge draws phase i's power P_i for Tb_i seconds
+# of the board's clock (its `change` lines), while the program announced
+# it: Tg_i seconds of the guest's clock (the program's own wall time).  The
+# board's clock never runs ahead of real time (the bridge paces it, and
+# holds or pauses it when the guest or the host is slow) and the guest's
+# clock is real time (QEMU's TCG), so a second of guest time holds at most
+# P_i x 1 J of the phase, and over the phase P_i x Tb_i / Tg_i on average.
+# The fit's intervals inside the phase miss at most its two boundary
+# intervals (13 quanta each, 13 E_q / P_i board seconds), and each phase
+# change moves up to 2 quanta between the phases beside it (docs/hil.md):
+# the phase's energy per guest second is in
+#   [P_i (Tb_i - 2 x 13 E_q / P_i) / Tg_i - 4 E_q / Tg_i,  P_i + 4 E_q / Tg_i].
+# That energy is shared: the program's main procedure ran a fraction phi
+# of the phase (at most its CPU time over Tg_i, at least that times the
+# main procedure's share of the program's own samples, less 4.26 binomial
+# standard errors: one-sided 1e-5; binomial overstates a timer's sampling
+# error), the rest (the kernel, the recorders, short procedures) at a power
+# the fit gives its own columns: some mixture of the phases' powers, so in
+# [0, max P].  Solving E = beta phi Tg + beta_o (1 - phi) Tg for beta over
+# those ranges gives the true coefficient's bracket.
+#
+# The fit's side: its jackknife standard error (20 groups) at Student's t
+# for 19 degrees of freedom: two-sided 3e-5 (t = 5.441) for each of the two
+# programs, and one-sided 2e-5 (t = 5.310) for their ranking (cpucached's
+# power above game's, by more than that many times the sum of their
+# standard errors: the difference's error is at most that, whatever their
+# correlation; the truth's brackets do not overlap); the share bounds
+# one-sided 1e-5 (z = 4.265) each.  A correct fit fails one of these
+# checks less than 2 x 3e-5 + 2e-5 + 2 x 1e-5 = 1e-4 of the time (the
+# jackknife's t is the fit's own 95% interval's, widened).  Nothing depends
+# on the machine's speed: a slow host stretches Tg against Tb (the board
+# held or paused), and the bracket follows.
+T_FIT = 5.4406   # Student's t, 19 df, 1 - 1.5e-5 (two-sided 3e-5)
+T_RANK = 5.3096  # Student's t, 19 df, 1 - 2e-5 (one-sided)
+Z_SHARE = 4.2649  # normal, 1 - 1e-5 (one-sided)
+PRIME_MAX = 13
+merge_t = open(path("merge-t.log")).read()
+tap("balanced" in merge_t and "clocks' knots" in merge_t,
+    "eqprof merge --edges: the edges recorded beside record -t balance the board's interrupts, "
+    "and tie the guest's clock to the board's", merge_t)
+p = subprocess.run([EQPROF, "power", "--by", "proc", path("merged-time.eqp"), "--symfs", path("root"),
+                    "--primes", "2:%d" % PRIME_MAX, "--format", "json"], capture_output=True, text=True)
+fit = json.loads(p.stdout) if p.returncode == 0 else {"rows": []}
+tap(p.returncode == 0 and "edges" in fit.get("energy_from", ""),
+    "eqprof power --by proc fits the merged time-driven recording, its energy from the board's "
+    "stream on the guest's clock (%s)" % fit.get("energy_from"), p.stdout + p.stderr)
+pt = subprocess.run([EQPROF, "power", "--by", "proc", path("merged-time.eqp"), "--symfs", path("root"),
+                     "--primes", "2:%d" % PRIME_MAX], capture_output=True, text=True)
+tap(pt.returncode == 0 and re.search(r"condition number [\d.e+]+", pt.stdout) is not None
+    and "VIF" in pt.stdout and fit.get("condition_number") is not None
+    and all("vif" in r for r in fit["rows"]),
+    "the collinearity diagnostics are printed: the design's condition number and each "
+    "procedure's variance inflation (table and JSON)", pt.stdout + pt.stderr)
+if SUMMARY:
+    for line in pt.stdout.splitlines():
+        print("# " + line)
+pmax = max(truth["power"].values())
+eq_t = eq  # the board's quantum, J (the same configuration as the energy run)
+brackets, fitted = {}, {}
+for ph, name in PROGRAMS.items():
+    starts = [i for i, (c, x) in enumerate(truth["change"]) if x == ph]
+    rows = [r for r in fit["rows"] if r["module"] == name]
+    main = max(rows, key=lambda r: r["samples"]) if rows else None
+    prof = subprocess.run([EQPROF, "report", path("guest", "time.eqp"), "--by", "proc", "--comm", name,
+                           "--symfs", path("root"), "--format", "json", "-q"], capture_output=True, text=True)
+    if len(starts) != 2 or starts[1] + 1 >= len(truth["change"]) or main is None or prof.returncode:
+        tap(False, f"power of {name}'s procedures: the truth's phases, the fit's row and the profile",
+            f"changes {truth['change']}\nrows {rows}\n{prof.stderr}")
+        continue
+    c0, c1 = truth["change"][starts[1]][0], truth["change"][starts[1] + 1][0]
+    tb = (c1 - c0) / truth["hz"]
+    tg, cpu = work_t[ph]
+    pw = truth["power"][ph]
+    prows = json.loads(prof.stdout)["rows"]
+    n_prog = sum(r["samples"] for r in prows)
+    n_main = max((r["samples"] for r in prows if r["name"] == main["name"]), default=0)
+    f = n_main / n_prog if n_prog else 0.0
+    f_lo = max(0.0, f - Z_SHARE * (f * (1 - f) / max(n_prog, 1)) ** 0.5 - 1.0 / max(n_prog, 1))
+    phi_hi = min(1.0, cpu / tg)
+    phi_lo = phi_hi * f_lo
+    e_lo = max(0.0, pw * (tb - 2 * PRIME_MAX * eq_t / pw) / tg - 4 * eq_t / tg)
+    e_hi = pw + 4 * eq_t / tg
+    cands = [(e_lo - pmax * (1 - x)) / x for x in (phi_lo, phi_hi) if x > 0]
+    lo = min(cands) if cands else float("-inf")
+    hi = e_hi / phi_lo if phi_lo > 0 else float("inf")
+    b, se = main["power_w"], main["se_w"]
+    brackets[name], fitted[name] = (lo, hi), (b, se)
+    ok = b is not None and se is not None and b - T_FIT * se <= hi and b + T_FIT * se >= lo
+    tap(ok, f"power of {name} ({main['name']}, {main['samples']} samples, VIF {main['vif']}): fitted "
+        f"{b:.4f} W, SE {se:.4f} W, [{b - T_FIT * se:.4f}, {b + T_FIT * se:.4f}] at t {T_FIT} meets "
+        f"the truth {lo:.4f}..{hi:.4f} W (phase {pw} W for {tb:.3f} s of the board's clock, "
+        f"{tg:.3f} s of the guest's; the program on the CPU {100 * cpu / tg:.1f}% of it, "
+        f"{100 * f:.1f}% of its samples in {main['name']})"
+        if b is not None and se is not None else f"power of {name}: no finite fit", json.dumps(main))
+    if SUMMARY:
+        print(f"# {name}: fitted {b} W +- {se} W; truth {lo:.4f}..{hi:.4f} W per second of the guest "
+              f"(phase {pw} W x board {tb:.3f} s / guest {tg:.3f} s = {pw * tb / tg:.4f} W)")
+    # its other procedures (short ones share [other]): shown, not judged (a
+    # small column's bracket would be as wide as its share is small)
+    for r in rows:
+        if r is not main:
+            print(f"# {name}'s {r['name']}: {r['power_w']} W, SE {r['se_w']} W, VIF {r['vif']}, "
+                  f"{r['samples']} samples{' (flagged)' if r['flagged'] else ''}")
+(bc, sc), (bg, sg) = fitted.get("cpucached", (None, None)), fitted.get("game", (None, None))
+if bc is not None and bg is not None and sc is not None and sg is not None:
+    tap(brackets["cpucached"][0] > brackets["game"][1] and bc - bg > T_RANK * (sc + sg),
+        f"the fit ranks the programs as the truth does: cpucached {bc:.4f} W above game {bg:.4f} W by "
+        f"more than {T_RANK} x ({sc:.4f} + {sg:.4f}) W (truth: {brackets['cpucached'][0]:.4f} W or more "
+        f"against {brackets['game'][1]:.4f} W or less)")
+else:
+    tap(False, "the fit ranks the programs as the truth does: no finite fit of both")
 
 # merge refuses what it cannot merge, saying why, and writes nothing
 bad = []
