@@ -24,6 +24,7 @@
 #include <stdio.h>
 
 #include "eqp.h"
+#include "knots.h"
 
 enum eq_align_status {
 	EQ_ALIGN_NONE = 0,    /* no board records or no energy samples: nothing to check */
@@ -86,16 +87,5 @@ int eq_align_extra(const struct eq_align *a, char *buf, size_t size);
 char *eq_align_knots(const struct eqp_file *target, const struct eqp_file *board,
 		     const struct eq_align *a, size_t *nknots, char *why, size_t whysize);
 
-/* Knots of a merged recording (board_align_knots), parsed: board and target
- * ns, ascending in both; 0 and NULL when it has none, -1 when the line is
- * malformed. */
-struct eq_knots {
-	size_t n;
-	double *board_ns, *target_ns;
-};
-int eq_knots_parse(const char *text, struct eq_knots *k);
-void eq_knots_free(struct eq_knots *k);
-/* Target ns of board ns b by linear interpolation; NAN outside the knots. */
-double eq_knots_map(const struct eq_knots *k, double b);
 
 #endif

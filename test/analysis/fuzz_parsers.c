@@ -1,7 +1,8 @@
 /*
  * fuzz_parsers.c - libFuzzer target over the text parsers of eqprof import:
  * the first byte picks the parser (CSV samples, /proc/PID/maps, nm/kallsyms
- * symbol list), the rest is its input.  Parsers must accept or refuse with a
+ * symbol list; 'K': a merged recording's board_align_knots), the rest is
+ * its input.  Parsers must accept or refuse with a
  * message, never crash, leak or read out of bounds; accepted maps and symbol
  * lists are then queried to exercise the lookups too.
  */
@@ -9,7 +10,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <math.h>
+#include <stdlib.h>
+
 #include "csv_samples.h"
+#include "knots.h"
 #include "maps.h"
 #include "symfile.h"
 #include "symtab.h"
@@ -92,10 +97,41 @@ static void fuzz_perfmap(const uint8_t *data, size_t size)
 	eq_symfile_release(&f);
 }
 
+/* board_align_knots (a header line of a merged recording): accepted knots
+ * ascend in both clocks, and the map returns each knot's target time. */
+static void fuzz_knots(const uint8_t *data, size_t size)
+{
+	char *text = malloc(size + 1);
+	struct eq_knots k;
+	size_t i;
+
+	if (!text)
+		return;
+	memcpy(text, data, size);
+	text[size] = '\0';
+	if (eq_knots_parse(text, &k) == 0) {
+		for (i = 0; i < k.n; i++) {
+			double t = eq_knots_map(&k, k.board_ns[i]);
+
+			if ((i && (k.board_ns[i] <= k.board_ns[i - 1] || k.target_ns[i] <= k.target_ns[i - 1])) ||
+			    (k.n >= 2 && !(t >= k.target_ns[0] && t <= k.target_ns[k.n - 1])))
+				__builtin_trap();
+		}
+		if (k.n && !isnan(eq_knots_map(&k, k.board_ns[0] - 1)))
+			__builtin_trap();
+		eq_knots_free(&k);
+	}
+	free(text);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size < 1)
 		return 0;
+	if (data[0] == 'K') {
+		fuzz_knots(data + 1, size - 1);
+		return 0;
+	}
 	switch (data[0] % 3) {
 	case 0: fuzz_csv(data + 1, size - 1); break;
 	case 1: fuzz_maps(data + 1, size - 1); break;

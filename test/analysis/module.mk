@@ -10,12 +10,12 @@ INTEG_SAN_TESTS += $(EQ_ANALYSIS_INTEG)
 # The import parsers' libFuzzer target, built with clang like every fuzzer.
 FUZZ_PARSERS_SRCS = test/analysis/fuzz_parsers.c analysis/file/csv_samples.c analysis/symbols/maps.c \
 	analysis/symbols/symfile.c analysis/symbols/symtab.c analysis/symbols/names.c \
-	analysis/symbols/intern.c analysis/util/eq_error.c
+	analysis/symbols/intern.c analysis/util/eq_error.c analysis/align/knots.c
 EXTRA_PROGS += $(B)/fuzz/fuzz_parsers
 INTEG_TESTS += test/analysis/fuzz-parsers.sh
 
 $(B)/fuzz/fuzz_parsers: $(FUZZ_PARSERS_SRCS) analysis/file/csv_samples.h analysis/symbols/maps.h \
-		analysis/symbols/symfile.h analysis/symbols/symtab.h
+		analysis/symbols/symfile.h analysis/symbols/symtab.h analysis/align/knots.h
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  FUZZ    $@")
 	$(Q)clang $(CSTD) -g -O1 -fsanitize=fuzzer,address,undefined $(INCLUDES) -o $@ \
