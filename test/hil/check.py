@@ -381,14 +381,19 @@ else:
 # merge refuses what it cannot merge, saying why, and writes nothing
 bad = []
 for args, want in (((path("guest", "time.eqp"), path("board.eqp")), "no energy-driven samples"),
+                   ((path("guest", "time.eqp"), path("board.eqp"), "--edges", path("guest", "energy.eqp")),
+                    "do not overlap"),
+                   ((path("guest", "time.eqp"), path("board.eqp"), "--edges", path("guest", "time.eqp")),
+                    "--edges takes the energy-driven samples"),
                    ((path("guest", "energy.eqp"), path("guest", "energy.eqp")), "no board stream"),
                    ((path("merged.eqp"), path("board.eqp")), "already holds a board stream")):
     o = path("refused.eqp")
     p = subprocess.run([EQPROF, "merge", *args, "-o", o], capture_output=True, text=True)
     if p.returncode != 1 or want not in p.stderr or os.path.exists(o):
         bad.append(f"{args}: exit {p.returncode}: {p.stderr.strip()}")
-tap(not bad, "eqprof merge refuses a time-driven target, a board log without a board, and a "
-    "recording already merged, naming the file and writing nothing", "\n".join(bad))
+tap(not bad, "eqprof merge refuses a time-driven target without --edges, edges recorded at "
+    "another time or not energy-driven, a board log without a board, and a recording already "
+    "merged, naming the file and writing nothing", "\n".join(bad))
 
 if SUMMARY:
     print(f"# truth over the recording: {total_e:.3f} J in {total_e / mean_w:.2f} s of board time, "

@@ -118,6 +118,25 @@ def main():
     t.ok(rc == 2 and "--by proc" in err, "--by exe refused with the reason", err)
     rc, out, err = eqprof("power", "--by", "proc", plain, "--primes", "9:3")
     t.ok(rc == 2 and "--primes" in err, "--primes 9:3 refused", err)
+    rc, out, err = eqprof("power", "--by", "proc", os.path.join(run, "time.eqp"), "--domain", "package")
+    t.ok(rc == 1 and "no energy source's readings" in err and "--energy" in err,
+         "--domain on a recording without an energy source: what to record", err)
+    rc, out, err = eqprof("power", "--by", "proc", "--help")
+    t.ok(rc == 0 and "--domain" in out and "merge" in out and "--edges" in out and "--energy" in out,
+         "--help says what to record (merge --edges, record -t --energy) and names --domain", out)
+    # merge --edges: a time-driven recording meets the board only through the
+    # board's edges recorded meanwhile (test/hil runs the real thing)
+    merged = os.path.join(d, "m.eqp")
+    rc, out, err = eqprof("merge", plain, os.path.join(run, "time.eqp"), "-o", merged)
+    t.ok(rc == 1 and "--edges" in err and not os.path.exists(merged),
+         "merge of a time-driven recording without --edges: refused, naming --edges", err)
+    rc, out, err = eqprof("merge", plain, os.path.join(run, "time.eqp"), "--edges", plain, "-o", merged)
+    t.ok(rc == 1 and "energy-driven" in err and not os.path.exists(merged),
+         "merge --edges of a time-driven recording as the edges: refused", err)
+    rc, out, err = eqprof("merge", plain, os.path.join(run, "time.eqp"), "--edges",
+                          os.path.join(run, "energy.eqp"), "-o", merged)
+    t.ok(rc == 1 and "not merged" in err and not os.path.exists(merged),
+         "merge --edges of a recording that already holds a board stream: refused", err)
     t.done()
 
 
