@@ -119,8 +119,8 @@ int cmd_merge(int argc, char **argv)
 				"board's interrupts (record -e -a, not merged)\n", edges);
 			goto fail;
 		}
-		/* one clock: the same rate, the same target, the same boot (wall
-		 * clock less the samples' clock agrees within a second) */
+		/* one clock: the same rate, the same target, the same boot (the
+		 * wall clock less the samples' clock agrees within 2 s) */
 		for (c = 0; c < eqp_nsample_chunks(tf); c++) {
 			const struct eq_sample *s = eqp_sample_chunk(tf, c, &m);
 

@@ -38,7 +38,10 @@ static const char usage_text[] =
 "  --min-share P    procedures with less of the samples are fitted as one\n"
 "                   [other] column (0.5%)\n"
 "  --device-model F recordings with device requests: each device state's power\n"
-"                   is fitted too; F gives the tail times (else the recording's)\n";
+"                   is fitted too; F gives the tail times (else the recording's)\n"
+"  --format F       table (default), csv or json (docs/power.md lists the fields)\n"
+"  -o OUT           write there (atomically) instead of standard output\n"
+"  --symfs DIR      look the recorded files up under DIR (a target's root)\n";
 
 static int usage(const char *msg)
 {
