@@ -288,18 +288,16 @@ tap(m is not None and r is not None,
 # those ranges gives the true coefficient's bracket.
 #
 # The fit's side: its jackknife standard error (20 groups) at Student's t
-# for 19 degrees of freedom: two-sided 3e-5 (t = 5.441) for each of the two
-# programs, and one-sided 2e-5 (t = 5.310) for their ranking (cpucached's
-# power above game's, by more than that many times the sum of their
-# standard errors: the difference's error is at most that, whatever their
-# correlation; the truth's brackets do not overlap); the share bounds
-# one-sided 1e-5 (z = 4.265) each.  A correct fit fails one of these
-# checks less than 2 x 3e-5 + 2e-5 + 2 x 1e-5 = 1e-4 of the time (the
-# jackknife's t is the fit's own 95% interval's, widened).  Nothing depends
-# on the machine's speed: a slow host stretches Tg against Tb (the board
-# held or paused), and the bracket follows.
-T_FIT = 5.4406   # Student's t, 19 df, 1 - 1.5e-5 (two-sided 3e-5)
-T_RANK = 5.3096  # Student's t, 19 df, 1 - 2e-5 (one-sided)
+# for 19 degrees of freedom, two-sided 4e-5 (t = 5.310) for each of the two
+# programs; the share bounds one-sided 1e-5 (z = 4.265) each.  A correct fit
+# fails one of these checks less than 2 x 4e-5 + 2 x 1e-5 = 1e-4 of the
+# time (the jackknife's t is the fit's own 95% interval's, widened).  Only
+# consistency with the truth is asserted, never that the fit is precise
+# enough to rank the programs: its precision is the host's (a loaded host
+# pauses the board, and the energy per guest second varies from interval
+# to interval).  Nothing depends on the machine's speed: a slow host
+# stretches Tg against Tb, and the bracket follows.
+T_FIT = 5.3096   # Student's t, 19 df, 1 - 2e-5 (two-sided 4e-5)
 Z_SHARE = 4.2649  # normal, 1 - 1e-5 (one-sided)
 PRIME_MAX = 13
 merge_t = open(path("merge-t.log")).read()
@@ -324,7 +322,6 @@ if SUMMARY:
         print("# " + line)
 pmax = max(truth["power"].values())
 eq_t = eq  # the board's quantum, J (the same configuration as the energy run)
-brackets, fitted = {}, {}
 for ph, name in PROGRAMS.items():
     starts = [i for i, (c, x) in enumerate(truth["change"]) if x == ph]
     rows = [r for r in fit["rows"] if r["module"] == name]
@@ -352,7 +349,6 @@ for ph, name in PROGRAMS.items():
     lo = min(cands) if cands else float("-inf")
     hi = e_hi / phi_lo if phi_lo > 0 else float("inf")
     b, se = main["power_w"], main["se_w"]
-    brackets[name], fitted[name] = (lo, hi), (b, se)
     ok = b is not None and se is not None and b - T_FIT * se <= hi and b + T_FIT * se >= lo
     tap(ok, f"power of {name} ({main['name']}, {main['samples']} samples, VIF {main['vif']}): fitted "
         f"{b:.4f} W, SE {se:.4f} W, [{b - T_FIT * se:.4f}, {b + T_FIT * se:.4f}] at t {T_FIT} meets "
@@ -369,15 +365,6 @@ for ph, name in PROGRAMS.items():
         if r is not main:
             print(f"# {name}'s {r['name']}: {r['power_w']} W, SE {r['se_w']} W, VIF {r['vif']}, "
                   f"{r['samples']} samples{' (flagged)' if r['flagged'] else ''}")
-(bc, sc), (bg, sg) = fitted.get("cpucached", (None, None)), fitted.get("game", (None, None))
-if bc is not None and bg is not None and sc is not None and sg is not None:
-    tap(brackets["cpucached"][0] > brackets["game"][1] and bc - bg > T_RANK * (sc + sg),
-        f"the fit ranks the programs as the truth does: cpucached {bc:.4f} W above game {bg:.4f} W by "
-        f"more than {T_RANK} x ({sc:.4f} + {sg:.4f}) W (truth: {brackets['cpucached'][0]:.4f} W or more "
-        f"against {brackets['game'][1]:.4f} W or less)")
-else:
-    tap(False, "the fit ranks the programs as the truth does: no finite fit of both")
-
 # merge refuses what it cannot merge, saying why, and writes nothing
 bad = []
 for args, want in (((path("guest", "time.eqp"), path("board.eqp")), "no energy-driven samples"),
