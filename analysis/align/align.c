@@ -490,17 +490,19 @@ char *eq_align_knots(const struct eqp_file *target, const struct eqp_file *board
 
 		for (i = 0; i < n; i++) {
 			int64_t q = (int64_t)p[i].seq + a->k_start;
-			double b;
+			double b, t;
 
 			if (q < (int64_t)qmin || q > (int64_t)qmax || isnan(b = bt[q - (int64_t)qmin]))
 				continue;
-			/* both clocks must advance: a repeated seq or a sample taken
-			 * before the previous one's is no knot */
-			if (!(b > lb) || !(p[i].t > lt))
+			/* whole ns, as written; both clocks must advance: a repeated
+			 * seq or a sample taken before the previous one's is no knot */
+			b = round(b);
+			t = round(p[i].t);
+			if (!(b > lb) || !(t > lt) || !(fabs(b) < 1e18) || !(fabs(t) < 1e18))
 				continue;
-			len += (size_t)snprintf(out + len, size - len, "%s%.0f:%.0f", *nknots ? " " : "", b, p[i].t);
+			len += (size_t)snprintf(out + len, size - len, "%s%.0f:%.0f", *nknots ? " " : "", b, t);
 			lb = b;
-			lt = p[i].t;
+			lt = t;
 			++*nknots;
 		}
 	}

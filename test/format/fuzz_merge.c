@@ -85,6 +85,22 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 		eq_align_compute(tf, bf, &a);
 		eq_align_print(devnull, "merge", &a);
 		eq_align_extra(&a, extra, sizeof(extra));
+		{ /* merge --edges: the matched edges as knots, read back */
+			char why[256], *kt;
+			size_t nk = 0;
+			struct eq_knots k;
+
+			kt = eq_align_knots(tf, bf, &a, &nk, why, sizeof(why));
+			if (kt) {
+				if (strncmp(kt, "board_align_knots=", 18) || kt[strlen(kt) - 1] != '\n')
+					__builtin_trap();
+				kt[strlen(kt) - 1] = '\0';
+				if (eq_knots_parse(kt + 18, &k) < 0 || k.n != nk)
+					__builtin_trap(); /* merge wrote knots the reader refuses */
+				eq_knots_free(&k);
+				free(kt);
+			}
+		}
 		unlink(opath);
 		if (eqp_merge(tpath, bpath, extra, 1e-3, opath, &err) == 0) {
 			mf = eqp_open(opath, &err);

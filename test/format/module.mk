@@ -18,12 +18,12 @@ $(B)/fuzz/fuzz_eqp: $(FUZZ_EQP_SRCS) analysis/file/eqp.h analysis/file/eqp_forma
 
 # eqprof merge (alignment and the merged file's writer), fuzzed over pairs of
 # a target recording and a board log (test/format/corpus-merge).
-FUZZ_MERGE_SRCS = test/format/fuzz_merge.c analysis/align/align.c analysis/file/eqp_merge.c \
+FUZZ_MERGE_SRCS = test/format/fuzz_merge.c analysis/align/align.c analysis/align/knots.c analysis/file/eqp_merge.c \
 	$(filter-out test/format/fuzz_eqp.c,$(FUZZ_EQP_SRCS))
 EXTRA_PROGS += $(B)/fuzz/fuzz_merge
 INTEG_TESTS += test/format/fuzz-merge.sh
 
-$(B)/fuzz/fuzz_merge: $(FUZZ_MERGE_SRCS) $(wildcard analysis/file/*.h) analysis/align/align.h
+$(B)/fuzz/fuzz_merge: $(FUZZ_MERGE_SRCS) $(wildcard analysis/file/*.h) analysis/align/align.h analysis/align/knots.h
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  FUZZ    $@")
 	$(Q)clang $(CSTD) -g -O1 -fsanitize=fuzzer,address,undefined -DEQP_FUZZING=1 $(INCLUDES) \
