@@ -1,9 +1,12 @@
 /*
  * regress.h - power per procedure by regression (seed 002): the board's
- * stream gives the exact energy of every interval between quantum edges,
- * time-driven samples say what ran in it; the power of each procedure is
- * the coefficient of its time in a weighted least-squares fit of interval
- * energy on the times of the procedures in the interval.
+ * stream gives the exact energy of every interval between quantum edges
+ * (or an energy source's readings, that between its updates), time-driven
+ * samples say what ran in it; the power of each procedure is the
+ * coefficient of its time in a weighted least-squares fit of interval
+ * energy on the times of the procedures in the interval.  The board's
+ * times reach the samples' clock through eqprof merge's knots or alignment
+ * (or the simulator's one clock).
  *
  * Intervals: runs of consecutive quanta whose lengths are primes drawn at
  * random (seed 002's collinearity-aware profiling: no interval length lines
