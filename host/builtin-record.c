@@ -929,7 +929,10 @@ int cmd_record(int argc, char **argv)
 	if (!o.quiet && !o.energy)
 		fprintf(stderr, "eqprof record: time-driven through %s\n", o.use_module
 			? "the eqprof module's hrtimers (/dev/eqprof)"
-			: "perf's cpu-clock (the eqprof module is not loaded)");
+			: !module_recorder_available(NULL) ? "perf's cpu-clock (the eqprof module is not loaded)"
+			: o.callchain || o.dwarf_stack ? "perf's cpu-clock (call chains come from perf, not from the eqprof module)"
+			: o.attach ? "perf's cpu-clock (-p attaches through perf, not through the eqprof module)"
+			: "perf's cpu-clock");
 	if (!o.use_module)
 		check_rate(&o);  /* perf's cpu-clock: can this machine give the rate? */
 	/* The kernel's share of the command's run, when this user may see it
