@@ -18,26 +18,11 @@
 #include "attrib.h"
 #include "eqp.h"
 #include "sim.h"
+#include "test/lib/simrun.h"
 #include "sim_internal.h"
 #include "devices.h"
 #include "symbolize.h"
 
-static char tmpdir[] = "/tmp/eq-attrib-XXXXXX";
-
-static int setup(void **state)
-{
-	(void)state;
-	return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	char cmd[256];
-
-	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	return system(cmd) == 0 ? 0 : -1;
-}
 
 static void test_model(void **state)
 {
@@ -55,7 +40,7 @@ static void test_model(void **state)
 	assert_int_equal(eq_devmodel_parse("active 850mW warp 9", &m, &err), -1);
 	assert_non_null(strstr(err.msg, "warp"));
 	assert_int_equal(eq_devmodel_parse("active 5mW idle 10mW", &m, &err), -1);
-	snprintf(path, sizeof(path), "%s/models", tmpdir);
+	snprintf(path, sizeof(path), "%s/models", simrun_dir);
 	f = fopen(path, "w");
 	assert_non_null(f);
 	fputs("# radio and disk\nradio active 850mW tail 2s 600mW idle 10mW\n\ndisk active 2W tail 0s 0W\n", f);
@@ -117,10 +102,6 @@ static const char *radio_text =
 	" run compute crunch 60\n run compute sort 30\n run writer send_burst 4\n run writer net_tx 1\n"
 	" request radio writer send_burst every 5s burst 4 gap 100ms active 150ms bytes 4096\n";
 
-static const char *const unbiased[] = {
-	"skew_insns=0", "isr_cycles=20", "dead_time=1ns", "vcomp=on", "r_fuse=0", "r_source=0",
-};
-
 /* The truth's energy of an executable after the devices' energy is moved:
  * what ran in it, less the device energy drawn then, plus what it caused. */
 static double truth_after(const struct sim_scenario *sc, const struct sim_result *r,
@@ -176,7 +157,7 @@ static void test_truth(void **state)
 		struct sim_scenario sc;
 		struct sim_result r;
 		struct eq_error err;
-		char buf[64], dir[600], path[700];
+		char dir[600], path[700];
 		struct eqp_file *f;
 		struct eq_symbolizer *s;
 		struct eq_attrib *a;
@@ -184,14 +165,7 @@ static void test_truth(void **state)
 		struct eq_dev_piece *p;
 		size_t nreq, np, i;
 
-		assert_int_equal(sim_scenario_parse(&sc, radio_text, strlen(radio_text), "radio.scn", &err), 0);
-		snprintf(buf, sizeof(buf), "seed=%u", 9000 + seed);
-		assert_int_equal(sim_scenario_set(&sc, buf, &err), 0);
-		for (i = 0; i < sizeof(unbiased) / sizeof(unbiased[0]); i++)
-			assert_int_equal(sim_scenario_set(&sc, unbiased[i], &err), 0);
-		assert_int_equal(sim_run(&sc, NULL, &r, &err), 0);
-		snprintf(dir, sizeof(dir), "%s/run", tmpdir);
-		assert_int_equal(sim_write_outputs(&sc, &r, dir, &err), 0);
+		simrun(radio_text, "radio.scn", 9000 + seed, "run", &sc, &r, dir, sizeof(dir));
 		snprintf(path, sizeof(path), "%s/energy.eqp", dir);
 		f = eqp_open(path, &err);
 		assert_non_null(f);
@@ -264,5 +238,5 @@ int main(void)
 		cmocka_unit_test(test_truth),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, simrun_setup, simrun_teardown);
 }

@@ -20,24 +20,9 @@
 #include "eqp.h"
 #include "regress.h"
 #include "sim.h"
+#include "test/lib/simrun.h"
 #include "symbolize.h"
 
-static char tmpdir[] = "/tmp/eq-regress-XXXXXX";
-
-static int setup(void **state)
-{
-	(void)state;
-	return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	char cmd[256];
-
-	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	return system(cmd) == 0 ? 0 : -1;
-}
 
 static void test_linsolve(void **state)
 {
@@ -95,10 +80,6 @@ static void mix_scenario(char *buf, size_t size, double seconds)
 	assert_true((size_t)snprintf(buf, size, mix_text, phases) < size);
 }
 
-static const char *const unbiased[] = {
-	"skew_insns=0", "isr_cycles=20", "dead_time=1ns", "vcomp=on", "r_fuse=0", "r_source=0",
-};
-
 struct cov { long rows, in, seeds; double ss, ss2; long flagged; };
 
 /* One seed: each procedure's interval against its true power. */
@@ -111,19 +92,12 @@ static void fit_one(uint64_t seed, double seconds, struct cov *c, int verbose)
 	struct eq_symbolizer *s;
 	struct eq_regress *fit;
 	struct eq_regress_opts o;
-	char text[16384], buf[64], dir[600], path[700];
+	char text[16384], dir[600], path[700];
 	size_t i, a;
 	long in = 0;
 
 	mix_scenario(text, sizeof(text), seconds);
-	assert_int_equal(sim_scenario_parse(&sc, text, strlen(text), "regress.scn", &err), 0);
-	snprintf(buf, sizeof(buf), "seed=%llu", (unsigned long long)seed);
-	assert_int_equal(sim_scenario_set(&sc, buf, &err), 0);
-	for (i = 0; i < sizeof(unbiased) / sizeof(unbiased[0]); i++)
-		assert_int_equal(sim_scenario_set(&sc, unbiased[i], &err), 0);
-	assert_int_equal(sim_run(&sc, NULL, &r, &err), 0);
-	snprintf(dir, sizeof(dir), "%s/run", tmpdir);
-	assert_int_equal(sim_write_outputs(&sc, &r, dir, &err), 0);
+	simrun(text, "regress.scn", seed, "run", &sc, &r, dir, sizeof(dir));
 	snprintf(path, sizeof(path), "%s/time.eqp", dir);
 	f = eqp_open(path, &err);
 	assert_non_null(f);
@@ -205,5 +179,5 @@ int main(void)
 		cmocka_unit_test(test_coverage),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, simrun_setup, simrun_teardown);
 }

@@ -20,27 +20,12 @@
 #include "profile.h"
 #include "pstate.h"
 #include "sim.h"
+#include "test/lib/simrun.h"
 #include "sim_internal.h"
 #include "split.h"
 #include "states.h"
 #include "symbolize.h"
 
-static char tmpdir[] = "/tmp/eq-states-XXXXXX";
-
-static int setup(void **state)
-{
-	(void)state;
-	return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	char cmd[256];
-
-	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	return system(cmd) == 0 ? 0 : -1;
-}
 
 /* A recording of samples (pc 0x1000 of process 5 or idle) and states. */
 static void write_rec(const char *path, const struct eq_sample *s, size_t n,
@@ -83,7 +68,7 @@ static void test_psta_roundtrip(void **state)
 	for (i = 0; i < 5000; i++) /* more than one chunk */
 		ps[i] = (struct eqp_pstate){ .time = i * 100, .cpu = (uint16_t)(i % 3),
 					     .kind = (uint16_t)(1 + i % 2), .value = (uint32_t)i };
-	snprintf(path, sizeof(path), "%s/rt.eqp", tmpdir);
+	snprintf(path, sizeof(path), "%s/rt.eqp", simrun_dir);
 	write_rec(path, s, 2, ps, 5000);
 	f = eqp_open(path, &err);
 	assert_non_null(f);
@@ -115,7 +100,7 @@ static void test_psta_damage(void **state)
 	struct eqp_file *f;
 
 	(void)state;
-	snprintf(path, sizeof(path), "%s/dmg.eqp", tmpdir);
+	snprintf(path, sizeof(path), "%s/dmg.eqp", simrun_dir);
 	write_rec(path, &s, 1, &ps, 1);
 	fp = fopen(path, "rb");
 	assert_non_null(fp);
@@ -155,7 +140,7 @@ static void test_lookup(void **state)
 	char buf[32];
 
 	(void)state;
-	snprintf(path, sizeof(path), "%s/lk.eqp", tmpdir);
+	snprintf(path, sizeof(path), "%s/lk.eqp", simrun_dir);
 	write_rec(path, &s, 1, ps, sizeof(ps) / sizeof(ps[0]));
 	f = eqp_open(path, &err);
 	assert_non_null(f);
@@ -262,7 +247,7 @@ static void test_split_crafted(void **state)
 	struct eq_profile *p;
 
 	(void)state;
-	snprintf(path, sizeof(path), "%s/cr.eqp", tmpdir);
+	snprintf(path, sizeof(path), "%s/cr.eqp", simrun_dir);
 	write_rec(path, s, sizeof(s) / sizeof(s[0]), ps, sizeof(ps) / sizeof(ps[0]));
 	f = eqp_open(path, &err);
 	assert_non_null(f);
@@ -346,10 +331,6 @@ static void dvfs_scenario(char *buf, size_t size)
 	assert_true(len < size);
 }
 
-static const char *const unbiased[] = {
-	"skew_insns=0", "isr_cycles=20", "dead_time=1ns", "vcomp=on", "r_fuse=0", "r_source=0",
-};
-
 struct cov { long rows, in; double ss, ss2; long seeds; };
 
 /* One seed: each state row's sampling interval against its true share. */
@@ -358,19 +339,12 @@ static void cover_one(uint64_t seed, struct cov energy_time[2])
 	struct sim_scenario sc;
 	struct sim_result r;
 	struct eq_error err;
-	char buf[64], dir[600], path[700], text[8192];
+	char dir[600], path[700], text[8192];
 	size_t i, a, f;
 	int mode;
 
 	dvfs_scenario(text, sizeof(text));
-	assert_int_equal(sim_scenario_parse(&sc, text, strlen(text), "dvfs.scn", &err), 0);
-	snprintf(buf, sizeof(buf), "seed=%llu", (unsigned long long)seed);
-	assert_int_equal(sim_scenario_set(&sc, buf, &err), 0);
-	for (i = 0; i < sizeof(unbiased) / sizeof(unbiased[0]); i++)
-		assert_int_equal(sim_scenario_set(&sc, unbiased[i], &err), 0);
-	assert_int_equal(sim_run(&sc, NULL, &r, &err), 0);
-	snprintf(dir, sizeof(dir), "%s/cov", tmpdir);
-	assert_int_equal(sim_write_outputs(&sc, &r, dir, &err), 0);
+	simrun(text, "dvfs.scn", seed, "cov", &sc, &r, dir, sizeof(dir));
 	for (mode = 0; mode < 2; mode++) {
 		struct eqp_file *fp;
 		struct eq_symbolizer *sy;
@@ -475,5 +449,5 @@ int main(void)
 		cmocka_unit_test(test_state_coverage),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, simrun_setup, simrun_teardown);
 }
