@@ -113,10 +113,90 @@ static int row_name(struct eq_intern *st, const struct eq_loc *loc, enum eq_by b
 
 struct tsample {
 	double t;
-	uint32_t row;
-	uint32_t first;  /* 1: the sample's first entry (inclusive builds give a
-			    sample one entry per procedure on its stack) */
+	uint32_t row;    /* the row, or (inclusive) the sample's set of rows */
 };
+
+/* Inclusive builds: the distinct sets of procedures on the samples' stacks
+ * (each procedure once), stored once each: set i is rows[off[i] ..
+ * off[i+1]).  Identical stacks are the rule, so memory follows them, not
+ * the samples times their depth. */
+struct rowsets {
+	uint32_t *rows, *off;
+	size_t nrows, caprows, n, capoff;
+	uint32_t *slots;     /* set index + 1, open addressing on the rows' hash */
+	size_t mask;
+};
+
+static uint64_t set_hash(const uint32_t *r, size_t n)
+{
+	uint64_t h = 1469598103934665603ull;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		h = (h ^ r[i]) * 1099511628211ull;
+	return h ^ (h >> 31);
+}
+
+/* The index of the set r[0..n) (added when new), or -1 out of memory. */
+static long set_index(struct rowsets *rs, const uint32_t *r, size_t n)
+{
+	size_t j;
+
+	if (2 * (rs->n + 1) > rs->mask) {
+		size_t mask = rs->mask ? 2 * rs->mask + 1 : 1023, i;
+		uint32_t *s = calloc(mask + 1, sizeof(*s));
+
+		if (!s)
+			return -1;
+		for (i = 0; i < rs->n; i++) {
+			for (j = set_hash(rs->rows + rs->off[i], rs->off[i + 1] - rs->off[i]) & mask; s[j];
+			     j = (j + 1) & mask)
+				;
+			s[j] = (uint32_t)(i + 1);
+		}
+		free(rs->slots);
+		rs->slots = s;
+		rs->mask = mask;
+	}
+	for (j = set_hash(r, n) & rs->mask; rs->slots[j]; j = (j + 1) & rs->mask) {
+		size_t i = rs->slots[j] - 1;
+
+		if (rs->off[i + 1] - rs->off[i] == n && !memcmp(rs->rows + rs->off[i], r, n * sizeof(*r)))
+			return (long)i;
+	}
+	if (rs->n + 2 > rs->capoff) {
+		size_t cap = rs->capoff ? 2 * rs->capoff : 256;
+		uint32_t *g = realloc(rs->off, cap * sizeof(*g));
+
+		if (!g)
+			return -1;
+		rs->off = g;
+		rs->capoff = cap;
+		if (rs->n == 0)
+			rs->off[0] = 0;
+	}
+	if (rs->nrows + n > rs->caprows) {
+		size_t cap = 2 * (rs->nrows + n) + 1024;
+		uint32_t *g = realloc(rs->rows, cap * sizeof(*g));
+
+		if (!g)
+			return -1;
+		rs->rows = g;
+		rs->caprows = cap;
+	}
+	memcpy(rs->rows + rs->nrows, r, n * sizeof(*r));
+	rs->nrows += n;
+	rs->off[rs->n + 1] = (uint32_t)rs->nrows;
+	rs->slots[j] = (uint32_t)(++rs->n);
+	return (long)(rs->n - 1);
+}
+
+static void rowsets_free(struct rowsets *rs)
+{
+	free(rs->rows);
+	free(rs->off);
+	free(rs->slots);
+}
 
 static int by_time(const void *x, const void *y)
 {
@@ -206,7 +286,7 @@ static void bound_add(struct acc *a, double df, double dlo, double dhi)
 }
 
 static int build_domain(const struct eqp_file *f, const struct eqp_edomain *ed,
-			const struct tsample *ts, size_t nts, size_t nrows,
+			const struct tsample *ts, size_t nts, const struct rowsets *sets, size_t nrows,
 			const struct ep_row *rows, struct ep_domain *d, int exclude_idle,
 			const char *idle_module, struct eq_intern *st, struct eq_error *err)
 {
@@ -254,7 +334,7 @@ static int build_domain(const struct eqp_file *f, const struct eqp_edomain *ed,
 	d->total_lo = fmax(0, pt[K].lo - pt[0].hi);
 	d->total_hi = pt[K].hi - pt[0].lo;
 	while (pos < nts && ts[pos].t < s.t[0]) {
-		d->samples_outside += ts[pos].first;
+		d->samples_outside++;
 		pos++;
 	}
 	/* Boundary k (reading k) sits between interval k-1 and interval k. */
@@ -266,10 +346,19 @@ static int build_domain(const struct eqp_file *f, const struct eqp_edomain *ed,
 		nk = 0;
 		if (k < K) {
 			while (pos < nts && ts[pos].t < s.t[k + 1]) {
-				r = ts[pos].row;
-				if (!cnt[r]++)
-					in_k[nk++] = (uint32_t)r;
-				n_k += ts[pos].first;
+				const uint32_t *rw = &ts[pos].row;
+				size_t nr = 1, q;
+
+				if (sets) {  /* every procedure on the sample's stack */
+					rw = sets->rows + sets->off[ts[pos].row];
+					nr = sets->off[ts[pos].row + 1] - sets->off[ts[pos].row];
+				}
+				for (q = 0; q < nr; q++) {
+					r = rw[q];
+					if (!cnt[r]++)
+						in_k[nk++] = (uint32_t)r;
+				}
+				n_k++;
 				pos++;
 			}
 		}
@@ -318,8 +407,7 @@ static int build_domain(const struct eqp_file *f, const struct eqp_edomain *ed,
 		memcpy(in_prev, in_k, nk * sizeof(*in_k));
 		nprev = nk;
 	}
-	for (; pos < nts; pos++)
-		d->samples_outside += ts[pos].first;
+	d->samples_outside += nts - pos;
 	/* the rows that have samples in this domain's span */
 	d->rows = calloc(nrows + 1, sizeof(*d->rows));
 	if (!d->rows) {
@@ -369,12 +457,13 @@ out:
 }
 
 /* The procedures on a sample's stack, each once (recursion counts once),
- * its own first: their rows appended to ts. */
-static int stack_rows(const struct eqp_file *f, struct eq_symbolizer *sym, size_t c, size_t i,
-		      const struct eq_sample *smp, double t, struct eq_intern *st, const char *idle_module,
-		      struct rowset *rs, const struct eq_loc **frames, struct tsample *ts, size_t *nts)
+ * its own first, as a set of rows: its index in sets, or -1. */
+static long stack_set(const struct eqp_file *f, struct eq_symbolizer *sym, size_t c, size_t i,
+		      const struct eq_sample *smp, struct eq_intern *st, const char *idle_module,
+		      struct rowset *rs, const struct eq_loc **frames, uint32_t *rows,
+		      struct rowsets *sets)
 {
-	size_t depth, k, start = *nts, j;
+	size_t depth, k, n = 0, j;
 	int had_chain;
 
 	depth = eq_sample_frames(f, sym, c, i, smp, frames, &had_chain);
@@ -390,14 +479,12 @@ static int stack_rows(const struct eqp_file *f, struct eq_symbolizer *sym, size_
 		r = row_index(rs, name, module);
 		if (r < 0)
 			return -1;
-		for (j = start; j < *nts && !seen; j++)
-			seen = ts[j].row == (uint32_t)r;
-		if (!seen) {
-			ts[*nts] = (struct tsample){ t, (uint32_t)r, *nts == start };
-			(*nts)++;
-		}
+		for (j = 0; j < n && !seen; j++)
+			seen = rows[j] == (uint32_t)r;
+		if (!seen)
+			rows[n++] = (uint32_t)r;
 	}
-	return 0;
+	return set_index(sets, rows, n);
 }
 
 /* Joules per row (self), or, inclusive = 1, per procedure on the stack. */
@@ -411,8 +498,10 @@ static struct ep_profile *build(const struct eqp_file *f, struct eq_symbolizer *
 	struct rowset rs = { 0 };
 	struct tsample *ts = NULL;
 	const struct eq_loc **frames = NULL;
+	struct rowsets sets = { 0 };
+	uint32_t *srows = NULL;
 	const char *idle_module;
-	size_t c, i, nts = 0, cap = eqp_nsamples(f) ? eqp_nsamples(f) : 1;
+	size_t c, i, nts = 0;
 
 	if (!p) {
 		eq_fail(err, "energy profile: out of memory");
@@ -431,10 +520,12 @@ static struct ep_profile *build(const struct eqp_file *f, struct eq_symbolizer *
 	}
 	p->strings_ = strings ? strings : eq_intern_new();
 	p->own_strings_ = !strings;
-	ts = malloc(cap * sizeof(*ts));
-	if (inclusive)
+	ts = malloc((eqp_nsamples(f) ? eqp_nsamples(f) : 1) * sizeof(*ts));
+	if (inclusive) {
 		frames = malloc((1 + 2 * EQP_MAX_CHAIN_FRAMES) * sizeof(*frames));
-	if (!p->strings_ || !ts || (inclusive && !frames))
+		srows = malloc((1 + 2 * EQP_MAX_CHAIN_FRAMES) * sizeof(*srows));
+	}
+	if (!p->strings_ || !ts || (inclusive && (!frames || !srows)))
 		goto oom;
 	idle_module = eq_intern(p->strings_, "[idle]");
 	for (c = 0; c < eqp_nsample_chunks(f); c++) {
@@ -448,18 +539,11 @@ static struct ep_profile *build(const struct eqp_file *f, struct eq_symbolizer *
 			long r;
 
 			if (inclusive) {
-				if (nts + 1 + 2 * EQP_MAX_CHAIN_FRAMES > cap) {
-					struct tsample *g;
-
-					cap = 2 * cap + 1 + 2 * EQP_MAX_CHAIN_FRAMES;
-					g = realloc(ts, cap * sizeof(*ts));
-					if (!g)
-						goto oom;
-					ts = g;
-				}
-				if (stack_rows(f, sym, c, i, &smp[i], t, p->strings_, idle_module, &rs, frames,
-					       ts, &nts) < 0)
+				r = stack_set(f, sym, c, i, &smp[i], p->strings_, idle_module, &rs, frames,
+					      srows, &sets);
+				if (r < 0)
 					goto oom;
+				ts[nts++] = (struct tsample){ t, (uint32_t)r };
 				continue;
 			}
 			loc = eq_sym_lookup(sym, &smp[i]);
@@ -470,20 +554,22 @@ static struct ep_profile *build(const struct eqp_file *f, struct eq_symbolizer *
 			r = row_index(&rs, name, module);
 			if (r < 0)
 				goto oom;
-			ts[nts++] = (struct tsample){ t, (uint32_t)r, 1 };
+			ts[nts++] = (struct tsample){ t, (uint32_t)r };
 		}
 	}
-	/* (a sample's entries share its time, so they fall in one interval) */
 	qsort(ts, nts, sizeof(*ts), by_time);
 	p->ndomains = eqp_nenergy_domains(f);
 	p->domains = calloc(p->ndomains ? p->ndomains : 1, sizeof(*p->domains));
 	if (!p->domains)
 		goto oom;
 	for (i = 0; i < p->ndomains; i++)
-		if (build_domain(f, eqp_energy_domain_at(f, i), ts, nts, rs.n, rs.v, &p->domains[i],
+		if (build_domain(f, eqp_energy_domain_at(f, i), ts, nts, inclusive ? &sets : NULL, rs.n, rs.v,
+				 &p->domains[i],
 				 exclude_idle, idle_module, p->strings_, err) < 0)
 			goto fail;
 	free(frames);
+	free(srows);
+	rowsets_free(&sets);
 	free(ts);
 	free(rs.v);
 	free(rs.slots);
@@ -492,6 +578,8 @@ oom:
 	eq_fail(err, "energy profile of %s: out of memory", eqp_path(f));
 fail:
 	free(frames);
+	free(srows);
+	rowsets_free(&sets);
 	free(ts);
 	free(rs.v);
 	free(rs.slots);

@@ -219,6 +219,133 @@ static void joules_by_hand(void **state)
 	eqp_close(f);
 }
 
+/*
+ * Call chains (ep_build_children): /bin/app (no file here: its embedded
+ * symbols) has main, a, b and leaf.  Readings at 1.0, 1.1, 1.2 s: 0, 1, 3 J.
+ * Interval 0 holds leaf<a<main, leaf<b<main twice and a<main; interval 1
+ * leaf<a<main and main alone.  By hand, E0 = 1 and E1 = 2 (as es_energy_at
+ * gives them here):
+ *   self:     leaf 1*3/4 + 2*1/2 = 1.75, a 1/4, b 0, main 2/2 = 1
+ *   children: main 1 + 2 = 3, a 1*2/4 + 2*1/2 = 1.5, b 1*2/4 = 0.5,
+ *             leaf 1.75; samples under each: 6, 3, 2, 4
+ */
+static const struct ep_row *row_named(const struct ep_domain *d, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < d->nrows; i++)
+		if (!strcmp(d->rows[i].name, name))
+			return &d->rows[i];
+	return NULL;
+}
+
+static void children_by_hand(void **state)
+{
+	enum { MAIN = 0x400110, A = 0x400210, B = 0x400310, LEAF = 0x400410 };
+	static const struct eqp_symbol syms[4] = { { 0x100, 0x100, "main" }, { 0x200, 0x100, "a" },
+						   { 0x300, 0x100, "b" }, { 0x400, 0x100, "leaf" } };
+	const struct eqp_symtab tab = { "/bin/app", 0, 4, syms };
+	/* return addresses: just after a call inside the caller */
+	static const uint64_t via_a[2] = { A + 1, MAIN + 1 }, via_b[2] = { B + 1, MAIN + 1 },
+			      in_a[1] = { MAIN + 1 };
+	const struct { double t; uint64_t pc; const uint64_t *fr; unsigned n; } smps[6] = {
+		{ 1.01, LEAF, via_a, 2 }, { 1.03, LEAF, via_b, 2 }, { 1.05, LEAF, via_b, 2 },
+		{ 1.07, A, in_a, 1 }, { 1.12, LEAF, via_a, 2 }, { 1.15, MAIN, NULL, 0 },
+	};
+	struct eqp_ereading r[3] = { rd(1.0, 0), rd(1.1, 1), rd(1.2, 3) };
+	struct eq_error err;
+	struct eqp_writer *w = eqp_create(path, &time_meta, &err);
+	struct eqp_file *f;
+	struct eq_symbolizer *s;
+	struct ep_profile *p;
+	const struct ep_domain *d;
+	const struct ep_row *rm, *ra, *rb, *rl;
+	struct es_series ser = { 0 };
+	struct es_point pt[3];
+	double e0, e1;
+	int k;
+
+	(void)state;
+	assert_non_null(w);
+	{
+		static const char maps[] = "00400000-00410000 r-xp 00000000 08:01 1 /bin/app\n";
+
+		assert_int_equal(eqp_add_maps(w, 42, 0, maps, sizeof(maps) - 1, &err), 0);
+	}
+	assert_int_equal(eqp_add_symtab(w, &tab, &err), 0);
+	assert_int_equal(eqp_add_energy_domain(w, &dom0, &err), 0);
+	for (k = 0; k < 6; k++) {
+		struct eq_sample x = smp(smps[k].t, 0);
+		struct eqp_callchain cc = { 0, smps[k].n, smps[k].fr };
+
+		x.pc = smps[k].pc;
+		assert_int_equal(eqp_add_sample_chain(w, &x, &cc, &err), 0);
+	}
+	assert_int_equal(eqp_add_energy_readings(w, r, 3, &err), 0);
+	assert_int_equal(eqp_commit(w, &err), 0);
+
+	f = eqp_open(path, &err);
+	assert_non_null(f);
+	s = eq_sym_new(f, NULL, &err);
+	assert_non_null(s);
+	p = ep_build_children(f, s, 0, &err);
+	if (!p)
+		fail_msg("%s", err.msg);
+	assert_true(p->children);
+	d = &p->domains[0];
+	ser.type = ES_COUNTER;
+	ser.update_s = 1e-3;
+	{
+		const double t[3] = { 1.0, 1.1, 1.2 }, e[3] = { 0, 1, 3 };
+
+		for (k = 0; k < 3; k++)
+			assert_int_equal(es_series_add(&ser, t[k], e[k], e[k], 1, &err), 0);
+		for (k = 0; k < 3; k++)
+			assert_int_equal(es_energy_at(&ser, t[k], &pt[k], &err), 0);
+	}
+	e0 = pt[1].e - pt[0].e;
+	e1 = pt[2].e - pt[1].e;
+	rm = row_named(d, "main");
+	ra = row_named(d, "a");
+	rb = row_named(d, "b");
+	rl = row_named(d, "leaf");
+	assert_non_null(rm);
+	assert_non_null(ra);
+	assert_non_null(rb);
+	assert_non_null(rl);
+	assert_float_equal(rl->joules, e0 * 3 / 4 + e1 / 2, 1e-12);
+	assert_float_equal(ra->joules, e0 / 4, 1e-12);
+	assert_float_equal(rb->joules, 0, 0);
+	assert_float_equal(rm->joules, e1 / 2, 1e-12);
+	assert_float_equal(rm->children_j, e0 + e1, 1e-12);
+	assert_float_equal(ra->children_j, e0 * 2 / 4 + e1 / 2, 1e-12);
+	assert_float_equal(rb->children_j, e0 * 2 / 4, 1e-12);
+	assert_float_equal(rl->children_j, rl->joules, 1e-12);
+	assert_int_equal(rm->children_samples, 6);
+	assert_int_equal(ra->children_samples, 3);
+	assert_int_equal(rb->children_samples, 2);
+	assert_int_equal(rl->children_samples, 4);
+	/* sampling SD of a's children: f shrunk to (c + 1/2)/(n + 1) */
+	assert_float_equal(ra->children_sd,
+			   sqrt(e0 * e0 * (2.5 / 5) * (2.5 / 5) / 4 + e1 * e1 * (1.5 / 3) * (1.5 / 3) / 2), 1e-12);
+	/* ordered by children joules: main first */
+	assert_ptr_equal(&d->rows[0], rm);
+	/* self joules as ep_build gives them, the domain's totals too */
+	{
+		struct ep_profile *flat = ep_build(f, s, EQ_BY_PROC, 0, &err);
+
+		assert_non_null(flat);
+		assert_float_equal(row_named(&flat->domains[0], "leaf")->joules, rl->joules, 1e-15);
+		assert_float_equal(flat->domains[0].charged_j, d->charged_j, 1e-15);
+		assert_int_equal(flat->domains[0].samples, d->samples);
+		ep_free(flat);
+	}
+	es_series_free(&ser);
+	ep_free(p);
+	eq_sym_free(s);
+	eqp_close(f);
+}
+
 static void pooled_runs(void **state)
 {
 	struct eqp_file *f[3];
@@ -285,6 +412,7 @@ int main(void)
 		cmocka_unit_test(round_trip),
 		cmocka_unit_test(bad_domain_refused),
 		cmocka_unit_test(joules_by_hand),
+		cmocka_unit_test(children_by_hand),
 		cmocka_unit_test(pooled_runs),
 		cmocka_unit_test(no_readings),
 	};
