@@ -8,11 +8,14 @@
  * variances); the rows, the test and the output are analysis/profile/diff.h's.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "builtin.h"
 #include "diff.h"
+#include "ediff.h"
 #include "report_common.h"
+#include "report_energy.h"
 
 static const char usage_text[] =
 	"usage: eqprof diff A.eqp B.eqp [options]\n"
@@ -50,13 +53,68 @@ struct print_arg {
 	enum eq_format fmt;
 	const char *sa, *sb;
 	double limit;
+	const struct ep_diff *ed;  /* record --energy on every recording: joules too */
 };
 
 static void print_diff(FILE *out, const void *arg)
 {
 	const struct print_arg *a = arg;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mem;
 
-	eq_diff_print(out, a->d, a->fmt, a->sa, a->sb, a->limit);
+	if (!a->ed || a->fmt == EQ_FMT_CSV) {
+		eq_diff_print(out, a->d, a->fmt, a->sa, a->sb, a->limit);
+		return;
+	}
+	if (a->fmt == EQ_FMT_TABLE) {
+		eq_diff_print(out, a->d, a->fmt, a->sa, a->sb, a->limit);
+		ep_diff_print_table(out, a->ed, a->limit);
+		return;
+	}
+	/* JSON: the diff's object with "energy" added */
+	mem = open_memstream(&buf, &len);
+	if (mem) {
+		eq_diff_print(mem, a->d, a->fmt, a->sa, a->sb, a->limit);
+		fclose(mem);
+	}
+	while (buf && len && buf[len - 1] != '}')
+		len--;
+	if (!buf || !len) {
+		fputs("{\"energy\": ", out);
+	} else {
+		fwrite(buf, 1, len - 1, out);
+		fputs(",\n \"energy\": ", out);
+	}
+	ep_diff_print_json(out, a->ed);
+	fputs("}\n", out);
+	free(buf);
+}
+
+/* Every recording was read with an energy source: their joules per row
+ * (ep[0..n)), or 0 when not (nothing to add), -1 after a message. */
+static int energy_profiles(const struct eq_report_opts *o, struct eq_loaded_profile *lp, int n,
+			   struct ep_profile **ep)
+{
+	struct eq_error err;
+	int i;
+
+	if (!eq_report_has_energy(lp, n))
+		return 0;
+	if (o->keys.n || eq_filter_active(&o->filter) ||
+	    (o->by != EQ_BY_EXE && o->by != EQ_BY_MODULE && o->by != EQ_BY_PROC && o->by != EQ_BY_LINE)) {
+		fputs("eqprof diff: note: the recordings have energy readings, but joules per row are given "
+		      "--by exe, module, proc or line without --sort or filters; compared without them\n", stderr);
+		return 0;
+	}
+	for (i = 0; i < n; i++) {
+		ep[i] = ep_build(lp[i].file, lp[i].sym, o->by, o->exclude_idle, &err);
+		if (!ep[i]) {
+			fprintf(stderr, "eqprof diff: %s\n", err.msg);
+			return -1;
+		}
+	}
+	return 1;
 }
 
 int cmd_diff(int argc, char **argv)
@@ -66,6 +124,8 @@ int cmd_diff(int argc, char **argv)
 	struct eq_profile *profs[EQ_REPORT_MAX_FILES], *pool[2] = { NULL, NULL };
 	const char *files[EQ_REPORT_MAX_FILES];
 	struct eq_diff *d = NULL;
+	struct ep_profile *ep[EQ_REPORT_MAX_FILES] = { 0 };
+	struct ep_diff *ed = NULL;
 	struct eq_error err;
 	char sa[4200], sb[4200];
 	int rc, i, n = 0, nf = 0, split = -1, na, nb;
@@ -142,12 +202,22 @@ int cmd_diff(int argc, char **argv)
 	}
 	side_name(sa, sizeof(sa), files, na);
 	side_name(sb, sizeof(sb), files + na, nb);
+	rc = energy_profiles(&o, lp, n, ep);
+	if (rc < 0 || (rc == 1 && !(ed = ep_diff_build(ep, (size_t)na, ep + na, (size_t)nb, &err)))) {
+		if (rc == 1)
+			fprintf(stderr, "eqprof diff: %s\n", err.msg);
+		rc = 1;
+		goto out;
+	}
 	{
-		struct print_arg pa = { d, o.fmt, sa, sb, o.percent_limit };
+		struct print_arg pa = { d, o.fmt, sa, sb, o.percent_limit, ed };
 
 		rc = eq_report_write("diff", &o, NULL, print_diff, &pa);
 	}
 out:
+	ep_diff_free(ed);
+	for (i = 0; i < n; i++)
+		ep_free(ep[i]);
 	eq_diff_free(d);
 	eq_profile_free(pool[0]);
 	eq_profile_free(pool[1]);

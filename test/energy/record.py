@@ -421,6 +421,59 @@ tap.ok(p.returncode == 0 and not bad,
        "power --runs of energy-driven runs: samples x 2 mJ per run (0 where missing), mean, SD, 95% interval",
        (bad, p.stderr))
 
+# ---- diff in joules: two runs before, two after a change ----------------------
+# B runs phase_hot twice as long.  Each row's joules per run on each side
+# (report's, per recording), their means, the change and its 95% interval
+# (Welch, from the spread of the runs) are computed here.
+with Machine("amd-lowidle", workdir=os.path.join(work, "diff")) as m:
+    dA, dB = [], []
+    for i in range(2):
+        for side, hot in ((dA, "hot:0.3"), (dB, "hot:0.6")):
+            f = os.path.join(work, "d%s%d.eqp" % ("A" if side is dA else "B", i))
+            record(m, f, [hot, "idle:0.2", "cool:0.3", "idle:0.2"])
+            side.append(f)
+    m.stop()
+p = run([EQPROF, "diff", "--format", "json"] + dA + ["vs"] + dB, check=False)
+if tap.ok(p.returncode == 0 and "energy" in json.loads(p.stdout or "{}"), "diff of recordings with energy readings: "
+          "an \"energy\" member", p.stderr):
+    ej = json.loads(p.stdout)["energy"]
+    per = {f: report_json(f)[0] for f in dA + dB}
+    bad = []
+    for dom in ej["domains"]:
+        rows = {r["name"]: r for r in dom["rows"]}
+        for fn in ("phase_hot", "phase_cool"):
+            side = []
+            for files in (dA, dB):
+                v = []
+                for f in files:
+                    r = rows_by_name({x["domain"]: x for x in per[f]["energy"]["domains"]}[dom["domain"]]).get(fn)
+                    v.append(r["joules"] if r else 0.0)
+                mean = sum(v) / len(v)
+                var = sum((x - mean) ** 2 for x in v) / (len(v) - 1) / len(v)
+                side.append((mean, var))
+            (ma, va), (mb, vb) = side
+            df = (va + vb) ** 2 / (va * va + vb * vb)   # Welch, one degree of freedom a side
+            half = T95[max(1, int(df))] * math.sqrt(va + vb)
+            got = rows.get(fn)
+            if got is None or abs(got["a_j"] - ma) > 1e-8 * max(1, ma) or abs(got["b_j"] - mb) > 1e-8 * max(1, mb) or \
+               abs(got["change_j"] - (mb - ma)) > 1e-8 * max(1, mb) or \
+               abs(got["ci95_high_j"] - (mb - ma + half)) > 1e-6 * max(1, half) or \
+               abs(got["ci95_low_j"] - (mb - ma - half)) > 1e-6 * max(1, half):   # T95 has 7 digits
+                bad.append((dom["domain"], fn, got, side, half))
+        hot = rows.get("phase_hot", {})
+        # twice the CPU time at the phase's power: the change is w_hot x 0.3 s
+        # (several J) against a spread of tens of mJ between runs of fixed
+        # CPU time: significant on any machine
+        if not (hot.get("significant") and hot.get("change_j", 0) > 0):
+            bad.append((dom["domain"], "phase_hot not a significant increase", hot))
+    tap.ok(len(ej["domains"]) == 2 and not bad,
+           "diff: each row's joules per run before and after, the change and its 95% interval as computed here; "
+           "phase_hot's increase is significant", bad)
+p = run([EQPROF, "diff"] + dA + ["vs"] + dB, check=False)
+tap.ok(p.returncode == 0 and "# energy diff by proc from rapl package-0" in p.stdout and
+       "(2 runs of A, 2 of B)" in p.stdout, "diff's table: the joules per domain after the time diff",
+       p.stdout + p.stderr)
+
 # ---- recordings without readings, bad sources -------------------------------
 plain = os.path.join(work, "plain.eqp")
 p = run([EQPROF, "record", "-q", "-t", "1000", "-o", plain, "--", "true"], check=False)
