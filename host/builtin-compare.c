@@ -23,9 +23,13 @@
 static const char usage_text[] =
 	"usage: eqprof compare TIME.eqp ENERGY.eqp [--by exe|module|proc|line|insn|state|exe,state...]\n"
 	"                      [--exclude-idle] [--format table|csv|json] [--symfs DIR] [-o OUT] [-q]\n"
+	"       eqprof compare T1.eqp T2.eqp... vs E1.eqp E2.eqp... [options]\n"
 	"\n"
 	"Time share and energy share of every row side by side, their difference and\n"
-	"whether it is significant at 95%; ordered by time share.\n"
+	"whether it is significant at 95%; ordered by time share.  Several\n"
+	"recordings of repeated runs on a side (time-driven before 'vs', energy-driven\n"
+	"after) are pooled: shares of all their samples, joules per run, and the\n"
+	"test's variances from the spread between the runs.\n"
 	"\n"
 	"  --interval I      variances of the test: run-to-run (two separate runs; the\n"
 	"                    default) or sampling (two samplings of one run; the default\n"
@@ -58,20 +62,19 @@ static void print_cmp(FILE *out, const void *arg)
 	eq_comparison_print(out, a->c, a->fmt);
 }
 
-static int check_modes(const struct eq_loaded_profile *t, const struct eq_loaded_profile *e,
-		       const struct eq_report_opts *o)
+/* Time-driven recordings before 'vs', energy-driven ones after. */
+static int check_mode(const struct eq_loaded_profile *p, const struct eq_report_opts *o, int i,
+		      int time_side)
 {
-	if (eqp_meta(t->file)->mode != EQP_MODE_TIME) {
-		fprintf(stderr, "eqprof compare: %s is not a time-driven recording; "
-			"give the time-driven one first: compare TIME.eqp ENERGY.eqp\n", o->files[0]);
-		return -1;
-	}
-	if (eqp_meta(e->file)->mode != EQP_MODE_ENERGY) {
-		fprintf(stderr, "eqprof compare: %s is not an energy-driven recording; "
-			"give the energy-driven one second: compare TIME.eqp ENERGY.eqp\n", o->files[1]);
-		return -1;
-	}
-	return 0;
+	enum eqp_mode want = time_side ? EQP_MODE_TIME : EQP_MODE_ENERGY;
+
+	if (eqp_meta(p->file)->mode == want)
+		return 0;
+	fprintf(stderr, "eqprof compare: %s is not %s recording; give the time-driven recording%s "
+		"first, then the energy-driven one%s: compare TIME.eqp ENERGY.eqp, or T1.eqp T2.eqp "
+		"vs E1.eqp E2.eqp\n", o->files[i], time_side ? "a time-driven" : "an energy-driven",
+		"(s)", "(s)");
+	return -1;
 }
 
 /* Average power per row needs a known quantum; without one, rows just have no power. */
@@ -129,44 +132,122 @@ static int add_source_joules(struct eq_comparison *c, const struct eq_loaded_pro
 	return 0;
 }
 
+static void side_name(char *buf, size_t n, const char *const *files, int nf)
+{
+	if (nf == 1)
+		snprintf(buf, n, "%s", files[0]);
+	else
+		snprintf(buf, n, "%s and %d more (%d runs)", files[0], nf - 1, nf);
+}
+
+/* compare T.eqp E.eqp, or T1... vs E1...: the files in order, and where
+ * the energy-driven side starts; -1 after a message. */
+static int split_sides(struct eq_report_opts *o)
+{
+	const char *files[EQ_REPORT_MAX_FILES];
+	int i, nf = 0, split = -1;
+
+	for (i = 0; i < o->nfiles; i++) {
+		if (!strcmp(o->files[i], "vs")) {
+			if (split >= 0) {
+				fputs("eqprof compare: 'vs' given twice; give the time-driven recordings, vs, "
+				      "the energy-driven ones\n", stderr);
+				return -1;
+			}
+			split = nf;
+			continue;
+		}
+		files[nf++] = o->files[i];
+	}
+	if (split < 0)
+		split = nf == 2 ? 1 : -1;
+	if (o->default_file || split <= 0 || split >= nf) {
+		fprintf(stderr, "eqprof compare: give two recordings, a time-driven and an energy-driven "
+			"one (TIME.eqp ENERGY.eqp), or several of each separated by 'vs' "
+			"(T1.eqp T2.eqp vs E1.eqp E2.eqp)%s\n%s",
+			nf > 2 && split < 0 ? "; with more than two, 'vs' says where the energy-driven ones start" : "",
+			usage_text);
+		return -1;
+	}
+	for (i = 0; i < nf; i++)
+		o->files[i] = files[i];
+	o->nfiles = nf;
+	return split;
+}
+
 int cmd_compare(int argc, char **argv)
 {
-	struct eq_loaded_profile t, e;
+	struct eq_loaded_profile lp[EQ_REPORT_MAX_FILES];
+	struct eq_profile *profs[EQ_REPORT_MAX_FILES], *pool[2] = { NULL, NULL };
+	const struct eq_profile *side[2];
 	struct eq_report_opts o;
-	struct print_arg pa;
-	int rc;
+	struct print_arg pa = { NULL, EQ_FMT_TABLE };
+	struct ep_profile *ep = NULL;
+	struct eq_error err;
+	char st[4200], se[4200];
+	int rc, i, n = 0, nt, ne;
 
-	rc = eq_report_parse_args("compare", usage_text, argc, argv, 2, &o);
+	rc = eq_report_parse_args("compare", usage_text, argc, argv, 0, &o);
 	if (rc != EQ_ARGS_OK)
 		return rc == EQ_ARGS_HELP ? 0 : 2;
-	if (eq_report_load("compare", o.files[0], &o, &t))
-		return 1;
-	if (eq_report_load("compare", o.files[1], &o, &e)) {
-		eq_report_unload(&t);
-		return 1;
-	}
+	nt = split_sides(&o);
+	if (nt < 0)
+		return 2;
+	ne = o.nfiles - nt;
 	rc = 1;
-	struct eq_loaded_profile both[2] = { t, e };
-
-	if (check_modes(&t, &e, &o) == 0 && eq_report_check_filter("compare", &o, both, 2) == 0) {
-		if (!o.interval_given)
-			o.interval = same_run(t.file, e.file) ? EQ_IV_SAMPLING : EQ_IV_RUN;
-		pa.c = eq_compare(t.profile, e.profile, o.files[0], o.files[1], o.interval);
-		pa.fmt = o.fmt;
-		if (!pa.c) {
-			fputs("eqprof compare: out of memory\n", stderr);
-		} else {
-			struct ep_profile *ep = NULL;
-
-			add_power((struct eq_comparison *)pa.c, &t, &e);
-			eq_comparison_set_quantum((struct eq_comparison *)pa.c, eqp_meta(e.file)->quantum_j);
-			if (add_source_joules((struct eq_comparison *)pa.c, &t, &o, &ep) == 0)
-				rc = eq_report_write("compare", &o, NULL, print_cmp, &pa);
-			ep_free(ep);
-		}
-		eq_comparison_free((struct eq_comparison *)pa.c);
+	for (n = 0; n < o.nfiles; n++) {
+		if (eq_report_load("compare", o.files[n], &o, &lp[n]))
+			goto out;
+		profs[n] = lp[n].profile;
 	}
-	eq_report_unload(&e);
-	eq_report_unload(&t);
+	for (i = 0; i < n; i++)
+		if (check_mode(&lp[i], &o, i, i < nt) < 0)
+			goto out;
+	if (eq_report_check_filter("compare", &o, lp, n))
+		goto out;
+	for (i = 0; i < 2; i++) {
+		struct eq_profile *const *v = i ? profs + nt : profs;
+		int k = i ? ne : nt;
+
+		side[i] = v[0];
+		if (k == 1)
+			continue;
+		pool[i] = eq_profile_pool(v, (size_t)k, &err);
+		if (!pool[i]) {
+			fprintf(stderr, "eqprof compare: %s\n", err.msg);
+			goto out;
+		}
+		side[i] = pool[i];
+	}
+	if (!o.interval_given)
+		o.interval = nt == 1 && ne == 1 && same_run(lp[0].file, lp[1].file) ? EQ_IV_SAMPLING : EQ_IV_RUN;
+	side_name(st, sizeof(st), o.files, nt);
+	side_name(se, sizeof(se), o.files + nt, ne);
+	pa.c = eq_compare(side[0], side[1], st, se, o.interval);
+	pa.fmt = o.fmt;
+	if (!pa.c) {
+		fputs("eqprof compare: out of memory\n", stderr);
+		goto out;
+	}
+	if (nt == 1 && ne == 1) {
+		add_power((struct eq_comparison *)pa.c, &lp[0], &lp[1]);
+		eq_comparison_set_quantum((struct eq_comparison *)pa.c, eqp_meta(lp[1].file)->quantum_j);
+		if (add_source_joules((struct eq_comparison *)pa.c, &lp[0], &o, &ep) < 0)
+			goto out;
+	} else {
+		/* pooled energy samples over ne runs: joules per run */
+		eq_comparison_set_quantum((struct eq_comparison *)pa.c, eqp_meta(lp[nt].file)->quantum_j / ne);
+		if (!o.quiet)
+			fprintf(stderr, "eqprof compare: %d time-driven and %d energy-driven runs pooled; joules "
+				"are per run; rows have no average power (it needs one run of each)\n", nt, ne);
+	}
+	rc = eq_report_write("compare", &o, NULL, print_cmp, &pa);
+out:
+	ep_free(ep);
+	eq_comparison_free((struct eq_comparison *)pa.c);
+	eq_profile_free(pool[0]);
+	eq_profile_free(pool[1]);
+	for (i = 0; i < n; i++)
+		eq_report_unload(&lp[i]);
 	return rc;
 }

@@ -115,6 +115,8 @@ struct eq_comparison *eq_compare(const struct eq_profile *t, const struct eq_pro
 	c->time_total = t->total_samples;
 	c->energy_total = e->total_samples;
 	c->interval = iv;
+	c->time_runs = t->recordings > 1 ? t->recordings : 1;
+	c->energy_runs = e->recordings > 1 ? e->recordings : 1;
 	c->time_skipped = t->skipped;
 	c->energy_skipped = e->skipped;
 	while (i < t->nrows || j < e->nrows) {
@@ -294,14 +296,19 @@ static void print_table(FILE *out, const struct eq_comparison *c)
 		fputc('\n', out);
 	}
 	fputs("# diff = energy share - time share; * = different at 95% (two-proportion score test\n", out);
-	if (c->interval == EQ_IV_RUN)
+	if (c->interval == EQ_IV_RUN && (c->time_runs > 1 || c->energy_runs > 1))
+		fprintf(out, "#   with run-to-run variances: from the spread between the %u time-driven and "
+			"the %u energy-driven runs)\n", c->time_runs, c->energy_runs);
+	else if (c->interval == EQ_IV_RUN)
 		fputs("#   with run-to-run variances: two separate runs, batch means)\n", out);
 	else
 		fputs("#   with sampling variances: two samplings of one run)\n", out);
 	if (c->has_power)
 		fputs("# avg power = row's energy samples x quantum / (row's time samples x seconds per time sample)\n",
 		      out);
-	if (c->has_energy_j)
+	if (c->has_energy_j && c->energy_runs > 1)
+		fprintf(out, "# joules = per run: row's energy samples x quantum / %u runs\n", c->energy_runs);
+	else if (c->has_energy_j)
 		fputs("# joules = row's energy samples x quantum (the energy-driven recording)\n", out);
 	if (c->ndomains)
 		fprintf(out, "# %s: the row's joules in the time-driven recording's energy source (record --energy; report gives their intervals)\n",
@@ -365,7 +372,8 @@ static void print_json(FILE *out, const struct eq_comparison *c)
 	eq_json_string(out, c->time_source);
 	fputs(", \"energy_file\": ", out);
 	eq_json_string(out, c->energy_source);
-	fprintf(out, ", \"time_total_samples\": %llu, \"energy_total_samples\": %llu, \"time_skipped\": ",
+	fprintf(out, ", \"time_runs\": %u, \"energy_runs\": %u, \"time_total_samples\": %llu, "
+		"\"energy_total_samples\": %llu, \"time_skipped\": ", c->time_runs, c->energy_runs,
 		(unsigned long long)c->time_total, (unsigned long long)c->energy_total);
 	eqp_skipped_json(out, &c->time_skipped);
 	fputs(", \"energy_skipped\": ", out);

@@ -59,6 +59,7 @@ struct eq_comparison {
 	const char *domain[EQ_CMP_MAX_DOMAINS]; /* their names ("package-0") */
 	double *source_j_;    /* nrows x ndomains */
 	enum eq_interval interval; /* whose variances the test used */
+	unsigned time_runs, energy_runs; /* recordings pooled on each side (1: one) */
 };
 
 /* Joins the rows of t and e by (name, module) and tests each with the

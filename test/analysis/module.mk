@@ -1,7 +1,7 @@
 # test/analysis: symbolization, profiles, statistics, the import parsers
 # (unit tests, integration on real ELF programs, libFuzzer targets).
 UNIT_TESTS += $(patsubst %.c,%,$(wildcard test/analysis/test_*.c))
-EQ_ANALYSIS_INTEG = test/analysis/report-real.py test/analysis/compare-real.py test/analysis/buildid-symfs.py \
+EQ_ANALYSIS_INTEG = test/analysis/report-real.py test/analysis/compare-real.py test/analysis/compare-runs.py test/analysis/buildid-symfs.py \
 	test/analysis/safe-inputs.py test/analysis/intervals-real.py test/analysis/sort-filter.py \
 	test/analysis/diff.py test/analysis/children-intervals.py
 INTEG_TESTS += $(EQ_ANALYSIS_INTEG)
