@@ -56,12 +56,21 @@ struct print_arg {
 	const struct ep_diff *ed;  /* record --energy on every recording: joules too */
 };
 
+static void diff_json(FILE *out, const void *arg)
+{
+	const struct print_arg *a = arg;
+
+	eq_diff_print(out, a->d, EQ_FMT_JSON, a->sa, a->sb, a->limit);
+}
+
+static void ediff_json(FILE *out, const void *arg)
+{
+	ep_diff_print_json(out, arg);
+}
+
 static void print_diff(FILE *out, const void *arg)
 {
 	const struct print_arg *a = arg;
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *mem;
 
 	if (!a->ed || a->fmt == EQ_FMT_CSV) {
 		eq_diff_print(out, a->d, a->fmt, a->sa, a->sb, a->limit);
@@ -73,22 +82,7 @@ static void print_diff(FILE *out, const void *arg)
 		return;
 	}
 	/* JSON: the diff's object with "energy" added */
-	mem = open_memstream(&buf, &len);
-	if (mem) {
-		eq_diff_print(mem, a->d, a->fmt, a->sa, a->sb, a->limit);
-		fclose(mem);
-	}
-	while (buf && len && buf[len - 1] != '}')
-		len--;
-	if (!buf || !len) {
-		fputs("{\"energy\": ", out);
-	} else {
-		fwrite(buf, 1, len - 1, out);
-		fputs(",\n \"energy\": ", out);
-	}
-	ep_diff_print_json(out, a->ed);
-	fputs("}\n", out);
-	free(buf);
+	eq_json_add_member(out, diff_json, a, "energy", ediff_json, a->ed);
 }
 
 /* Every recording was read with an energy source: their joules per row

@@ -15,6 +15,7 @@
 #include "plot.h"
 #include "power.h"
 #include "power_plot.h"
+#include "report_common.h"
 #include "units.h"
 
 #define MAX_FILES 8
@@ -250,15 +251,31 @@ static int parse_args(struct power_args *a, int argc, char **argv)
 
 /* ---- the outputs ------------------------------------------------------------ */
 
+struct runs_arg {
+	const struct power_summary *s;
+	size_t n;
+	enum power_format fmt;
+};
+
+static void runs_json(FILE *out, const void *arg)
+{
+	const struct runs_arg *r = arg;
+
+	power_summary_print_runs(out, r->s, r->n, r->fmt);
+}
+
+static void procs_json(FILE *out, const void *arg)
+{
+	power_procs_print(out, arg, POWER_FMT_JSON);
+}
+
 /* --runs: the summary with the runs' statistics, then per procedure (table
  * and JSON; the CSV stays one table). */
 static int print_runs(const struct power_args *a, const struct power_summary *s, FILE *out,
 		      struct eq_error *err)
 {
 	struct power_procs *pp = NULL;
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *mem;
+	int rc;
 
 	if (a->fmt != POWER_FMT_CSV) {
 		pp = power_procs_build(a->eqps, (const char *const *)a->files, a->nfiles, err);
@@ -273,25 +290,15 @@ static int print_runs(const struct power_args *a, const struct power_summary *s,
 		return 0;
 	}
 	/* the summary's object with "procedures" added */
-	mem = open_memstream(&buf, &len);
-	if (!mem) {
+	{
+		struct runs_arg ra = { s, a->nfiles, a->fmt };
+
+		rc = eq_json_add_member(out, runs_json, &ra, "procedures", procs_json, pp);
+	}
+	if (rc < 0) {
 		power_procs_free(pp);
 		return eq_fail(err, "out of memory");
 	}
-	power_summary_print_runs(mem, s, a->nfiles, a->fmt);
-	fclose(mem);
-	while (len && buf[len - 1] != '}')
-		len--;
-	if (!len) {
-		free(buf);
-		power_procs_free(pp);
-		return eq_fail(err, "out of memory");
-	}
-	fwrite(buf, 1, len - 1, out);
-	fputs(",\n \"procedures\": ", out);
-	power_procs_print(out, pp, a->fmt);
-	fputs("}\n", out);
-	free(buf);
 	power_procs_free(pp);
 	return 0;
 }

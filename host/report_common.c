@@ -437,3 +437,33 @@ void eq_one_close(struct eq_one *o)
 	o->s = NULL;
 	o->f = NULL;
 }
+
+int eq_json_add_member(FILE *out, void (*first)(FILE *out, const void *arg), const void *first_arg,
+		       const char *key, void (*member)(FILE *out, const void *arg),
+		       const void *member_arg)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&buf, &len);
+	int rc = 0;
+
+	if (mem) {
+		first(mem, first_arg);
+		fclose(mem);
+	}
+	while (buf && len && buf[len - 1] != '}')
+		len--;
+	if (!buf || !len) {
+		fputs("{", out);
+		rc = -1;
+	} else {
+		fwrite(buf, 1, len - 1, out);
+		fputs(",\n ", out);
+	}
+	eq_json_string(out, key);
+	fputs(": ", out);
+	member(out, member_arg);
+	fputs("}\n", out);
+	free(buf);
+	return rc;
+}

@@ -112,4 +112,14 @@ int eq_one_write(const char *cmd, const struct eq_one *o,
 		 void (*print)(FILE *out, const void *arg), const void *arg);
 void eq_one_close(struct eq_one *o);
 
+/*
+ * A JSON object with one member added: first(out, first_arg) writes the
+ * object, member(out, member_arg) the value of "key".  Returns 0, or -1
+ * when there was no memory to splice the two (then {"key": value} alone,
+ * still JSON, was written).
+ */
+int eq_json_add_member(FILE *out, void (*first)(FILE *out, const void *arg), const void *first_arg,
+		       const char *key, void (*member)(FILE *out, const void *arg),
+		       const void *member_arg);
+
 #endif

@@ -37,29 +37,20 @@ static void print_first(FILE *out, const struct both *b, enum eq_format fmt)
 		eq_profile_print(out, b->profile, fmt, b->source);
 }
 
+static void first_json(FILE *out, const void *arg)
+{
+	print_first(out, arg, EQ_FMT_JSON);
+}
+
+static void energy_json(FILE *out, const void *arg)
+{
+	ep_print_json(out, arg);
+}
+
 /* The time profile's JSON object with an "energy" member added. */
 static void print_json(FILE *out, const struct both *b)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *mem = open_memstream(&buf, &len);
-
-	if (mem) {
-		print_first(mem, b, EQ_FMT_JSON);
-		fclose(mem);
-	}
-	while (buf && len && buf[len - 1] != '}')
-		len--;
-	if (!buf || !len) {
-		/* no memory for the splice: the energy alone, still JSON */
-		fputs("{\"energy\": ", out);
-	} else {
-		fwrite(buf, 1, len - 1, out);
-		fputs(",\n \"energy\": ", out);
-	}
-	ep_print_json(out, b->ep);
-	fputs("}\n", out);
-	free(buf);
+	eq_json_add_member(out, first_json, b, "energy", energy_json, b->ep);
 }
 
 static void print_both(FILE *out, const void *arg)

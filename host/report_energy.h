@@ -22,5 +22,4 @@ int eq_report_energy(const char *cmd, const struct eq_report_opts *o,
 int eq_report_energy_children(const char *cmd, const struct eq_report_opts *o,
 			      const struct eq_loaded_profile *lp,
 			      void (*print_cg)(FILE *out, const void *arg), const void *arg);
-
 #endif
