@@ -23,9 +23,13 @@
 
 #include "record_trace.h"
 
+/* HAVE_USER_IP: a plain 0/1, so that tests of it are not of a shift's
+ * result (clang's -Wtautological-constant-compare) */
 #if defined(__x86_64__)
+#define HAVE_USER_IP 1
 #define USER_IP_MASK (1ull << 8) /* PERF_REG_X86_IP */
 #else
+#define HAVE_USER_IP 0
 #define USER_IP_MASK 0ull        /* no user pc: DREQ pc 0 */
 #endif
 
@@ -218,7 +222,7 @@ static void fill_attr(struct perf_event_attr *a, uint32_t id)
 	a->config = id;
 	a->sample_period = 1;
 	a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
-			 PERF_SAMPLE_RAW | (USER_IP_MASK ? PERF_SAMPLE_REGS_USER : 0);
+			 PERF_SAMPLE_RAW | (HAVE_USER_IP ? PERF_SAMPLE_REGS_USER : 0);
 	a->sample_regs_user = USER_IP_MASK;
 	a->use_clockid = 1;
 	a->clockid = CLOCK_MONOTONIC;
@@ -518,7 +522,7 @@ static void take_sample(struct trace_recorder *t, const unsigned char *rec, size
 	raw = rec + off;
 	rawn = rs;
 	off += rs;
-	if (USER_IP_MASK) {
+	if (HAVE_USER_IP) {
 		if (off + 8 > size)
 			goto bad_size;
 		memcpy(&abi, rec + off, 8);
