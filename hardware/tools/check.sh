@@ -40,7 +40,7 @@ tap $rc "integrator node and crystal tracks short"
 sed -e 's/^/#/' "$log/parity"
 tap $rc "schematic connects exactly the nets of tools/design.py"
 
-"$PY" tools/intent_check.py "$OUT/eqprof-counter.net" >"$log/intent" 2>&1; rc=$?
+"$PY" tools/intent_check.py --pcb eqprof-counter.kicad_pcb "$OUT/eqprof-counter.net" >"$log/intent" 2>&1; rc=$?
 sed -e 's/^ok [0-9]* - /  intent: /' -e 's/^not ok [0-9]* - /  intent FAILED: /' -e 's/^/#/' "$log/intent"
 tap $rc "design intent from the netlist and datasheet pin tables (no symbol's pin numbers trusted)"
 

@@ -177,18 +177,22 @@ def parts(v=None):
 	add('U3', 'MCU_Microchip_ATmega:ATmega328P-A', 'ATmega328P-A', 'Package_QFP:TQFP-32_7x7mm_P0.8mm',
 	    (256.54, 111.76), (70, 38, 0), mcu, mpn('Microchip', 'ATMEGA328P-AU', 'TQFP-32'),
 	    desc='counts pulses on T1 (PD5), IRQ from OC1A (PB1), ADC0 reads Vb against the external AREF')
-	cap('C6', '100n', (228.6, 66.04), (62, 33, 90), {1: '+5V', 2: 'GND'})
+	# one 100 nF per supply pin, at the pin (Microchip AN2519, DS00002519B, and
+	# ATmega328P data sheet DS40002061B: each VCC/GND pair decoupled on its
+	# own); intent_check.py --pcb verifies the pairing and the distance
+	cap('C6', '100n', (228.6, 66.04), (62.95, 35.45, 0), {1: 'GND', 2: '+5V'}, desc='MCU VCC pin 4 decoupling')
+	cap('C17', '100n', (241.3, 66.04), (62.95, 37.55, 0), {1: 'GND', 2: '+5V'}, desc='MCU VCC pin 6 decoupling')
 	cap('C7', '100n', (215.9, 66.04), (77.2, 37.3, 90), {1: 'VREF', 2: 'GND'}, desc='AREF bypass')
-	res('R10', '10', (398.78, 114.3), (77.5, 42.5, 90), {1: '+5V', 2: 'AVCC'}, desc='AVcc filter')
+	res('R10', '10', (398.78, 114.3), (80.6, 38.9, 0), {1: '+5V', 2: 'AVCC'}, desc='AVcc filter')
 	add('FLG3', 'power:PWR_FLAG', 'PWR_FLAG', '', (353.06, 114.3), None, {1: 'AVCC'})
-	cap('C16', '1u', (375.92, 114.3), (79.8, 42.5, 90), {1: 'AVCC', 2: 'GND'},
+	cap('C16', '1u', (375.92, 114.3), (77.0, 40.6, 0), {1: 'AVCC', 2: 'GND'},
 	    mpn('Yageo', 'CC0805KKX7R8BB105', '25 V, X7R, 10 %'), desc='AVcc filter: 16 kHz with R10')
 	add('Y1', 'Device:Crystal_GND24', si(v['mcu_clock'], 'Hz'), 'Crystal:Crystal_SMD_3225-4Pin_3.2x2.5mm',
-	    (304.8, 127), (62.8, 40.4, 90), {3: 'XTAL1', 1: 'XTAL2', 2: 'GND', 4: 'GND'},
+	    (304.8, 127), (62.8, 41.2, 90), {3: 'XTAL1', 1: 'XTAL2', 2: 'GND', 4: 'GND'},
 	    dict(mpn('Abracon', 'ABM8-16.000MHZ-B2-T', '16 MHz, 20 ppm, C_L 18 pF'), BoardValue='mcu_clock'))
 	cap('C8', '27p', (297.18, 144.78), (59.4, 38.0, 90), {1: 'XTAL1', 2: 'GND'},
 	    mpn('Yageo', 'CC0805JRNPO9BN270', '50 V, C0G, 5 %'), desc='2 (C_L - 5 pF stray) for C_L = 18 pF')
-	cap('C9', '27p', (312.42, 144.78), (63.65, 44.4, 90), {1: 'XTAL2', 2: 'GND'},
+	cap('C9', '27p', (312.42, 144.78), (63.65, 45.2, 90), {1: 'XTAL2', 2: 'GND'},
 	    mpn('Yageo', 'CC0805JRNPO9BN270', '50 V, C0G, 5 %'))
 	res('R6', '10k', (325.12, 152.4), (82, 44, 90), {1: '+5V', 2: 'RESET'})
 	# Arduino-style auto-reset from DTR only when JP3 is bridged: Linux raises
@@ -240,6 +244,8 @@ def parts(v=None):
 	add('J4', 'Connector_Generic:Conn_01x03', 'TARGET', FP_HDR % 3, (325.12, 208.28), (95, 19, 0),
 	    {1: 'IRQ_OUT', 2: 'VIO', 3: 'GND'}, mpn('Wurth Elektronik', '61300311121', '2.54 mm header'),
 	    desc='IRQ, target I/O voltage, ground')
+	res('R11', '100k', (281.94, 228.6), (91, 27.5, 90), {1: 'IRQ_OUT', 2: 'GND'},
+	    desc='pulls the target IRQ input low while U5 is unpowered (USB unplugged: B port high-impedance)')
 	add('FLG2', 'power:PWR_FLAG', 'PWR_FLAG', '', (302.26, 228.6), None, {1: 'VIO'})
 	add('TP3', 'Connector:TestPoint', 'IRQ', FP_TP, (302.26, 241.3), (95, 30, 0), {1: 'IRQ_OUT'})
 	add('TP4', 'Connector:TestPoint', 'GND', FP_TP, (342.9, 241.3), (95, 34, 0), {1: 'GND'})

@@ -9,12 +9,15 @@ with wrong pin numbers (issue 13: the MAX4172's RS- floating, its OUT
 unconnected and its ground pin on the integrating capacitor) fails here
 even though ERC, DRC and the SPICE sweep pass.
 
-usage: intent_check.py NETLIST.net             checks of the design's intent
+usage: intent_check.py [--pcb BOARD.kicad_pcb] NETLIST.net   checks of the design's intent
+						 (with --pcb: decoupling distances too)
        intent_check.py --symbols LIB.kicad_sym   a symbol library against the tables
 Prints one TAP line per check; exit status 1 when one fails.
 """
 import argparse
+import math
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -39,6 +42,30 @@ SUPPLY_RANGE = {
 	('Logic_LevelTranslator:SN74LVC1T45DBV', 'VCCB'): (1.65, 5.5),
 	('MCU_Microchip_ATmega:ATmega328P-A', 'VCC'): (4.5, 5.5),	# 16 MHz needs 4.5-5.5 V (8161D table 28-1)
 }
+# Decoupling: every MCU supply pin (VCC, VCC, AVCC) has a capacitor of its
+# own to GND, on the pin's net, whose pad lies within this distance of the
+# pin's pad (centre to centre).  Microchip AN2519 (DS00002519B) section 2.1:
+# one 100 nF per supply pin, as close to the pin as possible; ATmega328P data
+# sheet DS40002061B, ADC chapter, Analog Noise Canceling Techniques (AVCC
+# through an LC/RC filter from VCC, decoupled at the pin).
+DECOUPLE_MM = 3.0
+DECOUPLE_C = (47e-9, 220e-9)	# a 100 nF class capacitor (the filter's 1 uF at AVCC also counts)
+# The target's IRQ input (B side of the SN74LVC1T45, J4 pin 1) floats when
+# U5 is unpowered (partial power-down: both ports high-impedance, SCES515
+# section 8.3.2), so it needs a pull-down to GND:
+#   high level: at V_CCB up to 5.5 V the resistor may draw at most 100 uA, the
+#     load at which SCES515 (table 6.5) guarantees V_OH >= V_CCB - 0.1 V:
+#     R >= 5.5 V / 100 uA = 55 kOhm;
+#   low level: U5's I_off (B port, +-2 uA max at -40..85 C) + U7's leakage
+#     (USBLC6-2SC6, 150 nA max) + a typical 1.8-3.3 V GPIO's input leakage
+#     (+-1 uA) may lift it by at most 0.3 V_CCB at the lowest V_CCB (1.65 V):
+#     R <= 0.495 V / 3.15 uA = 157 kOhm;
+#   decay: from V_CCB to V_IL = 0.3 V_CCB within 20 us, with U5's B-port
+#     C_io (10 pF budget), U7 (3.5 pF max), J4, the trace, a 30 cm lead and
+#     the target pin (60 pF in all): R <= 20 us / (60 pF ln(1/0.3)) = 277 kOhm.
+IRQ_PULL_R = (55e3, 157e3)
+IRQ_C_TOTAL = 60e-12
+IRQ_DECAY_MAX = 20e-6
 MAX4172_HEADROOM = 1.2	# MAX4172 page 6: OUT must stay at or below V+ - 1.2 V
 # Parts that conduct between their two pins for the reset-path check; a
 # jumper that is open unless someone fits or solders it does not.
@@ -117,8 +144,9 @@ class Netlist:
 
 
 class Checker:
-	def __init__(self, nl, tables):
-		self.nl, self.tables = nl, tables
+	def __init__(self, nl, tables, pcb=None):
+		self.nl, self.tables, self.pcb = nl, tables, pcb
+		self.detail = []
 		self.n = self.failed = 0
 
 	def tap(self, problems, what):
@@ -373,8 +401,69 @@ class Checker:
 			if oc1a and not self.parts_between(oc1a, 'GND', 'R'):
 				problems.append('%s A (%s) has no pull-down to GND: a resetting MCU leaves it floating'
 						% (ls, oc1a))
+			pulls = self.parts_between(b, 'GND', 'R') if b else []
+			if b and not pulls:
+				problems.append('%s B (%s, the target\'s IRQ input) has no pull-down to GND: it floats '
+						'when USB is unplugged (U5 partial power-down)' % (ls, b))
+			for r in pulls:
+				val = parse_value(self.nl.comps[r]['value'])
+				if val is None or not IRQ_PULL_R[0] <= val <= IRQ_PULL_R[1]:
+					problems.append('%s B pull-down %s = %s outside %.0f-%.0f kOhm (V_OH at 100 uA, '
+							'leakage at 1.65 V)' % (ls, r, self.nl.comps[r]['value'],
+										 IRQ_PULL_R[0] / 1e3, IRQ_PULL_R[1] / 1e3))
+				elif val * IRQ_C_TOTAL * math.log(1 / 0.3) > IRQ_DECAY_MAX:
+					problems.append('%s B pull-down %s: decay to V_IL takes %.1f us (limit %.0f us)'
+							% (ls, r, val * IRQ_C_TOTAL * math.log(1 / 0.3) * 1e6, IRQ_DECAY_MAX * 1e6))
 		self.tap(problems, 'IRQ: MCU OC1A -> level translator A -> B -> target connector, '
-			 'DIR high, B side on the target rail, pull-down on A')
+			 'DIR high, B side on the target rail, pull-downs on A and on B')
+
+	def decoupling(self):
+		"""Each MCU supply pin has its own capacitor to GND on its net; with
+		the PCB (--pcb), that capacitor's pad is within DECOUPLE_MM of the pin."""
+		problems = []
+		mcu = self.one('MCU_Microchip_ATmega:ATmega328P-A', problems, 'microcontroller')
+		if mcu:
+			t = self.tables[self.nl.comps[mcu]['lib_id']]
+			pins = sorted((n for n, (ds, _) in t.pins.items() if ds in ('VCC', 'AVCC')), key=int)
+			cand = {}
+			for n in pins:
+				net = self.nl.net(mcu, n)
+				caps = [c for c in self.parts_between(net, 'GND', 'C') if net and
+					(lambda v: v is not None and DECOUPLE_C[0] <= v <= 1.1e-6)(parse_value(self.nl.comps[c]['value']))]
+				if self.pcb is not None:
+					near = []
+					for c in caps:
+						d = self.pcb.distance((mcu, n), c, net)
+						if d is not None and d <= DECOUPLE_MM:
+							near.append((d, c))
+					self.detail.append('%s pin %s (%s, %s): %s' % (mcu, n, t.pins[n][0], net, ', '.join(
+						'%s %.2f mm' % (c, d) for d, c in sorted(near)) or 'none within %.1f mm' % DECOUPLE_MM))
+					caps = [c for d, c in sorted(near)]
+				cand[n] = caps
+				if not caps:
+					problems.append('%s pin %s (%s on %s) has no 100 nF-class capacitor (47 nF-1 uF) to GND%s'
+							% (mcu, n, t.pins[n][0], net,
+							   ' within %.1f mm of the pin' % DECOUPLE_MM if self.pcb else ''))
+			match = {}	# capacitor -> pin: one capacitor per pin (augmenting paths)
+			def assign(n, seen):
+				for c in cand[n]:
+					if c not in seen:
+						seen.add(c)
+						if c not in match or assign(match[c], seen):
+							match[c] = n
+							return True
+				return False
+			for n in pins:
+				if cand[n] and not assign(n, set()):
+					problems.append('%s pin %s (%s) shares its capacitor (%s) with another supply pin: '
+							'each needs its own' % (mcu, n, t.pins[n][0], ', '.join(cand[n])))
+			for c, n in sorted(match.items(), key=lambda x: int(x[1])):
+				self.detail.append('%s pin %s decoupled by %s' % (mcu, n, c))
+		self.tap(problems, 'decoupling: each MCU supply pin (VCC, VCC, AVCC) has its own 100 nF to GND'
+			 + (' within %.1f mm of the pin' % DECOUPLE_MM if self.pcb else ' (netlist only: no --pcb)'))
+		for d in self.detail:
+			print('#   ' + d)
+		self.detail = []
 
 	def uart(self):
 		problems = []
@@ -429,6 +518,39 @@ class Checker:
 		self.tap(problems, 'battery voltage: the device-side terminal through a divider to ADC0')
 
 
+def parse_value(s):
+	"""'100k' -> 1e5, '100n' -> 1e-7, '4k7' -> 4700; None if not a number."""
+	mult = {'p': 1e-12, 'n': 1e-9, 'u': 1e-6, 'µ': 1e-6, 'm': 1e-3, 'k': 1e3, 'K': 1e3, 'M': 1e6, 'R': 1.0}
+	m = re.match(r'^([0-9.]+)([pnuµmkKMR]?)([0-9]*)', s.strip())
+	if not m:
+		return None
+	try:
+		v = float(m.group(1) + ('.' + m.group(3) if m.group(3) else ''))
+	except ValueError:
+		return None
+	return v * mult.get(m.group(2), 1.0)
+
+
+class Pcb:
+	"""Pad positions of a routed board (KiCad's pcbnew module)."""
+	def __init__(self, path):
+		import pcbnew
+		self.pads = {}		# (ref, pad number) -> (x mm, y mm, net)
+		for fp in pcbnew.LoadBoard(path).GetFootprints():
+			for p in fp.Pads():
+				pos = p.GetPosition()
+				self.pads[(fp.GetReference(), p.GetNumber())] = (
+					pcbnew.ToMM(pos.x), pcbnew.ToMM(pos.y), p.GetNetname().lstrip('/'))
+
+	def distance(self, pin, ref, net):
+		"""Distance (mm) from pin (ref, number) to ref's pad on net; None if absent."""
+		if pin not in self.pads:
+			return None
+		x, y, _ = self.pads[pin]
+		ds = [math.hypot(px - x, py - y) for (r, _), (px, py, n) in self.pads.items() if r == ref and n == net]
+		return min(ds) if ds else None
+
+
 def compare_symbol(table, symbol_pins):
 	"""Differences between a datasheet table and a symbol's {number: name}."""
 	problems = []
@@ -464,6 +586,7 @@ def main():
 	ap = argparse.ArgumentParser()
 	ap.add_argument('--tables', default=TABLES)
 	ap.add_argument('--symbols', help='check a symbol library against the tables instead')
+	ap.add_argument('--pcb', help='the routed board: check decoupling distances on it')
 	ap.add_argument('netlist', nargs='?')
 	args = ap.parse_args()
 	tables = load_tables(args.tables)
@@ -486,9 +609,9 @@ def main():
 		return 1 if failed else 0
 	if not args.netlist:
 		ap.error('give a netlist (kicad-cli sch export netlist) or --symbols LIB')
-	ck = Checker(Netlist(args.netlist), tables)
+	ck = Checker(Netlist(args.netlist), tables, Pcb(args.pcb) if args.pcb else None)
 	for check in (ck.symbols_match_tables, ck.amplifier, ck.timer, ck.irq, ck.uart,
-		      ck.no_reset_on_open, ck.battery_adc):
+		      ck.no_reset_on_open, ck.battery_adc, ck.decoupling):
 		try:
 			check()
 		except KeyError as e:
