@@ -156,9 +156,17 @@ on = [x for x in truth["listen"] if x[0] == 1]
 off = [x for x in truth["listen"] if x[0] == 0]
 ok = len(on) == 2 and len(off) == 2
 delivered = off[0][2] - on[0][2] if ok else -1
-tap(ok and on[0][1] == q0 and delivered == irqs,
+# The bridge notes a change of the module's listening only when it has a
+# new edge to ring, with the counts it has then.  The edge it rang as the
+# module was stopping can be taken and sampled (quantum off's "taken")
+# after the module cleared its flag: seen once in a check-plain run
+# (listened from 181, off at 822/822, samples 181..822).  That one edge,
+# and only it, may be the difference.
+raced = ok and delivered == irqs - 1 and q1 == off[0][2]
+tap(ok and on[0][1] == q0 and (delivered == irqs or raced),
     f"the bridge's own count agrees: the module listened from edge {on[0][1] if ok else '?'}, and "
-    f"took {delivered} edges while it did", truth["listen"])
+    f"took {delivered} edges while it did" + (" and the one it rang as the module stopped" if raced else ""),
+    truth["listen"])
 rep_e, rep_err = report(path("merged.eqp"))
 tap(f"raised {irqs} interrupts" in rep_err and "balanced" in rep_err,
     "eqprof report of the merged recording repeats the cross-check with its numbers", rep_err)
