@@ -3,9 +3,10 @@
  *
  * Per CPU, the first event that opens gets a ring; the others write into
  * it (PERF_EVENT_IOC_SET_OUTPUT) and are told apart by their raw record's
- * common_type, the event id.  Each drain reads every ring, sorts what it
- * read by time and hands it to the pairer (trace_events.h), whose PSTA
- * events and DREQ requests go to the recording about once a second.
+ * common_type, the event id.  Each drain reads every ring and hands to the
+ * pairer (trace_events.h), in time order, what every CPU has surely
+ * written by then (te_order); the pairer's PSTA events and DREQ requests
+ * go to the recording about once a second.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -35,6 +36,7 @@
 
 #define RING_PAGES 32            /* 128 KiB a CPU with 4 KiB pages; halved when refused */
 #define WRITE_EVERY_NS 1000000000ull
+#define HOLD_NS 250000000ull     /* events wait this long for older ones of other CPUs */
 
 struct tcpu {
 	int cpu;
@@ -56,8 +58,8 @@ struct trace_recorder {
 	size_t ring_size, data_size;
 	struct te_devtab devs;
 	struct te_pairer pair;
-	struct te_rec *recs;
-	size_t nrecs, caprecs;
+	struct te_order ord;     /* read, not yet handed to the pairer */
+	uint64_t last_read;      /* when the previous drain began to read the rings */
 	uint64_t lost, last_write, malformed;
 	char first_bad[1100];
 };
@@ -490,13 +492,6 @@ size_t trace_recorder_meta(const struct trace_recorder *t, char *buf, size_t siz
 	return used;
 }
 
-static int cmp_rec(const void *a, const void *b)
-{
-	const struct te_rec *x = a, *y = b;
-
-	return x->time < y->time ? -1 : x->time > y->time;
-}
-
 /* One sample record: ip, pid/tid, time, cpu, raw, user regs. */
 static void take_sample(struct trace_recorder *t, const unsigned char *rec, size_t size)
 {
@@ -552,18 +547,8 @@ static void take_sample(struct trace_recorder *t, const unsigned char *rec, size
 	r.pid = pidtid[0];
 	r.tid = pidtid[1];
 	r.pc = abi ? uip : 0;
-	if (t->nrecs == t->caprecs) {
-		size_t c = t->caprecs ? 2 * t->caprecs : 1024;
-		struct te_rec *x = realloc(t->recs, c * sizeof(*x));
-
-		if (!x) {
-			t->pair.st.bad++;
-			return;
-		}
-		t->recs = x;
-		t->caprecs = c;
-	}
-	t->recs[t->nrecs++] = r;
+	if (te_order_push(&t->ord, &r) < 0)
+		t->pair.st.bad++;
 	return;
 bad_size:
 	snprintf(err.msg, sizeof(err.msg), "a sample record of %zu bytes is shorter than its fields", size);
@@ -623,10 +608,11 @@ static int write_out(struct trace_recorder *t, struct recorder *rec, int force,
 	return 0;
 }
 
-static int drain(struct trace_recorder *t, struct recorder *rec, int force, struct eq_error *err)
+static int drain(struct trace_recorder *t, struct recorder *rec, int force, int final,
+		 struct eq_error *err)
 {
 	unsigned char *tmp;
-	size_t i;
+	uint64_t now, upto;
 	int c;
 
 	if (!t)
@@ -634,29 +620,37 @@ static int drain(struct trace_recorder *t, struct recorder *rec, int force, stru
 	tmp = malloc(65536);
 	if (!tmp)
 		return eq_fail(err, "out of memory");
-	t->nrecs = 0;
+	now = mono_ns();        /* the samples' clock (use_clockid) */
 	for (c = 0; c < t->ncpu; c++)
 		if (t->cpus[c].ring)
 			read_ring(t, &t->cpus[c], tmp);
 	free(tmp);
-	if (t->nrecs)
-		qsort(t->recs, t->nrecs, sizeof(*t->recs), cmp_rec);
-	for (i = 0; i < t->nrecs; i++)
-		if (te_pairer_feed(&t->pair, &t->recs[i], err) < 0)
-			return -1;
+	/*
+	 * What a CPU may still have been writing as its ring was read waits
+	 * (te_order): until a later drain has begun and, as drains may follow
+	 * each other by microseconds and a virtual CPU may be descheduled
+	 * between an event's time and its write, for HOLD_NS too.  The last
+	 * drain hands on everything.
+	 */
+	upto = now > HOLD_NS ? now - HOLD_NS : 0;
+	if (t->last_read < upto)
+		upto = t->last_read;
+	if (te_order_flush(&t->ord, &t->pair, final ? UINT64_MAX : upto, err) < 0)
+		return -1;
+	t->last_read = now;
 	return write_out(t, rec, force, err);
 }
 
 int trace_recorder_drain(struct trace_recorder *t, struct recorder *rec, struct eq_error *err)
 {
-	return drain(t, rec, 0, err);
+	return drain(t, rec, 0, 0, err);
 }
 
 int trace_recorder_finish(struct trace_recorder *t, struct recorder *rec, struct eq_error *err)
 {
 	if (!t)
 		return 0;
-	if (drain(t, rec, 0, err) < 0)
+	if (drain(t, rec, 0, 1, err) < 0)
 		return -1;
 	te_pairer_finish(&t->pair);
 	return write_out(t, rec, 1, err);
@@ -709,7 +703,7 @@ void trace_recorder_close(struct trace_recorder *t)
 			munmap(t->cpus[i].ring, t->ring_size);
 	}
 	free(t->cpus);
-	free(t->recs);
+	te_order_free(&t->ord);
 	te_pairer_free(&t->pair);
 	free(t);
 }

@@ -596,3 +596,47 @@ void te_pairer_free(struct te_pairer *p)
 	free(p->ins);
 	memset(p, 0, sizeof(*p));
 }
+
+/* ---- ordering ----------------------------------------------------------- */
+
+int te_order_push(struct te_order *o, const struct te_rec *r)
+{
+	if (grow((void **)&o->r, &o->cap, o->n, sizeof(*o->r)) < 0)
+		return -1;
+	o->r[o->n++] = *r;
+	return 0;
+}
+
+static int causal_rank(enum te_kind k)
+{
+	return k == TE_RQ_INSERT ? 0 : k == TE_RQ_ISSUE ? 1 : k == TE_RQ_COMPLETE ? 3 : 2;
+}
+
+static int cmp_rec(const void *a, const void *b)
+{
+	const struct te_rec *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return causal_rank(x->kind) - causal_rank(y->kind);
+}
+
+int te_order_flush(struct te_order *o, struct te_pairer *p, uint64_t upto, struct eq_error *err)
+{
+	size_t i;
+
+	if (o->n)
+		qsort(o->r, o->n, sizeof(*o->r), cmp_rec);
+	for (i = 0; i < o->n && o->r[i].time < upto; i++)
+		if (te_pairer_feed(p, &o->r[i], err) < 0)
+			return -1;
+	memmove(o->r, o->r + i, (o->n - i) * sizeof(*o->r));
+	o->n -= i;
+	return 0;
+}
+
+void te_order_free(struct te_order *o)
+{
+	free(o->r);
+	memset(o, 0, sizeof(*o));
+}

@@ -159,4 +159,26 @@ int te_pairer_feed(struct te_pairer *p, const struct te_rec *r, struct eq_error 
 void te_pairer_finish(struct te_pairer *p);
 void te_pairer_free(struct te_pairer *p);
 
+/*
+ * Per-CPU rings are read one after the other, so an event a CPU writes just
+ * after its ring was read arrives with the next read, after later events of
+ * CPUs read later: a block request queued by the writer on one CPU and
+ * issued by a kernel worker on another would meet its issue before its
+ * queueing.  As perf's ordered events do, te_order keeps what was read,
+ * sorts it by time (ties in a request's causal order: queued, issued,
+ * completed) and hands on to the pairer only what is older than upto; the
+ * caller passes the time the previous read began (every CPU has written
+ * all of that by now), and UINT64_MAX at the end.
+ */
+struct te_order {
+	struct te_rec *r;
+	size_t n, cap;
+};
+/* -1 when out of memory (the record is not kept). */
+int te_order_push(struct te_order *o, const struct te_rec *r);
+/* Feeds every record older than upto, in order; -1 when the pairer ran
+ * out of memory. */
+int te_order_flush(struct te_order *o, struct te_pairer *p, uint64_t upto, struct eq_error *err);
+void te_order_free(struct te_order *o);
+
 #endif

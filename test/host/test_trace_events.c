@@ -335,6 +335,76 @@ static void block_cause_from_insert(void **state)
 	te_pairer_free(&p);
 }
 
+/* The writer's insert on one CPU is read a drain after the worker's issue
+ * on another (its ring was read just before the insert was written): the
+ * order keeps the issue until the insert is in, and a tie of times goes
+ * in causal order. */
+static void block_cause_read_late(void **state)
+{
+	struct te_event in, is, co;
+	unsigned char raw[256];
+	size_t n;
+	struct te_rec ins, iss, com;
+	struct te_devtab devs = { 0 };
+	struct te_pairer p;
+	struct te_order o = { 0 };
+	struct eq_error err;
+	const uint32_t nullb = 252u << 20;
+	int tie;
+
+	(void)state;
+	bind_kind("debian-6.1", TE_RQ_INSERT, &in);
+	bind_kind("debian-6.1", TE_RQ_ISSUE, &is);
+	bind_kind("debian-6.1", TE_RQ_COMPLETE, &co);
+	te_devtab_add(&devs, 0, nullb, "nullb0");
+	for (tie = 0; tie < 2; tie++) {
+		te_pairer_init(&p, &devs);
+		memset(&ins, 0, sizeof(ins));
+		block_rec(&in, raw, &n, nullb, 64, 4096, "WS");
+		assert_int_equal(te_decode(&in, raw, n, &ins, &err), 0);
+		ins.time = 1000;
+		ins.pid = ins.tid = 285;
+		ins.pc = 0x438af3;
+		memset(&iss, 0, sizeof(iss));
+		block_rec(&is, raw, &n, nullb, 64, 4096, "WS");
+		assert_int_equal(te_decode(&is, raw, n, &iss, &err), 0);
+		iss.time = tie ? 1000 : 1500;
+		iss.pid = iss.tid = 43;   /* kworker/1:1H */
+		memset(&com, 0, sizeof(com));
+		block_rec(&co, raw, &n, nullb, 64, 0, NULL);
+		assert_int_equal(te_decode(&co, raw, n, &com, &err), 0);
+		com.time = 1800;
+		/* drain 1 began at 1900, read CPU0 (nothing yet), then CPU1 */
+		assert_int_equal(te_order_push(&o, &iss), 0);
+		assert_int_equal(te_order_push(&o, &com), 0);
+		assert_int_equal(te_order_flush(&o, &p, 0, &err), 0);
+		assert_int_equal(o.n, 2);           /* held: nothing is older than 0 */
+		/* drain 2 began at 2900 and read CPU0's insert */
+		assert_int_equal(te_order_push(&o, &ins), 0);
+		assert_int_equal(te_order_flush(&o, &p, 1900, &err), 0);
+		assert_int_equal(o.n, 0);
+		assert_int_equal(p.nrq, 1);
+		assert_int_equal(p.rq[0].pid, 285);
+		assert_int_equal(p.rq[0].pc, 0x438af3);
+		assert_int_equal(p.rq[0].issue, iss.time);
+		assert_int_equal(p.rq[0].complete, 1800);
+		assert_int_equal(p.st.from_insert, 1);
+		te_pairer_free(&p);
+	}
+	/* what is not older than upto waits; UINT64_MAX hands on the rest */
+	te_pairer_init(&p, &devs);
+	com.time = 5000;
+	assert_int_equal(te_order_push(&o, &com), 0);
+	assert_int_equal(te_order_flush(&o, &p, 5000, &err), 0);
+	assert_int_equal(o.n, 1);
+	assert_int_equal(te_order_flush(&o, &p, UINT64_MAX, &err), 0);
+	assert_int_equal(o.n, 0);
+	te_pairer_finish(&p);
+	assert_int_equal(p.st.unissued, 1);
+	te_pairer_free(&p);
+	te_order_free(&o);
+}
+
 static void net_packets(void **state)
 {
 	struct te_event ev;
@@ -547,6 +617,7 @@ int main(void)
 		cmocka_unit_test(cpu_idle_exit_is_c0),
 		cmocka_unit_test(block_requests_paired),
 		cmocka_unit_test(block_cause_from_insert),
+		cmocka_unit_test(block_cause_read_late),
 		cmocka_unit_test(net_packets),
 		cmocka_unit_test(devices_at_most_64),
 		cmocka_unit_test(short_and_bad_records),
