@@ -506,8 +506,10 @@ int te_pairer_feed(struct te_pairer *p, const struct te_rec *r, struct eq_error 
 			}
 		for (i = 0; i < p->npend; i++)
 			if (p->pend[i].dev == r->dev && p->pend[i].sector == r->sector) {
+				/* issued again (the driver was busy), maybe by a
+				 * worker: the service starts now, the cause stays */
 				p->st.requeued++;
-				p->pend[i].r = q;
+				p->pend[i].r.issue = p->pend[i].r.complete = q.issue;
 				return 0;
 			}
 		if (grow((void **)&p->pend, &p->cappend, p->npend, sizeof(*p->pend)) < 0)

@@ -131,7 +131,7 @@ struct te_pair_stats {
 	uint64_t events[TE_NKINDS];
 	uint64_t pstates, devreqs;
 	uint64_t from_insert;   /* requests whose cause is the task that queued them */
-	uint64_t requeued;      /* an issue again of a pending request (the later one kept) */
+	uint64_t requeued;      /* an issue again of a pending request (its time kept, the first cause) */
 	uint64_t in_flight;     /* issued, not completed when the recording ended */
 	uint64_t unissued;      /* completed, issued before the recording started */
 	uint64_t unknown_dev;   /* requests of devices not numbered */

@@ -391,6 +391,23 @@ static void block_cause_read_late(void **state)
 		assert_int_equal(p.st.from_insert, 1);
 		te_pairer_free(&p);
 	}
+	/* a request issued again by a worker (the driver was busy) keeps its
+	 * cause; its service starts at the last issue */
+	te_pairer_init(&p, &devs);
+	iss.pid = iss.tid = 285;
+	iss.time = 1000;
+	assert_int_equal(te_pairer_feed(&p, &iss, &err), 0);
+	iss.pid = iss.tid = 43;
+	iss.time = 1100;
+	assert_int_equal(te_pairer_feed(&p, &iss, &err), 0);
+	com.time = 1400;
+	assert_int_equal(te_pairer_feed(&p, &com, &err), 0);
+	assert_int_equal(p.nrq, 1);
+	assert_int_equal(p.rq[0].pid, 285);
+	assert_int_equal(p.rq[0].issue, 1100);
+	assert_int_equal(p.rq[0].complete, 1400);
+	assert_int_equal(p.st.requeued, 1);
+	te_pairer_free(&p);
 	/* what is not older than upto waits; UINT64_MAX hands on the rest */
 	te_pairer_init(&p, &devs);
 	com.time = 5000;
