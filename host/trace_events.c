@@ -632,7 +632,8 @@ int te_order_flush(struct te_order *o, struct te_pairer *p, uint64_t upto, struc
 	for (i = 0; i < o->n && o->r[i].time < upto; i++)
 		if (te_pairer_feed(p, &o->r[i], err) < 0)
 			return -1;
-	memmove(o->r, o->r + i, (o->n - i) * sizeof(*o->r));
+	if (i && i < o->n)
+		memmove(o->r, o->r + i, (o->n - i) * sizeof(*o->r));
 	o->n -= i;
 	return 0;
 }
