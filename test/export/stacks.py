@@ -40,7 +40,12 @@ def main():
         t.ok(rc == 0, "record -g runs the program", err)
         rc, out, err = eqprof("report", rec, "--children", "--format", "json", "-q")
         doc = json.loads(out)
-        children = {r["name"]: r["children_samples"] for r in doc["rows"]}
+        # by name: rows of one name in several modules ("[unknown]") are one
+        # function to pprof, callgrind_annotate and the chrome slices' names
+        children = collections.Counter()
+        for r in doc["rows"]:
+            children[r["name"]] += r["children_samples"]
+        children = dict(children)
         total = doc["total_samples"]
         t.ok(children.get("a", 0) > 0 and children.get("b", 0) > 0, "a and b were sampled", children)
 
@@ -63,6 +68,17 @@ def main():
             key, n = line.rsplit(" ", 1)
             folded[tuple(norm(f) for f in key.split(";")[1:])] += int(n)
         t.eq(sum(folded.values()), total, "folded: the stacks add up to all samples")
+        # A name twice in one stack (two unresolved frames, each "[unknown]";
+        # seen once in ld.so's startup under ASan) is counted once a sample
+        # by report --children and pprof -cum, once a frame by a flame
+        # chart's nested slices: such names are left out of the per-function
+        # comparisons below.  Their stacks are still compared whole (pprof
+        # -traces against folded).
+        twice = {f for st in folded for f in st if st.count(f) > 1}
+        children = {k: v for k, v in children.items() if norm(k) not in twice}
+
+        def named(d):
+            return {k: v for k, v in d.items() if norm(k) not in twice}
 
         # pprof
         pb = export("pprof", "cg.pb.gz")
@@ -76,7 +92,7 @@ def main():
             # ("f (inline)", from the Location's Lines): not report rows
             if m and not m.group(3).endswith(" (inline)"):
                 cum[m.group(3)] = cum.get(m.group(3), 0) + int(m.group(2))
-        t.eq(cum, children, "go tool pprof -cum: every function's cumulative samples are its "
+        t.eq(named(cum), children, "go tool pprof -cum: every function's cumulative samples are its "
              "children samples")
         tr = subprocess.run(["go", "tool", "pprof", "-traces", "-sample_index=samples", pb],
                             capture_output=True, text=True)
@@ -109,7 +125,7 @@ def main():
             m = re.match(r"\s*[\d,]+ \([\d. ]+%\)\s+([\d,]+) \([\d. ]+%\)\s+[^:\s]*:(.+?) \[(?:[^][]|\[[^][]*\])*\]\s*$", line)
             if m:
                 incl[m.group(2)] = incl.get(m.group(2), 0) + int(m.group(1).replace(",", ""))
-        t.eq(incl, children,
+        t.eq(named(incl), children,
              "callgrind_annotate --inclusive=yes: inclusive samples are the "
              "children samples (calls= edges)")
         text = open(cg).read()
@@ -123,7 +139,7 @@ def main():
         per = collections.Counter()
         for e in ev:
             per[e["name"]] += e["args"]["samples"]
-        t.eq(dict(per), children, "chrome: each procedure's slices hold its children samples")
+        t.eq(named(dict(per)), children, "chrome: each procedure's slices hold its children samples")
         bad = []
         by_thread = collections.defaultdict(list)
         for e in ev:
