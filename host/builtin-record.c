@@ -38,6 +38,7 @@
 #include "recorder.h"
 #include "symbolize.h"
 #include "units.h"
+#include "grow.h"
 
 struct record_opts {
 	double hz, jitter, duration;
@@ -458,15 +459,8 @@ static int hold_sample(void *ctx, const struct eq_sample *smp)
 {
 	struct sources *s = ctx;
 
-	if (s->nheld == s->capheld) {
-		size_t cap = s->capheld ? 2 * s->capheld : 4096;
-		struct eq_sample *h = realloc(s->held, cap * sizeof(*h));
-
-		if (!h)
-			return -1;
-		s->held = h;
-		s->capheld = cap;
-	}
+	if (EQ_GROW(s->held, s->capheld, s->nheld + 1, 4096) < 0)
+		return -1;
 	s->held[s->nheld++] = *smp;
 	return 0;
 }

@@ -2,6 +2,7 @@
  * record_perf.c - time-driven sampling through perf_event_open; see record_perf.h.
  */
 #include "record_perf.h"
+#include "grow.h"
 
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -282,7 +283,6 @@ static uint64_t draw_period(struct perf_recorder *r)
 	return p < 1000 ? 1000 : (uint64_t)p;
 }
 
-static int grow(void **p, size_t *cap, size_t need, size_t elem);
 
 /* The counter of one task (or of every task: pid -1) on one CPU. */
 static void fill_attr(struct perf_recorder *r, const struct perf_open_opts *o, pid_t pid,
@@ -391,7 +391,7 @@ static int open_event(struct perf_recorder *r, const struct perf_open_opts *o, i
 			return -1;
 		}
 		if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, c->fd) < 0 ||
-		    grow((void **)&r->extra, &r->extracap, r->nextra + 1, sizeof(*r->extra))) {
+		    EQ_GROW(r->extra, r->extracap, r->nextra + 1, 64)) {
 			e = errno;
 			close(fd);
 			eq_fail(err, "joining thread %d's counter to cpu %d's ring: %s",
@@ -577,22 +577,6 @@ static uint64_t when(const struct perf_event_header *h)
 	return record_time(h);
 }
 
-static int grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-	size_t ncap = *cap ? *cap : 64;
-	void *np;
-
-	if (need <= *cap)
-		return 0;
-	while (ncap < need)
-		ncap *= 2;
-	np = realloc(*p, ncap * elem);
-	if (!np)
-		return -1;
-	*p = np;
-	*cap = ncap;
-	return 0;
-}
 
 /* Copies every record of one ring into the pending queue; returns the
  * latest time seen, or -1 with err. */
@@ -617,8 +601,8 @@ static int copy_ring(struct perf_recorder *r, struct cpu_ring *c, uint64_t *roun
 		if (h.size < sizeof(h) || h.size % 8 || h.size > r->data_size)
 			return eq_fail(err, "perf ring of cpu %d: record of %u bytes at offset %zu is malformed",
 				       c->cpu, h.size, off);
-		if (grow((void **)&r->buf, &r->bufcap, r->buflen + h.size, 1) ||
-		    grow((void **)&r->pend, &r->pendcap, r->npend + 1, sizeof(*r->pend)))
+		if (EQ_GROW(r->buf, r->bufcap, r->buflen + h.size, 64) ||
+		    EQ_GROW(r->pend, r->pendcap, r->npend + 1, 64))
 			return eq_fail(err, "out of memory for perf records");
 		rec = r->buf + r->buflen;
 		for (i = 0; i < h.size; i++)

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "trace_events.h"
+#include "grow.h"
 
 const struct te_def te_defs[TE_NKINDS] = {
 	[TE_CPU_FREQ] = { "power", "cpu_frequency", TE_G_POWER },
@@ -419,25 +420,10 @@ void te_pairer_init(struct te_pairer *p, const struct te_devtab *devs)
 	p->devs = devs;
 }
 
-static int grow(void **a, size_t *cap, size_t n, size_t elem)
-{
-	void *x;
-	size_t c;
-
-	if (n < *cap)
-		return 0;
-	c = *cap ? 2 * *cap : 64;
-	x = realloc(*a, c * elem);
-	if (!x)
-		return -1;
-	*a = x;
-	*cap = c;
-	return 0;
-}
 
 static int put_ps(struct te_pairer *p, const struct te_rec *r, uint16_t kind, uint32_t value)
 {
-	if (grow((void **)&p->ps, &p->capps, p->nps, sizeof(*p->ps)) < 0)
+	if (EQ_GROW(p->ps, p->capps, p->nps + 1, 64) < 0)
 		return -1;
 	p->ps[p->nps++] = (struct eqp_pstate){ .time = r->time, .cpu = (uint16_t)r->cpu,
 					       .kind = kind, .value = value };
@@ -447,7 +433,7 @@ static int put_ps(struct te_pairer *p, const struct te_rec *r, uint16_t kind, ui
 
 static int put_rq(struct te_pairer *p, const struct eqp_devreq *q)
 {
-	if (grow((void **)&p->rq, &p->caprq, p->nrq, sizeof(*p->rq)) < 0)
+	if (EQ_GROW(p->rq, p->caprq, p->nrq + 1, 64) < 0)
 		return -1;
 	p->rq[p->nrq++] = *q;
 	p->st.devreqs++;
@@ -512,7 +498,7 @@ int te_pairer_feed(struct te_pairer *p, const struct te_rec *r, struct eq_error 
 				p->pend[i].r.issue = p->pend[i].r.complete = q.issue;
 				return 0;
 			}
-		if (grow((void **)&p->pend, &p->cappend, p->npend, sizeof(*p->pend)) < 0)
+		if (EQ_GROW(p->pend, p->cappend, p->npend + 1, 64) < 0)
 			goto oom;
 		p->pend[p->npend++] = (struct te_pend){ .dev = r->dev, .sector = r->sector, .r = q };
 		return 0;
@@ -534,7 +520,7 @@ int te_pairer_feed(struct te_pairer *p, const struct te_rec *r, struct eq_error 
 			p->norph--;
 			p->st.unissued++;
 		}
-		if (grow((void **)&p->orph, &p->caporph, p->norph, sizeof(*p->orph)) < 0)
+		if (EQ_GROW(p->orph, p->caporph, p->norph + 1, 64) < 0)
 			goto oom;
 		p->orph[p->norph++] = (struct te_pend){ .dev = r->dev, .sector = r->sector,
 							.r = { .issue = r->time, .complete = r->time } };
@@ -550,7 +536,7 @@ int te_pairer_feed(struct te_pairer *p, const struct te_rec *r, struct eq_error 
 				memmove(p->ins, p->ins + 1, (p->nins - 1) * sizeof(*p->ins));
 				p->nins--;
 			}
-			if (grow((void **)&p->ins, &p->capins, p->nins, sizeof(*p->ins)) < 0)
+			if (EQ_GROW(p->ins, p->capins, p->nins + 1, 64) < 0)
 				goto oom;
 			i = p->nins++;
 		}
@@ -603,7 +589,7 @@ void te_pairer_free(struct te_pairer *p)
 
 int te_order_push(struct te_order *o, const struct te_rec *r)
 {
-	if (grow((void **)&o->r, &o->cap, o->n, sizeof(*o->r)) < 0)
+	if (EQ_GROW(o->r, o->cap, o->n + 1, 64) < 0)
 		return -1;
 	o->r[o->n++] = *r;
 	return 0;

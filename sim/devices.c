@@ -15,6 +15,7 @@
 #include "attrib.h"
 #include "outfile.h"
 #include "table.h"
+#include "grow.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -76,15 +77,8 @@ int sim_devices_build(const struct sim_scenario *sc, struct eqp_devreq **req, si
 			double at = t;
 
 			for (b = 0; b < sp->burst && at < p1; b++) {
-				if (nv == cap) {
-					size_t nc = cap ? 2 * cap : 256;
-					void *p = realloc(v, nc * sizeof(*v));
-
-					if (!p)
-						goto oom;
-					v = p;
-					cap = nc;
-				}
+				if (EQ_GROW(v, cap, nv + 1, 256) < 0)
+					goto oom;
 				v[nv].t0 = at;
 				v[nv].t1 = fmin(at + sp->active_s, t_end);
 				v[nv].spec = s;

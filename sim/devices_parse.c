@@ -6,6 +6,7 @@
 #include "sim_internal.h"
 #include "scenario_parse.h"
 #include "devices.h"
+#include "grow.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -126,15 +127,8 @@ int sim_devices_st_request(struct parser *ps, char **w, int n)
 	if (r.gap < 0)
 		return scn_perr(ps, "request: 'gap' must be >= 0");
 	r.phase = sc->nphases - 1;
-	if (d->nspec == d->capspec) {
-		size_t nc = d->capspec ? 2 * d->capspec : 8;
-		void *p = realloc(d->spec, nc * sizeof(*d->spec));
-
-		if (!p)
-			return scn_perr(ps, "out of memory");
-		d->spec = p;
-		d->capspec = nc;
-	}
+	if (EQ_GROW(d->spec, d->capspec, d->nspec + 1, 8) < 0)
+		return scn_perr(ps, "out of memory");
 	d->spec[d->nspec++] = r;
 	return 0;
 }

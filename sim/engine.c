@@ -28,6 +28,7 @@
 #include "eq_ring.h"
 #include "states.h"
 #include "devices.h"
+#include "grow.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -96,15 +97,8 @@ static int push_board(struct engine *en, const struct counter_edge *e)
 		r->nboard++;
 		goto fill;
 	}
-	if (r->nboard == r->cap_board) {
-		size_t nc = r->cap_board ? 2 * r->cap_board : 4096;
-		void *p = realloc(r->board, nc * sizeof(*r->board));
-
-		if (!p)
-			return eq_fail(en->err, "simulator: out of memory");
-		r->board = p;
-		r->cap_board = nc;
-	}
+	if (EQ_GROW(r->board, r->cap_board, r->nboard + 1, 4096) < 0)
+		return eq_fail(en->err, "simulator: out of memory");
 	b = &r->board[r->nboard++];
 fill:
 	memset(b, 0, sizeof(*b));
@@ -271,18 +265,8 @@ static void run_other(struct engine *en, double t)
 static int append(struct eq_sample **v, size_t *n, size_t *cap, const struct eq_sample *s,
 		  size_t k)
 {
-	if (*n + k > *cap) {
-		size_t nc = *cap ? *cap : 4096;
-		void *p;
-
-		while (nc < *n + k)
-			nc *= 2;
-		p = realloc(*v, nc * sizeof(**v));
-		if (!p)
-			return -1;
-		*v = p;
-		*cap = nc;
-	}
+	if (EQ_GROW(*v, *cap, *n + k, 4096) < 0)
+		return -1;
 	memcpy(*v + *n, s, k * sizeof(*s));
 	*n += k;
 	return 0;

@@ -6,6 +6,7 @@
 #include "sim_internal.h"
 #include "defaults.h"
 #include "units.h"
+#include "grow.h"
 
 #include <errno.h>
 #include <math.h>
@@ -25,23 +26,14 @@ int scn_perr(struct parser *ps, const char *fmt, ...)
 	return eq_fail(ps->err, "%s:%u: %s", ps->file, ps->line, msg);
 }
 
-/* Grows *arr (element size sz) so that index n fits. */
+/* Grows *arr (element size sz) so that index n fits; new elements zeroed. */
 int scn_grow(void **arr, size_t *cap, size_t n, size_t sz)
 {
-	size_t nc;
-	void *p;
+	size_t old = *cap;
 
-	if (n < *cap)
-		return 0;
-	nc = *cap ? *cap * 2 : 8;
-	while (nc <= n)
-		nc *= 2;
-	p = realloc(*arr, nc * sz);
-	if (!p)
+	if (eq_grow(arr, cap, n + 1, sz, 8) < 0)
 		return -1;
-	memset((char *)p + *cap * sz, 0, (nc - *cap) * sz);
-	*arr = p;
-	*cap = nc;
+	memset((char *)*arr + old * sz, 0, (*cap - old) * sz);
 	return 0;
 }
 

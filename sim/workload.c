@@ -13,6 +13,7 @@
  * truth comes from integrating what was generated.
  */
 #include "sim_internal.h"
+#include "grow.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -56,23 +57,6 @@ struct sim_tl_gen {
 	size_t nev, cap_ev;
 };
 
-static int grow(void **v, size_t *cap, size_t need, size_t size)
-{
-	size_t nc;
-	void *p;
-
-	if (need <= *cap)
-		return 0;
-	nc = *cap ? *cap : 1024;
-	while (nc < need)
-		nc *= 2;
-	p = realloc(*v, nc * size);
-	if (!p)
-		return -1;
-	*v = p;
-	*cap = nc;
-	return 0;
-}
 
 static int seg_push(struct sim_timeline *tl, double t0, size_t act, size_t freq, float scale)
 {
@@ -80,7 +64,7 @@ static int seg_push(struct sim_timeline *tl, double t0, size_t act, size_t freq,
 
 	if (last && last->act == act && last->freq == freq && last->scale == scale)
 		return 0; /* same activity continues */
-	if (grow((void **)&tl->segs, &tl->cap_segs, tl->nsegs + 2, sizeof(*tl->segs)) < 0)
+	if (EQ_GROW(tl->segs, tl->cap_segs, tl->nsegs + 2, 1024) < 0)
 		return -1;
 	tl->segs[tl->nsegs].t0 = t0;
 	tl->segs[tl->nsegs].act = (uint32_t)act;
@@ -191,7 +175,7 @@ static int gen_segs(struct sim_timeline *tl, size_t want)
 		if (gen_seg_step(tl) < 0)
 			return -1;
 		if (g->state == G_DONE) {
-			if (grow((void **)&tl->segs, &tl->cap_segs, tl->nsegs + 1, sizeof(*tl->segs)) < 0)
+			if (EQ_GROW(tl->segs, tl->cap_segs, tl->nsegs + 1, 1024) < 0)
 				return -1;
 			tl->segs[tl->nsegs].t0 = tl->t_end;
 			tl->segs[tl->nsegs].act = SIM_ACT_IDLE;
@@ -211,7 +195,7 @@ static int iv_push(struct sim_tl_gen *g, const struct sim_consumer *c, double a,
 {
 	if (e <= a || level <= 0)
 		return 0;
-	if (grow((void **)&g->iv, &g->cap_iv, g->niv + 1, sizeof(*g->iv)) < 0)
+	if (EQ_GROW(g->iv, g->cap_iv, g->niv + 1, 1024) < 0)
 		return -1;
 	g->iv[g->niv].c = c;
 	g->iv[g->niv].a = a;
@@ -266,7 +250,7 @@ static int ev_push(struct sim_tl_gen *g, double t, double dp, double w0, double 
 {
 	if (t < w0 || t >= w1)
 		return 0; /* another window's */
-	if (grow((void **)&g->ev, &g->cap_ev, g->nev + 1, sizeof(*g->ev)) < 0)
+	if (EQ_GROW(g->ev, g->cap_ev, g->nev + 1, 1024) < 0)
 		return -1;
 	g->ev[g->nev].t = t;
 	g->ev[g->nev].dp = dp;
@@ -314,7 +298,7 @@ static int gen_step_window(struct sim_timeline *tl)
 	size_t i;
 
 	if (w0 >= tl->t_end) {
-		if (grow((void **)&tl->steps, &tl->cap_steps, tl->nsteps + 1, sizeof(*tl->steps)) < 0)
+		if (EQ_GROW(tl->steps, tl->cap_steps, tl->nsteps + 1, 1024) < 0)
 			return -1;
 		tl->steps[tl->nsteps].t0 = g->sentinel_inf ? INFINITY : tl->t_end;
 		tl->steps[tl->nsteps].power = 0;
@@ -327,7 +311,7 @@ static int gen_step_window(struct sim_timeline *tl)
 			return -1;
 	if (g->nev)
 		qsort(g->ev, g->nev, sizeof(*g->ev), cmp_ev);
-	if (grow((void **)&tl->steps, &tl->cap_steps, tl->nsteps + g->nev + 2, sizeof(*tl->steps)) < 0)
+	if (EQ_GROW(tl->steps, tl->cap_steps, tl->nsteps + g->nev + 2, 1024) < 0)
 		return -1;
 	for (i = 0; i < g->nev; i++) {
 		struct sim_step *last = &tl->steps[tl->nsteps - 1];
@@ -377,7 +361,7 @@ static int tl_start(const struct sim_scenario *sc, struct sim_timeline *tl, int 
 		if (consumer_intervals(g, i) < 0)
 			return -1;
 	/* the first step: base power (events at 0 merge into it) */
-	if (grow((void **)&tl->steps, &tl->cap_steps, 2, sizeof(*tl->steps)) < 0)
+	if (EQ_GROW(tl->steps, tl->cap_steps, 2, 1024) < 0)
 		return -1;
 	tl->steps[0].t0 = 0;
 	tl->steps[0].power = g->level = sc->base_power;

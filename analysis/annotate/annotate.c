@@ -11,6 +11,7 @@
 
 #include "elfmod.h"
 #include "units.h"
+#include "grow.h"
 
 struct pc_count {
 	uint64_t off;
@@ -49,15 +50,8 @@ static int add_pc(struct func_acc *fa, const struct eq_loc *loc)
 			return 0;
 		}
 	}
-	if (fa->npcs == fa->cap) {
-		size_t ncap = fa->cap ? fa->cap * 2 : 32;
-		struct pc_count *n = realloc(fa->pcs, ncap * sizeof(*n));
-
-		if (!n)
-			return -1;
-		fa->pcs = n;
-		fa->cap = ncap;
-	}
+	if (EQ_GROW(fa->pcs, fa->cap, fa->npcs + 1, 32) < 0)
+		return -1;
 	fa->pcs[fa->npcs++] = (struct pc_count){ loc->module_off, 1, loc->file, loc->line };
 	return 0;
 }

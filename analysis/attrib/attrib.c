@@ -4,6 +4,7 @@
 #include "attrib.h"
 #include "intern.h"
 #include "units.h"
+#include "grow.h"
 
 #include <errno.h>
 #include <math.h>
@@ -104,15 +105,8 @@ static int by_t0(const void *x, const void *y)
 
 static int push_piece(struct eq_dev_piece **v, size_t *n, size_t *cap, struct eq_dev_piece p)
 {
-	if (*n == *cap) {
-		size_t nc = *cap ? 2 * *cap : 256;
-		void *q = realloc(*v, nc * sizeof(**v));
-
-		if (!q)
-			return -1;
-		*v = q;
-		*cap = nc;
-	}
+	if (EQ_GROW(*v, *cap, *n + 1, 256) < 0)
+		return -1;
 	(*v)[(*n)++] = p;
 	return 0;
 }
@@ -188,15 +182,8 @@ static long row_index(struct eq_attrib *a, size_t *cap, const char *name, const 
 	for (i = 0; i < a->nrows; i++)
 		if (a->rows[i].name == name && a->rows[i].module == module)
 			return (long)i;
-	if (a->nrows == *cap) {
-		size_t nc = *cap ? 2 * *cap : 64;
-		void *p = realloc(a->rows, nc * sizeof(*a->rows));
-
-		if (!p)
-			return -1;
-		a->rows = p;
-		*cap = nc;
-	}
+	if (EQ_GROW(a->rows, *cap, a->nrows + 1, 64) < 0)
+		return -1;
 	a->rows[a->nrows] = (struct eq_attrib_row){ .name = name, .module = module };
 	return (long)a->nrows++;
 }
@@ -236,15 +223,8 @@ static int move_add(struct eq_attrib *a, size_t *cap, const char *from, const ch
 			a->moves[i].samples += samples;
 			return 0;
 		}
-	if (a->nmoves == *cap) {
-		size_t nc = *cap ? 2 * *cap : 32;
-		void *p = realloc(a->moves, nc * sizeof(*a->moves));
-
-		if (!p)
-			return -1;
-		a->moves = p;
-		*cap = nc;
-	}
+	if (EQ_GROW(a->moves, *cap, a->nmoves + 1, 32) < 0)
+		return -1;
 	a->moves[a->nmoves++] = (struct eq_attrib_move){ from, to, e, samples };
 	return 0;
 }

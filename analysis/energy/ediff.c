@@ -12,6 +12,7 @@
 #include "stats.h"
 #include "table.h"
 #include "units.h"
+#include "grow.h"
 
 static const struct ep_domain *domain_named(const struct ep_profile *p, const char *name)
 {
@@ -80,15 +81,8 @@ static int add_row(struct ep_diff_domain *dd, size_t *cap, const char *name, con
 	for (i = 0; i < dd->nrows; i++)
 		if (!strcmp(dd->rows[i].name, name) && !strcmp(dd->rows[i].module, module))
 			return 0;
-	if (dd->nrows == *cap) {
-		size_t c = *cap ? 2 * *cap : 32;
-		struct ep_diff_row *g = realloc(dd->rows, c * sizeof(*g));
-
-		if (!g)
-			return -1;
-		dd->rows = g;
-		*cap = c;
-	}
+	if (EQ_GROW(dd->rows, *cap, dd->nrows + 1, 32) < 0)
+		return -1;
 	memset(&dd->rows[dd->nrows], 0, sizeof(dd->rows[0]));
 	dd->rows[dd->nrows].name = name;
 	dd->rows[dd->nrows].module = module;

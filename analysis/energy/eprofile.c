@@ -13,6 +13,7 @@
 #include "intern.h"
 #include "stats.h"
 #include "table.h"
+#include "grow.h"
 
 #define Z95 1.959963984540054
 
@@ -64,15 +65,8 @@ static long row_index(struct rowset *rs, const char *name, const char *module)
 		if (r->name == name && r->module == module)
 			return (long)(rs->slots[j] - 1);
 	}
-	if (rs->n == rs->cap) {
-		size_t cap = rs->cap ? 2 * rs->cap : 64;
-		struct ep_row *v = realloc(rs->v, cap * sizeof(*v));
-
-		if (!v)
-			return -1;
-		rs->v = v;
-		rs->cap = cap;
-	}
+	if (EQ_GROW(rs->v, rs->cap, rs->n + 1, 64) < 0)
+		return -1;
 	rs->v[rs->n] = (struct ep_row){ .name = name, .module = module };
 	rs->slots[j] = (uint32_t)(++rs->n);
 	return (long)(rs->n - 1);

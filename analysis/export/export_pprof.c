@@ -23,6 +23,7 @@
 #include "callgraph.h"
 #include "elfmod.h"
 #include "export.h"
+#include "grow.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -145,16 +146,9 @@ static int64_t strtab_id(struct strtab *t, const char *s)
 	for (k = str_hash(s) & (t->hcap - 1); t->hash[k]; k = (k + 1) & (t->hcap - 1))
 		if (!strcmp(t->s[t->hash[k] - 1], s))
 			return (int64_t)t->hash[k] - 1;
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 256;
-		const char **ns = realloc(t->s, cap * sizeof(*ns));
-
-		if (!ns) {
-			t->oom = 1;
-			return 0;
-		}
-		t->s = ns;
-		t->cap = cap;
+	if (EQ_GROW(t->s, t->cap, t->n + 1, 256) < 0) {
+		t->oom = 1;
+		return 0;
 	}
 	t->s[t->n] = s;
 	t->hash[k] = ++t->n;
@@ -211,16 +205,9 @@ static uint64_t fun_id(struct funtab *t, const char *name, const char *file)
 	for (j = fun_hash(name, file) & t->mask; t->slot[j]; j = (j + 1) & t->mask)
 		if (t->v[t->slot[j] - 1].name == name && t->v[t->slot[j] - 1].file == file)
 			return t->slot[j];
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? 2 * t->cap : 256;
-		struct fun *v = realloc(t->v, cap * sizeof(*v));
-
-		if (!v) {
-			t->oom = 1;
-			return 0;
-		}
-		t->v = v;
-		t->cap = cap;
+	if (EQ_GROW(t->v, t->cap, t->n + 1, 256) < 0) {
+		t->oom = 1;
+		return 0;
 	}
 	t->v[t->n] = (struct fun){ name, file };
 	t->slot[j] = ++t->n;
@@ -238,7 +225,7 @@ static uint64_t bias_of(const struct eq_loc *l)
 static int assign_ids(const struct loc_count *lc, size_t n, struct ids *id)
 {
 	uint64_t nmap = 0, *bias = NULL, *bias_id = NULL;
-	size_t i, j, nb = 0, cap = 0;
+	size_t i, j, nb = 0, capb = 0, capi = 0;
 
 	for (i = 0; i < n; i++) {
 		const struct eq_loc *l = lc[i].loc, *prev = i ? lc[i - 1].loc : NULL;
@@ -248,15 +235,10 @@ static int assign_ids(const struct loc_count *lc, size_t n, struct ids *id)
 		for (j = 0; j < nb && bias[j] != bias_of(l); j++)
 			;
 		if (j == nb) {
-			if (nb == cap) {
-				cap = cap ? cap * 2 : 8;
-				bias = realloc(bias, cap * sizeof(*bias));
-				bias_id = realloc(bias_id, cap * sizeof(*bias_id));
-				if (!bias || !bias_id) {
-					free(bias);
-					free(bias_id);
-					return -1;
-				}
+			if (EQ_GROW(bias, capb, nb + 1, 8) < 0 || EQ_GROW(bias_id, capi, nb + 1, 8) < 0) {
+				free(bias);
+				free(bias_id);
+				return -1;
 			}
 			bias[nb] = bias_of(l);
 			bias_id[nb++] = ++nmap;

@@ -14,6 +14,7 @@
 #include "eqp_read_priv.h"
 #include "crc32c.h"
 #include "infile.h"
+#include "grow.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -39,24 +40,9 @@ struct cursor {
 	uint64_t len;
 };
 
-static int grow(void **v, size_t *cap, size_t n, size_t elem)
-{
-	size_t ncap;
-	void *nv;
-
-	if (n < *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 16;
-	nv = realloc(*v, ncap * elem);
-	if (!nv)
-		return -1;
-	*v = nv;
-	*cap = ncap;
-	return 0;
-}
 
 #define PUSH(vec, val, c, err) \
-	(grow((void **)&(vec).v, &(vec).cap, (vec).n, sizeof(*(vec).v)) < 0 \
+	(EQ_GROW((vec).v, (vec).cap, (vec).n + 1, 16) < 0 \
 		 ? chunk_fail(c, err, "out of memory") \
 		 : ((vec).v[(vec).n++] = (val), 0))
 

@@ -15,6 +15,7 @@
 #include "symbolize.h"
 #include "table.h"
 #include "units.h"
+#include "grow.h"
 
 /* Rows below this share of the mean total are summed into one line of the table. */
 #define TABLE_MIN_SHARE 0.001
@@ -27,15 +28,8 @@ static struct power_proc_row *find_or_add(struct power_procs *pp, const char *na
 	for (i = 0; i < pp->nrows; i++)
 		if (!strcmp(pp->rows[i].name, name) && !strcmp(pp->rows[i].module, module))
 			return &pp->rows[i];
-	if (pp->nrows == pp->cap_) {
-		size_t cap = pp->cap_ ? 2 * pp->cap_ : 32;
-		struct power_proc_row *g = realloc(pp->rows, cap * sizeof(*g));
-
-		if (!g)
-			return NULL;
-		pp->rows = g;
-		pp->cap_ = cap;
-	}
+	if (EQ_GROW(pp->rows, pp->cap_, pp->nrows + 1, 32) < 0)
+		return NULL;
 	r = &pp->rows[pp->nrows];
 	memset(r, 0, sizeof(*r));
 	r->name = strdup(name);

@@ -7,6 +7,7 @@
 
 #include "stats.h"
 #include "units.h"
+#include "grow.h"
 
 static const char unknown_name[] = "[unknown]";
 
@@ -117,15 +118,8 @@ static long add_stack(struct eq_stacks *st, struct stack_set *ss,
 			return (long)(ss->slots[j] - 1);
 		}
 	}
-	if (st->nstacks == ss->cap) {
-		size_t ncap = ss->cap ? ss->cap * 2 : 256;
-		struct eq_stack *n = realloc(st->stacks, ncap * sizeof(*n));
-
-		if (!n)
-			return -1;
-		st->stacks = n;
-		ss->cap = ncap;
-	}
+	if (EQ_GROW(st->stacks, ss->cap, st->nstacks + 1, 256) < 0)
+		return -1;
 	st->stacks[st->nstacks].frames = malloc(depth * sizeof(*frames));
 	if (!st->stacks[st->nstacks].frames)
 		return -1;
@@ -337,15 +331,8 @@ static int cmp_u32(const void *a, const void *b)
 
 static int sr_add(struct stack_rows *sr, uint32_t row)
 {
-	if (sr->n == sr->cap) {
-		size_t ncap = sr->cap ? 2 * sr->cap : 1024;
-		uint32_t *n = realloc(sr->rows, ncap * sizeof(*n));
-
-		if (!n)
-			return -1;
-		sr->rows = n;
-		sr->cap = ncap;
-	}
+	if (EQ_GROW(sr->rows, sr->cap, sr->n + 1, 1024) < 0)
+		return -1;
 	sr->rows[sr->n++] = row;
 	return 0;
 }
@@ -518,15 +505,8 @@ struct eq_callgraph *eq_callgraph_build(const struct eq_stacks *st, struct eq_er
 				if (cg->rows[slots[h] - 1].name == name && cg->rows[slots[h] - 1].module == mod)
 					break;
 			if (!slots[h]) {
-				if (cg->nrows == cap) {
-					size_t ncap = cap ? cap * 2 : 64;
-					struct eq_cg_row *n = realloc(cg->rows, ncap * sizeof(*n));
-
-					if (!n)
-						goto oom;
-					cg->rows = n;
-					cap = ncap;
-				}
+				if (EQ_GROW(cg->rows, cap, cg->nrows + 1, 64) < 0)
+					goto oom;
 				memset(&cg->rows[cg->nrows], 0, sizeof(cg->rows[0]));
 				cg->rows[cg->nrows].name = name;
 				cg->rows[cg->nrows].module = mod;

@@ -16,6 +16,7 @@
 #include "profile.h"
 #include "split.h"
 #include "stats.h"
+#include "grow.h"
 
 #define TAG_ROW_MASK 0x0fffffffu
 #define ROW_SKIP (TAG_ROW_MASK - 1)   /* excluded idle sample */
@@ -486,15 +487,8 @@ static long agg_row_index(struct eq_agg *a, const struct eq_loc *loc, const stru
 		    !memcmp(r->key.kp, k.kp, sizeof(k.kp)) && !memcmp(r->key.kv, k.kv, sizeof(k.kv)))
 			return (long)(a->slots[j] - 1);
 	}
-	if (a->nrows == a->cap) {
-		size_t cap = a->cap ? 2 * a->cap : 256;
-		struct agg_row *rows = realloc(a->rows, cap * sizeof(*rows));
-
-		if (!rows)
-			return -1;
-		a->rows = rows;
-		a->cap = cap;
-	}
+	if (EQ_GROW(a->rows, a->cap, a->nrows + 1, 256) < 0)
+		return -1;
 	r = &a->rows[a->nrows];
 	*r = (struct agg_row){ .key = k, .loc = loc };
 	if (a->keys.n)
@@ -522,15 +516,8 @@ static long filtered_index(struct eq_agg *a)
 
 	if (a->filtered_row >= 0)
 		return a->filtered_row;
-	if (a->nrows == a->cap) {
-		size_t cap = a->cap ? 2 * a->cap : 256;
-		struct agg_row *rows = realloc(a->rows, cap * sizeof(*rows));
-
-		if (!rows)
-			return -1;
-		a->rows = rows;
-		a->cap = cap;
-	}
+	if (EQ_GROW(a->rows, a->cap, a->nrows + 1, 256) < 0)
+		return -1;
 	if (a->nrows >= ROW_SKIP)
 		return -1;
 	r = &a->rows[a->nrows];
@@ -1101,15 +1088,8 @@ static int unres_add(struct unres_list *u, const char *module)
 			u->v[i].samples++;
 			return 0;
 		}
-	if (u->n == u->cap) {
-		size_t cap = u->cap ? 2 * u->cap : 16;
-		struct eq_unresolved *v = realloc(u->v, cap * sizeof(*v));
-
-		if (!v)
-			return -1;
-		u->v = v;
-		u->cap = cap;
-	}
+	if (EQ_GROW(u->v, u->cap, u->n + 1, 16) < 0)
+		return -1;
 	u->v[u->n++] = (struct eq_unresolved){ .module = module, .samples = 1 };
 	return 0;
 }

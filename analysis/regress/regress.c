@@ -6,6 +6,7 @@
 #include "attrib.h"
 #include "power.h"
 #include "stats.h"
+#include "grow.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -151,15 +152,8 @@ struct ivs {
 
 static int iv_push(struct ivs *l, const struct interval *iv)
 {
-	if (l->n == l->cap) {
-		size_t nc = l->cap ? 2 * l->cap : 1024;
-		void *p = realloc(l->v, nc * sizeof(*l->v));
-
-		if (!p)
-			return -1;
-		l->v = p;
-		l->cap = nc;
-	}
+	if (EQ_GROW(l->v, l->cap, l->n + 1, 1024) < 0)
+		return -1;
 	l->v[l->n++] = *iv;
 	return 0;
 }
@@ -482,15 +476,8 @@ static long col_of(struct colset *c, const struct eq_loc *loc)
 		if (x->module == m && x->proc == p)
 			return (long)(c->slots[j] - 1);
 	}
-	if (c->n == c->cap) {
-		size_t nc = c->cap ? 2 * c->cap : 64;
-		void *v = realloc(c->v, nc * sizeof(*c->v));
-
-		if (!v)
-			return -1;
-		c->v = v;
-		c->cap = nc;
-	}
+	if (EQ_GROW(c->v, c->cap, c->n + 1, 64) < 0)
+		return -1;
 	c->v[c->n] = (struct column){ .module = m, .proc = p,
 				      .name = loc->kind == EQ_LOC_IDLE ? "[idle]" : p ? p : "[unknown]",
 				      .base = loc->kind == EQ_LOC_IDLE ? "[idle]" : loc->module_base };
@@ -727,15 +714,8 @@ struct eq_regress *eq_regress_fit(const struct eqp_file *f, struct eq_symbolizer
 			col = col_of(&cols, eq_sym_lookup(s, &smp[i]));
 			if (col < 0)
 				goto oom;
-			if (nhits == caphits) {
-				size_t nc = caphits ? 2 * caphits : 4096;
-				void *p = realloc(hits, nc * sizeof(*hits));
-
-				if (!p)
-					goto oom;
-				hits = p;
-				caphits = nc;
-			}
+			if (EQ_GROW(hits, caphits, nhits + 1, 4096) < 0)
+				goto oom;
 			hits[nhits++] = (struct hit){ (uint32_t)lo, (uint32_t)col };
 			ivs.v[lo].n++;
 			cols.v[col].samples++;

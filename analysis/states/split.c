@@ -10,6 +10,7 @@
 #include "split.h"
 #include "intern.h"
 #include "pstate.h"
+#include "grow.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -164,15 +165,8 @@ static const struct eq_loc *split_loc(struct eq_split_store *st, enum eq_by prim
 	for (j = pair_hash(loc, label) & st->mask; st->slots[j].loc; j = (j + 1) & st->mask)
 		if (st->slots[j].loc == loc && st->slots[j].label == label)
 			return st->slots[j].split;
-	if (st->nlocs == st->caplocs) {
-		size_t cap = st->caplocs ? 2 * st->caplocs : 256;
-		struct eq_loc **v = realloc(st->locs, cap * sizeof(*v));
-
-		if (!v)
-			return NULL;
-		st->locs = v;
-		st->caplocs = cap;
-	}
+	if (EQ_GROW(st->locs, st->caplocs, st->nlocs + 1, 256) < 0)
+		return NULL;
 	x = malloc(sizeof(*x));
 	if (!x)
 		return NULL;

@@ -22,6 +22,7 @@
 #include "names.h"
 #include "symbolize.h"
 #include "symtab.h"
+#include "grow.h"
 
 struct eq_elfmod {
 	Dwfl *dwfl;
@@ -235,15 +236,8 @@ static int add_cand(struct cands *c, uint64_t addr, uint64_t size, const char *n
 {
 	if (!name)
 		return -1;
-	if (c->n == c->cap) {
-		size_t cap = c->cap ? 2 * c->cap : 256;
-		struct cand *v = realloc(c->v, cap * sizeof(*v));
-
-		if (!v)
-			return -1;
-		c->v = v;
-		c->cap = cap;
-	}
+	if (EQ_GROW(c->v, c->cap, c->n + 1, 256) < 0)
+		return -1;
 	c->v[c->n++] = (struct cand){ { addr, size, name }, bind };
 	return 0;
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "maps.h"
+#include "grow.h"
 
 struct cursor {
 	const char *p, *end;  /* the current line, without its newline */
@@ -156,16 +157,9 @@ static int read_maps(const char *text, size_t len, const char *name, int sort,
 		}
 		if (parse_line(&c, &map, &path, &path_end, err))
 			goto fail;
-		if (m.n == cap) {
-			struct eq_map *grown;
-
-			cap = cap ? 2 * cap : 16;
-			grown = realloc(m.maps, cap * sizeof(*grown));
-			if (!grown) {
-				eq_fail(err, "%s: out of memory", name);
-				goto fail;
-			}
-			m.maps = grown;
+		if (EQ_GROW(m.maps, cap, m.n + 1, 16) < 0) {
+			eq_fail(err, "%s: out of memory", name);
+			goto fail;
 		}
 		memcpy(m.strings + used, path, (size_t)(path_end - path));
 		map.path = (const char *)(uintptr_t)used; /* fixed up below */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "symfile.h"
+#include "grow.h"
 
 static int by_addr(const void *a, const void *b)
 {
@@ -84,17 +85,10 @@ static int parse_lines(const char *text, size_t len, const char *name, line_fn *
 		}
 		if (rc == 0)
 			continue;
-		if (s.n == cap) {
-			struct eqp_symbol *grown;
-
-			cap = cap ? 2 * cap : 256;
-			grown = realloc(s.syms, cap * sizeof(*grown));
-			if (!grown) {
-				free(s.syms);
-				free(s.names);
-				return eq_fail(err, "%s: out of memory", name);
-			}
-			s.syms = grown;
+		if (EQ_GROW(s.syms, cap, s.n + 1, 256) < 0) {
+			free(s.syms);
+			free(s.names);
+			return eq_fail(err, "%s: out of memory", name);
 		}
 		memcpy(s.names + used, sym, sym_len);
 		s.names[used + sym_len] = '\0';

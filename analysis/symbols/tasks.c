@@ -11,6 +11,7 @@
 
 #include "intern.h"
 #include "tasks.h"
+#include "grow.h"
 
 struct pname {
 	uint64_t time;
@@ -104,15 +105,8 @@ static struct proc *get(struct eq_tasks *t, uint32_t pid)
 
 	if (p)
 		return p;
-	if (t->nprocs == t->cap) {
-		size_t cap = t->cap ? 2 * t->cap : 64;
-		struct proc *np = realloc(t->procs, cap * sizeof(*np));
-
-		if (!np)
-			return NULL;
-		t->procs = np;
-		t->cap = cap;
-	}
+	if (EQ_GROW(t->procs, t->cap, t->nprocs + 1, 64) < 0)
+		return NULL;
 	if (2 * (t->nprocs + 1) > t->mask && rehash(t, 2 * t->mask + 1))
 		return NULL;
 	p = &t->procs[t->nprocs];

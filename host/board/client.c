@@ -8,6 +8,7 @@
 
 #include "client.h"
 #include "counter.h"
+#include "grow.h"
 
 #define REPLY_TIMEOUT_MS 300  /* CAL_WRITE programs 24 EEPROM bytes: ~80 ms */
 #define REPLY_TIMEOUT_MAX_MS 60000
@@ -57,15 +58,8 @@ static int keep_event(struct board_client *c, const struct board_event *ev)
 {
 	if (c->taken == c->nevs)
 		c->taken = c->nevs = 0;
-	if (c->nevs == c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 1024;
-		struct board_event *p = realloc(c->evs, cap * sizeof(*p));
-
-		if (!p)
-			return -1;
-		c->evs = p;
-		c->cap = cap;
-	}
+	if (EQ_GROW(c->evs, c->cap, c->nevs + 1, 1024) < 0)
+		return -1;
 	c->evs[c->nevs++] = *ev;
 	return 0;
 }

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "energy.h"
+#include "grow.h"
 
 const struct energy_driver *const energy_drivers[] = {
 	&energy_rapl, &energy_battery, &energy_hwmon, &energy_board, NULL,
@@ -105,16 +106,9 @@ int energy_readable(const char *path)
 
 struct energy_offer *energy_offer_add(struct energy_offers *o, struct eq_error *err)
 {
-	if (o->n == o->cap) {
-		size_t cap = o->cap ? o->cap * 2 : 16;
-		struct energy_offer *v = realloc(o->v, cap * sizeof(*v));
-
-		if (!v) {
-			eq_fail(err, "out of memory");
-			return NULL;
-		}
-		o->v = v;
-		o->cap = cap;
+	if (EQ_GROW(o->v, o->cap, o->n + 1, 16) < 0) {
+		eq_fail(err, "out of memory");
+		return NULL;
 	}
 	memset(&o->v[o->n], 0, sizeof(o->v[0]));
 	return &o->v[o->n++];

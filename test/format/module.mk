@@ -5,7 +5,7 @@ UNIT_TESTS += test/format/test_eqp test/format/test_units test/format/test_crc32
 INTEG_TESTS += test/format/fuzz-eqp.sh
 
 FUZZ_EQP_SRCS = test/format/fuzz_eqp.c analysis/file/eqp_read.c analysis/file/eqp_access.c \
-	analysis/file/eqp_write.c analysis/util/eq_error.c analysis/file/outfile.c analysis/file/crc32c.c \
+	analysis/file/eqp_write.c analysis/util/eq_error.c analysis/util/grow.c analysis/file/outfile.c analysis/file/crc32c.c \
 	analysis/file/infile.c
 EXTRA_PROGS += $(B)/fuzz/fuzz_eqp
 

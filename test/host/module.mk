@@ -11,7 +11,7 @@ INTEG_TESTS += test/host/damaged-inputs.py
 INTEG_SAN_TESTS += test/host/damaged-inputs.py
 # SI quantities, `sim --set` and the board's byte stream (client, range
 # checks): their libFuzzer target over test/host/corpus-units.
-FUZZ_UNITS_SRCS = test/host/fuzz_units.c analysis/util/units.c analysis/util/eq_error.c \
+FUZZ_UNITS_SRCS = test/host/fuzz_units.c analysis/util/units.c analysis/util/eq_error.c analysis/util/grow.c \
 	sim/scenario.c sim/scenario_util.c sim/scenario_parts.c sim/scenario_phase.c sim/params.c \
 	sim/calls.c sim/devices_parse.c \
 	host/board/client.c firmware/portable/proto.c firmware/portable/cal.c
@@ -34,7 +34,7 @@ $(B)/test/host/test_trace_events: $(B)/obj/test/host/test_trace_events.o \
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^ -lcmocka $(LDLIBS_ALL)
-FUZZ_TRACE_SRCS = test/host/fuzz_trace.c host/trace_events.c analysis/util/eq_error.c
+FUZZ_TRACE_SRCS = test/host/fuzz_trace.c host/trace_events.c analysis/util/eq_error.c analysis/util/grow.c
 EXTRA_PROGS += $(B)/fuzz/fuzz_trace
 INTEG_TESTS += test/host/fuzz-trace.sh
 

@@ -11,7 +11,7 @@ INTEG_SAN_TESTS += test/sim/sim-cli.sh
 
 FUZZ_SCN_SRCS = test/sim/fuzz_scenario.c sim/scenario.c sim/scenario_util.c sim/calls.c \
 	sim/scenario_parts.c sim/scenario_phase.c sim/params.c sim/devices_parse.c \
-	analysis/util/units.c analysis/util/eq_error.c
+	analysis/util/units.c analysis/util/eq_error.c analysis/util/grow.c
 EXTRA_PROGS += $(B)/fuzz/fuzz_scenario
 
 # Built with clang: libFuzzer is clang's.  Sanitizers on, as a fuzzer should be.
