@@ -17,7 +17,8 @@
  *       workload has spent S s of CPU time and the counter is not just
  *       past its wrap (not S s of wall time: a loaded
  *       machine may start the reader later than that, and a counter that
- *       went back before anyone read it is just a lower counter).
+ *       went back before anyone read it is just a lower counter); a
+ *       workload run meanwhile ends only once the counter has gone back.
  *   energytree work SHM PHASE:SECONDS...
  *       the workload: PHASE is hot, warm or cool (busy in phase_hot() etc.
  *       for SECONDS of its CPU time) or idle (sleeps SECONDS); it publishes
@@ -66,6 +67,7 @@ static const char *const phase_names[NPHASE] = { "hot", "warm", "cool" };
 struct shm {
 	uint32_t magic;
 	_Atomic int stop, ready;
+	_Atomic int back_pending, went_back;   /* --backwards-at: armed, done */
 	_Atomic uint64_t cpu_ns[NPHASE];
 };
 #define SHM_MAGIC 0x45545245u
@@ -588,6 +590,8 @@ static int cmd_drive(const char *mname, const char *dir, const char *shmpath, co
 		fprintf(log, " 0");
 	fprintf(log, "\n");
 	fflush(log);
+	if (backwards_at > 0)
+		atomic_store(&s->back_pending, 1);
 	atomic_store(&s->ready, 1);
 	while (!atomic_load(&s->stop) && !stopped) {
 		double t, dt, dc[NPHASE];
@@ -629,6 +633,7 @@ static int cmd_drive(const char *mname, const char *dir, const char *shmpath, co
 
 			put(m->d[0].file, 0400, "%lld\n", v % m->d[0].range_uj);
 			went_back = 1;
+			atomic_store(&s->went_back, 1);
 			backwards_at = 1e30;
 			st[0].next_update = 1e30;  /* and stays there */
 		}
@@ -699,6 +704,17 @@ static int cmd_work(const char *shmpath, int n, char **phases)
 		cpu[k] += k == 0 ? phase_hot(s, secs) : k == 1 ? phase_warm(s, secs) : phase_cool(s, secs);
 		wall[k] += now() - w0;
 		printf("span %s %.9f %.9f\n", name, w0, now());
+	}
+	/*
+	 * --backwards-at: the counter may not go back within 1.5 J after its
+	 * wrap, which on a loaded machine can outlast the phases; the program
+	 * (and so the recording) goes on, idle, until it has gone back (at most
+	 * a minute).
+	 */
+	for (i = 0; i < 60000 && atomic_load(&s->back_pending) && !atomic_load(&s->went_back); i++) {
+		struct timespec ts = { 0, 1000000 };
+
+		nanosleep(&ts, NULL);
 	}
 	for (i = 0; i < NPHASE; i++)
 		printf("phase %s %.9f %.9f\n", phase_names[i], cpu[i], wall[i]);
