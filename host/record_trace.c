@@ -608,8 +608,7 @@ static int write_out(struct trace_recorder *t, struct recorder *rec, int force,
 	return 0;
 }
 
-static int drain(struct trace_recorder *t, struct recorder *rec, int force, int final,
-		 struct eq_error *err)
+static int drain(struct trace_recorder *t, struct recorder *rec, int final, struct eq_error *err)
 {
 	unsigned char *tmp;
 	uint64_t now, upto;
@@ -638,19 +637,19 @@ static int drain(struct trace_recorder *t, struct recorder *rec, int force, int 
 	if (te_order_flush(&t->ord, &t->pair, final ? UINT64_MAX : upto, err) < 0)
 		return -1;
 	t->last_read = now;
-	return write_out(t, rec, force, err);
+	return write_out(t, rec, 0, err);
 }
 
 int trace_recorder_drain(struct trace_recorder *t, struct recorder *rec, struct eq_error *err)
 {
-	return drain(t, rec, 0, 0, err);
+	return drain(t, rec, 0, err);
 }
 
 int trace_recorder_finish(struct trace_recorder *t, struct recorder *rec, struct eq_error *err)
 {
 	if (!t)
 		return 0;
-	if (drain(t, rec, 0, 1, err) < 0)
+	if (drain(t, rec, 1, err) < 0)
 		return -1;
 	te_pairer_finish(&t->pair);
 	return write_out(t, rec, 1, err);

@@ -420,7 +420,6 @@ void te_pairer_init(struct te_pairer *p, const struct te_devtab *devs)
 	p->devs = devs;
 }
 
-
 static int put_ps(struct te_pairer *p, const struct te_rec *r, uint16_t kind, uint32_t value)
 {
 	if (EQ_GROW(p->ps, p->capps, p->nps + 1, 64) < 0)
