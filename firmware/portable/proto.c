@@ -8,6 +8,16 @@
 #include "proto.h"
 
 #define HDR 3 /* version, type, tag */
+
+/*
+ * The target messages (TSAMPLE, TINFO, TSTATUS) are sent by isr/cortexm's
+ * drain and read by the host; the board never handles them, so its AVR
+ * build leaves them out (1 KB of flash) and refuses them as unknown types,
+ * as it refuses any reply type sent to it.
+ */
+#ifndef __AVR__
+#define FW_TARGET_MSGS 1
+#endif
 #define RECORD_BODY FW_RECORD_BODY
 
 /*
@@ -152,6 +162,14 @@ static int body_len(uint8_t type)
 		return 4 + 4 + 2 + 7 * 4;
 	case FW_MSG_RECORD:
 		return RECORD_BODY;
+#ifdef FW_TARGET_MSGS
+	case FW_MSG_TSAMPLE:
+		return FW_TSAMPLE_BODY;
+	case FW_MSG_TINFO:
+		return FW_TINFO_BODY;
+	case FW_MSG_TSTATUS:
+		return FW_TSTATUS_BODY;
+#endif
 	}
 	return -1;
 }
@@ -234,6 +252,102 @@ static void get_record(const uint8_t *b, struct fw_record *r)
 	r->flags = b[17];
 }
 
+#ifdef FW_TARGET_MSGS
+static void put64(uint8_t *b, uint64_t v)
+{
+	fw_put32(b, (uint32_t)v);
+	fw_put32(b + 4, (uint32_t)(v >> 32));
+}
+
+static uint64_t get64(const uint8_t *b)
+{
+	return fw_get32(b) | (uint64_t)fw_get32(b + 4) << 32;
+}
+
+/* A target's sample: struct eq_sample's 32 bytes as they are in its ring,
+ * then the LR. */
+static void put_tsample(uint8_t *b, const struct fw_tsample *t)
+{
+	put64(b, t->time);
+	put64(b + 8, t->pc);
+	fw_put32(b + 16, t->pid);
+	fw_put32(b + 20, t->tid);
+	fw_put32(b + 24, t->seq);
+	fw_put16(b + 28, t->cpu);
+	fw_put16(b + 30, t->flags);
+	fw_put32(b + 32, t->lr);
+}
+
+static void get_tsample(const uint8_t *b, struct fw_tsample *t)
+{
+	t->time = get64(b);
+	t->pc = get64(b + 8);
+	t->pid = fw_get32(b + 16);
+	t->tid = fw_get32(b + 20);
+	t->seq = fw_get32(b + 24);
+	t->cpu = fw_get16(b + 28);
+	t->flags = fw_get16(b + 30);
+	t->lr = fw_get32(b + 32);
+}
+
+static void put_tinfo(uint8_t *b, const struct fw_tinfo *t)
+{
+	size_t n = strlen(t->name);
+
+	b[0] = t->mode;
+	b[1] = t->clock;
+	b[2] = t->jitter_pct;
+	b[3] = t->flags;
+	fw_put32(b + 4, t->tick_hz);
+	fw_put32(b + 8, t->cpu_hz);
+	fw_put32(b + 12, t->timer_hz);
+	fw_put32(b + 16, t->period);
+	fw_put32(b + 20, t->capacity);
+	fw_put32(b + 24, t->first_seq);
+	memset(b + 28, 0, FW_NAME_MAX);
+	memcpy(b + 28, t->name, n > FW_NAME_MAX ? FW_NAME_MAX : n);
+}
+
+static void get_tinfo(const uint8_t *b, struct fw_tinfo *t)
+{
+	t->mode = b[0];
+	t->clock = b[1];
+	t->jitter_pct = b[2];
+	t->flags = b[3];
+	t->tick_hz = fw_get32(b + 4);
+	t->cpu_hz = fw_get32(b + 8);
+	t->timer_hz = fw_get32(b + 12);
+	t->period = fw_get32(b + 16);
+	t->capacity = fw_get32(b + 20);
+	t->first_seq = fw_get32(b + 24);
+	memcpy(t->name, b + 28, FW_NAME_MAX);
+	t->name[FW_NAME_MAX] = 0;
+}
+
+static void put_tstatus(uint8_t *b, const struct fw_tstatus *t)
+{
+	put64(b, t->time);
+	fw_put32(b + 8, t->next_seq);
+	fw_put32(b + 12, t->dropped);
+	fw_put32(b + 16, t->merged);
+	fw_put32(b + 20, t->spurious);
+	fw_put32(b + 24, t->sent);
+	b[28] = t->final;
+	b[29] = b[30] = b[31] = 0; /* reserved */
+}
+
+static void get_tstatus(const uint8_t *b, struct fw_tstatus *t)
+{
+	t->time = get64(b);
+	t->next_seq = fw_get32(b + 8);
+	t->dropped = fw_get32(b + 12);
+	t->merged = fw_get32(b + 16);
+	t->spurious = fw_get32(b + 20);
+	t->sent = fw_get32(b + 24);
+	t->final = b[28];
+}
+#endif
+
 size_t fw_msg_encode(const struct fw_msg *m, uint8_t *payload, size_t cap)
 {
 	int len = body_len(m->type);
@@ -274,6 +388,17 @@ size_t fw_msg_encode(const struct fw_msg *m, uint8_t *payload, size_t cap)
 	case FW_MSG_RECORD:
 		put_record(b, &m->u.rec);
 		break;
+#ifdef FW_TARGET_MSGS
+	case FW_MSG_TSAMPLE:
+		put_tsample(b, &m->u.ts);
+		break;
+	case FW_MSG_TINFO:
+		put_tinfo(b, &m->u.ti);
+		break;
+	case FW_MSG_TSTATUS:
+		put_tstatus(b, &m->u.tst);
+		break;
+#endif
 	}
 	return (size_t)len + HDR;
 }
@@ -324,6 +449,17 @@ int fw_msg_decode(const uint8_t *payload, size_t n, struct fw_msg *m)
 	case FW_MSG_RECORD:
 		get_record(b, &m->u.rec);
 		break;
+#ifdef FW_TARGET_MSGS
+	case FW_MSG_TSAMPLE:
+		get_tsample(b, &m->u.ts);
+		break;
+	case FW_MSG_TINFO:
+		get_tinfo(b, &m->u.ti);
+		break;
+	case FW_MSG_TSTATUS:
+		get_tstatus(b, &m->u.tst);
+		break;
+#endif
 	}
 	return FW_OK;
 }
@@ -507,6 +643,9 @@ const char *fw_type_name(uint8_t type)
 	case FW_REP_CAL: return "CAL reply";
 	case FW_MSG_RECORD: return "RECORD";
 	case FW_MSG_BOOT: return "BOOT";
+	case FW_MSG_TSAMPLE: return "TSAMPLE";
+	case FW_MSG_TINFO: return "TINFO";
+	case FW_MSG_TSTATUS: return "TSTATUS";
 	}
 	return "unknown";
 }

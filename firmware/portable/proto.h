@@ -48,6 +48,12 @@ enum fw_msg_type {
 	FW_REP_CAL        = 0x85,
 	FW_MSG_RECORD     = 0xa0, /* one per quantum, unsolicited */
 	FW_MSG_BOOT       = 0xa1, /* u8 reset cause (MCUSR), sent once after reset */
+
+	/* From a sampled target (isr/cortexm's drain), not from the board:
+	 * the same frames on the target's UART, SWO or semihosting file. */
+	FW_MSG_TSAMPLE    = 0xb0, /* one sample: struct fw_tsample */
+	FW_MSG_TINFO      = 0xb1, /* what samples and how: struct fw_tinfo */
+	FW_MSG_TSTATUS    = 0xb2, /* counters: struct fw_tstatus */
 };
 
 /* Error codes in FW_REP_ERR (and returned by the decoders). */
@@ -113,6 +119,53 @@ struct fw_cal {
 };
 #define FW_CAL_SIZE 20
 
+/*
+ * A target's sample (isr/core's struct eq_sample, field by field: the
+ * codec does not reach into a later stage of the data path) and the
+ * stacked LR of the interrupted context.
+ */
+struct fw_tsample {
+	uint64_t time;            /* target ticks (tick_hz of TINFO) */
+	uint64_t pc;              /* stacked PC: the interrupted instruction */
+	uint32_t pid, tid, seq;   /* bare metal: pid 1, tid = interrupted exception number */
+	uint16_t cpu, flags;      /* EQ_F_* */
+	uint32_t lr;              /* stacked LR */
+};
+#define FW_TSAMPLE_BODY 36
+
+/* Sent first and then every so often, so a host that joins late knows. */
+#define FW_TMODE_ENERGY   1
+#define FW_TMODE_TIME     2
+#define FW_TCLOCK_DWT     1       /* DWT CYCCNT, extended to 64 bits */
+#define FW_TCLOCK_SYSTICK 2       /* SysTick wraps counted in its handler */
+#define FW_TINFO_F_EDGES  0x01    /* a hardware edge counter: merged edges are counted */
+#define FW_TINFO_F_LR     0x02    /* samples carry the stacked LR */
+struct fw_tinfo {
+	uint8_t mode;             /* FW_TMODE_* */
+	uint8_t clock;            /* FW_TCLOCK_* */
+	uint8_t jitter_pct;       /* time mode: period drawn within +-jitter % */
+	uint8_t flags;            /* FW_TINFO_F_* */
+	uint32_t tick_hz;         /* sample time clock */
+	uint32_t cpu_hz;
+	uint32_t timer_hz;        /* time mode: the sampling timer's clock */
+	uint32_t period;          /* time mode: mean period, timer ticks */
+	uint32_t capacity;        /* ring slots */
+	uint32_t first_seq;       /* seq of the first sample */
+	char name[FW_NAME_MAX + 1]; /* the application's name */
+};
+#define FW_TINFO_BODY (4 + 6 * 4 + FW_NAME_MAX)
+
+struct fw_tstatus {
+	uint64_t time;            /* target ticks when sent */
+	uint32_t next_seq;        /* samples taken or lost so far (seq of the next) */
+	uint32_t dropped;         /* lost: ring full, plus merged edges */
+	uint32_t merged;          /* of those: edges that merged before the handler ran */
+	uint32_t spurious;        /* interrupts with no new edge counted */
+	uint32_t sent;            /* samples framed by the drain */
+	uint8_t final;            /* 1: the application stopped sampling; nothing follows */
+};
+#define FW_TSTATUS_BODY 32
+
 struct fw_msg {
 	uint8_t type;             /* enum fw_msg_type */
 	uint8_t tag;
@@ -126,6 +179,9 @@ struct fw_msg {
 		struct fw_status status;
 		struct fw_cal cal;
 		struct fw_record rec;
+		struct fw_tsample ts;
+		struct fw_tinfo ti;
+		struct fw_tstatus tst;
 	} u;
 };
 

@@ -143,7 +143,7 @@ static void test_every_message_roundtrips(void **state)
 		FW_REQ_INFO, FW_REQ_SET_QUANTUM, FW_REQ_SET_JITTER, FW_REQ_SET_VCOMP,
 		FW_REQ_SET_WIDTH, FW_REQ_START, FW_REQ_STOP, FW_REQ_STATUS, FW_REQ_CAL_READ,
 		FW_REQ_CAL_WRITE, FW_REP_OK, FW_REP_ERR, FW_REP_INFO, FW_REP_STATUS, FW_REP_CAL,
-		FW_MSG_RECORD, FW_MSG_BOOT,
+		FW_MSG_RECORD, FW_MSG_BOOT, FW_MSG_TSAMPLE, FW_MSG_TINFO, FW_MSG_TSTATUS,
 	};
 	size_t i;
 
@@ -180,6 +180,22 @@ static void test_every_message_roundtrips(void **state)
 			m.u.rec.seq = 0xfffffffe; m.u.rec.time = 0xff12345678ULL; m.u.rec.pulses = 70000;
 			m.u.rec.vbat_uv = 3600000; m.u.rec.flags = FW_REC_F_LATE | FW_REC_F_DROPPED;
 			break;
+		case FW_MSG_TSAMPLE:
+			m.u.ts.time = 0x0123456789abcdefULL; m.u.ts.pc = 0x1f2e3d4cULL; m.u.ts.pid = 1;
+			m.u.ts.tid = 24; m.u.ts.seq = 0xfffffff0; m.u.ts.cpu = 0; m.u.ts.flags = 0x0c;
+			m.u.ts.lr = 0xfffffff9;
+			break;
+		case FW_MSG_TINFO:
+			m.u.ti.mode = FW_TMODE_TIME; m.u.ti.clock = FW_TCLOCK_SYSTICK; m.u.ti.jitter_pct = 10;
+			m.u.ti.flags = FW_TINFO_F_LR; m.u.ti.tick_hz = 25000000; m.u.ti.cpu_hz = 25000000;
+			m.u.ti.timer_hz = 25000000; m.u.ti.period = 25000; m.u.ti.capacity = 64;
+			m.u.ti.first_seq = 7;
+			strcpy(m.u.ti.name, "eqcm demo, 16 ch");
+			break;
+		case FW_MSG_TSTATUS:
+			m.u.tst.time = 1ULL << 40; m.u.tst.next_seq = 1000; m.u.tst.dropped = 12;
+			m.u.tst.merged = 2; m.u.tst.spurious = 1; m.u.tst.sent = 988; m.u.tst.final = 1;
+			break;
 		}
 		assert_int_equal(roundtrip(&m, &out), 1);
 		assert_int_equal(out.type, m.type);
@@ -203,6 +219,25 @@ static void test_every_message_roundtrips(void **state)
 			assert_true(out.u.rec.time == m.u.rec.time);
 			assert_int_equal(out.u.rec.pulses, 70000);
 			assert_int_equal(out.u.rec.flags, 3);
+			break;
+		case FW_MSG_TSAMPLE:
+			assert_true(out.u.ts.time == m.u.ts.time && out.u.ts.pc == m.u.ts.pc);
+			assert_int_equal(out.u.ts.tid, 24);
+			assert_int_equal(out.u.ts.seq, 0xfffffff0);
+			assert_int_equal(out.u.ts.flags, 0x0c);
+			assert_int_equal(out.u.ts.lr, 0xfffffff9);
+			break;
+		case FW_MSG_TINFO:
+			assert_string_equal(out.u.ti.name, "eqcm demo, 16 ch");
+			assert_int_equal(out.u.ti.period, 25000);
+			assert_int_equal(out.u.ti.first_seq, 7);
+			assert_int_equal(out.u.ti.flags, FW_TINFO_F_LR);
+			break;
+		case FW_MSG_TSTATUS:
+			assert_true(out.u.tst.time == 1ULL << 40);
+			assert_int_equal(out.u.tst.sent, 988);
+			assert_int_equal(out.u.tst.merged, 2);
+			assert_int_equal(out.u.tst.final, 1);
 			break;
 		}
 	}
