@@ -4,6 +4,7 @@
 #   DIR/root/                              the initramfs tree
 #   DIR/initramfs.gz                       the initramfs
 #   DIR/checkpatch/checkpatch.pl           from the matching linux-source
+#   DIR/root/lib/modules/extra/            kernel modules a test loads (order: insmod order)
 # The kernel is the one linux-image-amd64 installs (test/linux/kernel-abi.sh).
 # Environment: SRC (source root), B (build dir), EQPROF (host-built eqprof,
 # copied into the guest with its shared libraries).
@@ -63,6 +64,28 @@ case $nb in
 *.xz) xz -dc "$nb" >"$r/lib/modules/null_blk.ko" ;;
 *) cp "$nb" "$r/lib/modules/null_blk.ko" ;;
 esac
+# Modules of the kernel package a test loads itself, each after the ones it
+# needs (modules.dep lists those last-needed-first): /lib/modules/extra/ and
+# their insmod order in /lib/modules/extra/order.  USB: QEMU's xHCI
+# controller and the FT232's serial driver (test/firmware/board-qemu.sh);
+# GUEST_KMODS adds more.
+mkdir -p "$r/lib/modules/extra"
+: >"$r/lib/modules/extra/order"
+for want in xhci-pci usbserial ftdi_sio ${GUEST_KMODS:-}; do
+	line=$(awk -v m="$want" '{ f = $1; sub(":$", "", f); n = f; sub(".*/", "", n); sub("[.]ko.*", "", n);
+		gsub("-", "_", n); w = m; gsub("-", "_", w); if (n == w) { print; exit } }' "$KMODULES/modules.dep")
+	[ -n "$line" ] || { echo "build-guest: module $want is not in $KMODULES/modules.dep" >&2; exit 1; }
+	for f in $(echo "$line" | tr -d : | awk '{ for (i = NF; i > 1; i--) print $i; print $1 }'); do
+		n=$(basename "$f" | sed 's/\.ko.*//')
+		grep -qx "$n" "$r/lib/modules/extra/order" && continue
+		case $f in
+		*.xz) xz -dc "$KMODULES/$f" >"$r/lib/modules/extra/$n.ko" ;;
+		*.zst) zstd -qdc "$KMODULES/$f" >"$r/lib/modules/extra/$n.ko" ;;
+		*) cp "$KMODULES/$f" "$r/lib/modules/extra/$n.ko" ;;
+		esac
+		echo "$n" >>"$r/lib/modules/extra/order"
+	done
+done
 cc -static -O1 -g -Wall -Wextra -Werror -o "$r/bin/devload" "$SRC/test/linux/devload.c"
 cc -static -O2 -Wall -Wextra -Werror -I"$SRC" -I"$SRC/isr/core" -o "$r/bin/eqctl" "$SRC/test/linux/eqctl.c"
 cc -static -O1 -g -fno-omit-frame-pointer -o "$r/bin/spinner" "$SRC/test/linux/spinner.c"
