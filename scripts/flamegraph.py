@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""flamegraph.py - an energy flame graph (SVG) from folded stacks.
+"""flamegraph.py - an energy (or time) flame graph (SVG) from folded stacks.
 
     scripts/flamegraph.py FOLDED [-o OUT.svg] [--per-sample 2.952mJ] [--title T]
     scripts/flamegraph.py --eqp FILE.eqp [-o OUT.svg] [--title T] [eqprof export options]
@@ -160,20 +160,22 @@ def from_eqp(path, extra):
 
 
 def main():
-    ap = argparse.ArgumentParser(description="An energy flame graph (SVG) from folded stacks.")
+    ap = argparse.ArgumentParser(description="An energy or time flame graph (SVG) from folded stacks.")
     ap.add_argument("folded", nargs="?", help="folded stacks ('-': standard input)")
     ap.add_argument("--eqp", help="a recording: export its folded stacks and quantum with eqprof")
     ap.add_argument("-o", "--output", default="-", help="the SVG (default: standard output)")
     ap.add_argument("--per-sample", help="energy (or time) a sample stands for, e.g. 2.952mJ")
-    ap.add_argument("--title", default="Energy flame graph")
+    ap.add_argument("--title", help="default: 'Energy flame graph' or 'Time flame graph' by what a "
+                    "sample stands for, else 'Flame graph'")
     ap.add_argument("--width", type=int, default=1200)
     ap.add_argument("--exclude-idle", action="store_true", help="with --eqp: no idle samples")
     a = ap.parse_args()
     if bool(a.folded) == bool(a.eqp):
         ap.error("give folded stacks or --eqp FILE.eqp (one of them)")
-    per, unit = 0.0, "J"
+    per, unit, known = 0.0, "J", False
     if a.eqp:
         lines, per, unit = from_eqp(a.eqp, ["--exclude-idle"] if a.exclude_idle else [])
+        known = True
     elif a.folded == "-":
         lines = sys.stdin.readlines()
     else:
@@ -185,13 +187,17 @@ def main():
     if a.per_sample:
         try:
             per, unit = parse_quantity(a.per_sample)
+            known = True
         except ValueError:
             raise SystemExit("flamegraph.py: --per-sample %s: give an energy or time, e.g. 2.952mJ"
                              % a.per_sample)
     root = read_folded(lines)
     if not root[0]:
         raise SystemExit("flamegraph.py: no samples in the folded stacks")
-    svg = render(root, a.title, per, unit, width=a.width)
+    title = a.title
+    if title is None:
+        title = "Flame graph" if not known else "Energy flame graph" if unit == "J" else "Time flame graph"
+    svg = render(root, title, per, unit, width=a.width)
     if a.output == "-":
         sys.stdout.write(svg)
         return

@@ -829,7 +829,7 @@ static void put_frame(char **p, size_t *len, size_t *cap, const char *name, int 
 	if (sep)
 		(*p)[(*len)++] = ';';
 	for (; *name; name++)
-		(*p)[(*len)++] = *name == ';' ? ':' : (*name == '\n' || *name == ' ') ? '_' : *name;
+		(*p)[(*len)++] = *name == ';' ? ':' : *name == '\n' ? ' ' : *name;
 	(*p)[*len] = '\0';
 }
 

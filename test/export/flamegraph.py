@@ -35,6 +35,11 @@ def boxes(svg):
     return out
 
 
+def svg_title(path):
+    root = ET.fromstring(open(path).read())
+    return next(root.iter(NS + "text")).text
+
+
 def main():
     t = Tap()
     with tempfile.TemporaryDirectory(prefix="eqprof-flame-") as d:
@@ -88,6 +93,36 @@ def main():
         t.ok(b5.get("one", "").endswith("30 samples (75.00%), 90 mJ") and
              b5.get("two", "").endswith("10 samples (25.00%), 30 mJ"),
              "--eqp: stacks and the quantum from the recording", (p5.stderr, b5))
+        t.ok(svg_title(os.path.join(d, "r.svg")) == "Energy flame graph", "an energy recording's title",
+             p5.stderr)
+        # a time-driven recording (1 kHz): titled as what the widths are,
+        # and a process name with a space keeps it (folded stacks split
+        # the count at the last space only, as flamegraph.pl does)
+        rect = os.path.join(d, "t.eqp")
+        subprocess.run([EQPROF, "import", "--samples", csvp, "--time", "1000", "--comm", "1=my app",
+                        "--comm", "2=two", "-o", rect], check=True, capture_output=True)
+        tsvg = os.path.join(d, "t.svg")
+        p6 = subprocess.run([sys.executable, SCRIPT, "--eqp", rect, "-o", tsvg],
+                            capture_output=True, text=True, env=dict(os.environ, EQPROF=EQPROF))
+        b6 = {x[0].rsplit(":", 1)[0]: x[0] for x in boxes(open(tsvg).read())} if p6.returncode == 0 else {}
+        t.ok(svg_title(tsvg) == "Time flame graph" and "box width = time" in open(tsvg).read(),
+             "a time recording is titled a time flame graph", (p6.stderr, svg_title(tsvg) if b6 else None))
+        t.ok(b6.get("my app", "").endswith("30 samples (75.00%), 30 ms") and "my_app" not in b6,
+             "a name with a space keeps its space", b6)
+        # real call chains (record -g of a program whose name has a space):
+        # the folded frames keep it too
+        prog = os.path.join(d, "my app")
+        subprocess.run(["cc", "-O0", "-fno-omit-frame-pointer", "-o", prog,
+                        os.path.join(SRC, "test/fixtures/callers.c")], check=True)
+        recg = os.path.join(d, "g.eqp")
+        pr = subprocess.run([EQPROF, "record", "-g", "-o", recg, "--", prog, "200000", "20"],
+                            capture_output=True, text=True)
+        px = subprocess.run([EQPROF, "export", recg, "--format", "folded", "-o", "-"],
+                            capture_output=True, text=True)
+        t.ok(pr.returncode == 0 and px.returncode == 0 and
+             any(line.startswith("my app;") for line in px.stdout.splitlines()) and
+             "my_app" not in px.stdout,
+             "export --format folded of call chains keeps spaces in names", (pr.stderr, px.stdout[:400]))
     t.done()
 
 

@@ -57,10 +57,7 @@ def main():
 
         # folded: the reference stacks (an unresolved frame is "[module]"
         # there, "[unknown]" in pprof: compared as one)
-        # folded writes a name's spaces as '_' (stripped code's region
-        # names have spaces: "lib.so+0x1ab00 [256-byte block, near f]")
         def norm(name):
-            name = name.replace(" ", "_")
             return "[unknown]" if re.match(r"^\[.*\]$", name) and name != "[idle]" else name
 
         folded = collections.Counter()
