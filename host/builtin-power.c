@@ -41,8 +41,9 @@ struct power_args {
 
 static const char usage_text[] =
 "usage: eqprof power FILE.eqp... [--summary] [--runs] [--format table|csv|json] [-o OUT]\n"
-"                    [--trace OUT.csv|png|svg] [--window N] [--range T0:T1] [--log]\n"
-"                    [--no-idle-marks] [--hist OUT.csv|png|svg] [--bucket 50mW]\n"
+"                    [--trace OUT.csv|png|svg|pdf|jpg] [--window N] [--range T0:T1]\n"
+"                    [--log] [--no-idle-marks] [--hist OUT.csv|png|svg|pdf|jpg]\n"
+"                    [--bucket 50mW]\n"
 "                    [--split-idle] [--region T0:T1]... [--markers]\n"
 "                    [--source auto|samples|board] [--title TEXT] [--size WxH]\n"
 "       eqprof power --by proc FILE.eqp ...   power per procedure by regression\n"
@@ -53,7 +54,8 @@ static const char usage_text[] =
 "                   procedure's energy per run with its mean, SD and interval\n"
 "  --summary        duration, samples, average frequency and power, energy,\n"
 "                   idle and lost samples; one row per file (the default)\n"
-"  --trace OUT      power per interval (E_q / dt) against time; .csv, .png, .svg\n"
+"  --trace OUT      power per interval (E_q / dt) against time: .csv (data), or\n"
+"                   a plot: .png, .svg, .pdf, .jpg\n"
 "  --window N       moving window over N intervals (default 1)\n"
 "  --range T0:T1    close-up, seconds since the first sample (\"2:2.5\", \"1500ms:2s\")\n"
 "  --log            logarithmic power axis (plots)\n"
@@ -493,6 +495,8 @@ static int run(const struct power_args *a, struct power_input *in, struct eq_err
 		names[n++] = a->hists[i];
 	for (i = 0; i < n; i++) {
 		if (eq_output_not_input(names[i], (const char *const *)a->files, a->nfiles, err) < 0 ||
+		    (i >= first_trace && plot_check_output(names[i], i >= first_hist ? "--hist" : "--trace",
+							    err) < 0) ||
 		    eq_outfile_open(&outs[i], names[i], err) < 0) {
 			while (i--)
 				eq_outfile_discard(&outs[i]);

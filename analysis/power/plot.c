@@ -31,8 +31,25 @@ enum plot_kind plot_kind_of(const char *path)
 		return PLOT_PNG;
 	if (!strcasecmp(dot, ".svg"))
 		return PLOT_SVG;
+	if (!strcasecmp(dot, ".pdf"))
+		return PLOT_PDF;
+	if (!strcasecmp(dot, ".jpg") || !strcasecmp(dot, ".jpeg"))
+		return PLOT_JPEG;
 	return PLOT_NONE;
 }
+
+int plot_check_output(const char *path, const char *what, struct eq_error *err)
+{
+	const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
+
+	if (!strcmp(path, "-") || plot_kind_of(path) != PLOT_NONE ||
+	    (dot && (!slash || dot > slash) && !strcasecmp(dot, ".csv")))
+		return 0;
+	return eq_fail(err, "%s %s: the name says neither data nor a picture: give .csv for the data, "
+		       "or " PLOT_FORMATS " for a plot drawn by gnuplot", what, path);
+}
+
+static const char *const kind_ext[] = { "", "png", "svg", "pdf", "jpg" };
 
 int plot_begin(struct plot *p, struct eq_error *err)
 {
@@ -86,12 +103,24 @@ static int write_driver(struct plot *p, const char *img, enum plot_kind kind,
 	f = fopen(driver, "w");
 	if (!f)
 		return eq_fail(err, "cannot create %s: %s", driver, strerror(errno));
-	if (kind == PLOT_PNG)
+	switch (kind) {
+	case PLOT_PNG:
 		fprintf(f, "set terminal pngcairo enhanced size %d,%d font 'DejaVu Sans,11'\n",
 			width, height);
-	else
+		break;
+	case PLOT_PDF:
+		/* cairo's pdf is in inches: 100 pixels an inch keeps the proportions */
+		fprintf(f, "set terminal pdfcairo enhanced size %.2fin,%.2fin font 'DejaVu Sans,9'\n",
+			width / 100.0, height / 100.0);
+		break;
+	case PLOT_JPEG:
+		fprintf(f, "set terminal jpeg enhanced size %d,%d font 'DejaVu Sans,11' "
+			   "background rgb 'white'\n", width, height);
+		break;
+	default:
 		fprintf(f, "set terminal svg enhanced size %d,%d font 'DejaVu Sans,12' "
 			   "background rgb 'white'\n", width, height);
+	}
 	fputs("set output ", f);
 	plot_quote(f, img);
 	fputs("\nload ", f);
@@ -166,13 +195,13 @@ int plot_render_to(struct plot *p, struct eq_outfile *o, const char *out, int wi
 	size_t n;
 
 	if (kind == PLOT_NONE)
-		return eq_fail(err, "%s: a plot is written as .png or .svg", out);
+		return eq_fail(err, "%s: a plot is written as " PLOT_FORMATS, out);
 	if (fclose(p->script) != 0) {
 		p->script = NULL;
 		return eq_fail(err, "writing %s failed: %s", p->script_path, strerror(errno));
 	}
 	p->script = NULL;
-	snprintf(img, sizeof(img), "%s/image.%s", p->dir, kind == PLOT_PNG ? "png" : "svg");
+	snprintf(img, sizeof(img), "%s/image.%s", p->dir, kind_ext[kind]);
 	snprintf(errlog, sizeof(errlog), "%s/gnuplot.log", p->dir);
 	if (write_driver(p, img, kind, width, height, driver, sizeof(driver), err) < 0 ||
 	    run_gnuplot(driver, errlog, err) < 0 ||
@@ -198,7 +227,7 @@ int plot_render(struct plot *p, const char *out, int width, int height,
 	struct eq_outfile o;
 
 	if (plot_kind_of(out) == PLOT_NONE)
-		return eq_fail(err, "%s: a plot is written as .png or .svg", out);
+		return eq_fail(err, "%s: a plot is written as " PLOT_FORMATS, out);
 	if (eq_outfile_open(&o, out, err) < 0)
 		return -1;
 	if (plot_render_to(p, &o, out, width, height, err) < 0) {
@@ -232,13 +261,66 @@ void plot_end(struct plot *p)
 	p->dir[0] = '\0';
 }
 
-int plot_check_image(const char *path, enum plot_kind kind, struct eq_error *err)
+/* The last bytes of f (at most size - 1), NUL-terminated; their number. */
+static size_t file_tail(FILE *f, unsigned char *buf, size_t size)
+{
+	long len;
+	size_t n;
+
+	if (fseek(f, 0, SEEK_END) != 0 || (len = ftell(f)) < 0)
+		return 0;
+	if (fseek(f, len > (long)size - 1 ? len - (long)size + 1 : 0, SEEK_SET) != 0)
+		return 0;
+	n = fread(buf, 1, size - 1, f);
+	buf[n] = '\0';
+	return n;
+}
+
+/* NULL when head (n bytes) and tail (t bytes) are a complete image of kind,
+ * else what is wrong. */
+static const char *image_fault(enum plot_kind kind, const unsigned char *head, size_t n,
+			       const unsigned char *tail, size_t t)
 {
 	static const unsigned char png_sig[8] = { 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n' };
-	unsigned char head[512];
+
+	switch (kind) {
+	case PLOT_PNG:
+		if (n < 8 || memcmp(head, png_sig, 8) != 0)
+			return "not a PNG image (no PNG signature)";
+		/* A complete PNG ends with the IEND chunk. */
+		if (t < 8 || memcmp(tail + t - 8, "IEND", 4) != 0)
+			return "PNG image is incomplete (no IEND chunk)";
+		return NULL;
+	case PLOT_SVG:
+		if (!strstr((const char *)head, "<svg"))
+			return "not an SVG image (no <svg> root)";
+		if (!strstr((const char *)tail, "</svg>"))
+			return "SVG image is incomplete (no </svg>)";
+		return NULL;
+	case PLOT_PDF:
+		if (n < 5 || memcmp(head, "%PDF-", 5) != 0)
+			return "not a PDF document (no %PDF- header)";
+		if (!strstr((const char *)tail, "%%EOF"))
+			return "PDF document is incomplete (no %%EOF)";
+		return NULL;
+	case PLOT_JPEG:
+		if (n < 3 || head[0] != 0xff || head[1] != 0xd8 || head[2] != 0xff)
+			return "not a JPEG image (no SOI marker)";
+		if (t < 2 || tail[t - 2] != 0xff || tail[t - 1] != 0xd9)
+			return "JPEG image is incomplete (no EOI marker)";
+		return NULL;
+	default:
+		return "not an image kind";
+	}
+}
+
+int plot_check_image(const char *path, enum plot_kind kind, struct eq_error *err)
+{
+	unsigned char head[512], tail[32];
 	struct stat st;
 	FILE *f = fopen(path, "rb");
-	size_t n;
+	size_t n, t;
+	const char *why;
 
 	if (!f)
 		return eq_fail(err, "%s: gnuplot wrote no image: %s", path, strerror(errno));
@@ -246,38 +328,11 @@ int plot_check_image(const char *path, enum plot_kind kind, struct eq_error *err
 	head[n] = '\0';
 	if (fstat(fileno(f), &st) != 0)
 		st.st_size = 0;
-	if (kind == PLOT_PNG && (n < 8 || memcmp(head, png_sig, 8) != 0)) {
-		fclose(f);
-		return eq_fail(err, "%s: not a PNG image (no PNG signature)", path);
-	}
-	if (kind == PLOT_SVG && !strstr((char *)head, "<svg")) {
-		fclose(f);
-		return eq_fail(err, "%s: not an SVG image (no <svg> root)", path);
-	}
-	if (kind == PLOT_PNG) {
-		/* A complete PNG ends with the IEND chunk. */
-		unsigned char tail[8];
-
-		if (fseek(f, -8, SEEK_END) != 0 || fread(tail, 1, 8, f) != 8 ||
-		    memcmp(tail, "IEND", 4) != 0) {
-			fclose(f);
-			return eq_fail(err, "%s: PNG image is incomplete (no IEND chunk)", path);
-		}
-	}
+	t = file_tail(f, tail, sizeof(tail));
 	fclose(f);
-	if (kind == PLOT_SVG) {
-		char cmd_tail[16] = "";
-
-		f = fopen(path, "rb");
-		if (f && fseek(f, -16, SEEK_END) == 0) {
-			n = fread(cmd_tail, 1, sizeof(cmd_tail) - 1, f);
-			cmd_tail[n] = '\0';
-		}
-		if (f)
-			fclose(f);
-		if (!strstr(cmd_tail, "</svg>"))
-			return eq_fail(err, "%s: SVG image is incomplete (no </svg>)", path);
-	}
+	why = image_fault(kind, head, n, tail, t);
+	if (why)
+		return eq_fail(err, "%s: %s", path, why);
 	if (st.st_size < 1000)
 		return eq_fail(err, "%s: image is only %lld bytes: gnuplot drew nothing",
 			       path, (long long)st.st_size);

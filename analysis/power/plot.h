@@ -3,9 +3,10 @@
  *
  * A plot is a private temporary directory holding the data files and the
  * script; plot_render() adds the terminal for the output's extension (.png:
- * pngcairo, .svg: svg), runs `gnuplot SCRIPT`, checks its exit status and
- * the file it wrote (PNG signature / SVG root), and copies it into the
- * output (outfile.h: atomic, never through a planted name).
+ * pngcairo, .svg: svg, .pdf: pdfcairo, .jpg/.jpeg: jpeg), runs `gnuplot
+ * SCRIPT`, checks its exit status and the file it wrote (the format's
+ * signature and end), and copies it into the output (outfile.h: atomic,
+ * never through a planted name).
  * Nothing is drawn by hand, and an existing output is never half-written.
  */
 #ifndef EQ_PLOT_H
@@ -15,7 +16,10 @@
 
 #include "eq_error.h"
 
-enum plot_kind { PLOT_NONE = 0, PLOT_PNG, PLOT_SVG };
+enum plot_kind { PLOT_NONE = 0, PLOT_PNG, PLOT_SVG, PLOT_PDF, PLOT_JPEG };
+
+/* The extensions plot_kind_of() knows, for messages. */
+#define PLOT_FORMATS ".png, .svg, .pdf or .jpg"
 
 struct plot {
 	char dir[256];             /* private temporary directory */
@@ -24,8 +28,17 @@ struct plot {
 	char script_path[300];
 };
 
-/* What an output name asks for: PNG, SVG, or neither (the caller writes CSV). */
+/* What an output name asks for: an image kind, or PLOT_NONE (no image
+ * extension: the caller writes CSV). */
 enum plot_kind plot_kind_of(const char *path);
+
+/*
+ * An output that is either data or a plot: 0 when path is "-" (standard
+ * output), ends in .csv (data) or in an image extension; else -1 with err
+ * naming what `what` (e.g. "--trace") writes, so that `--hist h.jpeg2` is
+ * refused instead of silently written as CSV.
+ */
+int plot_check_output(const char *path, const char *what, struct eq_error *err);
 
 int plot_begin(struct plot *p, struct eq_error *err);
 /* A new data file in the plot's directory; its name goes into path. */

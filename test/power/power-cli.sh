@@ -130,6 +130,24 @@ text = "".join(root.itertext())
 assert "steps.eqp" in text and "(W)" in text and "(s)" in text, text[:300]
 '
 
+# PDF and JPEG: gnuplot's pdfcairo and jpeg terminals, as the name asks
+check "histogram as JPEG and trace as PDF" "$EQPROF" power steps.eqp --hist h.jpg --trace t.pdf
+check "the .jpg is a complete JPEG and the .pdf a complete PDF, not CSV (issue 28: h.jpg was CSV text)" py '
+j = open("h.jpg", "rb").read()
+assert j[:3] == b"\xff\xd8\xff" and j[-2:] == b"\xff\xd9" and len(j) > 8000, j[:40]
+p = open("t.pdf", "rb").read()
+assert p[:5] == b"%PDF-" and b"%%EOF" in p[-32:] and len(p) > 3000, p[:40]
+'
+# a name that is neither data nor a picture is refused, naming the formats
+"$EQPROF" power steps.eqp --hist h.jpeg2 >out 2>err; rc=$?
+if [ $rc -ne 0 ] && grep -q -- '--hist h.jpeg2: .*\.csv.*\.png, \.svg, \.pdf or \.jpg' err && [ ! -e h.jpeg2 ]; then
+	ok "--hist with an unknown extension: refused, the formats named, nothing written"
+else not_ok "--hist h.jpeg2 (rc=$rc)"; sed 's/^/# /' err; fi
+"$EQPROF" power steps.eqp --trace tracefile >out 2>err; rc=$?
+if [ $rc -ne 0 ] && grep -q -- '--trace tracefile: ' err && [ ! -e tracefile ]; then
+	ok "--trace without an extension: refused"
+else not_ok "--trace tracefile (rc=$rc)"; sed 's/^/# /' err; fi
+
 # --- regions -------------------------------------------------------------------
 "$EQPROF" power steps.eqp --markers --region 0.5:1.5 --format csv >regions.csv
 check "regions by markers and by time, hand-computed" py '
