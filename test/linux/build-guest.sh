@@ -8,18 +8,33 @@
 # The kernel is the one linux-image-amd64 installs (test/linux/kernel-abi.sh).
 # Environment: SRC (source root), B (build dir), EQPROF (host-built eqprof,
 # copied into the guest with its shared libraries).
+#
+# GUEST_ARCH=arm64 builds the same for Debian's arm64 kernel, fetched by
+# kernel-abi.sh arm64 into $B/kernel-arm64: eqprof.ko and eqedge.ko
+# cross-built (no gpio-sim: the arm64 tests drive the virt machine's PL061),
+# busybox-static:arm64, the test programs built with the cross compiler,
+# and EQPROF must then be a static binary for arm64 (eqprof-record).  The
+# /init (GUEST_INIT, default guest-init.sh) of a foreign guest finds only
+# /bin/sh linked to busybox: it runs `busybox --install -s /bin` first.
 set -euo pipefail
 SRC=${SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 B=${B:-$SRC/build}
 out=${1:-$B/linux}
-eval "$("$SRC/test/linux/kernel-abi.sh")"
+arch=${GUEST_ARCH:-}
+[ "$arch" != amd64 ] || arch=
+eval "$("$SRC/test/linux/kernel-abi.sh" ${arch:+"$arch" "$B/kernel-$arch"})"
+kmake=(make ${KARCH:+ARCH=$KARCH CROSS_COMPILE=$KCROSS})
+tcc=${KCROSS:-}gcc
 mkdir -p "$out/ko/gpio-sim" "$out/ko/eqedge" "$out/checkpatch"
+out=$(cd "$out" && pwd)  # kbuild's M= wants it absolute
 log=$out/build.log
 : >"$log"
 
 # The parts of linux-source the tests need, once per kernel package version.
 stamp=$out/.linux-source-$KPKGVER
-if [ ! -f "$stamp" ]; then
+if [ -n "$arch" ]; then
+	: # no gpio-sim on a foreign guest; checkpatch runs on the amd64 one
+elif [ ! -f "$stamp" ]; then
 	tar -xJf "$KSRC_TAR" -C "$out/ko/gpio-sim" --strip-components=3 \
 		"$KSRC_DIR/drivers/gpio/gpio-sim.c" "$KSRC_DIR/drivers/gpio/gpiolib.h" \
 		"$KSRC_DIR/kernel/irq/irq_sim.c"
@@ -33,26 +48,33 @@ fi
 # one module.  irq_to_desc() is not exported: generic_handle_irq() does the
 # same lookup and call.
 g=$out/ko/gpio-sim
-mv -f "$g/gpio-sim.c" "$g/gpio-sim-core.c" 2>/dev/null || true
-sed -i 's/handle_simple_irq(irq_to_desc(irqnum))/generic_handle_irq(irqnum)/' "$g/irq_sim.c"
-grep -q 'generic_handle_irq(irqnum)' "$g/irq_sim.c" || { echo "build-guest: irq_sim.c changed: cannot patch irq_to_desc" >&2; exit 1; }
-printf 'obj-m := gpio-sim.o\ngpio-sim-y := gpio-sim-core.o irq_sim.o\n' >"$g/Kbuild"
-make -C "$KHEADERS" M="$g" modules >>"$log" 2>&1 || { tail -n 30 "$log" >&2; exit 1; }
+if [ -z "$arch" ]; then
+	mv -f "$g/gpio-sim.c" "$g/gpio-sim-core.c" 2>/dev/null || true
+	sed -i 's/handle_simple_irq(irq_to_desc(irqnum))/generic_handle_irq(irqnum)/' "$g/irq_sim.c"
+	grep -q 'generic_handle_irq(irqnum)' "$g/irq_sim.c" || { echo "build-guest: irq_sim.c changed: cannot patch irq_to_desc" >&2; exit 1; }
+	printf 'obj-m := gpio-sim.o\ngpio-sim-y := gpio-sim-core.o irq_sim.o\n' >"$g/Kbuild"
+	make -C "$KHEADERS" M="$g" modules >>"$log" 2>&1 || { tail -n 30 "$log" >&2; exit 1; }
+fi
 
 e=$out/ko/eqedge
 ln -sf "$SRC/test/linux/eqedge.c" "$e/eqedge.c"
 echo 'obj-m := eqedge.o' >"$e/Kbuild"
-make -C "$KHEADERS" M="$e" modules >>"$log" 2>&1 || { tail -n 30 "$log" >&2; exit 1; }
+"${kmake[@]}" -C "$KHEADERS" M="$e" modules >>"$log" 2>&1 || { tail -n 30 "$log" >&2; exit 1; }
 
-make -C "$SRC/isr/linux" KDIR="$KHEADERS" OUT="$out/ko/eqprof" >>"$log" 2>&1 || { tail -n 30 "$log" >&2; exit 1; }
+"${kmake[@]}" -C "$SRC/isr/linux" KDIR="$KHEADERS" OUT="$out/ko/eqprof" >>"$log" 2>&1 || { tail -n 30 "$log" >&2; exit 1; }
 
 # The initramfs: busybox, the modules, the test programs, eqprof.
 r=$out/root
 rm -rf "$r"
 mkdir -p "$r/bin" "$r/ko" "$r/lib/modules" "$r/proc" "$r/sys" "$r/dev" "$r/tmp"
-cp /bin/busybox "$r/bin/busybox"
-for a in $(/bin/busybox --list); do [ "$a" = busybox ] || ln -sf busybox "$r/bin/$a"; done
-cp "$out/ko/eqprof/eqprof.ko" "$g/gpio-sim.ko" "$e/eqedge.ko" "$r/ko/"
+cp "${GUEST_BUSYBOX:-/bin/busybox}" "$r/bin/busybox"
+if [ -z "$arch" ]; then
+	for a in $(/bin/busybox --list); do [ "$a" = busybox ] || ln -sf busybox "$r/bin/$a"; done
+	cp "$g/gpio-sim.ko" "$r/ko/"
+else
+	ln -sf busybox "$r/bin/sh"
+fi
+cp "$out/ko/eqprof/eqprof.ko" "$e/eqedge.ko" "$r/ko/"
 cfs=$(find "$KMODULES/kernel/fs/configfs" -name 'configfs.ko*' | head -n1)
 case $cfs in
 *.xz) xz -dc "$cfs" >"$r/lib/modules/configfs.ko" ;;
@@ -86,15 +108,17 @@ for want in xhci-pci usbserial ftdi_sio ${GUEST_KMODS:-}; do
 		echo "$n" >>"$r/lib/modules/extra/order"
 	done
 done
-cc -static -O1 -g -Wall -Wextra -Werror -o "$r/bin/devload" "$SRC/test/linux/devload.c"
-cc -static -O2 -Wall -Wextra -Werror -I"$SRC" -I"$SRC/isr/core" -o "$r/bin/eqctl" "$SRC/test/linux/eqctl.c"
-cc -static -O1 -g -fno-omit-frame-pointer -o "$r/bin/spinner" "$SRC/test/linux/spinner.c"
-cp "$SRC/test/linux/guest-init.sh" "$r/init"
+$tcc -static -O1 -g -Wall -Wextra -Werror -o "$r/bin/devload" "$SRC/test/linux/devload.c"
+$tcc -static -O2 -Wall -Wextra -Werror -I"$SRC" -I"$SRC/isr/core" -o "$r/bin/eqctl" "$SRC/test/linux/eqctl.c"
+$tcc -static -O1 -g -fno-omit-frame-pointer -o "$r/bin/spinner" "$SRC/test/linux/spinner.c"
+cp "${GUEST_INIT:-$SRC/test/linux/guest-init.sh}" "$r/init"
 cp "$SRC/bench/isr/guest-bench.sh" "$r/bench"
 chmod 755 "$r/init" "$r/bench"
 if [ -n "${EQPROF:-}" ] && [ -x "$EQPROF" ]; then
 	cp "$EQPROF" "$r/bin/eqprof"
-	for l in $(ldd "$EQPROF" | awk '/=>/ { print $3 } /^\t\/lib/ { print $1 }'); do
+	[ -z "$arch" ] || file -L "$EQPROF" | grep -q 'statically linked' ||
+		{ echo "build-guest: EQPROF=$EQPROF must be a static binary for $arch" >&2; exit 1; }
+	[ -n "$arch" ] || for l in $(ldd "$EQPROF" | awk '/=>/ { print $3 } /^\t\/lib/ { print $1 }'); do
 		mkdir -p "$r$(dirname "$l")"
 		cp -L "$l" "$r$l"
 	done

@@ -3,7 +3,15 @@
 # assignments (never hard-coded: the metapackage names the ABI):
 #   KVER=6.1.0-NN-amd64 VMLINUZ=... KHEADERS=... KMODULES=... KSRC_TAR=... KPKGVER=...
 # Exit 1 with a message when a package is missing.
+#
+#   kernel-abi.sh                  the amd64 kernel installed on this machine
+#   kernel-abi.sh DEBARCH DIR      another architecture's (arm64), fetched
+#                                  into DIR without installing it
+#                                  (kernel-foreign.sh)
 set -eu
+if [ $# -gt 0 ] && [ "$1" != amd64 ]; then
+	exec "$(dirname "$0")/kernel-foreign.sh" "$@"
+fi
 dep() { dpkg-query -W -f='${Depends}' "$1" 2>/dev/null | tr ',' '\n' | sed -n "s/^ *\($2[^ ]*\).*/\1/p" | head -n1; }
 img=$(dep linux-image-amd64 linux-image-)
 [ -n "$img" ] || { echo "kernel-abi: linux-image-amd64 is not installed (scripts/deps)" >&2; exit 1; }
