@@ -1,0 +1,12 @@
+# test/arm: the target side on arm64 (issue 25).  Debian's arm64 kernel in
+# qemu-system-aarch64 -M virt (TCG), eqprof.ko cross-built against it, the
+# board's edges on the virt machine's PL061 driven from outside the guest.
+# make check runs the quick form (about 2 minutes on 2 cores, most of it
+# the TCG guest); `make check-arm` runs the full form (ten times the edges).
+INTEG_TESTS += test/arm/qemu-arm64.sh
+ARM_TESTS   := test/arm/qemu-arm64.sh
+
+.PHONY: check-arm
+check-arm: deps
+	@$(MAKE) --no-print-directory -j$$(nproc) $(EQPROF) B=$(B)
+	@ARM_FULL=1 scripts/run-tests --build $(B) --integ "$(ARM_TESTS)"
