@@ -399,11 +399,24 @@ out:
  * every symbol per call, which is too slow for tens of thousands of
  * distinct pcs.  Names are demangled when first looked up.
  */
+/* 1 for a 32-bit Arm module, whose function symbols carry the Thumb bit:
+ * st_value is the address + 1 for Thumb code (ELF for the Arm
+ * Architecture, 5.5.3), which libdwfl leaves in place. */
+static int thumb_bit(Dwfl_Module *mod)
+{
+	GElf_Addr bias;
+	Elf *e = dwfl_module_getelf(mod, &bias);
+	GElf_Ehdr eh;
+
+	return e && gelf_getehdr(e, &eh) && eh.e_machine == EM_ARM;
+}
+
 static int read_symbols(struct eq_elfmod *m)
 {
 	int n = dwfl_module_getsymtab(m->mod), i;
 	struct cands c = { 0 };
 	size_t used = 0;
+	GElf_Addr thumb = thumb_bit(m->mod) ? 1 : 0;
 
 	for (i = 1; i < n; i++) {
 		GElf_Sym sym;
@@ -416,6 +429,8 @@ static int read_symbols(struct eq_elfmod *m)
 		if (!name || !name[0] || sym.st_shndx == SHN_UNDEF ||
 		    (type != STT_FUNC && type != STT_GNU_IFUNC))
 			continue;
+		if (type == STT_FUNC)
+			addr &= ~thumb;
 		if (add_cand(&c, addr, sym.st_size, eq_name_unversioned(m->strings, name),
 			     GELF_ST_BIND(sym.st_info)) < 0)
 			goto oom;
