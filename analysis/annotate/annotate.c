@@ -68,6 +68,7 @@ static int cmp_pc(const void *a, const void *b)
 struct elf_facts {
 	int machine;
 	int is64;
+	int thumb;              /* EM_ARM: the symbol's Thumb bit (st_value & 1) */
 	uint64_t addr, size;    /* the procedure's link-time address and size */
 };
 
@@ -97,6 +98,7 @@ static int read_facts(Elf *e, uint64_t off, const char *name, struct elf_facts *
 	if (!found)
 		return -1;
 	fx->size = 0;
+	fx->thumb = 0;
 	while ((scn = elf_nextscn(e, scn)) != NULL && !fx->size) {
 		GElf_Shdr sh;
 		Elf_Data *d;
@@ -116,6 +118,7 @@ static int read_facts(Elf *e, uint64_t off, const char *name, struct elf_facts *
 
 			if ((sym.st_value & ~thumb) != fx->addr)
 				continue;
+			fx->thumb = (int)(sym.st_value & thumb);
 			sn = elf_strptr(e, sh.sh_link, sym.st_name);
 			if (sym.st_size && (!sn || !strcmp(sn, name) || !fx->size))
 				fx->size = sym.st_size;
@@ -172,7 +175,8 @@ static int disassemble(struct func_acc *fa, struct eq_symbolizer *s, struct eq_e
 		f->why = "the procedure is larger than 16 MiB";
 		goto out_ok;
 	}
-	if (capstone_for(&fx, fx.addr, &arch, &mode) < 0) {
+	/* the Thumb bit is in the symbol, not in the address */
+	if (capstone_for(&fx, fx.addr | (uint64_t)fx.thumb, &arch, &mode) < 0) {
 		f->why = "capstone does not disassemble this architecture";
 		goto out_ok;
 	}
