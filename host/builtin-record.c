@@ -115,7 +115,9 @@ static void usage(FILE *out)
 		"  --quantum E    with -e: the board's energy per interrupt (e.g. 46uJ, from\n"
 		"                 'eqprof board info'), so the recording holds joules\n"
 		"  -o OUT.eqp     output recording (default eqprof.eqp)\n"
-		"  -q             no progress line and no summary\n");
+		"  -q             no progress line and no summary\n"
+		"  --target cortexm ...  a bare-metal Cortex-M target instead (eqprof record\n"
+		"                 --target cortexm --help; docs/target-cortexm.md)\n");
 }
 
 /* -p 12,34: processes by id, as perf takes them; each must exist. */
@@ -896,9 +898,14 @@ int cmd_record(int argc, char **argv)
 	static char extra[65536];
 	char target[512] = "";
 	struct timespec wall;
-	int rc = parse_opts(argc, argv, &o), status = 0, started = 0;
+	int rc, status = 0, started = 0, i;
 	struct eqp_meta meta = { .mode = EQP_MODE_TIME, .clock_hz = 1e9 };
 
+	/* another target than this machine (docs/target-cortexm.md) */
+	for (i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--target"))
+			return cmd_record_cortexm(argc, argv);
+	rc = parse_opts(argc, argv, &o);
 	if (rc)
 		return rc;
 	if (o.energy && !module_recorder_available(NULL)) {

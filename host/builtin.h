@@ -19,6 +19,8 @@ int cmd_power_by(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_sim(int argc, char **argv);
 int cmd_record(int argc, char **argv);
+/* eqprof record --target cortexm: a bare-metal target's frames (builtin-record-cortexm.c) */
+int cmd_record_cortexm(int argc, char **argv);
 int cmd_board(int argc, char **argv);
 int cmd_annotate(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
