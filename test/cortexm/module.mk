@@ -1,0 +1,19 @@
+# test/cortexm: isr/cortexm in QEMU's mps2-an385 (Cortex-M3) with the
+# example application test/cortexm/demo.c: time-driven shares against the
+# application's own path counts, the drains (UART, semihosting), overflow
+# and a stalled drain counted exactly, priorities; energy-driven from the
+# board firmware in simavr through sim/hil's bridge (docs/target-cortexm.md).
+INTEG_TESTS += test/cortexm/qemu.sh
+CHECK_EXTRA += cortexm-demo
+
+CM_DEMO_CFLAGS = -mthumb -std=gnu11 -O1 -g -ffreestanding -Wall -Wextra -Werror \
+	-Iisr/cortexm -Iisr/core -nostdlib -ffunction-sections -Wl,--gc-sections -Wl,--build-id \
+	-T test/cortexm/demo.ld
+
+.PHONY: cortexm-demo
+cortexm-demo: cortexm-lib
+	@mkdir -p $(CORTEXM_O)
+	arm-none-eabi-gcc -mcpu=cortex-m3 $(CM_DEMO_CFLAGS) -o $(CORTEXM_O)/demo-m3.elf \
+		test/cortexm/demo.c $(CORTEXM_O)/m3/libeqcm.a -lgcc
+	arm-none-eabi-gcc -mcpu=cortex-m4 -mfloat-abi=hard -mfpu=fpv4-sp-d16 $(CM_DEMO_CFLAGS) \
+		-o $(CORTEXM_O)/demo-m4.elf test/cortexm/demo.c $(CORTEXM_O)/m4/libeqcm.a -lgcc
