@@ -376,6 +376,12 @@ void demo_reset(void)
 {
 	uint32_t *s = &__data_load, *d = &__data_start;
 
+#ifdef __ARM_FP
+	/* The FPU (CP10, CP11) on before any floating-point instruction:
+	 * the compiler may use its registers for copies. */
+	REG(0xe000ed88u) |= 0xfu << 20;
+	__asm__ __volatile__("dsb\n isb" ::: "memory");
+#endif
 	while (d < &__data_end)
 		*d++ = *s++;
 	for (d = &__bss_start; d < &__bss_end; d++)

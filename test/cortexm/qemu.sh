@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# isr/cortexm in QEMU (docs/target-cortexm.md): the example application
+# (test/cortexm/demo.c, built by `make cortexm-demo`) on mps2-an385
+# (Cortex-M3) and mps2-an386 (Cortex-M4), recorded by eqprof record
+# --target cortexm and judged by check.py:
+#   time       time-driven, UART drain: work()'s samples split by caller as
+#              the application's own call counts; handler samples marked
+#   semihost   the same through the semihosting drain
+#   stall      the drain stops for 100 ms: the ring overflows, counted exactly
+#   prio-low   the sampler below the application's handler: never inside it
+#   m4         the Cortex-M4 build (FPU, hard-float ABI) on mps2-an386
+# then report, annotate (Thumb) and the exports on the time run, and the
+# energy-driven run from the board firmware (test/cortexm/hil.sh).
+set -u
+. "$SRC/test/lib/tap.sh"
+out=$B/cortexm/run
+elf3=$B/cortexm/demo-m3.elf
+elf4=$B/cortexm/demo-m4.elf
+if ! command -v qemu-system-arm >/dev/null || [ ! -f "$elf3" ]; then
+	ok "# SKIP needs qemu-system-arm and the example built by make cortexm-demo (scripts/deps installs gcc-arm-none-eabi and qemu-system-arm)"
+	tap_plan
+	exit 0
+fi
+rm -rf "$out"
+mkdir -p "$out"
+export EQPROF
+
+judge() { # KIND NAME: check.py's PASS/FAIL lines as TAP
+	local line
+	while IFS= read -r line; do
+		case $line in
+		PASS\ *) ok "$2: ${line#PASS }" ;;
+		FAIL\ *) not_ok "$2: ${line#FAIL }" ;;
+		*) echo "$line" ;;
+		esac
+	done < <(python3 "$SRC/test/cortexm/check.py" "$1" "$out" "$2" 2>&1)
+}
+
+run() { # NAME MACHINE ELF ARGS...
+	local name=$1
+	"$SRC/test/cortexm/run-demo.sh" "$out" "$@"
+	check_status $? "$name: the application ran in QEMU and eqprof record --target cortexm recorded it"
+}
+
+run time mps2-an385 "$elf3" time secs=2 && judge time time
+run semihost mps2-an385 "$elf3" time secs=1 semihost=semihost.bin && judge smoke semihost
+run stall mps2-an385 "$elf3" time secs=1 stall && judge stall stall
+run prio-low mps2-an385 "$elf3" time secs=1 prio-low && judge prio-low prio-low
+run m4 mps2-an386 "$elf4" time secs=1 && judge smoke m4
+
+# The tools on the result.
+t=$out/time.eqp
+check "report names the handler's exception (report --by thread)" \
+	sh -c "'$EQPROF' report '$t' --by thread | grep -q 'IRQ 9 app_timer_handler'"
+check "report --by proc lists work, path_a, path_b (call chains from the stacked LR)" \
+	sh -c "'$EQPROF' report '$t' --by proc > '$out/report.txt' && grep -q ' work\$' '$out/report.txt' && grep -q ' path_a\$' '$out/report.txt' && grep -q ' path_b\$' '$out/report.txt'"
+check "annotate disassembles work() in Thumb mode (capstone) with its samples" \
+	sh -c "'$EQPROF' annotate '$t' work > '$out/annotate.txt' && grep -qE '%.* mla r[0-9]' '$out/annotate.txt'"
+for f in pprof folded callgrind chrome csv; do
+	check "export --format $f" "$EQPROF" export "$t" --format $f -o "$out/time.$f"
+done
+tap_plan
