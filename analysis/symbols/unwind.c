@@ -18,6 +18,11 @@
  * they are reported from an anonymous memory file at the [vdso] mapping,
  * so a sample in clock_gettime() unwinds through the vdso's .eh_frame to
  * its callers, as perf does with the vdso image it saves.
+ *
+ * The registers are those of the machine that recorded (eqp_regs.h: x86-64,
+ * aarch64, 32-bit ARM), whatever this machine is: libdwfl takes the
+ * architecture from the reported files' ELF headers (its aarch64 backend
+ * for an arm64 board's recording).
  */
 #include <elfutils/libdwfl.h>
 #include <errno.h>
@@ -32,11 +37,7 @@
 #include "symbolize.h"
 #include "unwind.h"
 
-/* x86-64: perf_event's register numbers (asm/perf_regs.h) */
-enum { PR_AX, PR_BX, PR_CX, PR_DX, PR_SI, PR_DI, PR_BP, PR_SP, PR_IP, PR_FLAGS,
-       PR_CS, PR_SS, PR_DS, PR_ES, PR_FS, PR_GS, PR_R8, PR_R9, PR_R10, PR_R11,
-       PR_R12, PR_R13, PR_R14, PR_R15 };
-#define EM_X86_64_ 62
+#include "eqp_regs.h"
 
 struct space_dwfl {
 	uint32_t key;                /* eq_sym_space_key() */
@@ -51,7 +52,9 @@ struct eq_unwinder {
 	struct space_dwfl *spaces[64];
 	/* the sample being unwound */
 	const struct eqp_ustack *st;
+	const struct eqp_regs_arch *arch;
 	uint64_t sp, ip;
+	uint64_t st_pc;              /* the sample's user pc (ip may be cleared) */
 	uint32_t tid;
 	uint64_t *frames;
 	unsigned n, max, first;
@@ -67,15 +70,7 @@ static const Dwfl_Callbacks callbacks = {
 /* Register perf number r of the copy, or 0 when the mask lacks it. */
 static int reg_of(const struct eqp_ustack *st, unsigned r, uint64_t *v)
 {
-	unsigned idx;
-
-	if (r >= 64 || !(st->regs_mask >> r & 1))
-		return 0;
-	idx = (unsigned)__builtin_popcountll(st->regs_mask & ((1ull << r) - 1));
-	if (idx >= st->nregs)
-		return 0;
-	*v = st->regs[idx];
-	return 1;
+	return eqp_regs_get(st->regs_mask, st->regs, st->nregs, r, v);
 }
 
 /* ---- the session's process ------------------------------------------------ */
@@ -146,24 +141,27 @@ static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *a
 	return false;
 }
 
+/* The sample's registers in DWARF order, and its pc on its own (on
+ * aarch64 and ARM the pc has no DWARF number: without it libdwfl would
+ * start from the return address register). */
 static bool set_initial_registers(Dwfl_Thread *thread, void *arg)
 {
-	static const unsigned order[17] = { /* DWARF register numbers 0..16 */
-		PR_AX, PR_DX, PR_CX, PR_BX, PR_SI, PR_DI, PR_BP, PR_SP,
-		PR_R8, PR_R9, PR_R10, PR_R11, PR_R12, PR_R13, PR_R14, PR_R15, PR_IP,
-	};
 	struct space_dwfl *sd = arg;
-	Dwarf_Word regs[17];
+	const struct eqp_regs_arch *a = sd->u->arch;
+	Dwarf_Word regs[EQP_REGS_MAX_DWARF];
 	unsigned i;
 
-	for (i = 0; i < 17; i++) {
+	for (i = 0; i < a->ndwarf; i++) {
 		uint64_t v;
 
-		if (!reg_of(sd->u->st, order[i], &v))
+		if (!reg_of(sd->u->st, (unsigned)a->dwarf[i], &v))
 			return false;
 		regs[i] = v;
 	}
-	return dwfl_thread_state_registers(thread, 0, 17, regs);
+	if (!dwfl_thread_state_registers(thread, 0, a->ndwarf, regs))
+		return false;
+	dwfl_thread_state_register_pc(thread, sd->u->st_pc);
+	return true;
 }
 
 static const Dwfl_Thread_Callbacks thread_callbacks = {
@@ -363,11 +361,13 @@ unsigned eq_unwind(struct eq_unwinder *u, const struct eq_sample *smp,
 	if (!st->abi || !max)
 		return 0;
 	u->stats.samples++;
-	if (st->arch != EM_X86_64_ || st->abi != 2 || !reg_of(st, PR_SP, &u->sp) ||
-	    !reg_of(st, PR_IP, &u->ip)) {
+	u->arch = eqp_regs_arch(st->arch);
+	if (!u->arch || st->abi != u->arch->abi || !reg_of(st, u->arch->sp, &u->sp) ||
+	    !reg_of(st, u->arch->pc, &u->ip)) {
 		u->stats.unsupported++;
 		return 0;
 	}
+	u->st_pc = u->ip;
 	sd = space_for(u, smp);
 	if (!sd || !sd->dwfl) {
 		u->stats.no_modules++;
