@@ -40,6 +40,7 @@ struct modfile {
 	struct eq_elfmod *elf;
 	struct eq_symtab_index *embedded;
 	int embedded_absolute;     /* table addresses are pcs, not file offsets */
+	struct eqp_symtab image_table; /* made here from an embedded image (the vdso) */
 	const char *note;          /* why its symbols are missing (MOD_NONE) */
 	struct modfile *next;
 };
@@ -180,6 +181,27 @@ static const struct eqp_symtab *embedded_table(const struct eq_symbolizer *s, co
 	return NULL;
 }
 
+/* A module the recording holds the bytes of (an IMAG chunk: the vdso, as
+ * eqprof-record embeds it without a table) but no table for: the table is
+ * made from the image's own ELF symbols, as the full recorder makes it. */
+static const struct eqp_symtab *image_table(struct eq_symbolizer *s, struct modfile *m)
+{
+	size_t len, n = 0;
+	const void *img = eqp_image(s->file, m->path, &len);
+	struct eqp_symbol *syms = NULL;
+	struct eq_error ignored;
+
+	if (!img || !len || eq_elf_image_symbols(img, len, s->strings, &syms, &n, &ignored) < 0 || !n) {
+		free(syms);
+		return NULL;
+	}
+	m->image_table.module = m->path;
+	m->image_table.absolute = 0;
+	m->image_table.nsyms = n;
+	m->image_table.syms = syms;
+	return &m->image_table;
+}
+
 /* Memory no file backs: JIT code lives there (perf's "//anon"). */
 static int anonymous(const char *path)
 {
@@ -198,6 +220,8 @@ static void load_module(struct eq_symbolizer *s, struct modfile *m)
 		return;
 	}
 	t = embedded_table(s, m->path);
+	if (!t)
+		t = image_table(s, m);
 	if (t && (m->embedded = eq_symtab_index_new(t)) != NULL) {
 		m->state = MOD_EMBEDDED;
 		m->embedded_absolute = t->absolute;
@@ -694,6 +718,7 @@ void eq_sym_free(struct eq_symbolizer *s)
 			nm = m->next;
 			eq_elfmod_close(m->elf);
 			eq_symtab_index_free(m->embedded);
+			free((void *)m->image_table.syms);
 			free(m);
 		}
 	}
