@@ -11,7 +11,8 @@
 #   align/    board records against energy samples: loss cross-check, clock alignment
 #   attrib/   asynchronous device energy moved to the code that caused it (seed 000)
 #   regress/  power per procedure by regression on the board's intervals (seed 002)
+#   view/     the viewer's data: time buckets of power and of per-row counts (eqprof view)
 #   states/   power states (CPU frequency, idle state): timelines, profiles split by state, cpu, mode
-ANALYSIS_DIRS := file symbols profile power export annotate util energy align states regress attrib
+ANALYSIS_DIRS := file symbols profile power export annotate util energy align states regress attrib view
 ANALYSIS_SRCS += $(foreach d,$(ANALYSIS_DIRS),$(wildcard analysis/$(d)/*.c))
 ANALYSIS_INCLUDES := $(foreach d,$(ANALYSIS_DIRS),-Ianalysis/$(d))

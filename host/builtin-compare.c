@@ -22,7 +22,8 @@
 
 static const char usage_text[] =
 	"usage: eqprof compare TIME.eqp ENERGY.eqp [--by exe|module|proc|line|insn|state|exe,state...]\n"
-	"                      [--exclude-idle] [--format table|csv|json] [--symfs DIR] [-o OUT] [-q]\n"
+	"                      [--exclude-idle] [--from T] [--to T] [--format table|csv|json]\n"
+	"                      [--symfs DIR] [-o OUT] [-q]\n"
 	"       eqprof compare T1.eqp T2.eqp... vs E1.eqp E2.eqp... [options]\n"
 	"\n"
 	"Time share and energy share of every row side by side, their difference and\n"
@@ -31,6 +32,8 @@ static const char usage_text[] =
 	"after) are pooled: shares of all their samples, joules per run, and the\n"
 	"test's variances from the spread between the runs.\n"
 	"\n"
+	"  --from T, --to T  only the samples after T and up to T seconds since each\n"
+	"                    recording's first sample\n"
 	"  --interval I      variances of the test: run-to-run (two separate runs; the\n"
 	"                    default) or sampling (two samplings of one run; the default\n"
 	"                    when both recordings come from one simulated run)\n";

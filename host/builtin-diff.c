@@ -30,6 +30,8 @@ static const char usage_text[] =
 	"  -s, --sort KEYS   rows by sort keys instead (comm,pid,tid,cpu,dso,sym,...)\n"
 	"  --comm/--dso/--symbol NAMES  only these samples (as in report)\n"
 	"  --exclude-idle    leave idle samples out (of rows and totals)\n"
+	"  --from T, --to T  only the samples after T and up to T seconds since each\n"
+	"                    recording's first sample\n"
 	"  --per-row         flag each row at 95% (expect 5% of unchanged rows flagged)\n"
 	"                    instead of family-wise 5% (Holm: no unchanged row flagged\n"
 	"                    in 95% of diffs; the default)\n"

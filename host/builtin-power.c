@@ -4,6 +4,7 @@
  * docs/power.md is the user's reference.
  */
 #include <getopt.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,10 @@ struct power_args {
 	char **files;
 	size_t nfiles;
 	const struct eqp_file *eqps[MAX_FILES]; /* the opened recordings */
+	struct eq_range range;          /* --from/--to */
+	unsigned per_decade;            /* --bucket N/decade: log histogram buckets */
+	double battery_j;               /* --battery: capacity */
+	const char *battery;
 };
 
 static const char usage_text[] =
@@ -45,6 +50,7 @@ static const char usage_text[] =
 "                    [--log] [--no-idle-marks] [--hist OUT.csv|png|svg|pdf|jpg]\n"
 "                    [--bucket 50mW]\n"
 "                    [--split-idle] [--region T0:T1]... [--markers]\n"
+"                    [--from T] [--to T] [--battery 20Wh]\n"
 "                    [--source auto|samples|board] [--title TEXT] [--size WxH]\n"
 "       eqprof power --by proc FILE.eqp ...   power per procedure by regression\n"
 "\n"
@@ -60,10 +66,17 @@ static const char usage_text[] =
 "  --range T0:T1    close-up, seconds since the first sample (\"2:2.5\", \"1500ms:2s\")\n"
 "  --log            logarithmic power axis (plots)\n"
 "  --hist OUT       percentage of samples per power bucket; several files overlay\n"
-"  --bucket W       histogram bucket width (default 50mW)\n"
+"  --bucket W       histogram bucket width (default 50mW), or N/decade: N\n"
+"                   logarithmic buckets per decade (1, 2, 4, ... 128)\n"
 "  --split-idle     histogram of idle and busy samples apart\n"
 "  --region T0:T1   energy, time and average power between two times\n"
 "  --markers        the same between each pair of consecutive markers\n"
+"  --from T, --to T a stretch of the run (seconds since the first sample): its\n"
+"                   energy with bounds, average, peak, minimum and median power\n"
+"                   instead of the summary; --trace and --hist of it only (the\n"
+"                   numbers eqprof view shows for a selection)\n"
+"  --battery C      with --from/--to: the battery life at the range's average\n"
+"                   power for capacity C (20Wh, 55kJ, 3000mAh@3.85V)\n"
 "  --source S       where power comes from: energy-driven samples, the board\n"
 "                   stream, or the energy source read alongside time-driven\n"
 "                   samples (record -t --energy; its first domain) (default:\n"
@@ -147,9 +160,27 @@ static int parse_value(struct power_args *a, int c, const char *arg)
 		a->trace.window = (unsigned)n;
 		return 0;
 	case 'b':
+		if (strstr(arg, "/decade")) {
+			if (eq_parse_uint(arg, "--bucket", POWER_FINE_PER_DECADE, &n, &err) == 0 ||
+			    sscanf(arg, "%llu/decade", &n) != 1 || n < 1 ||
+			    POWER_FINE_PER_DECADE % n)
+				return usage_error("--bucket '%s': give N/decade with N one of 1, 2, 4, 8, "
+						   "16, 32, 64, 128", arg);
+			a->per_decade = (unsigned)n;
+			return 0;
+		}
 		if (eq_parse_quantity(arg, "W", "--bucket", &a->bucket_w, &err) < 0 ||
 		    !(a->bucket_w > 0))
 			return usage_error("--bucket '%s': give a positive power such as 50mW", arg);
+		return 0;
+	case 'F': case 'U':
+		if (eq_range_parse(&a->range, c == 'F' ? "--from" : "--to", arg, &err) < 0)
+			return usage_error("%s", err.msg);
+		return 0;
+	case 'B':
+		if (eq_parse_capacity(arg, "--battery", &a->battery_j, &err) < 0)
+			return usage_error("%s", err.msg);
+		a->battery = arg;
 		return 0;
 	case 'R':
 		return parse_range(arg, "--range", &a->trace.t0, &a->trace.t1) < 0 ? 2 : 0;
@@ -192,6 +223,9 @@ static int parse_args(struct power_args *a, int argc, char **argv)
 		{ "source", required_argument, NULL, 'S' },
 		{ "title", required_argument, NULL, 'T' },
 		{ "size", required_argument, NULL, 'z' },
+		{ "from", required_argument, NULL, 'F' },
+		{ "to", required_argument, NULL, 'U' },
+		{ "battery", required_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -239,6 +273,15 @@ static int parse_args(struct power_args *a, int argc, char **argv)
 		return usage_error("%s", "at most 8 recordings at once");
 	if (!a->ntraces && !a->nhists && !a->nregions && !a->markers)
 		a->summary = 1;
+	if (eq_range_active(&a->range)) {
+		if (a->runs || a->nregions || a->markers)
+			return usage_error("%s", "--from/--to measure one stretch: leave out --runs, "
+						 "--region and --markers (or use --region T0:T1 alone)");
+		if (a->trace.t1 > a->trace.t0)
+			return usage_error("%s", "--range and --from/--to both pick the stretch: give one");
+	} else if (a->battery) {
+		return usage_error("%s", "--battery needs --from/--to (use --from 0 for the whole run)");
+	}
 	/* -o is where the summary and regions go; traces and histograms name
 	 * their own files.  Given with nothing to put in it, say so. */
 	if (strcmp(a->output, "-") != 0 && !a->summary && !a->nregions && !a->markers)
@@ -305,12 +348,38 @@ static int print_runs(const struct power_args *a, const struct power_summary *s,
 	return 0;
 }
 
+/* --from/--to: the range of every file instead of the summary. */
+static int print_ranges(const struct power_args *a, struct power_input *in,
+			FILE *out, struct eq_error *err)
+{
+	struct power_range r[MAX_FILES];
+	const char *names[MAX_FILES];
+	size_t i, done;
+	int rc = 0;
+
+	for (done = 0; done < a->nfiles; done++) {
+		names[done] = in[done].name;
+		if (power_range_measure(&in[done], &a->range, eqp_meta(a->eqps[done])->clock_hz > 0 ?
+					eqp_meta(a->eqps[done])->clock_hz : 1e9, &r[done], err) < 0) {
+			rc = -1;
+			break;
+		}
+	}
+	if (rc == 0)
+		power_range_print(out, r, names, a->nfiles, a->battery_j, a->battery, a->fmt);
+	for (i = 0; i < done; i++)
+		power_range_free(&r[i]);
+	return rc;
+}
+
 static int print_summaries(const struct power_args *a, struct power_input *in,
 			   FILE *out, struct eq_error *err)
 {
 	struct power_summary s[MAX_FILES];
 	size_t i;
 
+	if (eq_range_active(&a->range))
+		return print_ranges(a, in, out, err);
 	for (i = 0; i < a->nfiles; i++)
 		if (power_summarize(&in[i], &s[i], err) < 0)
 			return -1;
@@ -422,6 +491,17 @@ static int write_traces(const struct power_args *a, struct power_input *in,
 	struct power_plot_opts po;
 	size_t i;
 
+	if (eq_range_active(&a->range)) {
+		/* the first recording's clock rounds the ends (range.h) */
+		double hz = eqp_meta(a->eqps[0])->clock_hz > 0 ? eqp_meta(a->eqps[0])->clock_hz : 1e9;
+		struct power_args *w = (struct power_args *)a;
+
+		eq_range_edges(&a->range, hz, &w->trace.t0, &w->trace.t1);
+		if (!isfinite(w->trace.t0))
+			w->trace.t0 = 0;
+		if (!isfinite(w->trace.t1))
+			w->trace.t1 = 1e18;
+	}
 	plot_opts(a, &po);
 	for (i = 0; i < a->nfiles; i++)
 		ptr[i] = &in[i];
@@ -458,9 +538,17 @@ static int write_hists(const struct power_args *a, struct power_input *in,
 	plot_opts(a, &po);
 	for (i = 0; i < a->nfiles && rc == 0; i++, built++) {
 		names[i] = in[i].name;
-		rc = power_hist_init(&h[i], a->bucket_w, err);
-		if (rc == 0)
+		rc = a->per_decade ? power_hist_init_log(&h[i], a->per_decade, err) :
+		     power_hist_init(&h[i], a->bucket_w, err);
+		if (rc == 0 && eq_range_active(&a->range)) {
+			double t0, t1;
+
+			eq_range_edges(&a->range, eqp_meta(a->eqps[i])->clock_hz > 0 ?
+				       eqp_meta(a->eqps[i])->clock_hz : 1e9, &t0, &t1);
+			rc = power_hist_build_range(&h[i], &in[i], t0, t1, err);
+		} else if (rc == 0) {
 			rc = power_hist_build(&h[i], &in[i], err);
+		}
 		if (rc == 0 && a->split_idle && !h[i].idle_known)
 			rc = eq_fail(err, "%s: --split-idle: the board stream cannot tell idle "
 				     "intervals; use energy-driven samples", in[i].name);

@@ -46,7 +46,8 @@ static int report_children(const struct eq_report_opts *o, struct eq_loaded_prof
 	struct cg_arg a;
 	int rc = 1;
 
-	st = eq_stacks_build(lp->file, lp->sym, o->exclude_idle ? EQ_PROFILE_EXCLUDE_IDLE : 0, &err);
+	st = eq_stacks_build_range(lp->file, lp->sym, o->exclude_idle ? EQ_PROFILE_EXCLUDE_IDLE : 0,
+				   &o->range, &err);
 	if (st)
 		cg = eq_callgraph_build(st, &err);
 	if (!cg) {
@@ -72,6 +73,7 @@ static const char usage_text[] =
 	"                     [-s|--sort KEY,...] [--comm NAME,...] [--dso NAME,...]\n"
 	"                     [--symbol NAME,...] [--percentage absolute|relative]\n"
 	"                     [--per-thread] [--exclude-idle] [--interval sampling|run-to-run]\n"
+	"                     [--from T] [--to T]\n"
 	"                     [--format table|csv|json] [--symfs DIR] [-o OUT] [-q]\n"
 	"\n"
 	"  FILE.eqp          the recording (default eqprof.eqp, what record writes)\n"
@@ -90,6 +92,8 @@ static const char usage_text[] =
 	"                    of the samples kept (relative)\n"
 	"  --per-thread      a row per thread (--by thread; with --sort, tid first)\n"
 	"  --exclude-idle    leave idle samples out and renormalize the shares\n"
+	"  --from T, --to T  only the samples after T and up to T seconds since the\n"
+	"                    first sample (\"12.5\", \"1500ms\"; what eqprof view selects)\n"
 	"  --interval I      what the 95% interval of a share covers:\n"
 	"                      sampling    this run's share (default for one recording)\n"
 	"                      run-to-run  what another run of the same work would give\n"

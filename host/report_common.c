@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "align.h"
+#include "eprofile.h"
 #include "outfile.h"
 #include "report_common.h"
 #include "split.h"
@@ -91,6 +92,8 @@ int eq_report_parse_args(const char *cmd, const char *usage, int argc, char **ar
 		{ "percentage", required_argument, NULL, 1003 },
 		{ "per-thread", no_argument, NULL, 1004 },
 		{ "per-row", no_argument, NULL, 1005 },
+		{ "from", required_argument, NULL, 1006 },
+		{ "to", required_argument, NULL, 1007 },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct eq_error err;
@@ -128,6 +131,10 @@ int eq_report_parse_args(const char *cmd, const char *usage, int argc, char **ar
 					   "the default) or relative (shares of the samples the filters keep)");
 			break;
 		case 1004: o->per_thread = 1; break;
+		case 1006: case 1007:
+			if (eq_range_parse(&o->range, c == 1006 ? "--from" : "--to", optarg, &err))
+				return bad(cmd, usage, err.msg);
+			break;
 		case 1005:
 			if (strcmp(cmd, "diff"))
 				return bad(cmd, usage, "--per-row is an option of eqprof diff");
@@ -245,8 +252,13 @@ int eq_report_load(const char *cmd, const char *path, const struct eq_report_opt
 					      .keys = &o->keys, .filter = &o->filter };
 
 		eq_progress_start(&pr.line, o->quiet, 0.5);
+		po.range = &o->range;
+		lp->ranged = eq_range_active(&o->range);
 		if ((unsigned)o->by & EQ_BY_SPLIT) { /* --by exe,state...: analysis/states */
-			if (o->keys.n || eq_filter_active(&o->filter))
+			if (lp->ranged)
+				eq_fail(&err, "--by with state, freq, cstate, cpu or mode cannot be "
+					"combined with --from/--to (yet): leave one of them out");
+			else if (o->keys.n || eq_filter_active(&o->filter))
 				eq_fail(&err, "--by with state, freq, cstate, cpu or mode cannot be "
 					"combined with --sort, --comm, --dso or --symbol (yet): "
 					"leave one of them out");
@@ -266,6 +278,9 @@ int eq_report_load(const char *cmd, const char *path, const struct eq_report_opt
 		return -1;
 	}
 	eq_profile_set_interval(lp->profile, o->interval);
+	if (lp->ranged && ep_has_energy(lp->file))
+		fprintf(stderr, "eqprof %s: note: %s: the energy source's joules per row are of the whole "
+			"recording; --from/--to shows shares and times only\n", cmd, path);
 	for (i = 0; i < eq_sym_nwarnings(lp->sym); i++)
 		fprintf(stderr, "eqprof %s: warning: %s\n", cmd, eq_sym_warning(lp->sym, i));
 	return 0;

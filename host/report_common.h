@@ -10,6 +10,7 @@
 
 #include "eqp.h"
 #include "profile.h"
+#include "range.h"
 #include "symbolize.h"
 #include "table.h"
 #include "split.h"
@@ -41,6 +42,7 @@ struct eq_report_opts {
 	struct eq_keys keys;   /* --sort (keys.n == 0: not given) */
 	int per_thread;        /* --per-thread */
 	int per_row;           /* diff --per-row: each row at 95%, not family-wise */
+	struct eq_range range; /* --from/--to: only the samples in this time range */
 	/* --comm, --dso, --symbol: comma lists split in place in their buffers */
 	struct eq_filter filter;
 	const char *filter_names[3][EQ_REPORT_MAX_NAMES];
@@ -65,6 +67,7 @@ struct eq_loaded_profile {
 	struct eq_symbolizer *sym;
 	struct eq_profile *profile;
 	struct eq_split_store *split; /* --by exe,state...: what the rows point into */
+	int ranged;                   /* built over --from/--to only */
 };
 
 /* Opens path and builds its profile at o->by; prints errors; 0 or -1. */

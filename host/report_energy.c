@@ -13,8 +13,8 @@ int eq_report_has_energy(const struct eq_loaded_profile *lp, int n)
 	int i;
 
 	for (i = 0; i < n; i++)
-		if (!ep_has_energy(lp[i].file))
-			return 0;
+		if (lp[i].ranged || !ep_has_energy(lp[i].file))
+			return 0;  /* --from/--to: the source's joules are of whole runs */
 	return n > 0;
 }
 

@@ -23,6 +23,7 @@
 
 #include "eq_error.h"
 #include "eqp.h"
+#include "range.h"
 
 /* Where the intervals come from. */
 enum power_basis {
@@ -217,6 +218,7 @@ void power_procs_print(FILE *out, const struct power_procs *pp, enum power_forma
 
 struct power_hist {
 	double bucket_w;           /* width of a bucket; bucket k is [k*w, (k+1)*w) */
+	unsigned per_decade;       /* > 0: log buckets instead (power_log_bin), bucket_w unused */
 	size_t nbuckets;           /* used so far */
 	size_t cap;
 	uint64_t *all, *idle;      /* intervals per bucket; idle ones also in idle[] */
@@ -225,6 +227,14 @@ struct power_hist {
 };
 
 int power_hist_init(struct power_hist *h, double bucket_w, struct eq_error *err);
+/* Log buckets: per_decade of them per decade (1 to 128, dividing 128). */
+int power_hist_init_log(struct power_hist *h, unsigned per_decade, struct eq_error *err);
+/* Bucket k's lower and upper edges in W (either kind). */
+double power_hist_lo(const struct power_hist *h, size_t k);
+double power_hist_hi(const struct power_hist *h, size_t k);
+/* Only the intervals ending in (t0, t1] (edges as range.h makes them). */
+int power_hist_build_range(struct power_hist *h, const struct power_input *in,
+			   double t0, double t1, struct eq_error *err);
 int power_hist_add(struct power_hist *h, const struct power_iv *iv,
 		   struct eq_error *err);
 int power_hist_build(struct power_hist *h, const struct power_input *in,
@@ -287,6 +297,57 @@ int power_regions_from_markers(const struct power_input *in,
 			       struct eq_error *err);
 void power_region_print(FILE *out, const struct power_region *r, size_t n,
 			enum power_format fmt);
+
+/* ---- a range: power --from/--to, and what eqprof view shows -------------- */
+
+/*
+ * Power histograms on a logarithmic axis: bin k of `per_decade` bins per
+ * decade holds powers in [10^(k/n - 12), 10^((k+1)/n - 12)) W, so bin 0
+ * starts at 1 pW; powers <= 1 pW fall in bin 0, above 1 TW in the last.
+ * A bin of n bins per decade is exactly the union of 128/n bins of the
+ * finest (POWER_FINE_PER_DECADE) when n divides 128, which is how the
+ * viewer re-bins its fine counts.  The median of a range is the centre of
+ * the fine bin that holds it (to 1/128 of a decade, +-0.9%).
+ */
+#define POWER_FINE_PER_DECADE 128
+#define POWER_LOG_DECADES 24            /* 1 pW .. 1 TW */
+int power_log_bin(double power_w, unsigned per_decade);
+double power_log_bin_edge(int bin, unsigned per_decade);  /* its lower edge, W */
+double power_log_bin_centre(int bin, unsigned per_decade); /* geometric centre, W */
+
+/*
+ * A range [t0, t1] of the interval stream (edges as range.h makes them,
+ * +-inf when open).  Energy: every interval's share of its time inside
+ * (as power_region_measure), with the bounds that hold whatever the power
+ * did inside the intervals the ends cut: lo counts only the intervals
+ * wholly inside, hi the cut ones wholly.  Peak, minimum, median, idle and
+ * the histogram are of the intervals ending inside (t0, t1], like regions'
+ * samples; samples are the recording's samples in the range (range.h).
+ */
+struct power_range {
+	double t0, t1;              /* edges asked (s) */
+	double from_s, to_s;        /* the stretch measured: t0, t1 clipped to the stream */
+	double duration_s;
+	double energy_j, energy_lo_j, energy_hi_j;
+	double power_w;             /* energy_j / duration_s */
+	double peak_w, min_w;       /* NaN with no interval */
+	double median_w;            /* centre of the fine bin of the median interval; NaN */
+	uint64_t intervals, idle_intervals;
+	int idle_known;             /* 0: the board or a source: idle unknown */
+	uint64_t samples, idle_samples; /* the recording's samples in the range */
+	struct power_hist fine;     /* intervals per fine log bin (all and idle) */
+};
+
+/* Fills r for [t0, t1]; power_range_free() releases r->fine. */
+int power_range_measure(const struct power_input *in, const struct eq_range *range,
+			double clock_hz, struct power_range *r, struct eq_error *err);
+void power_range_free(struct power_range *r);
+/* The bin of the interval of rank ceil(n/2) in a histogram of log bins. */
+int power_hist_median_bin(const struct power_hist *h);
+/* Table, CSV or JSON; battery_j > 0 adds the battery life at the range's
+ * average power. */
+void power_range_print(FILE *out, const struct power_range *r, const char *const *names,
+		       size_t n, double battery_j, const char *battery_text, enum power_format fmt);
 
 /* ---- per-row average power for `eqprof compare` ------------------------- */
 

@@ -46,11 +46,55 @@ static int grow(struct power_hist *h, size_t need, struct eq_error *err)
 	return 0;
 }
 
+int power_hist_init_log(struct power_hist *h, unsigned per_decade, struct eq_error *err)
+{
+	memset(h, 0, sizeof(*h));
+	if (per_decade < 1 || per_decade > POWER_FINE_PER_DECADE ||
+	    POWER_FINE_PER_DECADE % per_decade)
+		return eq_fail(err, "--bucket %u/decade: give 1, 2, 4, 8, 16, 32, 64 or 128 buckets "
+			       "per decade", per_decade);
+	h->per_decade = per_decade;
+	h->idle_known = 1;
+	return 0;
+}
+
+int power_log_bin(double power_w, unsigned per_decade)
+{
+	double k;
+	int top = POWER_LOG_DECADES * (int)per_decade - 1;
+
+	if (!(power_w > 1e-12))
+		return 0;
+	k = floor(log10(power_w) * per_decade) + 12.0 * per_decade;
+	return k < 0 ? 0 : k > top ? top : (int)k;
+}
+
+double power_log_bin_edge(int bin, unsigned per_decade)
+{
+	return pow(10.0, (double)bin / per_decade - 12.0);
+}
+
+double power_log_bin_centre(int bin, unsigned per_decade)
+{
+	return pow(10.0, ((double)bin + 0.5) / per_decade - 12.0);
+}
+
+double power_hist_lo(const struct power_hist *h, size_t k)
+{
+	return h->per_decade ? power_log_bin_edge((int)k, h->per_decade) : (double)k * h->bucket_w;
+}
+
+double power_hist_hi(const struct power_hist *h, size_t k)
+{
+	return h->per_decade ? power_log_bin_edge((int)k + 1, h->per_decade) :
+	       (double)(k + 1) * h->bucket_w;
+}
+
 int power_hist_add(struct power_hist *h, const struct power_iv *iv,
 		   struct eq_error *err)
 {
 	double p = iv->energy_j / iv->dt;
-	double kd = floor(p / h->bucket_w);
+	double kd = h->per_decade ? power_log_bin(p, h->per_decade) : floor(p / h->bucket_w);
 	size_t k = kd >= HIST_MAX_BUCKETS - 1 ? HIST_MAX_BUCKETS - 1 : (size_t)(kd > 0 ? kd : 0);
 
 	if (k >= h->cap && grow(h, k + 1, err) < 0)
@@ -84,6 +128,40 @@ int power_hist_build(struct power_hist *h, const struct power_input *in,
 	if (h->total == 0)
 		return eq_fail(err, "%s: no intervals (fewer than two samples)", in->name);
 	return 0;
+}
+
+int power_hist_build_range(struct power_hist *h, const struct power_input *in,
+			   double t0, double t1, struct eq_error *err)
+{
+	struct power_iter it;
+	struct power_iv iv;
+
+	if (in->basis != POWER_BASIS_SAMPLES && in->basis != POWER_BASIS_BOARD &&
+	    in->basis != POWER_BASIS_SOURCE)
+		return eq_fail(err, "%s: no power histogram: %s", in->name, in->why_none);
+	power_iter_init(&it, in);
+	while (power_iter_next(&it, &iv)) {
+		if (iv.t - iv.dt >= t1)
+			break;
+		if (iv.t > t0 && iv.t <= t1 && power_hist_add(h, &iv, err) < 0)
+			return -1;
+	}
+	if (h->total == 0)
+		return eq_fail(err, "%s: no interval ends in the range --from/--to", in->name);
+	return 0;
+}
+
+int power_hist_median_bin(const struct power_hist *h)
+{
+	uint64_t want = (h->total + 1) / 2, cum = 0;
+	size_t k;
+
+	for (k = 0; k < h->nbuckets; k++) {
+		cum += h->all[k];
+		if (cum >= want && h->total)
+			return (int)k;
+	}
+	return -1;
 }
 
 void power_hist_free(struct power_hist *h)
@@ -155,8 +233,9 @@ int power_hist_write_csv(FILE *out, const struct power_hist *h,
 	}
 	fputc('\n', out);
 	used_range(h, n, &lo, &hi);
+	(void)w;
 	for (k = lo; k < hi; k++) {
-		fprintf(out, "%.6g,%.6g", k * w, (k + 1) * w);
+		fprintf(out, "%.6g,%.6g", power_hist_lo(&h[0], k), power_hist_hi(&h[0], k));
 		for (i = 0; i < n; i++) {
 			if (split_idle)
 				fprintf(out, ",%.6f,%.6f", power_hist_pct(&h[i], k, POWER_HIST_IDLE),

@@ -165,6 +165,20 @@ static size_t hist_hi(const struct power_hist *h, size_t n)
 	return hi;
 }
 
+/* The first bucket any histogram uses (log buckets start far below). */
+static size_t hist_lo(const struct power_hist *h, size_t n)
+{
+	size_t i, k, lo = SIZE_MAX;
+
+	for (i = 0; i < n; i++)
+		for (k = 0; k < h[i].nbuckets && k < lo; k++)
+			if (h[i].all[k]) {
+				lo = k;
+				break;
+			}
+	return lo == SIZE_MAX ? 0 : lo;
+}
+
 static int hist_data(struct plot *pl, const struct power_hist *h, char *path,
 		     size_t size, struct eq_error *err)
 {
@@ -174,7 +188,9 @@ static int hist_data(struct plot *pl, const struct power_hist *h, char *path,
 	if (!f)
 		return -1;
 	for (k = 0; k < h->nbuckets; k++)
-		fprintf(f, "%.9g %.6f %.6f %.6f\n", (k + 0.5) * h->bucket_w,
+		fprintf(f, "%.9g %.6f %.6f %.6f\n",
+			h->per_decade ? sqrt(power_hist_lo(h, k) * power_hist_hi(h, k)) :
+			(k + 0.5) * h->bucket_w,
 			power_hist_pct(h, k, POWER_HIST_ALL),
 			power_hist_pct(h, k, POWER_HIST_IDLE),
 			power_hist_pct(h, k, POWER_HIST_BUSY));
@@ -231,11 +247,19 @@ int power_plot_hist_to(struct eq_outfile *dst, const char *out, const struct pow
 		FILE *s = pl.script;
 
 		title_of(s, "Power histogram", names, n, o->title);
+		if (h[0].per_decade) {
+			size_t lo = hist_lo(h, n);
+
+			snprintf(bucket, sizeof(bucket), "%u per decade", h[0].per_decade);
+			fprintf(s, "set logscale x\nset xrange [%.9g:%.9g]\n", power_hist_lo(&h[0], lo),
+				power_hist_lo(&h[0], hist_hi(h, n)));
+		} else {
+			eq_format_quantity(bucket, sizeof(bucket), h[0].bucket_w, "W");
+			fprintf(s, "set xrange [0:%.9g]\n", hist_hi(h, n) * h[0].bucket_w);
+		}
 		fprintf(s, "set grid\nset key below noenhanced\n"
 			   "set xlabel 'average power in the interval before the sample (W), %s buckets'\n"
-			   "set ylabel 'samples (%%)'\nset yrange [0:*]\nset xrange [0:%.9g]\n",
-			eq_format_quantity(bucket, sizeof(bucket), h[0].bucket_w, "W"),
-			hist_hi(h, n) * h[0].bucket_w);
+			   "set ylabel 'samples (%%)'\nset yrange [0:*]\n", bucket);
 		if (o->log_y)
 			fputs("set logscale y\nset yrange [0.01:*]\n", s);
 		fputs("plot ", s);

@@ -227,12 +227,23 @@ const char *eq_folded_frame_name(const struct eq_loc *l, char *buf, size_t n)
 struct eq_stacks *eq_stacks_build(const struct eqp_file *f, struct eq_symbolizer *s,
 				  unsigned flags, struct eq_error *err)
 {
+	return eq_stacks_build_range(f, s, flags, NULL, err);
+}
+
+struct eq_stacks *eq_stacks_build_range(const struct eqp_file *f, struct eq_symbolizer *s,
+					unsigned flags, const struct eq_range *range,
+					struct eq_error *err)
+{
 	struct eq_stacks *st = calloc(1, sizeof(*st));
 	struct stack_set ss = { 0 };
 	const struct eq_loc **frames = malloc((1 + 2 * EQP_MAX_CHAIN_FRAMES) * sizeof(*frames));
 	struct stack_seq *q = calloc(1, sizeof(*q));
 	size_t c, i;
+	int ranged = eq_range_active(range);
+	struct eq_tick_range tr;
+	uint64_t t0 = ranged ? eq_samples_t0(f) : 0;
 
+	eq_range_ticks(range, eqp_meta(f)->clock_hz > 0 ? eqp_meta(f)->clock_hz : 1e9, &tr);
 	if (!st || !frames || !q) {
 		free(st);
 		free(frames);
@@ -250,11 +261,14 @@ struct eq_stacks *eq_stacks_build(const struct eqp_file *f, struct eq_symbolizer
 		const struct eq_sample *smp = eqp_sample_chunk(f, c, &n);
 
 		for (i = 0; i < n; i++) {
-			const struct eq_loc *leaf = eq_sym_lookup(s, &smp[i]);
+			const struct eq_loc *leaf;
 			size_t depth;
 			long si;
 			int chain;
 
+			if (ranged && !eq_tick_range_has(&tr, smp[i].time - t0))
+				continue;
+			leaf = eq_sym_lookup(s, &smp[i]);
 			seq_time(q, &smp[i]);
 			if ((flags & EQ_PROFILE_EXCLUDE_IDLE) && leaf->kind == EQ_LOC_IDLE)
 				continue;

@@ -48,6 +48,11 @@ struct eq_stacks {
 /* flags: EQ_PROFILE_EXCLUDE_IDLE */
 struct eq_stacks *eq_stacks_build(const struct eqp_file *f, struct eq_symbolizer *s,
 				  unsigned flags, struct eq_error *err);
+/* The same over the samples of a --from/--to range only (range.h; NULL:
+ * every sample). */
+struct eq_stacks *eq_stacks_build_range(const struct eqp_file *f, struct eq_symbolizer *s,
+					unsigned flags, const struct eq_range *range,
+					struct eq_error *err);
 void eq_stacks_free(struct eq_stacks *st);
 
 /* The located frames of sample i of sample chunk c (smp: that sample): the

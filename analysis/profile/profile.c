@@ -509,6 +509,24 @@ static long agg_row_index(struct eq_agg *a, const struct eq_loc *loc, const stru
 	return (long)(a->nrows - 1);
 }
 
+long eq_agg_row(struct eq_agg *a, const struct eq_loc *loc)
+{
+	long i = agg_row_index(a, loc, NULL);
+
+	return i >= (long)ROW_SKIP ? -1 : i;
+}
+
+size_t eq_agg_nrows(const struct eq_agg *a)
+{
+	return a->nrows;
+}
+
+void eq_agg_row_name(const struct eq_agg *a, size_t i, const char **name, const char **module)
+{
+	*name = a->rows[i].name;
+	*module = a->rows[i].module;
+}
+
 /* The hidden row that holds the samples a filter left out (absolute shares). */
 static long filtered_index(struct eq_agg *a)
 {
@@ -1321,6 +1339,135 @@ static int count_chunk_keys(struct eq_agg *a, struct eq_symbolizer *s,
 	return 0;
 }
 
+/* ---- --from/--to ---------------------------------------------------------- */
+
+uint64_t eq_samples_t0(const struct eqp_file *f)
+{
+	uint64_t t0 = UINT64_MAX;
+	size_t c, i, n;
+
+	for (c = 0; c < eqp_nsample_chunks(f); c++) {
+		const struct eq_sample *smp = eqp_sample_chunk(f, c, &n);
+
+		for (i = 0; smp && i < n; i++)
+			if (smp[i].time < t0)
+				t0 = smp[i].time;
+	}
+	return t0 == UINT64_MAX ? 0 : t0;
+}
+
+/* The samples of a range in time order, as slices: of the file's chunks
+ * when the file is in time order, else of one sorted copy. */
+struct range_slice {
+	const struct eq_sample *smp;
+	size_t n;
+};
+struct range_slices {
+	struct range_slice *v;
+	size_t n;
+	uint64_t total;
+	struct eq_sample *copy;
+};
+
+static void range_slices_free(struct range_slices *rs)
+{
+	free(rs->v);
+	free(rs->copy);
+	memset(rs, 0, sizeof(*rs));
+}
+
+static int cmp_sample_time(const void *x, const void *y)
+{
+	const struct eq_sample *a = x, *b = y;
+
+	if (a->time != b->time)
+		return a->time < b->time ? -1 : 1;
+	return (a->seq > b->seq) - (a->seq < b->seq);
+}
+
+/* First index of smp[0..n) whose sample is not before the range (in), or
+ * not in it any more (!in); smp in time order. */
+static size_t range_bound(const struct eq_sample *smp, size_t n, uint64_t t0,
+			  const struct eq_tick_range *tr, int past_end)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		uint64_t rel = smp[mid].time - t0;
+		int64_t r = rel > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)rel;
+		int ahead = past_end ? r > tr->to : (r > tr->from || (r == 0 && tr->from <= 0));
+
+		if (ahead)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+static int range_slices(const struct eqp_file *f, const struct eq_range *r, struct range_slices *rs)
+{
+	const struct eqp_meta *m = eqp_meta(f);
+	size_t nc = eqp_nsample_chunks(f), c, i, n, k = 0;
+	uint64_t t0 = eq_samples_t0(f), prev = 0;
+	struct eq_tick_range tr;
+	int ordered = 1;
+
+	eq_range_ticks(r, m->clock_hz > 0 ? m->clock_hz : 1e9, &tr);
+	for (c = 0; c < nc && ordered; c++) {
+		const struct eq_sample *smp = eqp_sample_chunk(f, c, &n);
+
+		for (i = 0; smp && i < n; i++) {
+			if (smp[i].time < prev) {
+				ordered = 0;
+				break;
+			}
+			prev = smp[i].time;
+		}
+	}
+	rs->v = calloc(nc ? nc : 1, sizeof(*rs->v));
+	if (!rs->v)
+		return -1;
+	if (ordered) {
+		for (c = 0; c < nc; c++) {
+			const struct eq_sample *smp = eqp_sample_chunk(f, c, &n);
+			size_t lo, hi;
+
+			if (!smp)
+				continue;
+			lo = range_bound(smp, n, t0, &tr, 0);
+			hi = range_bound(smp, n, t0, &tr, 1);
+			if (hi > lo) {
+				rs->v[rs->n++] = (struct range_slice){ smp + lo, hi - lo };
+				rs->total += hi - lo;
+			}
+		}
+		return 0;
+	}
+	/* several rings drained one after the other: the range's samples sorted */
+	for (c = 0; c < nc; c++) {
+		const struct eq_sample *smp = eqp_sample_chunk(f, c, &n);
+
+		for (i = 0; smp && i < n; i++)
+			rs->total += eq_tick_range_has(&tr, smp[i].time - t0);
+	}
+	rs->copy = malloc((rs->total ? rs->total : 1) * sizeof(*rs->copy));
+	if (!rs->copy)
+		return -1;
+	for (c = 0; c < nc; c++) {
+		const struct eq_sample *smp = eqp_sample_chunk(f, c, &n);
+
+		for (i = 0; smp && i < n; i++)
+			if (eq_tick_range_has(&tr, smp[i].time - t0))
+				rs->copy[k++] = smp[i];
+	}
+	qsort(rs->copy, k, sizeof(*rs->copy), cmp_sample_time);
+	rs->v[0] = (struct range_slice){ rs->copy, k };
+	rs->n = 1;
+	return 0;
+}
+
 struct eq_profile *eq_profile_build(const struct eqp_file *f, struct eq_symbolizer *s,
 				    enum eq_by by, unsigned flags, struct eq_error *err)
 {
@@ -1349,6 +1496,8 @@ struct eq_profile *eq_profile_build_opts(const struct eqp_file *f, struct eq_sym
 	struct unres_list unres = { 0 };
 	eq_progress_fn *progress = o->progress;
 	void *arg = o->progress_arg;
+	struct range_slices rs = { 0 };
+	size_t nslices;
 	int slow;
 	size_t c, i;
 
@@ -1359,19 +1508,29 @@ struct eq_profile *eq_profile_build_opts(const struct eqp_file *f, struct eq_sym
 	if (eq_filter_active(o->filter))
 		a->filter = o->filter;
 	slow = a->keys.n || a->filter;
-	if (pc_grow(&t) || series_init(&a->ser, eqp_nsamples(f), m->clock_hz))
+	if (eq_range_active(o->range)) {
+		if (range_slices(f, o->range, &rs) < 0)
+			goto oom;
+		nslices = rs.n;
+	} else {
+		nslices = eqp_nsample_chunks(f);
+	}
+	if (pc_grow(&t) || series_init(&a->ser, rs.v ? rs.total : eqp_nsamples(f), m->clock_hz))
 		goto oom;
-	for (c = 0; c < eqp_nsample_chunks(f); c++) {
+	for (c = 0; c < nslices; c++) {
 		size_t n;
-		const struct eq_sample *smp = eqp_sample_chunk(f, c, &n);
+		const struct eq_sample *smp = rs.v ? rs.v[c].smp : eqp_sample_chunk(f, c, &n);
 
+		if (rs.v)
+			n = rs.v[c].n;
 		if (smp && (slow ? count_chunk_keys(a, s, smp, n, &lost_marks, &unres) :
 			    count_chunk(&t, a, s, smp, n, &lost_marks, &unres)))
 			goto oom;
 		done += smp ? n : 0;
 		if (progress)
-			progress(done, eqp_nsamples(f), arg);
+			progress(done, rs.v ? rs.total : eqp_nsamples(f), arg);
 	}
+	range_slices_free(&rs);
 	free(t.slots);
 	for (i = 0; i < a->nrows; i++) {
 		a->total += a->rows[i].samples;
@@ -1382,6 +1541,11 @@ struct eq_profile *eq_profile_build_opts(const struct eqp_file *f, struct eq_sym
 			  m->mode == EQP_MODE_TIME ? eq_profile_period_s(f) : 0,
 			  eqp_lost_total(f), err);
 	if (p) {
+		if (eq_range_active(o->range)) {
+			p->ranged = 1;
+			eq_range_edges(o->range, m->clock_hz > 0 ? m->clock_hz : 1e9,
+				       &p->range_from_s, &p->range_to_s);
+		}
 		p->lost_marks = lost_marks;
 		p->skipped = *eqp_skipped(f);
 		p->note = eqp_meta_get(f, "note");
@@ -1398,6 +1562,7 @@ struct eq_profile *eq_profile_build_opts(const struct eqp_file *f, struct eq_sym
 	}
 	return p;
 oom:
+	range_slices_free(&rs);
 	free(unres.v);
 	free(t.slots);
 	eq_agg_free(a);

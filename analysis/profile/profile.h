@@ -25,6 +25,7 @@
 
 #include "eq_error.h"
 #include "eqp.h"
+#include "range.h"
 #include "stats.h"
 #include "symbolize.h"
 
@@ -178,6 +179,8 @@ struct eq_profile {
 	int filter_relative;  /* ... and the shares are of the kept samples only */
 	uint64_t filtered_samples; /* samples the filter left out (counted in
 				 total_samples unless filter_relative) */
+	int ranged;           /* built over a --from/--to range: */
+	double range_from_s, range_to_s; /* its ends (range.h edges; +-inf open) */
 	struct eq_intern *strings_; /* private: backing store of row names */
 };
 
@@ -216,6 +219,10 @@ struct eq_profile_opts {
 	const struct eq_filter *filter;
 	eq_progress_fn *progress;
 	void *progress_arg;
+	/* --from/--to (range.h): only the samples in the range, walked in time
+	 * order (what the viewer's sums of time buckets reproduce); NULL or
+	 * no end given: every sample, in file order */
+	const struct eq_range *range;
 };
 struct eq_profile *eq_profile_build_opts(const struct eqp_file *f, struct eq_symbolizer *s,
 					 enum eq_by by, const struct eq_profile_opts *o,
@@ -265,6 +272,21 @@ struct eq_profile *eq_agg_finish(struct eq_agg *a, enum eqp_mode mode,
 				 double quantum_j, double period_s,
 				 uint64_t lost_samples, struct eq_error *err);
 void eq_agg_free(struct eq_agg *a);
+
+/*
+ * The rows a location falls in, without counting anything (the viewer's
+ * per-bucket counts, analysis/view): the index of loc's row at the
+ * aggregator's granularity, created on first sight and named exactly as
+ * profiles name it; -1 when out of memory.  Indices and names stay valid
+ * while a lives.
+ */
+long eq_agg_row(struct eq_agg *a, const struct eq_loc *loc);
+size_t eq_agg_nrows(const struct eq_agg *a);
+void eq_agg_row_name(const struct eq_agg *a, size_t i, const char **name, const char **module);
+
+/* The time of the recording's first sample (the earliest), the origin of
+ * --from/--to; 0 when it has none. */
+uint64_t eq_samples_t0(const struct eqp_file *f);
 
 /*
  * The two design effects of rows from their time series, the way

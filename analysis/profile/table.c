@@ -183,6 +183,12 @@ static void print_json(FILE *out, const struct eq_profile *p)
 			fprintf(out, "%s\"%s\"", k ? ", " : "", eq_key_name(p->keys.k[k]));
 		fputc(']', out);
 	}
+	if (p->ranged) {
+		fputs(",\n \"from_s\": ", out);
+		eq_json_number(out, isfinite(p->range_from_s) ? p->range_from_s : NAN);
+		fputs(", \"to_s\": ", out);
+		eq_json_number(out, isfinite(p->range_to_s) ? p->range_to_s : NAN);
+	}
 	if (p->filtered)
 		fprintf(out, ",\n \"filtered_samples\": %llu, \"percentage\": \"%s\"",
 			(unsigned long long)p->filtered_samples,
@@ -219,6 +225,19 @@ static void print_unresolved(FILE *out, const struct eq_profile *p)
 			p->nunresolved - shown);
 }
 
+/* "# samples after 10 s up to 20 s (--from/--to)" */
+static void print_range(FILE *out, const struct eq_profile *p)
+{
+	fputs("# samples", out);
+	if (isfinite(p->range_from_s) && p->range_from_s > 0)
+		fprintf(out, " after %.9g s", p->range_from_s);
+	else
+		fputs(" from the first", out);
+	if (isfinite(p->range_to_s))
+		fprintf(out, " up to %.9g s", p->range_to_s);
+	fputs(" since the first sample (--from/--to)\n", out);
+}
+
 static void print_heading(FILE *out, const struct eq_profile *p, const char *source)
 {
 	char q[32], tot[32];
@@ -237,6 +256,8 @@ static void print_heading(FILE *out, const struct eq_profile *p, const char *sou
 		fprintf(out, "# %s profile by %s of %s\n",
 			p->mode == EQP_MODE_ENERGY ? "energy" : "time", eq_by_name(p->by), source);
 	}
+	if (p->ranged)
+		print_range(out, p);
 	fprintf(out, "# %llu samples", (unsigned long long)p->total_samples);
 	if (per > 0)
 		fprintf(out, " x %s = %s", eq_format_quantity(q, sizeof(q), per, unit),

@@ -73,6 +73,12 @@ int eq_parse_quantity(const char *text, const char *unit, const char *what,
 const char *eq_format_quantity(char *buf, unsigned size, double value,
 			       const char *unit)
 {
+	return eq_format_quantity_sig(buf, size, value, unit, 4);
+}
+
+const char *eq_format_quantity_sig(char *buf, unsigned size, double value,
+				   const char *unit, int sig)
+{
 	static const struct prefix out[] = {
 		{ "G", 1e9 }, { "M", 1e6 }, { "k", 1e3 }, { "", 1.0 },
 		{ "m", 1e-3 }, { "u", 1e-6 }, { "n", 1e-9 }, { "p", 1e-12 },
@@ -84,10 +90,11 @@ const char *eq_format_quantity(char *buf, unsigned size, double value,
 		snprintf(buf, size, "%g %s", value, unit);
 		return buf;
 	}
+	/* the prefix whose value does not round up to 1000 at sig digits */
 	for (i = 0; i < sizeof(out) / sizeof(out[0]) - 1; i++)
-		if (a >= out[i].scale * 0.9995)
+		if (a >= out[i].scale * (sig <= 3 ? 0.995 : 0.9995))
 			break;
-	snprintf(buf, size, "%.4g %s%s", value / out[i].scale, out[i].sym, unit);
+	snprintf(buf, size, "%.*g %s%s", sig <= 3 ? 3 : 4, value / out[i].scale, out[i].sym, unit);
 	return buf;
 }
 
@@ -108,5 +115,33 @@ int eq_parse_uint(const char *text, const char *what, unsigned long long max,
 	if (v > max)
 		return eq_fail(err, "%s: %s is larger than the limit %llu", what, text, max);
 	*out = v;
+	return 0;
+}
+
+int eq_parse_capacity(const char *text, const char *what, double *joules, struct eq_error *err)
+{
+	char buf[64], *at;
+	double v, volts;
+
+	if (!text || strlen(text) >= sizeof(buf))
+		return eq_fail(err, "%s: give a capacity such as 20Wh, 55kJ or 3000mAh@3.85V", what);
+	strcpy(buf, text);
+	at = strchr(buf, '@');
+	if (at) {
+		*at = '\0';
+		if (eq_parse_quantity(buf, "Ah", what, &v, err) < 0 ||
+		    eq_parse_quantity(at + 1, "V", what, &volts, err) < 0)
+			return -1;
+		*joules = v * 3600 * volts;
+	} else if (eq_parse_quantity(buf, "Wh", what, &v, NULL) == 0) {
+		*joules = v * 3600;
+	} else if (eq_parse_quantity(buf, "J", what, &v, NULL) == 0) {
+		*joules = v;
+	} else {
+		return eq_fail(err, "%s '%s': give a capacity such as 20Wh, 55kJ or 3000mAh@3.85V "
+			       "(charge at the battery's nominal voltage)", what, text);
+	}
+	if (!(*joules > 0) || !isfinite(*joules))
+		return eq_fail(err, "%s '%s': the capacity must be positive", what, text);
 	return 0;
 }

@@ -20,6 +20,14 @@ int eq_parse_quantity(const char *text, const char *unit, const char *what,
 const char *eq_format_quantity(char *buf, unsigned size, double value,
 			       const char *unit);
 
+/* The same with sig (3 or 4) significant digits. */
+const char *eq_format_quantity_sig(char *buf, unsigned size, double value,
+				   const char *unit, int sig);
+
+/* A battery's capacity in joules: "20Wh", "55.5kJ", "3000mAh@3.85V" (charge
+ * at a nominal voltage). */
+int eq_parse_capacity(const char *text, const char *what, double *joules, struct eq_error *err);
+
 /* Parses a whole non-negative integer; what names the option. */
 int eq_parse_uint(const char *text, const char *what, unsigned long long max,
 		  unsigned long long *out, struct eq_error *err);
