@@ -6,14 +6,14 @@
  *                 [--energy SOURCE] [-o OUT.eqp] [-q] [-- COMMAND [ARGS]...]
  *
  * Energy-driven sampling (-e) reads the eqprof kernel module's samples of
- * the board's interrupt (record_module.h).  Time-driven sampling (-t) uses
+ * the board's interrupt (record/module.h).  Time-driven sampling (-t) uses
  * the module's hrtimers when it is loaded (the same handler as -e, so the
  * profiles compare sample for sample) and perf_event_open's cpu-clock
- * otherwise (record_perf.h), and says which.  With the module, maps, names
+ * otherwise (record/perf.h), and says which.  With the module, maps, names
  * and forks come from perf's sideband records; -a records every process, the
  * kernel and idle, for the command's run or --duration.  With -t, --energy
  * SOURCE reads an energy source (RAPL, a battery gauge, an hwmon sensor)
- * alongside the samples (record_energy.h), so report can charge each
+ * alongside the samples (record/energy.h), so report can charge each
  * interval's energy to its samples.
  */
 #include <ctype.h>
@@ -31,11 +31,11 @@
 #include "builtin.h"
 #include "progress.h"
 #include "eqp.h"
-#include "record_module.h"
-#include "record_energy.h"
-#include "record_perf.h"
-#include "record_trace.h"
-#include "recorder.h"
+#include "record/module.h"
+#include "record/energy.h"
+#include "record/perf.h"
+#include "record/trace.h"
+#include "record/recorder.h"
 #include "symbolize.h"
 #include "units.h"
 #include "grow.h"

@@ -1,6 +1,6 @@
 /*
  * fuzz_trace.c - libFuzzer target over what record --events reads from the
- * kernel (host/trace_events.c): a tracefs format file, then raw records
+ * kernel (host/record/trace_events.c): a tracefs format file, then raw records
  * decoded with it and paired into PSTA events and DREQ requests.
  *
  * Input: byte 0 the event kind (mod 5), bytes 1-2 the format's length L
@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trace_events.h"
+#include "record/trace_events.h"
 
 #define CHECK(x) do { if (!(x)) __builtin_trap(); } while (0)
 

@@ -25,20 +25,20 @@ $(B)/fuzz/fuzz_units: $(FUZZ_UNITS_SRCS) host/board/client.h host/board/transpor
 	$(if $(Q),@echo "  FUZZ    $@")
 	$(Q)clang $(CSTD) -g -O1 -fsanitize=fuzzer,address,undefined $(INCLUDES) -Ihost/board \
 		-o $@ $(FUZZ_UNITS_SRCS) -lm
-# Tracepoint format files and raw records (host/trace_events.c: record
+# Tracepoint format files and raw records (host/record/trace_events.c: record
 # --events): a unit test on two kernels' real format files, and a
 # libFuzzer target over test/host/corpus-trace.
 UNIT_TESTS += test/host/test_trace_events
 $(B)/test/host/test_trace_events: $(B)/obj/test/host/test_trace_events.o \
-		$(B)/obj/host/trace_events.o $(B)/libeqanalysis.a
+		$(B)/obj/host/record/trace_events.o $(B)/libeqanalysis.a
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^ -lcmocka $(LDLIBS_ALL)
-FUZZ_TRACE_SRCS = test/host/fuzz_trace.c host/trace_events.c analysis/util/eq_error.c analysis/util/grow.c
+FUZZ_TRACE_SRCS = test/host/fuzz_trace.c host/record/trace_events.c analysis/util/eq_error.c analysis/util/grow.c
 EXTRA_PROGS += $(B)/fuzz/fuzz_trace
 INTEG_TESTS += test/host/fuzz-trace.sh
 
-$(B)/fuzz/fuzz_trace: $(FUZZ_TRACE_SRCS) host/trace_events.h
+$(B)/fuzz/fuzz_trace: $(FUZZ_TRACE_SRCS) host/record/trace_events.h
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  FUZZ    $@")
 	$(Q)clang $(CSTD) -g -O1 -fsanitize=fuzzer,address,undefined $(INCLUDES) -o $@ $(FUZZ_TRACE_SRCS)

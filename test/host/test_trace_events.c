@@ -1,6 +1,6 @@
 /*
  * test_trace_events.c - tracefs format files and raw tracepoint records
- * (host/trace_events.c) on the real format files of two kernels
+ * (host/record/trace_events.c) on the real format files of two kernels
  * (test/host/fixtures/tracefmt: Debian's 6.1 kernel, saved from the QEMU
  * guest of test/linux by guest-init.sh, and a 6.18 kernel, where block_rq_issue
  * has an ioprio field and a longer rwbs at other offsets), records built at
@@ -19,7 +19,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "trace_events.h"
+#include "record/trace_events.h"
 
 static const char *const kernels[] = { "debian-6.1", "linux-6.18" };
 static const char *const files[TE_NKINDS] = { "cpu_frequency", "cpu_idle", "block_rq_issue",

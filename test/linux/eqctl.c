@@ -1,6 +1,6 @@
 /*
  * eqctl.c - drives /dev/eqprof directly, for the module's tests in QEMU
- * (the recorder, eqprof record, sits on host/record_module.c instead).
+ * (the recorder, eqprof record, sits on host/record/module.c instead).
  *
  *   eqctl stats                       counts of the current or last session
  *   eqctl drain FILE                  append the samples waiting in the rings

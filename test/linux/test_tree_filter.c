@@ -11,7 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "record_module.h"
+#include "record/module.h"
 
 struct seen {
 	uint32_t pids[64];

@@ -3,7 +3,7 @@
  * eqprof.h - the /dev/eqprof interface of the eqprof sampling module.
  *
  * Shared by the kernel module (isr/linux) and the recorder
- * (host/record_module.c).  Samples are read(2) from the device as an array
+ * (host/record/module.c).  Samples are read(2) from the device as an array
  * of struct eq_sample (isr/core/eq_sample.h, 32 bytes each).
  *
  * A session: EQPROF_IOC_CONFIG (while stopped), EQPROF_IOC_START, read and

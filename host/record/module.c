@@ -1,7 +1,7 @@
 /*
- * record_module.c - samples from the eqprof kernel module; see record_module.h.
+ * module.c - samples from the eqprof kernel module; see module.h.
  */
-#include "record_module.h"
+#include "record/module.h"
 
 #include <ctype.h>
 #include <dirent.h>

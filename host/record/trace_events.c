@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trace_events.h"
+#include "record/trace_events.h"
 #include "grow.h"
 
 const struct te_def te_defs[TE_NKINDS] = {

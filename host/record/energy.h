@@ -1,5 +1,5 @@
 /*
- * record_energy.h - an energy source read alongside time-driven samples
+ * energy.h - an energy source read alongside time-driven samples
  * (`eqprof record -t --energy SOURCE`): the source is read every poll
  * period while the command runs, once more an update period after it ends,
  * and (for coarse sources such as a battery gauge) until it has updated
@@ -14,7 +14,7 @@
 #include <stdio.h>
 
 #include "eq_error.h"
-#include "recorder.h"
+#include "record/recorder.h"
 
 struct record_energy;
 

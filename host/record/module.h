@@ -1,5 +1,5 @@
 /*
- * record_module.h - samples from the eqprof kernel module (isr/linux,
+ * module.h - samples from the eqprof kernel module (isr/linux,
  * /dev/eqprof): energy-driven from the board's interrupt on a GPIO line, or
  * time-driven from the module's per-CPU hrtimers (the same handler, so the
  * two profiles are comparable sample for sample).
@@ -8,7 +8,7 @@
  * idle task.  Its samples are handed to a sink as they are drained, with
  * each seq gap of a CPU's ring handed on as a loss of that CPU; maps and
  * names come from another source (perf's sideband records, see
- * record_perf.h, or record_proc_snapshot() below).
+ * perf.h, or record_proc_snapshot() below).
  */
 #ifndef EQ_RECORD_MODULE_H
 #define EQ_RECORD_MODULE_H
@@ -18,7 +18,7 @@
 
 #include "eq_error.h"
 #include "eq_sample.h"
-#include "recorder.h"
+#include "record/recorder.h"
 
 struct module_recorder;
 

@@ -1,5 +1,5 @@
 /*
- * record_trace.h - power states and device requests of the whole machine,
+ * trace.h - power states and device requests of the whole machine,
  * from Linux tracepoints (trace_events.h) through perf_event_open(2):
  * PERF_TYPE_TRACEPOINT counters, one per CPU and event, system-wide, with
  * the raw record, the task current at the event, its user pc and a
@@ -18,8 +18,8 @@
 #include <stdio.h>
 
 #include "eq_error.h"
-#include "recorder.h"
-#include "trace_events.h"
+#include "record/recorder.h"
+#include "record/trace_events.h"
 
 struct trace_recorder;
 

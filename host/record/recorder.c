@@ -2,7 +2,7 @@
  * recorder.c - the recording being written while samples arrive; see
  * recorder.h.
  */
-#include "recorder.h"
+#include "record/recorder.h"
 
 #include <fcntl.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /*
- * record_trace.c - tracepoints through perf_event_open(2) (record_trace.h).
+ * trace.c - tracepoints through perf_event_open(2) (trace.h).
  *
  * Per CPU, the first event that opens gets a ring; the others write into
  * it (PERF_EVENT_IOC_SET_OUTPUT) and are told apart by their raw record's
@@ -22,7 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "record_trace.h"
+#include "record/trace.h"
 
 /* HAVE_USER_IP: a plain 0/1, so that tests of it are not of a shift's
  * result (clang's -Wtautological-constant-compare) */

@@ -79,7 +79,7 @@ int recorder_add_energy_domain(struct recorder *r, const struct eqp_edomain *d,
 int recorder_add_energy_readings(struct recorder *r, const struct eqp_ereading *rd, size_t n,
 				 struct eq_error *err);
 /* Power-state changes (PSTA) and device requests (DREQ), from the
- * tracepoints (record_trace.h). */
+ * tracepoints (trace.h). */
 int recorder_add_pstates(struct recorder *r, const struct eqp_pstate *ps, size_t n,
 			  struct eq_error *err);
 int recorder_add_devreqs(struct recorder *r, const struct eqp_devreq *rq, size_t n,

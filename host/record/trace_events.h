@@ -3,7 +3,7 @@
  * the tracefs `format` files, the raw records (PERF_SAMPLE_RAW) of the
  * events eqprof logs, and how those records become power-state changes
  * (PSTA) and device requests (DREQ).  No system calls here: a unit test
- * and a fuzz target call all of it; host/record_trace.c opens the events.
+ * and a fuzz target call all of it; trace.c opens the events.
  *
  * Field offsets come from each event's format file, never from a header:
  * they differ between kernels.  The events:

@@ -1,8 +1,8 @@
 /*
- * record_energy.c - an energy source read alongside time-driven samples;
- * see record_energy.h.
+ * energy.c - an energy source read alongside time-driven samples;
+ * see energy.h.
  */
-#include "record_energy.h"
+#include "record/energy.h"
 
 #include <errno.h>
 #include <math.h>

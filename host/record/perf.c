@@ -1,7 +1,7 @@
 /*
- * record_perf.c - time-driven sampling through perf_event_open; see record_perf.h.
+ * perf.c - time-driven sampling through perf_event_open; see perf.h.
  */
-#include "record_perf.h"
+#include "record/perf.h"
 #include "grow.h"
 
 #include <errno.h>

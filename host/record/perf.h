@@ -1,5 +1,5 @@
 /*
- * record_perf.h - time-driven sampling of one command through the kernel's
+ * perf.h - time-driven sampling of one command through the kernel's
  * perf_event_open(2) cpu-clock timer: the fallback when no board is attached.
  *
  * The kernel takes a sample every `period` ns of CPU time of the command (and
@@ -20,7 +20,7 @@
 
 #include "eq_error.h"
 #include "eq_sample.h"
-#include "recorder.h"
+#include "record/recorder.h"
 
 struct perf_recorder;
 
