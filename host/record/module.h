@@ -8,7 +8,7 @@
  * idle task.  Its samples are handed to a sink as they are drained, with
  * each seq gap of a CPU's ring handed on as a loss of that CPU; maps and
  * names come from another source (perf's sideband records, see
- * perf.h, or record_proc_snapshot() below).
+ * perf.h, or record_proc_snapshot() in procs.h).
  */
 #ifndef EQ_RECORD_MODULE_H
 #define EQ_RECORD_MODULE_H
@@ -58,28 +58,5 @@ int module_recorder_stop(struct module_recorder *r, const struct eq_sink *sink,
 			 struct eq_error *err);
 const struct module_recorder_stats *module_recorder_stats(const struct module_recorder *r);
 void module_recorder_close(struct module_recorder *r);
-
-/*
- * Keeps only the samples of a process tree: wraps `down` so that samples of
- * processes other than `root` and its descendants (learnt from the fork
- * records that pass through the same sink) are counted, not recorded.
- */
-struct tree_filter;
-struct tree_filter *tree_filter_new(pid_t root, const struct eq_sink *down);
-struct eq_sink tree_filter_sink(struct tree_filter *f);
-uint64_t tree_filter_dropped(const struct tree_filter *f);
-void tree_filter_free(struct tree_filter *f);
-
-/* Hands the names and maps of every process now running (pid 0: all) to
- * sink, as perf does for processes that existed before the recording. */
-int record_proc_snapshot(pid_t pid, const struct eq_sink *sink, struct eq_error *err);
-/* The threads of process pid now (/proc/PID/task), the main thread first,
- * malloc'd into *tids; their number, or -1 with err (no such process). */
-int record_threads_of(pid_t pid, pid_t **tids, struct eq_error *err);
-
-/* Embeds the running kernel's symbols (/proc/kallsyms: the kernel and its
- * loaded modules) as the [kernel.kallsyms] table, so kernel samples
- * symbolize on another machine.  Fails when the addresses are hidden. */
-int record_kernel_symbols(struct recorder *rec, struct eq_error *err);
 
 #endif

@@ -7,7 +7,7 @@ INTEG_TESTS += test/linux/qemu.sh
 UNIT_TESTS += test/linux/test_tree_filter
 
 $(B)/test/linux/test_tree_filter: $(B)/obj/test/linux/test_tree_filter.o \
-		$(B)/obj/host/record/module.o $(B)/obj/host/record/recorder.o \
+		$(B)/obj/host/record/tree_filter.o \
 		$(B)/libeqsim.a $(B)/libeqanalysis.a $(B)/libeqfw.a $(B)/libeqcore.a
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  LD      $@")

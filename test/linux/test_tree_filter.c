@@ -11,7 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "record/module.h"
+#include "record/tree_filter.h"
 
 struct seen {
 	uint32_t pids[64];
