@@ -155,10 +155,10 @@ static int start_file(struct rec *r, struct eq_error *err)
 	meta.target = target;
 	n = (size_t)snprintf(r->extra, sizeof(r->extra),
 			     "tool=eqprof record --target cortexm\nsampler=isr/cortexm %s\n"
-			     "clock=%s\nring=%u\ncpu_hz=%u\nedge_counter=%s\n",
+			     "clock=%s\nring=%u\ncpu_hz=%u\nedge_counter=%s\nfirst_seq=%u\n",
 			     t->mode == FW_TMODE_ENERGY ? "energy-driven (the board's IRQ)" :
 			     "time-driven (hardware timer)", clock_name(t->clock), t->capacity,
-			     t->cpu_hz, t->flags & FW_TINFO_F_EDGES ? "yes" : "no");
+			     t->cpu_hz, t->flags & FW_TINFO_F_EDGES ? "yes" : "no", t->first_seq);
 	if (t->mode == FW_TMODE_TIME && n < sizeof(r->extra))
 		n += (size_t)snprintf(r->extra + n, sizeof(r->extra) - n, "jitter=%u\n", t->jitter_pct);
 	if (r->o->command && n < sizeof(r->extra))

@@ -12,6 +12,7 @@
 #include "eqcm_priv.h"
 
 struct eqcm_state eqcm_s;
+volatile uint32_t eqcm_edges_taken;
 
 /* ---- time base --------------------------------------------------------- */
 
@@ -127,8 +128,16 @@ void eqcm_energy_sample(const uint32_t *frame)
 		uint32_t n = *c->edge_counter, d = n - eqcm_s.taken;
 
 		eqcm_s.taken = n;
+		eqcm_edges_taken = n;
 		if (d == 0) {
+			/*
+			 * No edge since the last sample: this interrupt's edge
+			 * was already counted, sampled as the latest of several
+			 * (an edge between the ack and the counter's read of
+			 * the handler before).  Nothing new to sample.
+			 */
 			eqcm_s.spurious++;
+			return;
 		} else if (d > 1) {
 			eqcm_s.merged += d - 1;
 			eq_ring_lose(&eqcm_s.ring, d - 1);
@@ -216,6 +225,7 @@ int eqcm_init(const struct eqcm_config *c)
 		return -1;
 	eqcm_s.taken = c->edge_counter ? *c->edge_counter : 0;
 	eqcm_s.first_seq = eqcm_s.taken;
+	eqcm_edges_taken = eqcm_s.taken;
 	eqcm_s.merged = eqcm_s.spurious = 0;
 	eqcm_s.rng = c->seed ? c->seed : 0x2545f491u;
 	eqcm_s.span = c->mode == EQCM_MODE_TIME ?

@@ -113,6 +113,9 @@ struct eqcm_counts {
 	uint32_t taken;      /* edges accounted for (the edge counter's last value) */
 };
 void eqcm_counts(struct eqcm_counts *out);
+/* The edge counter's value the handler last accounted for (edge_counter
+ * configs): a debugger, or the HIL bridge's lockstep, reads it. */
+extern volatile uint32_t eqcm_edges_taken;
 
 /* ---- the drain: ring -> frames (firmware/portable's codec) -> a sink ---- */
 

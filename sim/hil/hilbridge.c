@@ -2,6 +2,7 @@
  * hilbridge.c - the board, for real, next to a QEMU guest (docs/hil.md).
  *
  *   hilbridge FIRMWARE.elf DIR [--powers W0,W1,...] [--seed N] [--life SECONDS]
+ *             [--qtest IRQ:COUNTER[:TAKEN]]
  *
  * Runs the board firmware ELF (eqfw-simavr.elf) in simavr, paced to real
  * time, and wires it to a guest the way a board is wired to a device:
@@ -22,6 +23,14 @@
  *     module counts them lost);
  *   - the firmware's UART (its USB stream) is bridged to a pty that
  *     `eqprof board` opens with its tty transport.
+ *
+ * With --qtest the guest is a Cortex-M machine instead (docs/target-cortexm.md,
+ * qtest.h): every edge is written into the guest's edge counter at address
+ * COUNTER and pends NVIC interrupt IRQ through QEMU's qtest socket
+ * DIR/qtest.sock, and the guest's phases come as bytes on DIR/phase.sock.
+ * With TAKEN (the address of isr/cortexm's eqcm_edges_taken) it rings in
+ * lockstep as for the Linux guest; without, at the board's pace, and edges
+ * that merge before the handler runs are the handler's to count.
  *
  * In DIR it writes "port" (tty:/dev/pts/N, once the board is up), listens on
  * DIR/ivshmem.sock (QEMU: -chardev socket,path=DIR/ivshmem.sock,id=ivs
@@ -47,6 +56,7 @@
 
 #include "firmware/simavr/fwsim.h"
 #include "isr/linux/uapi/eqprof_ivshmem.h"
+#include "qtest.h"
 #include "sim_internal.h"
 
 #define HZ 16000000.0
@@ -88,6 +98,8 @@ struct bridge {
 	double last_ring, paused_s;
 	uint64_t pauses;
 	double max_behind;
+	struct hil_qtest *qt;     /* --qtest: a Cortex-M guest instead */
+	uint32_t qt_taken;        /* address of its eqcm_edges_taken: lockstep; 0 none */
 };
 
 static volatile sig_atomic_t stop;
@@ -245,11 +257,64 @@ static void note_change(struct bridge *b, uint32_t phase)
  * rung once the guest took the last one; after the timeout every edge
  * waiting is rung at once (they merge: the module counts them lost).
  */
+static void note_listen(struct bridge *b, uint32_t on)
+{
+	b->listening = on;
+	if (b->nlistens < sizeof(b->listens) - 100)
+		b->nlistens += (size_t)snprintf(b->listens + b->nlistens,
+						sizeof(b->listens) - b->nlistens,
+						"listen %llu %u %llu %llu\n",
+						(unsigned long long)fwsim_cycle(b->s), on,
+						(unsigned long long)b->rung,
+						(unsigned long long)b->rung);
+}
+
+/* A Cortex-M guest (qtest.h): each edge at once, as the board made it;
+ * edge k (from 0) writes k + 1 into the guest's counter, so the handler's
+ * samples carry the board's quantum numbers as their seq. */
+static void ring_qtest(struct bridge *b)
+{
+	if (!hil_qtest_connected(b->qt)) {
+		if (b->listening)
+			note_listen(b, 0);
+		b->rung = b->nedges;   /* nobody to interrupt */
+		return;
+	}
+	if (!b->listening)
+		note_listen(b, 1);
+	while (b->rung < b->nedges) {
+		double now = now_s();
+
+		if (b->qt_taken) {
+			/* lockstep: the next edge once the guest took the last */
+			int64_t taken = hil_qtest_taken(b->qt, b->qt_taken);
+
+			if (taken >= 0 && (uint64_t)taken < b->rung) {
+				if (now - b->last_ring <= RING_TIMEOUT_S)
+					return;
+				b->timeouts++;
+			}
+		}
+		if (hil_qtest_ring(b->qt, b->rung + 1) < 0) {
+			note_listen(b, 0);
+			b->rung = b->nedges;
+			return;
+		}
+		b->rung++;
+		b->doorbells++;
+		b->last_ring = now;
+	}
+}
+
 static void ring(struct bridge *b)
 {
 	uint64_t one = 1, taken;
 	double now;
 
+	if (b->qt) {
+		ring_qtest(b);
+		return;
+	}
 	if (b->rung == b->nedges)
 		return;
 	if (b->conn < 0) {
@@ -290,6 +355,8 @@ static void ring(struct bridge *b)
 /* Edges made and not yet taken by a listening guest: the board waits. */
 static int waiting(struct bridge *b)
 {
+	if (b->qt)
+		return b->qt_taken && hil_qtest_connected(b->qt) && b->rung < b->nedges;
 	return b->conn >= 0 && b->rung < b->nedges &&
 	       __atomic_load_n(&b->shm->listening, __ATOMIC_ACQUIRE);
 }
@@ -405,7 +472,8 @@ static void write_truth(struct bridge *b, const char *dir)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: hilbridge FIRMWARE.elf DIR [--powers W0,W1,...] [--seed N] [--life SECONDS]\n");
+	fprintf(stderr, "usage: hilbridge FIRMWARE.elf DIR [--powers W0,W1,...] [--seed N] [--life SECONDS]\n"
+		"                 [--qtest IRQ:COUNTER[:TAKEN]]\n");
 	exit(2);
 }
 
@@ -418,7 +486,7 @@ int main(int argc, char **argv)
 	double life = 600, t0, start;
 	uint64_t c0, seed = 1;
 	char path[4096], *end;
-	const char *q;
+	const char *q, *qtest = NULL;
 	FILE *pf;
 	int i;
 
@@ -433,6 +501,8 @@ int main(int argc, char **argv)
 			seed = strtoull(argv[++i], NULL, 10);
 		else if (!strcmp(argv[i], "--life") && i + 1 < argc)
 			life = atof(argv[++i]);
+		else if (!strcmp(argv[i], "--qtest") && i + 1 < argc)
+			qtest = argv[++i];
 		else
 			usage();
 	}
@@ -456,6 +526,16 @@ int main(int argc, char **argv)
 	signal(SIGINT, on_signal);
 	signal(SIGPIPE, SIG_IGN);
 	setup_guest_side(&b, dir);
+	if (qtest) {
+		unsigned long irq = strtoul(qtest, &end, 0);
+		unsigned long addr = *end == ':' ? strtoul(end + 1, &end, 0) : 0;
+		unsigned long taken = *end == ':' ? strtoul(end + 1, &end, 0) : 0;
+
+		if (*end || irq > 479 || !addr || addr > 0xfffffffful || taken > 0xfffffffful)
+			die("--qtest", "expected IRQ:COUNTER[:TAKEN], the guest's NVIC interrupt number, the address of its edge counter and (lockstep) of isr/cortexm's eqcm_edges_taken (16:0x20000248:0x20000a50)");
+		b.qt_taken = (uint32_t)taken;
+		b.qt = hil_qtest_listen(dir, (unsigned)irq, (uint32_t)addr);
+	}
 	b.master = posix_openpt(O_RDWR | O_NOCTTY);
 	if (b.master < 0 || grantpt(b.master) < 0 || unlockpt(b.master) < 0)
 		die("pseudo-terminal", strerror(errno));
@@ -482,6 +562,12 @@ int main(int argc, char **argv)
 		uint64_t target = c0 + (uint64_t)((now - t0) * HZ), cyc = fwsim_cycle(b.s);
 
 		serve_poll(&b);
+		if (b.qt) {
+			/* the guest's phase, as the ivshmem guest would write it */
+			hil_qtest_poll(b.qt);
+			__atomic_store_n(&b.shm->phase, hil_qtest_phase(b.qt), __ATOMIC_RELEASE);
+			b.shm->phase_writes = hil_qtest_phase_writes(b.qt);
+		}
 		ring(&b);
 		while ((n = read(b.master, buf, sizeof(buf))) > 0)
 			fwsim_send_bytes(b.s, buf, (size_t)n);

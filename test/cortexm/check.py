@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Judges one run of the example application (test/cortexm/run-demo.sh).
 
-    check.py KIND OUTDIR NAME       KIND: time | prio-low | stall | smoke
+    check.py KIND OUTDIR NAME       KIND: time | prio-low | stall | smoke | energy
 
 Prints one line per check, "PASS what" or "FAIL what" (qemu.sh turns them
 into TAP), and "# ..." notes.
@@ -17,6 +17,7 @@ z = 4.5 (two-sided 6.8e-6 each; three paths: under 2.1e-5 for a run).
 import csv
 import math
 import os
+import struct
 import subprocess
 import sys
 
@@ -39,12 +40,38 @@ def counts(out, name):
     return c
 
 
+def eqp_samples(path):
+    """(pc, seq) of every sample, read from the file's SAMP chunks
+    (docs/format.md), for the seq the CSV export leaves out."""
+    out = []
+    with open(path, "rb") as f:
+        data = f.read()
+    at = 16
+    while at + 16 <= len(data):
+        typ = data[at:at + 4]
+        ln = struct.unpack_from("<Q", data, at + 8)[0]
+        if typ == b"SAMP":
+            n = struct.unpack_from("<I", data, at + 16)[0]
+            for i in range(n):
+                _, pc, _, _, seq = struct.unpack_from("<QQIII", data, at + 24 + 32 * i)
+                out.append((pc, seq))
+        at += (16 + ln + 4 + 7) & ~7
+        if typ == b"END ":
+            break
+    return out
+
+
 def samples(eqprof, out, name):
     csvf = os.path.join(out, name + ".csv")
     subprocess.run([eqprof, "export", os.path.join(out, name + ".eqp"), "--format", "csv",
                     "-o", csvf], check=True)
     with open(csvf) as f:
-        return list(csv.DictReader(f))
+        rows = list(csv.DictReader(f))
+    raw = eqp_samples(os.path.join(out, name + ".eqp"))
+    if len(raw) == len(rows):     # the export keeps the file's order
+        for r, (_, seq) in zip(rows, raw):
+            r["seq"] = seq
+    return rows
 
 
 def record_line(out, name):
@@ -62,11 +89,19 @@ def lost_of(eqprof, out, name):
     return None
 
 
-def check_accounting(c, rows, lost):
+def first_seq(out, name):
+    """The seq of the target's first sample (TINFO, in the header's extra lines)."""
+    with open(os.path.join(out, name + ".eqp"), "rb") as f:
+        head = f.read(1 << 16)
+    k = head.find(b"first_seq=")
+    return int(head[k + 10:head.index(b"\n", k)]) if k >= 0 else None
+
+
+def check_accounting(c, rows, lost, first):
     n = len(rows)
-    ok = say(n + c["dropped"] == c["next_seq"],
+    ok = say(first is not None and n + c["dropped"] == c["next_seq"] - first,
              f"every sample taken is in the recording or counted lost: {n} + {c['dropped']} "
-             f"= {c['next_seq']} (the application's own counters)")
+             f"= {c['next_seq']} - {first} (the application's own counters; its first seq)")
     ok &= say(lost == c["dropped"], f"the recording's LOST total {lost} equals the target's drops {c['dropped']}")
     gaps = sum(1 for r in rows if int(r["flags"], 16) & 0x8)
     ok &= say((gaps > 0) == (c["dropped"] > 0), f"samples after a loss are flagged EQ_F_LOST ({gaps})")
@@ -74,7 +109,8 @@ def check_accounting(c, rows, lost):
 
 
 def check_symbols(rows):
-    bad = [r for r in rows if not r["proc"] or r["proc"].startswith("[")]
+    idle = lambda r: int(r["flags"], 16) & 0x2 and r["proc"] == "[idle]"
+    bad = [r for r in rows if not idle(r) and (not r["proc"] or r["proc"].startswith("["))]
     return say(not bad, f"every sample symbolizes to a function of the ELF ({len(bad)} do not"
                + (f", first pc {bad[0]['pc']}" if bad else "") + ")")
 
@@ -111,6 +147,116 @@ def check_handler(rows, expect_some):
     return ok
 
 
+def truth(out):
+    """The bridge's truth (sim/hil/hilbridge.c write_truth)."""
+    t = {"edges": {}, "listens": [], "changes": [], "powers": {}}
+    with open(os.path.join(out, "truth")) as f:
+        for line in f:
+            w = line.split()
+            if not w or w[0].startswith("#"):
+                continue
+            if w[0] == "edge":
+                t["edges"][int(w[1])] = (int(w[2]), int(w[3]), [float(x) for x in w[4:]])
+            elif w[0] == "listen":
+                t["listens"].append((int(w[1]), int(w[2]), int(w[3])))
+            elif w[0] == "change":
+                t["changes"].append((int(w[1]), int(w[2])))
+            elif w[0] == "power":
+                t["powers"][int(w[1])] = float(w[2])
+            elif len(w) == 2 and w[1].isdigit():
+                t["n_" + w[0]] = int(w[1])
+    return t
+
+
+def phase_of(r):
+    """The phase whose code a sample is in: 1 phase_a's, 2 phase_b's, 0 the
+    idle phase's (drain, idle); None for code all phases run (the time base)."""
+    proc, stack = r["proc"], r["stack"].split(";")
+    if int(r["tid"]):
+        return None      # a handler (SysTick, the time base's): any phase
+    if proc in ("phase_a", "path_a") or (proc == "work" and stack[:1] == ["path_a"]):
+        return 1
+    if proc in ("phase_b", "path_b") or (proc == "work" and stack[:1] == ["path_b"]):
+        return 2
+    if proc.startswith("eqcm_now"):
+        if "phase_a" in stack:
+            return 1
+        if "phase_b" in stack:
+            return 2
+        return None
+    return 0
+
+
+def check_energy(eqprof, out, name, c, rows, shares=True):
+    t = truth(out)
+    meta = subprocess.run([eqprof, "report", os.path.join(out, name + ".eqp"), "--by", "proc",
+                           "--format", "json"], capture_output=True, text=True, check=True).stdout
+    first = first_seq(out, name) or 0
+    listen = [l for l in t["listens"] if l[1] == 1]
+    l0 = listen[0][2] if listen else 0
+    n = len(rows)
+    start = max(l0, first)
+    before = max(0, l0 - first)
+    print(f"# {name}: board edges {t.get('n_edges')}, rung from edge {l0} on; "
+          f"target's first_seq {first} (edges rung before it started: {max(0, first - l0)}), "
+          f"next_seq {c['next_seq']}")
+    ok = say(before <= c["merged"],
+             f"the {before} edges the board made after the target started and before QEMU's "
+             f"qtest connected are the counter's jump at the first edge rung, counted merged "
+             f"({c['merged']})")
+    ok &= say(n + (c["merged"] - before) + c["dropped"] - c["merged"] == c["next_seq"] - start,
+              f"every edge rung to the sampling target is one sample or one counted loss: "
+              f"{n} samples + {c['merged'] - before} merged + {c['dropped'] - c['merged']} ring drops "
+              f"= {c['next_seq'] - start} edges {start}..{c['next_seq'] - 1}")
+    # samples by edge: the board's quantum number is the sample's seq
+    bys = {}
+    for r in rows:
+        bys[int(r["seq"])] = r
+    ok &= say(len(bys) == n and all(start <= q < c["next_seq"] and q in t["edges"] for q in bys),
+              "each sample's seq names one edge the bridge made, no two the same")
+    if not shares:
+        return ok
+    # the code each sample is in against the phase the guest was in at its edge
+    change_edges = []
+    prev = None
+    for q in sorted(t["edges"]):
+        ph = t["edges"][q][1]
+        if prev is not None and ph != prev:
+            change_edges.append(q)
+        prev = ph
+    near = set()
+    for q in change_edges:
+        near.update(range(q - 2, q + 3))
+    mism = [q for q, r in bys.items() if phase_of(r) is not None and phase_of(r) != t["edges"][q][1]]
+    far = [q for q in mism if q not in near]
+    ok &= say(not far, f"every sample's pc is in the code of the phase running at its edge "
+              f"({len(mism)} differ, all within 2 edges of one of the {len(change_edges)} phase "
+              f"changes: {len(far)} farther)")
+    # energy shares against the truth's energy per phase over the samples' edges
+    lo, hi = min(bys), max(bys)
+    e_lo, e_hi = t["edges"][lo][2], t["edges"][hi][2]
+    de = [b - a for a, b in zip(e_lo, e_hi)]
+    total = sum(de)
+    amb = sum(1 for r in rows if phase_of(r) is None)
+    nch = sum(1 for q in change_edges if lo <= q <= hi)
+    for p in (1, 2):
+        q = de[p] / total
+        k = sum(1 for r in rows if phase_of(r) == p)
+        # samples whose code is not their edge's phase (counted above, against
+        # the bridge's record) may belong to either side of the change
+        out_p = sum(1 for q2 in mism if phase_of(bys[q2]) == p)
+        in_p = sum(1 for q2 in mism if t["edges"][q2][1] == p)
+        half = Z * math.sqrt(q * (1 - q) / n)
+        got_lo, got_hi = (k - out_p) / n, (k + in_p + amb) / n
+        ok &= say(got_lo - half <= q <= got_hi + half,
+                  f"energy share of phase {p}'s code ({t['powers'][p]} W): {100 * k / n:.2f}% "
+                  f"({100 * got_lo:.2f}..{100 * got_hi:.2f}% with the samples at phase changes "
+                  f"and in shared code), truth {100 * q:.2f}% (+-{100 * half:.2f}%, z {Z})")
+    ok &= say('"proc": "phase_a"' in meta or '"phase_a"' in meta,
+              "report --format json names the phases' functions")
+    return ok
+
+
 def main():
     kind, out, name = sys.argv[1], sys.argv[2], sys.argv[3]
     eqprof = os.environ.get("EQPROF", "eqprof")
@@ -118,7 +264,7 @@ def main():
     rows = samples(eqprof, out, name)
     print(f"# {name}: {record_line(out, name)}")
     print(f"# {name}: application: " + ", ".join(f"{k} {v}" for k, v in c.items()))
-    check_accounting(c, rows, lost_of(eqprof, out, name))
+    check_accounting(c, rows, lost_of(eqprof, out, name), first_seq(out, name))
     check_symbols(rows)
     if kind == "time":
         check_shares(c, rows)
@@ -126,6 +272,10 @@ def main():
     elif kind == "prio-low":
         say(c["calls_h"] > 0, f"the handler ran ({c['calls_h']} calls of work)")
         check_handler(rows, False)
+    elif kind == "energy":
+        check_energy(eqprof, out, name, c, rows)
+    elif kind == "energy-acct":
+        check_energy(eqprof, out, name, c, rows, shares=False)
     elif kind == "stall":
         say(c["dropped"] > 0, f"the stalled drain made the ring overflow ({c['dropped']} dropped)")
 

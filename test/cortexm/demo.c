@@ -260,9 +260,15 @@ static void setup(void)
 		TIMER_VALUE(TIMER0) = c.period;
 		TIMER_CTRL(TIMER0) = 1 | 8;
 	}
-	/* The application's timer: every 2 ms, between the sampler (0x00)
-	 * and the lowest; with prio-low, above the sampler. */
+	/* The application's timer (time-driven runs): every 2 ms, between
+	 * the sampler (0x00) and the lowest; with prio-low, above the sampler. */
 	NVIC_IPR(APP_TIMER_IRQ) = opt.prio_low ? 0x40 : 0x80;
+	if (opt.energy) {
+		/* each phase's code alone in its phase: the energy test
+		 * charges code to phases */
+		eqcm_start();
+		return;
+	}
 	TIMER_RELOAD(TIMER1) = SYSCLK / 500;
 	TIMER_VALUE(TIMER1) = SYSCLK / 500;
 	TIMER_CTRL(TIMER1) = 1 | 8;
@@ -298,22 +304,50 @@ static void run_time(void)
 	}
 }
 
-__attribute__((noinline)) void phase_a(uint64_t until)
+/*
+ * Each phase runs its own code only.  Its length is counted on SysTick
+ * (24 bits, a wrap every 0.67 s at 25 MHz) read in the phase's own code
+ * every 64 calls: a device read ends QEMU's translation block, and an
+ * interrupt pending meanwhile is taken right after it, so the reads' samples
+ * land in the phase's code rather than in a time function all phases share.
+ */
+#define SYST_CVR REG(0xe000e018u)
+
+static inline __attribute__((always_inline)) int phase_left(uint32_t *last, uint32_t *left)
 {
-	while (eqcm_now() < until)
-		path_a();
+	uint32_t now = SYST_CVR, d = (*last - now) & 0x00ffffffu;
+
+	*last = now;
+	if (d >= *left)
+		return 0;
+	*left -= d;
+	return 1;
 }
 
-__attribute__((noinline)) void phase_b(uint64_t until)
+__attribute__((noinline)) void phase_a(uint32_t ticks)
 {
-	while (eqcm_now() < until) {
+	uint32_t last = SYST_CVR;
+	int i;
+
+	while (phase_left(&last, &ticks))
+		for (i = 0; i < 64; i++)
+			path_a();
+}
+
+__attribute__((noinline)) void phase_b(uint32_t ticks)
+{
+	uint32_t last = SYST_CVR;
+	int i;
+
+	while (phase_left(&last, &ticks)) {
+		for (i = 0; i < 64; i++)
+			path_b();
 		if (opt.mask) {
 			__asm__ __volatile__("cpsid i" ::: "memory");
 			path_b();
 			path_b();
 			__asm__ __volatile__("cpsie i" ::: "memory");
 		}
-		path_b();
 	}
 }
 
@@ -331,9 +365,9 @@ static void run_energy(void)
 
 	while (eqcm_now() < end) {
 		uart1_byte('1');
-		phase_a(eqcm_now() + ticks(60));
+		phase_a((uint32_t)ticks(60));
 		uart1_byte('2');
-		phase_b(eqcm_now() + ticks(60));
+		phase_b((uint32_t)ticks(60));
 		uart1_byte('0');
 		phase_idle(eqcm_now() + ticks(30));
 	}

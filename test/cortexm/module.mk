@@ -17,3 +17,7 @@ cortexm-demo: cortexm-lib
 		test/cortexm/demo.c $(CORTEXM_O)/m3/libeqcm.a -lgcc
 	arm-none-eabi-gcc -mcpu=cortex-m4 -mfloat-abi=hard -mfpu=fpv4-sp-d16 $(CM_DEMO_CFLAGS) \
 		-o $(CORTEXM_O)/demo-m4.elf test/cortexm/demo.c $(CORTEXM_O)/m4/libeqcm.a -lgcc
+	@# energy-driven: the ring holds a whole phase (drained in the idle phase only)
+	@$(MAKE) --no-print-directory -C isr/cortexm O=$(CORTEXM_O)/m3-r1024 CPU=cortex-m3 RING=1024
+	arm-none-eabi-gcc -mcpu=cortex-m3 $(CM_DEMO_CFLAGS) -o $(CORTEXM_O)/demo-m3-energy.elf \
+		test/cortexm/demo.c $(CORTEXM_O)/m3-r1024/libeqcm.a -lgcc

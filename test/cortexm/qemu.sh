@@ -9,8 +9,11 @@
 #   stall      the drain stops for 100 ms: the ring overflows, counted exactly
 #   prio-low   the sampler below the application's handler: never inside it
 #   m4         the Cortex-M4 build (FPU, hard-float ABI) on mps2-an386
-# then report, annotate (Thumb) and the exports on the time run, and the
-# energy-driven run from the board firmware (test/cortexm/hil.sh).
+# then report, annotate (Thumb) and the exports on the time run; then
+# energy-driven from the board firmware (run-hil.sh): every edge a sample
+# or a counted loss, each pc in the code of the phase running at its edge,
+# energy shares against the bridge's truth; and once without lockstep,
+# where edges merge and are counted.
 set -u
 . "$SRC/test/lib/tap.sh"
 out=$B/cortexm/run
@@ -18,14 +21,32 @@ elf3=$B/cortexm/demo-m3.elf
 elf4=$B/cortexm/demo-m4.elf
 if ! command -v qemu-system-arm >/dev/null || [ ! -f "$elf3" ]; then
 	ok "# SKIP needs qemu-system-arm and the example built by make cortexm-demo (scripts/deps installs gcc-arm-none-eabi and qemu-system-arm)"
-	tap_plan
+	
+# Energy-driven: the board firmware in simavr through sim/hil's bridge,
+# every edge pended in the guest's NVIC through QEMU's qtest socket.
+hil() { # NAME LOCKSTEP SECONDS KIND
+	local d=$out/$1
+	SRC=$SRC B=$B EQPROF=$EQPROF HIL_QUANTUM=16 HIL_LOCKSTEP=$2 \
+		"$SRC/test/cortexm/run-hil.sh" "$d" "$3" >"$out/$1.log" 2>&1
+	check_status $? "$1: the board firmware in simavr interrupted the application in QEMU, recorded by eqprof record --target cortexm"
+	[ -s "$d/energy.eqp" ] && judge "$4" "$1" "$d"
+}
+if [ -x "$B/sim/hil/hilbridge" ] && [ -f "$B/firmware/eqfw-simavr.elf" ] && [ -f "$B/cortexm/demo-m3-energy.elf" ]; then
+	hil energy 1 8 energy
+	# without lockstep, at the board's pace: edges merge while the guest is
+	# slow to take them, and each merge is counted
+	hil energy-merge 0 2 energy-acct
+else
+	ok "# SKIP energy-driven: needs the bridge (make $B/sim/hil/hilbridge) and the board firmware (make firmware-elf)"
+fi
+tap_plan
 	exit 0
 fi
 rm -rf "$out"
 mkdir -p "$out"
 export EQPROF
 
-judge() { # KIND NAME: check.py's PASS/FAIL lines as TAP
+judge() { # KIND NAME [DIR]: check.py's PASS/FAIL lines as TAP
 	local line
 	while IFS= read -r line; do
 		case $line in
@@ -33,7 +54,7 @@ judge() { # KIND NAME: check.py's PASS/FAIL lines as TAP
 		FAIL\ *) not_ok "$2: ${line#FAIL }" ;;
 		*) echo "$line" ;;
 		esac
-	done < <(python3 "$SRC/test/cortexm/check.py" "$1" "$out" "$2" 2>&1)
+	done < <(python3 "$SRC/test/cortexm/check.py" "$1" "${3:-$out}" "$([ -n "${3:-}" ] && echo energy || echo "$2")" 2>&1)
 }
 
 run() { # NAME MACHINE ELF ARGS...
@@ -59,4 +80,22 @@ check "annotate disassembles work() in Thumb mode (capstone) with its samples" \
 for f in pprof folded callgrind chrome csv; do
 	check "export --format $f" "$EQPROF" export "$t" --format $f -o "$out/time.$f"
 done
+
+# Energy-driven: the board firmware in simavr through sim/hil's bridge,
+# every edge pended in the guest's NVIC through QEMU's qtest socket.
+hil() { # NAME LOCKSTEP SECONDS KIND
+	local d=$out/$1
+	SRC=$SRC B=$B EQPROF=$EQPROF HIL_QUANTUM=16 HIL_LOCKSTEP=$2 \
+		"$SRC/test/cortexm/run-hil.sh" "$d" "$3" >"$out/$1.log" 2>&1
+	check_status $? "$1: the board firmware in simavr interrupted the application in QEMU, recorded by eqprof record --target cortexm"
+	[ -s "$d/energy.eqp" ] && judge "$4" "$1" "$d"
+}
+if [ -x "$B/sim/hil/hilbridge" ] && [ -f "$B/firmware/eqfw-simavr.elf" ] && [ -f "$B/cortexm/demo-m3-energy.elf" ]; then
+	hil energy 1 8 energy
+	# without lockstep, at the board's pace: edges merge while the guest is
+	# slow to take them, and each merge is counted
+	hil energy-merge 0 2 energy-acct
+else
+	ok "# SKIP energy-driven: needs the bridge (make $B/sim/hil/hilbridge) and the board firmware (make firmware-elf)"
+fi
 tap_plan
