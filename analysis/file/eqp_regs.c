@@ -17,20 +17,20 @@ static const struct eqp_regs_arch arches[] = {
 		/* perf: AX BX CX DX SI DI BP SP IP FLAGS CS SS (0-11), DS ES FS
 		 * GS (12-15, refused by the kernel), R8-R15 (16-23).  DWARF
 		 * (x86-64 psABI): rax rdx rcx rbx rsi rdi rbp rsp r8-r15 rip. */
-		EM_X86_64_, 2, "x86_64", 0xff0fffull, 7, 8, 17,
+		EM_X86_64_, 2, "x86_64", 0xff0fffull, 7, 8, -1, 17,
 		{ 0, 3, 2, 1, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23, 8 },
 	},
 	{
 		/* perf: X0-X28, X29 (fp), LR, SP, PC (0-32).  DWARF (AAPCS64):
 		 * x0-x30 (0-30), sp (31); the pc has no DWARF number: it is
 		 * given to libdwfl on its own. */
-		EM_AARCH64_, 2, "aarch64", 0x1ffffffffull, 31, 32, 32,
+		EM_AARCH64_, 2, "aarch64", 0x1ffffffffull, 31, 32, 30, 32,
 		{ 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19,
 		  20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31 },
 	},
 	{
 		/* perf: R0-R10, FP, IP, SP, LR, PC (0-15).  DWARF (AAPCS): r0-r15. */
-		EM_ARM_, 1, "arm", 0xffffull, 13, 15, 16,
+		EM_ARM_, 1, "arm", 0xffffull, 13, 15, 14, 16,
 		{ 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15 },
 	},
 };

@@ -23,6 +23,7 @@ struct eqp_regs_arch {
 	const char *name;
 	uint64_t mask;           /* sample_regs_user the recorder asks for */
 	unsigned sp, pc;         /* perf numbers of the stack pointer and the pc */
+	int lr;                  /* perf number of the link register, -1: none (x86-64) */
 	unsigned ndwarf;         /* DWARF registers 0..ndwarf-1 are given to the unwinder */
 	int8_t dwarf[EQP_REGS_MAX_DWARF]; /* perf number of DWARF register i */
 };

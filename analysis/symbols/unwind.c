@@ -304,6 +304,39 @@ static struct space_dwfl *space_for(struct eq_unwinder *u, const struct eq_sampl
 
 /* ---- frames ------------------------------------------------------------- */
 
+/*
+ * A pc in the vdso with no call-frame information for it.  The kernel's
+ * arm64 vdso has none (Debian's 6.1 has no .eh_frame at all), and libdwfl's
+ * fallback then walks the frame-pointer chain from the wrong frame: the
+ * samples in clock_gettime's vdso half lost every caller above libc.  Its
+ * functions are leaves that keep their return address in the link register
+ * and never move the stack pointer (__kernel_clock_gettime and friends,
+ * checked in test/arm), so the caller's frame is the sample's registers with
+ * the link register's return address as its pc.
+ */
+static int vdso_leaf_without_cfi(struct space_dwfl *sd, uint64_t pc)
+{
+	Dwfl_Module *mod = dwfl_addrmodule(sd->dwfl, pc);
+	const char *name = mod ? dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, NULL) : NULL;
+	Dwarf_CFI *cfi;
+	Dwarf_Frame *fr;
+	Dwarf_Addr bias;
+
+	if (!name || strcmp(name, "[vdso]"))
+		return 0;
+	cfi = dwfl_module_eh_cfi(mod, &bias);
+	if (cfi && dwarf_cfi_addrframe(cfi, pc - bias, &fr) == 0) {
+		free(fr);
+		return 0;
+	}
+	cfi = dwfl_module_dwarf_cfi(mod, &bias);
+	if (cfi && dwarf_cfi_addrframe(cfi, pc - bias, &fr) == 0) {
+		free(fr);
+		return 0;
+	}
+	return 1;
+}
+
 static int frame_cb(Dwfl_Frame *state, void *arg)
 {
 	struct eq_unwinder *u = arg;
@@ -379,8 +412,24 @@ unsigned eq_unwind(struct eq_unwinder *u, const struct eq_sample *smp,
 	u->n = 0;
 	u->max = max;
 	u->first = !(smp->flags & EQ_F_KERNEL);
-	if (smp->flags & EQ_F_KERNEL)
+	if (smp->flags & EQ_F_KERNEL) {
 		u->ip = 0;  /* keep the first user frame: the kernel's caller */
+	} else if (u->arch->lr >= 0 && vdso_leaf_without_cfi(sd, u->ip)) {
+		uint64_t lr;
+
+		if (!reg_of(st, (unsigned)u->arch->lr, &lr) || !lr) {
+			u->stats.failed++;
+			return 0;
+		}
+		/* the caller's return address is the chain's first entry;
+		 * unwinding goes on from there (frame_cb skips it once) */
+		frames[u->n++] = lr;
+		u->ip = u->st_pc = lr;
+		if (u->n >= u->max) {
+			u->stats.unwound++;
+			return u->n;
+		}
+	}
 	if (dwfl_getthread_frames(sd->dwfl, (pid_t)u->tid, frame_cb, u) != 0 && u->n == 0)
 		u->stats.failed++;
 	if (u->n)
