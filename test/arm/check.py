@@ -9,8 +9,10 @@ arm64 guest's files.  The number of edges is what the host sent through
 qtest (OUT/edges.log, written by test/arm/edges.py), counted outside the
 guest and independently of the module.
 """
+import json
 import os
 import re
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "linux"))
@@ -112,6 +114,44 @@ if os.path.exists(path("rec-e.log")):
     tap("rec-ta=0" in log and len(kern) >= 3 and unnamed == 0,
         f"eqprof-record -t -a: arm64 kernel samples symbolize on the host through the embedded kallsyms "
         f"({len(kern)} functions, e.g. {', '.join(sorted(kern)[:4])})", text("rec-ta.log") + str(raw))
+
+# ---- 5. --call-graph dwarf of arm64 code, unwound on x86-64 -------------------
+# test/record/dwarf.py's checks, on the guest's recordings with its files
+# (--symfs ROOT: the programs, the guest's libc, their build-ids checked).
+if os.path.exists(path("dwarf.eqp")):
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "record"))
+    import dwarf  # noqa: E402
+
+    class Tap:
+        def ok(self, cond, what, detail=None):
+            tap(bool(cond), "arm64: " + what, "" if detail is None else str(detail))
+
+    t = Tap()
+    tap("dwarf=0" in log, "eqprof-record --call-graph dwarf ran the callers workload on arm64", text("dwarf.log"))
+    dwarf.check_callers(t, path("dwarf.eqp"), "aarch64 PIE", "--symfs", guestcheck.ROOT)
+    tap("vdso=0" in log, "eqprof-record --call-graph dwarf --all-user ran the clock_gettime loop", text("vdso.log"))
+    d = os.path.join(guestcheck.OUT, "vdso-check")
+    os.makedirs(d, exist_ok=True)
+    dwarf.check_vdso(t, path("vdso.eqp"), d, "--symfs", guestcheck.ROOT)
+    # the shared library: clock_gettime is libc.so.6's, symbolized from the
+    # guest's copy with its build-id checked
+    rows, raw = report_file("vdso.eqp")
+    tap(rows and rows.get("clock_gettime", ("", 0))[0] == "libc.so.6",
+        "arm64 shared library: clock_gettime symbolized in the guest's libc.so.6 (build-id checked)", raw[:1500])
+    # capstone's ARM64 mode: the leaf's loop as arm64 instructions, its
+    # samples on them
+    r = subprocess.run([guestcheck.EQPROF, "annotate", path("dwarf.eqp"), "leaf", "--symfs", guestcheck.ROOT,
+                        "--format", "json"], capture_output=True, text=True)
+    try:
+        ann = json.loads(r.stdout)
+    except ValueError:
+        ann = {}
+    insns = [i for f in ann.get("functions", [ann]) for i in f.get("instructions", [])]
+    mnem = {str(i.get("text", i.get("asm", ""))).split()[0] for i in insns if i.get("text") or i.get("asm")}
+    hit = sum(i.get("samples", 0) for i in insns)
+    tap(r.returncode == 0 and {"ldr", "str"} <= mnem and hit > 0 and (mnem & {"b.ne", "b.hi", "b.cc", "b.lo", "cbnz"}),
+        f"annotate disassembles the arm64 leaf with capstone's ARM64 mode ({len(insns)} instructions, "
+        f"{hit} samples on them: {', '.join(sorted(mnem))})", r.stdout[:1500] + r.stderr)
 
 dmesg = text("dmesg.txt")
 splat = [line for line in dmesg.splitlines()

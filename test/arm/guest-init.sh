@@ -104,8 +104,13 @@ insmod /ko/eqprof.ko && echo "RELOADED"
 if [ -x /bin/eqprof ]; then
 	eqprof record -e --gpio $CHIP:$EDGE -o /out/rec-e.eqp -- /init espin rec-e >/out/rec-e.out 2>/out/rec-e.log
 	echo "rec-e=$?"
-	eqprof record -t 500 -a --duration 3 -o /out/rec-ta.eqp -- /bin/spinner 2 >/out/rec-ta.out 2>/out/rec-ta.log
+	eqprof record -t 500 -a --duration 3 -o /out/rec-ta.eqp -- /bin/spinner 1 >/out/rec-ta.out 2>/out/rec-ta.log
 	echo "rec-ta=$?"
+	# --call-graph dwarf on the workloads of test/record/dwarf.py
+	eqprof record --call-graph dwarf -t 4kHz -o /out/dwarf.eqp -- /bin/callers 1000000 50 >/out/dwarf.out 2>/out/dwarf.log
+	echo "dwarf=$?"
+	eqprof record --call-graph dwarf --all-user -t 4kHz -o /out/vdso.eqp -- /bin/clockloop 2000000 >/out/vdso.out 2>/out/vdso.log
+	echo "vdso=$?"
 fi
 
 gzip -c /proc/kallsyms >/out/kallsyms.gz

@@ -2,11 +2,12 @@
 # qemu-system-aarch64 -M virt (TCG), eqprof.ko cross-built against it, the
 # board's edges on the virt machine's PL061 driven from outside the guest.
 # make check runs the quick form (about 2 minutes on 2 cores, most of it
-# the TCG guest); `make check-arm` runs the full form (ten times the edges).
+# the TCG guest); `make check-arm` runs the full form (ten times the edges)
+# and the hardware-in-the-loop chain on arm64 (test/arm/hil-arm64.sh).
 INTEG_TESTS += test/arm/qemu-arm64.sh
-ARM_TESTS   := test/arm/qemu-arm64.sh
+ARM_TESTS   := test/arm/qemu-arm64.sh test/arm/hil-arm64.sh
 
 .PHONY: check-arm
 check-arm: deps
-	@$(MAKE) --no-print-directory -j$$(nproc) $(EQPROF) B=$(B)
+	@$(MAKE) --no-print-directory -j$$(nproc) $(EQPROF) $(HILBRIDGE) firmware-elf $(RECORD_STATIC) B=$(B)
 	@ARM_FULL=1 scripts/run-tests --build $(B) --integ "$(ARM_TESTS)"
