@@ -12,6 +12,7 @@
 # bridge, which gives each its power.  /out goes back to the host as a tar
 # stream on the second serial port.
 export PATH=/bin
+[ -e /bin/mount ] || /bin/busybox --install -s /bin  # a foreign guest (test/arm)
 mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev
@@ -46,8 +47,9 @@ set +x
 dmesg >/out/dmesg.txt
 echo GUEST-DONE
 exec >/dev/console 2>&1
-stty -F /dev/ttyS1 raw -echo
-tar -czf - -C /out . >/dev/ttyS1
+eqout=$(sed -n 's/.* eqout=\([^ ]*\).*/\1/p' /proc/cmdline)
+stty -F "${eqout:-/dev/ttyS1}" raw -echo
+tar -czf - -C /out . >"${eqout:-/dev/ttyS1}"
 sleep 1
 echo EQPROF-HIL-DONE
 poweroff -f

@@ -7,13 +7,28 @@
 # (energy shares, and power per procedure by regression) against the
 # bridge's exact truth.  Skipped, and counted as skipped, only
 # where QEMU cannot run this guest.
+#
+# HIL_ARCH=arm64 (test/arm/hil-arm64.sh) runs the same chain on Debian's
+# arm64 kernel in qemu-system-aarch64 -M virt, with the static recorder
+# for aarch64 ($B/record/aarch64/eqprof-record) in the guest.
 set -u
 . "$SRC/test/lib/tap.sh"
-out=$B/hil/run
-if [ "$(uname -m)" != x86_64 ] || ! command -v qemu-system-x86_64 >/dev/null; then
-	ok "# SKIP the hardware-in-the-loop test needs an x86-64 machine with qemu-system-x86 (scripts/deps installs it on Debian)"
+arch=${HIL_ARCH:-}
+out=$B/hil${arch:+-$arch}/run
+qemu=qemu-system-x86_64
+[ -z "$arch" ] || qemu=qemu-system-aarch64
+if [ "$(uname -m)" != x86_64 ] || ! command -v $qemu >/dev/null; then
+	ok "# SKIP the hardware-in-the-loop test needs an x86-64 machine with $qemu (scripts/deps installs it on Debian)"
 	tap_plan
 	exit 0
+fi
+if [ -n "$arch" ]; then
+	export HIL_ARCH RECORDER=$B/record/aarch64/eqprof-record
+	if [ ! -x "$RECORDER" ]; then
+		ok "# SKIP no static recorder for aarch64 at $RECORDER (make record-static)"
+		tap_plan
+		exit 0
+	fi
 fi
 rm -rf "$out"
 mkdir -p "$out"

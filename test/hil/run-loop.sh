@@ -13,6 +13,12 @@
 # stream), guest/energy.eqp and guest/time.eqp (recorded in the guest),
 # truth (the bridge's exact energies), root/ (the guest's files, for
 # symbols), console.log, bridge.log.  Environment: SRC, B, EQPROF.
+#
+# HIL_ARCH=arm64 runs the same loop on Debian's arm64 kernel in
+# qemu-system-aarch64 -M virt (TCG): the guest of test/arm (build-guest.sh
+# with GUEST_ARCH=arm64), the workload cross-compiled, the doorbell over
+# the virt machine's PCIe, and RECORDER (a static eqprof-record for aarch64)
+# as the guest's eqprof.  EQPROF stays the host's, for board log.
 set -euo pipefail
 SRC=${SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 B=${B:-$SRC/build}
@@ -23,18 +29,24 @@ elf=$B/firmware/eqfw-simavr.elf
 [ -f "$elf" ] || elf=$B/../firmware/eqfw-simavr.elf
 bridge=$B/sim/hil/hilbridge
 [ -x "$bridge" ] || bridge=$B/../sim/hil/hilbridge
-guest=$B/linux   # shared with test/linux (build-guest.sh)
+arch=${HIL_ARCH:-}
+[ "$arch" != amd64 ] || arch=
+guest=$B/linux${arch:+-$arch}   # shared with test/linux or test/arm (build-guest.sh)
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-eval "$("$SRC/test/linux/kernel-abi.sh")"
+eval "$("$SRC/test/linux/kernel-abi.sh" ${arch:+"$arch" "$B/kernel-$arch"})"
 
-SRC=$SRC B=$B EQPROF=$EQPROF "$SRC/test/linux/build-guest.sh" "$guest" >"$out/build.log" 2>&1 ||
+gueq=$EQPROF
+[ -z "$arch" ] || gueq=${RECORDER:?HIL_ARCH=$arch needs RECORDER, a static eqprof-record for it}
+SRC=$SRC B=$B EQPROF=$gueq GUEST_ARCH=$arch \
+	"$SRC/test/linux/build-guest.sh" "$guest" >"$out/build.log" 2>&1 ||
 	{ tail -n 20 "$out/build.log" >&2; exit 1; }
 r=$out/root
 rm -rf "$r"
 cp -a "$guest/root" "$r"
-cc -static -O1 -g -fno-omit-frame-pointer -DPHASE=1 -I"$SRC" -o "$r/bin/cpucached" "$SRC/test/hil/hilwork.c"
-cc -static -O1 -g -fno-omit-frame-pointer -DPHASE=2 -I"$SRC" -o "$r/bin/game" "$SRC/test/hil/hilwork.c"
+tcc=${KCROSS:-}gcc
+$tcc -static -O1 -g -fno-omit-frame-pointer -DPHASE=1 -I"$SRC" -o "$r/bin/cpucached" "$SRC/test/hil/hilwork.c"
+$tcc -static -O1 -g -fno-omit-frame-pointer -DPHASE=2 -I"$SRC" -o "$r/bin/game" "$SRC/test/hil/hilwork.c"
 cp "$SRC/test/hil/guest-hil.sh" "$r/init"
 chmod 755 "$r/init"
 (cd "$r" && find . | cpio -o -H newc --quiet | gzip -1) >"$out/initramfs.gz"
@@ -58,13 +70,21 @@ port=$(cat "$work/port")
 lpid=$!
 sleep 0.5
 rc=0
-timeout 900 qemu-system-x86_64 -accel tcg -smp 1 -m 512 -no-reboot \
+if [ -z "$arch" ]; then
+	qemu=(qemu-system-x86_64 -serial "file:$out/console.log" -serial "file:$work/out.tar")
+	con=ttyS0 eqout=/dev/ttyS1
+else
+	# virt: the console on its PL011, /out on a PCI serial port (ttyS0)
+	qemu=(qemu-system-aarch64 -M virt -cpu cortex-a57 -nic none -serial "file:$out/console.log"
+		-chardev "file,id=out,path=$work/out.tar" -device pci-serial,chardev=out)
+	con=ttyAMA0 eqout=/dev/ttyS0
+fi
+timeout 1800 "${qemu[@]}" -accel tcg -smp 1 -m 512 -no-reboot \
 	-kernel "$VMLINUZ" -initrd "$out/initramfs.gz" \
-	-append "console=ttyS0 panic=-1 hilsecs=$secs" \
+	-append "console=$con panic=-1 hilsecs=$secs eqout=$eqout" \
 	-chardev "socket,path=$work/ivshmem.sock,id=board" \
 	-device ivshmem-doorbell,chardev=board,vectors=1 \
-	-display none -monitor none \
-	-serial "file:$out/console.log" -serial "file:$work/out.tar" >"$out/qemu.log" 2>&1 || rc=$?
+	-display none -monitor none >"$out/qemu.log" 2>&1 || rc=$?
 # The board keeps counting until its log stops: then the bridge's truth.
 kill -INT "$lpid"
 wait "$lpid" || rc=$((rc ? rc : 10))
