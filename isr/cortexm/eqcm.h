@@ -31,9 +31,10 @@
  * protocol codec (whose struct copies may compile to memcpy/memset, which
  * libgcc-based bare-metal toolchains and newlib provide).
  *
- * RAM: EQCM_RING_CAPACITY samples (a power of two, build option, default
- * 64) of 32 bytes plus 4 bytes of LR each, the ring's 192-byte header and
- * about 80 bytes of state and frame buffer: 2.6 KiB at 64, 0.5 KiB at 8.
+ * RAM: EQCM_RING_CAPACITY samples (a power of two, a build option of the
+ * library: make -C isr/cortexm RING=N; default 64) of 32 bytes plus 4 bytes
+ * of LR each, and 476 bytes of ring header, configuration and the drain's
+ * frame in flight: 2780 bytes at 64, 1052 at 16 (make -C isr/cortexm size).
  */
 #ifndef EQCM_H
 #define EQCM_H

@@ -10,7 +10,7 @@
 #
 # Leaves in OUTDIR: energy.eqp, board.eqp, truth (the bridge's exact
 # energies per edge), energy.out (the application's counters), logs.
-# Environment: SRC, B, EQPROF; HIL_QUANTUM (board pulses per edge, 64).
+# Environment: SRC, B, EQPROF; HIL_QUANTUM (board pulses per edge, 16).
 set -euo pipefail
 SRC=${SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 B=${B:-$SRC/build}
@@ -41,7 +41,7 @@ rm -f "$out"/energy.* "$out/board.eqp" "$out/truth"
 bpid=$!
 for _ in $(seq 200); do [ -s "$work/port" ] && break; sleep 0.05; done
 port=$(cat "$work/port")
-"$EQPROF" board config --port "$port" --quantum "${HIL_QUANTUM:-64}" --jitter 5 --vcomp off >"$out/board-config.txt"
+"$EQPROF" board config --port "$port" --quantum "${HIL_QUANTUM:-16}" --jitter 5 --vcomp off >"$out/board-config.txt"
 "$EQPROF" board log --port "$port" -o "$out/board.eqp" -q 2>"$out/board-log.txt" &
 lpid=$!
 sleep 0.3
