@@ -132,6 +132,19 @@ def check_shares(c, rows):
     return ok
 
 
+def check_lr_rule(rows, elf):
+    """A caller from the stacked LR only where the ELF's CFI says LR holds
+    the return address: in path_a/path_b (which push LR first) only at
+    their first instruction; every sample of the leaf work() has one."""
+    nm = subprocess.run(["arm-none-eabi-nm", elf], capture_output=True, text=True, check=True)
+    start = {w[2]: int(w[0], 16) for w in (l.split() for l in nm.stdout.splitlines()) if len(w) == 3}
+    bad = [r for r in rows if r["proc"] in ("path_a", "path_b") and
+           (len(r["stack"].split(";")) > 1) != (int(r["pc"], 16) == start[r["proc"]])]
+    n = sum(1 for r in rows if r["proc"] in ("path_a", "path_b"))
+    return say(n > 0 and not bad, f"path_a/path_b's {n} own samples have a caller exactly when "
+               f"at their first instruction, before LR is pushed ({len(bad)} otherwise)")
+
+
 def check_handler(rows, expect_some):
     inside = [r for r in rows if "app_timer_handler" in r["stack"].split(";")]
     tid = [r for r in rows if int(r["tid"]) == HANDLER_TID]
@@ -268,6 +281,7 @@ def main():
     check_symbols(rows)
     if kind == "time":
         check_shares(c, rows)
+        check_lr_rule(rows, os.path.join(os.environ.get("B", "build"), "cortexm", "demo-m3.elf"))
         check_handler(rows, True)
     elif kind == "prio-low":
         say(c["calls_h"] > 0, f"the handler ran ({c['calls_h']} calls of work)")

@@ -44,7 +44,7 @@ tap_plan
 fi
 rm -rf "$out"
 mkdir -p "$out"
-export EQPROF
+export EQPROF B
 
 judge() { # KIND NAME [DIR]: check.py's PASS/FAIL lines as TAP
 	local line
