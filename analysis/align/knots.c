@@ -67,6 +67,7 @@ void eq_knots_free(struct eq_knots *k)
 double eq_knots_map(const struct eq_knots *k, double b)
 {
 	size_t lo = 0, hi;
+	double t;
 
 	if (k->n < 2 || b < k->board_ns[0] || b > k->board_ns[k->n - 1])
 		return NAN;
@@ -79,6 +80,8 @@ double eq_knots_map(const struct eq_knots *k, double b)
 		else
 			hi = mid;
 	}
-	return k->target_ns[lo] + (k->target_ns[hi] - k->target_ns[lo]) *
-	       (b - k->board_ns[lo]) / (k->board_ns[hi] - k->board_ns[lo]);
+	t = k->target_ns[lo] + (k->target_ns[hi] - k->target_ns[lo]) *
+	    (b - k->board_ns[lo]) / (k->board_ns[hi] - k->board_ns[lo]);
+	/* a + (c - a) * 1 can round past c: keep the map within its knots */
+	return fmin(fmax(t, k->target_ns[lo]), k->target_ns[hi]);
 }

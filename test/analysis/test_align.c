@@ -273,6 +273,22 @@ static void damaged_board_numbers_are_refused(void **state)
 	assert_non_null(strstr(a.why, "damaged"));
 }
 
+/* Found by fuzz_parsers: 5000 + (59015550015555.5 - 5000) * 1000 / 1000
+ * rounds to 59015550015555.508, past the last knot. */
+static void knots_map_stays_within_its_knots(void **state)
+{
+	struct eq_knots k;
+	double t;
+
+	(void)state;
+	assert_int_equal(eq_knots_parse("1000:5000 2000:59015550015555.5", &k), 0);
+	t = eq_knots_map(&k, 2000);
+	assert_true(t <= k.target_ns[1] && t >= k.target_ns[0]);
+	t = eq_knots_map(&k, 1000);
+	assert_true(t == k.target_ns[0]);
+	eq_knots_free(&k);
+}
+
 static void merge_holds_both_and_the_alignment(void **state)
 {
 	char t[128], b[128], o[128];
@@ -316,6 +332,7 @@ int main(void)
 		cmocka_unit_test(unrelated_board_is_refused),
 		cmocka_unit_test(damaged_board_numbers_are_refused),
 		cmocka_unit_test(merge_holds_both_and_the_alignment),
+		cmocka_unit_test(knots_map_stays_within_its_knots),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
