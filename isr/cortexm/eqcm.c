@@ -17,7 +17,8 @@ volatile uint32_t eqcm_edges_taken;
 /* ---- time base --------------------------------------------------------- */
 
 /* DWT CYCCNT, when the core has one that counts (QEMU 7.2 does not model
- * it: the registers read as zero there). */
+ * it: the registers read as zero there).
+ */
 static int dwt_start(void)
 {
 	uint32_t a, b;
@@ -56,7 +57,8 @@ uint64_t eqcm_now_locked(void)
 			eqcm_s.cyc_hi++;
 		eqcm_s.cyc_last = c;
 		return (uint64_t)eqcm_s.cyc_hi << 32 | c;
-	} else {
+	}
+	{
 		/*
 		 * A wrap the SysTick handler has not counted yet shows as
 		 * PENDSTSET.  If the counter reloaded between the two reads,
@@ -95,7 +97,7 @@ void eqcm_systick_handler(void)
 /* ---- the sample -------------------------------------------------------- */
 
 /* Builds and pushes the sample of the interrupted context in frame. */
-static inline __attribute__((always_inline)) void
+static __always_inline void
 take(const uint32_t *frame, uint64_t t, uint16_t flags)
 {
 	struct eq_ring *r = &eqcm_s.ring;
@@ -160,7 +162,8 @@ static inline uint32_t draw(void)
 
 /* The sampling timer.  The next period goes into the reload register: on
  * timers that load it at the next wrap (CMSDK, STM32 ARR with preload) it
- * is the period after the current one, still an independent draw. */
+ * is the period after the current one, still an independent draw.
+ */
 void eqcm_time_sample(const uint32_t *frame)
 {
 	uint64_t t = eqcm_now_locked();
@@ -176,33 +179,28 @@ void eqcm_time_sample(const uint32_t *frame)
 	take(frame, t, 0);
 }
 
+/*
+ * The entries: r0 = the stacked frame (EXC_RETURN bit 2 set: the process
+ * stack), then a branch, so the C function returns from the exception.
+ */
 #if defined(__ARM_ARCH_6M__) || defined(__ARM_ARCH_8M_BASE__)
-#define EQCM_ENTRY(target)                               \
-	__asm__ __volatile__("	movs	r0, #4\n"            \
-			     "	mov	r1, lr\n"            \
-			     "	tst	r0, r1\n"            \
-			     "	beq	1f\n"                \
-			     "	mrs	r0, psp\n"           \
-			     "	b	" target "\n"        \
-			     "1:	mrs	r0, msp\n"   \
-			     "	b	" target "\n")
+#define EQCM_FRAME_TO_R0 \
+	"	movs	r0, #4\n	mov	r1, lr\n" \
+	"	tst	r0, r1\n	beq	1f\n" \
+	"	mrs	r0, psp\n	b	2f\n1:	mrs	r0, msp\n2:\n"
 #else
-#define EQCM_ENTRY(target)                               \
-	__asm__ __volatile__("	tst	lr, #4\n"            \
-			     "	ite	eq\n"                \
-			     "	mrseq	r0, msp\n"           \
-			     "	mrsne	r0, psp\n"           \
-			     "	b	" target "\n")
+#define EQCM_FRAME_TO_R0 \
+	"	tst	lr, #4\n	ite	eq\n	mrseq	r0, msp\n	mrsne	r0, psp\n"
 #endif
 
 __attribute__((naked)) void eqcm_irq_handler(void)
 {
-	EQCM_ENTRY("eqcm_energy_sample");
+	__asm__ __volatile__(EQCM_FRAME_TO_R0 "	b	eqcm_energy_sample\n");
 }
 
 __attribute__((naked)) void eqcm_timer_handler(void)
 {
-	EQCM_ENTRY("eqcm_time_sample");
+	__asm__ __volatile__(EQCM_FRAME_TO_R0 "	b	eqcm_time_sample\n");
 }
 
 /* ---- set up ------------------------------------------------------------ */
@@ -226,7 +224,8 @@ int eqcm_init(const struct eqcm_config *c)
 	eqcm_s.taken = c->edge_counter ? *c->edge_counter : 0;
 	eqcm_s.first_seq = eqcm_s.taken;
 	eqcm_edges_taken = eqcm_s.taken;
-	eqcm_s.merged = eqcm_s.spurious = 0;
+	eqcm_s.merged = 0;
+	eqcm_s.spurious = 0;
 	eqcm_s.rng = c->seed ? c->seed : 0x2545f491u;
 	eqcm_s.span = c->mode == EQCM_MODE_TIME ?
 		(uint32_t)((uint64_t)c->period * c->jitter_pct / 100) : 0;
@@ -238,7 +237,8 @@ int eqcm_init(const struct eqcm_config *c)
 		eqcm_s.tick_hz = c->systick_hz ? c->systick_hz : c->cpu_hz;
 		systick_start();
 		/* SysTick below the sampling IRQ: the sampler reads the
-		 * pending wrap instead of being delayed by the handler. */
+		 * pending wrap instead of being delayed by the handler.
+		 */
 		*(volatile uint8_t *)(SCB_SHPR3 + 3) = 0xff;
 	}
 	eqcm_s.cyc_last = 0;

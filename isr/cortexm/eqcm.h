@@ -55,17 +55,20 @@ struct eqcm_config {
 	int force_systick;               /* 1: SysTick time base even when DWT CYCCNT counts */
 	uint8_t priority;                /* NVIC priority byte of the sampling IRQ: 0 is the
 					  * highest; it must be above (numerically below)
-					  * every handler the samples should see */
+					  * every handler the samples should see
+					  */
 	const char *name;                /* the application's name (16 bytes are sent) */
 
 	/* Energy-driven: the board's IRQ line on an EXTI/GPIO interrupt. */
 	int irq;                         /* its NVIC number (IRQn) */
 	volatile uint32_t *ack_reg;      /* written ack_val first thing: the peripheral's
-					  * pending flag (EXTI->PR = 1 << line); NULL: none */
+					  * pending flag (EXTI->PR = 1 << line); NULL: none
+					  */
 	uint32_t ack_val;
 	const volatile uint32_t *edge_counter; /* a hardware count of the line's edges
 						* (a timer clocked by the pin), or NULL:
-						* then edges that merged are not counted */
+						* then edges that merged are not counted
+						*/
 
 	/* Time-driven: a periodic hardware timer. */
 	int timer_irq;                   /* its NVIC number */
@@ -113,9 +116,11 @@ struct eqcm_counts {
 	uint32_t spurious;   /* interrupts with no new edge on the counter */
 	uint32_t taken;      /* edges accounted for (the edge counter's last value) */
 };
+
 void eqcm_counts(struct eqcm_counts *out);
 /* The edge counter's value the handler last accounted for (edge_counter
- * configs): a debugger, or the HIL bridge's lockstep, reads it. */
+ * configs): a debugger, or the HIL bridge's lockstep, reads it.
+ */
 extern volatile uint32_t eqcm_edges_taken;
 
 /* ---- the drain: ring -> frames (firmware/portable's codec) -> a sink ---- */
@@ -144,21 +149,25 @@ uint32_t eqcm_drain_poll(void);
 void eqcm_drain_final(void);
 
 /* A memory-mapped UART: a byte goes to *data when (*status & ready_mask)
- * == ready_val (CMSDK UART: STATE, mask 1 (TX full), value 0). */
+ * == ready_val (CMSDK UART: STATE, mask 1 (TX full), value 0).
+ */
 struct eqcm_uart {
 	volatile uint32_t *data;
 	const volatile uint32_t *status;
 	uint32_t ready_mask, ready_val;
 };
+
 uint32_t eqcm_uart_put(void *uart, const uint8_t *p, uint32_t n);
 
 /* Semihosting (a debugger, or QEMU -semihosting): frames are buffered and
- * written to a file on the host.  The core halts for each write. */
+ * written to a file on the host.  The core halts for each write.
+ */
 struct eqcm_semihost {
 	int handle;
 	uint32_t n;
 	uint8_t buf[256];
 };
+
 int eqcm_semihost_open(struct eqcm_semihost *s, const char *path); /* 0 or -1 */
 uint32_t eqcm_semihost_put(void *s, const uint8_t *p, uint32_t n);
 void eqcm_semihost_flush(void *s);

@@ -29,9 +29,14 @@ static struct {
 void eqcm_drain_init(const struct eqcm_sink *sink)
 {
 	dr.sink = sink;
-	dr.len = dr.at = 0;
-	dr.frames = dr.since_status = dr.sent = 0;
-	dr.last_dropped = dr.last_merged = dr.last_spurious = 0;
+	dr.len = 0;
+	dr.at = 0;
+	dr.frames = 0;
+	dr.since_status = 0;
+	dr.sent = 0;
+	dr.last_dropped = 0;
+	dr.last_merged = 0;
+	dr.last_spurious = 0;
 	dr.info_due = 1;
 	dr.final = 0;
 }
@@ -173,7 +178,8 @@ void eqcm_drain_final(void)
 		dr.at += dr.sink->put(dr.sink->ctx, dr.frame + dr.at, dr.len - dr.at);
 	if (dr.sink->flush)
 		dr.sink->flush(dr.sink->ctx);
-	dr.len = dr.at = 0;
+	dr.len = 0;
+	dr.at = 0;
 }
 
 /* ---- sinks ------------------------------------------------------------- */
@@ -229,7 +235,8 @@ void eqcm_semihost_flush(void *ctx)
 }
 
 /* Buffers whole frames; a full buffer is written at once (each write
- * halts the core while the debugger works). */
+ * halts the core while the debugger works).
+ */
 uint32_t eqcm_semihost_put(void *ctx, const uint8_t *p, uint32_t n)
 {
 	struct eqcm_semihost *s = ctx;

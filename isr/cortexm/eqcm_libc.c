@@ -6,7 +6,7 @@
  */
 #include <stddef.h>
 
-__attribute__((weak)) void *memcpy(void *dst, const void *src, size_t n)
+__weak void *memcpy(void *dst, const void *src, size_t n)
 {
 	unsigned char *d = dst;
 	const unsigned char *s = src;
@@ -16,7 +16,7 @@ __attribute__((weak)) void *memcpy(void *dst, const void *src, size_t n)
 	return dst;
 }
 
-__attribute__((weak)) void *memset(void *dst, int c, size_t n)
+__weak void *memset(void *dst, int c, size_t n)
 {
 	unsigned char *d = dst;
 
@@ -25,7 +25,7 @@ __attribute__((weak)) void *memset(void *dst, int c, size_t n)
 	return dst;
 }
 
-__attribute__((weak)) size_t strlen(const char *s)
+__weak size_t strlen(const char *s)
 {
 	const char *p = s;
 

@@ -8,7 +8,14 @@
 #define EQCM_PRIV_H
 
 #define EQ_RING_BARE_METAL 1
-#define EQ_RING_BARRIER() __asm__ __volatile__("dmb" ::: "memory")
+#include <stdint.h>
+
+static inline void eqcm_dmb(void)
+{
+	__asm__ __volatile__("dmb" : : : "memory");
+}
+
+#define EQ_RING_BARRIER() eqcm_dmb()
 #include "eq_ring.h"
 #include "eqcm.h"
 
@@ -19,15 +26,15 @@
 #define SYST_CSR     EQCM_REG(0xe000e010u)  /* ENABLE 0, TICKINT 1, CLKSOURCE 2 */
 #define SYST_RVR     EQCM_REG(0xe000e014u)
 #define SYST_CVR     EQCM_REG(0xe000e018u)
-#define NVIC_ISER(n) EQCM_REG(0xe000e100u + 4 * ((unsigned)(n) >> 5))
-#define NVIC_ICER(n) EQCM_REG(0xe000e180u + 4 * ((unsigned)(n) >> 5))
-#define NVIC_ICPR(n) EQCM_REG(0xe000e280u + 4 * ((unsigned)(n) >> 5))
-#define NVIC_IPR(n)  (*(volatile uint8_t *)(0xe000e400u + (unsigned)(n)))
+#define NVIC_ISER(n) EQCM_REG(0xe000e100u + 4 * ((unsigned int)(n) >> 5))
+#define NVIC_ICER(n) EQCM_REG(0xe000e180u + 4 * ((unsigned int)(n) >> 5))
+#define NVIC_ICPR(n) EQCM_REG(0xe000e280u + 4 * ((unsigned int)(n) >> 5))
+#define NVIC_IPR(n)  (*(volatile uint8_t *)(0xe000e400u + (unsigned int)(n)))
 #define DWT_CTRL     EQCM_REG(0xe0001000u)  /* CYCCNTENA 0, NOCYCCNT 25 */
 #define DWT_CYCCNT   EQCM_REG(0xe0001004u)
 #define DWT_LAR      EQCM_REG(0xe0001fb0u)  /* Cortex-M7: unlock with 0xc5acce55 */
 
-#define ICSR_PENDSTSET (1u << 26)
+#define ICSR_PENDSTSET 0x04000000u /* bit 26 */
 
 struct eqcm_state {
 	struct eq_ring ring;
@@ -51,7 +58,8 @@ struct eqcm_state {
 extern struct eqcm_state eqcm_s;
 
 /* The time base from a context the time base's own updates cannot
- * preempt (the sampling handlers, or interrupts masked). */
+ * preempt (the sampling handlers, or interrupts masked).
+ */
 uint64_t eqcm_now_locked(void);
 
 #endif /* EQCM_PRIV_H */

@@ -21,25 +21,7 @@ elf3=$B/cortexm/demo-m3.elf
 elf4=$B/cortexm/demo-m4.elf
 if ! command -v qemu-system-arm >/dev/null || [ ! -f "$elf3" ]; then
 	ok "# SKIP needs qemu-system-arm and the example built by make cortexm-demo (scripts/deps installs gcc-arm-none-eabi and qemu-system-arm)"
-	
-# Energy-driven: the board firmware in simavr through sim/hil's bridge,
-# every edge pended in the guest's NVIC through QEMU's qtest socket.
-hil() { # NAME LOCKSTEP SECONDS KIND
-	local d=$out/$1
-	SRC=$SRC B=$B EQPROF=$EQPROF HIL_QUANTUM=16 HIL_LOCKSTEP=$2 \
-		"$SRC/test/cortexm/run-hil.sh" "$d" "$3" >"$out/$1.log" 2>&1
-	check_status $? "$1: the board firmware in simavr interrupted the application in QEMU, recorded by eqprof record --target cortexm"
-	[ -s "$d/energy.eqp" ] && judge "$4" "$1" "$d"
-}
-if [ -x "$B/sim/hil/hilbridge" ] && [ -f "$B/firmware/eqfw-simavr.elf" ] && [ -f "$B/cortexm/demo-m3-energy.elf" ]; then
-	hil energy 1 8 energy
-	# without lockstep, at the board's pace: edges merge while the guest is
-	# slow to take them, and each merge is counted
-	hil energy-merge 0 2 energy-acct
-else
-	ok "# SKIP energy-driven: needs the bridge (make $B/sim/hil/hilbridge) and the board firmware (make firmware-elf)"
-fi
-tap_plan
+	tap_plan
 	exit 0
 fi
 rm -rf "$out"
@@ -80,6 +62,27 @@ check "annotate disassembles work() in Thumb mode (capstone) with its samples" \
 for f in pprof folded callgrind chrome csv; do
 	check "export --format $f" "$EQPROF" export "$t" --format $f -o "$out/time.$f"
 done
+
+# Kernel coding style, as isr/linux: checkpatch.pl from Debian's
+# linux-source, as test/linux extracts it, else extracted here once per
+# build tree (a minute of xz).
+cpl=$B/linux/checkpatch/checkpatch.pl
+tarball=$(ls /usr/src/linux-source-*.tar.xz 2>/dev/null | tail -n 1)
+if [ ! -f "$cpl" ] && [ -n "$tarball" ]; then
+	cpl=$B/cortexm/checkpatch/checkpatch.pl
+	if [ ! -f "$cpl" ]; then
+		v=$(basename "$tarball" .tar.xz)
+		mkdir -p "$B/cortexm/checkpatch"
+		tar -xJf "$tarball" -C "$B/cortexm/checkpatch" --strip-components=2 \
+			"$v/scripts/checkpatch.pl" "$v/scripts/spelling.txt" "$v/scripts/const_structs.checkpatch"
+	fi
+fi
+if [ -f "$cpl" ]; then
+	check "isr/cortexm is clean under checkpatch.pl --strict (C99 types and volatile registers allowed)" \
+		make -s -C "$SRC/isr/cortexm" checkpatch CHECKPATCH="perl $cpl --quiet"
+else
+	ok "# SKIP checkpatch: no linux-source tarball in /usr/src (scripts/deps installs linux-source)"
+fi
 
 # Energy-driven: the board firmware in simavr through sim/hil's bridge,
 # every edge pended in the guest's NVIC through QEMU's qtest socket.
