@@ -11,6 +11,7 @@
 
 #include "align.h"
 #include "builtin.h"
+#include "labels.h"
 #include "eqp.h"
 #include "outfile.h"
 #include "plot.h"
@@ -37,6 +38,8 @@ struct power_args {
 	int width, height;
 	char **files;
 	size_t nfiles;
+	const char *labels[MAX_FILES];  /* --label, in the files' order */
+	size_t nlabels;
 	const struct eqp_file *eqps[MAX_FILES]; /* the opened recordings */
 	struct eq_range range;          /* --from/--to */
 	unsigned per_decade;            /* --bucket N/decade: log histogram buckets */
@@ -52,6 +55,7 @@ static const char usage_text[] =
 "                    [--split-idle] [--region T0:T1]... [--markers]\n"
 "                    [--from T] [--to T] [--battery 20Wh]\n"
 "                    [--source auto|samples|board] [--title TEXT] [--size WxH]\n"
+"                    [--label NAME]...\n"
 "       eqprof power --by proc FILE.eqp ...   power per procedure by regression\n"
 "\n"
 "  --runs           the files are repeated runs of the same work: the summary\n"
@@ -77,6 +81,9 @@ static const char usage_text[] =
 "                   numbers eqprof view shows for a selection)\n"
 "  --battery C      with --from/--to: the battery life at the range's average\n"
 "                   power for capacity C (20Wh, 55kJ, 3000mAh@3.85V)\n"
+"  --label NAME     what names the recording in rows, legends and CSV columns,\n"
+"                   once per file in their order (default: the shortest end of\n"
+"                   each path that tells the files apart)\n"
 "  --source S       where power comes from: energy-driven samples, the board\n"
 "                   stream, or the energy source read alongside time-driven\n"
 "                   samples (record -t --energy; its first domain) (default:\n"
@@ -226,6 +233,7 @@ static int parse_args(struct power_args *a, int argc, char **argv)
 		{ "from", required_argument, NULL, 'F' },
 		{ "to", required_argument, NULL, 'U' },
 		{ "battery", required_argument, NULL, 'B' },
+		{ "label", required_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -254,6 +262,13 @@ static int parse_args(struct power_args *a, int argc, char **argv)
 				return usage_error("--trace %s: at most 4 trace outputs", optarg);
 			a->traces[a->ntraces++] = optarg;
 			break;
+		case 'N':
+			if (a->nlabels == MAX_FILES)
+				return usage_error("--label %s: at most 8 labels, one a recording", optarg);
+			if (!*optarg)
+				return usage_error("%s", "--label: give a name (an empty one names nothing)");
+			a->labels[a->nlabels++] = optarg;
+			break;
 		case 'H':
 			if (a->nhists == MAX_OUTS)
 				return usage_error("--hist %s: at most 4 histogram outputs", optarg);
@@ -271,6 +286,11 @@ static int parse_args(struct power_args *a, int argc, char **argv)
 		return usage_error("%s", "give at least one recording (FILE.eqp)");
 	if (a->nfiles > MAX_FILES)
 		return usage_error("%s", "at most 8 recordings at once");
+	if (a->nlabels && a->nlabels != a->nfiles)
+		return usage_error("%zu --label for %zu recording%s: give one a recording, in their order",
+				   a->nlabels, a->nfiles, a->nfiles == 1 ? "" : "s");
+	if (!a->nlabels)
+		eq_path_labels((const char *const *)a->files, a->nfiles, a->labels);
 	if (!a->ntraces && !a->nhists && !a->nregions && !a->markers)
 		a->summary = 1;
 	if (eq_range_active(&a->range)) {
@@ -323,7 +343,7 @@ static int print_runs(const struct power_args *a, const struct power_summary *s,
 	int rc;
 
 	if (a->fmt != POWER_FMT_CSV) {
-		pp = power_procs_build(a->eqps, (const char *const *)a->files, a->nfiles, err);
+		pp = power_procs_build(a->eqps, a->labels, a->nfiles, err);
 		if (!pp)
 			return -1;
 	}
@@ -639,6 +659,7 @@ int cmd_power(int argc, char **argv)
 			break;
 		}
 		a.eqps[i] = f[i];
+		in[i].name = a.labels[i];
 		if (eqp_warning(f[i]))
 			fprintf(stderr, "eqprof power: warning: %s\n", eqp_warning(f[i]));
 		eq_align_check_file(stderr, "power", f[i]);

@@ -53,6 +53,33 @@ assert abs(float(r[0]["power_w"]) - float(r[1]["power_w"])) < 1e-12
 assert abs(float(r[0]["power_w"]) - 2.94e-3 * 400 / 1.9) < 1e-9
 '
 
+# --- recordings that share a base name (issue 28: two rows named energy.eqp) ---
+mkdir -p on off
+cp steps.eqp on/energy.eqp
+cp off.eqp off/energy.eqp
+"$EQPROF" power on/energy.eqp off/energy.eqp >same.txt 2>same.err
+check "summary rows of on/energy.eqp and off/energy.eqp are told apart by their folders" py '
+rows = [l.split()[0] for l in open("same.txt").read().splitlines()[1:]]
+assert rows == ["on/energy.eqp", "off/energy.eqp"], rows
+'
+"$EQPROF" power on/energy.eqp off/energy.eqp --hist same.csv --trace same-t.csv --hist same.svg 2>same.err
+check "histogram CSV header, trace CSV and plot legend name each recording by its folder" py '
+import csv, xml.etree.ElementTree as ET
+assert open("same.csv").readline().strip() == "bucket_lo_w,bucket_hi_w,on/energy.eqp pct,off/energy.eqp pct"
+names = {r["recording"] for r in csv.DictReader(open("same-t.csv"))}
+assert names == {"on/energy.eqp", "off/energy.eqp"}, names
+text = " ".join(ET.parse("same.svg").getroot().itertext())
+assert "on/energy.eqp and off/energy.eqp" in text and text.count("off/energy.eqp") >= 2, text[:400]  # title and legend
+'
+"$EQPROF" power on/energy.eqp off/energy.eqp --label "audio on" --label "audio off" --format csv >lab.csv 2>same.err
+check "--label names the recordings, in their order" py '
+import csv
+assert [r["recording"] for r in csv.DictReader(open("lab.csv"))] == ["audio on", "audio off"]
+'
+"$EQPROF" power on/energy.eqp off/energy.eqp --label one >out 2>err; rc=$?
+if [ $rc -eq 2 ] && grep -q '1 --label for 2 recordings' err; then ok "a --label short of the recordings is refused"
+else not_ok "--label count (rc=$rc)"; sed 's/^/# /' err; fi
+
 # --- histogram (Figures 9-11) --------------------------------------------------------
 check "histogram csv written" "$EQPROF" power steps.eqp --hist hist.csv
 check "histogram peaks: 25 % at 0.25-0.30 W, 50 % at 1.45-1.50 W, 25 % at 0.55-0.60 W" py '
