@@ -595,12 +595,14 @@ void eq_attrib_print(FILE *out, const struct eq_attrib *a, const char *source, e
 			"%.4g J above idle (%.4g J active, %.4g J tail)\n", d->name, d->requests, d->model.active_w,
 			d->model.tail_s, d->model.tail_w, d->model.idle_w, d->energy_j, d->active_j, d->tail_j);
 	}
-	fprintf(out, "%8s %10s %11s %11s %10s  %-20s %s\n", "share", "as sampled", "moved out", "moved in",
+	fprintf(out, eq_by_module_column(a->by) ? "%8s %10s %11s %11s %10s  %-20s %s\n" :
+		"%8s %10s %11s %11s %10s  %.0s%s\n", "share", "as sampled", "moved out", "moved in",
 		"after", "module", eq_by_name(a->by));
 	for (i = 0; i < a->nrows; i++) {
 		const struct eq_attrib_row *r = &a->rows[i];
 
-		fprintf(out, "%7.2f%% %8.4g J %9.4g J %9.4g J %8.4g J  %-20s %s\n", 100 * r->share_after,
+		fprintf(out, eq_by_module_column(a->by) ? "%7.2f%% %8.4g J %9.4g J %9.4g J %8.4g J  %-20s %s\n" :
+			"%7.2f%% %8.4g J %9.4g J %9.4g J %8.4g J  %.0s%s\n", 100 * r->share_after,
 			r->before_j, r->moved_out_j, r->moved_in_j, r->after_j, r->module, r->name);
 	}
 	if (a->nmoves) {

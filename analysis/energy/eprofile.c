@@ -888,7 +888,8 @@ void ep_print_table(FILE *out, const struct ep_profile *p, double percent_limit)
 			print_children(out, p, d, percent_limit);
 			continue;
 		}
-		fprintf(out, "%12s  %-27s %7s %9s   %-20s %s\n", "joules", "95% CI", "share", "samples",
+		fprintf(out, eq_by_module_column(p->by) ? "%12s  %-27s %7s %9s   %-20s %s\n" :
+			"%12s  %-27s %7s %9s   %.0s%s\n", "joules", "95% CI", "share", "samples",
 			"module", eq_by_name(p->by));
 		for (j = 0; j < d->nrows; j++) {
 			const struct ep_row *r = &d->rows[j];
@@ -901,7 +902,8 @@ void ep_print_table(FILE *out, const struct ep_profile *p, double percent_limit)
 			fmt_j(b, sizeof(b), r->ci95_low);
 			fmt_j(c, sizeof(c), r->ci95_high);
 			snprintf(ci, sizeof(ci), "[%s, %s]", b, c);
-			fprintf(out, "%12s  %-27s %6.2f%% %9llu   %-20s %s\n", a, ci, 100 * share,
+			fprintf(out, eq_by_module_column(p->by) ? "%12s  %-27s %6.2f%% %9llu   %-20s %s\n" :
+				"%12s  %-27s %6.2f%% %9llu   %.0s%s\n", a, ci, 100 * share,
 				(unsigned long long)r->samples, r->module, r->name);
 		}
 	}

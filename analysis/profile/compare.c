@@ -268,7 +268,8 @@ static void print_table(FILE *out, const struct eq_comparison *c)
 		}
 		fputc('\n', out);
 	} else {
-		fprintf(out, " %-20s %s\n", "module", eq_by_name(c->by));
+		fprintf(out, eq_by_module_column(c->by) ? " %-20s %s\n" : "%.0s %s\n", "module",
+			eq_by_name(c->by));
 	}
 	for (i = 0; i < c->nrows; i++) {
 		const struct eq_cmp_row *r = &c->rows[i];
@@ -287,7 +288,8 @@ static void print_table(FILE *out, const struct eq_comparison *c)
 			print_j(out, r->source_j ? r->source_j[k] : NAN);
 		fputc(' ', out);
 		if (!c->keys.n || !r->fields) {
-			fprintf(out, " %-20s %s\n", r->module, r->name);
+			fprintf(out, eq_by_module_column(c->by) ? " %-20s %s\n" : "%.0s %s\n", r->module,
+				r->name);
 			continue;
 		}
 		for (k = 0; k < c->keys.n; k++)

@@ -262,7 +262,7 @@ static void row_label(FILE *out, const struct eq_diff *d, const struct eq_diff_r
 	unsigned k;
 
 	if (!d->keys.n) {
-		fprintf(out, "%-20s %s", r->module, r->name);
+		fprintf(out, eq_by_module_column(d->by) ? "%-20s %s" : "%.0s%s", r->module, r->name);
 		return;
 	}
 	for (k = 0; k < d->keys.n; k++)
@@ -316,7 +316,7 @@ static void print_table(FILE *out, const struct eq_diff *d, const char *sa, cons
 		for (k = 0; k < d->keys.n; k++)
 			fprintf(out, "%s%s", k ? "  " : "", eq_key_name(d->keys.k[k]));
 	else
-		fprintf(out, "%-20s %s", "module", eq_by_name(d->by));
+		fprintf(out, eq_by_module_column(d->by) ? "%-20s %s" : "%.0s%s", "module", eq_by_name(d->by));
 	fputc('\n', out);
 	for (i = 0; i < d->nrows; i++) {
 		const struct eq_diff_row *r = &d->rows[i];

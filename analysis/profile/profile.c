@@ -907,7 +907,10 @@ struct eq_profile *eq_profile_pool(struct eq_profile *const *profs, size_t np,
 	p->ordered = 1;
 	for (i = 0; i < np; i++) {
 		const struct eq_profile *q = profs[i];
+		double per = q->mode == EQP_MODE_ENERGY ? q->quantum_j : q->period_s;
 
+		/* NaN once one recording's quantum or rate is unknown */
+		p->pooled_amount += per > 0 ? per * (double)q->total_samples : NAN;
 		p->total_samples += q->total_samples;
 		p->idle_samples += q->idle_samples;
 		p->lost_samples += q->lost_samples;
@@ -929,6 +932,8 @@ struct eq_profile *eq_profile_pool(struct eq_profile *const *profs, size_t np,
 		pool_row(p, profs, np, &refs[i], j - i, &p->rows[g++], scratch, scratch + np);
 	}
 	p->nrows = g;
+	if (!(p->pooled_amount > 0))
+		p->pooled_amount = 0;
 	p->recordings = (unsigned)np;
 	p->batches = (unsigned)np;
 	free(refs);

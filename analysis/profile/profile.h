@@ -172,6 +172,9 @@ struct eq_profile {
 	double batch_lag1;    /* pooled lag-1 correlation of the batch means */
 	double batch_s;       /* seconds per batch (0 = unknown) */
 	unsigned recordings;  /* > 1: pooled from that many recordings */
+	double pooled_amount; /* pooled: the recordings' energy or time added up,
+				 known when each has its quantum or rate even
+				 though they differ (0 = unknown) */
 	double interval_cv2;  /* time mode: squared coefficient of variation of
 				 the intervals between samples (timer jitter) */
 	struct eq_keys keys;  /* sort keys (keys.n == 0: rows by `by`) */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "table.h"
+#include "split.h"
 #include "units.h"
 
 int eq_format_parse(const char *text, enum eq_format *fmt, struct eq_error *err)
@@ -263,6 +264,11 @@ static void print_heading(FILE *out, const struct eq_profile *p, const char *sou
 		fprintf(out, " x %s = %s", eq_format_quantity(q, sizeof(q), per, unit),
 			eq_format_quantity(tot, sizeof(tot),
 					   per * (double)p->total_samples, unit));
+	else if (p->recordings > 1 && p->pooled_amount > 0)
+		/* each recording's quantum or rate is known: rows add up theirs */
+		fprintf(out, " of %u recordings with different %s = %s", p->recordings,
+			p->mode == EQP_MODE_ENERGY ? "quanta" : "sampling rates",
+			eq_format_quantity(tot, sizeof(tot), p->pooled_amount, unit));
 	else
 		fputs(p->mode == EQP_MODE_ENERGY ? " (quantum unknown: shares only)" :
 		      " (sampling rate unknown: shares only)", out);
@@ -377,9 +383,17 @@ static void print_keys_table(FILE *out, const struct eq_profile *p)
 	}
 }
 
+int eq_by_module_column(enum eq_by by)
+{
+	unsigned primary = (unsigned)by & EQ_BY_SPLIT ? EQ_BY_PRIMARY(by) : (unsigned)by;
+
+	return primary != EQ_BY_EXE && primary != EQ_BY_NONE;
+}
+
 static void print_table(FILE *out, const struct eq_profile *p, const char *source)
 {
 	const char *what = p->mode == EQP_MODE_ENERGY ? "energy" : "time";
+	int with_module = eq_by_module_column(p->by);
 	char amt[32];
 	size_t i;
 
@@ -389,9 +403,10 @@ static void print_table(FILE *out, const struct eq_profile *p, const char *sourc
 		print_keys_table(out, p);
 		return;
 	}
-	fprintf(out, "%7s %12s %11s  %-17s  %-20s %s\n", "share", "samples", what,
-		"95% CI of share", "module", p->by == EQ_BY_MODULE ? "module path" :
-		eq_by_name(p->by));
+	fprintf(out, "%7s %12s %11s  %-17s  ", "share", "samples", what, "95% CI of share");
+	if (with_module)
+		fprintf(out, "%-20s ", "module");
+	fprintf(out, "%s\n", p->by == EQ_BY_MODULE ? "module path" : eq_by_name(p->by));
 	for (i = 0; i < p->nrows; i++) {
 		const struct eq_row *r = &p->rows[i];
 		char ci[40];
@@ -403,8 +418,11 @@ static void print_table(FILE *out, const struct eq_profile *p, const char *sourc
 					   p->mode == EQP_MODE_ENERGY ? "J" : "s");
 		else
 			strcpy(amt, "-");
-		fprintf(out, "%6.2f%% %12llu %11s  %-17s  %-20s %s\n", 100 * r->share,
-			(unsigned long long)r->samples, amt, ci, r->module, r->name);
+		fprintf(out, "%6.2f%% %12llu %11s  %-17s  ", 100 * r->share,
+			(unsigned long long)r->samples, amt, ci);
+		if (with_module)
+			fprintf(out, "%-20s ", r->module);
+		fprintf(out, "%s\n", r->name);
 	}
 }
 

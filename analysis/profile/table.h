@@ -32,6 +32,11 @@ const char *eq_interval_method(const struct eq_profile *p);
 void eq_interval_describe(FILE *out, const struct eq_profile *p);
 
 /* Writers shared with compare: CSV field and JSON string with escaping. */
+/* 0 when rows at `by` are named by what a module column would repeat (by
+ * exe, by states alone: "wmplayer [206MHz C0]" twice): tables leave the
+ * column out (CSV and JSON keep their module fields). */
+int eq_by_module_column(enum eq_by by);
+
 void eq_csv_field(FILE *out, const char *s);
 void eq_json_string(FILE *out, const char *s);
 /* A JSON number; NaN and infinities become null. */
