@@ -7,7 +7,8 @@
 #   DIR/root/lib/modules/extra/            kernel modules a test loads (order: insmod order)
 # The kernel is the one linux-image-amd64 installs (test/linux/kernel-abi.sh).
 # Environment: SRC (source root), B (build dir), EQPROF (host-built eqprof,
-# copied into the guest with its shared libraries).
+# copied into the guest with its shared libraries), GUEST_KMODS (more kernel
+# modules), GUEST_BINS (more host programs, with their shared libraries).
 #
 # GUEST_ARCH=arm64 builds the same for Debian's arm64 kernel, fetched by
 # kernel-abi.sh arm64 into $B/kernel-arm64: eqprof.ko and eqedge.ko
@@ -114,13 +115,22 @@ $tcc -static -O1 -g -fno-omit-frame-pointer -o "$r/bin/spinner" "$SRC/test/linux
 cp "${GUEST_INIT:-$SRC/test/linux/guest-init.sh}" "$r/init"
 cp "$SRC/bench/isr/guest-bench.sh" "$r/bench"
 chmod 755 "$r/init" "$r/bench"
-if [ -n "${EQPROF:-}" ] && [ -x "$EQPROF" ]; then
-	cp "$EQPROF" "$r/bin/eqprof"
-	[ -z "$arch" ] || file -L "$EQPROF" | grep -q 'statically linked' ||
-		{ echo "build-guest: EQPROF=$EQPROF must be a static binary for $arch" >&2; exit 1; }
-	[ -n "$arch" ] || for l in $(ldd "$EQPROF" | awk '/=>/ { print $3 } /^\t\/lib/ { print $1 }'); do
+# with_libs PROGRAM NAME: a host program as /bin/NAME with its shared
+# libraries (a foreign guest takes static programs only)
+with_libs() {
+	cp "$1" "$r/bin/$2"
+	[ -z "$arch" ] || file -L "$1" | grep -q 'statically linked' ||
+		{ echo "build-guest: $1 must be a static binary for $arch" >&2; exit 1; }
+	[ -n "$arch" ] || for l in $(ldd "$1" | awk '/=>/ { print $3 } /^\t\/lib/ { print $1 }'); do
 		mkdir -p "$r$(dirname "$l")"
 		cp -L "$l" "$r$l"
 	done
+}
+if [ -n "${EQPROF:-}" ] && [ -x "$EQPROF" ]; then
+	with_libs "$EQPROF" eqprof
 fi
+# GUEST_BINS: more host programs a test runs in the guest ("PATH" or "PATH:NAME")
+for p in ${GUEST_BINS:-}; do
+	with_libs "${p%%:*}" "$(basename "${p#*:}")"
+done
 (cd "$r" && find . | cpio -o -H newc --quiet | gzip -1) >"$out/initramfs.gz"
