@@ -81,7 +81,8 @@ int power_range_measure(const struct power_input *in, const struct eq_range *ran
 
 	memset(r, 0, sizeof(*r));
 	r->peak_w = r->min_w = r->median_w = NAN;
-	r->idle_known = 1;
+	/* only samples can tell idle; the board and a source cannot */
+	r->idle_known = in->basis == POWER_BASIS_SAMPLES;
 	eq_range_edges(range, clock_hz, &r->t0, &r->t1);
 	if (in->basis != POWER_BASIS_SAMPLES && in->basis != POWER_BASIS_BOARD &&
 	    in->basis != POWER_BASIS_SOURCE)
