@@ -27,5 +27,6 @@ int cmd_diff(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
 int cmd_sources(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
+int cmd_view(int argc, char **argv);
 
 #endif

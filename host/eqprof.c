@@ -23,6 +23,7 @@
 #pragma weak cmd_stat
 #pragma weak cmd_sources
 #pragma weak cmd_merge
+#pragma weak cmd_view
 
 struct command {
 	const char *name;
@@ -44,6 +45,7 @@ static const struct command commands[] = {
 	{ "stat",    cmd_stat,    "energy per domain of a command over repeated runs, minus the idle baseline" },
 	{ "merge",   cmd_merge,   "a target's recording and the board's stream of the run as one, aligned" },
 	{ "sources", cmd_sources, "the energy sources this machine offers (RAPL, battery, hwmon, board)" },
+	{ "view",    cmd_view,    "one HTML page: drag over power against time, see that range's energy and code" },
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
