@@ -8,6 +8,7 @@
 #   make demo         run the built-in study and write a report
 #   make bench        print performance figures (never pass/fail on time)
 #   make install PREFIX=/usr/local
+#   make viewer       the page of `eqprof view` (needs Node.js and npm)
 #
 # Each folder describes itself in a module.mk fragment that appends to the
 # variables below; this file holds only the generic rules.  Build output goes
@@ -124,9 +125,16 @@ demo:
 	@$(MAKE) --no-print-directory -j$$(nproc) all B=$(B)
 	@B=$(B) EQPROF=$(EQPROF) scripts/demo
 
+# The viewer page (eqprof view) is built when Node.js and npm are there;
+# without them eqprof is installed alone and `eqprof view` says so.
 install: $(EQPROF)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/doc/eqprof/img
 	install -m 755 $(EQPROF) $(DESTDIR)$(PREFIX)/bin/eqprof
+	@if command -v node >/dev/null && command -v npm >/dev/null; then \
+		$(MAKE) --no-print-directory viewer B=$(B) && \
+		install -d $(DESTDIR)$(PREFIX)/share/eqprof && \
+		install -m 644 $(B)/viewer/viewer.html $(DESTDIR)$(PREFIX)/share/eqprof/viewer.html; \
+	else echo "make install: no Node.js/npm: the viewer page (eqprof view) is not installed; 'make viewer' builds it" >&2; fi
 	install -m 644 README.md docs/*.md $(DESTDIR)$(PREFIX)/share/doc/eqprof/
 	install -m 644 docs/img/* $(DESTDIR)$(PREFIX)/share/doc/eqprof/img/
 

@@ -1,0 +1,232 @@
+// runview.js - one recording: its trace, the selected range's numbers,
+// histogram, profile and icicle, all following the selection as it moves.
+import { h, choice, hue } from "./dom.js";
+import { Trace } from "./trace.js";
+import { Hist } from "./hist.js";
+import { Icicle } from "./icicle.js";
+import { fixed, general, quantity, pct, life, parseCapacity } from "./fmt.js";
+
+const GROUP_LABEL = { exe: "executable", module: "module", proc: "procedure", line: "line" };
+
+export function describe(run) {
+  const j = run.j;
+  const parts = [];
+  if (run.mode === "energy") {
+    parts.push(`energy-driven: each sample is one quantum of ${Number.isFinite(run.quantum) ? quantity(run.quantum, "J") : "unknown energy"}`);
+  } else {
+    parts.push(`time-driven: each sample stands for ${Number.isFinite(run.period) ? quantity(run.period, "s") : "an unknown time"} of time, not energy`);
+  }
+  if (run.basis === "board") parts.push("power from the board's stream of quanta");
+  else if (run.basis === "source") parts.push("power from the energy source read alongside");
+  else if (run.basis === "none") parts.push("no power: " + (j.why_none || "no energy source"));
+  parts.push(`${j.nsamples} samples over ${quantity(j.span_s, "s")}` + (j.lost ? `, ${j.lost} lost` : ""));
+  parts.push(`${run.nb} buckets of ${quantity(run.bucketS, "s")}`);
+  return parts.join("; ");
+}
+
+export class RunView {
+  constructor(root, run, page) {
+    this.run = run;
+    this.page = page;
+    this.gi = Math.min(2, run.groups.length - 1);
+    this.sel = null;
+    this.battery = "20Wh";
+    this.pending = false;
+    const r = run;
+    this.el = h("section", { class: "run", "data-run": r.index });
+    this.traceEl = h("div", { class: "trace-box" });
+    this.rangeEl = h("div", { class: "range", "data-testid": "range" });
+    this.histEl = h("div", { class: "hist-box" });
+    this.tableEl = h("div", { class: "profile-table" });
+    this.icicleEl = h("div", { class: "icicle-box" });
+    this.profHead = h("div", { class: "profile-head" });
+    const modeBtn = h("button", { type: "button", class: "mode", title: "drag selects instead of panning (or hold Shift)",
+      onclick: () => { this.trace.selectMode = !this.trace.selectMode; modeBtn.classList.toggle("on", this.trace.selectMode); } }, "select mode");
+    const groups = r.groups.map((g) => g.by);
+    this.el.append(
+      h("p", { class: "meta" }, describe(r)),
+      h("div", { class: "toolbar" },
+        modeBtn,
+        h("button", { type: "button", onclick: () => this.trace.zoomToSelection() }, "zoom to selection"),
+        h("button", { type: "button", onclick: () => this.trace.setView(this.trace.full.t0, this.trace.full.t1) }, "whole run"),
+        h("button", { type: "button", onclick: () => this.trace.setSelection(null) }, "clear selection"),
+        h("span", { class: "hint" }, "wheel: zoom · drag: pan · Shift+drag: select · Esc: clear · \u2190/\u2192: step (Shift: move the selection) · double-click: zoom to it")),
+      this.traceEl,
+      h("div", { class: "panels" }, this.rangeEl, this.histEl),
+      h("div", { class: "profile" },
+        h("div", { class: "profile-left" },
+          h("div", { class: "profile-bar" }, h("span", {}, "the range's code by "),
+            choice(groups, groups.map((g) => GROUP_LABEL[g] || g), groups[this.gi], (v) => {
+              this.gi = groups.indexOf(v);
+              this.updateProfile();
+            }, { "data-testid": "grouping" })),
+          this.profHead, this.tableEl),
+        h("div", { class: "profile-right" },
+          h("div", { class: "icicle-title" }, run.chains ? "call stacks of the range (icicle: callers above, callees below)" :
+            "the range by executable and procedure (no call chains recorded)"),
+          this.icicleEl)));
+    root.append(this.el);
+    this.trace = new Trace(this.traceEl, [run], {
+      onSelect: (sel) => { this.sel = sel; this.schedule(); },
+    });
+    this.hist = new Hist(this.histEl);
+    this.icicle = new Icicle(this.icicleEl, {
+      color: (n) => n.depth === 1 ? "#cbd5e1" : n.name === "[idle]" ? "#e5e7eb" : `hsl(${hue(n.module || n.name)}, 70%, 78%)`,
+      label: (n) => n.name,
+      tip: (n) => this.nodeTip(n),
+      onClick: (n) => this.highlightNode(n),
+    });
+    this.update();
+  }
+
+  // coalesce the drag's updates into one a frame
+  schedule() {
+    if (this.pending) return;
+    this.pending = true;
+    requestAnimationFrame(() => { this.pending = false; this.update(); });
+  }
+
+  range() {
+    return this.sel || { A: 0, B: this.run.nb, whole: true };
+  }
+
+  update() {
+    const t = performance.now();
+    this.updateRange();
+    this.updateProfile();
+    this.page.perf.update_ms = performance.now() - t;
+    this.page.perf.updates++;
+  }
+
+  updateRange() {
+    const r = this.run, s = this.range(), p = r.power(s.A, s.B);
+    this.powerNow = p;
+    const el = this.rangeEl;
+    el.textContent = "";
+    const row = (k, label, value, extra) => h("tr", { "data-k": k },
+      h("th", {}, label), h("td", { class: "v" }, value), extra ? h("td", { class: "x" }, extra) : h("td"));
+    const file = r.name;
+    const from = r.timeText(s.A), to = r.timeText(s.B);
+    const head = s.whole ? `whole run: ${from} s to ${to} s` : `selection: ${from} s to ${to} s`;
+    el.append(h("div", { class: "range-head", "data-testid": "range-head" }, head,
+      h("span", { class: "snap" }, ` (snapped to the edges of the ${quantity(r.bucketS, "s")} buckets; typed into --from/--to they select the same samples)`)));
+    const tb = h("table", { class: "kv" });
+    if (r.hasPower) {
+      tb.append(
+        row("energy", "energy", quantity(p.energy, "J"), `[${quantity(p.energyLo, "J")}, ${quantity(p.energyHi, "J")}]`),
+        row("avg", "avg power", quantity(p.power, "W")),
+        row("peak", "peak power", quantity(p.peak, "W")),
+        row("min", "min power", quantity(p.min, "W")),
+        row("median", "median power", quantity(p.median, "W", 3), "of the intervals (half the energy above it), to 1/128 decade"),
+        row("duration", "duration", quantity(p.duration, "s")),
+      );
+    } else {
+      tb.append(row("duration", "duration", quantity(r.edge(s.B) - r.edge(s.A), "s")),
+        row("energy", "energy", "n/a", "time-driven samples carry no energy and no source was read"));
+    }
+    tb.append(row("samples", "samples", `${p.samples} (${p.idleSamples} idle)`));
+    if (r.hasPower) {
+      tb.append(row("intervals", "intervals", String(p.intervals) + (p.idleIntervals != null ? ` (${p.idleIntervals} idle)` : "")));
+      const cap = parseCapacity(this.battery);
+      const input = h("input", { type: "text", value: this.battery, size: 14, "data-testid": "battery",
+        title: "a capacity: 20Wh, 55kJ or 3000mAh@3.85V",
+        oninput: (ev) => { this.battery = ev.target.value; this.updateBatteryOnly(); } });
+      this.lifeEl = h("span", { "data-k": "life" }, Number.isFinite(cap) ? life(cap / p.power) : "give a capacity: 20Wh, 55kJ, 3000mAh@3.85V");
+      tb.append(h("tr", { "data-k": "battery" }, h("th", {}, "battery life"),
+        h("td", { class: "v" }, this.lifeEl), h("td", { class: "x" }, "at ", input)));
+    }
+    el.append(tb);
+    const fr = s.A === 0 ? "0" : from;
+    this.cmdEl = h("pre", { class: "cmd", "data-testid": "commands" });
+    el.append(h("div", { class: "cmd-title" }, "the same numbers on the command line:"), this.cmdEl);
+    this.cmdArgs = { fr, to };
+    this.writeCommands();
+    if (r.hasPower) this.hist.set(p.bins, r.idleKnown);
+  }
+
+  writeCommands() {
+    const r = this.run, { fr, to } = this.cmdArgs;
+    const g = r.groups[this.gi].by;
+    const q = (s) => (/^[\w./:@+-]+$/.test(s) ? s : `'${s.replace(/'/g, "'\\''")}'`);
+    const lines = [];
+    if (r.hasPower) lines.push(`eqprof power ${q(r.j.path)} --from ${fr} --to ${to}` + (Number.isFinite(parseCapacity(this.battery)) ? ` --battery ${q(this.battery)}` : ""));
+    lines.push(`eqprof report ${q(r.j.path)} --from ${fr} --to ${to} --by ${g}`);
+    if (r.hasPower) lines.push(`eqprof power ${q(r.j.path)} --from ${fr} --to ${to} --hist hist.png --bucket 16/decade --split-idle`);
+    this.cmdEl.textContent = lines.join("\n");
+  }
+
+  updateBatteryOnly() {
+    const cap = parseCapacity(this.battery), p = this.powerNow;
+    if (this.lifeEl) this.lifeEl.textContent = Number.isFinite(cap) ? life(cap / p.power) : "give a capacity: 20Wh, 55kJ, 3000mAh@3.85V";
+    this.writeCommands();
+  }
+
+  updateProfile() {
+    const r = this.run, s = this.range(), g = r.groups[this.gi];
+    const prof = r.profile(s.A, s.B, this.gi);
+    this.prof = prof;
+    const per = r.amountPer(), unit = r.mode === "energy" ? "J" : "s";
+    this.profHead.textContent = `${prof.total} samples` +
+      (per > 0 ? ` x ${quantity(per, unit)} = ${quantity(per * prof.total, unit)}` :
+        r.mode === "energy" ? " (quantum unknown: shares only)" : " (sampling rate unknown: shares only)") +
+      `; 95% intervals: sampling, this run's share` + (r.mode === "time" ? "; time, not energy" : "");
+    const tb = h("table", { class: "rows", "data-testid": "profile" });
+    const what = r.mode === "energy" ? "energy" : "time";
+    tb.append(h("thead", {}, h("tr", {}, h("th", {}, "share"), h("th", {}, "samples"), h("th", {}, what),
+      h("th", {}, "95% CI of share"), h("th", {}, "module"), h("th", {}, g.by))));
+    const body = h("tbody");
+    const shown = prof.rows.slice(0, 300);
+    for (const x of shown) {
+      const tr = h("tr", { "data-row": x.row, "data-name": x.name, "data-module": x.module,
+        class: this.hl && this.hl.gi === this.gi && this.hl.row === x.row ? "hl" : null,
+        onclick: () => this.highlightRow(x.row, tr) },
+      h("td", { class: "n" }, pct(x.share)), h("td", { class: "n" }, String(x.samples)),
+      h("td", { class: "n" }, Number.isFinite(x.amount) ? quantity(x.amount, unit) : "n/a"),
+      h("td", { class: "ci" }, `[${pct(x.lo)}, ${pct(x.hi)}]`),
+      h("td", { class: "mod" }, x.module), h("td", { class: "name" }, x.name));
+      body.append(tr);
+    }
+    tb.append(body);
+    this.tableEl.textContent = "";
+    this.tableEl.append(tb);
+    if (prof.rows.length > shown.length)
+      this.tableEl.append(h("p", { class: "more" }, `and ${prof.rows.length - shown.length} more rows (eqprof report gives them all)`));
+    if (this.cmdArgs) this.writeCommands();
+    const tree = r.stackTree(s.A, s.B);
+    setWeights(tree);
+    this.icicle.setTree(tree, true);
+  }
+
+  highlightRow(row, tr) {
+    if (this.hl && this.hl.gi === this.gi && this.hl.row === row) {
+      this.hl = null;
+      this.trace.setHighlight(null);
+    } else {
+      this.hl = { gi: this.gi, row };
+      this.trace.setHighlight(this.run.rowSeries(this.gi, row));
+    }
+    this.tableEl.querySelectorAll("tr.hl").forEach((x) => x.classList.remove("hl"));
+    if (this.hl && tr) tr.classList.add("hl");
+  }
+
+  highlightNode(n) {
+    this.hl = null;
+    this.tableEl.querySelectorAll("tr.hl").forEach((x) => x.classList.remove("hl"));
+    this.trace.setHighlight(n.key.length ? this.run.prefixSeries(n.key) : null);
+  }
+
+  nodeTip(n) {
+    const r = this.run, per = r.amountPer(), unit = r.mode === "energy" ? "J" : "s";
+    const total = this.prof ? this.prof.total : 0;
+    return `${n.name}${n.module ? " (" + n.module + ")" : ""}: ${n.value} samples` +
+      (per > 0 ? `, ${quantity(n.value * per, unit)}` : "") +
+      (total ? `, ${pct(n.value / total)} of the range` : "") + " — click: where in time it ran";
+  }
+}
+
+export function setWeights(n) {
+  n.weight = n.value;
+  for (const c of n.children.values()) setWeights(c);
+}
+
+export { general, fixed };
