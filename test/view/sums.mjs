@@ -1,0 +1,172 @@
+#!/usr/bin/env node
+// sums.mjs - the page's numbers for a range are the command line's.
+//
+// For simulated recordings (energy-driven; time-driven with the board's
+// stream; a scenario with call chains), `eqprof view` writes a page; the
+// page's own code (analysis/view/web/src/model.js, run here in Node)
+// adds up its buckets over many ranges (the whole run, one bucket, ranges
+// that start at the first sample or end past the last, ranges inside one
+// interval), and every number it would show must equal, as printed, what
+// `eqprof power --from --to` and `eqprof report --from --to --by G` print
+// for the same edges.  The expected values come from the command line,
+// which walks the samples themselves (test/analysis/range.py checks those
+// against an independent reading of the file).
+import { execFileSync, spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const SRC = process.env.SRC || new URL("../..", import.meta.url).pathname;
+const B = process.env.B || join(SRC, "build");
+const EQPROF = process.env.EQPROF || join(B, "eqprof");
+globalThis.atob = (s) => Buffer.from(s, "base64").toString("latin1");
+const web = join(SRC, "analysis/view/web/src");
+const { Run } = await import(join(web, "model.js"));
+const F = await import(join(web, "fmt.js"));
+
+let n = 0, failed = 0;
+function ok(cond, what, detail) {
+  n++;
+  console.log(`${cond ? "ok" : "not ok"} ${n} - ${what}`);
+  if (!cond) {
+    failed++;
+    if (detail) for (const l of String(detail).split("\n").slice(0, 30)) console.log("#   " + l);
+  }
+  return cond;
+}
+
+function eqprof(...args) {
+  const p = spawnSync(EQPROF, args, { encoding: "utf8", maxBuffer: 1 << 28 });
+  return { rc: p.status, out: p.stdout, err: p.stderr };
+}
+
+export function viewerPath() {
+  for (const p of [process.env.EQPROF_VIEWER, join(B, "viewer/viewer.html"), join(B, "../viewer/viewer.html"),
+    join(SRC, "build/viewer/viewer.html")])
+    if (p) try { readFileSync(p); return p; } catch { /* next */ }
+  return null;
+}
+
+function pageData(html) {
+  const m = html.match(/<script id="eqprof-data" type="application\/json">([\s\S]*?)<\/script>/);
+  return JSON.parse(m[1]);
+}
+
+// power's table: "label   value" lines
+function powerTable(out) {
+  const m = {};
+  for (const l of out.split("\n")) {
+    const x = /^(duration|samples|intervals|energy|avg power|peak power|min power|median power|battery life)\s{2,}(.*)$/.exec(l);
+    if (x) m[x[1]] = x[2].replace(/\s+/g, " ").trim();
+  }
+  return m;
+}
+
+// report's table rows: share, samples, amount, CI, module, name
+function reportRows(out) {
+  const rows = [];
+  for (const l of out.split("\n")) {
+    const x = /^\s*(\d+\.\d\d%)\s+(\d+)\s+(\S+ \S*J|\S+ \S*s|n\/a)\s+(\[[^\]]*\])\s+(\S+)\s+(.*)$/.exec(l);
+    if (x) rows.push([x[1], x[2], x[3], x[4], x[5], x[6]].join(" | "));
+  }
+  return rows;
+}
+
+function pageRange(r, A, B, battery) {
+  const p = r.power(A, B);
+  const m = { samples: `${p.samples} (${p.idleSamples} idle)` };
+  if (r.hasPower) {
+    Object.assign(m, {
+      duration: F.quantity(p.duration, "s"),
+      intervals: String(p.intervals) + (p.idleIntervals != null ? ` (${p.idleIntervals} idle)` : ""),
+      energy: `${F.quantity(p.energy, "J")} [${F.quantity(p.energyLo, "J")}, ${F.quantity(p.energyHi, "J")}]`,
+      "avg power": F.quantity(p.power, "W"),
+      "peak power": F.quantity(p.peak, "W"),
+      "min power": F.quantity(p.min, "W"),
+      "median power": F.quantity(p.median, "W", 3),
+      "battery life": `${F.life(F.parseCapacity(battery) / p.power)} at ${battery}`,
+    });
+  }
+  return m;
+}
+
+function pageRows(r, A, B, gi) {
+  const prof = r.profile(A, B, gi), unit = r.mode === "energy" ? "J" : "s";
+  return prof.rows.map((x) => [F.pct(x.share), String(x.samples),
+    Number.isFinite(x.amount) ? F.quantity(x.amount, unit) : "n/a",
+    `[${F.pct(x.lo)}, ${F.pct(x.hi)}]`, x.module, x.name].join(" | "));
+}
+
+function ranges(r, seed) {
+  let s = seed;
+  const rnd = () => { s = (s * 1103515245 + 12345) % 2147483648; return s / 2147483648; };
+  const nb = r.nb, out = [[0, nb], [0, 1], [nb - 1, nb], [0, Math.ceil(nb / 3)], [Math.floor(nb / 2), nb]];
+  for (let i = 0; i < 7; i++) {
+    const a = Math.floor(rnd() * (nb - 1)), w = 1 + Math.floor(rnd() * rnd() * (nb - a));
+    out.push([a, Math.min(nb, a + w)]);
+  }
+  // a range inside one long interval (no interval ends in it), if any
+  if (r.hasPower) for (let k = 1; k < nb - 1; k++) if (r.nint[k] === 0 && r.se[k] > 0) { out.push([k, k + 1]); break; }
+  return out;
+}
+
+const work = mkdtempSync(join(tmpdir(), "eqprof-viewsums."));
+try {
+  const viewer = viewerPath();
+  if (!ok(viewer, "the viewer page is built (make viewer)")) throw new Error("no viewer");
+  // recordings: Music (energy, and time with the board's stream), Game with call chains
+  let r = eqprof("sim", "Music", "-o", join(work, "m"), "-q");
+  ok(r.rc === 0, "eqprof sim Music", r.err);
+  const game = eqprof("sim", "--print", "Game").out
+    .replace("phase Game 54s", "phase Game 12s")
+    .replace("  proc mix_sound ", "  proc main_loop          0x08000 0x0200 700mW\n  proc mix_sound ") +
+    "\ncalls game_logic memcpy 1\ncalls render_sprites memcpy 3\ncalls main_loop game_logic\ncalls main_loop render_sprites\n";
+  writeFileSync(join(work, "g.scn"), game);
+  r = eqprof("sim", join(work, "g.scn"), "-o", join(work, "g"), "-q", "--seed", "3");
+  ok(r.rc === 0, "eqprof sim of Game with call chains", r.err);
+  // Music's energy recording also in buckets shorter than its intervals,
+  // where some lie inside one interval
+  const recs = [[join(work, "m/energy.eqp"), "4096"], [join(work, "m/energy.eqp"), "60000"],
+    [join(work, "m/time.eqp"), "4096"], [join(work, "g/energy.eqp"), "4096"], [join(work, "g/time.eqp"), "4096"]];
+  const battery = "3000mAh@3.85V";
+  let seed = 11;
+  for (const [rec, buckets] of recs) {
+    const page = join(work, "p.html");
+    r = spawnSync(EQPROF, ["view", rec, "-o", page, "-q", "--buckets", buckets], { encoding: "utf8",
+      env: { ...process.env, EQPROF_VIEWER: viewer } });
+    if (!ok(r.status === 0, `eqprof view ${rec}`, r.stderr)) continue;
+    const html = readFileSync(page, "utf8");
+    ok(!/(https?:)?\/\/[a-z0-9.-]+\.[a-z]{2,}\//i.test(html.replace(/"[^"]{200,}"/g, "")),
+      `${rec}: the page names no address to fetch`);
+    const run = new Run(pageData(html).runs[0], 0);
+    if (rec.includes("/g/")) ok(run.chains && run.stackTable.some((s) => s.length > 2),
+      `${rec}: the page holds call stacks`);
+    for (const [A, Bk] of ranges(run, seed++)) {
+      const from = run.timeText(A), to = run.timeText(Bk), what = `${rec.replace(work + "/", "")} --from ${from} --to ${to}`;
+      if (run.hasPower) {
+        const c = eqprof("power", rec, "--from", from, "--to", to, "--battery", battery);
+        const want = powerTable(c.out), got = pageRange(run, A, Bk, battery);
+        const bad = Object.keys(want).filter((k) => want[k] !== got[k]);
+        ok(c.rc === 0 && Object.keys(want).length >= 9 && !bad.length, `power ${what}: every number`,
+          c.err + bad.map((k) => `${k}: page '${got[k]}' cli '${want[k]}'`).join("\n"));
+      }
+      for (let gi = 0; gi < run.groups.length; gi++) {
+        const by = run.groups[gi].by;
+        const c = eqprof("report", rec, "--from", from, "--to", to, "--by", by, "--no-children", "-q");
+        const want = reportRows(c.out), got = pageRows(run, A, Bk, gi);
+        const diff = [];
+        for (let i = 0; i < Math.max(want.length, got.length); i++)
+          if (want[i] !== got[i]) diff.push(`row ${i}: page '${got[i]}'\n        cli  '${want[i]}'`);
+        ok(c.rc === 0 && !diff.length && (want.length > 0 || !run.power(A, Bk).samples),
+          `report ${what} --by ${by}: every row`,
+          c.err + diff.slice(0, 8).join("\n"));
+      }
+    }
+  }
+} catch (e) {
+  ok(false, "sums.mjs ran to the end", e.stack);
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
+console.log(`1..${n}`);
+process.exit(failed ? 1 : 0);
