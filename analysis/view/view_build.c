@@ -151,7 +151,8 @@ static int bins_flush(struct eq_view *v, struct bins *b)
 {
 	size_t i;
 
-	qsort(b->v, b->n, sizeof(*b->v), cmp_bin);
+	if (b->n)
+		qsort(b->v, b->n, sizeof(*b->v), cmp_bin);
 	for (i = 0; i < b->n; i++)
 		if (eq_vcsr_push(&v->hist, b->v[i]) < 0)
 			return -1;
@@ -551,7 +552,8 @@ static int flush_bucket(struct samples_pass *sp)
 	for (gi = 0; gi < v->ngroups; gi++) {
 		struct vgroup *g = &v->g[gi];
 
-		qsort(g->touched, g->ntouched, sizeof(*g->touched), cmp_u32);
+		if (g->ntouched)
+			qsort(g->touched, g->ntouched, sizeof(*g->touched), cmp_u32);
 		for (i = 0; i < g->ntouched; i++) {
 			uint32_t r = g->touched[i], e[4] = { r, g->cnt[r], g->tr1[r], g->tr2[r] };
 
@@ -562,7 +564,8 @@ static int flush_bucket(struct samples_pass *sp)
 		g->ntouched = 0;
 		vcsr_close(&g->csr, sp->closed, sp->cur);
 	}
-	qsort(sp->stacks.touched, sp->stacks.nt, sizeof(uint32_t), cmp_u32);
+	if (sp->stacks.nt)
+		qsort(sp->stacks.touched, sp->stacks.nt, sizeof(uint32_t), cmp_u32);
 	for (i = 0; i < sp->stacks.nt; i++) {
 		uint32_t k = sp->stacks.touched[i], e[2] = { k, sp->stacks.cnt[k] };
 
