@@ -123,6 +123,8 @@ bench: deps
 demo:
 	@scripts/deps build
 	@$(MAKE) --no-print-directory -j$$(nproc) all B=$(B)
+	@if command -v node >/dev/null && command -v npm >/dev/null; then \
+		$(MAKE) --no-print-directory viewer B=$(B); fi
 	@B=$(B) EQPROF=$(EQPROF) scripts/demo
 
 # The viewer page (eqprof view) is built when Node.js and npm are there;

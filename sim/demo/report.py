@@ -220,6 +220,29 @@ plot '%s' using 1:2 with steps lw 2 lc rgb "#999999" title "truth (simulator)", 
     return "img/truth-%s.png" % name
 
 
+def viewer_link(work, name):
+    """A link to the scenario's eqprof view page, when make viewer built one."""
+    if os.path.exists(os.path.join(work, "view", name + ".html")):
+        return " ([interactive: view/%s.html](view/%s.html))" % (name, name)
+    return ""
+
+
+def viewer(work, names):
+    d = os.path.join(work, "view")
+    if not os.path.isdir(d):
+        return ("## Interactive pages\n\nNo viewer pages: `make viewer` (it needs Node.js and npm) and "
+                "`make demo` again writes one per scenario (`eqprof view`, docs/viewer.md).\n")
+    out = ["## Interactive pages: `eqprof view`\n",
+           "One page per scenario, written by `eqprof view NAME/time.eqp NAME/energy.eqp`: drag over "
+           "the power trace to read a stretch's energy and which code spent it, the time-driven "
+           "recording beside the energy-driven one, and `compare`'s rows. They open offline in any "
+           "browser (docs/viewer.md).\n"]
+    for n in names:
+        if os.path.exists(os.path.join(d, n + ".html")):
+            out.append("* [%s](view/%s.html) (%.1f MB)" % (n, n, os.path.getsize(os.path.join(d, n + ".html")) / 1e6))
+    return "\n".join(out) + "\n"
+
+
 def traces(work):
     out = ["## Figures 6 and 7: power against time\n",
            "`eqprof power FILE --trace PNG --window 8`: power of every inter-sample interval "
@@ -228,7 +251,7 @@ def traces(work):
            "CPU-cached+Game steps up when the game starts.\n"]
     for n in ["Idle", "CPU-cached", "CPU-uncached", "Music", "Movie", "Record", "Game", "Download",
               "CPU-cached+Game"]:
-        out.append("![%s](img/trace-%s.png)\n" % (n, n))
+        out.append("![%s](img/trace-%s.png)%s\n" % (n, n, viewer_link(work, n)))
     out.append("Close-up of Music (Figure 6): the CPU alternates between idle and busy at the "
                "granularity of MP3 frames.\n\n![Music close-up](img/trace-Music-closeup.png)\n")
     out.append("### Estimated against true power\n\nThe simulator knows the exact power at every "
@@ -640,6 +663,7 @@ def main():
         "To run one yourself: `eqprof sim Music -o music && eqprof report music/energy.eqp`. "
         "docs/simulator.md describes the scenario format and the physics.\n",
         table4(work, names),
+        viewer(work, names),
         traces(work),
         fig8(work),
         histograms(),
