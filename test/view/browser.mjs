@@ -63,11 +63,15 @@ function powerTable(out) {
   return m;
 }
 
-function reportRows(out) {
+// report's table rows: share, samples, amount, CI, [module,] name (rows by
+// exe have no module column)
+function reportRows(out, by) {
   const rows = [];
   for (const l of out.split("\n")) {
-    const x = /^\s*(\d+\.\d\d%)\s+(\d+)\s+(\S+ \S*J|\S+ \S*s|n\/a)\s+(\[[^\]]*\])\s+(\S+)\s+(.*)$/.exec(l);
-    if (x) rows.push([x[1], x[2], x[3], x[4], x[5], x[6]].join(" | "));
+    const x = /^\s*(\d+\.\d\d%)\s+(\d+)\s+(\S+ \S*J|\S+ \S*s|n\/a)\s+(\[[^\]]*\])\s+(.*)$/.exec(l);
+    if (!x) continue;
+    const rest = by === "exe" ? [x[5].trim()] : /^(\S+)\s+(.*)$/.exec(x[5]).slice(1);
+    rows.push([x[1], x[2], x[3], x[4], ...rest].join(" | "));
   }
   return rows;
 }
@@ -168,7 +172,7 @@ try {
       `${what}: energy, bounds, avg/peak/min/median power, duration, samples, intervals, battery life = eqprof power --from ${e[0]} --to ${e[1]}`,
       c.err + bad.map((k) => `${k}: page '${got[k]}' cli '${want[k]}'`).join("\n"));
     const rep = eqprof("report", E, "--from", e[0], "--to", e[1], "--by", by);
-    const wrows = reportRows(rep.out);
+    const wrows = reportRows(rep.out, by);
     const diff = wrows.map((w, i) => (w === s.rows[i] ? null : `page '${s.rows[i]}'\ncli  '${w}'`)).filter(Boolean);
     ok(rep.rc === 0 && wrows.length > 1 && wrows.length === s.rows.length && !diff.length,
       `${what}: the ${wrows.length} rows by ${by} (share, samples, joules, interval, module, name) = eqprof report`,

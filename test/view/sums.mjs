@@ -63,11 +63,15 @@ function powerTable(out) {
 }
 
 // report's table rows: share, samples, amount, CI, module, name
-function reportRows(out) {
+// report's table rows: share, samples, amount, CI, [module,] name (rows by
+// exe have no module column)
+function reportRows(out, by) {
   const rows = [];
   for (const l of out.split("\n")) {
-    const x = /^\s*(\d+\.\d\d%)\s+(\d+)\s+(\S+ \S*J|\S+ \S*s|n\/a)\s+(\[[^\]]*\])\s+(\S+)\s+(.*)$/.exec(l);
-    if (x) rows.push([x[1], x[2], x[3], x[4], x[5], x[6]].join(" | "));
+    const x = /^\s*(\d+\.\d\d%)\s+(\d+)\s+(\S+ \S*J|\S+ \S*s|n\/a)\s+(\[[^\]]*\])\s+(.*)$/.exec(l);
+    if (!x) continue;
+    const rest = by === "exe" ? [x[5].trim()] : /^(\S+)\s+(.*)$/.exec(x[5]).slice(1);
+    rows.push([x[1], x[2], x[3], x[4], ...rest].join(" | "));
   }
   return rows;
 }
@@ -94,7 +98,7 @@ function pageRows(r, A, B, gi) {
   const prof = r.profile(A, B, gi), unit = r.mode === "energy" ? "J" : "s";
   return prof.rows.map((x) => [F.pct(x.share), String(x.samples),
     Number.isFinite(x.amount) ? F.quantity(x.amount, unit) : "n/a",
-    `[${F.pct(x.lo)}, ${F.pct(x.hi)}]`, x.module, x.name].join(" | "));
+    `[${F.pct(x.lo)}, ${F.pct(x.hi)}]`, ...(r.groups[gi].by === "exe" ? [] : [x.module]), x.name].join(" | "));
 }
 
 function ranges(r, seed) {
@@ -153,7 +157,7 @@ try {
       for (let gi = 0; gi < run.groups.length; gi++) {
         const by = run.groups[gi].by;
         const c = eqprof("report", rec, "--from", from, "--to", to, "--by", by, "--no-children", "-q");
-        const want = reportRows(c.out), got = pageRows(run, A, Bk, gi);
+        const want = reportRows(c.out, by), got = pageRows(run, A, Bk, gi);
         const diff = [];
         for (let i = 0; i < Math.max(want.length, got.length); i++)
           if (want[i] !== got[i]) diff.push(`row ${i}: page '${got[i]}'\n        cli  '${want[i]}'`);

@@ -50,7 +50,7 @@ export class CompareView {
     const tb = h("table", { class: "rows", "data-testid": "compare" });
     tb.append(h("thead", {}, h("tr", {}, h("th", {}, "time"), h("th", {}, "energy"), h("th", { class: "bars" }, "time | energy"),
       h("th", {}, "diff"), h("th", {}, "sig"), hasPower ? h("th", {}, "avg power") : null,
-      hasJ ? h("th", {}, "joules") : null, h("th", {}, "module"), h("th", {}, c.by))));
+      hasJ ? h("th", {}, "joules") : null, c.by !== "exe" ? h("th", {}, "module") : null, h("th", {}, c.by))));
     const body = h("tbody");
     let top = 0;
     for (const r of c.rows) top = Math.max(top, r.time_share, r.energy_share);
@@ -63,7 +63,7 @@ export class CompareView {
         h("td", { class: "n" }, signedPct(r.difference)), h("td", { class: "sig" }, r.significant ? "*" : ""),
         hasPower ? h("td", { class: "n" }, r.power_w != null ? quantity(r.power_w, "W") : "n/a") : null,
         hasJ ? h("td", { class: "n" }, r.energy_j != null ? quantity(r.energy_j, "J") : "n/a") : null,
-        h("td", { class: "mod" }, r.module), h("td", { class: "name" }, r.name)));
+        c.by !== "exe" ? h("td", { class: "mod" }, r.module) : null, h("td", { class: "name" }, r.name)));
     }
     tb.append(body);
     this.tableEl.textContent = "";
@@ -113,7 +113,7 @@ export class DiffView {
     const tb = h("table", { class: "rows", "data-testid": "diff" });
     tb.append(h("thead", {}, h("tr", {}, h("th", {}, "change"), h("th", {}, ""), h("th", {}, "95% CI of change"),
       h("th", {}, "rel"), h("th", {}, "share A"), h("th", {}, "share B"), h("th", {}, "A"), h("th", {}, "B"),
-      h("th", {}, "module"), h("th", {}, d.by))));
+      d.by !== "exe" ? h("th", {}, "module") : null, h("th", {}, d.by))));
     const body = h("tbody");
     for (const r of d.rows) {
       const rel = r.relative != null ? (neg(r.relative) ? "-" : "+") + fixed(Math.abs(100 * r.relative), 1) + "%" : "new";
@@ -122,7 +122,7 @@ export class DiffView {
         h("td", { class: "ci" }, `[${signedQ(r.change_low, this.unit)}, ${signedQ(r.change_high, this.unit)}]`),
         h("td", { class: "n" }, rel), h("td", { class: "n" }, pctOf(r.share_a)), h("td", { class: "n" }, pctOf(r.share_b)),
         h("td", { class: "n" }, quantity(r["a_" + u], this.unit)), h("td", { class: "n" }, quantity(r["b_" + u], this.unit)),
-        h("td", { class: "mod" }, r.module), h("td", { class: "name" }, r.name)));
+        d.by !== "exe" ? h("td", { class: "mod" }, r.module) : null, h("td", { class: "name" }, r.name)));
     }
     tb.append(body);
     this.tableEl.textContent = "";

@@ -172,8 +172,10 @@ export class RunView {
       `; 95% intervals: sampling, this run's share` + (r.mode === "time" ? "; time, not energy" : "");
     const tb = h("table", { class: "rows", "data-testid": "profile" });
     const what = r.mode === "energy" ? "energy" : "time";
+    // rows by executable name themselves: no module column (as report prints them)
+    const mod = g.by !== "exe";
     tb.append(h("thead", {}, h("tr", {}, h("th", {}, "share"), h("th", {}, "samples"), h("th", {}, what),
-      h("th", {}, "95% CI of share"), h("th", {}, "module"), h("th", {}, g.by))));
+      h("th", {}, "95% CI of share"), mod ? h("th", {}, "module") : null, h("th", {}, g.by))));
     const body = h("tbody");
     const shown = prof.rows.slice(0, 300);
     for (const x of shown) {
@@ -183,7 +185,7 @@ export class RunView {
       h("td", { class: "n" }, pct(x.share)), h("td", { class: "n" }, String(x.samples)),
       h("td", { class: "n" }, Number.isFinite(x.amount) ? quantity(x.amount, unit) : "n/a"),
       h("td", { class: "ci" }, `[${pct(x.lo)}, ${pct(x.hi)}]`),
-      h("td", { class: "mod" }, x.module), h("td", { class: "name" }, x.name));
+      mod ? h("td", { class: "mod" }, x.module) : null, h("td", { class: "name" }, x.name));
       body.append(tr);
     }
     tb.append(body);
