@@ -88,7 +88,7 @@ int cmd_annotate(int argc, char **argv)
 				   "too many arguments: give [FILE.eqp] SYMBOL");
 	}
 	f = eqp_open(file, &err);
-	if (!f)
+	if (!f || eqp_require_samples(f, &err) < 0)
 		goto fail;
 	if (eqp_warning(f))
 		fprintf(stderr, "eqprof annotate: warning: %s\n", eqp_warning(f));

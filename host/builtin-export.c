@@ -116,8 +116,10 @@ int cmd_export(int argc, char **argv)
 	if (rc)
 		return rc == 1 ? 0 : rc;
 	f = eqp_open(a.file, &err);
-	if (!f) {
+	if (!f || eqp_require_samples(f, &err) < 0) {
 		fprintf(stderr, "eqprof export: %s\n", err.msg);
+		if (f)
+			eqp_close(f);
 		return 1;
 	}
 	if (eqp_warning(f))

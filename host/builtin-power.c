@@ -343,7 +343,8 @@ static int print_runs(const struct power_args *a, const struct power_summary *s,
 	int rc;
 
 	if (a->fmt != POWER_FMT_CSV) {
-		pp = power_procs_build(a->eqps, a->labels, a->nfiles, err);
+		pp = power_procs_build(a->eqps, a->nlabels ? a->labels : (const char *const *)a->files,
+				       a->nfiles, err);
 		if (!pp)
 			return -1;
 	}
@@ -651,6 +652,13 @@ int cmd_power(int argc, char **argv)
 		return rc == 1 ? 0 : rc;
 	for (i = 0; i < a.nfiles; i++, opened++) {
 		f[i] = eqp_open(a.files[i], &err);
+		/* without samples, only the board's stream can give power */
+		if (f[i] && !eqp_nboard_records(f[i]) && eqp_require_samples(f[i], &err) < 0) {
+			fprintf(stderr, "eqprof power: %s\n", err.msg);
+			eqp_close(f[i]);
+			rc = 1;
+			break;
+		}
 		if (!f[i] || power_input_from_file(&in[i], f[i], a.basis, &err) < 0) {
 			fprintf(stderr, "eqprof power: %s\n", err.msg);
 			if (f[i])

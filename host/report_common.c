@@ -232,6 +232,10 @@ int eq_report_load(const char *cmd, const char *path, const struct eq_report_opt
 
 	memset(lp, 0, sizeof(*lp));
 	lp->file = eqp_open(path, &err);
+	if (lp->file && eqp_require_samples(lp->file, &err) < 0) {
+		eqp_close(lp->file);
+		lp->file = NULL;
+	}
 	if (!lp->file) {
 		fprintf(stderr, "eqprof %s: %s\n", cmd, err.msg);
 		if (o->default_file)
@@ -410,8 +414,11 @@ int eq_one_open(const char *cmd, struct eq_one *o, const char *path)
 
 	o->file = path;
 	o->f = eqp_open(path, &err);
-	if (!o->f) {
+	if (!o->f || eqp_require_samples(o->f, &err) < 0) {
 		fprintf(stderr, "eqprof %s: %s\n", cmd, err.msg);
+		if (o->f)
+			eqp_close(o->f);
+		o->f = NULL;
 		return -1;
 	}
 	if (eqp_warning(o->f))

@@ -353,6 +353,10 @@ void eqp_skipped_json(FILE *out, const struct eqp_skipped *s);
 unsigned eqp_version(const struct eqp_file *f);
 
 uint64_t eqp_nsamples(const struct eqp_file *f);
+/* 0 when f holds at least one sample; else -1 with err saying so and, for
+ * a recording cut short, where the file ends and what was read before
+ * (every command that profiles samples refuses such a file alike). */
+int eqp_require_samples(const struct eqp_file *f, struct eq_error *err);
 size_t eqp_nsample_chunks(const struct eqp_file *f);
 /* Chunk i's samples, in place (8-byte aligned); *n gets their number. */
 const struct eq_sample *eqp_sample_chunk(const struct eqp_file *f, size_t i,

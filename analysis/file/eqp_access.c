@@ -57,6 +57,23 @@ const char *eqp_meta_get(const struct eqp_file *f, const char *key)
 }
 
 uint64_t eqp_nsamples(const struct eqp_file *f) { return f->nsamples; }
+
+int eqp_require_samples(const struct eqp_file *f, struct eq_error *err)
+{
+	if (f->nsamples)
+		return 0;
+	if (f->skipped.truncated && f->cut_off)
+		return eq_fail(err, "%s: no sample left: the file ends at byte %zu, inside chunk %zu "
+			       "(which starts at byte offset %zu), before any complete chunk of samples "
+			       "(%zu chunks read; the recording was cut short: copy it again whole, or "
+			       "record again)", f->path, f->size, f->cut_chunk, f->cut_off, f->cut_chunk);
+	if (f->skipped.truncated)
+		return eq_fail(err, "%s: no sample: the file ends at byte %zu without an END chunk and "
+			       "no sample before it (an unfinished recording: its recorder was killed "
+			       "or is still running)", f->path, f->size);
+	return eq_fail(err, "%s: the recording holds no sample (the command ended before the first "
+		       "sample was taken? record a longer run, or at a higher rate with -t HZ)", f->path);
+}
 size_t eqp_nsample_chunks(const struct eqp_file *f) { return f->samp.n; }
 
 const struct eq_sample *eqp_sample_chunk(const struct eqp_file *f, size_t i, size_t *n)

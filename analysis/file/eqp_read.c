@@ -891,6 +891,8 @@ static void set_truncated(struct eqp_file *f, const struct cursor *c,
 	f->skipped.chunks++;
 	f->skipped.bytes += left;
 	f->skipped.truncated = 1;
+	f->cut_off = c->off;
+	f->cut_chunk = c->index;
 	/* A partial sample chunk: its count says how many samples went with it. */
 	if (c->type == EQP_CHUNK_SAMP && left >= EQP_CHUNK_HDR_LEN + 4 &&
 	    get32(f->base + c->off + EQP_CHUNK_HDR_LEN) <= EQP_SAMPLES_PER_CHUNK)

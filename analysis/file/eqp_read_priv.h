@@ -41,6 +41,7 @@ struct eqp_file {
 	char warning[512];
 	int has_warning, has_end;
 	struct eqp_skipped skipped;
+	size_t cut_off, cut_chunk; /* truncated: where the partial chunk starts, its index */
 	uint64_t nsamples;
 	VEC(struct sample_chunk) samp;
 	VEC(struct eqp_maps) maps;

@@ -7,7 +7,11 @@ numbers, as a new user reads it (issue 28, "daily use"):
     here from the CSVs given to `eqprof import`), not "sampling rate
     unknown: shares only" above a table of times;
   - `--by exe` and `--by exe,state` tables do not repeat a row's name in a
-    module column (the name is the only label; CSV keeps its module field).
+    module column (the name is the only label; CSV keeps its module field);
+  - a recording cut before its first complete chunk of samples is an error
+    in every command that reads samples (exit 1, naming where the file
+    ends: the byte count `head -c` was given), as is one that holds none;
+    power still reads a cut file's complete board records.
 
 Exact checks: nothing here is statistical."""
 import csv
@@ -78,11 +82,43 @@ def module_column(t, d):
     t.ok(rc == 0 and wm and wm[0].count("wmplayer") == 1, "diff --by exe: each row named once", out)
 
 
+def no_samples(t, d):
+    run = os.path.join(d, "music")  # made by module_column
+    whole = open(os.path.join(run, "energy.eqp"), "rb").read()
+    cut = os.path.join(d, "cut.eqp")
+    with open(cut, "wb") as f:
+        f.write(whole[:3000])      # header, maps, symbols, the first board chunk cut
+    for cmd in (["report", cut], ["report", cut, "--by", "exe"], ["compare", cut, cut],
+                ["diff", cut, cut], ["export", cut, "--format", "csv", "-o", os.path.join(d, "x.csv")],
+                ["annotate", cut, "main"], ["power", cut],
+                ["report", "--attribute", "async", cut]):
+        rc, out, err = eqprof(*cmd)
+        t.ok(rc == 1 and not out and "no sample left: the file ends at byte 3000" in err,
+             "%s of a file cut before its first samples: exit 1, where the file ends" % cmd[0],
+             (rc, out[:300], err))
+    # cut after one complete chunk of board records: power has them
+    with open(cut, "wb") as f:
+        f.write(whole[:30000])
+    rc, out, err = eqprof("power", cut)
+    t.ok(rc == 0 and "board stream" in out, "power of a file cut after board records: power from them",
+         (rc, out, err))
+    # an intact recording without samples (a header-only CSV imported)
+    csvp = os.path.join(d, "empty.csv")
+    write_samples(csvp, 0)
+    empty = os.path.join(d, "empty.eqp")
+    eqprof("import", "--samples", csvp, "--time", "1000", "-o", empty)
+    for cmd in (["report", empty], ["power", empty]):
+        rc, out, err = eqprof(*cmd)
+        t.ok(rc == 1 and "holds no sample" in err, "%s of an intact recording without samples: exit 1, "
+             "saying so" % cmd[0], (rc, out, err))
+
+
 def main():
     t = Tap()
     with tempfile.TemporaryDirectory(prefix="eqprof-repout-") as d:
         pooled_rates(t, d)
         module_column(t, d)
+        no_samples(t, d)
     t.done()
 
 

@@ -109,8 +109,9 @@ def main():
                          "-o", os.path.join(d, "empty.eqp"), "--time", "100Hz")
         t.ok(rc == 0 and "no samples" in err, "header-only CSV: imported with a warning", err)
         rc, so, err = eqprof("report", os.path.join(d, "empty.eqp"), "--format", "json")
-        t.ok(rc == 0 and '"total_samples": 0' in so and '"rows": []' in so,
-             "report of an empty recording: zero rows", so + err)
+        # no sample is an error in report as in power (issue 28 item 8)
+        t.ok(rc == 1 and not so and "holds no sample" in err,
+             "report of an empty recording: exit 1, saying it holds no sample", so + err)
 
         # report / compare usage errors.
         for args, needle in ((["report"] + [out] * 65, "too many"),

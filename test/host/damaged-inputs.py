@@ -253,6 +253,11 @@ def undefined_behaviour(t, d):
         path = write(d, "ub.eqp", data)
         for fmt in formats:
             rc, out, err = eqp("export", path, "--format", fmt, "-o", os.path.join(d, "ub.out"))
+            if what == "no samples":  # an error in every command (issue 28 item 8)
+                t.ok(rc == 1 and "holds no sample" in err and "runtime error" not in err,
+                     "export --format %s of a recording with %s: exit 1 saying so, no undefined "
+                     "behaviour" % (fmt, what), "rc=%r err=%s" % (rc, err[-600:]))
+                continue
             t.ok(rc == 0 and "runtime error" not in err,
                  "export --format %s of a recording with %s: exit 0, no undefined behaviour" %
                  (fmt, what), "rc=%r err=%s" % (rc, err[-600:]))
