@@ -34,6 +34,10 @@ for i in range(20000):
         if v != v or v in (float("inf"), float("-inf")):
             continue
     vals.append(v)
+# exact ties far from 1 (the page's fast path must see them): k + 1/8 etc.
+vals += [random.randint(0, 10 ** random.randint(1, 13)) + random.choice([0.5, 0.25, 0.125, 0.375, 0.0625])
+         for _ in range(3000)]
+vals += [(random.randint(0, 10 ** 6) + 0.5) * 10 ** random.randint(-8, 8) for _ in range(2000)]
 vals += [0.0, -0.0, 1.125, 0.125, 2.5, 0.5, 1.5, 99.995, 999.95, 9.9995, 1e-5, 0.0001, 123456.5, 1e16, 5e-324]
 
 

@@ -131,7 +131,9 @@ try {
   // Music's energy recording also in buckets shorter than its intervals,
   // where some lie inside one interval
   const recs = [[join(work, "m/energy.eqp"), "4096"], [join(work, "m/energy.eqp"), "60000"],
-    [join(work, "m/time.eqp"), "4096"], [join(work, "g/energy.eqp"), "4096"], [join(work, "g/time.eqp"), "4096"]];
+    [join(work, "m/time.eqp"), "4096"], [join(work, "g/energy.eqp"), "4096"], [join(work, "g/time.eqp"), "4096"],
+    // a time-driven recording with an energy source's readings (record -t --energy)
+    [join(SRC, "test/format/corpus/time-energy-readings.eqp"), "64"]];
   const battery = "3000mAh@3.85V";
   let seed = 11;
   for (const [rec, buckets] of recs) {
@@ -146,8 +148,12 @@ try {
     if (rec.includes("/g/")) ok(run.chains && run.stackTable.some((s) => s.length > 2),
       `${rec}: the page holds call stacks`);
     for (const [A, Bk] of ranges(run, seed++)) {
-      const from = run.timeText(A), to = run.timeText(Bk), what = `${rec.replace(work + "/", "")} --from ${from} --to ${to}`;
-      if (run.hasPower) {
+      const from = run.timeText(A), to = run.timeText(Bk);
+      const what = `${rec.replace(work + "/", "").replace(SRC + "/", "")} --from ${from} --to ${to}`;
+      if (run.hasPower && run.power(A, Bk).outside) {
+        const c = eqprof("power", rec, "--from", from, "--to", to);
+        ok(c.rc !== 0 && /outside the recording/.test(c.err), `power ${what}: no power there, page and command line`, c.out + c.err);
+      } else if (run.hasPower) {
         const c = eqprof("power", rec, "--from", from, "--to", to, "--battery", battery);
         const want = powerTable(c.out), got = pageRange(run, A, Bk, battery);
         const bad = Object.keys(want).filter((k) => want[k] !== got[k]);

@@ -15,7 +15,7 @@ if (!out) {
 const res = await esbuild.build({
   entryPoints: [join(here, "src/main.js")],
   bundle: true,
-  minify: true,
+  minify: !process.env.VIEWER_NOMINIFY,
   format: "iife",
   target: ["es2020"],
   write: false,

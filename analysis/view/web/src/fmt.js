@@ -83,10 +83,24 @@ function special(v) {
   return null;
 }
 
+// JavaScript's toFixed/toPrecision are correctly rounded except at an exact
+// tie, which they round away from zero: when the scaled value is not within
+// a hair of a half, they give printf's digits and the slow exact path is
+// not needed.
+function nearHalf(scaled) {
+  // the scaling's own rounding error grows with the value: a margin of it
+  const f = scaled - Math.floor(scaled);
+  return Math.abs(f - 0.5) < 1e-9 + Math.abs(scaled) * 1e-14 || !(Math.abs(scaled) < 1e15);
+}
+
 // printf("%.Nf", v)
 export function fixed(v, decimals) {
   const s = special(v);
   if (s) return s;
+  if (decimals <= 20 && !nearHalf(Math.abs(v) * Math.pow(10, decimals))) {
+    const t = Math.abs(v).toFixed(decimals);
+    return (v < 0 || Object.is(v, -0) ? "-" : "") + t;
+  }
   const d = exactDecimal(v);
   const r = roundDigits(d, d.point + decimals);
   const body = layoutFixed(r, decimals);
@@ -98,20 +112,45 @@ export function general(v, prec) {
   const s = special(v);
   if (s) return s;
   const P = prec === 0 ? 1 : prec;
+  const a = Math.abs(v);
+  if (a > 0 && a < 1e300 && a > 1e-300 && P <= 17) {
+    // the exponent toPrecision settles on, and how far the digits are from a tie
+    const e = Math.floor(Math.log10(a));
+    const scaled = a / Math.pow(10, e - P + 1);
+    if (!nearHalf(scaled) && !nearHalf(scaled * 10) && !nearHalf(scaled / 10))
+      return (v < 0 || Object.is(v, -0) ? "-" : "") + layoutG(parsePrecision(a.toPrecision(P)), P);
+  }
   const d = exactDecimal(v);
   const sign = d.neg ? "-" : "";
   if (d.digits === "") return sign + "0";
-  const r = roundDigits(d, P);
+  return sign + layoutG(roundDigits(d, P), P);
+}
+
+// %.Pg of digits already rounded to P significant ones
+function layoutG(r, P) {
   const X = r.point - 1;               // exponent after rounding
   if (P > X && X >= -4) {
     let body = layoutFixed(r, P - 1 - X);
     if (body.includes(".")) body = body.replace(/0+$/, "").replace(/\.$/, "");
-    return sign + body;
+    return body;
   }
   let mant = r.digits.slice(0, 1) + (P > 1 ? "." + r.digits.slice(1).padEnd(P - 1, "0") : "");
   if (mant.includes(".")) mant = mant.replace(/0+$/, "").replace(/\.$/, "");
   const ax = Math.abs(X);
-  return sign + mant + "e" + (X < 0 ? "-" : "+") + (ax < 10 ? "0" : "") + ax;
+  return mant + "e" + (X < 0 ? "-" : "+") + (ax < 10 ? "0" : "") + ax;
+}
+
+// toPrecision(P)'s text ("1.230e+5", "0.00001230", "123.0") as {digits, point}
+function parsePrecision(t) {
+  let mant = t, e = 0;
+  const ei = t.indexOf("e");
+  if (ei >= 0) { mant = t.slice(0, ei); e = Number(t.slice(ei + 1)); }
+  const dot = mant.indexOf(".");
+  const intLen = dot >= 0 ? dot : mant.length;
+  let digits = mant.replace(".", "");
+  const lead = digits.match(/^0*/)[0].length;
+  digits = digits.slice(lead).replace(/0+$/, "");
+  return { neg: false, digits, point: intLen - lead + e };
 }
 
 const PREFIXES = [["G", 1e9], ["M", 1e6], ["k", 1e3], ["", 1.0],

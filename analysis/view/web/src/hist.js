@@ -15,7 +15,11 @@ export class Hist {
     el.append(this.cv, this.tip);
     this.cv.addEventListener("mousemove", (ev) => this.hover(ev));
     this.cv.addEventListener("mouseleave", () => { this.tip.style.display = "none"; });
-    new ResizeObserver(() => this.draw()).observe(el);
+    this.width = 0;  // from the observer: no layout read while drawing
+    new ResizeObserver((es) => {
+      const w = Math.floor(es[0].contentRect.width);
+      if (w !== this.width) { this.width = w; this.draw(); }
+    }).observe(el);
   }
 
   // bins: fine bin -> [all, idle] (Run.histBins)
@@ -45,9 +49,12 @@ export class Hist {
   }
 
   draw() {
-    const w = Math.max(200, this.el.clientWidth), hgt = 190, px = window.devicePixelRatio || 1;
-    this.cv.width = w * px; this.cv.height = hgt * px;
-    this.cv.style.width = w + "px"; this.cv.style.height = hgt + "px";
+    if (!this.width) this.width = this.el.clientWidth;
+    const w = Math.max(200, this.width), hgt = 190, px = window.devicePixelRatio || 1;
+    if (this.cv.width !== w * px || this.cv.height !== hgt * px) {
+      this.cv.width = w * px; this.cv.height = hgt * px;
+      this.cv.style.width = w + "px"; this.cv.style.height = hgt + "px";
+    }
     const ctx = this.cv.getContext("2d");
     ctx.setTransform(px, 0, 0, px, 0, 0);
     ctx.clearRect(0, 0, w, hgt);

@@ -22,7 +22,13 @@ export class Icicle {
     this.cv.addEventListener("mousemove", (ev) => this.hover(ev));
     this.cv.addEventListener("mouseleave", () => { this.tip.style.display = "none"; });
     this.cv.addEventListener("click", (ev) => this.click(ev));
-    new ResizeObserver(() => this.draw()).observe(el);
+    // the width comes from the observer: reading it while drawing would make
+    // the browser lay the page out again in the middle of a drag
+    this.width = 0;
+    new ResizeObserver((es) => {
+      const w = Math.floor(es[0].contentRect.width);
+      if (w !== this.width) { this.width = w; this.draw(); }
+    }).observe(el);
   }
 
   setTree(root, keep) {
@@ -40,14 +46,17 @@ export class Icicle {
   }
 
   draw() {
-    const w = Math.max(200, this.el.clientWidth), px = window.devicePixelRatio || 1;
+    if (!this.width) this.width = this.el.clientWidth;
+    const w = Math.max(200, this.width), px = window.devicePixelRatio || 1;
     const root = this.root;
     const rows = root ? Math.min(60, this.depthOf(root)) : 1;
     const h = rows * ROW + 2;
-    this.cv.width = w * px;
-    this.cv.height = h * px;
-    this.cv.style.width = w + "px";
-    this.cv.style.height = h + "px";
+    if (this.cv.width !== w * px || this.cv.height !== h * px) {
+      this.cv.width = w * px;
+      this.cv.height = h * px;
+      this.cv.style.width = w + "px";
+      this.cv.style.height = h + "px";
+    }
     const ctx = this.cv.getContext("2d");
     ctx.setTransform(px, 0, 0, px, 0, 0);
     ctx.clearRect(0, 0, w, h);

@@ -163,6 +163,11 @@ export class Run {
       r.idleSamples += this.nidle[k];
     }
     if (!this.hasPower) return r;
+    // no interval of the power stream overlaps: power --from/--to refuses it
+    if (!(Math.min(T1, this.covB) > Math.max(T0, this.covA))) {
+      r.outside = true;
+      return r;
+    }
     let energy = 0, nint = 0, nidle = 0, peak = NaN, min = NaN;
     for (let k = A; k < B; k++) {
       energy += this.e[k];

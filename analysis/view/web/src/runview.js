@@ -71,7 +71,7 @@ export class RunView {
     });
     this.hist = new Hist(this.histEl);
     this.icicle = new Icicle(this.icicleEl, {
-      color: (n) => n.depth === 1 ? "#cbd5e1" : n.name === "[idle]" ? "#e5e7eb" : `hsl(${hue(n.module || n.name)}, 70%, 78%)`,
+      color: (n) => n.depth === 1 ? "#cbd5e1" : n.name === "[idle]" ? "#e5e7eb" : moduleColour(n.module || n.name),
       label: (n) => n.name,
       tip: (n) => this.nodeTip(n),
       onClick: (n) => this.highlightNode(n),
@@ -98,50 +98,73 @@ export class RunView {
     this.page.perf.updates++;
   }
 
-  updateRange() {
-    const r = this.run, s = this.range(), p = r.power(s.A, s.B);
-    this.powerNow = p;
-    const el = this.rangeEl;
-    el.textContent = "";
-    const row = (k, label, value, extra) => h("tr", { "data-k": k },
-      h("th", {}, label), h("td", { class: "v" }, value), extra ? h("td", { class: "x" }, extra) : h("td"));
-    const file = r.name;
-    const from = r.timeText(s.A), to = r.timeText(s.B);
-    const head = s.whole ? `whole run: ${from} s to ${to} s` : `selection: ${from} s to ${to} s`;
-    el.append(h("div", { class: "range-head", "data-testid": "range-head" }, head,
+  // The range panel is built once; each update only sets its texts (a drag
+  // rebuilds nothing, so the browser lays out nothing new).
+  buildRange() {
+    const r = this.run, el = this.rangeEl;
+    this.cells = {};
+    const row = (k, label, note) => {
+      const v = h("td", { class: "v" }), x = h("td", { class: "x" }, note || "");
+      this.cells[k] = { v, x };
+      return h("tr", { "data-k": k }, h("th", {}, label), v, x);
+    };
+    this.headEl = h("span");
+    el.append(h("div", { class: "range-head", "data-testid": "range-head" }, this.headEl,
       h("span", { class: "snap" }, ` (snapped to the edges of the ${quantity(r.bucketS, "s")} buckets; typed into --from/--to they select the same samples)`)));
     const tb = h("table", { class: "kv" });
     if (r.hasPower) {
-      tb.append(
-        row("energy", "energy", quantity(p.energy, "J"), `[${quantity(p.energyLo, "J")}, ${quantity(p.energyHi, "J")}]`),
-        row("avg", "avg power", quantity(p.power, "W")),
-        row("peak", "peak power", quantity(p.peak, "W")),
-        row("min", "min power", quantity(p.min, "W")),
-        row("median", "median power", quantity(p.median, "W", 3), "of the intervals (half the energy above it), to 1/128 decade"),
-        row("duration", "duration", quantity(p.duration, "s")),
-      );
-    } else {
-      tb.append(row("duration", "duration", quantity(r.edge(s.B) - r.edge(s.A), "s")),
-        row("energy", "energy", "n/a", "time-driven samples carry no energy and no source was read"));
-    }
-    tb.append(row("samples", "samples", `${p.samples} (${p.idleSamples} idle)`));
-    if (r.hasPower) {
-      tb.append(row("intervals", "intervals", String(p.intervals) + (p.idleIntervals != null ? ` (${p.idleIntervals} idle)` : "")));
-      const cap = parseCapacity(this.battery);
+      tb.append(row("energy", "energy"), row("avg", "avg power"), row("peak", "peak power"), row("min", "min power"),
+        row("median", "median power", "of the intervals (half the energy above it), to 1/128 decade"),
+        row("duration", "duration"), row("samples", "samples"), row("intervals", "intervals"));
       const input = h("input", { type: "text", value: this.battery, size: 14, "data-testid": "battery",
         title: "a capacity: 20Wh, 55kJ or 3000mAh@3.85V",
         oninput: (ev) => { this.battery = ev.target.value; this.updateBatteryOnly(); } });
-      this.lifeEl = h("span", { "data-k": "life" }, Number.isFinite(cap) ? life(cap / p.power) : "give a capacity: 20Wh, 55kJ, 3000mAh@3.85V");
-      tb.append(h("tr", { "data-k": "battery" }, h("th", {}, "battery life"),
-        h("td", { class: "v" }, this.lifeEl), h("td", { class: "x" }, "at ", input)));
+      this.lifeEl = h("span", { "data-k": "life" });
+      this.cells.battery = { v: h("td", { class: "v" }, this.lifeEl), x: h("td", { class: "x" }, "at ", input) };
+      tb.append(h("tr", { "data-k": "battery" }, h("th", {}, "battery life"), this.cells.battery.v, this.cells.battery.x));
+    } else {
+      tb.append(row("duration", "duration"), row("energy", "energy", "time-driven samples carry no energy and no source was read"),
+        row("samples", "samples"));
     }
     el.append(tb);
-    const fr = s.A === 0 ? "0" : from;
     this.cmdEl = h("pre", { class: "cmd", "data-testid": "commands" });
     el.append(h("div", { class: "cmd-title" }, "the same numbers on the command line:"), this.cmdEl);
-    this.cmdArgs = { fr, to };
+  }
+
+  updateRange() {
+    const r = this.run, s = this.range(), p = r.power(s.A, s.B);
+    this.powerNow = p;
+    if (!this.cells) this.buildRange();
+    const set = (k, v, x) => {
+      const c = this.cells[k];
+      if (!c) return;
+      if (c.v.textContent !== v) c.v.textContent = v;
+      if (x != null && c.x.textContent !== x) c.x.textContent = x;
+    };
+    const from = r.timeText(s.A), to = r.timeText(s.B);
+    this.headEl.textContent = s.whole ? `whole run: ${from} s to ${to} s` : `selection: ${from} s to ${to} s`;
+    set("samples", `${p.samples} (${p.idleSamples} idle)`);
+    if (p.outside) {
+      set("energy", "n/a", `no power here: the ${r.basis === "source" ? "energy source's readings" : "power stream"} ` +
+        `cover ${r.covA.toFixed(r.decimals)} s to ${r.covB.toFixed(r.decimals)} s on its own clock`);
+      for (const k of ["avg", "peak", "min", "median", "intervals"]) set(k, "n/a");
+      set("duration", quantity(r.edge(s.B) - r.edge(s.A), "s"));
+    } else if (r.hasPower) {
+      set("energy", quantity(p.energy, "J"), `[${quantity(p.energyLo, "J")}, ${quantity(p.energyHi, "J")}]`);
+      set("avg", quantity(p.power, "W"));
+      set("peak", quantity(p.peak, "W"));
+      set("min", quantity(p.min, "W"));
+      set("median", quantity(p.median, "W", 3));
+      set("duration", quantity(p.duration, "s"));
+      set("intervals", String(p.intervals) + (p.idleIntervals != null ? ` (${p.idleIntervals} idle)` : ""));
+    } else {
+      set("duration", quantity(r.edge(s.B) - r.edge(s.A), "s"));
+      set("energy", "n/a");
+    }
+    if (this.lifeEl) this.updateBatteryOnly(true);
+    this.cmdArgs = { fr: s.A === 0 ? "0" : from, to };
     this.writeCommands();
-    if (r.hasPower) this.hist.set(p.bins, r.idleKnown);
+    if (r.hasPower) this.hist.set(p.outside ? new Map() : p.bins, r.idleKnown);
   }
 
   writeCommands() {
@@ -152,13 +175,15 @@ export class RunView {
     if (r.hasPower) lines.push(`eqprof power ${q(r.j.path)} --from ${fr} --to ${to}` + (Number.isFinite(parseCapacity(this.battery)) ? ` --battery ${q(this.battery)}` : ""));
     lines.push(`eqprof report ${q(r.j.path)} --from ${fr} --to ${to} --by ${g}`);
     if (r.hasPower) lines.push(`eqprof power ${q(r.j.path)} --from ${fr} --to ${to} --hist hist.png --bucket 16/decade --split-idle`);
-    this.cmdEl.textContent = lines.join("\n");
+    const text = lines.join("\n");
+    if (this.cmdEl.textContent !== text) this.cmdEl.textContent = text;
   }
 
-  updateBatteryOnly() {
+  updateBatteryOnly(quiet) {
     const cap = parseCapacity(this.battery), p = this.powerNow;
-    if (this.lifeEl) this.lifeEl.textContent = Number.isFinite(cap) ? life(cap / p.power) : "give a capacity: 20Wh, 55kJ, 3000mAh@3.85V";
-    this.writeCommands();
+    const text = p.outside ? "n/a" : Number.isFinite(cap) ? life(cap / p.power) : "give a capacity: 20Wh, 55kJ, 3000mAh@3.85V";
+    if (this.lifeEl && this.lifeEl.textContent !== text) this.lifeEl.textContent = text;
+    if (!quiet) this.writeCommands();
   }
 
   updateProfile() {
@@ -166,33 +191,50 @@ export class RunView {
     const prof = r.profile(s.A, s.B, this.gi);
     this.prof = prof;
     const per = r.amountPer(), unit = r.mode === "energy" ? "J" : "s";
-    this.profHead.textContent = `${prof.total} samples` +
+    const head = `${prof.total} samples` +
       (per > 0 ? ` x ${quantity(per, unit)} = ${quantity(per * prof.total, unit)}` :
         r.mode === "energy" ? " (quantum unknown: shares only)" : " (sampling rate unknown: shares only)") +
       `; 95% intervals: sampling, this run's share` + (r.mode === "time" ? "; time, not energy" : "");
-    const tb = h("table", { class: "rows", "data-testid": "profile" });
-    const what = r.mode === "energy" ? "energy" : "time";
+    if (this.profHead.textContent !== head) this.profHead.textContent = head;
     // rows by executable name themselves: no module column (as report prints them)
-    const mod = g.by !== "exe";
-    tb.append(h("thead", {}, h("tr", {}, h("th", {}, "share"), h("th", {}, "samples"), h("th", {}, what),
-      h("th", {}, "95% CI of share"), mod ? h("th", {}, "module") : null, h("th", {}, g.by))));
-    const body = h("tbody");
-    const shown = prof.rows.slice(0, 300);
-    for (const x of shown) {
-      const tr = h("tr", { "data-row": x.row, "data-name": x.name, "data-module": x.module,
-        class: this.hl && this.hl.gi === this.gi && this.hl.row === x.row ? "hl" : null,
-        onclick: () => this.highlightRow(x.row, tr) },
-      h("td", { class: "n" }, pct(x.share)), h("td", { class: "n" }, String(x.samples)),
-      h("td", { class: "n" }, Number.isFinite(x.amount) ? quantity(x.amount, unit) : "n/a"),
-      h("td", { class: "ci" }, `[${pct(x.lo)}, ${pct(x.hi)}]`),
-      mod ? h("td", { class: "mod" }, x.module) : null, h("td", { class: "name" }, x.name));
-      body.append(tr);
+    const mod = g.by !== "exe", key = g.by;
+    if (!this.tbl || this.tbl.key !== key) {
+      const what = r.mode === "energy" ? "energy" : "time";
+      const table = h("table", { class: "rows", "data-testid": "profile" });
+      table.append(h("thead", {}, h("tr", {}, h("th", {}, "share"), h("th", {}, "samples"), h("th", {}, what),
+        h("th", {}, "95% CI of share"), mod ? h("th", {}, "module") : null, h("th", {}, g.by))));
+      const body = h("tbody", { onclick: (ev) => {
+        const tr = ev.target.closest("tr");
+        if (tr && tr.dataset.row != null) this.highlightRow(Number(tr.dataset.row), tr);
+      } });
+      table.append(body);
+      this.more = h("p", { class: "more" });
+      this.tableEl.textContent = "";
+      this.tableEl.append(table, this.more);
+      this.tbl = { key, body, trs: [] };
     }
-    tb.append(body);
-    this.tableEl.textContent = "";
-    this.tableEl.append(tb);
-    if (prof.rows.length > shown.length)
-      this.tableEl.append(h("p", { class: "more" }, `and ${prof.rows.length - shown.length} more rows (eqprof report gives them all)`));
+    const shown = prof.rows.slice(0, 300), t = this.tbl;
+    while (t.trs.length < shown.length) {
+      const tr = h("tr", {}, h("td", { class: "n" }), h("td", { class: "n" }), h("td", { class: "n" }),
+        h("td", { class: "ci" }), mod ? h("td", { class: "mod" }) : null, h("td", { class: "name" }));
+      t.trs.push(tr);
+      t.body.append(tr);
+    }
+    while (t.trs.length > shown.length) t.trs.pop().remove();
+    shown.forEach((x, i) => {
+      const tr = t.trs[i], td = tr.children;
+      const cells = [pct(x.share), String(x.samples), Number.isFinite(x.amount) ? quantity(x.amount, unit) : "n/a",
+        `[${pct(x.lo)}, ${pct(x.hi)}]`, ...(mod ? [x.module] : []), x.name];
+      for (let k = 0; k < cells.length; k++) if (td[k].textContent !== cells[k]) td[k].textContent = cells[k];
+      if (tr.dataset.row !== String(x.row)) {
+        tr.dataset.row = x.row;
+        tr.dataset.name = x.name;
+        tr.dataset.module = x.module;
+      }
+      tr.classList.toggle("hl", !!(this.hl && this.hl.gi === this.gi && this.hl.row === x.row));
+    });
+    const more = prof.rows.length > shown.length ? `and ${prof.rows.length - shown.length} more rows (eqprof report gives them all)` : "";
+    if (this.more.textContent !== more) this.more.textContent = more;
     if (this.cmdArgs) this.writeCommands();
     const tree = r.stackTree(s.A, s.B);
     setWeights(tree);
@@ -224,6 +266,13 @@ export class RunView {
       (per > 0 ? `, ${quantity(n.value * per, unit)}` : "") +
       (total ? `, ${pct(n.value / total)} of the range` : "") + " — click: where in time it ran";
   }
+}
+
+const colours = new Map();
+function moduleColour(m) {
+  let c = colours.get(m);
+  if (!c) colours.set(m, c = `hsl(${hue(m)}, 70%, 78%)`);
+  return c;
 }
 
 export function setWeights(n) {

@@ -6,6 +6,8 @@ import uPlot from "uplot";
 import { quantity } from "./fmt.js";
 
 const COLORS = ["#1f5fbf", "#c2410c", "#15803d", "#7c3aed", "#b91c1c", "#0e7490"];
+const IDLE = Array.from({ length: 17 }, (_, q) => `rgba(120,120,120,${(0.16 * q / 16).toFixed(3)})`);
+const HL = Array.from({ length: 17 }, (_, q) => `rgba(234,88,12,${(0.15 + 0.85 * q / 16).toFixed(3)})`);
 
 export class Trace {
   // runs: the recordings drawn (the first is the one selected on; others
@@ -34,7 +36,7 @@ export class Trace {
     this.makePlot();
     this.bindGestures();
     this.render();
-    new ResizeObserver(() => this.resize()).observe(el);
+    new ResizeObserver((es) => this.resize(Math.floor(es[0].contentRect.width))).observe(el);
   }
 
   label() {
@@ -99,8 +101,7 @@ export class Trace {
     this.readoutEl.textContent = parts.join("  ");
   }
 
-  resize() {
-    const w = this.el.clientWidth;
+  resize(w) {
     if (w && Math.abs(w - this.u.width) > 4) {
       this.u.setSize({ width: w, height: this.u.height });
       this.render();
@@ -158,7 +159,7 @@ export class Trace {
 
   setSelection(sel, final = true) {
     this.sel = sel;
-    this.u.redraw(false, false);
+    this.drawSelection();
     this.drawOverview();
     if (this.opts.onSelect) this.opts.onSelect(sel, final);
   }
@@ -171,8 +172,10 @@ export class Trace {
   bindGestures() {
     const over = this.u.over;
     let drag = null;
-    const tAt = (ev) => {
-      const rect = over.getBoundingClientRect();
+    // during a drag the plot does not move: its rectangle is read once, at
+    // the press (reading it on every move would lay the page out each time)
+    const tAt = (ev, rect) => {
+      rect = rect || over.getBoundingClientRect();
       return this.u.posToVal(ev.clientX - rect.left, "x");
     };
     over.addEventListener("wheel", (ev) => {
@@ -183,13 +186,14 @@ export class Trace {
       if (ev.button !== 0) return;
       ev.preventDefault();
       const select = this.opts.selectable !== false && (ev.shiftKey || this.selectMode);
-      drag = { select, x: ev.clientX, t: tAt(ev), view: { ...this.view } };
+      const rect = over.getBoundingClientRect();
+      drag = { select, x: ev.clientX, t: tAt(ev, rect), view: { ...this.view }, rect };
       over.style.cursor = select ? "col-resize" : "grabbing";
     });
     window.addEventListener("mousemove", (ev) => {
       if (!drag) return;
       if (drag.select) {
-        this.selectTimes(drag.t, tAt(ev), false);
+        this.selectTimes(drag.t, tAt(ev, drag.rect), false);
       } else {
         const px = ev.clientX - drag.x;
         const dt = -px * (drag.view.t1 - drag.view.t0) / (this.u.bbox.width / uPlot.pxRatio);
@@ -198,7 +202,7 @@ export class Trace {
     });
     window.addEventListener("mouseup", (ev) => {
       if (!drag) return;
-      if (drag.select) this.selectTimes(drag.t, tAt(ev), true);
+      if (drag.select) this.selectTimes(drag.t, tAt(ev, drag.rect), true);
       drag = null;
       over.style.cursor = "";
     });
@@ -260,22 +264,30 @@ export class Trace {
     ctx.rect(left, top, width, height);
     ctx.clip();
     if (c) {
-      for (let j = 0; j + 1 < c.x.length; j++) {
-        const x0 = X(c.x[j]), x1 = X(c.x[j + 1]);
-        if (x1 < left || x0 > left + width) continue;
-        if (c.idle[j] > 0) {          // idle: grey, as much as the idle share
-          ctx.fillStyle = `rgba(120,120,120,${(0.16 * c.idle[j]).toFixed(3)})`;
-          ctx.fillRect(x0, top, Math.max(1, x1 - x0), height);
+      // runs of columns at one shade are one rectangle (16 shades)
+      const band = (val, style, y, h, minW) => {
+        let j = 0;
+        while (j + 1 < c.x.length) {
+          const q = val(j);
+          let k = j + 1;
+          while (k + 1 < c.x.length && val(k) === q) k++;
+          if (q > 0) {
+            const x0 = X(c.x[j]), x1 = X(c.x[k]);
+            if (x1 >= left && x0 <= left + width) {
+              ctx.fillStyle = style(q);
+              ctx.fillRect(x0, y, Math.max(minW, x1 - x0), h);
+            }
+          }
+          j = k;
         }
-        if (c.lost[j] > 0) {          // samples after a loss: red ticks
-          ctx.fillStyle = "#dc2626";
-          ctx.fillRect(x0, top + height - 8 * px, Math.max(2 * px, x1 - x0), 8 * px);
-        }
-        if (c.ser && c.ser[j] > 0) {  // the highlighted code's share
-          ctx.fillStyle = `rgba(234,88,12,${Math.min(1, 0.15 + 0.85 * c.ser[j]).toFixed(3)})`;
-          ctx.fillRect(x0, top + height - 18 * px, Math.max(1, x1 - x0), 9 * px);
-        }
-      }
+      };
+      const level = (v) => (v > 0 ? Math.max(1, Math.round(16 * Math.min(1, v))) : 0);
+      // idle: grey, as much as the idle share
+      band((j) => level(c.idle[j]), (q) => IDLE[q], top, height, 1);
+      // samples after a loss: red ticks
+      band((j) => (c.lost[j] > 0 ? 1 : 0), () => "#dc2626", top + height - 8 * px, 8 * px, 2 * px);
+      // the highlighted code's share of each column's samples
+      if (c.ser) band((j) => level(c.ser[j]), (q) => HL[q], top + height - 18 * px, 9 * px, 1);
     }
     ctx.font = `${11 * px}px sans-serif`;
     ctx.setLineDash([4 * px, 3 * px]);
@@ -294,26 +306,47 @@ export class Trace {
       ctx.fillText("board reset", x + 3 * px, top + 26 * px);
     }
     ctx.setLineDash([]);
-    if (this.sel) {
-      const a = X(this.run.edge(this.sel.A)), b = X(this.run.edge(this.sel.B));
-      ctx.fillStyle = "rgba(37,99,235,0.16)";
-      ctx.fillRect(a, top, b - a, height);
-      ctx.strokeStyle = "#2563eb";
-      ctx.lineWidth = px;
-      ctx.strokeRect(a, top, b - a, height);
-    }
     ctx.restore();
+    this.drawSelection();
+  }
+
+  // The selection on a canvas of its own over the plot: moving it redraws
+  // that canvas alone, not the trace.
+  drawSelection() {
+    const u = this.u, over = u.over, px = window.devicePixelRatio || 1;
+    if (!this.selCv) {
+      this.selCv = document.createElement("canvas");
+      this.selCv.className = "sel";
+      over.append(this.selCv);
+    }
+    const cv = this.selCv, w = Math.round(u.bbox.width / uPlot.pxRatio), h = Math.round(u.bbox.height / uPlot.pxRatio);
+    if (cv.width !== w * px || cv.height !== h * px) {
+      cv.width = w * px; cv.height = h * px;
+      cv.style.width = w + "px"; cv.style.height = h + "px";
+    }
+    const ctx = cv.getContext("2d");
+    ctx.setTransform(px, 0, 0, px, 0, 0);
+    ctx.clearRect(0, 0, w, h);
+    if (!this.sel) return;
+    const a = u.valToPos(this.run.edge(this.sel.A), "x"), b = u.valToPos(this.run.edge(this.sel.B), "x");
+    ctx.fillStyle = "rgba(37,99,235,0.16)";
+    ctx.fillRect(a, 0, b - a, h);
+    ctx.strokeStyle = "#2563eb";
+    ctx.lineWidth = 1;
+    ctx.strokeRect(a + 0.5, 0.5, Math.max(1, b - a - 1), h - 1);
   }
 
   drawOverview() {
     const cv = this.ovEl, px = window.devicePixelRatio || 1;
-    const w = Math.max(100, this.el.clientWidth), h = 44;
+    const w = Math.max(100, this.u.width), h = 44;
     if (cv.width !== w * px) { cv.width = w * px; cv.height = h * px; cv.style.width = w + "px"; cv.style.height = h + "px"; }
     const ctx = cv.getContext("2d");
     ctx.setTransform(px, 0, 0, px, 0, 0);
     ctx.clearRect(0, 0, w, h);
     const r = this.run, span = this.full.t1 - this.full.t0;
-    const c = r.columns(this.full.t0, this.full.t1, w);
+    // the whole run's columns change only with the width
+    if (!this.ovCols || this.ovCols.w !== w) this.ovCols = { w, c: r.columns(this.full.t0, this.full.t1, w) };
+    const c = this.ovCols.c;
     const vals = this.power ? c.mean : c.busy;
     let hi = 0;
     for (const v of vals) if (v > hi) hi = v;
