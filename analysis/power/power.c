@@ -6,6 +6,7 @@
  * a sorted array of pointers to them.  Board records are copied, as the
  * reader hands them out one at a time.
  */
+#include "compare.h"
 #include "power.h"
 
 #include <assert.h>
@@ -631,4 +632,14 @@ double power_per_row(const struct power_row_ctx *ctx, uint64_t energy_samples,
 		return NAN;
 	return (double)energy_samples * ctx->quantum_j /
 	       ((double)time_samples * ctx->time_per_sample_s);
+}
+
+void eq_comparison_set_power(struct eq_comparison *c, const struct power_row_ctx *ctx)
+{
+	size_t i;
+
+	for (i = 0; i < c->nrows; i++)
+		c->rows[i].power_w = power_per_row(ctx, c->rows[i].energy_samples,
+						   c->rows[i].time_samples);
+	c->has_power = 1;
 }

@@ -368,4 +368,9 @@ int power_row_context(const struct eqp_file *time_file,
 double power_per_row(const struct power_row_ctx *ctx, uint64_t energy_samples,
 		     uint64_t time_samples);
 
+struct eq_comparison;
+/* Fills every row's average power (power_per_row(): its energy over its
+ * time), for recordings of the same work.  Without it rows print no power. */
+void eq_comparison_set_power(struct eq_comparison *c, const struct power_row_ctx *ctx);
+
 #endif

@@ -30,10 +30,7 @@ static const char *frame_module(const struct eq_loc *l)
 struct stack_seq {
 	uint32_t *seq;                /* stack index of each counted sample */
 	uint64_t n, cap;
-	double clock_hz;
-	uint64_t t_first, t_last;
-	double dt_n, dt_sum, dt_sum2; /* intervals between samples (not after a loss) */
-	int have_prev;
+	struct eq_series_times times; /* every sample's, as eq_profile_build takes them */
 };
 
 static int seq_add(struct stack_seq *q, uint32_t stack)
@@ -49,22 +46,6 @@ static int seq_add(struct stack_seq *q, uint32_t stack)
 	}
 	q->seq[q->n++] = stack;
 	return 0;
-}
-
-/* Every sample's time, as eq_profile_build takes it (excluded ones too). */
-static void seq_time(struct stack_seq *q, const struct eq_sample *smp)
-{
-	if (!q->have_prev) {
-		q->t_first = smp->time;
-		q->have_prev = 1;
-	} else if (!(smp->flags & EQ_F_LOST) && smp->time >= q->t_last) {
-		double dt = (double)(smp->time - q->t_last);
-
-		q->dt_n++;
-		q->dt_sum += dt;
-		q->dt_sum2 += dt * dt;
-	}
-	q->t_last = smp->time;
 }
 
 struct stack_set {
@@ -252,7 +233,7 @@ struct eq_stacks *eq_stacks_build_range(const struct eqp_file *f, struct eq_symb
 		return NULL;
 	}
 	st->priv_ = q;
-	q->clock_hz = eqp_meta(f)->clock_hz;
+	q->times.clock_hz = eqp_meta(f)->clock_hz;
 	st->mode = eqp_meta(f)->mode;
 	st->per_sample = per_sample_of(f);
 	st->note = eqp_meta_get(f, "note");
@@ -269,7 +250,7 @@ struct eq_stacks *eq_stacks_build_range(const struct eqp_file *f, struct eq_symb
 			if (ranged && !eq_tick_range_has(&tr, smp[i].time - t0))
 				continue;
 			leaf = eq_sym_lookup(s, &smp[i]);
-			seq_time(q, &smp[i]);
+			eq_series_time(&q->times, smp[i].time, (smp[i].flags & EQ_F_LOST) != 0);
 			if ((flags & EQ_PROFILE_EXCLUDE_IDLE) && leaf->kind == EQ_LOC_IDLE)
 				continue;
 			depth = eq_sample_frames(f, s, c, i, &smp[i], frames, &chain);
@@ -387,34 +368,31 @@ static int cg_intervals(struct eq_callgraph *cg, const struct stack_rows *sr)
 {
 	const struct eq_stacks *st = cg->st;
 	const struct stack_seq *q = st->priv_;
-	size_t nr = cg->nrows ? cg->nrows : 1, i;
+	static const struct eq_series_times none;
 	uint64_t n = q ? q->n : 0, g;
-	unsigned nblocks = EQ_BATCHES_MAX, b;
-	double *k = calloc(nr, sizeof(double)), *d0 = calloc(nr, sizeof(double));
-	double *d1 = calloc(nr, sizeof(double)), *ds = calloc(nr, sizeof(double));
-	double *dr = calloc(nr, sizeof(double)), *blk = NULL, block_m[EQ_BATCHES_MAX] = { 0 };
-	unsigned *df = calloc(nr, sizeof(unsigned));
-	double cv2 = 0;
-	struct eq_series s;
-	struct eq_series_out o = { .deff_sampling = ds, .deff_run = dr, .df_run = df };
+	unsigned nblocks = eq_series_nblocks(n), b;
+	double *blk = NULL, block_m[EQ_BATCHES_MAX] = { 0 };
+	struct eq_series s = { .m = (double)n, .n = (double)n, .nblocks = nblocks,
+			       .block_m = block_m, .nrows = cg->nrows,
+			       .timer = st->mode == EQP_MODE_TIME, .times = q ? &q->times : &none,
+			       .batches = cg_row_batches };
+	struct eq_series_out o;
 	struct cg_batches cb;
-	int rc = -1;
+	size_t i;
 
-	if (!k || !d0 || !d1 || !ds || !dr || !df)
-		goto out;
-	while (nblocks >= EQ_BATCHES_MIN && n / nblocks < EQ_BATCH_MIN_SAMPLES)
-		nblocks /= 2;
-	if (nblocks < EQ_BATCHES_MIN)
-		nblocks = 0;
-	if (nblocks && !(blk = calloc(nr * nblocks, sizeof(double))))
-		goto out;
+	if (eq_series_rows_alloc(&s.rows, cg->nrows) < 0)
+		return -1;
+	if (nblocks && !(blk = calloc((cg->nrows ? cg->nrows : 1) * nblocks, sizeof(double)))) {
+		eq_series_rows_free(&s.rows);
+		return -1;
+	}
 	for (g = 0; g < n; g++) {
 		uint32_t sg = q->seq[g];
 
 		if (g >= 1 && q->seq[g - 1] != sg)
-			symdiff(sr, sg, q->seq[g - 1], d0);
+			symdiff(sr, sg, q->seq[g - 1], s.rows.d[0]);
 		if (g >= 2 && q->seq[g - 2] != sg)
-			symdiff(sr, sg, q->seq[g - 2], d1);
+			symdiff(sr, sg, q->seq[g - 2], s.rows.d[1]);
 		if (nblocks) {
 			b = (unsigned)(g * nblocks / n);
 			block_m[b]++;
@@ -423,38 +401,22 @@ static int cg_intervals(struct eq_callgraph *cg, const struct stack_rows *sr)
 		}
 	}
 	for (i = 0; i < cg->nrows; i++)
-		k[i] = (double)cg->rows[i].children;
-	if (st->mode == EQP_MODE_TIME && q && q->dt_n > 1 && q->dt_sum > 0) {
-		double mean = q->dt_sum / q->dt_n;
-
-		cv2 = (q->dt_sum2 / q->dt_n - mean * mean) / (mean * mean);
-		cv2 = cv2 > 0 ? cv2 : 0;
-	}
+		s.rows.k[i] = (double)cg->rows[i].children;
 	cb.blk = blk;
-	s = (struct eq_series){ .m = (double)n, .n = (double)n, .cv2 = cv2, .nblocks = nblocks,
-				.block_m = block_m, .nrows = cg->nrows, .k = k, .d = { d0, d1 },
-				.batches = cg_row_batches, .arg = &cb };
-	eq_series_deffs(&s, &o);
+	s.arg = &cb;
+	eq_series_intervals(&s, &o);
 	for (i = 0; i < cg->nrows; i++) {
-		cg->rows[i].deff_sampling = ds[i];
-		cg->rows[i].deff_run = dr[i];
-		cg->rows[i].df_run = df[i];
+		cg->rows[i].deff_sampling = s.rows.deff_sampling[i];
+		cg->rows[i].deff_run = s.rows.deff_run[i];
+		cg->rows[i].df_run = s.rows.df_run[i];
 	}
 	cg->ordered = 1;
 	cg->batches = o.batches;
 	cg->batch_lag1 = o.lag1;
-	if (o.batches && q->clock_hz > 0 && q->t_last > q->t_first)
-		cg->batch_s = (double)(q->t_last - q->t_first) / q->clock_hz / o.batches;
-	rc = 0;
-out:
-	free(k);
-	free(d0);
-	free(d1);
-	free(ds);
-	free(dr);
-	free(df);
+	cg->batch_s = o.batch_s;
+	eq_series_rows_free(&s.rows);
 	free(blk);
-	return rc;
+	return 0;
 }
 
 void eq_callgraph_set_interval(struct eq_callgraph *cg, enum eq_interval iv)

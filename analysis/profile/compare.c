@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "compare.h"
-#include "power.h"
 #include "units.h"
 
 #include <math.h>
@@ -133,16 +132,6 @@ struct eq_comparison *eq_compare(const struct eq_profile *t, const struct eq_pro
 	free(ev);
 	qsort(c->rows, c->nrows, sizeof(*c->rows), by_time_share);
 	return c;
-}
-
-void eq_comparison_set_power(struct eq_comparison *c, const struct power_row_ctx *ctx)
-{
-	size_t i;
-
-	for (i = 0; i < c->nrows; i++)
-		c->rows[i].power_w = power_per_row(ctx, c->rows[i].energy_samples,
-						   c->rows[i].time_samples);
-	c->has_power = 1;
 }
 
 void eq_comparison_set_quantum(struct eq_comparison *c, double quantum_j)

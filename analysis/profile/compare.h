@@ -70,10 +70,8 @@ struct eq_comparison *eq_compare(const struct eq_profile *t, const struct eq_pro
 				 enum eq_interval iv);
 void eq_comparison_free(struct eq_comparison *c);
 
-struct power_row_ctx;
-/* Fills every row's average power (power_per_row(): its energy over its
- * time), for recordings of the same work.  Without it rows print no power. */
-void eq_comparison_set_power(struct eq_comparison *c, const struct power_row_ctx *ctx);
+/* Rows print their average power once eq_comparison_set_power (power.h)
+ * has filled it. */
 
 /* Every row's joules from the energy file's quantum (J per sample). */
 void eq_comparison_set_quantum(struct eq_comparison *c, double quantum_j);

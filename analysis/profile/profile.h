@@ -48,6 +48,31 @@ int eq_by_parse(const char *text, enum eq_by *by, struct eq_error *err);
 const char *eq_by_name(enum eq_by by);
 
 /*
+ * Groupings split by power state, CPU and mode (states/split.h builds
+ * their profiles): `--by state`, `--by exe,state`, `--by proc,freq,mode`.
+ * Such a `by` is composite: EQ_BY_SPLIT | a granularity | split bits.
+ */
+#define EQ_BY_SPLIT      0x100     /* an enum eq_by value with this bit is composite */
+#define EQ_BY_NONE       0x7       /* composite without a granularity: rows are states */
+#define EQ_SPLIT_STATE   0x01      /* frequency and idle state: "206MHz C0" */
+#define EQ_SPLIT_FREQ    0x02      /* "206MHz" */
+#define EQ_SPLIT_CSTATE  0x04      /* "C0", "C1" */
+#define EQ_SPLIT_CPU     0x08      /* "cpu0" */
+#define EQ_SPLIT_MODE    0x10      /* "user", "kernel", "idle" */
+
+/* The granularity of a composite by (EQ_BY_NONE: none) and its split bits. */
+#define EQ_BY_PRIMARY(by) ((unsigned)(by) & 0xff)
+#define EQ_BY_SPLITS(by)  (((unsigned)(by) >> 12) & 0xff)
+#define EQ_BY_MAKE(primary, splits) \
+	((enum eq_by)(EQ_BY_SPLIT | (unsigned)(primary) | (unsigned)(splits) << 12))
+
+/* "exe,state", "state", "proc,cpu,mode"... -> *by (composite or plain);
+ * an error names what is allowed. */
+int eq_by_parse_split(const char *text, enum eq_by *by, struct eq_error *err);
+/* "exe,state" for a composite by (a static string). */
+const char *eq_split_by_name(enum eq_by by);
+
+/*
  * Sort keys (report --sort comm,dso,sym, perf's habit): a row per distinct
  * combination of the keys' values, a column per key.
  *   comm     the thread's name (its process's unless it named itself)
@@ -189,14 +214,6 @@ struct eq_profile {
 
 #define EQ_PROFILE_EXCLUDE_IDLE 0x1
 
-/* Samples per batch of the batch means, at least; batches 16..128. */
-#define EQ_BATCH_MIN_SAMPLES 8
-#define EQ_BATCHES_MIN 16
-#define EQ_BATCHES_MAX 128
-/* Lag-1 correlation of the batch means above which the run-to-run
- * interval is flagged as probably too narrow (record longer). */
-#define EQ_BATCH_LAG1_WARN 0.3
-
 /*
  * Walks every sample of f once, looks each up in s and groups them.  Memory
  * depends on the number of distinct pcs, not on the number of samples.
@@ -290,36 +307,6 @@ void eq_agg_row_name(const struct eq_agg *a, size_t i, const char **name, const 
 /* The time of the recording's first sample (the earliest), the origin of
  * --from/--to; 0 when it has none. */
 uint64_t eq_samples_t0(const struct eqp_file *f);
-
-/*
- * The two design effects of rows from their time series, the way
- * eq_profile_build computes them for its rows (for analyses that make
- * their own rows over the same samples, such as inclusive shares): n
- * samples in the series, m of them counted in the shares; row i has k[i]
- * samples and d[lag][i] = sum over sample pairs lag + 1 apart of the
- * squared difference of its linearized indicator (eq_lag_rho); nblocks
- * (a power of two from 16 to 128, or 0: too few samples for batch means)
- * equal blocks of consecutive samples with block_m[b] counted samples each,
- * and batches(arg, i, nblocks, nb, c) fills row i's counts in nb batches
- * of nblocks / nb blocks.  cv2: the timer jitter's (time mode) or 0.
- */
-struct eq_series {
-	double m, n, cv2;
-	unsigned nblocks;
-	const double *block_m;
-	size_t nrows;
-	const double *k;
-	const double *d[2];
-	void (*batches)(void *arg, size_t i, unsigned nblocks, unsigned nb, double *c);
-	void *arg;
-};
-struct eq_series_out {
-	double *deff_sampling, *deff_run;  /* nrows each, filled */
-	unsigned *df_run;
-	unsigned batches;                  /* 0: no batch means (deff_run 1) */
-	double lag1;                       /* pooled lag-1 correlation of the batch means */
-};
-void eq_series_deffs(const struct eq_series *s, struct eq_series_out *o);
 
 /* Seconds per sample of a time-driven recording: 1 / nominal_hz, else the
  * mean interval between the first and last sample; 0 if unknowable. */

@@ -285,3 +285,142 @@ void eq_holm(const double *p, size_t n, double alpha, int *sig)
 		sig[v[i].i] = 1;
 	free(v);
 }
+
+double eq_small_count_floor(double deff, uint64_t k, uint64_t m)
+{
+	if (k < EQ_SMALL_COUNT || m - k < EQ_SMALL_COUNT)
+		return deff > 1 ? deff : 1;
+	return deff;
+}
+
+/* Both design effects of every row (eq_series_intervals in stats.h). */
+static void series_deffs(const struct eq_series *s, struct eq_series_out *o)
+{
+	double mb[EQ_BATCHES_MAX], c[EQ_BATCHES_MAX], s0, s1, r1 = 0, inflate;
+	unsigned nb = 0, try, per, b;
+	size_t i;
+
+	for (i = 0; i < s->nrows; i++) {
+		double k = s->rows.k[i], rho[2], f;
+		int lag;
+
+		for (lag = 0; lag < 2; lag++)
+			rho[lag] = eq_lag_rho(k, s->m, s->n, s->rows.d[lag][i], lag + 1);
+		f = eq_sampling_deff_lags(rho[0], rho[1], s->n);
+		s->rows.deff_sampling[i] = eq_small_count_floor(f + o->cv2 * (1 - f), (uint64_t)k,
+								 (uint64_t)s->m);
+		s->rows.deff_run[i] = 1;
+		s->rows.df_run[i] = 0;
+	}
+	o->batches = 0;
+	o->lag1 = 0;
+	if (!s->nblocks || !(s->m > 0))
+		return;
+	for (try = s->nblocks; try >= EQ_BATCHES_MIN; try /= 2) {
+		double t0 = 0, t1 = 0;
+
+		per = s->nblocks / try;
+		memset(mb, 0, try * sizeof(*mb));
+		for (b = 0; b < s->nblocks; b++)
+			mb[b / per] += s->block_m[b];
+		for (i = 0; i < s->nrows; i++) {
+			s->batches(s->arg, i, s->nblocks, try, c);
+			eq_batch_var(c, mb, try, s->rows.k[i] / s->m, &s0, &s1);
+			t0 += s0;
+			t1 += s1;
+		}
+		nb = try;
+		r1 = t0 > 0 ? t1 / t0 : 0;
+		if (r1 <= -1.0 / try)
+			break;
+	}
+	o->batches = nb;
+	o->lag1 = r1;
+	/* Correlation left between the 16 batches (r1 above its -1/B bias):
+	 * their mean's variance is larger by about 1 + 2 rho. */
+	inflate = 1 + 2 * (r1 + 1.0 / nb > 0 ? r1 + 1.0 / nb : 0);
+	per = s->nblocks / nb;
+	memset(mb, 0, nb * sizeof(*mb));
+	for (b = 0; b < s->nblocks; b++)
+		mb[b / per] += s->block_m[b];
+	for (i = 0; i < s->nrows; i++) {
+		double pr = s->rows.k[i] / s->m, v;
+
+		s->batches(s->arg, i, s->nblocks, nb, c);
+		v = eq_batch_var(c, mb, nb, pr, &s0, &s1) * inflate;
+		s->rows.deff_run[i] = pr > 0 && pr < 1 && isfinite(v) ? v / (pr * (1 - pr) / s->m) : 1;
+		s->rows.deff_run[i] = eq_small_count_floor(s->rows.deff_run[i], (uint64_t)s->rows.k[i],
+							   (uint64_t)s->m);
+		/* a share of 0 or 1 has no spread to estimate: the binomial floor, normal */
+		s->rows.df_run[i] = pr > 0 && pr < 1 ? nb - 1 : 0;
+	}
+}
+
+void eq_series_time(struct eq_series_times *t, uint64_t time, int after_loss)
+{
+	if (!t->started) {
+		t->t_first = time;
+		t->started = 1;
+	} else if (!after_loss && time >= t->t_last) {
+		double dt = (double)(time - t->t_last);
+
+		t->dt_n++;
+		t->dt_sum += dt;
+		t->dt_sum2 += dt * dt;
+	}
+	t->t_last = time;
+}
+
+unsigned eq_series_nblocks(uint64_t n)
+{
+	unsigned nb = EQ_BATCHES_MAX;
+
+	while (nb >= EQ_BATCHES_MIN && n / nb < EQ_BATCH_MIN_SAMPLES)
+		nb /= 2;
+	return nb < EQ_BATCHES_MIN ? 0 : nb;
+}
+
+int eq_series_rows_alloc(struct eq_series_rows *r, size_t nrows)
+{
+	size_t n = nrows ? nrows : 1;
+
+	*r = (struct eq_series_rows){
+		.k = calloc(n, sizeof(double)), .d = { calloc(n, sizeof(double)), calloc(n, sizeof(double)) },
+		.deff_sampling = calloc(n, sizeof(double)), .deff_run = calloc(n, sizeof(double)),
+		.df_run = calloc(n, sizeof(unsigned)) };
+	if (r->k && r->d[0] && r->d[1] && r->deff_sampling && r->deff_run && r->df_run)
+		return 0;
+	eq_series_rows_free(r);
+	return -1;
+}
+
+void eq_series_rows_free(struct eq_series_rows *r)
+{
+	free(r->k);
+	free(r->d[0]);
+	free(r->d[1]);
+	free(r->deff_sampling);
+	free(r->deff_run);
+	free(r->df_run);
+	memset(r, 0, sizeof(*r));
+}
+
+void eq_series_intervals(const struct eq_series *s, struct eq_series_out *o)
+{
+	const struct eq_series_times *t = s->times;
+
+	o->cv2 = 0;
+	o->batch_s = 0;
+	/* A timer's jitter lets the sample grid drift (a renewal process):
+	 * cv^2 of its intervals adds to the rounding of each stretch.  The
+	 * board's quantum jitter is bounded: no drift, nothing to add. */
+	if (s->timer && t->dt_n > 1 && t->dt_sum > 0) {
+		double mean = t->dt_sum / t->dt_n;
+
+		o->cv2 = (t->dt_sum2 / t->dt_n - mean * mean) / (mean * mean);
+		o->cv2 = o->cv2 > 0 ? o->cv2 : 0;
+	}
+	series_deffs(s, o);
+	if (o->batches && t->clock_hz > 0 && t->t_last > t->t_first)
+		o->batch_s = (double)(t->t_last - t->t_first) / t->clock_hz / o->batches;
+}

@@ -42,6 +42,90 @@ enum eq_interval {
 	EQ_IV_RUN,         /* another run's: batch means, or several recordings */
 };
 
+/* Samples per batch of the batch means, at least; batches 16..128. */
+#define EQ_BATCH_MIN_SAMPLES 8
+#define EQ_BATCHES_MIN 16
+#define EQ_BATCHES_MAX 128
+/* Lag-1 correlation of the batch means above which the run-to-run
+ * interval is flagged as probably too narrow (record longer). */
+#define EQ_BATCH_LAG1_WARN 0.3
+
+/* The floor of a design effect where a row holds (or leaves out) fewer
+ * than EQ_SMALL_COUNT of m samples: 1, the binomial. */
+double eq_small_count_floor(double deff, uint64_t k, uint64_t m);
+
+/*
+ * ---- the two intervals of rows over a time-ordered series of samples ----
+ *
+ * Profiles (eq_profile_build) and call graphs (inclusive shares) make rows
+ * over the same time-ordered samples and estimate both intervals of every
+ * row the same way, here.
+ */
+
+/* The times of the series: its span and the spread of the intervals
+ * between samples (not across a loss), one sample at a time. */
+struct eq_series_times {
+	double clock_hz;
+	uint64_t t_first, t_last;
+	double dt_n, dt_sum, dt_sum2;
+	int started;
+};
+void eq_series_time(struct eq_series_times *t, uint64_t time, int after_loss);
+
+/* Blocks of consecutive samples for batch means over n samples: a power
+ * of two from EQ_BATCHES_MIN to EQ_BATCHES_MAX with at least
+ * EQ_BATCH_MIN_SAMPLES each, or 0: too few samples. */
+unsigned eq_series_nblocks(uint64_t n);
+
+/* Per-row arrays: k and d filled by the caller, the rest by
+ * eq_series_intervals. */
+struct eq_series_rows {
+	double *k;                        /* samples in the row */
+	double *d[2];                     /* see eq_series below */
+	double *deff_sampling, *deff_run; /* the two design effects */
+	unsigned *df_run;                 /* run-to-run degrees of freedom */
+};
+/* Zeroed arrays for nrows rows (at least one); -1 if out of memory. */
+int eq_series_rows_alloc(struct eq_series_rows *r, size_t nrows);
+void eq_series_rows_free(struct eq_series_rows *r);
+
+/*
+ * The rows of a series: n samples in the series, m of them counted in the
+ * shares; row i has k[i] samples and d[lag][i] = sum over sample pairs
+ * lag + 1 apart of the squared difference of its linearized indicator
+ * (eq_lag_rho); nblocks (eq_series_nblocks, or 0) equal blocks of
+ * consecutive samples with block_m[b] counted samples each, and
+ * batches(arg, i, nblocks, nb, c) fills row i's counts in nb batches of
+ * nblocks / nb blocks.  timer: time-driven samples, whose timer jitter
+ * (the intervals' cv^2 from times) adds to the sampling variance.
+ */
+struct eq_series {
+	double m, n;
+	int timer;
+	const struct eq_series_times *times;
+	unsigned nblocks;
+	const double *block_m;
+	size_t nrows;
+	struct eq_series_rows rows;
+	void (*batches)(void *arg, size_t i, unsigned nblocks, unsigned nb, double *c);
+	void *arg;
+};
+struct eq_series_out {
+	unsigned batches;  /* 0: no batch means (deff_run 1) */
+	double lag1;       /* pooled lag-1 correlation of the batch means */
+	double cv2;        /* the timer jitter's cv^2 (0: energy-driven) */
+	double batch_s;    /* seconds per batch (0: unknown) */
+};
+/*
+ * Both design effects of every row into s->rows.  Sampling: the telegraph
+ * model at the lag-1 correlation of the row's linearized indicator.  Run to
+ * run: batch means with the finest batching (128, 64, 32 or 16 batches)
+ * whose pooled lag-1 correlation shows no positive correlation left (r1
+ * <= -1/B, the estimator's own bias when the batches are independent);
+ * else 16 batches, and lag1 tells how far from independent they are.
+ */
+void eq_series_intervals(const struct eq_series *s, struct eq_series_out *o);
+
 /* "sampling", "run-to-run" -> *iv; else an error naming them. */
 int eq_interval_parse(const char *text, enum eq_interval *iv, struct eq_error *err);
 const char *eq_interval_name(enum eq_interval iv);

@@ -7,7 +7,8 @@
  * intervals from the time-ordered samples) whose rows are the pairs of a
  * row of the granularity and a label of the state the sample was taken in:
  * "App [206MHz C0]", "kernel_loop [59MHz]", "cpu1 user".  Its `by` is
- * EQ_BY_SPLIT | ... and eq_by_name() names it ("exe,state").
+ * EQ_BY_SPLIT | ... (profile.h, with the grammar of --by) and eq_by_name()
+ * names it ("exe,state").
  */
 #ifndef EQ_SPLIT_H
 #define EQ_SPLIT_H
@@ -16,26 +17,6 @@
 #include "eqp.h"
 #include "profile.h"
 #include "symbolize.h"
-
-#define EQ_BY_SPLIT      0x100     /* an enum eq_by value with this bit is composite */
-#define EQ_BY_NONE       0x7       /* composite without a granularity: rows are states */
-#define EQ_SPLIT_STATE   0x01      /* frequency and idle state: "206MHz C0" */
-#define EQ_SPLIT_FREQ    0x02      /* "206MHz" */
-#define EQ_SPLIT_CSTATE  0x04      /* "C0", "C1" */
-#define EQ_SPLIT_CPU     0x08      /* "cpu0" */
-#define EQ_SPLIT_MODE    0x10      /* "user", "kernel", "idle" */
-
-/* The granularity of a composite by (EQ_BY_NONE: none) and its split bits. */
-#define EQ_BY_PRIMARY(by) ((unsigned)(by) & 0xff)
-#define EQ_BY_SPLITS(by)  (((unsigned)(by) >> 12) & 0xff)
-#define EQ_BY_MAKE(primary, splits) \
-	((enum eq_by)(EQ_BY_SPLIT | (unsigned)(primary) | (unsigned)(splits) << 12))
-
-/* "exe,state", "state", "proc,cpu,mode"... -> *by (composite or plain);
- * an error names what is allowed. */
-int eq_by_parse_split(const char *text, enum eq_by *by, struct eq_error *err);
-/* "exe,state" for a composite by (a static string). */
-const char *eq_split_by_name(enum eq_by by);
 
 struct eq_split_store;
 

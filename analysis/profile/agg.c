@@ -1,0 +1,534 @@
+/*
+ * agg.c - the aggregator: located samples grouped into rows by key (the
+ * granularity, or the sort keys), and the profile they finish into, with
+ * both intervals of every row.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agg.h"
+#include "intern.h"
+#include "grow.h"
+
+const char eq_filtered_name[] = "[filtered out]";
+
+static uint64_t key_hash(const struct agg_key *k)
+{
+	uint64_t h = (uint64_t)(uintptr_t)k->a * 0x9e3779b97f4a7c15ull;
+
+	h ^= (uint64_t)(uintptr_t)k->b * 0xc2b2ae3d27d4eb4full;
+	h ^= k->c * 0x165667b19e3779f9ull;
+	for (unsigned i = 0; i < EQ_KEYS_MAX; i++) {
+		h = (h ^ (h >> 31)) * 0xbf58476d1ce4e5b9ull;
+		h ^= (uint64_t)(uintptr_t)k->kp[i] * 0x94d049bb133111ebull ^ k->kv[i];
+	}
+	h ^= h >> 29;
+	return h;
+}
+
+struct eq_agg *eq_agg_new(enum eq_by by, unsigned flags, struct eq_error *err)
+{
+	struct eq_agg *a = calloc(1, sizeof(*a));
+
+	if (a) {
+		a->by = by;
+		a->flags = flags;
+		a->filtered_row = -1;
+		a->mask = 1023;
+		a->slots = calloc(a->mask + 1, sizeof(*a->slots));
+		a->strings = eq_intern_new();
+	}
+	if (!a || !a->slots || !a->strings) {
+		eq_agg_free(a);
+		eq_fail(err, "profile: out of memory");
+		return NULL;
+	}
+	return a;
+}
+
+void eq_agg_free(struct eq_agg *a)
+{
+	size_t i;
+
+	if (!a)
+		return;
+	for (i = 0; i < a->nrows; i++)
+		free(a->rows[i].blk.v);
+	free(a->ser.block_m);
+	free(a->fcache);
+	free(a->rows);
+	free(a->slots);
+	eq_intern_free(a->strings);
+	free(a);
+}
+
+static int resolved(const struct eq_loc *loc)
+{
+	return (loc->kind == EQ_LOC_RESOLVED || loc->kind == EQ_LOC_IDLE) && loc->proc;
+}
+
+/* The identity of loc's row under the sort keys (k zeroed). */
+static void keys_of(struct eq_agg *a, const struct eq_loc *loc, const struct task *task,
+		    struct agg_key *k)
+{
+	unsigned i;
+
+	for (i = 0; i < a->keys.n; i++) {
+		switch (a->keys.k[i]) {
+		case EQ_KEY_COMM:
+			/* equal names, one pointer (a thread's own name and
+			 * an exe's are separate strings) */
+			k->kp[i] = task && task->thread ? eq_intern(a->strings, task->thread) : loc->exe;
+			break;
+		case EQ_KEY_PID:
+			k->kp[i] = loc->exe;
+			k->kv[i] = loc->pid;
+			break;
+		case EQ_KEY_TID:
+			k->kp[i] = task ? task->thread : loc->exe;
+			k->kv[i] = (uint64_t)loc->pid << 32 | (task ? task->tid : loc->pid);
+			break;
+		case EQ_KEY_CPU:
+			k->kv[i] = task ? task->cpu + 1u : 0;
+			break;
+		case EQ_KEY_DSO:
+			k->kp[i] = loc->module;
+			break;
+		case EQ_KEY_SYM:
+			k->kp[i] = resolved(loc) ? loc->proc : NULL;
+			k->kv[i] = (uint64_t)(uintptr_t)loc->module;
+			break;
+		case EQ_KEY_SRCLINE:
+			if (loc->file) {
+				k->kp[i] = loc->file;
+				k->kv[i] = loc->line;
+			} else {
+				k->kp[i] = resolved(loc) ? loc->proc : loc->module;
+				k->kv[i] = UINT64_MAX;
+			}
+			break;
+		case EQ_KEY_SRCFILE:
+			k->kp[i] = loc->file ? loc->file : loc->module;
+			k->kv[i] = loc->file ? 1 : 2;
+			break;
+		}
+	}
+}
+
+/* Each key's value as printed, and the row's name: them joined. */
+static const char *key_fields(struct eq_agg *a, const struct eq_loc *loc,
+			      const struct task *task, const char **fields)
+{
+	char buf[2048];
+	size_t len = 0;
+	unsigned i;
+
+	for (i = 0; i < a->keys.n; i++) {
+		const char *v = NULL;
+		const char *thread = task && task->thread ? task->thread : loc->exe;
+
+		switch (a->keys.k[i]) {
+		case EQ_KEY_COMM:
+			v = eq_intern(a->strings, thread);
+			break;
+		case EQ_KEY_PID:
+			v = eq_internf(a->strings, "%u:%s", loc->pid, loc->exe);
+			break;
+		case EQ_KEY_TID:
+			v = eq_internf(a->strings, "%u:%s", task ? task->tid : loc->pid, thread);
+			break;
+		case EQ_KEY_CPU:
+			v = task ? eq_internf(a->strings, "%u", task->cpu) : "?";
+			break;
+		case EQ_KEY_DSO:
+			v = loc->module_base ? loc->module_base : loc->module;
+			break;
+		case EQ_KEY_SYM:
+			v = resolved(loc) ? loc->proc : "[unknown]";
+			break;
+		case EQ_KEY_SRCLINE:
+			v = loc->file ? eq_internf(a->strings, "%s:%u", loc->file, loc->line) :
+			    resolved(loc) ? loc->proc : "[unknown]";
+			break;
+		case EQ_KEY_SRCFILE:
+			v = loc->file ? loc->file : loc->module_base ? loc->module_base : loc->module;
+			break;
+		}
+		if (!v)
+			return NULL;
+		fields[i] = v;
+		len += (size_t)snprintf(buf + len, len < sizeof(buf) ? sizeof(buf) - len : 0, "%s%s",
+					i ? " / " : "", v);
+	}
+	return eq_intern_n(a->strings, buf, len < sizeof(buf) ? len : sizeof(buf) - 1);
+}
+
+/* The key and display names of loc's row at a->by (task: the sample's
+ * thread, for rows by pid and thread; NULL: loc's process). */
+static void row_of(struct eq_agg *a, const struct eq_loc *loc, const struct task *task,
+		   struct agg_key *k, const char **name, const char **module)
+{
+	memset(k, 0, sizeof(*k));
+	*name = NULL;
+	*module = loc->module_base;
+	if (a->keys.n) {
+		keys_of(a, loc, task, k);
+		*module = "";
+		return;
+	}
+	if (loc->kind == EQ_LOC_IDLE) {
+		k->a = loc->module;
+		*name = loc->proc;
+		return;
+	}
+	switch (a->by) {
+	case EQ_BY_PID:
+		k->a = loc->exe;
+		k->c = loc->pid;
+		*module = loc->exe;
+		return;
+	case EQ_BY_THREAD:
+		k->a = loc->exe;
+		k->b = task ? task->thread : loc->exe;
+		k->c = (uint64_t)loc->pid << 32 | (task ? task->tid : loc->pid);
+		*module = NULL;  /* formatted by the caller on first sight */
+		return;
+	case EQ_BY_EXE:
+		k->a = loc->exe;
+		*name = loc->exe;
+		*module = loc->exe;
+		return;
+	case EQ_BY_MODULE:
+		k->a = loc->module;
+		*name = loc->module;
+		return;
+	case EQ_BY_LINE:
+		if (loc->file) {
+			k->a = loc->module;
+			k->b = loc->file;
+			k->c = loc->line;
+			*name = NULL;  /* formatted by the caller on first sight */
+			return;
+		}
+		/* no line information: group by procedure */
+		__attribute__((fallthrough));
+	case EQ_BY_PROC:
+		k->a = loc->module;
+		k->b = loc->proc;
+		k->c = UINT64_MAX;
+		*name = loc->proc ? loc->proc : "[unknown]";
+		return;
+	case EQ_BY_INSN:
+		k->a = loc->module;
+		k->c = loc->module_off;
+		*name = NULL;
+		return;
+	}
+}
+
+static const char *format_name(struct eq_agg *a, const struct eq_loc *loc,
+			       const struct agg_key *k)
+{
+	if (a->by == EQ_BY_PID)
+		return eq_internf(a->strings, "%u:%s", loc->pid, loc->exe);
+	if (a->by == EQ_BY_THREAD)
+		return eq_internf(a->strings, "%u:%s", (uint32_t)k->c, (const char *)k->b);
+	if (a->by == EQ_BY_LINE)
+		return eq_internf(a->strings, "%s:%u", loc->file, loc->line);
+	if (loc->proc)
+		return eq_internf(a->strings, "%s+0x%llx", loc->proc,
+				  (unsigned long long)loc->proc_off);
+	if (loc->kind == EQ_LOC_NO_MODULE)
+		return eq_internf(a->strings, "[unknown] 0x%llx", (unsigned long long)loc->pc);
+	return eq_internf(a->strings, "[unknown] %s+0x%llx", loc->module_base,
+			  (unsigned long long)loc->module_off);
+}
+
+static int agg_grow(struct eq_agg *a)
+{
+	size_t newmask = 2 * a->mask + 1, i;
+	uint32_t *slots = calloc(newmask + 1, sizeof(*slots));
+
+	if (!slots)
+		return -1;
+	for (i = 0; i < a->nrows; i++) {
+		size_t j = key_hash(&a->rows[i].key) & newmask;
+
+		while (slots[j])
+			j = (j + 1) & newmask;
+		slots[j] = (uint32_t)(i + 1);
+	}
+	free(a->slots);
+	a->slots = slots;
+	a->mask = newmask;
+	return 0;
+}
+
+long eq_agg_row_index(struct eq_agg *a, const struct eq_loc *loc, const struct task *task)
+{
+	struct agg_key k;
+	const char *name, *module;
+	struct agg_row *r;
+	size_t j;
+
+	row_of(a, loc, task, &k, &name, &module);
+	if (2 * (a->nrows + 1) > a->mask && agg_grow(a))
+		return -1;
+	for (j = key_hash(&k) & a->mask; a->slots[j]; j = (j + 1) & a->mask) {
+		r = &a->rows[a->slots[j] - 1];
+		if (r->key.a == k.a && r->key.b == k.b && r->key.c == k.c &&
+		    !memcmp(r->key.kp, k.kp, sizeof(k.kp)) && !memcmp(r->key.kv, k.kv, sizeof(k.kv)))
+			return (long)(a->slots[j] - 1);
+	}
+	if (EQ_GROW(a->rows, a->cap, a->nrows + 1, 256) < 0)
+		return -1;
+	r = &a->rows[a->nrows];
+	*r = (struct agg_row){ .key = k, .loc = loc };
+	if (a->keys.n)
+		name = key_fields(a, loc, task, r->fields);
+	else if (!name)
+		name = format_name(a, loc, &k);
+	if (!module)
+		module = eq_internf(a->strings, "%u:%s", loc->pid, loc->exe);
+	if (!name || !module)
+		return -1;
+	r->name = name;
+	r->module = module;
+	if (loc->kind != EQ_LOC_IDLE && (a->by == EQ_BY_PID || a->by == EQ_BY_THREAD)) {
+		r->pid = loc->pid;
+		r->tid = a->by == EQ_BY_THREAD ? (uint32_t)k.c : 0;
+	}
+	a->slots[j] = (uint32_t)(++a->nrows);
+	return (long)(a->nrows - 1);
+}
+
+long eq_agg_row(struct eq_agg *a, const struct eq_loc *loc)
+{
+	long i = eq_agg_row_index(a, loc, NULL);
+
+	return i >= (long)ROW_SKIP ? -1 : i;
+}
+
+size_t eq_agg_nrows(const struct eq_agg *a)
+{
+	return a->nrows;
+}
+
+void eq_agg_row_name(const struct eq_agg *a, size_t i, const char **name, const char **module)
+{
+	*name = a->rows[i].name;
+	*module = a->rows[i].module;
+}
+
+long eq_agg_filtered_index(struct eq_agg *a)
+{
+	struct agg_row *r;
+
+	if (a->filtered_row >= 0)
+		return a->filtered_row;
+	if (EQ_GROW(a->rows, a->cap, a->nrows + 1, 256) < 0)
+		return -1;
+	if (a->nrows >= ROW_SKIP)
+		return -1;
+	r = &a->rows[a->nrows];
+	/* not in the hash: nothing looks it up by key */
+	*r = (struct agg_row){ .name = eq_filtered_name, .module = eq_filtered_name };
+	a->filtered_row = (long)a->nrows++;
+	return a->filtered_row;
+}
+
+int eq_agg_add(struct eq_agg *a, const struct eq_loc *loc, uint64_t weight,
+	       struct eq_error *err)
+{
+	long i;
+
+	if (loc->kind == EQ_LOC_IDLE) {
+		a->idle += weight;
+		if (a->flags & EQ_PROFILE_EXCLUDE_IDLE)
+			return 0;
+	}
+	i = eq_agg_row_index(a, loc, NULL);
+	if (i < 0)
+		return eq_fail(err, "profile: out of memory");
+	a->rows[i].samples += weight;
+	a->total += weight;
+	return 0;
+}
+
+int eq_row_by_samples(const void *x, const void *y)
+{
+	const struct eq_row *a = x, *b = y;
+	int c;
+
+	if (a->samples != b->samples)
+		return a->samples > b->samples ? -1 : 1;
+	c = strcmp(a->name, b->name);
+	return c ? c : strcmp(a->module, b->module);
+}
+
+/* ---- the two intervals -------------------------------------------------- */
+
+/* Row i's counts in nb batches of nblocks / nb blocks each. */
+static void row_batches(const struct agg_row *r, unsigned nblocks, unsigned nb, double *c)
+{
+	unsigned per = nblocks / nb;
+	uint32_t j;
+
+	memset(c, 0, nb * sizeof(*c));
+	for (j = 0; j < r->blk.n; j++)
+		c[(unsigned)(r->blk.v[j] >> 32) / per] += (double)(uint32_t)r->blk.v[j];
+}
+
+/* eq_series.batches over an aggregator's rows. */
+static void agg_batches(void *arg, size_t i, unsigned nblocks, unsigned nb, double *c)
+{
+	const struct eq_agg *a = arg;
+
+	row_batches(&a->rows[i], nblocks, nb, c);
+}
+
+/* Both intervals of every row from the time series eq_profile_build (or
+ * eq_agg_add_sample) kept. */
+static int series_intervals(const struct eq_agg *a, struct eq_profile *p)
+{
+	const struct agg_series *ser = &a->ser;
+	double m = (double)a->total;
+	struct eq_series s = { .m = m, .n = (double)ser->n, .timer = p->mode == EQP_MODE_TIME,
+			       .times = &ser->times, .nblocks = ser->nblocks,
+			       .block_m = ser->block_m, .nrows = a->nrows,
+			       .batches = agg_batches, .arg = (void *)a };
+	struct eq_series_out o;
+	size_t i;
+
+	if (eq_series_rows_alloc(&s.rows, a->nrows) < 0)
+		return -1;
+	p->ordered = 1;
+	for (i = 0; i < a->nrows; i++) {
+		const struct agg_row *ar = &a->rows[i];
+		double pr, k = (double)p->rows[i].samples;
+
+		s.rows.k[i] = k;
+		pr = m > 0 ? k / m : 0;
+		s.rows.d[0][i] = (double)ar->trans[0] - 2 * pr * (double)ar->trans_skip[0] +
+				 pr * pr * (double)ser->skip_trans[0];
+		s.rows.d[1][i] = (double)ar->trans[1] - 2 * pr * (double)ar->trans_skip[1] +
+				 pr * pr * (double)ser->skip_trans[1];
+	}
+	eq_series_intervals(&s, &o);
+	p->interval_cv2 = o.cv2;
+	for (i = 0; i < a->nrows; i++) {
+		p->rows[i].deff_sampling = s.rows.deff_sampling[i];
+		p->rows[i].deff_run = s.rows.deff_run[i];
+		p->rows[i].df_run = s.rows.df_run[i];
+	}
+	p->batches = o.batches;
+	p->batch_lag1 = o.lag1;
+	p->batch_s = o.batch_s;
+	eq_series_rows_free(&s.rows);
+	return 0;
+}
+
+void eq_profile_set_interval(struct eq_profile *p, enum eq_interval iv)
+{
+	size_t i;
+
+	p->interval = iv;
+	for (i = 0; i < p->nrows; i++) {
+		struct eq_row *r = &p->rows[i];
+		double deff = iv == EQ_IV_RUN ? r->deff_run : r->deff_sampling;
+		double z = iv == EQ_IV_RUN ? eq_t95(r->df_run) : EQ_Z95;
+
+		eq_wilson_eff(r->share, deff > 0 ? (double)p->total_samples / deff : INFINITY, z,
+			      &r->ci95_low, &r->ci95_high);
+	}
+}
+
+struct eq_profile *eq_agg_finish(struct eq_agg *a, enum eqp_mode mode, double quantum_j,
+				 double period_s, uint64_t lost_samples, struct eq_error *err)
+{
+	struct eq_profile *p = calloc(1, sizeof(*p));
+	double per_sample = mode == EQP_MODE_ENERGY ? quantum_j : period_s;
+	size_t i;
+
+	if (!p || !(p->rows = calloc(a->nrows ? a->nrows : 1, sizeof(*p->rows)))) {
+		free(p);
+		eq_agg_free(a);
+		eq_fail(err, "profile: out of memory");
+		return NULL;
+	}
+	p->by = a->by;
+	p->mode = mode;
+	p->quantum_j = mode == EQP_MODE_ENERGY ? quantum_j : 0;
+	p->period_s = mode == EQP_MODE_TIME ? period_s : 0;
+	p->exclude_idle = !!(a->flags & EQ_PROFILE_EXCLUDE_IDLE);
+	p->total_samples = a->total;
+	p->idle_samples = a->idle;
+	p->lost_samples = lost_samples;
+	p->nrows = a->nrows;
+	for (i = 0; i < a->nrows; i++) {
+		struct eq_row *r = &p->rows[i];
+
+		r->name = a->rows[i].name;
+		r->module = a->rows[i].module;
+		r->loc = a->rows[i].loc;
+		r->pid = a->rows[i].pid;
+		r->tid = a->rows[i].tid;
+		memcpy(r->fields, a->rows[i].fields, sizeof(r->fields));
+		r->samples = a->rows[i].samples;
+		r->share = a->total ? (double)r->samples / (double)a->total : 0;
+		r->deff_sampling = r->deff_run = 1;
+		r->amount = per_sample > 0 ? (double)r->samples * per_sample : NAN;
+	}
+	if (a->ser.on && series_intervals(a, p)) {
+		eq_profile_free(p);
+		eq_agg_free(a);
+		eq_fail(err, "profile: out of memory");
+		return NULL;
+	}
+	eq_profile_set_interval(p, EQ_IV_SAMPLING);
+	qsort(p->rows, p->nrows, sizeof(*p->rows), eq_row_by_samples);
+	p->keys = a->keys;
+	if (a->filter) {
+		size_t j = 0;
+
+		p->filtered = 1;
+		p->filter_relative = a->filter->relative;
+		p->filtered_samples = a->filtered;
+		for (i = 0; i < p->nrows; i++) {
+			if (p->rows[i].name == eq_filtered_name)
+				p->filtered_samples += p->rows[i].samples;
+			else
+				p->rows[j++] = p->rows[i];
+		}
+		p->nrows = j;
+	}
+	/* The row names live in the aggregator's strings: keep them. */
+	p->strings_ = a->strings;
+	a->strings = NULL;
+	eq_agg_free(a);
+	return p;
+}
+
+void eq_profile_free(struct eq_profile *p)
+{
+	if (!p)
+		return;
+	eq_intern_free(p->strings_);
+	free(p->unresolved);
+	free(p->rows);
+	free(p);
+}
+
+const struct eq_row *eq_profile_find(const struct eq_profile *p, const char *name,
+				     const char *module)
+{
+	size_t i;
+
+	for (i = 0; i < p->nrows; i++)
+		if (!strcmp(p->rows[i].name, name) &&
+		    (!module || !strcmp(p->rows[i].module, module)))
+			return &p->rows[i];
+	return NULL;
+}

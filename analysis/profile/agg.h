@@ -1,0 +1,120 @@
+/*
+ * agg.h - private to analysis/profile: the aggregator behind eq_agg_* and
+ * eq_profile_build, shared by agg.c (rows by key, the finished profile),
+ * build.c (the hot loop over a recording's samples, the time series) and
+ * keys.c (the filter).
+ */
+#ifndef EQ_PROFILE_AGG_H
+#define EQ_PROFILE_AGG_H
+
+#include <stdint.h>
+
+#include "profile.h"
+
+#define TAG_ROW_MASK 0x0fffffffu
+#define ROW_SKIP (TAG_ROW_MASK - 1)   /* excluded idle sample */
+
+struct agg_key {
+	const void *a, *b;
+	uint64_t c;
+	/* with sort keys: each key's identity (zero beyond keys.n) */
+	const void *kp[EQ_KEYS_MAX];
+	uint64_t kv[EQ_KEYS_MAX];
+};
+
+/* Batch counts of a row: (block << 32 | count), blocks increasing. */
+struct blk_list {
+	uint64_t *v;
+	uint32_t n, cap;
+};
+
+struct agg_row {
+	struct agg_key key;
+	const char *name, *module;
+	const struct eq_loc *loc;
+	uint32_t pid, tid;
+	const char *fields[EQ_KEYS_MAX];
+	uint64_t samples;
+	uint64_t trans[2];    /* samples 1 (2) apart, one in this row, one not */
+	uint64_t trans_skip[2]; /* ... of which the other an excluded idle sample */
+	struct blk_list blk;
+};
+
+/* The time-ordered view eq_profile_build takes of the samples: what the
+ * sampling and run-to-run variances need, in O(1) per sample. */
+struct agg_series {
+	int on;
+	uint32_t prev[2];     /* rows of the previous two samples (ROW_NONE: none) */
+	uint64_t n;           /* samples in the series (excluded idle too) */
+	uint64_t skip_trans[2]; /* pairs 1 (2) apart with exactly one excluded idle */
+	uint64_t expected;    /* samples the file holds (sets the blocks) */
+	unsigned nblocks, block;
+	uint64_t next_boundary;
+	double *block_m;      /* samples counted in the shares per block */
+	struct eq_series_times times; /* its span and the intervals between samples */
+};
+
+/* The task a sample ran in, for rows by pid and thread. */
+struct task {
+	uint32_t pid, tid;
+	const char *thread;   /* its name (eq_sym_thread_name) */
+	uint16_t cpu;
+};
+
+struct eq_agg {
+	enum eq_by by;
+	unsigned flags;
+	struct eq_intern *strings;
+	struct agg_row *rows;
+	size_t nrows, cap;
+	uint32_t *slots;           /* row index + 1; 0 = empty */
+	size_t mask;
+	uint64_t total, idle;
+	struct agg_series ser;
+	struct eq_keys keys;       /* sort keys (n == 0: rows by `by`) */
+	const struct eq_filter *filter;
+	long filtered_row;         /* the hidden row of filtered-out samples, or -1 */
+	uint64_t filtered;         /* samples left out of the shares (relative) */
+	struct fcache_slot *fcache; /* the filter's verdicts (FCACHE_SIZE) */
+};
+
+#define FCACHE_SIZE 4096
+struct fcache_slot {
+	const struct eq_loc *loc;
+	const char *thread;
+	int keep;
+};
+
+#define ROW_NONE UINT32_MAX
+
+/* The hidden row's name: rows pointing at it are removed when finished. */
+extern const char eq_filtered_name[];
+
+/* Index of loc's row, created on first sight; -1 if out of memory. */
+long eq_agg_row_index(struct eq_agg *a, const struct eq_loc *loc, const struct task *task);
+/* The hidden row that holds the samples a filter left out (absolute shares). */
+long eq_agg_filtered_index(struct eq_agg *a);
+/* The filter's verdict on a located sample; mark: note which patterns hit. */
+int eq_filter_eval(const struct eq_filter *f, const struct eq_loc *loc, const char *thread,
+		   int mark);
+/* qsort order of rows: samples, most first; then name and module. */
+int eq_row_by_samples(const void *x, const void *y);
+
+/* The samples of a range in time order, as slices: of the file's chunks
+ * when the file is in time order, else of one sorted copy. */
+struct range_slice {
+	const struct eq_sample *smp;
+	size_t n;
+};
+struct range_slices {
+	struct range_slice *v;
+	size_t n;
+	uint64_t total;
+	struct eq_sample *copy;
+};
+/* The samples of f in range r, in time order, into rs; -1 when out of
+ * memory (free rs with eq_range_slices_free either way). */
+int eq_range_slices(const struct eqp_file *f, const struct eq_range *r, struct range_slices *rs);
+void eq_range_slices_free(struct range_slices *rs);
+
+#endif

@@ -1,0 +1,481 @@
+/*
+ * build.c - a recording's samples grouped into a profile (eq_profile_build).
+ *
+ * The hot loop looks each sample up in a table keyed by (pid, pc,
+ * kernel/idle flags) that maps straight to its row, so a pc is symbolized
+ * and grouped once however many samples hit it; memory grows with distinct
+ * pcs only.  Samples go through in time order, so the time series both
+ * intervals need is kept as they pass.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agg.h"
+#include "grow.h"
+
+double eq_profile_period_s(const struct eqp_file *f)
+{
+	const struct eqp_meta *m = eqp_meta(f);
+	size_t nchunks = eqp_nsample_chunks(f), n0, n1;
+	const struct eq_sample *first, *last;
+	uint64_t n = eqp_nsamples(f);
+
+	if (m->nominal_hz > 0)
+		return 1.0 / m->nominal_hz;
+	if (n < 2 || m->clock_hz <= 0 || !nchunks)
+		return 0;
+	first = eqp_sample_chunk(f, 0, &n0);
+	last = eqp_sample_chunk(f, nchunks - 1, &n1);
+	if (!n0 || !n1 || last[n1 - 1].time <= first[0].time)
+		return 0;
+	return (double)(last[n1 - 1].time - first[0].time) / m->clock_hz / (double)(n - 1);
+}
+
+static int by_unres_samples(const void *x, const void *y)
+{
+	const struct eq_unresolved *a = x, *b = y;
+
+	if (a->samples != b->samples)
+		return a->samples > b->samples ? -1 : 1;
+	return strcmp(a->module, b->module);
+}
+
+/*
+ * pc -> row table: 16-byte slots, open addressing, at most half full.
+ * "pid" is eq_sym_space_key() (the pid, or the address space after an
+ * exec); by pid and thread the "pc" is 0 and the tid: rows do not depend
+ * on where the sample was.
+ * tag = 0 for an empty slot, else kernel/idle flags in the top 4 bits and
+ * row + 1 below (ROW_SKIP + 1 for an excluded idle sample).
+ */
+struct pc_slot {
+	uint64_t pc;
+	uint32_t pid;
+	uint32_t tag;
+};
+
+struct pc_table {
+	struct pc_slot *slots;
+	size_t mask, count;
+};
+
+#define TAG_UNRESOLVED 0x80000000u  /* the pc has no symbol: counted per module */
+#define KFLAGS(smp) ((uint32_t)((smp)->flags & (EQ_F_KERNEL | EQ_F_IDLE)) << 28)
+
+static inline size_t pc_hash(uint64_t pc, uint32_t pid)
+{
+	return (size_t)(((pc ^ ((uint64_t)pid << 32)) * 0x9e3779b97f4a7c15ull) >> 20);
+}
+
+static int pc_grow(struct pc_table *t)
+{
+	size_t newmask = t->mask ? 2 * t->mask + 1 : 8191, i;
+	struct pc_slot *slots = calloc(newmask + 1, sizeof(*slots));
+
+	if (!slots)
+		return -1;
+	for (i = 0; t->slots && i <= t->mask; i++) {
+		struct pc_slot *s = &t->slots[i];
+		size_t j;
+
+		if (!s->tag)
+			continue;
+		for (j = pc_hash(s->pc, s->pid) & newmask; slots[j].tag; j = (j + 1) & newmask)
+			;
+		slots[j] = *s;
+	}
+	free(t->slots);
+	t->slots = slots;
+	t->mask = newmask;
+	return 0;
+}
+
+/* First sight of a (pid, pc, flags): symbolize, group, remember in slot j. */
+static int row_miss(struct pc_table *t, struct eq_agg *a, struct eq_symbolizer *s,
+		    const struct eq_sample *smp, uint64_t pc, uint32_t who, size_t j,
+		    uint32_t *row, uint32_t *tag)
+{
+	const struct eq_loc *loc = eq_sym_lookup(s, smp);
+	struct task task = { smp->pid, smp->tid, NULL, smp->cpu };
+	long i;
+
+	if (a->by == EQ_BY_THREAD && !(task.thread = eq_sym_thread_name(s, smp)))
+		return -1;
+	if (loc->kind == EQ_LOC_IDLE && (a->flags & EQ_PROFILE_EXCLUDE_IDLE))
+		*row = ROW_SKIP;
+	else if ((i = eq_agg_row_index(a, loc, &task)) < 0 || i >= (long)ROW_SKIP)
+		return -1;
+	else
+		*row = (uint32_t)i;
+	*tag = KFLAGS(smp) | (*row + 1);
+	/* by pid and thread a slot stands for many pcs: no per-pc flag */
+	if ((loc->kind == EQ_LOC_UNRESOLVED || loc->kind == EQ_LOC_NO_MODULE) &&
+	    a->by != EQ_BY_PID && a->by != EQ_BY_THREAD)
+		*tag |= TAG_UNRESOLVED;
+	t->slots[j] = (struct pc_slot){ .pc = pc, .pid = who, .tag = *tag };
+	if (2 * ++t->count > t->mask && pc_grow(t))
+		return -1;
+	return 0;
+}
+
+static inline int row_for(struct pc_table *t, struct eq_agg *a, struct eq_symbolizer *s,
+			  int multi, const struct eq_sample *smp, uint32_t *row)
+{
+	uint32_t kf = KFLAGS(smp);
+	uint32_t who = multi ? eq_sym_space_key(s, smp) : smp->pid;
+	uint32_t tag;
+	uint64_t pc = a->by == EQ_BY_THREAD ? smp->tid : a->by == EQ_BY_PID ? 0 : smp->pc;
+	size_t j = pc_hash(pc, who) & t->mask;
+
+	for (; t->slots[j].tag; j = (j + 1) & t->mask) {
+		const struct pc_slot *c = &t->slots[j];
+
+		if (c->pc == pc && c->pid == who && (c->tag & ~TAG_ROW_MASK & ~TAG_UNRESOLVED) == kf) {
+			*row = (c->tag & TAG_ROW_MASK) - 1;
+			return (c->tag & TAG_UNRESOLVED) != 0;
+		}
+	}
+	if (row_miss(t, a, s, smp, pc, who, j, row, &tag) < 0)
+		return -1;
+	return (tag & TAG_UNRESOLVED) != 0;
+}
+
+#define PREFETCH_AHEAD 8
+
+/* Samples with no symbol, per module (few modules: a list). */
+struct unres_list {
+	struct eq_unresolved *v;
+	size_t n, cap;
+};
+
+static int unres_add(struct unres_list *u, const char *module)
+{
+	size_t i;
+
+	for (i = 0; i < u->n; i++)
+		if (u->v[i].module == module) {
+			u->v[i].samples++;
+			return 0;
+		}
+	if (EQ_GROW(u->v, u->cap, u->n + 1, 16) < 0)
+		return -1;
+	u->v[u->n++] = (struct eq_unresolved){ .module = module, .samples = 1 };
+	return 0;
+}
+
+static int series_init(struct agg_series *ser, uint64_t n, double clock_hz)
+{
+	unsigned nb = eq_series_nblocks(n);
+
+	free(ser->block_m);
+	memset(ser, 0, sizeof(*ser));
+	ser->on = 1;
+	ser->prev[0] = ser->prev[1] = ROW_NONE;
+	ser->expected = n;
+	ser->times.clock_hz = clock_hz;
+	if (!nb)
+		return 0;          /* too few samples for batch means */
+	ser->nblocks = nb;
+	ser->next_boundary = (n + nb - 1) / nb;
+	ser->block_m = calloc(nb, sizeof(*ser->block_m));
+	return ser->block_m ? 0 : -1;
+}
+
+static int blk_add(struct blk_list *l, unsigned block)
+{
+	if (l->n && (unsigned)(l->v[l->n - 1] >> 32) == block) {
+		l->v[l->n - 1]++;
+		return 0;
+	}
+	if (l->n == l->cap) {
+		uint32_t cap = l->cap ? 2 * l->cap : 2;
+		uint64_t *v = realloc(l->v, cap * sizeof(*v));
+
+		if (!v)
+			return -1;
+		l->v = v;
+		l->cap = cap;
+	}
+	l->v[l->n++] = (uint64_t)block << 32 | 1;
+	return 0;
+}
+
+/* Sample pair (row, prev) `lag` apart: count it if they differ. */
+static inline void pair(struct eq_agg *a, uint32_t row, uint32_t prev, int lag)
+{
+	if (prev == row || prev == ROW_NONE)
+		return;
+	if (row != ROW_SKIP)
+		a->rows[row].trans[lag]++;
+	if (prev != ROW_SKIP)
+		a->rows[prev].trans[lag]++;
+	if (row == ROW_SKIP || prev == ROW_SKIP) {
+		a->ser.skip_trans[lag]++;
+		a->rows[row == ROW_SKIP ? prev : row].trans_skip[lag]++;
+	}
+}
+
+/* One more sample in time order, in row (ROW_SKIP: an excluded idle one). */
+static inline int series_add(struct eq_agg *a, uint32_t row, uint64_t time, uint16_t flags)
+{
+	struct agg_series *ser = &a->ser;
+	uint32_t prev = ser->prev[0];
+
+	eq_series_time(&ser->times, time, (flags & EQ_F_LOST) != 0);
+	pair(a, row, prev, 0);
+	pair(a, row, ser->prev[1], 1);
+	ser->prev[1] = prev;
+	ser->prev[0] = row;
+	if (ser->nblocks) {
+		while (ser->n >= ser->next_boundary && ser->block + 1 < ser->nblocks) {
+			ser->block++;
+			ser->next_boundary = ((uint64_t)(ser->block + 1) * ser->expected +
+					      ser->nblocks - 1) / ser->nblocks;
+		}
+		if (row != ROW_SKIP) {
+			ser->block_m[ser->block]++;
+			if (blk_add(&a->rows[row].blk, ser->block))
+				return -1;
+		}
+	}
+	ser->n++;
+	return 0;
+}
+
+int eq_agg_order(struct eq_agg *a, uint64_t nsamples, double clock_hz, struct eq_error *err)
+{
+	if (a->nrows || series_init(&a->ser, nsamples, clock_hz))
+		return eq_fail(err, a->nrows ? "profile: eq_agg_order after samples were added" :
+			       "profile: out of memory");
+	return 0;
+}
+
+int eq_agg_add_sample(struct eq_agg *a, const struct eq_loc *loc, uint64_t time,
+		      struct eq_error *err)
+{
+	uint32_t row = ROW_SKIP;
+	long i;
+
+	if (loc->kind == EQ_LOC_IDLE)
+		a->idle++;
+	if (loc->kind != EQ_LOC_IDLE || !(a->flags & EQ_PROFILE_EXCLUDE_IDLE)) {
+		if ((i = eq_agg_row_index(a, loc, NULL)) < 0 || i >= (long)ROW_SKIP)
+			return eq_fail(err, "profile: out of memory");
+		row = (uint32_t)i;
+		a->rows[row].samples++;
+		a->total++;
+	}
+	if (a->ser.on && series_add(a, row, time, 0))
+		return eq_fail(err, "profile: out of memory");
+	return 0;
+}
+
+static int count_chunk(struct pc_table *t, struct eq_agg *a, struct eq_symbolizer *s,
+		       const struct eq_sample *smp, size_t n, uint64_t *lost_marks,
+		       struct unres_list *unres)
+{
+	/* The pid names the address space unless some process exec'ed. */
+	int multi = eq_sym_multi_space(s);
+	int ahead = !multi && a->by != EQ_BY_PID && a->by != EQ_BY_THREAD;
+	size_t k;
+
+	for (k = 0; k < n; k++) {
+		uint32_t row;
+
+		/* Random pcs miss the cache: ask for a later sample's slot now. */
+		if (ahead && k + PREFETCH_AHEAD < n)
+			__builtin_prefetch(&t->slots[pc_hash(smp[k + PREFETCH_AHEAD].pc,
+							     smp[k + PREFETCH_AHEAD].pid) & t->mask]);
+		int u = row_for(t, a, s, multi, &smp[k], &row);
+
+		if (u < 0)
+			return -1;
+		/* the symbolizer's own cache has the pc's module */
+		if (u && !(row == ROW_SKIP) &&
+		    unres_add(unres, eq_sym_lookup(s, &smp[k])->module) < 0)
+			return -1;
+		*lost_marks += (smp[k].flags & EQ_F_LOST) != 0;
+		if (row == ROW_SKIP)
+			a->idle++;
+		else
+			a->rows[row].samples++;
+		if (series_add(a, row, smp[k].time, smp[k].flags))
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * The same with sort keys or a filter: rows depend on more than the pc (the
+ * thread, the CPU), so every sample is located through the symbolizer's own
+ * cache and its row looked up by key.
+ */
+/* The filter's verdict on (loc, thread), remembered (fnmatch per sample
+ * would dominate). */
+static int filter_cached(struct eq_agg *a, const struct eq_loc *loc, const char *thread)
+{
+	size_t h = (size_t)((((uint64_t)(uintptr_t)loc * 0x9e3779b97f4a7c15ull) ^
+			     ((uint64_t)(uintptr_t)thread * 0xc2b2ae3d27d4eb4full)) >> 40) &
+		   (FCACHE_SIZE - 1);
+	struct fcache_slot *c = &a->fcache[h];
+
+	if (c->loc != loc || c->thread != thread) {
+		c->loc = loc;
+		c->thread = thread;
+		c->keep = eq_filter_eval(a->filter, loc, thread, 1);
+	}
+	return c->keep;
+}
+
+static int count_chunk_keys(struct eq_agg *a, struct eq_symbolizer *s,
+			    const struct eq_sample *smp, size_t n, uint64_t *lost_marks,
+			    struct unres_list *unres)
+{
+	int need_thread = a->by == EQ_BY_THREAD || (a->filter && a->filter->ncomm);
+	unsigned i;
+	size_t k;
+
+	for (i = 0; i < a->keys.n; i++)
+		need_thread |= a->keys.k[i] == EQ_KEY_COMM || a->keys.k[i] == EQ_KEY_TID;
+	if (a->filter && !a->fcache && !(a->fcache = calloc(FCACHE_SIZE, sizeof(*a->fcache))))
+		return -1;
+	for (k = 0; k < n; k++) {
+		const struct eq_loc *loc = eq_sym_lookup(s, &smp[k]);
+		struct task task = { smp[k].pid, smp[k].tid, NULL, smp[k].cpu };
+		uint32_t row;
+		long r;
+
+		if (need_thread && !(task.thread = eq_sym_thread_name(s, &smp[k])))
+			return -1;
+		if (loc->kind == EQ_LOC_IDLE && (a->flags & EQ_PROFILE_EXCLUDE_IDLE)) {
+			row = ROW_SKIP;
+		} else if (a->filter && !filter_cached(a, loc, task.thread)) {
+			if (a->filter->relative) {
+				row = ROW_SKIP;
+				a->filtered++;
+			} else {
+				if ((r = eq_agg_filtered_index(a)) < 0)
+					return -1;
+				row = (uint32_t)r;
+			}
+		} else {
+			if ((r = eq_agg_row_index(a, loc, &task)) < 0 || r >= (long)ROW_SKIP)
+				return -1;
+			row = (uint32_t)r;
+			if ((loc->kind == EQ_LOC_UNRESOLVED || loc->kind == EQ_LOC_NO_MODULE) &&
+			    unres_add(unres, loc->module) < 0)
+				return -1;
+		}
+		*lost_marks += (smp[k].flags & EQ_F_LOST) != 0;
+		if (loc->kind == EQ_LOC_IDLE && (row == ROW_SKIP || (long)row == a->filtered_row))
+			a->idle++;
+		if (row != ROW_SKIP)
+			a->rows[row].samples++;
+		if (series_add(a, row, smp[k].time, smp[k].flags))
+			return -1;
+	}
+	return 0;
+}
+
+struct eq_profile *eq_profile_build(const struct eqp_file *f, struct eq_symbolizer *s,
+				    enum eq_by by, unsigned flags, struct eq_error *err)
+{
+	return eq_profile_build_progress(f, s, by, flags, NULL, NULL, err);
+}
+
+struct eq_profile *eq_profile_build_progress(const struct eqp_file *f,
+					     struct eq_symbolizer *s, enum eq_by by,
+					     unsigned flags, eq_progress_fn *progress,
+					     void *arg, struct eq_error *err)
+{
+	struct eq_profile_opts o = { .flags = flags, .progress = progress, .progress_arg = arg };
+
+	return eq_profile_build_opts(f, s, by, &o, err);
+}
+
+struct eq_profile *eq_profile_build_opts(const struct eqp_file *f, struct eq_symbolizer *s,
+					 enum eq_by by, const struct eq_profile_opts *o,
+					 struct eq_error *err)
+{
+	const struct eqp_meta *m = eqp_meta(f);
+	struct pc_table t = { 0 };
+	struct eq_agg *a = eq_agg_new(by, o->flags, err);
+	struct eq_profile *p;
+	uint64_t lost_marks = 0, done = 0;
+	struct unres_list unres = { 0 };
+	eq_progress_fn *progress = o->progress;
+	void *arg = o->progress_arg;
+	struct range_slices rs = { 0 };
+	size_t nslices;
+	int slow;
+	size_t c, i;
+
+	if (!a)
+		return NULL;
+	if (o->keys)
+		a->keys = *o->keys;
+	if (eq_filter_active(o->filter))
+		a->filter = o->filter;
+	slow = a->keys.n || a->filter;
+	if (eq_range_active(o->range)) {
+		if (eq_range_slices(f, o->range, &rs) < 0)
+			goto oom;
+		nslices = rs.n;
+	} else {
+		nslices = eqp_nsample_chunks(f);
+	}
+	if (pc_grow(&t) || series_init(&a->ser, rs.v ? rs.total : eqp_nsamples(f), m->clock_hz))
+		goto oom;
+	for (c = 0; c < nslices; c++) {
+		size_t n;
+		const struct eq_sample *smp = rs.v ? rs.v[c].smp : eqp_sample_chunk(f, c, &n);
+
+		if (rs.v)
+			n = rs.v[c].n;
+		if (smp && (slow ? count_chunk_keys(a, s, smp, n, &lost_marks, &unres) :
+			    count_chunk(&t, a, s, smp, n, &lost_marks, &unres)))
+			goto oom;
+		done += smp ? n : 0;
+		if (progress)
+			progress(done, rs.v ? rs.total : eqp_nsamples(f), arg);
+	}
+	eq_range_slices_free(&rs);
+	free(t.slots);
+	for (i = 0; i < a->nrows; i++) {
+		a->total += a->rows[i].samples;
+		if (a->rows[i].loc && a->rows[i].loc->kind == EQ_LOC_IDLE)
+			a->idle += a->rows[i].samples;
+	}
+	p = eq_agg_finish(a, m->mode, m->quantum_j,
+			  m->mode == EQP_MODE_TIME ? eq_profile_period_s(f) : 0,
+			  eqp_lost_total(f), err);
+	if (p) {
+		if (eq_range_active(o->range)) {
+			p->ranged = 1;
+			eq_range_edges(o->range, m->clock_hz > 0 ? m->clock_hz : 1e9,
+				       &p->range_from_s, &p->range_to_s);
+		}
+		p->lost_marks = lost_marks;
+		p->skipped = *eqp_skipped(f);
+		p->note = eqp_meta_get(f, "note");
+		if (unres.n)
+			qsort(unres.v, unres.n, sizeof(*unres.v), by_unres_samples);
+		for (i = 0; i < unres.n; i++) {
+			unres.v[i].why = eq_sym_module_note(s, unres.v[i].module);
+			p->unresolved_samples += unres.v[i].samples;
+		}
+		p->unresolved = unres.v;
+		p->nunresolved = unres.n;
+	} else {
+		free(unres.v);
+	}
+	return p;
+oom:
+	eq_range_slices_free(&rs);
+	free(unres.v);
+	free(t.slots);
+	eq_agg_free(a);
+	eq_fail(err, "profile of %s: out of memory", eqp_path(f));
+	return NULL;
+}
