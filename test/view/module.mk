@@ -3,6 +3,7 @@
 # power/report --from/--to; view-cli.sh the command; browser.mjs drives the
 # page in Debian's Chromium through playwright-core (analysis/view/web's
 # devDependency, installed by `make viewer-deps`).
+UNIT_TESTS += test/view/test_view
 EQ_VIEW_INTEG = test/view/sums.mjs test/view/view-cli.sh
 INTEG_TESTS += $(EQ_VIEW_INTEG) test/view/fmt.py test/view/browser.mjs
 INTEG_SAN_TESTS += $(EQ_VIEW_INTEG)

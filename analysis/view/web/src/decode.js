@@ -1,7 +1,10 @@
 // decode.js - the page's data as analysis/view/view_json.c writes it:
 // base64 little-endian typed arrays and LEB128 varint streams.
 
+// Uint8Array.fromBase64 where the browser has it (native, no string in
+// between), else atob and a loop.
 function bytes(b64) {
+  if (typeof Uint8Array.fromBase64 === "function") return Uint8Array.fromBase64(b64);
   const s = atob(b64);
   const out = new Uint8Array(s.length);
   for (let i = 0; i < s.length; i++) out[i] = s.charCodeAt(i);
@@ -40,8 +43,13 @@ class Varints {
 
 // int32 with -1 for none, written as value + 1
 export function i32v(b64, n) {
-  const r = new Varints(b64), out = new Int32Array(n);
-  for (let i = 0; i < n; i++) out[i] = r.next() - 1;
+  const b = bytes(b64), out = new Int32Array(n);
+  let i = 0, c, v, mul;
+  for (let k = 0; k < n; k++) {
+    c = b[i++]; v = c & 0x7f; mul = 128;
+    while (c & 0x80) { c = b[i++]; v += (c & 0x7f) * mul; mul *= 128; }
+    out[k] = v - 1;
+  }
   return out;
 }
 
