@@ -3,7 +3,8 @@
  *
  *   eqprof import --samples S.csv [--maps PID=FILE]... [--comm PID=NAME]...
  *                 (--energy QUANTUM | --time HZ) [--target TEXT] -o OUT.eqp
- *                 [--kallsyms FILE] [--symtab MODULE=FILE]... [--symfs DIR] [-q]
+ *                 [--kallsyms FILE] [--symtab MODULE=FILE]... [--image MODULE=FILE]...
+ *                 [--symfs DIR] [-q]
  *
  * Everything is checked before the output exists: maps files are parsed
  * (errors name file and line), samples are streamed into a writer that only
@@ -49,10 +50,19 @@ struct symtab_arg {
 
 #define MAX_SYMTABS 64
 
+/* --image: the bytes of a mapping no file backs (the vdso). */
+struct image_arg {
+	const char *module, *file;
+	char *data;
+	size_t len;
+};
+
 struct import_opts {
 	const char *samples, *out, *target, *symfs;
 	struct symtab_arg symtabs[MAX_SYMTABS];
 	size_t nsymtabs;
+	struct image_arg images[MAX_SYMTABS];
+	size_t nimages;
 	int have_energy, have_time;
 	double quantum_j, hz;
 	struct pid_arg maps[MAX_PROCS], comm[MAX_PROCS];
@@ -63,7 +73,8 @@ struct import_opts {
 static const char usage_text[] =
 	"usage: eqprof import --samples S.csv [--maps PID=FILE]... [--comm PID=NAME]...\n"
 	"                     (--energy QUANTUM | --time HZ) [--target TEXT] -o OUT.eqp\n"
-	"                     [--kallsyms FILE] [--symtab MODULE=FILE]... [--symfs DIR] [-q]\n"
+	"                     [--kallsyms FILE] [--symtab MODULE=FILE]... [--image MODULE=FILE]...\n"
+	"                     [--symfs DIR] [-q]\n"
 	"\n"
 	"  --samples S.csv   samples, header " EQ_CSV_HEADER "\n"
 	"  --maps PID=FILE   memory map of process PID in /proc/PID/maps format\n"
@@ -75,6 +86,8 @@ static const char usage_text[] =
 	"  --symtab MODULE=FILE  nm-style symbols of MODULE (a path in the maps) with\n"
 	"                    addresses as offsets into its file, for modules whose ELF\n"
 	"                    the report machine will not have\n"
+	"  --image MODULE=FILE  the ELF image of MODULE, a mapping no file backs (the\n"
+	"                    vdso: --image [vdso]=FILE), for its symbols and frames\n"
 	"  --symfs DIR       read mapped files under DIR to record their build-ids\n"
 	"  -o OUT.eqp        the recording to write (atomically)\n"
 	"  -q                no progress line (it is only shown on a terminal anyway)\n";
@@ -122,7 +135,7 @@ static int parse_pid_arg(const char *opt, const char *text, struct pid_arg *out,
 	return 0;
 }
 
-static int parse_symtab_arg(const char *module_eq_file, const char *file,
+static int parse_symtab_arg(const char *opt, const char *module_eq_file, const char *file,
 			    struct symtab_arg *out)
 {
 	char *eq;
@@ -133,7 +146,7 @@ static int parse_symtab_arg(const char *module_eq_file, const char *file,
 	}
 	eq = strrchr(module_eq_file, '=');
 	if (!eq || eq == module_eq_file || !eq[1]) {
-		fprintf(stderr, "eqprof import: --symtab %s: expected MODULE=FILE\n", module_eq_file);
+		fprintf(stderr, "eqprof import: %s %s: expected MODULE=FILE\n", opt, module_eq_file);
 		return -1;
 	}
 	*eq = '\0';   /* argv is ours to cut */
@@ -153,6 +166,7 @@ static int parse_args(int argc, char **argv, struct import_opts *o)
 		{ "target", required_argument, NULL, 'T' },
 		{ "kallsyms", required_argument, NULL, 'K' },
 		{ "symtab", required_argument, NULL, 'Y' },
+		{ "image", required_argument, NULL, 'I' },
 		{ "symfs", required_argument, NULL, 'F' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
@@ -176,10 +190,25 @@ static int parse_args(int argc, char **argv, struct import_opts *o)
 		case 'Y':
 			if (o->nsymtabs == MAX_SYMTABS)
 				return usage_error("more than %d symbol tables", MAX_SYMTABS);
-			if (parse_symtab_arg(c == 'K' ? NULL : optarg, optarg,
+			if (parse_symtab_arg("--symtab", c == 'K' ? NULL : optarg, optarg,
 					     &o->symtabs[o->nsymtabs++]))
 				return 2;
 			break;
+		case 'I': {
+			struct symtab_arg a = { 0 };
+
+			if (o->nimages == MAX_SYMTABS)
+				return usage_error("more than %d --image", MAX_SYMTABS);
+			if (parse_symtab_arg("--image", optarg, optarg, &a) || a.module[0] == '/') {
+				if (a.module && a.module[0] == '/')
+					fprintf(stderr, "eqprof import: --image %s: %s is a file: its "
+						"symbols are read from it (or --symfs)\n", a.module, a.module);
+				return 2;
+			}
+			o->images[o->nimages].module = a.module;
+			o->images[o->nimages++].file = a.file;
+			break;
+		}
 		case 'm':
 			if (o->nmaps == MAX_PROCS)
 				return usage_error("more than %d --maps", MAX_PROCS);
@@ -242,6 +271,24 @@ static int load_symtabs(struct import_opts *o, struct eq_error *err)
 			return -1;
 		if (!a->syms.n)
 			return eq_fail(err, "%s: no code symbols (types T, t, W, w) in it", a->file);
+	}
+	return 0;
+}
+
+/* Reads every --image file: an ELF image, as the kernel maps the vdso. */
+static int load_images(struct import_opts *o, struct eq_error *err)
+{
+	size_t i;
+
+	for (i = 0; i < o->nimages; i++) {
+		struct image_arg *a = &o->images[i];
+
+		if (eq_input_read(a->file, &a->data, &a->len, err))
+			return -1;
+		if (a->len < 64 || memcmp(a->data, "\177ELF", 4))
+			return eq_fail(err, "--image %s=%s: %s is not an ELF image (the vdso's "
+				       "bytes, as perf keeps them in ~/.debug/[vdso]/)",
+				       a->module, a->file, a->file);
 	}
 	return 0;
 }
@@ -309,6 +356,9 @@ static int add_maps_and_names(struct eqp_writer *w, const struct import_opts *o,
 		if (eqp_add_symtab(w, &t, err))
 			return -1;
 	}
+	for (i = 0; i < o->nimages; i++)
+		if (eqp_add_image(w, o->images[i].module, o->images[i].data, o->images[i].len, err))
+			return -1;
 	return 0;
 }
 
@@ -376,7 +426,7 @@ static int run_import(struct import_opts *o)
 		goto out;
 	}
 	if (load_maps(o, o->symfs ? &root : NULL, &extra, &extra_len, &err) ||
-	    load_symtabs(o, &err))
+	    load_symtabs(o, &err) || load_images(o, &err))
 		goto out;
 	in = eq_input_fopen(o->samples, &err);
 	if (!in)
@@ -437,6 +487,8 @@ int cmd_import(int argc, char **argv)
 		rc = 0;   /* --help */
 	for (i = 0; i < o->nmaps; i++)
 		free(o->maps[i].text);
+	for (i = 0; i < o->nimages; i++)
+		free(o->images[i].data);
 	for (i = 0; i < o->nsymtabs; i++) {
 		free(o->symtabs[i].text);
 		eq_symfile_release(&o->symtabs[i].syms);

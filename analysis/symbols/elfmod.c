@@ -640,16 +640,11 @@ static void load_fdes(struct eq_elfmod *m)
 	}
 }
 
-int eq_elfmod_region(struct eq_elfmod *m, uint64_t off, uint64_t *start_off, const char **near)
+/* The FDE covering vaddr, or NULL (the table loaded on first use). */
+static const struct fde_range *fde_at(struct eq_elfmod *m, uint64_t vaddr)
 {
-	const struct eqp_symbol *sym;
-	uint64_t vaddr, start = 0;
 	size_t lo = 0, hi;
-	int found = 0;
 
-	*near = NULL;
-	if (offset_to_vaddr(m, off, &vaddr))
-		return -1;
 	if (!m->fdes_loaded)
 		load_fdes(m);
 	hi = m->nfdes;
@@ -661,24 +656,34 @@ int eq_elfmod_region(struct eq_elfmod *m, uint64_t off, uint64_t *start_off, con
 		else
 			hi = mid;
 	}
-	if (lo && vaddr < m->fdes[lo - 1].end && vaddr_to_offset(m, m->fdes[lo - 1].start, start_off) == 0) {
-		start = m->fdes[lo - 1].start;
-		found = 1;
-	} else {
-		*start_off = off - off % EQ_REGION_BLOCK;
-		start = vaddr;
-	}
-	sym = m->index ? eq_symtab_index_before(m->index, start) : NULL;
-	if (sym) {
-		if (sym->name[0] == '_' && (sym->name[1] == 'Z' || sym->name[1] == 'R')) {
-			const char *d = eq_name_demangle(m->strings, sym->name);
+	return lo && vaddr < m->fdes[lo - 1].end ? &m->fdes[lo - 1] : NULL;
+}
 
-			if (d)
-				((struct eqp_symbol *)sym)->name = d;
-		}
-		*near = sym->name;
-	}
-	return found;
+int eq_elfmod_region(struct eq_elfmod *m, uint64_t off, uint64_t *start_off)
+{
+	const struct fde_range *f;
+	uint64_t vaddr;
+
+	if (offset_to_vaddr(m, off, &vaddr))
+		return -1;
+	f = fde_at(m, vaddr);
+	if (f && vaddr_to_offset(m, f->start, start_off) == 0)
+		return 1;
+	*start_off = off - off % EQ_REGION_BLOCK;
+	return 0;
+}
+
+/*
+ * A symbol without a size (hand-written assembly, some linker-made
+ * symbols) reaches up to the next symbol, as perf has it; but where the
+ * call-frame information delimits functions, not into another function:
+ * a stripped file's static functions after it are not its code.
+ */
+static int sizeless_reaches(struct eq_elfmod *m, const struct eqp_symbol *sym, uint64_t vaddr)
+{
+	const struct fde_range *f = fde_at(m, vaddr);
+
+	return !f || f->start <= sym->addr;
 }
 
 const char *eq_elfmod_lookup(struct eq_elfmod *m, uint64_t off, uint64_t *proc_off,
@@ -694,7 +699,8 @@ const char *eq_elfmod_lookup(struct eq_elfmod *m, uint64_t off, uint64_t *proc_o
 		*line = 0;
 	}
 	if (offset_to_vaddr(m, off, &vaddr) || !m->index ||
-	    !(sym = eq_symtab_index_find(m->index, vaddr)))
+	    !(sym = eq_symtab_index_find(m->index, vaddr)) ||
+	    (!sym->size && vaddr != sym->addr && !sizeless_reaches(m, sym, vaddr)))
 		return NULL;
 	*proc_off = vaddr - sym->addr;
 	/* Demangled once, on first use: most symbols are never hit. */
@@ -820,15 +826,38 @@ void eq_elfmod_describe(struct eq_elfmod *m, char *buf, size_t size)
 	Elf *elf = dwfl_module_getelf(m->mod, &bias);
 	Elf_Scn *scn = NULL;
 	GElf_Word crc;
-	int len, symtab = 0, i, n;
+	int len, symtab = 0, minidebug = 0, i, n;
+	size_t shstrndx = 0, ndynsym = 0;
 
+	if (elf && elf_getshdrstrndx(elf, &shstrndx) != 0)
+		shstrndx = 0;
 	while (elf && (scn = elf_nextscn(elf, scn)) != NULL) {
 		GElf_Shdr sh;
+		const char *name;
 
-		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB)
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (sh.sh_type == SHT_SYMTAB)
 			symtab = 1;
+		if (sh.sh_type == SHT_DYNSYM && sh.sh_entsize)
+			ndynsym = sh.sh_size / sh.sh_entsize;
+		name = shstrndx ? elf_strptr(elf, shstrndx, sh.sh_name) : NULL;
+		if (name && !strcmp(name, ".gnu_debugdata"))
+			minidebug = 1;
 	}
 	dwfl_module_info(m->mod, NULL, NULL, NULL, NULL, NULL, &main_file, &debug_file);
+	if (minidebug && !symtab && !debug_file) {
+		/* libdwfl adds MiniDebugInfo's symbols to .dynsym's (when
+		 * elfutils was built with lzma) */
+		int all = dwfl_module_getsymtab(m->mod);
+
+		snprintf(buf, size, all > (int)ndynsym
+			 ? "no symbol covers them (symbols from .dynsym and .gnu_debugdata, MiniDebugInfo: "
+			   "its function symbols only)"
+			 : "stripped: its .gnu_debugdata (MiniDebugInfo) was not read (this elfutils has no "
+			   "lzma support) and no debug file found");
+		return;
+	}
 	if (symtab || debug_file) {
 		snprintf(buf, size, "no symbol covers them (symbols from %s%s)",
 			 debug_file ? "its debug file " : ".symtab",

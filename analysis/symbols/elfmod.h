@@ -44,15 +44,15 @@ const char *eq_elfmod_lookup(struct eq_elfmod *m, uint64_t off, uint64_t *proc_o
 
 /*
  * For a pc no symbol covers (a stripped file, a static function of a
- * library that exports only its API): the function around file offset off
- * as the file's call-frame information (.eh_frame, which stripping keeps)
- * delimits it, else the 256-byte block holding it.  *start_off gets its
- * first byte as a file offset, *near the nearest symbol before it (NULL if
- * none).  Returns 1 for a CFI function, 0 for a block, -1 when off is in no
- * loaded segment.
+ * library that exports only its API, the vdso's helpers): the function
+ * around file offset off as the file's call-frame information (.eh_frame,
+ * which stripping keeps) delimits it, else the 256-byte block holding it.
+ * *start_off gets its first byte as a file offset.  No symbol is named:
+ * the nearest one before it is another function's.  Returns 1 for a CFI
+ * function, 0 for a block, -1 when off is in no loaded segment.
  */
 #define EQ_REGION_BLOCK 256
-int eq_elfmod_region(struct eq_elfmod *m, uint64_t off, uint64_t *start_off, const char **near);
+int eq_elfmod_region(struct eq_elfmod *m, uint64_t off, uint64_t *start_off);
 
 /* 1 when DEBUGINFOD_URLS names servers: debug files missing here are
  * fetched from them (elfutils' libdebuginfod), after the local places. */

@@ -16,6 +16,7 @@
  * executables and shared libraries, computed from the maps alone.
  */
 #include <errno.h>
+#include <sys/mman.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -209,11 +210,53 @@ static int anonymous(const char *path)
 	       !strncmp(path, "/memfd:", 7);
 }
 
+int eq_sym_image_fd(struct eq_symbolizer *s, const char *module)
+{
+	size_t len, done = 0;
+	const unsigned char *data = eqp_image(s->file, module, &len);
+	int fd;
+
+	if (!data || !len)
+		return -1;
+	fd = memfd_create("eqprof-image", MFD_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	while (done < len) {
+		ssize_t w = write(fd, data + done, len - done);
+
+		if (w <= 0) {
+			close(fd);
+			return -1;
+		}
+		done += (size_t)w;
+	}
+	lseek(fd, 0, SEEK_SET);
+	return fd;
+}
+
+/*
+ * A module in no file whose bytes the recording holds (the kernel's vdso):
+ * opened as the ELF file it is, so its pcs get the symbols of its .dynsym
+ * and, outside them (this kernel's vdso has helpers no symbol covers), the
+ * function starts of its .eh_frame, as any file's.  0, or -1 (no image, or
+ * not usable: the embedded symbol table is the fallback).
+ */
+static int open_image(struct eq_symbolizer *s, struct modfile *m)
+{
+	struct eq_error err;
+	int fd = eq_sym_image_fd(s, m->path);
+
+	if (fd < 0)
+		return -1;
+	m->elf = eq_elfmod_open(NULL, fd, m->path, NULL, s->strings, &err);
+	return m->elf ? 0 : -1;
+}
+
 static void load_module(struct eq_symbolizer *s, struct modfile *m)
 {
 	size_t before = s->nwarnings;
 	const struct eqp_symtab *t;
-	int rc = anonymous(m->path) ? -2 : open_elf(s, m);
+	int rc = anonymous(m->path) ? -2 : m->path[0] == '/' ? open_elf(s, m) : open_image(s, m);
 
 	if (rc == 0) {
 		m->state = MOD_ELF;
@@ -403,28 +446,25 @@ static void resolve_elf(struct eq_symbolizer *s, struct modfile *m, struct eq_lo
 /*
  * A pc of a file no symbol covers keeps kind EQ_LOC_UNRESOLVED (reports
  * count it as having no symbol and say why), but gets a name that groups
- * it with the rest of its function: "liblzma.so.5+0x15bc0 [near lzma_code]",
- * the function's start by the call-frame information and the nearest
- * symbol before it, or "prog+0x1200 [256-byte block, near main]" where no
- * CFI covers it.  Never one [unknown] row for a whole stripped file.
+ * it with the rest of its function: "liblzma.so.5+0x15bc0", "[vdso]+0x780",
+ * the function's start by the call-frame information, or
+ * "prog+0x1200 [256-byte block]" where no CFI covers it.  Never one
+ * [unknown] row for a whole stripped file, and never a symbol's name: the
+ * nearest symbol before a stripped function is another function.
  */
 static void name_region(struct eq_symbolizer *s, struct modfile *m, struct eq_loc *loc)
 {
 	uint64_t start;
-	const char *near;
-	int rc = eq_elfmod_region(m->elf, loc->module_off, &start, &near);
+	int rc = eq_elfmod_region(m->elf, loc->module_off, &start);
 
 	if (rc < 0)
 		return;
 	if (rc == 1)
-		loc->proc = near ? eq_internf(s->strings, "%s+0x%llx [near %s]", loc->module_base,
-					      (unsigned long long)start, near)
-				 : eq_internf(s->strings, "%s+0x%llx", loc->module_base,
-					      (unsigned long long)start);
+		loc->proc = eq_internf(s->strings, "%s+0x%llx", loc->module_base,
+				       (unsigned long long)start);
 	else
-		loc->proc = eq_internf(s->strings, "%s+0x%llx [%d-byte block%s%s]", loc->module_base,
-				       (unsigned long long)start, EQ_REGION_BLOCK,
-				       near ? ", near " : "", near ? near : "");
+		loc->proc = eq_internf(s->strings, "%s+0x%llx [%d-byte block]", loc->module_base,
+				       (unsigned long long)start, EQ_REGION_BLOCK);
 	if (loc->proc)
 		loc->proc_off = loc->module_off - start;
 }
@@ -797,6 +837,16 @@ const char *eq_sym_module_note(struct eq_symbolizer *s, const char *module)
 	switch (m->state) {
 	case MOD_ELF:
 		eq_elfmod_describe(m->elf, buf, sizeof(buf));
+		if (m->path[0] != '/') {  /* the vdso: the image the recording saved */
+			static const char hint[] = " (install its debug package, e.g. the -dbgsym one)";
+			char *h = strstr(buf, hint);
+
+			if (h)
+				snprintf(h, sizeof(buf) - (size_t)(h - buf), " (the kernel's debug package, "
+					 "e.g. linux-image-VERSION-dbg, has its debug file)");
+			return eq_internf(s->strings, "the kernel's %s, saved in the recording: %s",
+					  m->path, buf);
+		}
 		return eq_intern(s->strings, buf);
 	case MOD_EMBEDDED:
 		return "no symbol of the recording's table covers them";

@@ -15,9 +15,10 @@
  *   pc in no mapping of its process   module = "[unknown]"
  *   pc in a module, no symbol covers  kind EQ_LOC_UNRESOLVED; proc names its
  *                                     function by the file's CFI when the ELF
- *                                     is here ("libz.so.1+0x2a40 [near
- *                                     deflate]", elfmod.h eq_elfmod_region),
- *                                     else NULL: reports print "[unknown]"
+ *                                     (or the vdso's saved image) is here
+ *                                     ("libz.so.1+0x2a40", "[vdso]+0x780":
+ *                                     elfmod.h eq_elfmod_region), else NULL:
+ *                                     reports print "[unknown]"
  *                                     (per module) and "[unknown]
  *                                     module+0xoff" (per insn)
  *   kernel pc                         module = "[kernel.kallsyms]"
@@ -147,6 +148,10 @@ const char *eq_sym_warning(const struct eq_symbolizer *s, size_t i);
 struct eq_elfmod;
 struct eq_elfmod *eq_sym_module_elf(struct eq_symbolizer *s, const char *module,
 				    const char **host_path);
+/* A descriptor of an anonymous memory file holding the bytes the
+ * recording saved of module (the vdso: "[vdso]"), at offset 0; -1 when it
+ * has none. */
+int eq_sym_image_fd(struct eq_symbolizer *s, const char *module);
 /* Opens such a name read-only the way the symbolizer does (beneath
  * --symfs, regular files only); a descriptor or -1 with err. */
 int eq_sym_module_open(struct eq_symbolizer *s, const char *host_path, struct eq_error *err);

@@ -26,7 +26,6 @@
  */
 #include <elfutils/libdwfl.h>
 #include <errno.h>
-#include <sys/mman.h>
 #include <gelf.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -203,31 +202,6 @@ static int load_bias(int fd, const struct eq_map *m, uint64_t *bias)
 	return found;
 }
 
-/* A descriptor of an anonymous memory file holding the recording's image
- * of module (the vdso), or -1. */
-static int image_fd(struct eq_unwinder *u, const char *module)
-{
-	size_t len, done = 0;
-	const unsigned char *data = eqp_image(eq_sym_file(u->sym), module, &len);
-	int fd;
-
-	if (!data || !len)
-		return -1;
-	fd = memfd_create("eqprof-vdso", MFD_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	while (done < len) {
-		ssize_t w = write(fd, data + done, len - done);
-
-		if (w <= 0) {
-			close(fd);
-			return -1;
-		}
-		done += (size_t)w;
-	}
-	return fd;
-}
-
 static struct space_dwfl *space_for(struct eq_unwinder *u, const struct eq_sample *smp)
 {
 	uint32_t key = eq_sym_space_key(u->sym, smp);
@@ -262,7 +236,7 @@ static struct space_dwfl *space_for(struct eq_unwinder *u, const struct eq_sampl
 
 		if ((m->perms & EQ_MAP_X) && !strcmp(m->path, "[vdso]")) {
 			/* the kernel's vdso: the image the recorder embedded */
-			fd = image_fd(u, m->path);
+			fd = eq_sym_image_fd(u->sym, m->path);
 			if (fd < 0)
 				continue;
 			if (load_bias(fd, m, &bias) &&

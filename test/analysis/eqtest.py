@@ -102,6 +102,64 @@ class Elf:
             if len(f) == 4 and f[2] in "TtWw":
                 self.syms[f[3]] = (int(f[0], 16), int(f[1], 16))
 
+    def fdes(self):
+        """[(start, end)] vaddrs of every FDE of .eh_frame, sorted, as
+        binutils' readelf --debug-dump=frames prints them (independent of
+        eqprof's reading of .eh_frame_hdr)."""
+        out = run(["readelf", "--debug-dump=frames", self.path], check=False).stdout
+        fdes = [(int(m.group(1), 16), int(m.group(2), 16))
+                for m in re.finditer(r"FDE cie=[0-9a-f]+ pc=([0-9a-f]+)\.\.([0-9a-f]+)", out)]
+        return sorted(set(fdes))
+
+    def fde_at(self, vaddr):
+        """The (start, end) of the FDE covering vaddr, or None."""
+        for start, end in self.fdes_cached():
+            if start <= vaddr < end:
+                return start, end
+        return None
+
+    def fdes_cached(self):
+        if not hasattr(self, "_fdes"):
+            self._fdes = self.fdes()
+        return self._fdes
+
+    def plt_symbols_cached(self):
+        if not hasattr(self, "_plt"):
+            self._plt = self.plt_symbols()
+        return self._plt
+
+    def func_symbols(self):
+        """[(vaddr, size, name)] of every defined function symbol, from
+        .symtab and .dynsym alike (readelf -Ws), names without @version."""
+        if hasattr(self, "_funcs"):
+            return self._funcs
+        out = run(["readelf", "-Ws", self.path], check=False).stdout
+        syms = []
+        for line in out.splitlines():
+            f = line.split()
+            if len(f) >= 8 and f[3] in ("FUNC", "IFUNC") and f[6] != "UND":
+                syms.append((int(f[1], 16), int(f[2], 0), re.sub(r"@.*", "", f[7])))
+        self._funcs = sorted(set(syms))
+        return self._funcs
+
+    def plt_symbols(self):
+        """[(vaddr, size, "name@plt")] of the PLT stubs, as binutils'
+        objdump labels them in .plt, .plt.sec and .plt.got (PLT0 left
+        out); a stub reaches to the next one, at most 16 bytes."""
+        out = run(["objdump", "-d", "-j", ".plt", "-j", ".plt.sec", "-j", ".plt.got", self.path],
+                  check=False).stdout
+        labels = [(int(m.group(1), 16), m.group(2))
+                  for m in re.finditer(r"^([0-9a-f]+) <([^>+-]+@plt)>:", out, re.M)]
+        labels.sort()
+        return [(a, min(16, (labels[i + 1][0] - a) if i + 1 < len(labels) else 16), n)
+                for i, (a, n) in enumerate(labels)]
+
+    def offset_to_vaddr(self, off):
+        for o, va, filesz, _, _ in self.loads:
+            if o <= off < o + filesz:
+                return off - o + va
+        raise ValueError("offset 0x%x in no segment of %s" % (off, self.path))
+
     def text_vaddr_to_offset(self, vaddr):
         for off, va, filesz, _, _ in self.loads:
             if va <= vaddr < va + filesz:

@@ -13,8 +13,6 @@ module known only by an embedded symbol table, unmapped pcs, time mode,
 import csv
 import io
 import os
-import re
-import subprocess
 import sys
 import tempfile
 
@@ -31,14 +29,6 @@ KALLSYMS = ("ffffffff81000000 T _stext\n"
             "ffffffff81002000 t schedule\n"
             "ffffffff81003000 D some_data\n")
 EMB_PATH = "/nonexistent/target/prog_emb"
-
-
-def plt_symbols(path):
-    """(vaddr, name) of the PLT entries objdump names ("puts@plt")."""
-    out = subprocess.run(["objdump", "-d", "-j", ".plt", "-j", ".plt.sec", "-j", ".plt.got", path],
-                         capture_output=True, text=True).stdout
-    return [(int(m.group(1), 16), m.group(2))
-            for m in re.finditer(r"^([0-9a-f]+) <([^.>][^>]*@plt)>:$", out, re.M)]
 
 
 class Scenario:
@@ -99,13 +89,13 @@ class Scenario:
     def unknown(self, pid, exe, key, base, vaddr, func_vaddr, count):
         """count samples in key's code where no symbol covers vaddr, inside
         the function starting at func_vaddr (known from an unstripped copy):
-        its row is named by that start and the nearest symbol before it (the
-        PLT entries objdump names in the stripped file)."""
+        its row is named by that start alone, never by the nearest symbol
+        before it (another function: the PLT entries objdump names in the
+        stripped file)."""
         e = self.elf[key]
         base_name = os.path.basename(e.path)
         start = e.text_vaddr_to_offset(func_vaddr)
-        near = [(a, n) for a, n in plt_symbols(e.path) if a <= func_vaddr]
-        name = "%s+0x%x" % (base_name, start) + (" [near %s]" % max(near)[1] if near else "")
+        name = "%s+0x%x" % (base_name, start)
         rows = {"exe": (exe, exe), "module": (e.path, base_name),
                 "proc": (name, base_name), "line": (name, base_name),
                 "insn": ("%s+0x%x" % (name, vaddr - func_vaddr), base_name)}

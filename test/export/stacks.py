@@ -118,7 +118,7 @@ def main():
             # "file:function [object]": the object is the last bracket (the
             # kernel's is "[[kernel.kallsyms]]"); a stripped region's name
             # has spaces and a bracket of its own
-            # ("ld.so+0x1ab00 [256-byte block, near f]")
+            # ("ld.so+0x1ab00 [256-byte block]")
             m = re.match(r"\s*[\d,]+ \([\d. ]+%\)\s+([\d,]+) \([\d. ]+%\)\s+[^:\s]*:(.+?) \[(?:[^][]|\[[^][]*\])*\]\s*$", line)
             if m:
                 incl[m.group(2)] = incl.get(m.group(2), 0) + int(m.group(1).replace(",", ""))

@@ -14,6 +14,11 @@ INTEG_SAN_TESTS += test/symbols/names.py
 # fi=/fe= for inlined code, pprof's build-ids and inline frames.
 INTEG_TESTS += test/symbols/exports.py
 INTEG_SAN_TESTS += test/symbols/exports.py
+# Code outside every symbol named by its function's start (FDE), never
+# after another symbol: Debian's stripped gzip, liblzma and libsqlite3 and
+# this kernel's vdso, against readelf and perf on the same run.
+INTEG_TESTS += test/symbols/cfi.py
+INTEG_SAN_TESTS += test/symbols/cfi.py
 # Stripped code: rows by function (CFI), debug files by build-id beneath
 # --symfs and from a local debuginfod (DEBUGINFOD_URLS); Debian's liblzma.
 INTEG_TESTS += test/symbols/stripped.py

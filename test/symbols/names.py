@@ -4,11 +4,13 @@ and run here, each sampled by eqprof and perf in the same run (perfcmp.py:
 the file's false-failure rate is below 1e-4):
 
 - C++ (cxx.cc): demangled, as c++filt prints the mangled names nm finds;
-- the kernel's vdso (vdso.c, a clock_gettime loop): __vdso_clock_gettime,
-  from the symbols the recorder embeds, not [unknown];
+- the kernel's vdso (vdso.c, a clock_gettime loop): named from the image
+  the recorder embeds, __vdso_clock_gettime, and code outside its symbols
+  by its function's start ("[vdso]+0x780"), as readelf reads this
+  kernel's vdso; its share as perf's;
 - PLT stubs (plt.c): plt_target@plt;
-- a JIT's /tmp/perf-PID.map (jit.c writes one): jit_spin, still named after
-  the map file is gone; without a map, a warning that says so and does not
+- a JIT's /tmp/perf-PID.map (jit.c writes one): jit_spin at perf's share,
+  still named after the map file is gone; without a map, a warning that says so and does not
   send the user to --symfs;
 - glibc's aliases (alloc.c): malloc and free, not __GI___libc_malloc or
   cfree@GLIBC_2.2.5;
@@ -24,7 +26,10 @@ import sys
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from perfcmp import HERE, Sampled, build, eqprof, run, start  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "analysis"))
+from eqtest import Elf  # noqa: E402
+from perfcmp import (HERE, Sampled, build, check_names, eqprof, perf_keys, run, start,  # noqa: E402
+                     top_keys, vdso_image)
 
 MS = 120 if os.environ.get("SAN") else 300
 
@@ -41,11 +46,10 @@ def main():
         want = set(run(["c++filt"] + mangled).stdout.split("\n")) - {""}
         tap.ok(want and want <= set(procs), "C++: demangled as c++filt prints them (%s)" % sorted(want),
                sorted(procs))
-        t = s.truth()
-        add = [k for k in procs if k.startswith("geometry::Accumulator<long>::add")]
         n = sum(procs.values())
-        cmp.truth("C++: Accumulator<long>::add at its measured share", procs.get(add[0], 0) if add else 0,
-                  n, t["add"] / (t["add"] + t["scale"]), 0.03)
+        # each function's share against perf's of the same run (the
+        # workload's own CPU-time clock does not count what a cpu-clock
+        # profiler samples, e.g. interrupt work charged to the task)
         if use_perf:
             # perf report prints C++ names without their parameters
             pf = s.perf_counts(lambda x: x["sym"])
@@ -55,18 +59,35 @@ def main():
                           sum(pf.values()))
 
         # -- vdso --------------------------------------------------------------
+        # Names from the recorded vdso image: every sample checked against
+        # readelf's symbols and FDEs of this kernel's vdso (this process's
+        # own copy: the kernel maps one image into every process), an exact
+        # check independent of eqprof's ELF code; code outside every symbol
+        # (kernel 6.18's pvclock reader, with the kvm-clock clocksource) is
+        # "[vdso]+0xSTART".  How many samples land in the vdso depends on
+        # the machine's clocksource and the vdso's code: the share is held
+        # to perf's of the same run, never to a fixed fraction.
         vdso = build(work, "vdso", "vdso.c")
         s = Sampled(work, "vdso", [vdso, str(MS)], use_perf)
-        procs, mods = s.report("proc")
-        n = sum(procs.values())
-        vd = [k for k in procs if mods[k] == "[vdso]" and k != "[unknown]"]
-        tap.ok(vd and procs[vd[0]] > 0.3 * n,
-               "vdso: named from the recorded vdso image (%s)" % vd, procs)
-        if use_perf:
-            pf = s.perf_counts(lambda x: (x["dso"], x["sym"]))
-            for k in vd:
-                cmp.share("vdso: %s as perf" % k, procs[k], n, pf.get(("[vdso]", k), 0),
-                          sum(pf.values()))
+        proc_rows, insn_rows = s.rows("proc"), s.rows("insn")
+        image = os.path.join(work, "vdso.so")
+        if vdso_image(image) is None:
+            tap.ok(True, "# SKIP vdso: this kernel maps none")
+        else:
+            elf = Elf(image)
+            got = check_names(tap, "vdso", elf, "[vdso]", insn_rows, proc_rows)
+            n = sum(r[2] for r in proc_rows)
+            if use_perf:
+                perf = s.perf_by_sym()
+                pk = perf_keys(elf, "[vdso]", perf)
+                pn = sum(perf.values())
+                cmp.share("vdso: all its samples as perf's in [vdso]", sum(got.values()), n,
+                          sum(pk.values()), pn)
+                for k in top_keys(got, pk, share=0.03):
+                    cmp.share("vdso: %s as perf (its addresses in readelf's FDEs)" % k, got.get(k, 0), n,
+                              pk.get(k, 0), pn)
+            else:
+                tap.ok(True, "# SKIP vdso shares: perf is the reference and cannot run here")
 
         # -- PLT ---------------------------------------------------------------
         lib = os.path.join(work, "libplt.so")
@@ -90,17 +111,23 @@ def main():
         mapfile = "/tmp/perf-%s.map" % pid
         tap.ok(mods.get("jit_spin") == "perf-%s.map" % pid,
                "JIT: jit_spin named from /tmp/perf-PID.map", mods)
-        cmp.truth("JIT: jit_spin at its measured share", procs.get("jit_spin", 0), n,
-                  1.0, 0.05)
+        # jit_spin's share against perf's of the same run, never "100%":
+        # the loop around it (clock reads, the kernel's interrupt work)
+        # takes a share that depends on the machine
         if use_perf:
             pf = s.perf_counts(lambda x: x["sym"])
             cmp.share("JIT: jit_spin as perf", procs.get("jit_spin", 0), n, pf.get("jit_spin", 0),
                       sum(pf.values()))
+        else:
+            tap.ok(True, "# SKIP JIT share: perf is the reference and cannot run here")
         if os.path.exists(mapfile):
             os.unlink(mapfile)
+        before = procs.get("jit_spin", 0)
         procs, _ = s.report("proc")
-        tap.ok(procs.get("jit_spin", 0) > 0.5 * n,
-               "JIT: still named with the map file gone (the recording holds it)", procs)
+        # the same recording reported again: exactly the same samples
+        tap.ok(before > 0 and procs.get("jit_spin", 0) == before,
+               "JIT: still named with the map file gone (the recording holds it): %d samples as "
+               "before" % before, procs)
         s = Sampled(work, "nomap", [jit, str(MS / 3), "nomap"], False)
         err = s.warnings()[1]
         tap.ok("perf-PID.map" in err and "--symfs" not in err,
@@ -137,13 +164,21 @@ def main():
                "debug file was looked for", "\n".join(head))
         rc, out, err = eqprof("report", s.eqp, "--format", "json")
         j = json.loads(out)
-        # no symbol, but never one [unknown] row: each function by its CFI
-        region = re.compile(r"^plt-stripped\+0x[0-9a-f]+( \[near [^]]+\])?$")
-        unknown = sum(r["samples"] for r in j["rows"] if region.match(r["name"]))
-        tap.ok(j["unresolved_samples"] == unknown and j["unresolved"][0]["module"] == stripped and
+        # no symbol, but never one [unknown] row: each function by its CFI.
+        # Every module's unresolved samples (the program's; and the vdso's
+        # where code outside its symbols ran) are exactly its rows named by
+        # a function's start: the same samples counted two ways.
+        region = re.compile(r"^\S+\+0x[0-9a-f]+( \[256-byte block\])?$")
+        by_mod = {}
+        for r in j["rows"]:
+            if region.match(r["name"]):
+                by_mod[r["module"]] = by_mod.get(r["module"], 0) + r["samples"]
+        unres = {os.path.basename(u["module"]): u["samples"] for u in j["unresolved"]}
+        tap.ok(unres == by_mod and j["unresolved_samples"] == sum(by_mod.values()) and
+               by_mod.get("plt-stripped", 0) > 0 and
                not any(r["name"] == "[unknown]" for r in j["rows"]),
-               "stripped: JSON unresolved_samples counts the rows named by function start (%d)" % unknown,
-               json.dumps(j["unresolved"]) + json.dumps(j["rows"][:4]))
+               "stripped: JSON unresolved_samples counts the rows named by function start, module by "
+               "module (%s)" % by_mod, json.dumps(j["unresolved"]) + json.dumps(j["rows"][:4]))
     finally:
         shutil.rmtree(work, ignore_errors=True)
     tap.done()

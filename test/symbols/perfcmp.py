@@ -118,13 +118,13 @@ LINE = re.compile(r"^\s*(?P<comm>.*?)\s+(?P<pid>\d+)/(?P<tid>\d+)\s+(?P<ip>[0-9a
                   r"(?P<sym>.*?)\s+\((?P<dso>[^()]*)\)\s*$")
 
 
-REGION = re.compile(r"^\S+\+0x[0-9a-f]+( \[[^]]*\])?$")
+REGION = re.compile(r"^\S+\+0x[0-9a-f]+( \[256-byte block\])?$")
 
 
 class Sampled:
     """COMMAND run once under eqprof record (and perf record around it)."""
 
-    def __init__(self, work, name, cmd, use_perf, hz=HZ, env=None):
+    def __init__(self, work, name, cmd, use_perf, hz=HZ, env=None, stdout=subprocess.PIPE):
         self.eqp = os.path.join(work, name + ".eqp")
         self.perf = os.path.join(work, name + ".perf") if use_perf else None
         self.truth_file = os.path.join(work, name + ".truth")
@@ -137,9 +137,10 @@ class Sampled:
         # the locked memory an ordinary user may have
         outer = ["perf", "record", "-q", "-m", "16", "-e", "cpu-clock:u", "-c", str(int(1e9 / hz)),
                  "-o", self.perf, "--"] if use_perf else []
-        p = subprocess.run(outer + inner, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        p = subprocess.run(outer + inner, stdout=stdout, stderr=subprocess.PIPE,
                            universal_newlines=True, env=e)
         self.status, self.stderr = p.returncode, p.stderr
+        self.name = name
         self._perf = None
 
     def report(self, by, *extra):
@@ -152,7 +153,7 @@ class Sampled:
         import io
         for row in csv.DictReader(io.StringIO(out)):
             # a pc no symbol covers is named by its function's start
-            # ("python3.11+0x13f700 [near PyBytes_AsString]"); perf calls
+            # ("python3.11+0x13f700"); perf calls
             # it [unknown]: compared as that
             name = row["name"]
             if by == "proc" and REGION.match(name):
@@ -160,6 +161,31 @@ class Sampled:
             counts[name] = counts.get(name, 0) + int(row["samples"])
             modules[name] = row["module"]
         return counts, modules
+
+    def rows(self, by, *extra):
+        """[(name, module, samples)] of `eqprof report --by BY`, names as
+        eqprof prints them."""
+        import csv
+        import io
+        rc, out, err = eqprof("report", self.eqp, "--by", by, "--format", "csv", *extra)
+        if rc != 0:
+            raise RuntimeError("report --by %s failed: %s" % (by, err))
+        return [(r["name"], r["module"], int(r["samples"])) for r in csv.DictReader(io.StringIO(out))]
+
+    def perf_by_sym(self):
+        """{(dso, sym): samples} of perf report --sort dso,sym over the
+        command's samples (not eqprof's own): sym is perf's name, or the
+        pc as an address in the dso's own vaddrs ("0x...79d") where perf
+        has no symbol for it."""
+        out = run(["perf", "report", "-i", self.perf, "--stdio", "-q", "-n", "--no-children",
+                   "-g", "none", "--sort", "comm,dso,sym"]).stdout
+        counts = {}
+        for line in out.splitlines():
+            m = re.match(r"^\s*[\d.]+%\s+(\d+)\s+(\S+)\s+(\S+)\s+\[.\]\s+(.+?)\s*$", line)
+            if m and m.group(2) != "eqprof":
+                k = (m.group(3), m.group(4))
+                counts[k] = counts.get(k, 0) + int(m.group(1))
+        return counts
 
     def warnings(self, by="proc"):
         return eqprof("report", self.eqp, "--by", by)[1:]
@@ -199,3 +225,104 @@ def top_keys(*counts, share=0.03):
         n = sum(c.values())
         keys.update(k for k, v in c.items() if n and v / n >= share)
     return sorted(keys)
+
+
+# ---- code outside every symbol, against binutils' view of the file --------
+
+def region_name(elf, base, vaddr):
+    """The name a pc at vaddr of ELF file elf (module basename base) must
+    get when no symbol covers it: its function's start as a file offset,
+    the function as binutils' readelf reads the FDEs of .eh_frame
+    ("gzip+0x4290", "[vdso]+0x780"), else its 256-byte block."""
+    f = elf.fde_at(vaddr)
+    if f:
+        return "%s+0x%x" % (base, elf.text_vaddr_to_offset(f[0]))
+    off = elf.text_vaddr_to_offset(vaddr)
+    return "%s+0x%x [256-byte block]" % (base, off - off % 256)
+
+
+def names_at(elf, base, vaddr):
+    """Every correct name of the function holding vaddr: the function
+    symbols (.symtab, .dynsym: readelf) covering it, sized ones by their
+    size and sizeless ones up to the next symbol but not into another
+    FDE's function; a PLT stub by objdump's label ("malloc@plt");
+    without one, region_name()."""
+    syms = elf.func_symbols()
+    out = {n for a, size, n in elf.plt_symbols_cached() if a <= vaddr < a + size}
+    for i, (a, size, name) in enumerate(syms):
+        if size and a <= vaddr < a + size:
+            out.add(name)
+        elif not size and a <= vaddr:
+            nxt = min([b for b, _, _ in syms if b > a] or [1 << 64])
+            f = elf.fde_at(vaddr)
+            if vaddr < nxt and (vaddr == a or not f or f[0] <= a):
+                out.add(name)
+    return out or {region_name(elf, base, vaddr)}
+
+
+INSN = re.compile(r"^(?P<proc>.+)\+0x(?P<off>[0-9a-f]+)$")
+
+
+def check_names(tap, what, elf, base, insn_rows, proc_rows):
+    """Every sample of module base named as binutils says it must be:
+    each `--by insn` row's pc (its function's start, by the symbol's
+    address or the offset in its name, plus the offset) is looked up in
+    readelf's symbols and FDEs (names_at), and the `--by proc` rows are
+    exactly those functions with the insn rows' samples.  Exact checks;
+    independent of eqprof's ELF reading."""
+    syms = {}
+    for a, size, name in elf.func_symbols() + elf.plt_symbols_cached():
+        syms.setdefault(name, []).append(a)
+    bad, want = [], {}
+    for name, mod, n in insn_rows:
+        if mod != base:
+            continue
+        m = INSN.match(name)
+        if not m:
+            bad.append("%s: not FUNCTION+0xOFFSET" % name)
+            continue
+        proc, off = m.group("proc"), int(m.group("off"), 16)
+        r = re.match(r"^%s\+0x([0-9a-f]+)( \[256-byte block\])?$" % re.escape(base), proc)
+        starts = [elf.offset_to_vaddr(int(r.group(1), 16))] if r else syms.get(proc, [])
+        ok = [a for a in starts if proc in names_at(elf, base, a + off)]
+        if not ok:
+            bad.append("%s (%d samples): binutils names it %s" % (
+                name, n, sorted(names_at(elf, base, starts[0] + off)) if starts else "nothing"))
+        want[proc] = want.get(proc, 0) + n
+    got = {name: n for name, mod, n in proc_rows if mod == base}
+    near = [name for name in got if "near" in name]
+    tap.ok(not bad and not near and got == want and got,
+           "%s: every sample in %s is named by its symbol or its function's start (FDE), "
+           "as readelf reads the file, never after another symbol (%d rows)" % (what, base, len(got)),
+           "\n".join(bad[:10] + near[:5] + ["proc rows %s" % sorted(got.items())[:8],
+                                           "insn rows sum to %s" % sorted(want.items())[:8]]))
+    return got
+
+
+def perf_keys(elf, base, perf):
+    """perf's samples in module base ({sym: samples}), each unnamed
+    address (perf prints the pc as the file's vaddr) put in the function
+    readelf's FDEs give it, so that they compare with eqprof's rows."""
+    out = {}
+    for (dso, sym), n in perf.items():
+        if dso != base:
+            continue
+        if re.match(r"^0x[0-9a-f]+$", sym):
+            sym = region_name(elf, base, int(sym, 16))
+        out[sym] = out.get(sym, 0) + n
+    return out
+
+
+def vdso_image(path):
+    """This process's vdso (the same image the kernel maps into every
+    process), written to path; its mapping's size; None without one."""
+    for line in open("/proc/self/maps"):
+        if line.rstrip().endswith("[vdso]"):
+            lo, hi = (int(x, 16) for x in line.split()[0].split("-"))
+            with open("/proc/self/mem", "rb") as mem:
+                mem.seek(lo)
+                data = mem.read(hi - lo)
+            with open(path, "wb") as f:
+                f.write(data)
+            return hi - lo
+    return None
