@@ -32,7 +32,7 @@ int main(int argc, char **argv)
 {
 	double ms = argc > 1 ? atof(argv[1]) : 300;
 
-	work_truth("add", work_for(step_add, ms));
-	work_truth("scale", work_for(step_scale, ms));
+	work_for(step_add, ms);
+	work_for(step_scale, ms);
 	return 0;
 }

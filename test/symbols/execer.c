@@ -23,7 +23,7 @@ __attribute__((noinline)) void before_exec(void)
 
 int main(int argc, char **argv)
 {
-	work_truth("before_exec", work_for(before_exec, atof(argv[1])));
+	work_for(before_exec, atof(argv[1]));
 	execv(argv[2], argv + 2);
 	return 127;
 }
@@ -36,7 +36,7 @@ __attribute__((noinline)) void after_exec(void)
 
 int main(int argc, char **argv)
 {
-	work_truth("after_exec", work_for(after_exec, argc > 1 ? atof(argv[1]) : 300));
+	work_for(after_exec, argc > 1 ? atof(argv[1]) : 300);
 	return 0;
 }
 #endif

@@ -30,10 +30,10 @@ int main(int argc, char **argv)
 	pid_t pid = fork();
 
 	if (pid == 0) {
-		work_truth("child_work", work_for(child_work, ms));
+		work_for(child_work, ms);
 		_exit(0);
 	}
-	work_truth("parent_work", work_for(parent_work, ms));
+	work_for(parent_work, ms);
 	waitpid(pid, NULL, 0);
 	return 0;
 }

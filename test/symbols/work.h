@@ -1,15 +1,15 @@
 /*
  * work.h - what the test workloads share: a loop that runs for a given
  * amount of the calling thread's CPU time (CLOCK_THREAD_CPUTIME_ID, so how
- * fast the CPU is never matters), and the truth file each workload writes:
- * one "KEY NANOSECONDS" line per function it timed, appended (children and
- * threads write their own lines) to the file named by $WORK_TRUTH.
+ * fast the CPU is never matters).  The time is no reference for a share:
+ * it does not count what a cpu-clock profiler samples (interrupt work
+ * charged to the task, the clock reads around each step); the tests hold
+ * shares to perf's on the same run (perfcmp.py).
  */
 #ifndef WORK_H
 #define WORK_H
 
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -34,17 +34,6 @@ static inline uint64_t work_for(void (*step)(void), double ms)
 		in += t1 - t0;
 	} while (t1 - start < (uint64_t)(ms * 1e6));
 	return in;
-}
-
-static inline void work_truth(const char *key, uint64_t ns)
-{
-	const char *path = getenv("WORK_TRUTH");
-	FILE *f = path ? fopen(path, "a") : NULL;
-
-	if (!f)
-		return;
-	fprintf(f, "%s %llu\n", key, (unsigned long long)ns);
-	fclose(f);
 }
 
 #endif
