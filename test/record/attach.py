@@ -5,8 +5,10 @@ as perf takes them) and -a through perf when the eqprof module is absent.
 test/fixtures/callers_mt.c, already running, is attached to: every thread
 it has, a thread it starts after the attach ("late"), nothing of other
 processes; b's inclusive share of a+b is exactly 3/4 in every thread, so
-the recording must give 3/4 within 3.89 binomial standard errors
-(false-failure rate 1e-4).  The process outlives the recording; Ctrl-C
+the recording must give 3/4 within 4.17 binomial standard errors
+(two-sided 3e-5 for each of the file's two statistical checks, 6e-5 in
+all; 3/4 holds on any machine: one leaf, the same code, under two
+callers).  The process outlives the recording; Ctrl-C
 ends an attach with a complete file and status 0; a process that exits
 ends the recording.  -p A,B records every thread of both (b's share is 3/4
 in each, so in the two together) and nothing of a third, and ends when the
@@ -27,7 +29,7 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "analysis"))
 from eqtest import EQPROF, SRC, Tap, eqprof, run  # noqa: E402
 
-Z = 3.89
+Z = 4.17  # two-sided 3e-5; two checks in the file
 
 
 def within(k, n, p):

@@ -1,17 +1,28 @@
 #!/usr/bin/env python3
 """kernel.py - kernel samples of a command's run, when the user may see them.
 
-test/fixtures/syszero.c spends nearly all its time in the kernel (read(2)
-of 64 KiB of /dev/zero against a few user instructions a call), so a
-profile that includes the kernel has most of its samples there, named
-through /proc/kallsyms, on any CPU.  As root (or at perf_event_paranoid
-1 or lower) record includes them; --all-user and a user the kernel refuses
-(nobody at perf_event_paranoid 2, when the test runs as root) exclude them,
-and the report's header says so and why, in one line.  With --call-graph
-dwarf a kernel sample's stack runs from the kernel function through the
-syscall entry into main(): kernel frames from the kernel's own walk, user
-frames unwound from the stack copy.  A kernel module's pcs are named with
-the module ("[fakemod]"), from its own table.
+test/fixtures/syszero.c spends its time mostly in the kernel (read(2) of
+64 KiB of /dev/zero against a few user instructions a call).  As root (or
+at perf_event_paranoid 1 or lower) record includes kernel samples, named
+through /proc/kallsyms; --all-user and a user the kernel refuses (nobody
+at perf_event_paranoid 2, when the test runs as root) exclude them, and
+the report's header says so and why, in one line.  With --call-graph dwarf
+a kernel sample's stack runs from the kernel function through a kernel
+entry up into main(): kernel frames from the kernel's own walk, user frames
+unwound from the stack copy.  A kernel module's pcs are named with the
+module ("[fakemod]"), from its own table.
+
+How much of the run is in the kernel, which samples the kernel cannot name,
+and through which entry the kernel was entered depend on the machine:
+interrupt work charged to the running task (an AMD EPYC guest under kernel
+6.18: timer and interrupt work in pvm_irq_enable, entered from
+asm_sysvec_*) gives kernel samples that did not come through a syscall.
+So each share is held to perf's on the same run (perf record around
+eqprof record: two timers sampling one run), never to an assumed fraction:
+test/symbols/perfcmp.py's comparisons, Z = 4.9, at most 100 a file, a
+false-failure rate below 1e-4 for the file.  A kernel entry is a symbol of
+the kernel's entry text (__entry_text_start..__entry_text_end in
+/proc/kallsyms: entry_SYSCALL_64, asm_sysvec_*, asm_exc_page_fault, ...).
 """
 import json
 import os
@@ -19,11 +30,12 @@ import pwd
 import shutil
 import subprocess
 import sys
-import tempfile
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "analysis"))
-from eqtest import EQPROF, SRC, Tap, eqprof, run  # noqa: E402
+from eqtest import EQPROF, SRC, eqprof, run  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "symbols"))
+from perfcmp import Sampled, start  # noqa: E402
 
 KMOD = "[kernel.kallsyms]"
 
@@ -40,17 +52,54 @@ def flat(rec):
     return json.loads(out), err
 
 
+def entry_names():
+    """Names of the kernel's entry text (__entry_text_start ..
+    __entry_text_end in /proc/kallsyms); by name where kallsyms hides the
+    addresses (entry_*, asm_*: the kernel's own naming of its entries)."""
+    syms, lo, hi = [], None, None
+    with open("/proc/kallsyms") as f:
+        for line in f:
+            w = line.split()
+            if len(w) < 3:
+                continue
+            a = int(w[0], 16)
+            syms.append((a, w[2]))
+            if w[2] == "__entry_text_start":
+                lo = a
+            elif w[2] == "__entry_text_end":
+                hi = a
+    if lo and hi:
+        return {n for a, n in syms if lo <= a < hi and not n.startswith("__")}
+    return {n for a, n in syms if n.startswith(("entry_", "asm_"))}
+
+
+def kernel_shape(stacks, kernel_names, entries):
+    """(kernel samples, those whose outermost kernel frame is an entry,
+    samples whose stack reaches main) over [(frames outermost first, n)]."""
+    kern = entry = mains = 0
+    for frames, n in stacks:
+        if "main" in frames:
+            mains += n
+        k = [f for f in frames if f in kernel_names]
+        if k:
+            kern += n
+            if k[0] in entries:
+                entry += n
+    return kern, entry, mains
+
+
 def main():
-    t = Tap()
-    d = tempfile.mkdtemp(prefix="eqprof-kernel-")
+    tap, cmp, d, use_perf = start("eqprof-kernel-")
+    t = tap
     os.chmod(d, 0o755)
     prog = os.path.join(d, "syszero")
     run(["cc", "-O2", "-g", "-o", prog, os.path.join(SRC, "test", "fixtures", "syszero.c")])
     root = os.geteuid() == 0
     allowed = root or paranoid() <= 1
+    with_perf = use_perf and allowed
 
-    rec = os.path.join(d, "k.eqp")
-    rc, _, err = eqprof("record", "-t", "4kHz", "-q", "-o", rec, "--", prog, "40000")
+    s = Sampled(d, "k", [prog, "40000"], with_perf, kernel=True)
+    rc, err, rec = s.status, s.stderr, s.eqp
     doc, rerr = flat(rec)
     rows = doc["rows"] if doc else []
     total = doc["total_samples"] if doc else 0
@@ -58,9 +107,20 @@ def main():
     named = sum(r["samples"] for r in rows if r["module"] == KMOD and r["name"] != "[unknown]")
     _, table, _ = eqprof("report", rec, "--no-children")
     if allowed:
-        t.ok(rc == 0 and total >= 100 and kern > 0.5 * total,
-             "kernel samples are recorded when permitted: most of a read-heavy run", (err, rerr, kern, total))
-        t.ok(kern and named >= 0.9 * kern, "kernel samples are named through /proc/kallsyms", (named, kern, rows[:5]))
+        t.ok(rc == 0 and total >= 100 and kern > 0, "kernel samples are recorded when permitted",
+             (err, rerr, kern, total))
+        if with_perf:
+            # the kernel's share of the run, and the share of kernel samples
+            # left unnamed, as perf's on the same run (perf names kernel pcs
+            # through /proc/kallsyms too)
+            ps = s.perf_samples()
+            pk = [x for x in ps if x["dso"] == KMOD]
+            cmp.share("kernel samples: their share of the run, as perf's", kern, total, len(pk), len(ps))
+            cmp.share("kernel samples without a name, as perf's", kern - named, max(kern, 1),
+                      sum(1 for x in pk if x["sym"] == "[unknown]"), max(len(pk), 1))
+        else:
+            t.ok(kern == 0 or named > 0, "kernel samples are named through /proc/kallsyms "
+                 "# SKIP perf (the reference for the shares) cannot run here", (named, kern))
         t.ok("# note:" not in table, "no exclusion note when the kernel was recorded", table[:400])
     else:
         t.ok(rc == 0 and kern == 0 and "perf_event_paranoid is %d" % paranoid() in table,
@@ -95,21 +155,40 @@ def main():
     else:
         t.ok(True, "# SKIP not root, or perf_event_paranoid below 2: no refused user to try")
 
-    # dwarf: kernel frames and unwound user frames in one stack
+    # dwarf: kernel frames and unwound user frames in one stack.  Kernel
+    # samples start at a kernel entry: the syscall's, or an interrupt's or
+    # exception's (interrupt work charged to the task); the share that
+    # does, and the share of stacks that reach main(), as perf's own
+    # --call-graph dwarf chains of the same run.
     if allowed:
-        rec_d = os.path.join(d, "d.eqp")
-        rc, _, err = eqprof("record", "--call-graph", "dwarf", "-t", "4kHz", "-q", "-o", rec_d, "--", prog, "40000")
-        rc2, out, err2 = eqprof("report", rec_d, "--format", "json")
+        s = Sampled(d, "d", [prog, "40000"], with_perf, kernel=True, callgraph="dwarf")
+        rc2, out, err2 = eqprof("report", s.eqp, "--format", "json")
         cg = json.loads(out) if rc2 == 0 else {"rows": []}
-        by = {(r["name"], r["module"]): r for r in cg["rows"]}
-        kself = sum(r["self_samples"] for r in cg["rows"] if r["module"] == KMOD)
-        main_kids = by.get(("main", "syszero"), {}).get("children_samples", 0)
-        entry = max([r["children_samples"] for r in cg["rows"]
-                     if r["module"] == KMOD and r["name"].startswith("entry_SYSCALL")] or [0])
-        t.ok(rc == 0 and kself > 0.5 * cg.get("total_samples", 1) and main_kids >= 0.95 * cg.get("total_samples", 1)
-             and entry >= 0.9 * kself,
-             "--call-graph dwarf: kernel samples' stacks run from the syscall entry up into main()",
-             (err, err2, kself, main_kids, entry, cg.get("total_samples")))
+        knames = {r["name"] for r in cg["rows"] if r["module"] == KMOD}
+        entries = entry_names()
+        stacks = s.folded() if rc2 == 0 else []
+        kern, entry, mains = kernel_shape(stacks, knames, entries)
+        n = sum(c for _, c in stacks)
+        seen = sorted({[f for f in fr if f in knames][0] for fr, _ in stacks if any(f in knames for f in fr)})
+        print("# outermost kernel frames in eqprof's stacks: %s" % seen)
+        t.ok(s.status == 0 and kern > 0 and entry > 0 and mains > 0,
+             "--call-graph dwarf: kernel samples' stacks run from a kernel entry up into main() "
+             "(%d of %d kernel samples from an entry, %d of %d stacks reach main)" % (entry, kern, mains, n),
+             (s.stderr, err2, seen))
+        if with_perf:
+            pst = [([f for _, f in reversed(fr)], 1) for comm, fr in s.perf_stacks()]
+            pkn = {f for _, fr in s.perf_stacks() for a, f in fr if a >= 1 << 63}
+            pk, pe, pm = kernel_shape(pst, pkn, entries)
+            pseen = sorted({[f for f in fr if f in pkn][0] for fr, _ in pst if any(f in pkn for f in fr)})
+            print("# outermost kernel frames in perf's stacks: %s" % pseen)
+            cmp.share("--call-graph dwarf: kernel samples whose stack starts at a kernel entry, as perf's",
+                      entry, max(kern, 1), pe, max(pk, 1))
+            cmp.share("--call-graph dwarf: stacks that reach main(), as perf's", mains, max(n, 1), pm,
+                      max(len(pst), 1))
+            cmp.share("--call-graph dwarf: kernel samples' share, as perf's", kern, max(n, 1), pk,
+                      max(len(pst), 1))
+        else:
+            t.ok(True, "# SKIP --call-graph dwarf shares: perf (the reference) cannot run here")
     else:
         t.ok(True, "# SKIP kernel samples not permitted here")
 
