@@ -114,10 +114,11 @@ class Sampled:
     """COMMAND run once under eqprof record (and perf record around it)."""
 
     def __init__(self, work, name, cmd, use_perf, hz=HZ, env=None, stdout=subprocess.PIPE,
-                 kernel=False, callgraph=None):
+                 kernel=False, callgraph=None, perf_only=False):
         """kernel: kernel samples too (eqprof record without --all-user,
         perf's cpu-clock without :u), where the kernel permits them;
-        callgraph: "dwarf" (both record --call-graph dwarf) or "fp" (-g)."""
+        callgraph: "dwarf" (both record --call-graph dwarf) or "fp" (-g);
+        perf_only: perf alone samples the command (a run of its own)."""
         self.eqp = os.path.join(work, name + ".eqp")
         self.perf = os.path.join(work, name + ".perf") if use_perf else None
         e = dict(os.environ, **(env or {}))
@@ -130,6 +131,8 @@ class Sampled:
         outer = ["perf", "record", "-q", "-m", "64" if callgraph == "dwarf" else "16",
                  "-e", "cpu-clock" if kernel else "cpu-clock:u", "-c", str(int(1e9 / hz))] + cg + \
             ["-o", self.perf, "--"] if use_perf else []
+        if perf_only:
+            inner = list(cmd)
         p = subprocess.run(outer + inner, stdout=stdout, stderr=subprocess.PIPE,
                            universal_newlines=True, env=e)
         self.status, self.stderr = p.returncode, p.stderr
