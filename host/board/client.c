@@ -172,6 +172,28 @@ int board_reply(struct board_client *c, uint8_t tag, struct fw_msg *reply)
 	return take_corrupt_echo(c, tag) ? -1 : 0;
 }
 
+/* Forgets what came for an earlier request with this tag: a reply that
+ * arrived after its request was given up (sent again under a new tag) is
+ * stale, and must not answer the request that reuses the tag 255 requests
+ * later (board log's STATUS every 0.5 s took a two-minute-old STATUS for
+ * "counters back at zero" after a stall under load). */
+static void drop_tag(struct board_client *c, uint8_t tag)
+{
+	unsigned i = 0;
+
+	while (i < c->nreplies) {
+		const struct fw_msg *m = &c->replies[i];
+
+		if (m->tag == tag || (m->tag == 0 && m->type == FW_REP_ERR &&
+				      m->u.reply.code == FW_ERR_CRC && m->u.reply.detail == tag)) {
+			memmove(c->replies + i, c->replies + i + 1, (c->nreplies - i - 1) * sizeof(*m));
+			c->nreplies--;
+		} else {
+			i++;
+		}
+	}
+}
+
 int board_send(struct board_client *c, struct fw_msg *req, struct eq_error *err)
 {
 	uint8_t frame[1 + FW_FRAME_WIRE_MAX];
@@ -181,6 +203,7 @@ int board_send(struct board_client *c, struct fw_msg *req, struct eq_error *err)
 	if (++c->tag == 0)
 		c->tag = 1;
 	req->tag = c->tag;
+	drop_tag(c, req->tag);
 	/* A delimiter first: whatever half frame the board holds (line noise,
 	 * a request cut off) ends there instead of swallowing this one. */
 	frame[0] = 0;

@@ -34,6 +34,14 @@ $(B)/test/host/test_trace_events: $(B)/obj/test/host/test_trace_events.o \
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^ -lcmocka $(LDLIBS_ALL)
+# The board client's reply matching (host/board/client.c): stale replies.
+UNIT_TESTS += test/host/test_board_client
+$(B)/test/host/test_board_client: $(B)/obj/test/host/test_board_client.o \
+		$(B)/obj/host/board/client.o $(B)/libeqanalysis.a $(B)/libeqfw.a
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^ -lcmocka $(LDLIBS_ALL)
+$(B)/obj/test/host/test_board_client.o: EXTRA_CFLAGS += -Ihost/board
 FUZZ_TRACE_SRCS = test/host/fuzz_trace.c host/record/trace_events.c analysis/util/eq_error.c analysis/util/grow.c
 EXTRA_PROGS += $(B)/fuzz/fuzz_trace
 INTEG_TESTS += test/host/fuzz-trace.sh
