@@ -40,7 +40,8 @@ echo "== beside the truth (the bridge integrated each phase's power over the boa
 EQPROF=$EQPROF python3 "$SRC/test/hil/check.py" "$out" 1 --summary >"$out/check.tap"
 grep '^#' "$out/check.tap" | sed 's/^# //'
 echo
-bad=$(grep -c '^not ok' "$out/check.tap" || true)
-echo "hil-demo: $(grep -c '^ok' "$out/check.tap" || true) checks against the truth hold, $bad fail ($out/check.tap)"
+# the checks are counted, not the demo's status: it ran (test/hil/hil.sh
+# judges the checks one by one)
+echo "hil-demo: $(grep -c '^ok' "$out/check.tap" || true) checks against the truth hold," \
+	"$(grep -c '^not ok' "$out/check.tap" || true) fail ($out/check.tap)"
 echo "hil-demo: everything is in $out (merged.eqp, merged-time.eqp, guest/, board.eqp, truth, trace.png, hist.png)"
-[ "$bad" -eq 0 ]
