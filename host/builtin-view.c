@@ -179,6 +179,37 @@ static const char *find_template(char *buf, size_t size, char *tried, size_t tsi
 
 /* ---- compare and diff, as their commands print them ----------------------- */
 
+/* cmd(argc, argv) with its standard error kept aside and shown only when
+ * it fails: its notes were already given for the recordings themselves. */
+static int run_quietly(int (*cmd)(int, char **), int argc, char **argv)
+{
+	FILE *log = tmpfile();
+	int saved = -1, rc;
+	char buf[4096];
+	size_t n;
+
+	fflush(stderr);
+	if (log)
+		saved = dup(2);
+	if (saved >= 0)
+		dup2(fileno(log), 2);
+	rc = cmd(argc, argv);
+	fflush(stderr);
+	if (saved >= 0) {
+		dup2(saved, 2);
+		close(saved);
+	}
+	if (log) {
+		if (rc != 0) {
+			rewind(log);
+			while ((n = fread(buf, 1, sizeof(buf), log)) > 0)
+				fwrite(buf, 1, n, stderr);
+		}
+		fclose(log);
+	}
+	return rc;
+}
+
 /* Runs `eqprof CMD FILES... --by BY --format json -q` into a temporary file
  * and returns its text (malloc'd), or NULL after a message. */
 static char *run_json(int (*cmd)(int, char **), const char *name, const struct view_args *a,
@@ -211,7 +242,7 @@ static char *run_json(int (*cmd)(int, char **), const char *name, const struct v
 	argv[argc++] = "-o";
 	argv[argc++] = tmpl;
 	argv[argc] = NULL;
-	rc = cmd(argc, argv);
+	rc = run_quietly(cmd, argc, argv);
 	f = rc == 0 ? fopen(tmpl, "rb") : NULL;
 	if (f && fseek(f, 0, SEEK_END) == 0 && (len = ftell(f)) > 0 && fseek(f, 0, SEEK_SET) == 0 &&
 	    (text = malloc((size_t)len + 1))) {
