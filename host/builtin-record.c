@@ -28,6 +28,7 @@
 
 #include "builtin.h"
 #include "eqp.h"
+#include "eqp_regs.h"
 #include "record/kallsyms.h"
 #include "record/module.h"
 #include "record/energy.h"
@@ -36,6 +37,10 @@
 #include "record/trace.h"
 #include "record/recorder.h"
 #include "units.h"
+
+/* eqprof-record (host/record/module.mk) records the machine it runs on
+ * only: the Cortex-M target recorder is left out of it. */
+#pragma weak cmd_record_cortexm
 
 static void usage(FILE *out)
 {
@@ -197,6 +202,8 @@ static int parse_call_graph(const char *v, struct record_opts *o, struct eq_erro
 	if (strncmp(v, "dwarf", 5) || (v[5] && v[5] != ','))
 		return eq_fail(err, "--call-graph %s: unknown mode; use fp (frame pointers) or dwarf[,SIZE] (stack copies unwound with DWARF CFI)%s",
 			       v, !strcmp(v, "lbr") ? " (LBR needs an Intel PMU, which eqprof does not use)" : "");
+	if (!eqp_regs_native())
+		return eq_fail(err, "--call-graph dwarf: eqprof knows no user registers of this machine's architecture (x86-64, aarch64 and 32-bit ARM have them); use --call-graph fp");
 	o->callchain = 0;
 	o->dwarf_stack = PERF_REC_STACK_DEFAULT;
 	if (!v[5])
@@ -409,8 +416,13 @@ int cmd_record(int argc, char **argv)
 
 	/* another target than this machine (docs/target-cortexm.md) */
 	for (i = 1; i < argc && strcmp(argv[i], "--"); i++)
-		if (!strcmp(argv[i], "--target"))
+		if (!strcmp(argv[i], "--target")) {
+			if (!cmd_record_cortexm) {
+				fprintf(stderr, "eqprof record: --target is not in eqprof-record (it records this machine); record a Cortex-M target with the workstation's eqprof\n");
+				return 2;
+			}
 			return cmd_record_cortexm(argc, argv);
+		}
 	rc = parse_opts(argc, argv, &o);
 	if (rc)
 		return rc;

@@ -61,10 +61,22 @@ static void usage(FILE *out)
 	fprintf(out, "\n'eqprof COMMAND --help' describes one command; docs/guide.md has the rest.\n");
 }
 
+/* Built as eqprof-record (host/record/module.mk: the recorder alone, for
+ * a target), the program is `eqprof record`: `eqprof-record -e -- CMD`,
+ * and `eqprof-record record ...` too. */
+static int as_recorder(const char *argv0)
+{
+	const char *base = strrchr(argv0, '/');
+
+	return !strcmp(base ? base + 1 : argv0, "eqprof-record") && cmd_record;
+}
+
 int main(int argc, char **argv)
 {
 	size_t i;
 
+	if (argc > 0 && as_recorder(argv[0]) && !(argc > 1 && !strcmp(argv[1], "record")))
+		return cmd_record(argc, argv);
 	if (argc < 2) {
 		usage(stderr);
 		return 2;

@@ -2,6 +2,7 @@
  * perf.c - time-driven sampling through perf_event_open; see perf.h.
  */
 #include "record/perf.h"
+#include "eqp_regs.h"
 #include "grow.h"
 
 #include <errno.h>
@@ -162,7 +163,8 @@ static int ustack_of(struct perf_recorder *r, const struct sample_rec *s,
 {
 	const unsigned char *p = (const unsigned char *)(s + 1), *end = (const unsigned char *)h + h->size;
 	uint64_t abi, size, dyn, nr;
-	unsigned nregs = (unsigned)__builtin_popcountll(PERF_REC_REGS_MASK_X86_64);
+	const struct eqp_regs_arch *arch = eqp_regs_native();
+	unsigned nregs = arch ? (unsigned)__builtin_popcountll(arch->mask) : 0;
 
 	memset(u, 0, sizeof(*u));
 	if (r->flags & PERF_REC_CALLCHAIN) {
@@ -198,8 +200,8 @@ static int ustack_of(struct perf_recorder *r, const struct sample_rec *s,
 	}
 	if (!abi)
 		return 0;
-	u->arch = 62; /* EM_X86_64 */
-	u->regs_mask = PERF_REC_REGS_MASK_X86_64;
+	u->arch = arch->machine;
+	u->regs_mask = arch->mask;
 	u->abi = (unsigned)abi;
 	u->nregs = nregs;
 	u->size = (uint32_t)dyn;
@@ -304,7 +306,7 @@ static void fill_attr(struct perf_recorder *r, const struct perf_open_opts *o, p
 	}
 	if (r->flags & PERF_REC_DWARF) {
 		a.sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
-		a.sample_regs_user = PERF_REC_REGS_MASK_X86_64;
+		a.sample_regs_user = eqp_regs_native()->mask;
 		a.sample_stack_user = r->stack_size;
 	}
 	if (pid >= 0) {

@@ -32,9 +32,9 @@ struct perf_recorder;
  * (PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER, `record --call-graph
  * dwarf`), unwound offline (analysis/symbols/unwind.h). */
 #define PERF_REC_DWARF 0x2
-/* The registers the DWARF unwinder needs on x86-64: every general register
- * (the kernel refuses the segment registers DS, ES, FS, GS there). */
-#define PERF_REC_REGS_MASK_X86_64 0xff0fffull
+/* The registers the DWARF unwinder needs are the recording machine's
+ * (analysis/file/eqp_regs.h: every general register; on x86-64 not the
+ * segment registers DS, ES, FS, GS, which the kernel refuses). */
 #define PERF_REC_STACK_DEFAULT 8192
 
 /* Samples `pid` (not yet exec'ed: the counter starts at its exec). */

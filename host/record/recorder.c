@@ -12,9 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "elfmod.h"
-#include "intern.h"
-#include "symbolize.h"
+#include "record/buildid.h"
 #include "symfile.h"
 
 /* One entry per process id, and one per thread id of a thread that has a
@@ -130,11 +128,11 @@ static size_t hash_u32(uint32_t x)
 
 static size_t hash_str(const char *s)
 {
-	size_t h = 1469598103934665603ULL;
+	uint64_t h = 1469598103934665603ULL;  /* FNV-1a, 64-bit on any target */
 
 	while (*s)
 		h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
-	return h;
+	return (size_t)h;
 }
 
 static int fail(struct recorder *r, const char *what, uint32_t pid)
@@ -337,7 +335,6 @@ static int on_mmap(void *ctx, uint32_t pid, uint64_t time, const char *line)
 	struct recorder *r = ctx;
 	struct proc *p = process_get(r, pid);
 	char path[4096], hex[128];
-	struct eq_error ignored;
 	int first;
 
 	(void)time;
@@ -349,7 +346,7 @@ static int on_mmap(void *ctx, uint32_t pid, uint64_t time, const char *line)
 	if (first < 0)
 		return fail(r, "out of memory for file names", pid);
 	/* Looked up while the file is there: a short-lived file is not lost. */
-	if (first && eq_elf_build_id(path, hex, sizeof(hex), &ignored) == 0) {
+	if (first && rec_build_id(path, hex, sizeof(hex)) == 0) {
 		r->st.files++;
 		if (eqp_add_buildid(r->w, path, hex, &r->err) < 0) {
 			r->failed = 1;
@@ -538,38 +535,23 @@ static size_t own_mapping(unsigned long base)
 
 /*
  * The kernel maps one vdso image into every process it starts, the
- * command's as the recorder's, and no machine has a file of it: its
- * symbols go into the recording as the "[vdso]" table, and its bytes as
- * the "[vdso]" image (an IMAG chunk, so --call-graph dwarf can unwind
- * through clock_gettime() and friends with its call-frame information, as
- * perf does with the vdso it saves), read from the recorder's own copy
+ * command's as the recorder's, and no machine has a file of it: its bytes
+ * go into the recording as the "[vdso]" image (an IMAG chunk: the reader
+ * takes its symbols from the image's own ELF symbol table, and --call-graph
+ * dwarf unwinds through clock_gettime() and friends with its call-frame
+ * information, as perf does with the vdso it saves), read from the
+ * recorder's own copy
  * (the AT_SYSINFO_EHDR auxv entry and its mapping).  A machine without a
  * vdso has nothing to add.
  */
 static int embed_vdso(struct recorder *r, struct eq_error *err)
 {
 	unsigned long base = getauxval(AT_SYSINFO_EHDR);
-	size_t size = base ? own_mapping(base) : 0, n;
-	struct eq_intern *strings;
-	struct eqp_symbol *syms;
-	struct eq_error ignored;
-	int rc = 0;
+	size_t size = base ? own_mapping(base) : 0;
 
 	if (!size)
 		return 0;
-	strings = eq_intern_new();
-	if (!strings)
-		return eq_fail(err, "out of memory");
-	if (eq_elf_image_symbols((const void *)base, size, strings, &syms, &n, &ignored) == 0 && n) {
-		struct eqp_symtab t = { "[vdso]", 0, n, syms };
-
-		rc = eqp_add_symtab(r->w, &t, err);
-	}
-	if (rc == 0)
-		rc = eqp_add_image(r->w, "[vdso]", (const void *)base, size, err);
-	free(syms);
-	eq_intern_free(strings);
-	return rc;
+	return eqp_add_image(r->w, "[vdso]", (const void *)base, size, err);
 }
 
 /*

@@ -23,12 +23,13 @@
 #include <unistd.h>
 
 #include "record/trace.h"
+#include "eqp_regs.h"
 
 /* HAVE_USER_IP: a plain 0/1, so that tests of it are not of a shift's
  * result (clang's -Wtautological-constant-compare) */
-#if defined(__x86_64__)
+#if defined(__x86_64__) || defined(__aarch64__) || defined(__arm__)
 #define HAVE_USER_IP 1
-#define USER_IP_MASK (1ull << 8) /* PERF_REG_X86_IP */
+#define USER_IP_MASK (1ull << eqp_regs_native()->pc) /* eqp_regs.h */
 #else
 #define HAVE_USER_IP 0
 #define USER_IP_MASK 0ull        /* no user pc: DREQ pc 0 */
