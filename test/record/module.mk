@@ -24,3 +24,7 @@ INTEG_SAN_TESTS += test/record/workloads.py
 # the note and header line where they cannot (test/linux has the real test).
 INTEG_TESTS += test/record/events.py
 INTEG_SAN_TESTS += test/record/events.py
+# eqprof-record (host/record/module.mk), the recorder alone: static for
+# x86_64, aarch64 and armhf, no elfutils or capstone, the same recording.
+INTEG_TESTS += test/record/static.py
+CHECK_EXTRA += record-static
