@@ -20,6 +20,19 @@ static int by_addr(const void *a, const void *b)
 typedef int line_fn(const char *p, const char *end, uint64_t *addr, uint64_t *size,
 		    const char **name, size_t *name_len);
 
+/*
+ * An Arm mapping symbol ($a, $t, $d, $x, optionally followed by ".anything":
+ * ELF for the Arm Architecture, "Mapping symbols"): it marks where code or
+ * data of a kind starts and names no function.  arm64 modules' symbols in
+ * /proc/kallsyms keep them (Debian's 6.1: "$x" at the same address as
+ * eqprof_read), and taken for a name they hid the function's own.
+ */
+static int arm_mapping_symbol(const char *name, size_t len)
+{
+	return len >= 2 && name[0] == '$' && strchr("atdx", name[1]) && name[1] &&
+	       (len == 2 || name[2] == '.');
+}
+
 /* nm / kallsyms: "ADDRESS TYPE NAME [module]", code symbols only. */
 static int parse_line(const char *p, const char *end, uint64_t *addr, uint64_t *size,
 		      const char **name, size_t *name_len)
@@ -51,6 +64,8 @@ static int parse_line(const char *p, const char *end, uint64_t *addr, uint64_t *
 		return -1;
 	*addr = v;
 	*size = 0;
+	if (arm_mapping_symbol(*name, *name_len))
+		return 0;
 	return strchr("TtWw", type) ? 1 : 0;
 }
 

@@ -38,6 +38,29 @@ static void symfile_keeps_code_symbols_sorted(void **state)
 	eq_symfile_release(&f);
 }
 
+/* arm64 modules' kallsyms lines hold Arm mapping symbols ($x, $d; also
+ * $a, $t and "$x.N") at functions' addresses: names of no function, which
+ * hid eqprof_read from an arm64 recording's samples in it. */
+static void symfile_skips_arm_mapping_symbols(void **state)
+{
+	const char *text = "ffffa51c44c00540 t $x\t[eqprof]\n"
+			   "ffffa51c44c00540 t eqprof_read\t[eqprof]\n"
+			   "ffffa51c44c00900 t $d.12\t[eqprof]\n"
+			   "ffffa51c44c00930 t $x.3\t[eqprof]\n"
+			   "ffffa51c44c00930 t eqprof_poll\t[eqprof]\n"
+			   "ffffa51c44c00a00 t $xyz\t[eqprof]\n";
+	struct eq_symfile f;
+	struct eq_error err;
+
+	(void)state;
+	assert_int_equal(eq_symfile_parse(text, strlen(text), "k", &f, &err), 0);
+	assert_int_equal(f.n, 3);
+	assert_string_equal(f.syms[0].name, "eqprof_read");
+	assert_string_equal(f.syms[1].name, "eqprof_poll");
+	assert_string_equal(f.syms[2].name, "$xyz");  /* not a mapping symbol */
+	eq_symfile_release(&f);
+}
+
 static void symfile_errors_name_the_line(void **state)
 {
 	static const char *bad[] = { "zz T x\n", "1000 T\n", "1000 x\n", "1000  T x\n",
@@ -107,6 +130,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(symfile_keeps_code_symbols_sorted),
 		cmocka_unit_test(symfile_errors_name_the_line),
+		cmocka_unit_test(symfile_skips_arm_mapping_symbols),
 		cmocka_unit_test(index_finds_covering_symbol),
 		cmocka_unit_test(intern_gives_one_pointer_per_string),
 	};
