@@ -107,7 +107,7 @@ if [ -x /bin/eqprof ]; then
 	eqprof record -t 500 -a --duration 3 -o /out/rec-ta.eqp -- /bin/spinner 1 >/out/rec-ta.out 2>/out/rec-ta.log
 	echo "rec-ta=$?"
 	# --call-graph dwarf on the workloads of test/record/dwarf.py
-	eqprof record --call-graph dwarf -t 4kHz -o /out/dwarf.eqp -- /bin/callers 1000000 10 >/out/dwarf.out 2>/out/dwarf.log
+	eqprof record --call-graph dwarf -t 4kHz -o /out/dwarf.eqp -- /bin/callers 1000000 60 >/out/dwarf.out 2>/out/dwarf.log
 	echo "dwarf=$?"
 	eqprof record --call-graph dwarf --all-user -t 4kHz -o /out/vdso.eqp -- /bin/clockloop 1000000 >/out/vdso.out 2>/out/vdso.log
 	echo "vdso=$?"
