@@ -279,36 +279,57 @@ static struct space_dwfl *space_for(struct eq_unwinder *u, const struct eq_sampl
 /* ---- frames ------------------------------------------------------------- */
 
 /*
- * A pc in the vdso with no call-frame information for it.  The kernel's
- * arm64 vdso has none (Debian's 6.1 has no .eh_frame at all), and libdwfl's
- * fallback then walks the frame-pointer chain from the wrong frame: the
- * samples in clock_gettime's vdso half lost every caller above libc.  Its
- * functions are leaves that keep their return address in the link register
- * and never move the stack pointer (__kernel_clock_gettime and friends,
- * checked in test/arm), so the caller's frame is the sample's registers with
- * the link register's return address as its pc.
+ * A pc with no call-frame information for it, in code known to be a leaf
+ * that keeps its return address in the link register and never moves the
+ * stack pointer: the kernel's arm64 vdso (Debian's 6.1 has no .eh_frame at
+ * all; __kernel_clock_gettime and friends) and the linker's PLT stubs
+ * (aarch64 ld gives .plt no CFI; each stub is adrp, ldr, add, br).  There
+ * libdwfl's fallback walks the frame-pointer chain from the wrong frame:
+ * samples in the vdso lost every caller above libc, samples in a stub lost
+ * main.  The caller's frame is the sample's registers with the link
+ * register's return address as its pc.
  */
-static int vdso_leaf_without_cfi(struct space_dwfl *sd, uint64_t pc)
+static int plt_section(Dwfl_Module *mod, Dwarf_Addr pc)
 {
-	Dwfl_Module *mod = dwfl_addrmodule(sd->dwfl, pc);
-	const char *name = mod ? dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, NULL) : NULL;
-	Dwarf_CFI *cfi;
-	Dwarf_Frame *fr;
-	Dwarf_Addr bias;
+	Dwarf_Addr bias, addr = pc;
+	Elf_Scn *scn = dwfl_module_address_section(mod, &addr, &bias);
+	Elf *elf = dwfl_module_getelf(mod, &bias);
+	size_t shstrndx;
+	GElf_Shdr sh;
+	const char *name;
 
-	if (!name || strcmp(name, "[vdso]"))
+	if (!scn || !elf || elf_getshdrstrndx(elf, &shstrndx) != 0 || !gelf_getshdr(scn, &sh) ||
+	    !(name = elf_strptr(elf, shstrndx, sh.sh_name)))
 		return 0;
-	cfi = dwfl_module_eh_cfi(mod, &bias);
+	return !strncmp(name, ".plt", 4) || !strcmp(name, ".iplt");
+}
+
+static int has_cfi(Dwfl_Module *mod, Dwarf_Addr pc)
+{
+	Dwarf_Addr bias;
+	Dwarf_CFI *cfi = dwfl_module_eh_cfi(mod, &bias);
+	Dwarf_Frame *fr;
+
 	if (cfi && dwarf_cfi_addrframe(cfi, pc - bias, &fr) == 0) {
 		free(fr);
-		return 0;
+		return 1;
 	}
 	cfi = dwfl_module_dwarf_cfi(mod, &bias);
 	if (cfi && dwarf_cfi_addrframe(cfi, pc - bias, &fr) == 0) {
 		free(fr);
-		return 0;
+		return 1;
 	}
-	return 1;
+	return 0;
+}
+
+static int leaf_without_cfi(struct space_dwfl *sd, uint64_t pc)
+{
+	Dwfl_Module *mod = dwfl_addrmodule(sd->dwfl, pc);
+	const char *name = mod ? dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, NULL) : NULL;
+
+	if (!name || has_cfi(mod, pc))
+		return 0;
+	return !strcmp(name, "[vdso]") || plt_section(mod, pc);
 }
 
 static int frame_cb(Dwfl_Frame *state, void *arg)
@@ -388,7 +409,7 @@ unsigned eq_unwind(struct eq_unwinder *u, const struct eq_sample *smp,
 	u->first = !(smp->flags & EQ_F_KERNEL);
 	if (smp->flags & EQ_F_KERNEL) {
 		u->ip = 0;  /* keep the first user frame: the kernel's caller */
-	} else if (u->arch->lr >= 0 && vdso_leaf_without_cfi(sd, u->ip)) {
+	} else if (u->arch->lr >= 0 && leaf_without_cfi(sd, u->ip)) {
 		uint64_t lr;
 
 		if (!reg_of(st, (unsigned)u->arch->lr, &lr) || !lr) {
