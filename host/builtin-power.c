@@ -26,6 +26,7 @@
 
 struct power_args {
 	int summary, markers, split_idle, log_y, mark_idle, runs;
+	int verbose;               /* -v: a balanced board cross-check too */
 	enum power_format fmt;
 	enum power_basis basis;
 	const char *output, *title;
@@ -81,6 +82,7 @@ static const char usage_text[] =
 "                   numbers eqprof view shows for a selection)\n"
 "  --battery C      with --from/--to: the battery life at the range's average\n"
 "                   power for capacity C (20Wh, 55kJ, 3000mAh@3.85V)\n"
+"  -v               notes in full (a balanced board cross-check is said only then)\n"
 "  --label NAME     what names the recording in rows, legends and CSV columns,\n"
 "                   once per file in their order (default: the shortest end of\n"
 "                   each path that tells the files apart)\n"
@@ -245,10 +247,11 @@ static int parse_args(struct power_args *a, int argc, char **argv)
 	a->mark_idle = 1;
 	a->output = "-";
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:hv", opts, NULL)) != -1) {
 		switch (c) {
 		case 's': a->summary = 1; break;
 		case 'r': a->runs = 1; break;
+		case 'v': a->verbose = 1; break;
 		case 'o': a->output = optarg; break;
 		case 'L': a->log_y = 1; break;
 		case 'l': a->log_y = 0; break;
@@ -670,7 +673,7 @@ int cmd_power(int argc, char **argv)
 		in[i].name = a.labels[i];
 		if (eqp_warning(f[i]))
 			fprintf(stderr, "eqprof power: warning: %s\n", eqp_warning(f[i]));
-		eq_align_check_file(stderr, "power", f[i]);
+		eq_align_check_file(stderr, "power", f[i], a.verbose);
 	}
 	if (rc == 0 && run(&a, in, &err) < 0) {
 		fprintf(stderr, "eqprof power: %s\n", err.msg);

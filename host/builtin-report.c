@@ -109,6 +109,8 @@ static const char usage_text[] =
 	"  --percent-limit P leave out rows below P %% of the samples\n"
 	"  -o OUT            write to OUT (atomically) instead of standard output\n"
 	"  -q                no progress line (shown only on a terminal, for long runs)\n"
+	"  -v                notes in full: why samples have no symbol, a balanced\n"
+	"                    board cross-check\n"
 	"  --attribute async device energy moved to the code that caused it (see\n"
 	"                    eqprof report --attribute async --help)\n"
 	"\n"
@@ -216,6 +218,7 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	}
 	eq_profile_set_interval(pooled, o.interval);
+	pooled->verbose = o.verbose;
 	limit_rows(pooled, o.percent_limit);
 	if (eq_report_has_energy(lp, o.nfiles))
 		rc = eq_report_energy("report", &o, lp, o.nfiles, pooled);

@@ -105,9 +105,10 @@ int eq_report_parse_args(const char *cmd, const char *usage, int argc, char **ar
 	o->fmt = EQ_FMT_TABLE;
 	o->children = -1;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:hqs:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:hqvs:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'q': o->quiet = 1; break;
+		case 'v': o->verbose = 1; break;
 		case 'b':
 			if (eq_by_parse_split(optarg, &o->by, &err))
 				return bad(cmd, usage, err.msg);
@@ -222,6 +223,22 @@ static void show_progress(uint64_t done, uint64_t total, void *arg)
 	eq_progress_samples(&rp->line, rp->cmd, done, total);
 }
 
+/*
+ * A symbolizer warning that is why a module's samples have no symbol (its
+ * file missing, another build): rows that are not named by symbols (--by
+ * exe, module, pid) do not need it, as perf says nothing of symbols in a
+ * --sort comm table.
+ */
+static int noted_elsewhere(const struct eq_profile *p, const char *warning)
+{
+	size_t i;
+
+	for (i = 0; i < p->nunresolved; i++)
+		if (p->unresolved[i].why == warning)
+			return !eq_profile_uses_symbols(p);
+	return 0;
+}
+
 int eq_report_load(const char *cmd, const char *path, const struct eq_report_opts *o,
 		   struct eq_loaded_profile *lp)
 {
@@ -245,7 +262,7 @@ int eq_report_load(const char *cmd, const char *path, const struct eq_report_opt
 	}
 	if (eqp_warning(lp->file))
 		fprintf(stderr, "eqprof %s: warning: %s\n", cmd, eqp_warning(lp->file));
-	eq_align_check_file(stderr, cmd, lp->file);
+	eq_align_check_file(stderr, cmd, lp->file, o->verbose);
 	lp->sym = eq_sym_new(lp->file, &so, &err);
 	if (lp->sym)
 		eq_sym_skip_lines(lp->sym, o->keys.n ? !eq_keys_need_lines(&o->keys) :
@@ -282,11 +299,13 @@ int eq_report_load(const char *cmd, const char *path, const struct eq_report_opt
 		return -1;
 	}
 	eq_profile_set_interval(lp->profile, o->interval);
+	lp->profile->verbose = o->verbose;
 	if (lp->ranged && ep_has_energy(lp->file))
 		fprintf(stderr, "eqprof %s: note: %s: the energy source's joules per row are of the whole "
 			"recording; --from/--to shows shares and times only\n", cmd, path);
 	for (i = 0; i < eq_sym_nwarnings(lp->sym); i++)
-		fprintf(stderr, "eqprof %s: warning: %s\n", cmd, eq_sym_warning(lp->sym, i));
+		if (!noted_elsewhere(lp->profile, eq_sym_warning(lp->sym, i)))
+			fprintf(stderr, "eqprof %s: warning: %s\n", cmd, eq_sym_warning(lp->sym, i));
 	return 0;
 }
 

@@ -33,6 +33,8 @@ struct eq_report_opts {
 	const char *symfs;
 	const char *out;       /* NULL or "-": standard output */
 	int quiet;             /* -q: no progress line */
+	int verbose;           /* -v: notes in full (a balanced board cross-check,
+				  why samples have no symbol) */
 	int children;          /* -1 auto (when the recording has call chains), 0, 1 */
 	int call_graph;        /* --call-graph: print the call paths to each row */
 	double percent_limit;  /* --percent-limit: leave out rows below this share (%) */

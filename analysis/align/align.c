@@ -397,14 +397,21 @@ void eq_align_print(FILE *out, const char *cmd, const struct eq_align *a)
 			a->resid_p50_ns * 1e-6, a->resid_p99_ns * 1e-6, a->resid_max_ns * 1e-6);
 }
 
-void eq_align_check_file(FILE *out, const char *cmd, const struct eqp_file *f)
+int eq_align_balanced(const struct eq_align *a)
+{
+	return a->status == EQ_ALIGN_OK && a->unaccounted == 0 && !a->duplicates &&
+	       !a->target_lost_outside && !a->other_cpus && !a->board_missing;
+}
+
+void eq_align_check_file(FILE *out, const char *cmd, const struct eqp_file *f, int verbose)
 {
 	struct eq_align a;
 
 	if (!eqp_board_info(f) || !eqp_nsamples(f))
 		return;
 	eq_align_compute(f, f, &a);
-	eq_align_print(out, cmd, &a);
+	if (verbose || !eq_align_balanced(&a))
+		eq_align_print(out, cmd, &a);
 }
 
 int eq_align_extra(const struct eq_align *a, char *buf, size_t size)

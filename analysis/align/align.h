@@ -67,9 +67,15 @@ void eq_align_compute(const struct eqp_file *target, const struct eqp_file *boar
 /* The cross-check and the alignment as lines "eqprof CMD: board: ...". */
 void eq_align_print(FILE *out, const char *cmd, const struct eq_align *a);
 
+/* 1 when the cross-check found nothing to say: matched, every interrupt a
+ * sample or a counted loss, no duplicate, nothing unmatched or missing. */
+int eq_align_balanced(const struct eq_align *a);
+
 /* A recording that holds both (eqprof merge): its cross-check, printed by
- * report and power.  Nothing for a recording with only one of them. */
-void eq_align_check_file(FILE *out, const char *cmd, const struct eqp_file *f);
+ * report and power.  Nothing for a recording with only one of them, and,
+ * as perf says nothing of losses when there are none, nothing for a
+ * balanced one unless verbose (-v). */
+void eq_align_check_file(FILE *out, const char *cmd, const struct eqp_file *f, int verbose);
 
 /* The alignment as HEAD extra lines (board_align_*=..., board_crosscheck_*=...). */
 int eq_align_extra(const struct eq_align *a, char *buf, size_t size);

@@ -202,18 +202,57 @@ static void print_json(FILE *out, const struct eq_profile *p)
 	fputs(p->nrows ? "\n ]}\n" : "]}\n", out);
 }
 
-/* "# N samples (x%) have no symbol:" and one line per module, most first. */
+int eq_profile_uses_symbols(const struct eq_profile *p)
+{
+	unsigned k, primary;
+
+	if (p->keys.n) {
+		for (k = 0; k < p->keys.n; k++)
+			if (p->keys.k[k] == EQ_KEY_SYM || p->keys.k[k] == EQ_KEY_SRCLINE ||
+			    p->keys.k[k] == EQ_KEY_SRCFILE)
+				return 1;
+		return 0;
+	}
+	primary = (unsigned)p->by & EQ_BY_SPLIT ? EQ_BY_PRIMARY(p->by) : (unsigned)p->by;
+	return primary == EQ_BY_PROC || primary == EQ_BY_LINE || primary == EQ_BY_INSN;
+}
+
+static const char *base_of(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s && s[1] ? s + 1 : path;
+}
+
+/*
+ * Samples no symbol covers, only when the rows are named by symbols (perf
+ * says nothing of symbols in a --sort comm table): one line, the modules
+ * most first; with -v a line per module with why.
+ */
 static void print_unresolved(FILE *out, const struct eq_profile *p)
 {
 	size_t i, shown = p->nunresolved < 8 ? p->nunresolved : 8;
 	uint64_t rest = p->unresolved_samples;
 
-	if (!p->unresolved_samples)
+	if (!p->unresolved_samples || !eq_profile_uses_symbols(p))
 		return;
-	fprintf(out, "# %llu sample%s (%.2f%%) %s no symbol:\n",
+	fprintf(out, "# %llu sample%s (%.2f%%) %s no symbol:",
 		(unsigned long long)p->unresolved_samples, p->unresolved_samples == 1 ? "" : "s",
 		p->total_samples ? 100.0 * (double)p->unresolved_samples / (double)p->total_samples : 0,
 		p->unresolved_samples == 1 ? "has" : "have");
+	if (!p->verbose) {
+		shown = p->nunresolved < 3 ? p->nunresolved : 3;
+		for (i = 0; i < shown; i++)
+			fprintf(out, "%s %llu in %s", i ? "," : "",
+				(unsigned long long)p->unresolved[i].samples,
+				base_of(p->unresolved[i].module));
+		if (p->nunresolved > shown)
+			fprintf(out, " and %zu more module%s", p->nunresolved - shown,
+				p->nunresolved - shown == 1 ? "" : "s");
+		fputs(" (-v says why)\n", out);
+		return;
+	}
+	fputc('\n', out);
 	for (i = 0; i < shown; i++) {
 		const struct eq_unresolved *u = &p->unresolved[i];
 

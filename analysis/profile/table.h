@@ -37,6 +37,9 @@ void eq_interval_describe(FILE *out, const struct eq_profile *p);
  * column out (CSV and JSON keep their module fields). */
 int eq_by_module_column(enum eq_by by);
 
+/* Are the rows named by symbols (procedures, lines, instructions)? */
+int eq_profile_uses_symbols(const struct eq_profile *p);
+
 void eq_csv_field(FILE *out, const char *s);
 void eq_json_string(FILE *out, const char *s);
 /* A JSON number; NaN and infinities become null. */

@@ -11,7 +11,12 @@ numbers, as a new user reads it (issue 28, "daily use"):
   - a recording cut before its first complete chunk of samples is an error
     in every command that reads samples (exit 1, naming where the file
     ends: the byte count `head -c` was given), as is one that holds none;
-    power still reads a cut file's complete board records.
+    power still reads a cut file's complete board records;
+  - noise (issue 28 item 3): a balanced board cross-check (a simulated
+    recording holds the board's stream; every interrupt is a sample) is
+    not said by report, compare, diff or power, and is said in full with
+    -v; samples without a symbol are one line in a table of procedures,
+    a line per module with why under -v, and nothing in a table by exe.
 
 Exact checks: nothing here is statistical."""
 import csv
@@ -113,12 +118,40 @@ def no_samples(t, d):
              "saying so" % cmd[0], (rc, out, err))
 
 
+def noise(t, d):
+    run = os.path.join(d, "music")  # made by module_column
+    rec, trec = os.path.join(run, "energy.eqp"), os.path.join(run, "time.eqp")
+    for cmd in (["report", rec], ["report", rec, "--by", "exe"], ["compare", trec, rec],
+                ["diff", rec, rec], ["power", rec], ["power", rec, rec, "--hist", os.path.join(d, "h.csv")]):
+        rc, out, err = eqprof(*cmd)
+        t.ok(rc == 0 and err == "", "%s of balanced recordings: nothing on standard error" % " ".join(
+            os.path.basename(c) for c in cmd), err)
+    for cmd in (["report", rec, "-v"], ["power", "-v", rec]):
+        rc, out, err = eqprof(*cmd)
+        t.ok(rc == 0 and err.count("balanced") == 1 and "clocks aligned" in err,
+             "%s -v: the cross-check in full" % cmd[0], err)
+    # the recording's truth: 4 samples without a symbol, 3 in wmplayer.exe
+    # (no symbol of its table covers them) and 1 in the kernel
+    rc, out, err = eqprof("report", rec)
+    notes = [l for l in out.splitlines() if "no symbol" in l or l.startswith("#   ")]
+    t.ok(notes == ["# 4 samples (0.03%) have no symbol: 3 in wmplayer.exe, 1 in [kernel.kallsyms] "
+                   "(-v says why)"], "--by proc: samples without a symbol in one line", out)
+    rc, out, err = eqprof("report", rec, "-v")
+    notes = [l for l in out.splitlines() if "no symbol" in l or l.startswith("#   ")]
+    t.ok(len(notes) == 3 and notes[1].startswith("#   3 in /Windows/wmplayer.exe: ") and
+         notes[2].startswith("#   1 in [kernel.kallsyms]: "), "-v: a line per module with why", out)
+    for by in ("exe", "module", "pid", "exe,state"):
+        rc, out, err = eqprof("report", rec, "--by", by)
+        t.ok(rc == 0 and "symbol" not in out + err, "--by %s: nothing about symbols" % by, out + err)
+
+
 def main():
     t = Tap()
     with tempfile.TemporaryDirectory(prefix="eqprof-repout-") as d:
         pooled_rates(t, d)
         module_column(t, d)
         no_samples(t, d)
+        noise(t, d)
     t.done()
 
 

@@ -154,7 +154,7 @@ def main():
         stripped = os.path.join(work, "plt-stripped")
         run(["strip", "-o", stripped, plt])
         s = Sampled(work, "stripped", [stripped, str(MS / 3)], False)
-        rc, out, err = eqprof("report", s.eqp)
+        rc, out, err = eqprof("report", s.eqp, "-v")  # -v: why, with the debug file's path
         bid = re.search(r"Build ID: ([0-9a-f]+)", run(["readelf", "-n", stripped]).stdout).group(1)
         debug = "/usr/lib/debug/.build-id/%s/%s.debug" % (bid[:2], bid[2:])
         head = [l for l in out.splitlines() if l.startswith("#")]

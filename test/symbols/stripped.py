@@ -119,7 +119,7 @@ def main():
          "stripped: leaf, a, b and main are rows named by their starts (nm of the unstripped copy)",
          (named, list(rows)[:8]))
     t.ok(ok, "stripped: the rows of a() and b() have the 1:3 ratio", msg)
-    _, table, _ = eqprof("report", rec, "--no-children")
+    _, table, _ = eqprof("report", rec, "--no-children", "-v")  # -v: why, in full
     t.ok("stripped (only .dynsym)" in table and "/usr/lib/debug/.build-id/%s/%s.debug" % (bid[:2], bid[2:]) in table,
          "the header says the file is stripped and where the debug file was looked for", table[:600])
 
@@ -169,7 +169,7 @@ def main():
                  "DEBUGINFOD_URLS: the debug file comes from a local debuginfod; leaf, a, b by name", (ready, msg, rows, err))
             env["DEBUGINFOD_URLS"] = "http://127.0.0.1:%d" % free_port()   # nobody there
             env["DEBUGINFOD_CACHE_PATH"] = os.path.join(d, "cache2")          # nothing cached
-            table = subprocess.run([os.environ.get("EQPROF", "eqprof"), "report", rec, "--no-children"],
+            table = subprocess.run([os.environ.get("EQPROF", "eqprof"), "report", rec, "--no-children", "-v"],
                                    capture_output=True, text=True, env=env).stdout
             t.ok("asked the DEBUGINFOD_URLS servers" in table and "callers-s+0x%x" % start["leaf"] in table,
                  "a server without the file: the header says it was asked; functions by their starts", table[:700])
