@@ -44,11 +44,16 @@ from perfcmp import Sampled, start  # noqa: E402
 Z = 4.15  # two-sided 3.3e-5: two within() checks here, 6.6e-5, with perf's comparisons < 1e-4
 
 
-def within(k, n, p, what):
+def within(k, n, p, what, deff=1.0):
+    """k of n within Z binomial standard errors of p, the variance times
+    the design effect deff when the samples are correlated (report's
+    "deff"; never taken below 1, so the bound is never tighter)."""
     if n < 200:
         return False, "%s: only %d samples" % (what, n)
-    se = math.sqrt(p * (1 - p) / n)
-    return abs(k / n - p) <= Z * se, "%s: %d/%d = %.4f, want %.4f +- %.4f" % (what, k, n, k / n, p, Z * se)
+    deff = max(deff, 1.0)
+    se = math.sqrt(p * (1 - p) / n * deff)
+    return abs(k / n - p) <= Z * se, "%s: %d/%d = %.4f, want %.4f +- %.4f (design effect %.2f)" % (
+        what, k, n, k / n, p, Z * se, deff)
 
 
 def profile(rec, *extra):
@@ -102,7 +107,13 @@ def check_callers(t, rec, name, *extra, d=None, perf=None, cmp=None):
     Returns the children of a and b."""
     rows, doc = profile(rec, *extra)
     ka, kb = kids(rows, "a"), kids(rows, "b")
-    ok, msg = within(kb, ka + kb, 0.75, "b's share of a+b")
+    # Samples come in bursts where the machine pauses the program's CPU as
+    # a whole (a loaded host stops a TCG guest's virtual CPU for tens of
+    # milliseconds while its clock runs on: design effect 9.5 seen in
+    # test/arm's guest, about 1 natively): the report's design effect,
+    # estimated from its samples' correlation, widens the bound by as much.
+    deff = max(rows.get("a", {}).get("deff", 1.0), rows.get("b", {}).get("deff", 1.0))
+    ok, msg = within(kb, ka + kb, 0.75, "b's share of a+b", deff)
     t.ok(ok, "%s: dwarf unwinding finds a() and b() in the ratio 1:3" % name, msg)
     stacks = folded(rec, d or os.path.dirname(rec), *extra)
     through, whole, cut, bad = leaf_stacks(stacks)
