@@ -1,5 +1,6 @@
 /* test_crc32c.c - the chunk checksum: known values, hardware against the
- * portable code at every alignment and length, and composition. */
+ * portable code at every alignment and length (three streams on long
+ * buffers), and composition. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -44,6 +45,32 @@ static void hardware_matches_portable(void **state)
 	free(buf);
 }
 
+/* The hardware code runs three streams over blocks of 3 x 256 and
+ * 3 x 8192 bytes and joins them: every length around those blocks. */
+static void three_streams_match_portable(void **state)
+{
+	static const size_t lens[] = { 767, 768, 769, 775, 776, 1536, 1543, 24575, 24576,
+				       24577, 24583, 25344, 25351, 49152, 49919, 100003,
+				       131080, 1 << 20 };
+	size_t max = (1 << 20) + 8, i, off;
+	unsigned char *buf = malloc(max);
+
+	(void)state;
+	srand(11);
+	for (i = 0; i < max; i++)
+		buf[i] = (unsigned char)rand();
+	for (i = 0; i < sizeof(lens) / sizeof(lens[0]); i++)
+		for (off = 0; off < 8; off++) {
+			uint32_t sw = eq_crc32c_sw(0, buf + off, lens[i]);
+
+			assert_int_equal(eq_crc32c(0, buf + off, lens[i]), sw);
+			/* and from a running CRC */
+			assert_int_equal(eq_crc32c(eq_crc32c(0, buf, off), buf + off, lens[i]),
+					 eq_crc32c_sw(0, buf, off + lens[i]));
+		}
+	free(buf);
+}
+
 static void composes_like_zlib(void **state)
 {
 	unsigned char buf[1000];
@@ -62,6 +89,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(known_values),
 		cmocka_unit_test(hardware_matches_portable),
+		cmocka_unit_test(three_streams_match_portable),
 		cmocka_unit_test(composes_like_zlib),
 	};
 
