@@ -1,9 +1,9 @@
 /*
  * eqp_write.c - writing .eqp recordings; see eqp.h and docs/format.md.
  *
- * Samples are buffered and written EQP_SAMPLES_PER_CHUNK at a time, so a
- * recording cut short by a crash loses at most one buffer, and a reader can
- * still use everything before it.  The file only gets its final name in
+ * Samples are buffered and written EQP_SAMPLES_PER_CHUNK at a time (fewer
+ * with stacks: EQP_W_STACK_BYTES), so a recording cut short by a crash
+ * loses at most one buffer, and a reader can still use everything before it.  The file only gets its final name in
  * eqp_commit(), after the END chunk and an fsync.
  */
 #include "eqp.h"
@@ -32,7 +32,17 @@ struct eqp_writer {
 	uint64_t nsamples;
 	uint64_t nchunks;
 	int failed;
+	char *iobuf;            /* the file's stdio buffer */
 };
+
+/*
+ * Samples with stacks go out once their chains and stack copies reach
+ * this many bytes, before EQP_SAMPLES_PER_CHUNK: 4096 stack copies of 8 KiB
+ * would make one write of 32 MiB, during which a recorder drains no ring
+ * (and loses samples); 1 MiB a time spreads the work evenly.
+ */
+#define EQP_W_STACK_BYTES (1u << 20)
+#define EQP_W_BUFFER (1u << 20)
 
 struct part {
 	const void *p;
@@ -163,6 +173,11 @@ struct eqp_writer *eqp_create_flags(const char *path, const struct eqp_meta *met
 		free(w);
 		return NULL;
 	}
+	/* whole blocks of EQP_W_BUFFER bytes to the kernel, at offsets that
+	 * are multiples of it, but where a chunk is flushed on its own (glibc
+	 * takes a size only with a buffer) */
+	if (w->out.fp != stdout && (w->iobuf = malloc(EQP_W_BUFFER)))
+		setvbuf(w->out.fp, w->iobuf, _IOFBF, EQP_W_BUFFER);
 	memset(fh, 0, sizeof(fh));
 	memcpy(fh, EQP_MAGIC, EQP_MAGIC_LEN);
 	fh[8] = EQP_VERSION_MAJOR;
@@ -235,7 +250,7 @@ static int add_ustk(struct eqp_writer *w, const struct eqp_ustack *u, struct eq_
 		w->ustk_cap = ncap;
 	}
 	e = w->ustk + w->ustk_len;
-	memset(e, 0, need);
+	memset(e, 0, EQP_USTK_ENT_LEN);
 	put32(e, abi);
 	put32(e + 4, (uint32_t)size);
 	if (abi) {
@@ -243,6 +258,8 @@ static int add_ustk(struct eqp_writer *w, const struct eqp_ustack *u, struct eq_
 		if (size)
 			memcpy(e + EQP_USTK_ENT_LEN + 8 * nregs, u->stack, size);
 	}
+	/* only the padding to 8 bytes is cleared: the copy fills the rest */
+	memset(e + EQP_USTK_ENT_LEN + 8 * nregs + size, 0, need - EQP_USTK_ENT_LEN - 8 * nregs - size);
 	w->ustk_len += need;
 	return 0;
 }
@@ -296,7 +313,7 @@ int eqp_add_sample_chain(struct eqp_writer *w, const struct eq_sample *s,
 		return -1;
 	w->buf[w->nbuf++] = *s;
 	w->nsamples++;
-	if (w->nbuf == EQP_SAMPLES_PER_CHUNK)
+	if (w->nbuf == EQP_SAMPLES_PER_CHUNK || w->chains_len + w->ustk_len >= EQP_W_STACK_BYTES)
 		return flush_samples(w, err);
 	return 0;
 }
@@ -334,7 +351,7 @@ int eqp_add_sample_stack(struct eqp_writer *w, const struct eq_sample *s,
 	}
 	w->buf[w->nbuf++] = *s;
 	w->nsamples++;
-	if (w->nbuf == EQP_SAMPLES_PER_CHUNK)
+	if (w->nbuf == EQP_SAMPLES_PER_CHUNK || w->chains_len + w->ustk_len >= EQP_W_STACK_BYTES)
 		return flush_samples(w, err);
 	return 0;
 }
@@ -685,6 +702,16 @@ int eqp_add_energy_readings(struct eqp_writer *w, const struct eqp_ereading *r, 
 	return 0;
 }
 
+/* After the file is closed (its stdio buffer is ours). */
+static void free_writer(struct eqp_writer *w)
+{
+	free(w->buf);
+	free(w->chains);
+	free(w->ustk);
+	free(w->iobuf);
+	free(w);
+}
+
 int eqp_commit(struct eqp_writer *w, struct eq_error *err)
 {
 	unsigned char end[16];
@@ -699,10 +726,7 @@ int eqp_commit(struct eqp_writer *w, struct eq_error *err)
 	if ((w->flags & EQP_W_RECORDING) && eq_outfile_flush(&w->out, err) < 0)
 		goto failed;
 	rc = eq_outfile_commit(&w->out, err);
-	free(w->buf);
-	free(w->chains);
-	free(w->ustk);
-	free(w);
+	free_writer(w);
 	return rc;
 failed:
 	/* A recording's unfinished file stays: it holds samples that cannot be
@@ -719,10 +743,7 @@ void eqp_abandon(struct eqp_writer *w)
 	if (!w)
 		return;
 	eq_outfile_abandon(&w->out);
-	free(w->buf);
-	free(w->chains);
-	free(w->ustk);
-	free(w);
+	free_writer(w);
 }
 
 void eqp_discard(struct eqp_writer *w)
@@ -730,8 +751,5 @@ void eqp_discard(struct eqp_writer *w)
 	if (!w)
 		return;
 	eq_outfile_discard(&w->out);
-	free(w->buf);
-	free(w->chains);
-	free(w->ustk);
-	free(w);
+	free_writer(w);
 }

@@ -19,10 +19,14 @@
 #include <unistd.h>
 
 #define RING_PAGES 64 /* 256 KiB a CPU: ~8k samples between drains before the kernel drops */
-/* With stack copies a sample is some 2-8 KiB: 2 MiB a CPU holds a few hundred
- * ms at 4 kHz.  Halved down to RING_PAGES where the locked-memory limit
+/* With stack copies a sample is some 2-64 KiB: a CPU's ring holds 1/16 s of
+ * its samples at the rate asked (4 MiB at 4 kHz with 8 KiB copies, 16 MiB
+ * at 20 kHz), at least RING_PAGES_DWARF and at most RING_PAGES_MAX pages.
+ * Halved down to RING_PAGES where the locked-memory limit
  * (perf_event_mlock_kb, RLIMIT_MEMLOCK) refuses it. */
 #define RING_PAGES_DWARF 512
+#define RING_PAGES_MAX 16384
+#define RING_SECONDS_DWARF (1.0 / 16)
 
 /* The kernel cannot map an inherited per-task counter (cpu -1): like perf
  * record, we open one counter per CPU, each with its own ring. */
@@ -406,6 +410,21 @@ static int open_event(struct perf_recorder *r, const struct perf_open_opts *o, i
 	return 0;
 }
 
+/* Data pages of a CPU's ring (a power of two, as the kernel wants). */
+static size_t ring_pages(const struct perf_open_opts *o, size_t page, unsigned stack_size)
+{
+	double want;
+	size_t n = RING_PAGES_DWARF;
+
+	if (!(o->flags & PERF_REC_DWARF) || o->sideband)
+		return RING_PAGES;
+	/* a sample: the copy, the registers, its header and call chain */
+	want = o->hz * ((double)stack_size + 1024) * RING_SECONDS_DWARF / (double)page;
+	while (n < RING_PAGES_MAX && (double)n < want)
+		n *= 2;
+	return n;
+}
+
 struct perf_recorder *perf_recorder_open(pid_t pid, double hz, double jitter_pct,
 					 unsigned seed, unsigned flags, struct eq_error *err)
 {
@@ -448,8 +467,7 @@ struct perf_recorder *perf_recorder_open_opts(const struct perf_open_opts *o,
 	r->period_ns = o->sideband ? 0 : (uint64_t)(1e9 / o->hz);
 	r->jitter = o->sideband ? 0 : o->jitter_pct;
 	r->rng = o->seed ? o->seed : 1;
-	r->data_size = (size_t)((o->flags & PERF_REC_DWARF) && !o->sideband ? RING_PAGES_DWARF : RING_PAGES) *
-		       (size_t)page;
+	r->data_size = ring_pages(o, (size_t)page, r->stack_size) * (size_t)page;
 	r->ring_size = r->data_size + (size_t)page;
 	/* Every CPU the kernel knows (the count is the machine's, not a
 	 * constant); one that is offline now has no counter (ENODEV). */
@@ -580,6 +598,20 @@ static uint64_t when(const struct perf_event_header *h)
 }
 
 
+/* n bytes at offset off of a ring of size bytes (a power of two), which
+ * may wrap around its end: one copy, or two. */
+static void ring_copy(void *dst, const unsigned char *data, size_t size, size_t off, size_t n)
+{
+	size_t first = size - off;
+
+	if (n <= first) {
+		memcpy(dst, data + off, n);
+	} else {
+		memcpy(dst, data + off, first);
+		memcpy((unsigned char *)dst + first, data, n - first);
+	}
+}
+
 /* Copies every record of one ring into the pending queue; returns the
  * latest time seen, or -1 with err. */
 static int copy_ring(struct perf_recorder *r, struct cpu_ring *c, uint64_t *round_max,
@@ -594,24 +626,21 @@ static int copy_ring(struct perf_recorder *r, struct cpu_ring *c, uint64_t *roun
 	while (tail < head) {
 		struct perf_event_header h;
 		struct pending *pd;
-		size_t off = tail % r->data_size, i;
-		unsigned char *rec;
+		size_t off = tail & (r->data_size - 1);
 
-		/* A record may wrap around the end of the ring: copy it out. */
-		for (i = 0; i < sizeof(h); i++)
-			((unsigned char *)&h)[i] = data[(off + i) % r->data_size];
+		/* records are 8-byte aligned, so a header never wraps; a
+		 * record may: at most two copies */
+		memcpy(&h, data + off, sizeof(h));
 		if (h.size < sizeof(h) || h.size % 8 || h.size > r->data_size)
 			return eq_fail(err, "perf ring of cpu %d: record of %u bytes at offset %zu is malformed",
 				       c->cpu, h.size, off);
 		if (EQ_GROW(r->buf, r->bufcap, r->buflen + h.size, 64) ||
 		    EQ_GROW(r->pend, r->pendcap, r->npend + 1, 64))
 			return eq_fail(err, "out of memory for perf records");
-		rec = r->buf + r->buflen;
-		for (i = 0; i < h.size; i++)
-			rec[i] = data[(off + i) % r->data_size];
+		ring_copy(r->buf + r->buflen, data, r->data_size, off, h.size);
 		pd = &r->pend[r->npend++];
-		*pd = (struct pending){ .time = when((const void *)rec), .order = r->order++,
-					.off = r->buflen, .size = h.size };
+		*pd = (struct pending){ .time = when((const void *)(r->buf + r->buflen)),
+					.order = r->order++, .off = r->buflen, .size = h.size };
 		if (pd->time > *round_max)
 			*round_max = pd->time;
 		r->buflen += h.size;
@@ -813,10 +842,9 @@ int perf_rate_probe(double hz, double ms, double *achieved, double *slowdown,
 	/* samples the kernel took: those in the ring and those it lost */
 	for (tail = 0; tail < head;) {
 		struct perf_event_header h;
-		size_t off = tail % (size - page), i;
+		size_t off = tail & (size - page - 1);
 
-		for (i = 0; i < sizeof(h); i++)
-			((unsigned char *)&h)[i] = data[(off + i) % (size - page)];
+		memcpy(&h, data + off, sizeof(h));
 		if (h.size < sizeof(h))
 			break;
 		if (h.type == PERF_RECORD_SAMPLE)
@@ -824,8 +852,7 @@ int perf_rate_probe(double hz, double ms, double *achieved, double *slowdown,
 		else if (h.type == PERF_RECORD_LOST) {
 			struct lost_rec l;
 
-			for (i = 0; i < sizeof(l); i++)
-				((unsigned char *)&l)[i] = data[(off + i) % (size - page)];
+			ring_copy(&l, data, size - page, off, sizeof(l));
 			taken += l.lost;
 		}
 		tail += h.size;
