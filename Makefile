@@ -24,7 +24,7 @@ V        ?=
 CSTD      = -std=c11 -D_GNU_SOURCE
 WARN      = -Wall -Wextra -Werror -Wno-unused-parameter
 OPT      ?= -O2 -g
-INCLUDES  = -I. -Iisr/core $(ANALYSIS_INCLUDES) -Ihost -Ifirmware/portable -Isim
+INCLUDES  = -I. -Iisr/core -Ianalysis -Ihost -Ifirmware/portable -Isim
 SANITIZE  = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 SANFLAGS  = $(if $(SAN),$(SANITIZE))
 CFLAGS_ALL = $(CSTD) $(WARN) $(OPT) $(INCLUDES) $(SANFLAGS) $(EXTRA_CFLAGS) -MMD -MP
@@ -48,16 +48,19 @@ BENCHES       :=   # scripts or programs run by make bench
 CHECK_EXTRA   :=   # make targets run by check before the tests (e.g. firmware)
 EXTRA_PROGS   :=   # test, fuzz and bench programs (built by check and bench, not by `make`)
 
-include $(sort $(wildcard */module.mk */*/module.mk test/*/module.mk))
-
-Q = $(if $(V),,@)
-obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
-
+# The libraries, named before the fragments are read, so that their rules
+# can list them as prerequisites (a parallel build links after they exist).
 LIBCORE     = $(B)/libeqcore.a
 LIBFW       = $(B)/libeqfw.a
 LIBANALYSIS = $(B)/libeqanalysis.a
 LIBSIM      = $(B)/libeqsim.a
 LIBS        = $(LIBSIM) $(LIBANALYSIS) $(LIBFW) $(LIBCORE)
+
+include $(sort $(wildcard */module.mk */*/module.mk test/*/module.mk))
+
+Q = $(if $(V),,@)
+obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
+
 EQPROF      = $(B)/eqprof
 
 .PHONY: all check check-plain check-build demo bench install clean deps fuzz
