@@ -15,4 +15,5 @@
 #   states/   power states (CPU frequency, idle state): timelines, profiles split by state, cpu, mode
 ANALYSIS_DIRS := file symbols profile power export annotate util energy align states regress attrib view
 ANALYSIS_SRCS += $(foreach d,$(ANALYSIS_DIRS),$(wildcard analysis/$(d)/*.c))
-ANALYSIS_INCLUDES := $(foreach d,$(ANALYSIS_DIRS),-Ianalysis/$(d))
+# Headers are included by path from analysis/ (#include "profile/profile.h"),
+# through the one -Ianalysis of the top Makefile's INCLUDES.

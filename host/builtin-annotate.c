@@ -10,12 +10,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "annotate.h"
+#include "annotate/annotate.h"
 #include "builtin.h"
-#include "eqp.h"
-#include "outfile.h"
-#include "symbolize.h"
-#include "table.h"
+#include "file/eqp.h"
+#include "file/outfile.h"
+#include "symbols/symbolize.h"
+#include "profile/table.h"
 
 static const char usage_text[] =
 	"usage: eqprof annotate [FILE.eqp] SYMBOL [--dso MODULE] [--format table|csv|json]\n"

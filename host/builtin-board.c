@@ -26,10 +26,10 @@
 #include "board/log.h"
 #include "board/usb.h"
 #include "builtin.h"
-#include "eqp.h"
+#include "file/eqp.h"
 #include "progress.h"
 #include "fw_defaults.h"
-#include "units.h"
+#include "util/units.h"
 
 /* Board log copies the firmware's record flags into the recording as they are. */
 _Static_assert(FW_REC_F_DROPPED == EQP_BOARD_F_DROPPED && FW_REC_F_LATE == EQP_BOARD_F_LATE &&

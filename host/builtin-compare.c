@@ -14,9 +14,9 @@
 #include <string.h>
 
 #include "builtin.h"
-#include "compare.h"
-#include "eprofile.h"
-#include "power.h"
+#include "profile/compare.h"
+#include "energy/eprofile.h"
+#include "power/power.h"
 #include "report_common.h"
 #include "report_energy.h"
 

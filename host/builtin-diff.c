@@ -12,8 +12,8 @@
 #include <string.h>
 
 #include "builtin.h"
-#include "diff.h"
-#include "ediff.h"
+#include "profile/diff.h"
+#include "energy/ediff.h"
 #include "report_common.h"
 #include "report_energy.h"
 

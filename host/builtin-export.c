@@ -8,10 +8,10 @@
 
 #include "builtin.h"
 #include "progress.h"
-#include "eqp.h"
-#include "export.h"
-#include "outfile.h"
-#include "symbolize.h"
+#include "file/eqp.h"
+#include "export/export.h"
+#include "file/outfile.h"
+#include "symbols/symbolize.h"
 
 static const char usage_text[] =
 "usage: eqprof export FILE.eqp --format callgrind|pprof|folded|chrome|csv -o OUT\n"

@@ -20,15 +20,15 @@
 
 #include "builtin.h"
 #include "progress.h"
-#include "csv_samples.h"
-#include "elfmod.h"
-#include "eqp.h"
-#include "infile.h"
-#include "outfile.h"
-#include "maps.h"
-#include "symfile.h"
-#include "symbolize.h"
-#include "units.h"
+#include "file/csv_samples.h"
+#include "symbols/elfmod.h"
+#include "file/eqp.h"
+#include "file/infile.h"
+#include "file/outfile.h"
+#include "symbols/maps.h"
+#include "symbols/symfile.h"
+#include "symbols/symbolize.h"
+#include "util/units.h"
 
 #define MAX_PROCS 1024
 #define BATCH 4096

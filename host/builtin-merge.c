@@ -22,9 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "align.h"
+#include "align/align.h"
 #include "builtin.h"
-#include "eqp_merge.h"
+#include "file/eqp_merge.h"
 
 static const char usage_text[] =
 	"usage: eqprof merge TARGET.eqp BOARD.eqp -o OUT.eqp [--edges EDGES.eqp] [-q]\n\n"

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "attrib.h"
+#include "attrib/attrib.h"
 #include "builtin.h"
-#include "regress.h"
+#include "regress/regress.h"
 #include "report_common.h"
 
 static const char usage_text[] =

@@ -9,16 +9,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "align.h"
+#include "align/align.h"
 #include "builtin.h"
-#include "labels.h"
-#include "eqp.h"
-#include "outfile.h"
-#include "plot.h"
-#include "power.h"
-#include "power_plot.h"
+#include "util/labels.h"
+#include "file/eqp.h"
+#include "file/outfile.h"
+#include "power/plot.h"
+#include "power/power.h"
+#include "power/power_plot.h"
 #include "report_common.h"
-#include "units.h"
+#include "util/units.h"
 
 #define MAX_FILES 8
 #define MAX_OUTS 4

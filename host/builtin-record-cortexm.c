@@ -16,7 +16,7 @@
 
 #include "builtin.h"
 #include "cortexm/cmrec.h"
-#include "units.h"
+#include "util/units.h"
 
 static void usage(FILE *out)
 {

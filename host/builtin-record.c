@@ -27,8 +27,8 @@
 #include <unistd.h>
 
 #include "builtin.h"
-#include "eqp.h"
-#include "eqp_regs.h"
+#include "file/eqp.h"
+#include "file/eqp_regs.h"
 #include "record/kallsyms.h"
 #include "record/module.h"
 #include "record/energy.h"
@@ -36,7 +36,7 @@
 #include "record/session.h"
 #include "record/trace.h"
 #include "record/recorder.h"
-#include "units.h"
+#include "util/units.h"
 
 /* eqprof-record (host/record/module.mk) records the machine it runs on
  * only: the Cortex-M target recorder is left out of it. */

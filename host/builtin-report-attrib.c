@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "attrib.h"
+#include "attrib/attrib.h"
 #include "builtin.h"
 #include "report_common.h"
 

@@ -16,14 +16,14 @@
 #include <string.h>
 
 #include "builtin.h"
-#include "eqp.h"
-#include "outfile.h"
-#include "profile.h"
+#include "file/eqp.h"
+#include "file/outfile.h"
+#include "profile/profile.h"
 #include "report_common.h"
 #include "report_energy.h"
-#include "table.h"
-#include "callgraph.h"
-#include "symbolize.h"
+#include "profile/table.h"
+#include "profile/callgraph.h"
+#include "symbols/symbolize.h"
 
 struct cg_arg {
 	const struct eq_callgraph *cg;

@@ -7,7 +7,7 @@
 #include "sim.h"
 #include "sim_internal.h"
 #include "sim_builtin.h"
-#include "units.h"
+#include "util/units.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -18,9 +18,9 @@
 
 #include "builtin.h"
 #include "energy/energy.h"
-#include "outfile.h"
-#include "table.h"
-#include "units.h"
+#include "file/outfile.h"
+#include "profile/table.h"
+#include "util/units.h"
 
 static const char usage_text[] =
 	"usage: eqprof sources [--probe TIME] [--sysfs DIR] [--format table|csv|json] [-o OUT]\n"

@@ -34,10 +34,10 @@
 
 #include "builtin.h"
 #include "energy/energy.h"
-#include "outfile.h"
+#include "file/outfile.h"
 #include "progress.h"
-#include "table.h"
-#include "units.h"
+#include "profile/table.h"
+#include "util/units.h"
 
 extern char **environ;
 

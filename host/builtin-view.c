@@ -22,11 +22,11 @@
 #include <unistd.h>
 
 #include "builtin.h"
-#include "eqp.h"
-#include "outfile.h"
-#include "symbolize.h"
-#include "units.h"
-#include "view.h"
+#include "file/eqp.h"
+#include "file/outfile.h"
+#include "symbols/symbolize.h"
+#include "util/units.h"
+#include "view/view.h"
 
 #define MAX_FILES 8
 

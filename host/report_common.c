@@ -5,11 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "align.h"
-#include "eprofile.h"
-#include "outfile.h"
+#include "align/align.h"
+#include "energy/eprofile.h"
+#include "file/outfile.h"
 #include "report_common.h"
-#include "split.h"
+#include "states/split.h"
 #include "progress.h"
 
 static int bad(const char *cmd, const char *usage, const char *msg)

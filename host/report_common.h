@@ -8,12 +8,12 @@
 
 #include <stdio.h>
 
-#include "eqp.h"
-#include "profile.h"
-#include "range.h"
-#include "symbolize.h"
-#include "table.h"
-#include "split.h"
+#include "file/eqp.h"
+#include "profile/profile.h"
+#include "util/range.h"
+#include "symbols/symbolize.h"
+#include "profile/table.h"
+#include "states/split.h"
 
 /* What record writes and report reads when no file is named (perf.data's role). */
 #define EQ_DEFAULT_RECORDING "eqprof.eqp"

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "eprofile.h"
+#include "energy/eprofile.h"
 
 int eq_report_has_energy(const struct eq_loaded_profile *lp, int n)
 {

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "eqp.h"
+#include "file/eqp.h"
 #include "scenario_parse.h"
 #include "sim_calls.h"
 

@@ -26,7 +26,7 @@
 
 #include <stdint.h>
 
-#include "eq_error.h"
+#include "util/eq_error.h"
 
 /* How the board is configured for a run (names as in hardware/board.values). */
 struct counter_stage_config {

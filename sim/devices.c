@@ -12,10 +12,10 @@
  */
 #include "sim_internal.h"
 #include "devices.h"
-#include "attrib.h"
-#include "outfile.h"
-#include "table.h"
-#include "grow.h"
+#include "attrib/attrib.h"
+#include "file/outfile.h"
+#include "profile/table.h"
+#include "util/grow.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -6,7 +6,7 @@
 #include "sim_internal.h"
 #include "scenario_parse.h"
 #include "devices.h"
-#include "grow.h"
+#include "util/grow.h"
 
 #include <stdlib.h>
 #include <string.h>

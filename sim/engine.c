@@ -28,7 +28,7 @@
 #include "eq_ring.h"
 #include "states.h"
 #include "devices.h"
-#include "grow.h"
+#include "util/grow.h"
 
 #include <math.h>
 #include <stdlib.h>

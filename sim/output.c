@@ -10,8 +10,8 @@
 #include "states.h"
 #include "devices.h"
 #include "sim_calls.h"
-#include "outfile.h"
-#include "table.h"
+#include "file/outfile.h"
+#include "profile/table.h"
 
 #include <errno.h>
 #include <math.h>

@@ -6,7 +6,7 @@
  */
 #include "sim_internal.h"
 #include "defaults.h"
-#include "units.h"
+#include "util/units.h"
 #include "counter.h"
 
 #include <math.h>

@@ -10,7 +10,7 @@
 #include "devices.h"
 #include "sim_internal.h"
 #include "defaults.h"
-#include "units.h"
+#include "util/units.h"
 
 #include <ctype.h>
 #include <errno.h>

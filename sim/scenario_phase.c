@@ -6,7 +6,7 @@
 #include "scenario_parse.h"
 #include "sim_internal.h"
 #include "defaults.h"
-#include "units.h"
+#include "util/units.h"
 
 #include <errno.h>
 #include <math.h>

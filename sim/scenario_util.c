@@ -5,8 +5,8 @@
 #include "scenario_parse.h"
 #include "sim_internal.h"
 #include "defaults.h"
-#include "units.h"
-#include "grow.h"
+#include "util/units.h"
+#include "util/grow.h"
 
 #include <errno.h>
 #include <math.h>

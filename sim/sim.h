@@ -14,9 +14,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "eq_error.h"
+#include "util/eq_error.h"
 #include "eq_sample.h"
-#include "eqp.h"
+#include "file/eqp.h"
 
 struct sim_devices;
 

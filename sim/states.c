@@ -10,9 +10,9 @@
  */
 #include "sim_internal.h"
 #include "states.h"
-#include "outfile.h"
-#include "pstate.h"
-#include "table.h"
+#include "file/outfile.h"
+#include "states/pstate.h"
+#include "profile/table.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -13,7 +13,7 @@
  * truth comes from integrating what was generated.
  */
 #include "sim_internal.h"
-#include "grow.h"
+#include "util/grow.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /*
  * align.c - board records against energy-driven samples (align.h).
  */
-#include "align.h"
+#include "align/align.h"
 
 #include <math.h>
 #include <stdlib.h>

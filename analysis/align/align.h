@@ -23,8 +23,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "eqp.h"
-#include "knots.h"
+#include "file/eqp.h"
+#include "align/knots.h"
 
 enum eq_align_status {
 	EQ_ALIGN_NONE = 0,    /* no board records or no energy samples: nothing to check */

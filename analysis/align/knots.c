@@ -1,7 +1,7 @@
 /*
  * knots.c - the matched edges of a merged recording; see knots.h.
  */
-#include "knots.h"
+#include "align/knots.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* annotate.c - per-instruction and per-line energy of a procedure; see annotate.h. */
-#include "annotate.h"
+#include "annotate/annotate.h"
 
 #include <capstone/capstone.h>
 #include <fcntl.h>
@@ -9,9 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "elfmod.h"
-#include "units.h"
-#include "grow.h"
+#include "symbols/elfmod.h"
+#include "util/units.h"
+#include "util/grow.h"
 
 struct pc_count {
 	uint64_t off;

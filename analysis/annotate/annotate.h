@@ -19,10 +19,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "eq_error.h"
-#include "eqp.h"
-#include "symbolize.h"
-#include "table.h"
+#include "util/eq_error.h"
+#include "file/eqp.h"
+#include "symbols/symbolize.h"
+#include "profile/table.h"
 
 struct eq_annot_insn {
 	uint64_t addr;          /* link-time address in the module */

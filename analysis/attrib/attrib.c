@@ -1,10 +1,10 @@
 /*
  * attrib.c - asynchronous device energy to its causes; see attrib.h.
  */
-#include "attrib.h"
-#include "intern.h"
-#include "units.h"
-#include "grow.h"
+#include "attrib/attrib.h"
+#include "symbols/intern.h"
+#include "util/units.h"
+#include "util/grow.h"
 
 #include <errno.h>
 #include <math.h>

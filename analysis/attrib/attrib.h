@@ -21,11 +21,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "eq_error.h"
-#include "eqp.h"
-#include "profile.h"
-#include "symbolize.h"
-#include "table.h"
+#include "util/eq_error.h"
+#include "file/eqp.h"
+#include "profile/profile.h"
+#include "symbols/symbolize.h"
+#include "profile/table.h"
 
 /* One device's power per state. */
 struct eq_devmodel {

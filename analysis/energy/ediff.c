@@ -3,16 +3,16 @@
  * source (record -t --energy): each row's joules per run before (A) and
  * after (B), the change and its 95% interval.  See ediff.h.
  */
-#include "ediff.h"
+#include "energy/ediff.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "stats.h"
-#include "table.h"
-#include "units.h"
-#include "grow.h"
+#include "profile/stats.h"
+#include "profile/table.h"
+#include "util/units.h"
+#include "util/grow.h"
 
 static const struct ep_domain *domain_named(const struct ep_profile *p, const char *name)
 {

@@ -17,7 +17,7 @@
 
 #include <stdio.h>
 
-#include "eprofile.h"
+#include "energy/eprofile.h"
 
 struct ep_diff_row {
 	const char *name, *module;   /* point into the profiles */

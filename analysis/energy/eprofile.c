@@ -2,18 +2,18 @@
  * eprofile.c - joules per procedure from energy readings taken alongside
  * time-driven samples; see eprofile.h.
  */
-#include "eprofile.h"
+#include "energy/eprofile.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "callgraph.h"
-#include "eseries.h"
-#include "intern.h"
-#include "stats.h"
-#include "table.h"
-#include "grow.h"
+#include "profile/callgraph.h"
+#include "energy/eseries.h"
+#include "symbols/intern.h"
+#include "profile/stats.h"
+#include "profile/table.h"
+#include "util/grow.h"
 
 #define Z95 1.959963984540054
 

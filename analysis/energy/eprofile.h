@@ -42,10 +42,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "eq_error.h"
-#include "eqp.h"
-#include "profile.h"
-#include "symbolize.h"
+#include "util/eq_error.h"
+#include "file/eqp.h"
+#include "profile/profile.h"
+#include "symbols/symbolize.h"
 
 struct ep_row {
 	const char *name;        /* as report's rows: proc, exe, module, file:line */

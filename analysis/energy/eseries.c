@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "eseries.h"
-#include "stats.h"
+#include "energy/eseries.h"
+#include "profile/stats.h"
 
 const char *es_type_name(enum es_type t)
 {

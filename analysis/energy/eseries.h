@@ -31,7 +31,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "eq_error.h"
+#include "util/eq_error.h"
 
 enum es_type {
 	ES_COUNTER = 1,

@@ -7,9 +7,9 @@
  * (pid, pc), so counting is a hash table keyed by pointer: memory follows the
  * number of distinct pcs, not of samples.
  */
-#include "callgraph.h"
-#include "export.h"
-#include "profile.h"
+#include "profile/callgraph.h"
+#include "export/export.h"
+#include "profile/profile.h"
 
 #include <math.h>
 #include <stdlib.h>

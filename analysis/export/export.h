@@ -18,11 +18,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "eq_error.h"
-#include "eqp.h"
-#include "power.h"
-#include "profile.h"
-#include "symbolize.h"
+#include "util/eq_error.h"
+#include "file/eqp.h"
+#include "power/power.h"
+#include "profile/profile.h"
+#include "symbols/symbolize.h"
 
 enum export_format {
 	EXPORT_CALLGRIND,

@@ -21,8 +21,8 @@
  *                      inclusive cost of the samples below it
  * Without call chains costs are exclusive (self) only.
  */
-#include "callgraph.h"
-#include "export.h"
+#include "profile/callgraph.h"
+#include "export/export.h"
 
 #include <stdlib.h>
 #include <string.h>

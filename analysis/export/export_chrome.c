@@ -21,9 +21,9 @@
  * Markers are global instant events ("ph":"i", "s":"g").
  * Times ("ts", "dur") are microseconds since the first sample.
  */
-#include "callgraph.h"
-#include "export.h"
-#include "table.h"
+#include "profile/callgraph.h"
+#include "export/export.h"
+#include "profile/table.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "callgraph.h"
-#include "export.h"
-#include "table.h"
+#include "profile/callgraph.h"
+#include "export/export.h"
+#include "profile/table.h"
 
 static void stack_field(FILE *out, struct export_ctx *x, const struct eq_sample *s,
 			const struct eq_loc **frames, size_t *hint)

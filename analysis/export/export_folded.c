@@ -9,8 +9,8 @@
  * recording each is one quantum, so widths are shares of energy.  ';' in a
  * name becomes ':' (it separates frames).
  */
-#include "export.h"
-#include "callgraph.h"
+#include "export/export.h"
+#include "profile/callgraph.h"
 
 #include <stdlib.h>
 #include <string.h>

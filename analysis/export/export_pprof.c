@@ -20,10 +20,10 @@
  * energy in nJ] (time-driven: [samples, time in ns]); labels "pid" (num)
  * and "process" (string).
  */
-#include "callgraph.h"
-#include "elfmod.h"
-#include "export.h"
-#include "grow.h"
+#include "profile/callgraph.h"
+#include "symbols/elfmod.h"
+#include "export/export.h"
+#include "util/grow.h"
 
 #include <stdlib.h>
 #include <string.h>

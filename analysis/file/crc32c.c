@@ -1,5 +1,5 @@
 /* crc32c.c - CRC-32C in hardware where the CPU has it; see crc32c.h. */
-#include "crc32c.h"
+#include "file/crc32c.h"
 
 #include <pthread.h>
 #include <string.h>

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "csv_samples.h"
+#include "file/csv_samples.h"
 
 static const char *const fields[6] = { "time_ns", "pc", "pid", "tid", "cpu", "flags" };
 static const unsigned long long field_max[6] = {

@@ -14,7 +14,7 @@
 
 #include <stdio.h>
 
-#include "eq_error.h"
+#include "util/eq_error.h"
 #include "eq_sample.h"
 
 #define EQ_CSV_HEADER "time_ns,pc,pid,tid,cpu,flags"

@@ -2,14 +2,14 @@
  * eqp_access.c - what a reader asks of an open recording; see eqp.h.
  * Kept apart from eqp_read.c so the parser stays about parsing.
  */
-#include "eqp.h"
+#include "file/eqp.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "eqp_format.h"
-#include "eqp_read_priv.h"
+#include "file/eqp_format.h"
+#include "file/eqp_read_priv.h"
 
 const char *eqp_path(const struct eqp_file *f) { return f->path; }
 const struct eqp_meta *eqp_meta(const struct eqp_file *f) { return &f->meta; }

@@ -9,14 +9,14 @@
  * are opened with the full reader first, so damage is refused before
  * anything is written; the output is written atomically (outfile.h).
  */
-#include "eqp_merge.h"
+#include "file/eqp_merge.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "crc32c.h"
-#include "infile.h"
-#include "outfile.h"
+#include "file/crc32c.h"
+#include "file/infile.h"
+#include "file/outfile.h"
 
 #define HDR 16
 

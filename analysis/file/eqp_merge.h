@@ -5,7 +5,7 @@
 #ifndef EQP_MERGE_H
 #define EQP_MERGE_H
 
-#include "eqp.h"
+#include "file/eqp.h"
 
 /*
  * Writes `out`: the recording `target` with `extra` ("key=value\n" lines)

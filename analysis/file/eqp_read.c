@@ -9,12 +9,12 @@
  * the recording was cut short: everything before it is kept and a warning
  * says what happened.  Metadata is copied out; samples stay in the map.
  */
-#include "eqp.h"
-#include "eqp_format.h"
-#include "eqp_read_priv.h"
-#include "crc32c.h"
-#include "infile.h"
-#include "grow.h"
+#include "file/eqp.h"
+#include "file/eqp_format.h"
+#include "file/eqp_read_priv.h"
+#include "file/crc32c.h"
+#include "file/infile.h"
+#include "util/grow.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -5,7 +5,7 @@
 #ifndef EQP_READ_PRIV_H
 #define EQP_READ_PRIV_H
 
-#include "eqp.h"
+#include "file/eqp.h"
 
 struct sample_chunk {
 	const struct eq_sample *s;

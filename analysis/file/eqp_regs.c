@@ -4,7 +4,7 @@
  * arch/arm include/uapi/asm/perf_regs.h (perf's side) and each psABI's DWARF
  * register numbering (the unwinder's side).
  */
-#include "eqp_regs.h"
+#include "file/eqp_regs.h"
 
 #include <stddef.h>
 

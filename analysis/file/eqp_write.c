@@ -6,10 +6,10 @@
  * loses at most one buffer, and a reader can still use everything before it.  The file only gets its final name in
  * eqp_commit(), after the END chunk and an fsync.
  */
-#include "eqp.h"
-#include "eqp_format.h"
-#include "outfile.h"
-#include "crc32c.h"
+#include "file/eqp.h"
+#include "file/eqp_format.h"
+#include "file/outfile.h"
+#include "file/crc32c.h"
 
 #include <errno.h>
 #include <math.h>

@@ -1,7 +1,7 @@
 /*
  * infile.c - inputs opened safely; see infile.h.
  */
-#include "infile.h"
+#include "file/infile.h"
 
 #include <errno.h>
 #include <fcntl.h>

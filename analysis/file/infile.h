@@ -27,7 +27,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "eq_error.h"
+#include "util/eq_error.h"
 
 /* A folder that paths are resolved beneath. */
 struct eq_root {

@@ -1,5 +1,5 @@
 /* outfile.c - outputs written atomically and safely; see outfile.h. */
-#include "outfile.h"
+#include "file/outfile.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -32,7 +32,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "eq_error.h"
+#include "util/eq_error.h"
 
 enum {
 	EQ_OUT_RECORDING = 0x1, /* keep the named temporary if the process dies */

@@ -6,8 +6,8 @@
  * sets the terminal and output and then loads the caller's, so a failing
  * plot leaves the caller's script intact for the error message.
  */
-#include "plot.h"
-#include "outfile.h"
+#include "power/plot.h"
+#include "file/outfile.h"
 
 #include <dirent.h>
 #include <fcntl.h>

@@ -14,7 +14,7 @@
 
 #include <stdio.h>
 
-#include "eq_error.h"
+#include "util/eq_error.h"
 
 enum plot_kind { PLOT_NONE = 0, PLOT_PNG, PLOT_SVG, PLOT_PDF, PLOT_JPEG };
 

@@ -6,8 +6,8 @@
  * a sorted array of pointers to them.  Board records are copied, as the
  * reader hands them out one at a time.
  */
-#include "compare.h"
-#include "power.h"
+#include "profile/compare.h"
+#include "power/power.h"
 
 #include <assert.h>
 #include <math.h>

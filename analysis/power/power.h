@@ -21,9 +21,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "eq_error.h"
-#include "eqp.h"
-#include "range.h"
+#include "util/eq_error.h"
+#include "file/eqp.h"
+#include "util/range.h"
 
 /* Where the intervals come from. */
 enum power_basis {

@@ -3,7 +3,7 @@
  * (seed 001 Figures 9-11: "for y% of the samples the power during the
  * preceding interval was x W", in 50 mW buckets by default).
  */
-#include "power.h"
+#include "power/power.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -6,9 +6,9 @@
  * thousand columns first (power_trace_walk's max_points), so a plot of ten
  * million intervals is as quick to draw as one of ten thousand.
  */
-#include "power_plot.h"
-#include "plot.h"
-#include "units.h"
+#include "power/power_plot.h"
+#include "power/plot.h"
+#include "util/units.h"
 
 #include <math.h>
 #include <string.h>

@@ -5,7 +5,7 @@
 #ifndef EQ_POWER_PLOT_H
 #define EQ_POWER_PLOT_H
 
-#include "power.h"
+#include "power/power.h"
 
 struct power_plot_opts {
 	const char *title;         /* NULL: made from the recordings' names */

@@ -2,10 +2,10 @@
  * power_print.c - summaries and regions as a table (seed 001 Table 4 style),
  * CSV or JSON.  The JSON schema is documented in docs/power.md and stable.
  */
-#include "power.h"
-#include "stats.h"
-#include "table.h"
-#include "units.h"
+#include "power/power.h"
+#include "profile/stats.h"
+#include "profile/table.h"
+#include "util/units.h"
 
 #include <math.h>
 #include <string.h>

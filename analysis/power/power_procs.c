@@ -8,14 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "eprofile.h"
-#include "power.h"
-#include "profile.h"
-#include "stats.h"
-#include "symbolize.h"
-#include "table.h"
-#include "units.h"
-#include "grow.h"
+#include "energy/eprofile.h"
+#include "power/power.h"
+#include "profile/profile.h"
+#include "profile/stats.h"
+#include "symbols/symbolize.h"
+#include "profile/table.h"
+#include "util/units.h"
+#include "util/grow.h"
 
 /* Rows below this share of the mean total are summed into one line of the table. */
 #define TABLE_MIN_SHARE 0.001

@@ -5,14 +5,14 @@
  * a selection, which its page adds up from time buckets that
  * analysis/view builds with the same rules).
  */
-#include "power.h"
+#include "power/power.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "table.h"
-#include "units.h"
+#include "profile/table.h"
+#include "util/units.h"
 
 /* The recording's samples in the range (range.h's rule, on the target clock). */
 static void count_samples(const struct power_input *in, const struct eq_range *range,

@@ -6,7 +6,7 @@
  * driven sampling knows), so an interval straddling an edge of the region
  * counts with the part of its energy that falls inside.
  */
-#include "power.h"
+#include "power/power.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -9,7 +9,7 @@
  * point (and its lowest and highest idle point), so spikes and dips stay
  * visible however many intervals fall into one pixel.
  */
-#include "power.h"
+#include "power/power.h"
 
 #include <limits.h>
 #include <math.h>

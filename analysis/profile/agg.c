@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agg.h"
-#include "intern.h"
-#include "grow.h"
+#include "profile/agg.h"
+#include "symbols/intern.h"
+#include "util/grow.h"
 
 const char eq_filtered_name[] = "[filtered out]";
 

@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-#include "profile.h"
+#include "profile/profile.h"
 
 #define TAG_ROW_MASK 0x0fffffffu
 #define ROW_SKIP (TAG_ROW_MASK - 1)   /* excluded idle sample */

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agg.h"
-#include "grow.h"
+#include "profile/agg.h"
+#include "util/grow.h"
 
 double eq_profile_period_s(const struct eqp_file *f)
 {

@@ -1,13 +1,13 @@
 /* callgraph.c - call stacks, inclusive profiles, flame-graph stacks; see callgraph.h. */
-#include "callgraph.h"
+#include "profile/callgraph.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "stats.h"
-#include "units.h"
-#include "grow.h"
+#include "profile/stats.h"
+#include "util/units.h"
+#include "util/grow.h"
 
 static const char unknown_name[] = "[unknown]";
 

@@ -4,11 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compare.h"
-#include "units.h"
+#include "profile/compare.h"
+#include "util/units.h"
 
 #include <math.h>
-#include "stats.h"
+#include "profile/stats.h"
 
 static int same_row(const struct eq_row *r, const char *name, const char *module)
 {

@@ -15,8 +15,8 @@
 
 #include <stdio.h>
 
-#include "profile.h"
-#include "table.h"
+#include "profile/profile.h"
+#include "profile/table.h"
 
 /* Rows paired across profiles by (name, module): the order, a profile's
  * rows in it (malloc'd; free it), and a row's design effect and degrees of

@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compare.h"
-#include "diff.h"
-#include "stats.h"
-#include "units.h"
+#include "profile/compare.h"
+#include "profile/diff.h"
+#include "profile/stats.h"
+#include "util/units.h"
 
 static double per_sample(const struct eq_profile *p)
 {

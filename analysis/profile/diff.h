@@ -35,8 +35,8 @@
 
 #include <stdio.h>
 
-#include "profile.h"
-#include "table.h"
+#include "profile/profile.h"
+#include "profile/table.h"
 
 struct eq_diff_row {
 	const char *name, *module;

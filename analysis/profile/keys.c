@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agg.h"
-#include "profile.h"
+#include "profile/agg.h"
+#include "profile/profile.h"
 
 static const char *const by_names[] = { "exe", "module", "proc", "line", "insn", "pid",
 					 "thread" };

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agg.h"
+#include "profile/agg.h"
 
 struct pool_ref {
 	const struct eq_row *r;

@@ -23,11 +23,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "eq_error.h"
-#include "eqp.h"
-#include "range.h"
-#include "stats.h"
-#include "symbolize.h"
+#include "util/eq_error.h"
+#include "file/eqp.h"
+#include "util/range.h"
+#include "profile/stats.h"
+#include "symbols/symbolize.h"
 
 struct eq_intern;
 

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agg.h"
+#include "profile/agg.h"
 
 uint64_t eq_samples_t0(const struct eqp_file *f)
 {

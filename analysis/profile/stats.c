@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stats.h"
+#include "profile/stats.h"
 
 static const char *const interval_names[] = { "sampling", "run-to-run" };
 

@@ -27,7 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "eq_error.h"
+#include "util/eq_error.h"
 
 /* z for a two-sided 95% interval. */
 #define EQ_Z95 1.959963984540054

@@ -4,9 +4,9 @@
 #include <math.h>
 #include <string.h>
 
-#include "table.h"
-#include "split.h"
-#include "units.h"
+#include "profile/table.h"
+#include "states/split.h"
+#include "util/units.h"
 
 int eq_format_parse(const char *text, enum eq_format *fmt, struct eq_error *err)
 {

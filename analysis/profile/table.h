@@ -12,8 +12,8 @@
 
 #include <stdio.h>
 
-#include "eq_error.h"
-#include "profile.h"
+#include "util/eq_error.h"
+#include "profile/profile.h"
 
 enum eq_format { EQ_FMT_TABLE, EQ_FMT_CSV, EQ_FMT_JSON };
 

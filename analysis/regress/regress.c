@@ -1,12 +1,12 @@
 /*
  * regress.c - power per procedure by regression; see regress.h.
  */
-#include "regress.h"
-#include "align.h"
-#include "attrib.h"
-#include "power.h"
-#include "stats.h"
-#include "grow.h"
+#include "regress/regress.h"
+#include "align/align.h"
+#include "attrib/attrib.h"
+#include "power/power.h"
+#include "profile/stats.h"
+#include "util/grow.h"
 
 #include <math.h>
 #include <stdio.h>

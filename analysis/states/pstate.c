@@ -4,7 +4,7 @@
  * Events of one kind are sorted by (cpu, time) once; a lookup is a binary
  * search for the last event of that CPU at or before the sample's time.
  */
-#include "pstate.h"
+#include "states/pstate.h"
 
 #include <stdio.h>
 #include <stdlib.h>

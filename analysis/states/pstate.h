@@ -10,8 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "eq_error.h"
-#include "eqp.h"
+#include "util/eq_error.h"
+#include "file/eqp.h"
 
 struct eq_pstates;
 

@@ -7,10 +7,10 @@
  * the label, and the ordinary aggregation (eq_agg, time-ordered so both
  * intervals are estimated) groups those.
  */
-#include "split.h"
-#include "intern.h"
-#include "pstate.h"
-#include "grow.h"
+#include "states/split.h"
+#include "symbols/intern.h"
+#include "states/pstate.h"
+#include "util/grow.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -13,10 +13,10 @@
 #ifndef EQ_SPLIT_H
 #define EQ_SPLIT_H
 
-#include "eq_error.h"
-#include "eqp.h"
-#include "profile.h"
-#include "symbolize.h"
+#include "util/eq_error.h"
+#include "file/eqp.h"
+#include "profile/profile.h"
+#include "symbols/symbolize.h"
 
 struct eq_split_store;
 

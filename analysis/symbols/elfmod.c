@@ -15,14 +15,14 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "elfmod.h"
-#include "eqp.h"
-#include "infile.h"
-#include "intern.h"
-#include "names.h"
-#include "symbolize.h"
-#include "symtab.h"
-#include "grow.h"
+#include "symbols/elfmod.h"
+#include "file/eqp.h"
+#include "file/infile.h"
+#include "symbols/intern.h"
+#include "symbols/names.h"
+#include "symbols/symbolize.h"
+#include "symbols/symtab.h"
+#include "util/grow.h"
 
 struct eq_elfmod {
 	Dwfl *dwfl;

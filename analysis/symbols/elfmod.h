@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "eq_error.h"
+#include "util/eq_error.h"
 
 struct eq_intern;
 struct eq_elfmod;

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "intern.h"
+#include "symbols/intern.h"
 
 #define BLOCK_SIZE 65536
 

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "maps.h"
-#include "grow.h"
+#include "symbols/maps.h"
+#include "util/grow.h"
 
 struct cursor {
 	const char *p, *end;  /* the current line, without its newline */

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "eq_error.h"
+#include "util/eq_error.h"
 
 #define EQ_MAP_R 0x1
 #define EQ_MAP_W 0x2

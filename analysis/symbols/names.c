@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "intern.h"
-#include "names.h"
+#include "symbols/intern.h"
+#include "symbols/names.h"
 
 const char *eq_name_demangle(struct eq_intern *strings, const char *name)
 {

@@ -23,15 +23,15 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "elfmod.h"
-#include "infile.h"
-#include "intern.h"
-#include "maps.h"
-#include "names.h"
-#include "symbolize.h"
-#include "symtab.h"
-#include "tasks.h"
-#include "unwind.h"
+#include "symbols/elfmod.h"
+#include "file/infile.h"
+#include "symbols/intern.h"
+#include "symbols/maps.h"
+#include "symbols/names.h"
+#include "symbols/symbolize.h"
+#include "symbols/symtab.h"
+#include "symbols/tasks.h"
+#include "symbols/unwind.h"
 
 enum mod_state { MOD_UNTRIED, MOD_ELF, MOD_EMBEDDED, MOD_NONE };
 

@@ -34,9 +34,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "eq_error.h"
+#include "util/eq_error.h"
 #include "eq_sample.h"
-#include "eqp.h"
+#include "file/eqp.h"
 
 enum eq_loc_kind {
 	EQ_LOC_RESOLVED = 0,   /* proc (and maybe file:line) known */

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "symfile.h"
-#include "grow.h"
+#include "symbols/symfile.h"
+#include "util/grow.h"
 
 static int by_addr(const void *a, const void *b)
 {

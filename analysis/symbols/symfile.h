@@ -15,8 +15,8 @@
 
 #include <stddef.h>
 
-#include "eq_error.h"
-#include "eqp.h"
+#include "util/eq_error.h"
+#include "file/eqp.h"
 
 struct eq_symfile {
 	size_t n;

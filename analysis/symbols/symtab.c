@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "names.h"
-#include "symtab.h"
+#include "symbols/names.h"
+#include "symbols/symtab.h"
 
 #define LAST_SIZELESS_REACH (1u << 20)
 

@@ -7,7 +7,7 @@
 
 #include <stdint.h>
 
-#include "eqp.h"
+#include "file/eqp.h"
 
 struct eq_symtab_index;
 

@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "intern.h"
-#include "tasks.h"
-#include "grow.h"
+#include "symbols/intern.h"
+#include "symbols/tasks.h"
+#include "util/grow.h"
 
 struct pname {
 	uint64_t time;

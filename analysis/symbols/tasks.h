@@ -22,7 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "eqp.h"
+#include "file/eqp.h"
 
 struct eq_intern;
 

@@ -32,11 +32,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "maps.h"
-#include "symbolize.h"
-#include "unwind.h"
+#include "symbols/maps.h"
+#include "symbols/symbolize.h"
+#include "symbols/unwind.h"
 
-#include "eqp_regs.h"
+#include "file/eqp_regs.h"
 
 struct space_dwfl {
 	uint32_t key;                /* eq_sym_space_key() */

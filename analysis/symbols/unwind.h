@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "eq_sample.h"
-#include "eqp.h"
+#include "file/eqp.h"
 
 struct eq_symbolizer;
 struct eq_unwinder;

@@ -1,5 +1,5 @@
 /* eq_error.c - filling struct eq_error; see eq_error.h. */
-#include "eq_error.h"
+#include "util/eq_error.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -2,7 +2,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "grow.h"
+#include "util/grow.h"
 
 int eq_grow(void **arr, size_t *cap, size_t need, size_t elem, size_t first)
 {

@@ -1,7 +1,7 @@
 /*
  * labels.c - shortest distinguishing ends of paths; see labels.h.
  */
-#include "labels.h"
+#include "util/labels.h"
 
 #include <string.h>
 

@@ -1,10 +1,10 @@
 /* range.c - --from/--to time ranges; see range.h. */
-#include "range.h"
+#include "util/range.h"
 
 #include <math.h>
 #include <string.h>
 
-#include "units.h"
+#include "util/units.h"
 
 int eq_range_active(const struct eq_range *r)
 {

@@ -21,7 +21,7 @@
 
 #include <stdint.h>
 
-#include "eq_error.h"
+#include "util/eq_error.h"
 
 struct eq_range {
 	int has_from, has_to;

@@ -1,5 +1,5 @@
 /* units.c - SI quantities; see units.h. */
-#include "units.h"
+#include "util/units.h"
 
 #include <ctype.h>
 #include <errno.h>

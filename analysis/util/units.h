@@ -8,7 +8,7 @@
 #ifndef EQ_UNITS_H
 #define EQ_UNITS_H
 
-#include "eq_error.h"
+#include "util/eq_error.h"
 
 /* Parses text such as "2.94mJ" or "0.00294" (bare number = base unit) into
  * *out in base units.  unit is the expected unit symbol ("J", "W", "Hz", "s",

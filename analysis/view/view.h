@@ -34,10 +34,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "eq_error.h"
-#include "eqp.h"
-#include "power.h"
-#include "symbolize.h"
+#include "util/eq_error.h"
+#include "file/eqp.h"
+#include "power/power.h"
+#include "symbols/symbolize.h"
 
 /* Groupings of the per-bucket profile; LINE only when asked. */
 enum { EQ_VIEW_EXE, EQ_VIEW_MODULE, EQ_VIEW_PROC, EQ_VIEW_LINE, EQ_VIEW_NGROUP };

@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "callgraph.h"
-#include "grow.h"
-#include "view_priv.h"
+#include "profile/callgraph.h"
+#include "util/grow.h"
+#include "view/view_priv.h"
 
 #define NONE UINT32_MAX
 

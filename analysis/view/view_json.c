@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "view_priv.h"
+#include "view/view_priv.h"
 
 void eq_view_json_string(FILE *out, const char *s)
 {

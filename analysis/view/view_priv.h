@@ -5,8 +5,8 @@
 #ifndef EQ_VIEW_PRIV_H
 #define EQ_VIEW_PRIV_H
 
-#include "profile.h"
-#include "view.h"
+#include "profile/profile.h"
+#include "view/view.h"
 
 /* Per-bucket sparse lists, filled bucket after bucket: bucket b's entries
  * are [off[b], off[b + 1]); v holds `width` numbers an entry. */

@@ -16,8 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "power.h"
-#include "power_plot.h"
+#include "power/power.h"
+#include "power/power_plot.h"
 
 #define Q 2.94e-3
 

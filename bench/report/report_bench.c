@@ -23,7 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "eqp.h"
+#include "file/eqp.h"
 
 #define BASE 0x555555554000ull
 #define PID 4242

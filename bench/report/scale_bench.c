@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "eqp.h"
+#include "file/eqp.h"
 
 #define BASE 0x555555554000ull
 #define BATCH 65536

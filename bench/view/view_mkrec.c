@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "eqp.h"
+#include "file/eqp.h"
 
 #define PID 100
 #define NAPP 60

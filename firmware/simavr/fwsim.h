@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "eq_error.h"
+#include "util/eq_error.h"
 #include "proto.h"
 
 struct fwsim;

@@ -8,7 +8,7 @@
 
 #include "client.h"
 #include "counter.h"
-#include "grow.h"
+#include "util/grow.h"
 
 #define REPLY_TIMEOUT_MS 300  /* CAL_WRITE programs 24 EEPROM bytes: ~80 ms */
 #define REPLY_TIMEOUT_MAX_MS 60000

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "eqp.h"
+#include "file/eqp.h"
 #include "log.h"
 #include "progress.h"
 #include "usb.h"

@@ -16,7 +16,7 @@
 #include <signal.h>
 #include <stdint.h>
 
-#include "eq_error.h"
+#include "util/eq_error.h"
 
 #define BOARD_USB_VID 0x0403      /* FTDI */
 #define BOARD_USB_PID 0x6001      /* FT232R */

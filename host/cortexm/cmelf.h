@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "eq_error.h"
+#include "util/eq_error.h"
 
 struct cm_elf;
 

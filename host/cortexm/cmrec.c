@@ -17,7 +17,7 @@
 #include "cmelf.h"
 #include "cmrec.h"
 #include "eq_sample.h"
-#include "eqp.h"
+#include "file/eqp.h"
 #include "progress.h"
 #include "proto.h"
 

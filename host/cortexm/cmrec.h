@@ -17,7 +17,7 @@
 
 #include <stdint.h>
 
-#include "eq_error.h"
+#include "util/eq_error.h"
 
 struct cm_rec_opts {
 	const char *port;        /* unix:PATH, file:PATH, tty:PATH, ftdi:[SERIAL], PATH */

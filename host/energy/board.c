@@ -17,10 +17,10 @@
 #include <string.h>
 
 #include "board/client.h"
-#include "eqp.h"
+#include "file/eqp.h"
 #include "energy.h"
 #include "fw_defaults.h"
-#include "power.h"
+#include "power/power.h"
 
 struct board_priv {
 	struct board_link *link;

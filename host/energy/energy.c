@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "energy.h"
-#include "grow.h"
+#include "util/grow.h"
 
 /* The board is weak: eqprof-record (host/record/module.mk), built for a
  * target without libftdi, leaves host/energy/board.c out, and the list ends

@@ -23,8 +23,8 @@
 
 #include <stddef.h>
 
-#include "eq_error.h"
-#include "eseries.h"
+#include "util/eq_error.h"
+#include "energy/eseries.h"
 
 struct energy_env {
 	const char *sysfs;      /* root of the sysfs tree, "/sys" by default */

@@ -13,7 +13,7 @@
 
 #include <stdio.h>
 
-#include "eq_error.h"
+#include "util/eq_error.h"
 #include "record/recorder.h"
 
 struct record_energy;

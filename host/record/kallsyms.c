@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "record/procs.h"
-#include "symfile.h"
+#include "symbols/symfile.h"
 
 /* One module's lines of kallsyms ("ADDR TYPE NAME\t[MOD]"), or the core
  * kernel's (mod NULL: lines without a module), copied into a new text. */

@@ -5,7 +5,7 @@
 #ifndef EQ_RECORD_KALLSYMS_H
 #define EQ_RECORD_KALLSYMS_H
 
-#include "eq_error.h"
+#include "util/eq_error.h"
 #include "record/recorder.h"
 
 /* Embeds the running kernel's symbols (/proc/kallsyms: the kernel and its

@@ -2,8 +2,8 @@
  * perf.c - time-driven sampling through perf_event_open; see perf.h.
  */
 #include "record/perf.h"
-#include "eqp_regs.h"
-#include "grow.h"
+#include "file/eqp_regs.h"
+#include "util/grow.h"
 
 #include <errno.h>
 #include <linux/perf_event.h>

@@ -18,7 +18,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "eq_error.h"
+#include "util/eq_error.h"
 #include "eq_sample.h"
 #include "record/recorder.h"
 

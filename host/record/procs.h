@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "eq_error.h"
+#include "util/eq_error.h"
 #include "record/recorder.h"
 
 /* Hands the names and maps of every process now running (pid 0: all) to

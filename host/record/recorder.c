@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "record/buildid.h"
-#include "symfile.h"
+#include "symbols/symfile.h"
 
 /* One entry per process id, and one per thread id of a thread that has a
  * name of its own (pids and tids are one number space). */

@@ -27,9 +27,9 @@
 
 #include <stdint.h>
 
-#include "eq_error.h"
+#include "util/eq_error.h"
 #include "eq_sample.h"
-#include "eqp.h"
+#include "file/eqp.h"
 
 /* What a source hands over as it drains its ring. */
 struct eq_sink {

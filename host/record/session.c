@@ -20,7 +20,7 @@
 #include "record/trace.h"
 #include "record/tree_filter.h"
 #include "progress.h"
-#include "grow.h"
+#include "util/grow.h"
 
 /* Starts the command stopped at a pipe, so the counter exists before its exec. */
 static pid_t spawn(char **argv, int *go_fd, int *exec_err_fd)

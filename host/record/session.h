@@ -17,7 +17,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "eq_error.h"
+#include "util/eq_error.h"
 #include "record/energy.h"
 #include "record/recorder.h"
 

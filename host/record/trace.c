@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #include "record/trace.h"
-#include "eqp_regs.h"
+#include "file/eqp_regs.h"
 
 /* HAVE_USER_IP: a plain 0/1, so that tests of it are not of a shift's
  * result (clang's -Wtautological-constant-compare) */

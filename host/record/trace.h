@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "eq_error.h"
+#include "util/eq_error.h"
 #include "record/recorder.h"
 #include "record/trace_events.h"
 

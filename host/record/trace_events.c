@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "record/trace_events.h"
-#include "grow.h"
+#include "util/grow.h"
 
 const struct te_def te_defs[TE_NKINDS] = {
 	[TE_CPU_FREQ] = { "power", "cpu_frequency", TE_G_POWER },

@@ -27,8 +27,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "eq_error.h"
-#include "eqp.h"
+#include "util/eq_error.h"
+#include "file/eqp.h"
 
 #define TE_MAX_FIELDS 48
 #define TE_NAME_MAX 64

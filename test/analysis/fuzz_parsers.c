@@ -13,11 +13,11 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "csv_samples.h"
-#include "knots.h"
-#include "maps.h"
-#include "symfile.h"
-#include "symtab.h"
+#include "file/csv_samples.h"
+#include "align/knots.h"
+#include "symbols/maps.h"
+#include "symbols/symfile.h"
+#include "symbols/symtab.h"
 
 static void fuzz_csv(const uint8_t *data, size_t size)
 {

@@ -11,13 +11,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "compare.h"
-#include "eqp.h"
-#include "profile.h"
-#include "split.h"
-#include "attrib.h"
-#include "symbolize.h"
-#include "table.h"
+#include "profile/compare.h"
+#include "file/eqp.h"
+#include "profile/profile.h"
+#include "states/split.h"
+#include "attrib/attrib.h"
+#include "symbols/symbolize.h"
+#include "profile/table.h"
 
 static void print_all(const struct eq_profile *p, FILE *out)
 {

@@ -16,9 +16,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "align.h"
-#include "eqp.h"
-#include "eqp_merge.h"
+#include "align/align.h"
+#include "file/eqp.h"
+#include "file/eqp_merge.h"
 
 #define NQ 1200                  /* board quanta */
 #define K 150                    /* board seq = target seq + K */

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "csv_samples.h"
+#include "file/csv_samples.h"
 
 static int read_all(const char *text, struct eq_sample *out, size_t max, size_t *n,
 		    struct eq_error *err)

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
-#include "grow.h"
+#include "util/grow.h"
 
 static void doubles_from_first(void **state)
 {

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "labels.h"
+#include "util/labels.h"
 
 static void check(const char *const *paths, size_t n, const char *const *want)
 {

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "maps.h"
+#include "symbols/maps.h"
 
 static const char real_maps[] =
 	"55d0c4e00000-55d0c4e01000 r--p 00000000 08:01 1234                       /usr/bin/prog\n"

@@ -16,9 +16,9 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "eqp.h"
-#include "profile.h"
-#include "symbolize.h"
+#include "file/eqp.h"
+#include "profile/profile.h"
+#include "symbols/symbolize.h"
 
 static const char maps[] =
 	"400000-401000 r--p 00000000 00:00 0 /target/app\n"

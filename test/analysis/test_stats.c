@@ -16,7 +16,7 @@
 
 #include <string.h>
 
-#include "stats.h"
+#include "profile/stats.h"
 
 static void wilson_known_values(void **state)
 {

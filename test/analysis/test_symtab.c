@@ -11,9 +11,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "intern.h"
-#include "symfile.h"
-#include "symtab.h"
+#include "symbols/intern.h"
+#include "symbols/symfile.h"
+#include "symbols/symtab.h"
 
 static void symfile_keeps_code_symbols_sorted(void **state)
 {

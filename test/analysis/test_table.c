@@ -12,8 +12,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "compare.h"
-#include "table.h"
+#include "profile/compare.h"
+#include "profile/table.h"
 
 /* Runs fn into a memory stream and returns the text (caller frees). */
 static char *capture(void (*fn)(FILE *, const void *), const void *arg)

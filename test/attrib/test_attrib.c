@@ -15,13 +15,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "attrib.h"
-#include "eqp.h"
+#include "attrib/attrib.h"
+#include "file/eqp.h"
 #include "sim.h"
 #include "test/lib/simrun.h"
 #include "sim_internal.h"
 #include "devices.h"
-#include "symbolize.h"
+#include "symbols/symbolize.h"
 
 
 static void test_model(void **state)

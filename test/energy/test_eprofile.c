@@ -15,10 +15,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "eprofile.h"
-#include "eqp.h"
-#include "eseries.h"
-#include "symbolize.h"
+#include "energy/eprofile.h"
+#include "file/eqp.h"
+#include "energy/eseries.h"
+#include "symbols/symbolize.h"
 
 static char path[64];
 

@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "eseries.h"
+#include "energy/eseries.h"
 
 static struct es_domain dom(enum es_type t, double range, double update_s)
 {

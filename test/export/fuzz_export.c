@@ -14,10 +14,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "eqp.h"
-#include "export.h"
-#include "power.h"
-#include "symbolize.h"
+#include "file/eqp.h"
+#include "export/export.h"
+#include "power/power.h"
+#include "symbols/symbolize.h"
 
 static int count_point(void *ctx, const struct power_point *p)
 {

@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "eqp.h"
+#include "file/eqp.h"
 
 int main(int argc, char **argv)
 {

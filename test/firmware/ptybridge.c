@@ -39,7 +39,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "eqp.h"
+#include "file/eqp.h"
 #include "firmware/simavr/fwsim.h"
 #include "test/lib/tap.h"
 

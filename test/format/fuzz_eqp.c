@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "eqp.h"
+#include "file/eqp.h"
 
 static unsigned sink;
 

@@ -18,9 +18,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "align.h"
-#include "eqp.h"
-#include "eqp_merge.h"
+#include "align/align.h"
+#include "file/eqp.h"
+#include "file/eqp_merge.h"
 
 static char dir[256], tpath[300], bpath[300], opath[300];
 static FILE *devnull;

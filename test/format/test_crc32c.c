@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "crc32c.h"
+#include "file/crc32c.h"
 
 static void known_values(void **state)
 {

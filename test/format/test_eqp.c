@@ -14,8 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "crc32c.h"
-#include "eqp.h"
+#include "file/crc32c.h"
+#include "file/eqp.h"
 
 static char dir[] = "/tmp/eqp-test-XXXXXX";
 

@@ -19,7 +19,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "infile.h"
+#include "file/infile.h"
 
 static char dir[] = "/tmp/eq-infile-XXXXXX";
 static char root[300], outside[300];

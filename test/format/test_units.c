@@ -8,7 +8,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "units.h"
+#include "util/units.h"
 
 static double parse_ok(const char *text, const char *unit)
 {

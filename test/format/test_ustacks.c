@@ -17,9 +17,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "eqp.h"
-#include "eqp_format.h"
-#include "crc32c.h"
+#include "file/eqp.h"
+#include "file/eqp_format.h"
+#include "file/crc32c.h"
 
 static char path[64];
 

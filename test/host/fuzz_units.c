@@ -23,7 +23,7 @@
 #include "counter.h"
 #include "sim.h"
 #include "sim_internal.h"
-#include "units.h"
+#include "util/units.h"
 
 #define CHECK(x) do { if (!(x)) __builtin_trap(); } while (0)
 

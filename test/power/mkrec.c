@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "eqp.h"
+#include "file/eqp.h"
 
 #define QUANTUM 2.94e-3
 #define T_START 1000000000ull   /* first sample at 1 s on the target clock */

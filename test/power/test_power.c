@@ -21,9 +21,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "plot.h"
-#include "power.h"
-#include "power_plot.h"
+#include "power/plot.h"
+#include "power/power.h"
+#include "power/power_plot.h"
 
 #define Q 2.94e-3
 

@@ -17,11 +17,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "eqp.h"
-#include "regress.h"
+#include "file/eqp.h"
+#include "regress/regress.h"
 #include "sim.h"
 #include "test/lib/simrun.h"
-#include "symbolize.h"
+#include "symbols/symbolize.h"
 
 
 static void test_linsolve(void **state)

@@ -33,9 +33,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "eqp.h"
-#include "regress.h"
-#include "symbolize.h"
+#include "file/eqp.h"
+#include "regress/regress.h"
+#include "symbols/symbolize.h"
 
 #define NPROC 3
 #define SECONDS 40.0

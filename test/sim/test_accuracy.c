@@ -32,10 +32,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile.h"
+#include "profile/profile.h"
 #include "sim.h"
 #include "sim_internal.h"
-#include "stats.h"
+#include "profile/stats.h"
 
 #define Z99 2.5758
 

@@ -16,15 +16,15 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "eqp.h"
-#include "profile.h"
-#include "pstate.h"
+#include "file/eqp.h"
+#include "profile/profile.h"
+#include "states/pstate.h"
 #include "sim.h"
 #include "test/lib/simrun.h"
 #include "sim_internal.h"
-#include "split.h"
+#include "states/split.h"
 #include "states.h"
-#include "symbolize.h"
+#include "symbols/symbolize.h"
 
 
 /* A recording of samples (pc 0x1000 of process 5 or idle) and states. */

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "maps.h"
+#include "symbols/maps.h"
 
 static void later_replaces_earlier(void **state)
 {

@@ -15,9 +15,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "intern.h"
-#include "names.h"
-#include "symfile.h"
+#include "symbols/intern.h"
+#include "symbols/names.h"
+#include "symbols/symfile.h"
 
 static void demangles(void **state)
 {

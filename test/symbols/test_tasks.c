@@ -16,9 +16,9 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "eqp.h"
-#include "profile.h"
-#include "symbolize.h"
+#include "file/eqp.h"
+#include "profile/profile.h"
+#include "symbols/symbolize.h"
 
 /* Two non-PIE programs: same addresses, different code. */
 static const char maps_a[] = "400000-402000 r-xp 00000000 00:00 0 /bin/a\n";

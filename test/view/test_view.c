@@ -29,7 +29,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "view_priv.h"
+#include "view/view_priv.h"
 
 #define N 41
 #define PID 7
