@@ -133,8 +133,9 @@ demo:
 # The viewer page (eqprof view) is built when Node.js and npm are there;
 # without them eqprof is installed alone and `eqprof view` says so.
 install: $(EQPROF)
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/doc/eqprof/img
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/doc/eqprof/img $(DESTDIR)$(PREFIX)/share/eqprof
 	install -m 755 $(EQPROF) $(DESTDIR)$(PREFIX)/bin/eqprof
+	install -m 644 firmware/60-eqprof-board.rules $(DESTDIR)$(PREFIX)/share/eqprof/
 	@if command -v node >/dev/null && command -v npm >/dev/null; then \
 		$(MAKE) --no-print-directory viewer B=$(B) && \
 		install -d $(DESTDIR)$(PREFIX)/share/eqprof && \

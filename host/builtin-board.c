@@ -9,8 +9,11 @@
  *                          [--e-min ENERGY] [--adc-offset VOLTS] [--serial N]
  *   eqprof board log       [--port SPEC] -o OUT.eqp [--duration TIME]
  *                          [--count N] [--seed N] [--stall-timeout TIME]
- *                          [--on-reset continue|stop] [-q]
+ *                          [--on-reset continue|stop] [--wait] [-q]
  *
+ * Exit status: 0, 1 failed, 2 bad usage, 3 the board was unplugged (a log
+ * keeps the records up to the pull; docs/firmware.md, "When the cable is
+ * pulled").
  * The protocol is docs/protocol.md, the codec the firmware's own; the link
  * is a tty or libftdi1 (host/board/transport.h).  SPEC defaults to
  * $EQPROF_BOARD, else the first board `list` finds.
@@ -44,16 +47,20 @@ static const char usage_text[] =
 	"                              [--e-min ENERGY] [--adc-offset VOLTS] [--serial N]\n"
 	"       eqprof board log       [--port SPEC] -o OUT.eqp [--duration TIME] [--count N]\n"
 	"                              [--seed N] [--stall-timeout TIME] [--on-reset continue|stop]\n"
-	"                              [-q]\n\n"
+	"                              [--wait] [-q]\n\n"
 	"SPEC is tty:PATH (or a bare PATH) or ftdi:[SERIAL]; default $EQPROF_BOARD, else the\n"
-	"first board found.  docs/firmware.md and docs/protocol.md have the details.\n";
+	"first board found.  log --wait: a board unplugged is waited for and the log goes on.\n"
+	"Exit status 3: the board was unplugged (a log keeps what came before).\n"
+	"docs/firmware.md and docs/protocol.md have the details.\n";
+
+#define EXIT_UNPLUGGED 3
 
 struct board_opts {
 	const char *port, *out;
 	const char *quantum, *jitter, *vcomp, *width;
 	const char *measured, *vb_nominal, *e_min, *adc_offset, *serial;
 	const char *duration, *count, *seed, *stall_timeout, *on_reset;
-	int quiet, watch;
+	int quiet, watch, wait;
 };
 
 /* SIGINT/SIGTERM: the first stops the log cleanly, a second at once. */
@@ -97,7 +104,7 @@ static int parse_opts(int argc, char **argv, struct board_opts *o)
 		{ "seed", required_argument, NULL, 's' }, { "help", no_argument, NULL, 'h' },
 		{ "stall-timeout", required_argument, NULL, 'T' },
 		{ "on-reset", required_argument, NULL, 'R' },
-		{ "watch", no_argument, NULL, 'w' },
+		{ "watch", no_argument, NULL, 'w' }, { "wait", no_argument, NULL, 'A' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -123,6 +130,7 @@ static int parse_opts(int argc, char **argv, struct board_opts *o)
 		case 'T': o->stall_timeout = optarg; break;
 		case 'R': o->on_reset = optarg; break;
 		case 'w': o->watch = 1; break;
+		case 'A': o->wait = 1; break;
 		case 'q': o->quiet = 1; break;
 		case 'h': fputs(usage_text, stdout); exit(0);
 		default: fputs(usage_text, stderr); return -1;
@@ -137,15 +145,25 @@ static int parse_opts(int argc, char **argv, struct board_opts *o)
 
 static void print_usb(void *ctx, int arrived, const struct board_usb *b)
 {
+	char where[96];
+
 	(void)ctx;
+	board_usb_where(b, where, sizeof(where));
 	if (!arrived)
-		printf("left     USB %s\n", b->where);
+		printf("left     %s: FT232R serial %s\n", where, b->serial[0] ? b->serial : "(unknown)");
 	else
-		printf("arrived  USB %s: FT232R %s, serial %s, %s%s\n", b->where,
-		       b->product[0] ? b->product : "(product unknown)",
+		printf("arrived  %s: FT232R %04x:%04x \"%s\", serial %s, %s%s\n", where,
+		       BOARD_USB_VID, BOARD_USB_PID, b->product[0] ? b->product : "(product unknown)",
 		       b->serial[0] ? b->serial : "(unknown)",
 		       b->tty[0] ? b->tty : "no tty node (use ftdi:SERIAL)",
 		       b->denied ? ", permission denied (udev rules: `eqprof board list`)" : "");
+	fflush(stdout);
+}
+
+static void print_watching(void *ctx, const char *how)
+{
+	(void)ctx;
+	printf("watching for boards (%s; Ctrl-C stops)\n", how);
 	fflush(stdout);
 }
 
@@ -165,9 +183,8 @@ static int cmd_list(const struct board_opts *o)
 		return 0;
 	/* Hot-plug: boards as they come and go, until Ctrl-C or SIGTERM. */
 	catch_stop_signals();
-	printf("watching for boards (Ctrl-C stops)\n");
 	fflush(stdout);
-	if (board_usb_watch(&stop_requests, print_usb, NULL, &note) < 0)
+	if (board_usb_watch(&stop_requests, print_usb, NULL, print_watching, &note) < 0)
 		return fail(&note);
 	return 0;
 }
@@ -320,7 +337,8 @@ static int cmd_calibrate(struct board_client *c, const struct board_opts *o, str
  * when records are missing. */
 static void summary(const struct board_log_opts *lo, const struct board_log_totals *t)
 {
-	int lossy = t->missing || t->bad_frames || t->late_unrecorded || t->resets || t->stalls;
+	int lossy = t->missing || t->bad_frames || t->late_unrecorded || t->resets || t->stalls ||
+		    t->unplugs;
 
 	if (lo->quiet && !lossy)
 		return;
@@ -342,13 +360,17 @@ static void summary(const struct board_log_opts *lo, const struct board_log_tota
 	if (t->segments > 1 || t->resets)
 		fprintf(stderr, "; %u segment%s (the board reset %u time%s)", t->segments,
 			t->segments == 1 ? "" : "s", t->resets, t->resets == 1 ? "" : "s");
+	if (t->unplugs)
+		fprintf(stderr, "; unplugged %u time%s (away %.1f s)%s", t->unplugs,
+			t->unplugs == 1 ? "" : "s", t->away_s,
+			t->unplugged ? ", and it was when the log ended" : "");
 	fputc('\n', stderr);
 }
 
 static int cmd_log(struct board_client *c, const struct board_opts *o, struct eq_error *err)
 {
 	struct board_log_opts lo = { .out = o->out, .stall_timeout = 1.0, .quiet = o->quiet,
-				     .stop = &stop_requests };
+				     .wait = o->wait, .baud = FW_UART_BAUD, .stop = &stop_requests };
 	struct board_log_totals t;
 	unsigned long long v;
 	int rc;
@@ -391,7 +413,7 @@ int cmd_board(int argc, char **argv)
 	struct board_client c;
 	struct eq_error err;
 	const char *sub;
-	int rc;
+	int rc, unplugged;
 
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		fputs(usage_text, argc < 2 ? stderr : stdout);
@@ -420,6 +442,11 @@ int cmd_board(int argc, char **argv)
 	else
 		rc = cmd_log(&c, &o, &err);
 	board_client_free(&c);
-	board_link_close(link);
-	return rc < 0 ? fail(&err) : 0;
+	/* The log may have opened the link again (the board unplugged and back);
+	 * a pty that closed is not a board unplugged from USB. */
+	unplugged = !c.link || (c.link->gone && board_usb_present(c.link->name) >= 0);
+	board_link_close(c.link);
+	if (rc < 0)
+		fail(&err);
+	return rc < 0 ? (unplugged ? EXIT_UNPLUGGED : 1) : 0;
 }

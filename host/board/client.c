@@ -46,6 +46,13 @@ void board_client_free(struct board_client *c)
 	c->evs = NULL;
 }
 
+void board_client_relink(struct board_client *c, struct board_link *l)
+{
+	c->link = l;
+	c->nreplies = 0;
+	fw_deframer_init(&c->rx);
+}
+
 double board_now(void)
 {
 	struct timespec ts;
@@ -73,6 +80,8 @@ static int sort_message(struct board_client *c, const struct fw_msg *m, struct e
 			fprintf(stderr, "board: <- ERR tag %u: %s of %s (detail %u)\n", m->tag,
 				fw_err_name(m->u.reply.code), fw_type_name(m->u.reply.req),
 				m->u.reply.detail);
+		else if (m->type == FW_MSG_RECORD) /* when it came: bench/board's latency */
+			fprintf(stderr, "board: <- RECORD seq %u at %.6f\n", m->u.rec.seq, board_now());
 		else
 			fprintf(stderr, "board: <- %s tag %u\n", fw_type_name(m->type), m->tag);
 	}
@@ -131,12 +140,33 @@ int board_poll(struct board_client *c, int timeout_ms, struct eq_error *err)
 	return board_feed(c, buf, (size_t)n, err);
 }
 
-static int take_reply(struct board_client *c, uint8_t tag, struct fw_msg *reply)
+/*
+ * Whether rep can be the answer to a request of type req: tags alone are
+ * not enough, since a reply the board sent late to another eqprof (whose
+ * tags began where ours do) may still be on its way.
+ */
+static int answers(const struct fw_msg *rep, uint8_t req)
+{
+	switch (rep->type) {
+	case FW_REP_OK:
+	case FW_REP_ERR:
+		return rep->u.reply.req == req;
+	case FW_REP_INFO:
+		return req == FW_REQ_INFO;
+	case FW_REP_STATUS:
+		return req == FW_REQ_STATUS;
+	case FW_REP_CAL:
+		return req == FW_REQ_CAL_READ;
+	}
+	return 0;
+}
+
+static int take_reply(struct board_client *c, uint8_t tag, uint8_t req, struct fw_msg *reply)
 {
 	unsigned i;
 
 	for (i = 0; i < c->nreplies; i++) {
-		if (c->replies[i].tag != tag)
+		if (c->replies[i].tag != tag || !answers(&c->replies[i], req))
 			continue;
 		*reply = c->replies[i];
 		memmove(c->replies + i, c->replies + i + 1, (c->nreplies - i - 1) * sizeof(*reply));
@@ -165,9 +195,9 @@ static int take_corrupt_echo(struct board_client *c, uint8_t tag)
 	return 0;
 }
 
-int board_reply(struct board_client *c, uint8_t tag, struct fw_msg *reply)
+int board_reply(struct board_client *c, uint8_t tag, uint8_t req, struct fw_msg *reply)
 {
-	if (take_reply(c, tag, reply))
+	if (take_reply(c, tag, req, reply))
 		return 1;
 	return take_corrupt_echo(c, tag) ? -1 : 0;
 }
@@ -224,12 +254,15 @@ int board_request(struct board_client *c, struct fw_msg *req, struct fw_msg *rep
 
 	for (try = 0; try < TRIES; try++) {
 		if (board_send(c, req, err) < 0)
-			return -1;
+			return c->link->gone ? eq_fail_prefix(err, "the board went away as eqprof sent "
+							     "it %s", fw_type_name(req->type)) : -1;
 		/* Real time: a reply trickling in wakes the poll once per byte. */
 		for (start = board_now(); board_now() - start < c->reply_ms / 1e3;) {
 			if (board_poll(c, 10, err) < 0)
-				return -1;
-			got = board_reply(c, req->tag, reply);
+				return c->link->gone ? eq_fail_prefix(err, "the board went away while "
+								     "eqprof waited for its reply to %s",
+								     fw_type_name(req->type)) : -1;
+			got = board_reply(c, req->tag, req->type, reply);
 			if (got)
 				break;
 		}
@@ -273,6 +306,13 @@ void board_restart_stream(struct board_client *c)
 	c->have_time = 0;
 	c->time_base = 0;
 	c->last_time = 0;
+}
+
+void board_start_stream(struct board_client *c)
+{
+	board_restart_stream(c);
+	c->next_seq = 0;
+	c->have_seq = 1;
 }
 
 /* A record as it is taken: time unwrapped, seq gap counted and flagged. */

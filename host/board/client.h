@@ -58,6 +58,9 @@ struct board_client {
 
 void board_client_init(struct board_client *c, struct board_link *l);
 void board_client_free(struct board_client *c);
+/* The link opened again (the board back after an unplug): a half frame
+ * and unclaimed replies from the old one are dropped, counts are kept. */
+void board_client_relink(struct board_client *c, struct board_link *l);
 /* Monotonic seconds (the clock last_rx is on). */
 double board_now(void);
 /* Reads what arrives within timeout_ms and sorts it; 0 or -1 (the link failed). */
@@ -76,9 +79,10 @@ int board_request(struct board_client *c, struct fw_msg *req, struct fw_msg *rep
 int board_simple(struct board_client *c, uint8_t type, uint32_t value, struct eq_error *err);
 /* The same without waiting: sends req with a fresh tag (req->tag); 0 or -1. */
 int board_send(struct board_client *c, struct fw_msg *req, struct eq_error *err);
-/* 1 and *reply if the reply to tag came; -1 if the board says the request
- * with that tag arrived corrupt (send it again); 0 if nothing yet. */
-int board_reply(struct board_client *c, uint8_t tag, struct fw_msg *reply);
+/* 1 and *reply if the reply to the request of type req with tag came (a
+ * reply of another type with that tag is not it); -1 if the board says the
+ * request with that tag arrived corrupt (send it again); 0 if nothing yet. */
+int board_reply(struct board_client *c, uint8_t tag, uint8_t req, struct fw_msg *reply);
 /* Oldest event not yet taken; 1 if *ev was filled. */
 int board_next_event(struct board_client *c, struct board_event *ev);
 /* Oldest record not yet taken (BOOT messages skipped); 1 if *r was filled. */
@@ -86,6 +90,9 @@ int board_take_record(struct board_client *c, struct fw_record *r);
 /* The record stream starts again (START, or a reset seen otherwise than by
  * a BOOT message): forget the seq and time of the last record. */
 void board_restart_stream(struct board_client *c);
+/* START was answered: the board numbers its records from 0, so records
+ * missing before the first one that arrives are counted too. */
+void board_start_stream(struct board_client *c);
 
 /* Values from the board that would make a recording meaningless (a clock or
  * E_min of 0, a nominal voltage below 1 mV) refused, naming the field. */

@@ -1,41 +1,103 @@
 /*
- * ftdi.c - the board's FT232R through libftdi1: no kernel driver, 1 ms
- * latency timer (the chip otherwise holds short packets for 16 ms); and
- * the list of ports, from libusb (usb.c).
+ * ftdi.c - the board's FT232R through libftdi1: the chip set up by
+ * libftdi1 (ftdi_sio detached while we hold it and re-attached when we let
+ * go, as libftdi1's AUTO_DETACH_REATACH_SIO_MODULE does it), 1 ms latency
+ * timer, bulk reads with our own timeout; and the list of ports, from
+ * libusb (usb.c).
+ *
+ * Why the reads are not ftdi_read_data(): it keeps reading until its
+ * buffer is full or a transfer returns only the two status bytes, which a
+ * real FT232R sends every latency period when it has no data, but QEMU's
+ * FT232 (hw/usb/dev-serial.c) never does: it NAKs instead, so with QEMU
+ * ftdi_read_data() waits for its 5 s USB timeout and then returns an
+ * error, dropping the bytes it had already copied.  Here each read is one
+ * bulk transfer bounded by the caller's timeout, whatever came before the
+ * timeout kept (docs/firmware.md, "QEMU's FT232 and a real FT232R").
  */
 #include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <ftdi.h>
+#include <libusb.h>
 
 #include "transport.h"
 #include "usb.h"
 
+#define READ_CHUNK 512            /* bytes per bulk read: 8 full-speed packets */
 
 struct ftdi_link {
 	struct board_link base;
 	struct ftdi_context *ftdi;
+	uint8_t data[READ_CHUNK];     /* payload of the last transfer, status bytes removed */
+	size_t have, at;
 };
+
+static double mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
+/* A transfer's packets each begin with two status bytes: keep the rest. */
+static void strip_status(struct ftdi_link *f, const uint8_t *raw, int got)
+{
+	int mps = f->ftdi->max_packet_size > 2 ? f->ftdi->max_packet_size : 64, at, len;
+
+	f->have = f->at = 0;
+	for (at = 0; at < got; at += mps) {
+		len = got - at < mps ? got - at : mps;
+		if (len > 2) {
+			memcpy(f->data + f->have, raw + at + 2, (size_t)len - 2);
+			f->have += (size_t)len - 2;
+		}
+	}
+}
+
+static int usb_gone(struct board_link *l, struct eq_error *err)
+{
+	l->gone = 1;
+	return eq_fail(err, "%s: the board is gone from USB (unplugged?)", l->name);
+}
 
 static int ftdi_link_read(struct board_link *l, uint8_t *buf, size_t n, int timeout_ms,
 			  struct eq_error *err)
 {
 	struct ftdi_link *f = (struct ftdi_link *)l;
-	struct timespec nap = { 0, 500000 };
-	int waited = 0, r;
+	uint8_t raw[READ_CHUNK];
+	double end = mono_ms() + timeout_ms;
+	int got, rc, left;
 
-	/* libftdi reads do not block: poll every 0.5 ms up to the timeout. */
 	for (;;) {
-		r = ftdi_read_data(f->ftdi, buf, (int)n);
-		if (r < 0)
-			return eq_fail(err, "%s: read: %s", l->name, ftdi_get_error_string(f->ftdi));
-		if (r > 0 || waited >= timeout_ms * 2)
-			return r;
-		nanosleep(&nap, NULL);
-		waited++;
+		if (f->at < f->have) {
+			size_t k = f->have - f->at < n ? f->have - f->at : n;
+
+			memcpy(buf, f->data + f->at, k);
+			f->at += k;
+			return (int)k;
+		}
+		left = (int)(end - mono_ms());
+		got = 0;
+		/* libusb takes 0 as "no timeout": wait at least 1 ms. */
+		rc = libusb_bulk_transfer(f->ftdi->usb_dev, (unsigned char)f->ftdi->out_ep, raw,
+					  sizeof(raw), &got, left > 0 ? (unsigned)left : 1);
+		if (rc == LIBUSB_ERROR_NO_DEVICE)
+			return usb_gone(l, err);
+		if (rc != 0 && rc != LIBUSB_ERROR_TIMEOUT && board_usb_present(l->name) == 0)
+			return usb_gone(l, err);
+		if (rc != 0 && rc != LIBUSB_ERROR_TIMEOUT)
+			return eq_fail(err, "%s: USB read: %s", l->name,
+				       libusb_strerror((enum libusb_error)rc));
+		strip_status(f, raw, got);
+		/* Status bytes alone (a real chip's latency timer): go on until
+		 * data or the timeout. */
+		if (f->have == 0 && (rc == LIBUSB_ERROR_TIMEOUT || left <= 0))
+			return 0;
 	}
 }
 
@@ -43,8 +105,13 @@ static int ftdi_link_write(struct board_link *l, const uint8_t *buf, size_t n,
 			   struct eq_error *err)
 {
 	struct ftdi_link *f = (struct ftdi_link *)l;
+	int rc = ftdi_write_data(f->ftdi, buf, (int)n);
 
-	if (ftdi_write_data(f->ftdi, buf, (int)n) != (int)n)
+	/* A write to a board being unplugged can fail otherwise than with
+	 * NO_DEVICE (the transfer cut short): ask USB whether it is there. */
+	if (rc == LIBUSB_ERROR_NO_DEVICE || (rc < 0 && board_usb_present(l->name) == 0))
+		return usb_gone(l, err);
+	if (rc != (int)n)
 		return eq_fail(err, "%s: write: %s", l->name, ftdi_get_error_string(f->ftdi));
 	return 0;
 }
@@ -53,6 +120,7 @@ static void ftdi_link_close(struct board_link *l)
 {
 	struct ftdi_link *f = (struct ftdi_link *)l;
 
+	/* Releasing the interface gives it back to ftdi_sio (auto-detach). */
 	ftdi_usb_close(f->ftdi);
 	ftdi_free(f->ftdi);
 	free(f);
@@ -62,34 +130,79 @@ static const struct board_link_ops ftdi_ops = {
 	.read = ftdi_link_read, .write = ftdi_link_write, .close = ftdi_link_close,
 };
 
+/* The libusb device of board b in libftdi1's own libusb context. */
+static libusb_device *device_of(struct ftdi_context *ftdi, const struct board_usb *b,
+				libusb_device ***list)
+{
+	ssize_t n = libusb_get_device_list(ftdi->usb_ctx, list), i;
+
+	for (i = 0; i < n; i++)
+		if (libusb_get_bus_number((*list)[i]) == b->bus &&
+		    libusb_get_device_address((*list)[i]) == b->addr)
+			return (*list)[i];
+	return NULL;
+}
+
+/* Opens b with libftdi1 and sets the link up; 0, or -1 (err). */
+static int open_board(struct ftdi_link *f, const struct board_usb *b, unsigned baud,
+		      struct eq_error *err)
+{
+	libusb_device **list = NULL, *dev = device_of(f->ftdi, b, &list);
+	char where[128];
+	int rc = dev ? ftdi_usb_open_dev(f->ftdi, dev) : -3;
+
+	if (list)
+		libusb_free_device_list(list, 1);
+	board_usb_where(b, where, sizeof(where));
+	if (rc == -3)
+		return eq_fail(err, "%s: the board left %s as it was being opened", f->base.name, where);
+	if (rc == -4 && access(b->node, R_OK | W_OK) != 0)
+		return board_usb_denied(err, f->base.name, b->node, NULL);
+	if (rc == -5)
+		return eq_fail(err, "%s: the board on %s is in use: another program has claimed it "
+			       "(a second eqprof? `fuser %s` names it)", f->base.name, where, b->node);
+	if (rc < 0 || ftdi_set_baudrate(f->ftdi, (int)baud) < 0 ||
+	    ftdi_set_line_property(f->ftdi, BITS_8, STOP_BIT_1, NONE) < 0 ||
+	    ftdi_setflowctrl(f->ftdi, SIO_DISABLE_FLOW_CTRL) < 0 ||
+	    ftdi_set_latency_timer(f->ftdi, 1) < 0 || ftdi_tcioflush(f->ftdi) < 0)
+		return eq_fail(err, "%s: setting up the board on %s: %s", f->base.name, where,
+			       ftdi_get_error_string(f->ftdi));
+	return 0;
+}
+
 struct board_link *board_ftdi_open(const char *serial, unsigned baud, struct eq_error *err)
 {
-	struct ftdi_link *f = calloc(1, sizeof(*f));
-	int rc;
+	struct ftdi_link *f;
+	struct board_usb b;
+	int found = board_usb_find(serial, NULL, &b, err);
+	char name[96];
 
+	snprintf(name, sizeof(name), "ftdi:%s", serial && *serial ? serial : "(first)");
+	if (found < 0) {
+		eq_fail_prefix(err, "%s", name);
+		return NULL;
+	}
+	if (found == 0) {
+		eq_fail(err, "%s: device not found: no FT232R (USB %04x:%04x) %s%s on USB; "
+			"`eqprof board list` shows what is", name, BOARD_USB_VID, BOARD_USB_PID,
+			serial && *serial ? "with serial number " : "", serial ? serial : "");
+		return NULL;
+	}
+	if (b.denied) {
+		board_usb_denied(err, name, b.node, NULL);
+		return NULL;
+	}
+	f = calloc(1, sizeof(*f));
 	if (!f || !(f->ftdi = ftdi_new())) {
 		free(f);
 		eq_fail(err, "libftdi1: cannot allocate a context");
 		return NULL;
 	}
 	f->base.ops = &ftdi_ops;
-	snprintf(f->base.name, sizeof(f->base.name), "ftdi:%s", serial && *serial ? serial : "(first)");
-	rc = ftdi_usb_open_desc(f->ftdi, BOARD_USB_VID, BOARD_USB_PID, NULL,
-				serial && *serial ? serial : NULL);
-	if (rc == -8) {
-		/* libftdi1: libusb_open() said LIBUSB_ERROR_ACCESS. */
-		eq_fail(err, "%s: permission denied opening the board on USB; %s", f->base.name,
-			board_usb_access_hint());
-		ftdi_free(f->ftdi);
-		free(f);
-		return NULL;
-	}
-	if (rc < 0 || ftdi_set_baudrate(f->ftdi, (int)baud) < 0 ||
-	    ftdi_set_line_property(f->ftdi, BITS_8, STOP_BIT_1, NONE) < 0 ||
-	    ftdi_set_latency_timer(f->ftdi, 1) < 0 ||
-	    ftdi_tcioflush(f->ftdi) < 0) {
-		eq_fail(err, "%s: %s (is the board plugged in? `eqprof board list` shows what is)",
-			f->base.name, ftdi_get_error_string(f->ftdi));
+	snprintf(f->base.name, sizeof(f->base.name), "ftdi:%s", b.serial[0] ? b.serial : "(first)");
+	f->ftdi->module_detach_mode = AUTO_DETACH_REATACH_SIO_MODULE;
+	if (open_board(f, &b, baud, err) < 0) {
+		ftdi_usb_close(f->ftdi);
 		ftdi_free(f->ftdi);
 		free(f);
 		return NULL;
@@ -143,17 +256,21 @@ int board_list(struct board_found *out, int max, struct eq_error *note)
 	note->msg[0] = 0;
 	nu = board_usb_list(usb, 16, note);
 	for (k = 0; k < nu && n < max; k++, n++) {
+		char where[96];
+
 		if (usb[k].tty[0])
 			snprintf(out[n].spec, sizeof(out[n].spec), "tty:%s", usb[k].tty);
 		else
 			snprintf(out[n].spec, sizeof(out[n].spec), "ftdi:%s", usb[k].serial);
-		snprintf(out[n].what, sizeof(out[n].what), "FT232R %.48s, serial %.48s, USB %s%s",
+		snprintf(out[n].what, sizeof(out[n].what), "FT232R %04x:%04x \"%.40s\", serial %.40s, %s%s",
+			 BOARD_USB_VID, BOARD_USB_PID,
 			 usb[k].product[0] ? usb[k].product : "(product unknown)",
-			 usb[k].serial[0] ? usb[k].serial : "(unknown)", usb[k].where,
-			 usb[k].denied ? ": permission denied (udev rules, see `board list`)" : "");
+			 usb[k].serial[0] ? usb[k].serial : "(unknown)",
+			 board_usb_where(&usb[k], where, sizeof(where)),
+			 usb[k].denied ? ": permission denied (see the note)" :
+			 usb[k].tty[0] ? "" : ", no tty (ftdi_sio not bound)");
 		if (usb[k].denied)
-			eq_fail(note, "a board on USB %s cannot be opened: permission denied; %s",
-				usb[k].where, board_usb_access_hint());
+			board_usb_denied(note, "a board on USB", usb[k].node, NULL);
 	}
 	if (glob("/dev/ttyUSB*", 0, NULL, &g) == 0) {
 		for (i = 0; i < g.gl_pathc && n < max; i++) {

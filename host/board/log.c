@@ -16,6 +16,8 @@
 #define STATUS_RETRY_S 0.3    /* a STATUS unanswered this long is sent again */
 #define DRAIN_QUIET_S  0.1    /* after STOP: records still queued on the board */
 #define BUF_RECORDS    1024
+#define REOPEN_EVERY_S 0.2    /* --wait: looking for the board that left */
+#define REOPEN_SAY_S   2.0    /* back on USB but not to be opened this long: said */
 
 /* One segment: from START to the end of the log or to a board reset. */
 struct segment {
@@ -50,6 +52,8 @@ struct logger {
 	double stall_from, alive_from;
 	int open;                 /* a segment is open (its BINF written, no BEND yet) */
 	int stopping;             /* the end was asked for: a reset now ends the log */
+	char serial[64];          /* the board's USB serial number, to find it after an unplug */
+	int via_tty;              /* it was opened through its tty (else libftdi1) */
 	struct eq_progress line;
 };
 
@@ -208,7 +212,7 @@ static int configure_and_start(struct logger *L, struct eq_error *err)
 	    board_simple(c, FW_REQ_SET_WIDTH, L->width_ns, err) < 0 ||
 	    board_simple(c, FW_REQ_START, L->o->seed, err) < 0)
 		return -1;
-	board_restart_stream(c);
+	board_start_stream(c);
 	return 0;
 }
 
@@ -275,7 +279,7 @@ static int poll_status(struct logger *L, double now, struct eq_error *err)
 	if (!L->status_out && now < L->next_status)
 		return 0;
 	if (L->status_out) {
-		r = board_reply(L->c, L->status_tag, &rep);
+		r = board_reply(L->c, L->status_tag, FW_REQ_STATUS, &rep);
 		if (r > 0) {
 			L->status_out = 0;
 			L->next_status = now + STATUS_EVERY_S;
@@ -320,6 +324,170 @@ static int watch_stall(struct logger *L, double now, int ending, struct eq_error
 	if (!ending)
 		warn(L, "the board answered again after %.1f s of silence", len);
 	return mark(L, L->stall_from, label, err);
+}
+
+static int drain(struct logger *L, double quiet, int keep, struct eq_error *err);
+
+/* ---- unplugged -------------------------------------------------------------- */
+
+/* The board's USB serial number (from the port, or its tty's USB device),
+ * to find it again after an unplug; "" when it is not a USB board. */
+static void note_serial(struct logger *L)
+{
+	const char *name = L->c->link->name;
+	struct board_usb b;
+	struct eq_error e;
+
+	L->via_tty = !strncmp(name, "tty:", 4);
+	if (!strncmp(name, "ftdi:", 5) && strcmp(name + 5, "(first)"))
+		snprintf(L->serial, sizeof(L->serial), "%s", name + 5);
+	else if (L->via_tty && board_usb_find(NULL, name + 4, &b, &e) > 0)
+		snprintf(L->serial, sizeof(L->serial), "%s", b.serial);
+}
+
+/* The board back on USB, opened as before (its tty may have a new name):
+ * 1 (the client has the new link), 0 not yet (*why: what stands in the way). */
+static int reopen(struct logger *L, struct eq_error *why)
+{
+	struct board_usb b;
+	struct board_link *l;
+	char spec[128];
+
+	if (board_usb_find(L->serial, NULL, &b, why) <= 0)
+		return 0;
+	if (L->via_tty && !b.tty[0]) {
+		eq_fail(why, "the board is back on USB, with no tty yet (ftdi_sio not bound)");
+		return 0;
+	}
+	if (L->via_tty)
+		snprintf(spec, sizeof(spec), "tty:%s", b.tty);
+	else
+		snprintf(spec, sizeof(spec), "ftdi:%s", L->serial);
+	l = board_link_open(spec, L->o->baud, why);
+	if (!l)
+		return 0;
+	board_client_relink(L->c, l);
+	return 1;
+}
+
+/* Waits for the board to come back; 1 back, 0 the log was stopped meanwhile. */
+static int wait_back(struct logger *L, double from)
+{
+	const struct board_log_opts *o = L->o;
+	struct timespec nap = { 0, (long)(REOPEN_EVERY_S * 1e9) };
+	struct eq_error why;
+	int said = 0;
+
+	why.msg[0] = 0;
+	while (!*o->stop && !(o->seconds > 0 && board_now() - L->line.start >= o->seconds)) {
+		if (reopen(L, &why))
+			return 1;
+		if (!said && why.msg[0] && board_now() - from > REOPEN_SAY_S) {
+			warn(L, "still waiting: %s", why.msg);
+			said = 1;
+		}
+		if (eq_progress_due(&L->line))
+			eq_progress_show(&L->line, "eqprof board log: waiting for board %s to come back "
+					 "(away %.0f s), %llu quanta so far", L->serial, board_now() - from,
+					 (unsigned long long)L->t->records);
+		nanosleep(&nap, NULL);
+	}
+	return 0;
+}
+
+/* The board is back and counts as before: same segment, the records it sent
+ * while away are a seq gap (counted as missing when the next one comes). */
+static int went_on(struct logger *L, const struct fw_status *st, double away, struct eq_error *err)
+{
+	char label[96];
+
+	warn(L, "the board is back after %.1f s on %s and kept counting (its power stayed on): "
+	     "segment %u goes on; the records it sent while away are missing and counted", away,
+	     L->c->link->name, L->seg.info.segment);
+	L->seg.st = *st;
+	L->seg.have_st = 1;
+	L->alive_from = board_now();
+	L->status_out = 0;
+	L->next_status = L->alive_from + STATUS_EVERY_S;
+	snprintf(label, sizeof(label), "board back after %.1f s: it kept counting", away);
+	return mark(L, L->alive_from, label, err);
+}
+
+/* The board is back restarted (its power went with the cable): the segment
+ * ends, the board is set up again, a new segment begins at the host's
+ * estimate of the board time now. */
+static int restarted(struct logger *L, const struct fw_status *st, double away,
+		     struct eq_error *err)
+{
+	double now = board_now();
+	uint64_t at = file_time_at(L, now);
+	uint32_t next = L->seg.info.segment + 1;
+	char label[128];
+
+	warn(L, "the board is back after %.1f s on %s and had restarted (its power went with the "
+	     "cable): segment %u ends with %llu records, nothing was counted while it was away; "
+	     "setting it up again as segment %u", away, L->c->link->name, L->seg.info.segment,
+	     (unsigned long long)L->seg.end.records, next);
+	if (end_segment(L, EQP_BOARD_END_LINK, err) < 0)
+		return -1;
+	snprintf(label, sizeof(label), "board away %.1f s, restarted: segment %u follows", away, next);
+	if (eqp_add_marker(L->w, at, label, err) < 0)
+		return -1;
+	if ((st->running && board_simple(L->c, FW_REQ_STOP, 0, err) < 0) ||
+	    drain(L, DRAIN_QUIET_S, 0, err) < 0 || configure_and_start(L, err) < 0)
+		return eq_fail_prefix(err, "setting the board up again after it came back");
+	return begin_segment(L, next, 0, at, err);
+}
+
+/*
+ * The board left USB (the cable pulled): marked in the file.  Without
+ * --wait (or a board whose serial number is unknown) the log ends: 1.
+ * With it, the board is waited for and the log goes on: 0; 1 if the log
+ * was stopped before it came back; -1 failed.  The link is closed while
+ * the board is away (c->link NULL).
+ */
+static int on_unplug(struct logger *L, struct eq_error *err)
+{
+	struct board_client *c = L->c;
+	struct segment *s = &L->seg;
+	double from = board_now(), away;
+	struct fw_msg req, rep;
+	char name[128];
+
+	snprintf(name, sizeof(name), "%s", c->link->name);
+	c->link->gone = 1;
+	L->t->unplugs++;
+	if (mark(L, from, "board unplugged", err) < 0)
+		return -1;
+	warn(L, "the board was unplugged (%s went away) %.1f s into the log, after %llu records "
+	     "in segment %u%s", name, from - L->line.start, (unsigned long long)s->end.records,
+	     s->info.segment, !L->o->wait ? "" : L->serial[0] ?
+	     "; waiting for it to come back (--wait; Ctrl-C stops)" :
+	     "; --wait cannot find it again (its USB serial number is unknown)");
+	if (!L->o->wait || !L->serial[0]) {
+		L->t->unplugged = 1;
+		eq_fail(err, "the board was unplugged (%s went away)", name);
+		return 1;
+	}
+	board_link_close(c->link);
+	c->link = NULL;
+	if (!wait_back(L, from)) {
+		L->t->unplugged = 1;
+		L->t->away_s += board_now() - from;
+		return 1;
+	}
+	away = board_now() - from;
+	L->t->away_s += away;
+	fw_msg_request(&req, FW_REQ_STATUS, 0);
+	if (board_request(c, &req, &rep, err) < 0)
+		return eq_fail_prefix(err, "the board came back");
+	if (rep.u.status.running && rep.u.status.quanta >= s->st.quanta &&
+	    (!s->have_seq || rep.u.status.quanta > s->last_seq) &&
+	    rep.u.status.quantum_pulses == s->info.quantum_pulses &&
+	    rep.u.status.jitter_pct == s->info.jitter_pct && rep.u.status.vcomp == s->info.vcomp &&
+	    rep.u.status.width_ns == L->width_ns)
+		return went_on(L, &rep.u.status, away, err);
+	return restarted(L, &rep.u.status, away, err);
 }
 
 static int take_events(struct logger *L, struct eq_error *err)
@@ -446,6 +614,33 @@ static int prepare(struct logger *L, struct eq_error *err)
 	return 0;
 }
 
+/*
+ * The link failed (err says how): the board unplugged, and back (0, going
+ * on) or not (1: *reason and *rc set to end the log, err saying why), or
+ * the link failed with the board still there (1), or worse (-1).
+ */
+static int link_failed(struct logger *L, int *reason, int *rc, struct eq_error *err)
+{
+	struct board_link *l = L->c->link;
+	/* A USB board's link that says its device went away is unplugged,
+	 * whatever USB lists this instant; a pty or a built-in UART is not
+	 * USB's to tell (-1). */
+	int present = board_usb_present(l->name), r;
+
+	if (present > 0 && l->gone)
+		present = 0;
+	if (present == 0) {
+		r = on_unplug(L, err);
+		if (r <= 0)
+			return r; /* back (the log goes on as it was), or worse */
+	} else if (present > 0) {
+		eq_fail_prefix(err, "the board is still on USB, the link failed");
+	}
+	*reason = EQP_BOARD_END_LINK;
+	*rc = present == 0 && L->o->wait && L->serial[0] ? 0 : -1;
+	return 1;
+}
+
 static int run(struct logger *L, struct eq_error *err)
 {
 	const struct board_log_opts *o = L->o;
@@ -459,20 +654,31 @@ static int run(struct logger *L, struct eq_error *err)
 		    (o->count && L->t->records >= o->count))
 			break;
 		if (board_poll(c, 20, err) < 0) {
-			/* Unplugged, or a link that failed with the board still there? */
-			int present = board_usb_present(c->link->name);
-
-			if (present >= 0)
-				eq_fail_prefix(err, "%s", present ? "the board is still on USB, the link "
-					       "failed" : "the board is no longer on USB (unplugged?)");
-			reason = EQP_BOARD_END_LINK;
-			rc = -1;
+			r = link_failed(L, &reason, &rc, err);
+			if (r == 0)
+				continue; /* unplugged and back: going on */
+			if (r < 0)
+				return -1;
+			r = 0;
 			break;
 		}
 		now = board_now();
 		if ((r = take_events(L, err)) != 0 || (r = poll_status(L, now, err)) != 0 ||
-		    (r = watch_stall(L, now, 0, err)) != 0)
+		    (r = watch_stall(L, now, 0, err)) != 0) {
+			/* STATUS is written twice a second: a write can be the first
+			 * thing to fail when the board is unplugged */
+			int usb = r < 0 ? board_usb_present(c->link->name) : -1;
+
+			if (usb == 0 || (usb > 0 && c->link->gone)) {
+				r = link_failed(L, &reason, &rc, err);
+				if (r == 0)
+					continue;
+				if (r < 0)
+					return -1;
+				r = 0;
+			}
 			break;
+		}
 		if (now >= write_at) {
 			if (write_records(L, err) < 0) {
 				rc = -1;
@@ -489,7 +695,7 @@ static int run(struct logger *L, struct eq_error *err)
 		return 1; /* a reset with --on-reset stop: its segment is closed */
 	if (r < 0)
 		return -1;
-	if (rc == 0 && *o->stop < 2) {
+	if (rc == 0 && *o->stop < 2 && !L->t->unplugged) {
 		r = stop_board(L, &reason, err);
 		if (r > 0)
 			return 1; /* the board reset as it was being stopped */
@@ -515,6 +721,7 @@ int board_log(struct board_client *c, const struct board_log_opts *o,
 	L.t = t;
 	if (prepare(&L, err) < 0 || open_recording(&L, err) < 0)
 		return -1;
+	note_serial(&L);
 	eq_progress_start(&L.line, o->quiet, 0.25);
 	if (configure_and_start(&L, err) < 0) {
 		eqp_discard(L.w);

@@ -14,7 +14,12 @@
  * defaults) ends a segment; the log then configures the board again and
  * goes on as a new segment, or stops (on_reset_stop).  Silence longer than
  * the stall timeout is warned about as it happens and marked in the file.
- * docs/firmware.md ("Logging") and docs/format.md (BINF, BEND) say more.
+ * A board unplugged from USB ends the log (t->unplugged), or with
+ * o->wait is waited for: back with its count going on (its power stayed:
+ * the records sent meanwhile are a counted seq gap in the same segment),
+ * or restarted (its power went with the cable: a new segment, the time it
+ * was away marked).  docs/firmware.md ("Logging", "When the cable is
+ * pulled") and docs/format.md (BINF, BEND) say more.
  */
 #ifndef BOARD_LOG_H
 #define BOARD_LOG_H
@@ -32,6 +37,8 @@ struct board_log_opts {
 	double stall_timeout;     /* seconds of silence that make a stall */
 	int on_reset_stop;        /* 1: a board reset ends the log; 0: go on as a new segment */
 	int quiet;                /* no progress line and no closing summary */
+	int wait;                 /* the board unplugged: wait for it and go on */
+	unsigned baud;            /* the link's, to open it again after an unplug */
 	const char *command;      /* for the header */
 	/* Set by the caller's signal handlers: 1 stop cleanly (STOP, STATUS,
 	 * commit); 2 or more stop now (commit what is in hand). */
@@ -42,15 +49,20 @@ struct board_log_totals {
 	uint64_t records, missing, dropped, bad_frames, quanta, late, late_unrecorded;
 	uint64_t stalls;
 	unsigned segments, resets;
+	unsigned unplugs;         /* times the board went from USB */
+	double away_s;            /* seconds it was away, all told */
+	int unplugged;            /* the log ended with the board unplugged */
 	int reason;               /* EQP_BOARD_END_* of the last segment */
 	int committed;            /* the recording is in place under its name */
 };
 
 /*
  * Logs until the duration, the count, a stop request, a reset (with
- * on_reset_stop) or a failure.  Whatever was received is committed under
- * o->out even when the log ends in a failure (-1, err says what happened
- * and t->committed says whether the file is there).
+ * on_reset_stop), an unplug (without o->wait) or a failure.  Whatever was
+ * received is committed under o->out even when the log ends in a failure
+ * (-1, err says what happened and t->committed says whether the file is
+ * there).  After an unplug c->link is the link opened again (the caller
+ * closes c->link, not the one it passed in).
  */
 int board_log(struct board_client *c, const struct board_log_opts *o,
 	      struct board_log_totals *t, struct eq_error *err);

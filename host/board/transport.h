@@ -32,6 +32,7 @@ struct board_link_ops {
 struct board_link {
 	const struct board_link_ops *ops;
 	char name[128];           /* "tty:/dev/ttyUSB0", "ftdi:A10K3XYZ" */
+	int gone;                 /* set by read/write: the device went away (unplugged) */
 };
 
 /* Opens spec at baud (8N1). */
@@ -51,7 +52,8 @@ struct board_link *board_link_open_default(const char *spec, unsigned baud,
 /* One board found by board_list(). */
 struct board_found {
 	char spec[128];           /* what to pass to --port */
-	char what[256];           /* "FT232R USB UART, serial A10K3XYZ, USB 1-2" */
+	char what[256];           /* "FT232R 0403:6001 "FT232R USB UART", serial A10K3XYZ,
+				     USB 1-2 (bus 1, port 2, /dev/bus/usb/001/005)" */
 };
 /* FT232R boards on USB (libusb), each by its tty node or as ftdi:SERIAL,
  * then other /dev/ttyUSB* nodes; the count.  Why USB could not be looked

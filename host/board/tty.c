@@ -50,10 +50,14 @@ static int tty_read(struct board_link *l, uint8_t *buf, size_t n, int timeout_ms
 	got = read(t->fd, buf, n);
 	if (got < 0 && (errno == EAGAIN || errno == EINTR))
 		return 0;
+	/* ftdi_sio hangs the tty up when its device goes: EOF or EIO. */
+	if (got == 0 || (got < 0 && (errno == EIO || errno == ENODEV)) ||
+	    (got < 0 && (p.revents & (POLLHUP | POLLERR)))) {
+		l->gone = 1;
+		return eq_fail(err, "%s: the device went away (unplugged?)", l->name);
+	}
 	if (got < 0)
 		return eq_fail(err, "%s: read: %s", l->name, strerror(errno));
-	if (got == 0 || (p.revents & POLLHUP))
-		return eq_fail(err, "%s: the device went away (unplugged?)", l->name);
 	return (int)got;
 }
 
@@ -71,6 +75,10 @@ static int tty_write(struct board_link *l, const uint8_t *buf, size_t n, struct 
 
 			poll(&p, 1, 100);
 			continue;
+		}
+		if (w < 0 && (errno == EIO || errno == ENODEV)) {
+			l->gone = 1;
+			return eq_fail(err, "%s: the device went away (unplugged?)", l->name);
 		}
 		if (w < 0)
 			return eq_fail(err, "%s: write: %s", l->name, strerror(errno));
@@ -105,10 +113,14 @@ struct board_link *board_tty_open(const char *path, unsigned baud, struct eq_err
 		return NULL;
 	}
 	fd = open(path, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0 && errno == EACCES) {
+		/* The rules give the tty to group dialout (and the seat's user). */
+		board_usb_denied(err, path, path, "add yourself to the dialout group (sudo usermod "
+				 "-aG dialout $USER, then log in again) and ");
+		return NULL;
+	}
 	if (fd < 0) {
-		eq_fail(err, "%s: %s%s%s", path, strerror(errno),
-			errno == EACCES ? "; add yourself to the dialout group, or " : "",
-			errno == EACCES ? board_usb_access_hint() : "");
+		eq_fail(err, "%s: %s", path, strerror(errno));
 		return NULL;
 	}
 	if (tcgetattr(fd, &tio) < 0) {

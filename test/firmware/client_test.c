@@ -101,6 +101,63 @@ static void test_stream_accounting(void **state)
 	board_client_free(&c);
 }
 
+/* After START the board numbers its records from 0: records lost before the
+ * first one that arrives are counted (they were not, before
+ * board_start_stream(): the first record set the count's origin). */
+static void test_lost_after_start(void **state)
+{
+	struct board_client c;
+	struct board_event ev;
+	uint8_t f[FW_FRAME_WIRE_MAX];
+
+	(void)state;
+	board_client_init(&c, &fake_name);
+	board_start_stream(&c);
+	feed(&c, f, record(3, 1000, f)); /* seq 0, 1, 2 lost on the link */
+	feed(&c, f, record(4, 1100, f));
+	assert_int_equal(board_next_event(&c, &ev), 1);
+	assert_int_equal(ev.missing, 3);
+	assert_true(ev.rec.flags & FW_REC_F_DROPPED);
+	assert_int_equal(board_next_event(&c, &ev), 1);
+	assert_int_equal(ev.missing, 0);
+	assert_int_equal(c.missing, 3);
+	/* A stream restarted otherwise (a reset seen by STATUS) has no origin. */
+	board_restart_stream(&c);
+	feed(&c, f, record(7, 2000, f));
+	assert_int_equal(board_next_event(&c, &ev), 1);
+	assert_int_equal(ev.missing, 0);
+	board_client_free(&c);
+}
+
+/* A reply is the answer to a request by its tag and its type: a reply the
+ * board sent late to an earlier eqprof, with the same tag, is not taken for
+ * it (board info printed another reply's fields as STATUS before). */
+static void test_reply_type(void **state)
+{
+	struct board_client c;
+	struct fw_msg m, rep;
+	uint8_t f[FW_FRAME_WIRE_MAX];
+
+	(void)state;
+	board_client_init(&c, &fake_name);
+	memset(&m, 0, sizeof(m));
+	m.u.info.mcu_hz = 16000000;
+	feed(&c, f, frame(FW_REP_INFO, 7, &m, f));   /* stale: INFO with tag 7 */
+	assert_int_equal(board_reply(&c, 7, FW_REQ_STATUS, &rep), 0);
+	memset(&m, 0, sizeof(m));
+	m.u.reply.req = FW_REQ_STOP;
+	feed(&c, f, frame(FW_REP_OK, 7, &m, f));     /* stale: OK to a STOP */
+	assert_int_equal(board_reply(&c, 7, FW_REQ_START, &rep), 0);
+	memset(&m, 0, sizeof(m));
+	m.u.status.quantum_pulses = 64;
+	feed(&c, f, frame(FW_REP_STATUS, 7, &m, f));
+	assert_int_equal(board_reply(&c, 7, FW_REQ_STATUS, &rep), 1);
+	assert_int_equal(rep.type, FW_REP_STATUS);
+	assert_int_equal(rep.u.status.quantum_pulses, 64);
+	assert_int_equal(board_reply(&c, 7, FW_REQ_INFO, &rep), 1); /* still there for INFO */
+	board_client_free(&c);
+}
+
 static void test_checks(void **state)
 {
 	struct board_client c;
@@ -233,6 +290,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_stream_accounting),
+		cmocka_unit_test(test_lost_after_start),
+		cmocka_unit_test(test_reply_type),
 		cmocka_unit_test(test_checks),
 		cmocka_unit_test(test_corrupt_request_resent),
 	};

@@ -59,7 +59,7 @@ static void feed_status(struct board_client *c, uint8_t tag, uint32_t quanta)
 
 static void stale_reply_is_not_taken_for_a_reused_tag(void **state)
 {
-	struct board_link link = { &sink_ops, "test" };
+	struct board_link link = { &sink_ops, "test", 0 };
 	struct board_client c;
 	struct fw_msg req, rep;
 	struct eq_error err;
@@ -74,7 +74,7 @@ static void stale_reply_is_not_taken_for_a_reused_tag(void **state)
 	/* no reply in time: sent again under a new tag, which is answered */
 	assert_true(board_send(&c, &req, &err) >= 0);
 	feed_status(&c, req.tag, 100);
-	assert_int_equal(board_reply(&c, req.tag, &rep), 1);
+	assert_int_equal(board_reply(&c, req.tag, FW_REQ_STATUS, &rep), 1);
 	assert_int_equal(rep.u.status.quanta, 100);
 	/* the first request's reply comes late, and nobody takes it */
 	feed_status(&c, first, 99);
@@ -82,14 +82,14 @@ static void stale_reply_is_not_taken_for_a_reused_tag(void **state)
 	for (i = 0; i < 253; i++) {
 		assert_true(board_send(&c, &req, &err) >= 0);
 		feed_status(&c, req.tag, 101 + (uint32_t)i);
-		assert_int_equal(board_reply(&c, req.tag, &rep), 1);
+		assert_int_equal(board_reply(&c, req.tag, FW_REQ_STATUS, &rep), 1);
 	}
 	assert_true(board_send(&c, &req, &err) >= 0);
 	assert_int_equal(req.tag, first);
 	/* not answered yet: the stale reply is not this request's */
-	assert_int_equal(board_reply(&c, req.tag, &rep), 0);
+	assert_int_equal(board_reply(&c, req.tag, FW_REQ_STATUS, &rep), 0);
 	feed_status(&c, req.tag, 400);
-	assert_int_equal(board_reply(&c, req.tag, &rep), 1);
+	assert_int_equal(board_reply(&c, req.tag, FW_REQ_STATUS, &rep), 1);
 	assert_int_equal(rep.u.status.quanta, 400);
 	board_client_free(&c);
 }
