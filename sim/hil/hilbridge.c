@@ -32,12 +32,26 @@
  * lockstep as for the Linux guest; without, at the board's pace, and edges
  * that merge before the handler runs are the handler's to count.
  *
+ * USB power, as the board has it from its cable (test/firmware/board-qemu.sh
+ * pulls the cable of QEMU's emulated FT232 with QMP device_del):
+ * SIGUSR1 cuts it (no pulses, since the front end's amplifier runs from
+ * USB too; what the UART sends is lost, and so is what the FT232 held:
+ * the pty is flushed), SIGUSR2 restores it (the MCU restarts: power-on
+ * reset).  SIGRTMIN writes a numbered "mark" with the cycle into the truth
+ * (and "mark N at cycle C" on stderr once it has), so a test can say when
+ * it did something.
+ *
+ * The shared memory also carries the host's clock (hilclock.h), and DIR/edgetimes
+ * gets, for every edge, the host's CLOCK_MONOTONIC when the bridge made it:
+ * bench/board measures the latency from a quantum to its record with both.
+ *
  * In DIR it writes "port" (tty:/dev/pts/N, once the board is up), listens on
  * DIR/ivshmem.sock (QEMU: -chardev socket,path=DIR/ivshmem.sock,id=ivs
  * -device ivshmem-doorbell,chardev=ivs,vectors=1), and on SIGTERM or SIGINT
  * (or after --life seconds) writes DIR/truth: the power of each phase, each
  * phase change, and for every edge its cycle and the true energy spent so
- * far in each phase, so that any window of the recording has an exact truth.
+ * far in each phase, so that any window of the recording has an exact truth;
+ * and the power cuts and marks.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -51,10 +65,12 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "firmware/simavr/fwsim.h"
+#include "hilclock.h"
 #include "isr/linux/uapi/eqprof_ivshmem.h"
 #include "qtest.h"
 #include "sim_internal.h"
@@ -68,6 +84,7 @@
 
 struct edge_truth {
 	uint64_t cycle;
+	double host_s;            /* CLOCK_MONOTONIC when the bridge made it */
 	uint32_t phase;
 	double e[MAX_PHASES];     /* cumulative true energy per phase at the edge */
 };
@@ -100,14 +117,27 @@ struct bridge {
 	double max_behind;
 	struct hil_qtest *qt;     /* --qtest: a Cortex-M guest instead */
 	uint32_t qt_taken;        /* address of its eqcm_edges_taken: lockstep; 0 none */
+	/* USB power and marks */
+	int unpowered;
+	uint64_t cycle_base;      /* cycles simavr's count lost at power-on resets */
+	char events[8192];        /* "usbpower off|on CYCLE", "mark N CYCLE" lines */
+	size_t nevents;
+	unsigned marks;
+	uint64_t lost_unpowered;  /* UART bytes sent with the power off */
 };
 
-static volatile sig_atomic_t stop;
+static volatile sig_atomic_t stop, power_cut, power_back, marks_asked;
 
 static void on_signal(int sig)
 {
-	(void)sig;
-	stop = 1;
+	if (sig == SIGUSR1)
+		power_cut = 1;
+	else if (sig == SIGUSR2)
+		power_back = 1;
+	else if (sig == SIGRTMIN)
+		marks_asked++; /* a real-time signal: each one sent comes, none merge */
+	else
+		stop = 1;
 }
 
 static double now_s(void)
@@ -124,12 +154,69 @@ static void die(const char *what, const char *detail)
 	exit(1);
 }
 
+/* Board time in cycles since the bridge started, across power cycles. */
+static uint64_t cycle_now(const struct bridge *b)
+{
+	return b->cycle_base + fwsim_cycle(b->s);
+}
+
 static void to_pty(void *ctx, uint8_t byte)
 {
 	struct bridge *b = ctx;
 
-	if (b->nout < sizeof(b->out))
+	if (b->unpowered)
+		b->lost_unpowered++; /* the FT232R is off: nowhere to go */
+	else if (b->nout < sizeof(b->out))
 		b->out[b->nout++] = byte;
+}
+
+/* A truth line "WHAT CYCLE" ("usbpower off 123", "mark 2 456"). */
+static void note_event(struct bridge *b, const char *what)
+{
+	if (b->nevents < sizeof(b->events) - 100)
+		b->nevents += (size_t)snprintf(b->events + b->nevents, sizeof(b->events) - b->nevents,
+					       "%s %llu\n", what, (unsigned long long)cycle_now(b));
+}
+
+/* The signals' requests, between two steps of the board; 1 after a
+ * power-on reset. */
+static int usb_power(struct bridge *b)
+{
+	uint64_t before;
+	int reset = 0;
+
+	while (b->marks < (unsigned)marks_asked) {
+		char what[32];
+
+		snprintf(what, sizeof(what), "mark %u", ++b->marks);
+		note_event(b, what);
+		fprintf(stderr, "hilbridge: mark %u at cycle %llu\n", b->marks,
+			(unsigned long long)cycle_now(b));
+	}
+	if (power_cut && !b->unpowered) {
+		power_cut = 0;
+		b->unpowered = 1;
+		b->nout = 0;
+		tcflush(b->master, TCIOFLUSH); /* what the FT232R held is gone with it */
+		note_event(b, "usbpower off");
+		fprintf(stderr, "hilbridge: USB power off at cycle %llu\n",
+			(unsigned long long)cycle_now(b));
+	}
+	if (power_back && b->unpowered) {
+		power_back = 0;
+		b->unpowered = 0;
+		note_event(b, "usbpower on");
+		fprintf(stderr, "hilbridge: USB power on at cycle %llu (power-on reset)\n",
+			(unsigned long long)cycle_now(b));
+		before = fwsim_cycle(b->s);
+		fwsim_reset(b->s, 1); /* power-on reset */
+		/* simavr 1.6 keeps counting cycles across avr_reset(), later ones
+		 * start again at 0: either way the truth's cycles keep growing */
+		b->cycle_base += before - fwsim_cycle(b->s);
+		reset = 1;
+	}
+	power_cut = power_back = 0;
+	return reset;
 }
 
 static void flush_pty(struct bridge *b)
@@ -248,7 +335,7 @@ static void note_change(struct bridge *b, uint32_t phase)
 		if (!b->changes)
 			die("truth", "out of memory");
 	}
-	b->changes[b->nchanges++] = fwsim_cycle(b->s) << 8 | phase;
+	b->changes[b->nchanges++] = cycle_now(b) << 8 | phase;
 	b->phase = phase;
 }
 
@@ -331,7 +418,7 @@ static void ring(struct bridge *b)
 			b->nlistens += (size_t)snprintf(b->listens + b->nlistens,
 							sizeof(b->listens) - b->nlistens,
 							"listen %llu %u %llu %llu\n",
-							(unsigned long long)fwsim_cycle(b->s), b->listening,
+							(unsigned long long)cycle_now(b), b->listening,
 							(unsigned long long)b->rung,
 							(unsigned long long)taken);
 	}
@@ -377,7 +464,8 @@ static void deliver_edges(struct bridge *b)
 				die("truth", "out of memory");
 		}
 		t = &b->edges[b->nedges];
-		t->cycle = e[b->nedges].rise;
+		t->cycle = b->cycle_base + e[b->nedges].rise;
+		t->host_s = now_s();
 		t->phase = b->phase;
 		memcpy(t->e, b->energy, sizeof(t->e));
 		b->nedges++;
@@ -405,20 +493,20 @@ static void advance(struct bridge *b, uint64_t until)
 	sim_frontend_operating_point(&b->fe, p, &vb, &i);
 	im = sim_frontend_mirror(&b->fe, i);
 	fwsim_set_vbat(b->s, vb);
-	t = fwsim_cycle(b->s) / HZ;
-	t_end = until / HZ;
+	t = cycle_now(b) / HZ;
+	t_end = (b->cycle_base + until) / HZ;
 	/* the power the device draws at its terminals (the front end's model
 	 * may make it depend on the terminal voltage) */
 	p = vb * i;
 	b->energy[phase] += p * (t_end - t);
 	b->seconds[phase] += t_end - t;
-	while (t < t_end) {
+	while (t < t_end && !b->unpowered) {
 		double tp = sim_frontend_advance(&b->fe, t, t_end, im);
 		uint64_t at;
 
 		if (tp < 0)
 			break;
-		at = (uint64_t)llround(tp * HZ);
+		at = (uint64_t)llround(tp * HZ) - b->cycle_base;
 		if (at > fwsim_cycle(b->s) && fwsim_run_to(b->s, at, &err) < 0)
 			die("simavr", err.msg);
 		if (fwsim_pulse(b->s, PULSE_HIGH, &err) < 0)
@@ -448,6 +536,7 @@ static void write_truth(struct bridge *b, const char *dir)
 	for (j = 0; j < b->nphases; j++)
 		fprintf(f, "power %u %.9g\n", j, b->powers[j]);
 	fputs(b->listens, f);
+	fputs(b->events, f);
 	for (k = 0; k < b->nchanges; k++)
 		fprintf(f, "change %llu %u\n", (unsigned long long)(b->changes[k] >> 8),
 			(unsigned)(b->changes[k] & 0xff));
@@ -459,14 +548,24 @@ static void write_truth(struct bridge *b, const char *dir)
 		fputc('\n', f);
 	}
 	fprintf(f, "end_cycle %llu\npulses %llu\nedges %zu\ndoorbells %llu\nring_timeouts %llu\n",
-		(unsigned long long)fwsim_cycle(b->s), (unsigned long long)fwsim_pulses_fed(b->s),
+		(unsigned long long)cycle_now(b), (unsigned long long)fwsim_pulses_fed(b->s),
 		b->nedges, (unsigned long long)b->doorbells, (unsigned long long)b->timeouts);
+	fprintf(f, "lost_unpowered_bytes %llu\n", (unsigned long long)b->lost_unpowered);
 	fprintf(f, "phase_writes %u\nunknown_phase_steps %llu\nmax_behind_s %.6f\npauses %llu %.6f s\nboots %u\n",
 		b->shm->phase_writes, (unsigned long long)b->unknown_phase, b->max_behind,
 		(unsigned long long)b->pauses, b->paused_s, fwsim_boots(b->s));
 	for (j = 0; j < b->nphases; j++)
 		fprintf(f, "phase_total %u %.6f s %.9g J\n", j, b->seconds[j], b->energy[j]);
 	if (fclose(f) != 0 || rename(tmp, path) != 0)
+		die(path, strerror(errno));
+	snprintf(path, sizeof(path), "%s/edgetimes", dir);
+	f = fopen(path, "w");
+	if (!f)
+		die(path, strerror(errno));
+	fprintf(f, "# edge number, CLOCK_MONOTONIC s when the bridge made it\n");
+	for (k = 0; k < b->nedges; k++)
+		fprintf(f, "%zu %.9f\n", k, b->edges[k].host_s);
+	if (fclose(f) != 0)
 		die(path, strerror(errno));
 }
 
@@ -524,6 +623,9 @@ int main(int argc, char **argv)
 
 	signal(SIGTERM, on_signal);
 	signal(SIGINT, on_signal);
+	signal(SIGUSR1, on_signal);
+	signal(SIGUSR2, on_signal);
+	signal(SIGRTMIN, on_signal);
 	signal(SIGPIPE, SIG_IGN);
 	setup_guest_side(&b, dir);
 	if (qtest) {
@@ -561,6 +663,9 @@ int main(int argc, char **argv)
 		double now = now_s();
 		uint64_t target = c0 + (uint64_t)((now - t0) * HZ), cyc = fwsim_cycle(b.s);
 
+		/* the host's clock for the guest (hilclock.h) */
+		__atomic_store_n((volatile uint64_t *)((volatile char *)b.shm + HILCLOCK_OFFSET),
+				 (uint64_t)(now * 1e9), __ATOMIC_RELEASE);
 		serve_poll(&b);
 		if (b.qt) {
 			/* the guest's phase, as the ivshmem guest would write it */
@@ -568,9 +673,14 @@ int main(int argc, char **argv)
 			__atomic_store_n(&b.shm->phase, hil_qtest_phase(b.qt), __ATOMIC_RELEASE);
 			b.shm->phase_writes = hil_qtest_phase_writes(b.qt);
 		}
+		if (usb_power(&b)) {
+			t0 = now_s();
+			c0 = fwsim_cycle(b.s);
+		}
 		ring(&b);
 		while ((n = read(b.master, buf, sizeof(buf))) > 0)
-			fwsim_send_bytes(b.s, buf, (size_t)n);
+			if (!b.unpowered)
+				fwsim_send_bytes(b.s, buf, (size_t)n);
 		if (target <= cyc || waiting(&b)) {
 			usleep(target <= cyc ? 50 : 10);
 			continue;
