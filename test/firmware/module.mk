@@ -5,9 +5,9 @@
 UNIT_TESTS += test/firmware/counter_test test/firmware/proto_test test/firmware/client_test
 EXTRA_PROGS += $(B)/test/firmware/fwharness $(B)/test/firmware/proto_fuzz $(B)/test/firmware/boardcmp $(B)/test/firmware/ptybridge
 INTEG_TESTS += test/firmware/run-simavr test/firmware/run-fuzz test/firmware/sim-firmware.sh test/firmware/run-ptybridge \
-	test/firmware/board-faults.sh test/firmware/board-usb.sh
+	test/firmware/board-faults.sh test/firmware/board-usb.sh test/firmware/board-qemu.sh
 INTEG_SAN_TESTS += test/firmware/run-simavr test/firmware/run-ptybridge test/firmware/sim-firmware.sh \
-	test/firmware/board-faults.sh test/firmware/board-usb.sh
+	test/firmware/board-faults.sh test/firmware/board-usb.sh test/firmware/board-qemu.sh
 
 # libFuzzer needs clang; the target links only the portable codec.
 $(B)/test/firmware/proto_fuzz: test/firmware/proto_fuzz.c firmware/portable/proto.c firmware/portable/cal.c
