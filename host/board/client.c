@@ -1,6 +1,7 @@
 /*
  * client.c - requests, replies and the event stream over a board link.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,17 @@ void board_client_init(struct board_client *c, struct board_link *l)
 	memset(c, 0, sizeof(*c));
 	c->link = l;
 	c->trace = trace && *trace && strcmp(trace, "0");
+	c->trace_f = stderr;
+	/* EQPROF_BOARD_TRACE=PATH: into a file, buffered (stderr costs a write
+	 * per line, too slow for a record stream at full rate) */
+	if (c->trace && strchr(trace, '/')) {
+		c->trace_f = fopen(trace, "a");
+		if (!c->trace_f) {
+			fprintf(stderr, "eqprof board: EQPROF_BOARD_TRACE=%s: %s; tracing to stderr\n",
+				trace, strerror(errno));
+			c->trace_f = stderr;
+		}
+	}
 	/* A slower link (a simulated board on a busy machine, a long USB
 	 * chain) may need longer than a real board's 300 ms per try. */
 	c->reply_ms = REPLY_TIMEOUT_MS;
@@ -44,6 +56,9 @@ void board_client_free(struct board_client *c)
 {
 	free(c->evs);
 	c->evs = NULL;
+	if (c->trace_f && c->trace_f != stderr)
+		fclose(c->trace_f);
+	c->trace_f = NULL;
 }
 
 void board_client_relink(struct board_client *c, struct board_link *l)
@@ -77,13 +92,13 @@ static int sort_message(struct board_client *c, const struct fw_msg *m, struct e
 
 	if (c->trace) {
 		if (m->type == FW_REP_ERR)
-			fprintf(stderr, "board: <- ERR tag %u: %s of %s (detail %u)\n", m->tag,
+			fprintf(c->trace_f, "board: <- ERR tag %u: %s of %s (detail %u)\n", m->tag,
 				fw_err_name(m->u.reply.code), fw_type_name(m->u.reply.req),
 				m->u.reply.detail);
 		else if (m->type == FW_MSG_RECORD) /* when it came: bench/board's latency */
-			fprintf(stderr, "board: <- RECORD seq %u at %.6f\n", m->u.rec.seq, board_now());
+			fprintf(c->trace_f, "board: <- RECORD seq %u at %.6f\n", m->u.rec.seq, board_now());
 		else
-			fprintf(stderr, "board: <- %s tag %u\n", fw_type_name(m->type), m->tag);
+			fprintf(c->trace_f, "board: <- %s tag %u\n", fw_type_name(m->type), m->tag);
 	}
 	memset(&ev, 0, sizeof(ev));
 	switch (m->type) {
@@ -120,7 +135,7 @@ int board_feed(struct board_client *c, const uint8_t *buf, size_t n, struct eq_e
 		if (r < 0) {
 			c->bad_frames++;
 			if (c->trace)
-				fprintf(stderr, "board: <- bad frame: %s\n", fw_err_name(r));
+				fprintf(c->trace_f, "board: <- bad frame: %s\n", fw_err_name(r));
 		} else if (r > 0 && sort_message(c, &m, err) < 0) {
 			return -1;
 		}
@@ -242,7 +257,7 @@ int board_send(struct board_client *c, struct fw_msg *req, struct eq_error *err)
 		return eq_fail(err, "cannot encode %s", fw_type_name(req->type));
 	n++;
 	if (c->trace)
-		fprintf(stderr, "board: -> %s tag %u\n", fw_type_name(req->type), req->tag);
+		fprintf(c->trace_f, "board: -> %s tag %u\n", fw_type_name(req->type), req->tag);
 	return c->link->ops->write(c->link, frame, n, err);
 }
 
@@ -268,7 +283,7 @@ int board_request(struct board_client *c, struct fw_msg *req, struct fw_msg *rep
 		}
 		if (got < 0) {
 			if (c->trace)
-				fprintf(stderr, "board: %s tag %u arrived corrupt: sending it again\n",
+				fprintf(c->trace_f, "board: %s tag %u arrived corrupt: sending it again\n",
 					fw_type_name(req->type), req->tag);
 			continue;
 		}

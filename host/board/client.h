@@ -11,6 +11,7 @@
 #define BOARD_CLIENT_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "proto.h"
@@ -53,7 +54,9 @@ struct board_client {
 	uint64_t missing;         /* records missing in seq gaps */
 	unsigned boots;           /* BOOT messages received (the board reset) */
 	double last_rx;           /* monotonic seconds when the last byte arrived; 0 = never */
-	int trace;                /* $EQPROF_BOARD_TRACE: log every frame to stderr */
+	int trace;                /* $EQPROF_BOARD_TRACE: log every frame (to stderr, or to
+				     the file it names when it has a '/') */
+	FILE *trace_f;
 };
 
 void board_client_init(struct board_client *c, struct board_link *l);

@@ -2,7 +2,7 @@
  * ftdi.c - the board's FT232R through libftdi1: the chip set up by
  * libftdi1 (ftdi_sio detached while we hold it and re-attached when we let
  * go, as libftdi1's AUTO_DETACH_REATACH_SIO_MODULE does it), 1 ms latency
- * timer, bulk reads with our own timeout; and the list of ports, from
+ * timer, bulk transfers kept queued for reading; and the list of ports, from
  * libusb (usb.c).
  *
  * Why the reads are not ftdi_read_data(): it keeps reading until its
@@ -10,9 +10,10 @@
  * real FT232R sends every latency period when it has no data, but QEMU's
  * FT232 (hw/usb/dev-serial.c) never does: it NAKs instead, so with QEMU
  * ftdi_read_data() waits for its 5 s USB timeout and then returns an
- * error, dropping the bytes it had already copied.  Here each read is one
- * bulk transfer bounded by the caller's timeout, whatever came before the
- * timeout kept (docs/firmware.md, "QEMU's FT232 and a real FT232R").
+ * error, dropping the bytes it had already copied.  Here bulk transfers
+ * stay queued on the IN endpoint (libusb's asynchronous API), their
+ * payload goes to a ring, and a read waits for data no longer than the
+ * caller's timeout (docs/firmware.md, "QEMU's FT232 and a real FT232R").
  */
 #include <glob.h>
 #include <stdio.h>
@@ -27,13 +28,20 @@
 #include "transport.h"
 #include "usb.h"
 
-#define READ_CHUNK 512            /* bytes per bulk read: 8 full-speed packets */
+#define READ_CHUNK 512            /* bytes per bulk transfer: 8 full-speed packets */
+#define NXFER      8              /* transfers kept queued on the IN endpoint */
+#define RING       65536          /* bytes received, not yet read (a power of 2) */
 
 struct ftdi_link {
 	struct board_link base;
 	struct ftdi_context *ftdi;
-	uint8_t data[READ_CHUNK];     /* payload of the last transfer, status bytes removed */
-	size_t have, at;
+	struct libusb_transfer *xfer[NXFER];
+	int queued;                   /* transfers submitted and not yet back */
+	int failed;                   /* a transfer's libusb error (NO_DEVICE...), else 0 */
+	uint64_t overflow;            /* bytes the ring had no room for */
+	uint8_t ring[RING];
+	size_t head, tail;            /* free-running: head - tail bytes waiting */
+	uint8_t bufs[NXFER][READ_CHUNK];
 };
 
 static double mono_ms(void)
@@ -44,19 +52,76 @@ static double mono_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
 }
 
-/* A transfer's packets each begin with two status bytes: keep the rest. */
-static void strip_status(struct ftdi_link *f, const uint8_t *raw, int got)
+/* A transfer's packets each begin with two status bytes: the rest to the ring. */
+static void keep_payload(struct ftdi_link *f, const uint8_t *raw, int got)
 {
-	int mps = f->ftdi->max_packet_size > 2 ? f->ftdi->max_packet_size : 64, at, len;
+	int mps = f->ftdi->max_packet_size > 2 ? f->ftdi->max_packet_size : 64, at, len, i;
 
-	f->have = f->at = 0;
 	for (at = 0; at < got; at += mps) {
 		len = got - at < mps ? got - at : mps;
-		if (len > 2) {
-			memcpy(f->data + f->have, raw + at + 2, (size_t)len - 2);
-			f->have += (size_t)len - 2;
+		for (i = 2; i < len; i++) {
+			if (f->head - f->tail == RING) {
+				f->overflow++;
+				continue;
+			}
+			f->ring[f->head++ % RING] = raw[at + i];
 		}
 	}
+}
+
+/*
+ * A transfer came back: its data kept and the transfer queued again at
+ * once, so that the chip is emptied while eqprof is busy elsewhere (as
+ * ftdi_sio keeps its reads queued).  One transfer waited on at a time left
+ * the FT232's 256 bytes (QEMU's 496) to fill between two reads and lost
+ * records at the firmware's full rate in a busy guest (bench/board).
+ */
+static void LIBUSB_CALL transfer_done(struct libusb_transfer *t)
+{
+	struct ftdi_link *f = t->user_data;
+	int rc;
+
+	f->queued--;
+	switch (t->status) {
+	case LIBUSB_TRANSFER_COMPLETED:
+		keep_payload(f, t->buffer, t->actual_length);
+		break;
+	case LIBUSB_TRANSFER_CANCELLED:
+		return; /* closing */
+	case LIBUSB_TRANSFER_NO_DEVICE:
+		f->failed = LIBUSB_ERROR_NO_DEVICE;
+		return;
+	default:
+		keep_payload(f, t->buffer, t->actual_length);
+		f->failed = t->status == LIBUSB_TRANSFER_STALL ? LIBUSB_ERROR_PIPE : LIBUSB_ERROR_IO;
+		return;
+	}
+	if (f->failed)
+		return;
+	rc = libusb_submit_transfer(t);
+	if (rc == 0)
+		f->queued++;
+	else
+		f->failed = rc;
+}
+
+/* Queues the IN transfers (once the chip is set up); 0 or a libusb error. */
+static int start_reading(struct ftdi_link *f)
+{
+	int i, rc;
+
+	for (i = 0; i < NXFER; i++) {
+		f->xfer[i] = libusb_alloc_transfer(0);
+		if (!f->xfer[i])
+			return LIBUSB_ERROR_NO_MEM;
+		libusb_fill_bulk_transfer(f->xfer[i], f->ftdi->usb_dev, (unsigned char)f->ftdi->out_ep,
+					  f->bufs[i], READ_CHUNK, transfer_done, f, 0);
+		rc = libusb_submit_transfer(f->xfer[i]);
+		if (rc != 0)
+			return rc;
+		f->queued++;
+	}
+	return 0;
 }
 
 static int usb_gone(struct board_link *l, struct eq_error *err)
@@ -69,35 +134,33 @@ static int ftdi_link_read(struct board_link *l, uint8_t *buf, size_t n, int time
 			  struct eq_error *err)
 {
 	struct ftdi_link *f = (struct ftdi_link *)l;
-	uint8_t raw[READ_CHUNK];
 	double end = mono_ms() + timeout_ms;
-	int got, rc, left;
+	size_t k;
+	int rc;
 
 	for (;;) {
-		if (f->at < f->have) {
-			size_t k = f->have - f->at < n ? f->have - f->at : n;
-
-			memcpy(buf, f->data + f->at, k);
-			f->at += k;
+		if (f->head != f->tail) {
+			for (k = 0; k < n && f->tail != f->head; k++)
+				buf[k] = f->ring[f->tail++ % RING];
 			return (int)k;
 		}
-		left = (int)(end - mono_ms());
-		got = 0;
-		/* libusb takes 0 as "no timeout": wait at least 1 ms. */
-		rc = libusb_bulk_transfer(f->ftdi->usb_dev, (unsigned char)f->ftdi->out_ep, raw,
-					  sizeof(raw), &got, left > 0 ? (unsigned)left : 1);
-		if (rc == LIBUSB_ERROR_NO_DEVICE)
+		if (f->failed == LIBUSB_ERROR_NO_DEVICE ||
+		    (f->failed && board_usb_present(l->name) == 0))
 			return usb_gone(l, err);
-		if (rc != 0 && rc != LIBUSB_ERROR_TIMEOUT && board_usb_present(l->name) == 0)
-			return usb_gone(l, err);
-		if (rc != 0 && rc != LIBUSB_ERROR_TIMEOUT)
+		if (f->failed)
 			return eq_fail(err, "%s: USB read: %s", l->name,
-				       libusb_strerror((enum libusb_error)rc));
-		strip_status(f, raw, got);
-		/* Status bytes alone (a real chip's latency timer): go on until
-		 * data or the timeout. */
-		if (f->have == 0 && (rc == LIBUSB_ERROR_TIMEOUT || left <= 0))
+				       libusb_strerror((enum libusb_error)f->failed));
+		if (mono_ms() >= end)
 			return 0;
+		{
+			double left = end - mono_ms();
+			struct timeval tv = { (time_t)(left / 1e3),
+					      (suseconds_t)(left > 0 ? ((long)(left * 1e3)) % 1000000 : 0) };
+
+			rc = libusb_handle_events_timeout_completed(f->ftdi->usb_ctx, &tv, NULL);
+		}
+		if (rc != 0 && rc != LIBUSB_ERROR_INTERRUPTED && rc != LIBUSB_ERROR_TIMEOUT)
+			f->failed = rc;
 	}
 }
 
@@ -116,10 +179,33 @@ static int ftdi_link_write(struct board_link *l, const uint8_t *buf, size_t n,
 	return 0;
 }
 
+/* The queued transfers cancelled and back (a gone device gives them back
+ * at once), then freed. */
+static void stop_reading(struct ftdi_link *f)
+{
+	double end = mono_ms() + 1000;
+	int i;
+
+	for (i = 0; i < NXFER; i++)
+		if (f->xfer[i])
+			libusb_cancel_transfer(f->xfer[i]);
+	while (f->queued > 0 && mono_ms() < end) {
+		struct timeval tv = { 0, 50000 };
+
+		if (libusb_handle_events_timeout_completed(f->ftdi->usb_ctx, &tv, NULL) < 0 &&
+		    f->failed == LIBUSB_ERROR_NO_DEVICE)
+			break;
+	}
+	for (i = 0; i < NXFER; i++)
+		if (f->xfer[i] && f->queued <= 0)
+			libusb_free_transfer(f->xfer[i]);
+}
+
 static void ftdi_link_close(struct board_link *l)
 {
 	struct ftdi_link *f = (struct ftdi_link *)l;
 
+	stop_reading(f);
 	/* Releasing the interface gives it back to ftdi_sio (auto-detach). */
 	ftdi_usb_close(f->ftdi);
 	ftdi_free(f->ftdi);
@@ -167,6 +253,10 @@ static int open_board(struct ftdi_link *f, const struct board_usb *b, unsigned b
 	    ftdi_set_latency_timer(f->ftdi, 1) < 0 || ftdi_tcioflush(f->ftdi) < 0)
 		return eq_fail(err, "%s: setting up the board on %s: %s", f->base.name, where,
 			       ftdi_get_error_string(f->ftdi));
+	rc = start_reading(f);
+	if (rc != 0)
+		return eq_fail(err, "%s: reading from the board on %s: %s", f->base.name, where,
+			       libusb_strerror((enum libusb_error)rc));
 	return 0;
 }
 
@@ -202,6 +292,7 @@ struct board_link *board_ftdi_open(const char *serial, unsigned baud, struct eq_
 	snprintf(f->base.name, sizeof(f->base.name), "ftdi:%s", b.serial[0] ? b.serial : "(first)");
 	f->ftdi->module_detach_mode = AUTO_DETACH_REATACH_SIO_MODULE;
 	if (open_board(f, &b, baud, err) < 0) {
+		stop_reading(f);
 		ftdi_usb_close(f->ftdi);
 		ftdi_free(f->ftdi);
 		free(f);
