@@ -70,6 +70,7 @@
 #include <unistd.h>
 
 #include "firmware/simavr/fwsim.h"
+#include "fw_defaults.h"
 #include "hilclock.h"
 #include "isr/linux/uapi/eqprof_ivshmem.h"
 #include "qtest.h"
@@ -81,6 +82,10 @@
 #define PULSE_HIGH 4              /* T1 high time, cycles (as sim/counter_simavr.c) */
 #define MAX_PHASES 16
 #define RING_TIMEOUT_S 2.0        /* a listening guest took no edge for this long: ring anyway */
+#define LINE_BYTES_S (FW_UART_BAUD / 11.0) /* simavr times a byte as 11 bits (docs/firmware.md) */
+#define LINE_BURST 256.0          /* bytes: what the line carries in 2.8 ms */
+#define FT_PACKET 62              /* payload of a full-speed FT232R packet */
+#define FT_LATENCY_S 0.001        /* its latency timer, as eqprof sets it */
 
 struct edge_truth {
 	uint64_t cycle;
@@ -101,6 +106,9 @@ struct bridge {
 	int master;
 	uint8_t out[65536];
 	size_t nout;
+	double oldest;            /* when the oldest byte in out came from the UART */
+	double credit, credit_at; /* bytes the line could have carried by credit_at */
+	size_t max_out;           /* most bytes waiting for the line at once */
 	/* truth */
 	uint32_t phase;
 	double energy[MAX_PHASES], seconds[MAX_PHASES];
@@ -166,8 +174,11 @@ static void to_pty(void *ctx, uint8_t byte)
 
 	if (b->unpowered)
 		b->lost_unpowered++; /* the FT232R is off: nowhere to go */
-	else if (b->nout < sizeof(b->out))
+	else if (b->nout < sizeof(b->out)) {
+		if (!b->nout)
+			b->oldest = now_s();
 		b->out[b->nout++] = byte;
+	}
 }
 
 /* A truth line "WHAT CYCLE" ("usbpower off 123", "mark 2 456"). */
@@ -219,18 +230,42 @@ static int usb_power(struct bridge *b)
 	return reset;
 }
 
-static void flush_pty(struct bridge *b)
+/*
+ * The FT232R's side of the link: what the UART sent goes on in packets of
+ * 62 bytes (a full-speed packet less its two status bytes) or once the
+ * oldest byte has waited the latency timer (1 ms, as eqprof sets it), and
+ * never faster than the line carries it, even when the bridge catches up
+ * after falling behind real time.  QEMU's FT232 passes on every byte at
+ * once and ignores the latency timer (docs/firmware.md, "QEMU's FT232 and a
+ * real FT232R"), which would hand the host one USB transfer per record.
+ */
+static void flush_pty(struct bridge *b, double now)
 {
-	size_t at = 0;
+	size_t at = 0, n;
 
-	while (at < b->nout) {
-		ssize_t w = write(b->master, b->out + at, b->nout - at);
+	b->credit += (now - b->credit_at) * LINE_BYTES_S;
+	if (b->credit > LINE_BURST)
+		b->credit = LINE_BURST;
+	b->credit_at = now;
+	if (b->nout > b->max_out)
+		b->max_out = b->nout;
+	if (!b->nout || (b->nout < FT_PACKET && now - b->oldest < FT_LATENCY_S))
+		return;
+	n = b->nout < (size_t)b->credit ? b->nout : (size_t)b->credit;
+	while (at < n) {
+		ssize_t w = write(b->master, b->out + at, n - at);
 
-		if (w <= 0)
-			break; /* nobody reading and the pty full: lost, as an FT232R's overflow */
+		if (w <= 0) {
+			/* nobody reading and the pty full: lost, as an FT232R's overflow */
+			at = n;
+			break;
+		}
 		at += (size_t)w;
 	}
-	b->nout = 0;
+	b->credit -= (double)at;
+	memmove(b->out, b->out + at, b->nout - at);
+	b->nout -= at;
+	b->oldest = now;
 }
 
 /* ---- the ivshmem server (QEMU docs/specs/ivshmem-spec.rst) ---------------- */
@@ -550,7 +585,8 @@ static void write_truth(struct bridge *b, const char *dir)
 	fprintf(f, "end_cycle %llu\npulses %llu\nedges %zu\ndoorbells %llu\nring_timeouts %llu\n",
 		(unsigned long long)cycle_now(b), (unsigned long long)fwsim_pulses_fed(b->s),
 		b->nedges, (unsigned long long)b->doorbells, (unsigned long long)b->timeouts);
-	fprintf(f, "lost_unpowered_bytes %llu\n", (unsigned long long)b->lost_unpowered);
+	fprintf(f, "lost_unpowered_bytes %llu\nmax_line_queue_bytes %zu\n",
+		(unsigned long long)b->lost_unpowered, b->max_out);
 	fprintf(f, "phase_writes %u\nunknown_phase_steps %llu\nmax_behind_s %.6f\npauses %llu %.6f s\nboots %u\n",
 		b->shm->phase_writes, (unsigned long long)b->unknown_phase, b->max_behind,
 		(unsigned long long)b->pauses, b->paused_s, fwsim_boots(b->s));
@@ -647,7 +683,7 @@ int main(int argc, char **argv)
 		die(elf, err.msg);
 	fwsim_set_uart_tap(b.s, to_pty, &b);
 	note_change(&b, 0);
-	flush_pty(&b);
+	flush_pty(&b, now_s());
 	snprintf(path, sizeof(path), "%s/port", dir);
 	pf = fopen(path, "w");
 	if (!pf || fprintf(pf, "tty:%s\n", ptsname(b.master)) < 0 || fclose(pf) != 0)
@@ -678,6 +714,7 @@ int main(int argc, char **argv)
 			c0 = fwsim_cycle(b.s);
 		}
 		ring(&b);
+		flush_pty(&b, now);
 		while ((n = read(b.master, buf, sizeof(buf))) > 0)
 			if (!b.unpowered)
 				fwsim_send_bytes(b.s, buf, (size_t)n);
@@ -704,8 +741,6 @@ int main(int argc, char **argv)
 			target = c0;
 		}
 		advance(&b, cyc + (target - cyc < CHUNK_CYCLES ? target - cyc : CHUNK_CYCLES));
-		if (b.nout)
-			flush_pty(&b);
 	}
 	write_truth(&b, dir);
 	fprintf(stderr, "hilbridge: %zu edges, %llu doorbells, %llu pulses, %u boots\n", b.nedges,
