@@ -446,13 +446,18 @@ def judge(steps, names):
         window = edges_between(edges, lo, hi)
         link_lost = e.get("missing", -1) - e.get("dropped", 0)
         secs = (s["recs"][-1][0] - s["recs"][0][0]) / 2e6 if len(s["recs"]) > 1 else 0
+        # At 300 records/s nothing may be lost on the link: the pty and the
+        # FT232 hold 0.5 s of them, far longer than the guest ever stalls.
+        # At the full rate a guest under TCG on a loaded machine may fall
+        # behind (make bench measures it): there every loss must be counted.
         tap(good and "rc=0" in err and e.get("quanta") == window and
-            e.get("records", -1) + e.get("missing", -1) == window and link_lost == 0,
+            e.get("records", -1) + e.get("missing", -1) == window and
+            (fast or link_lost == 0),
             "%s: every one of the %d quanta the firmware made (simavr's edges) is a record "
-            "or counted: %d records, %d missing, %d of them dropped by the board, 0 lost on "
+            "or counted: %d records, %d missing, %d of them dropped by the board, %d lost on "
             "the link; %.0f records/s%s" %
             (name, window, e.get("records", -1), e.get("missing", -1), e.get("dropped", -1),
-             len(s["recs"]) / secs if secs else 0,
+             link_lost, len(s["recs"]) / secs if secs else 0,
              " (quantum %d pulses: the firmware's full record rate)" % s["quantum"] if fast else ""),
             why + "\n" + str(e) + "\n" + err)
 
@@ -673,10 +678,14 @@ def bench(names):
                    pct(ms, 0.5), pct(ms, 0.9), pct(ms, 0.99), max(ms) if ms else float("nan"),
                    len(ms)))
     behind = re.search(r"max_behind_s ([\d.]+)", text("truth"))
-    print("  (the bridge ran at most %.1f ms behind real time; quantum 64: %s W into the front "
-          "end, about 300 quanta/s; quantum %d: more quanta than the board's UART carries, the "
-          "firmware's full record rate)" % (float(behind.group(1)) * 1e3 if behind else -1,
-                                            POWER, FAST_N))
+    queue = re.search(r"max_line_queue_bytes (\d+)", text("truth"))
+    print("  (quantum 64: %s W into the front end, about 300 quanta/s; quantum %d: more quanta "
+          "than the board's UART carries, the firmware's full record rate.  The bridge ran at "
+          "most %.1f ms behind real time, and what it made while catching up waited for the "
+          "line: up to %d bytes, %.1f ms; on a machine where it keeps up that is below 1 ms)" %
+          (POWER, FAST_N, float(behind.group(1)) * 1e3 if behind else -1,
+           int(queue.group(1)) if queue else -1,
+           int(queue.group(1)) * 11e3 / 1e6 if queue else -1))
     return 0
 
 
