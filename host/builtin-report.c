@@ -12,6 +12,8 @@
  */
 #include <getopt.h>
 #include <stdio.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,6 +39,19 @@ static void print_cg(FILE *out, const void *arg)
 	eq_callgraph_print(out, a->cg, &a->po);
 }
 
+/* Call trees fold under the terminal's width (on a terminal), else under
+ * $COLUMNS when set, else stay whole. */
+static int tree_width(const struct eq_report_opts *o)
+{
+	struct winsize ws;
+	const char *c = getenv("COLUMNS");
+
+	if ((!o->out || !strcmp(o->out, "-")) && isatty(1) && ioctl(1, TIOCGWINSZ, &ws) == 0 &&
+	    ws.ws_col >= 40)
+		return ws.ws_col;
+	return c && atoi(c) >= 40 ? atoi(c) : 0;
+}
+
 /* The inclusive profile of a recording with call chains. */
 static int report_children(const struct eq_report_opts *o, struct eq_loaded_profile *lp)
 {
@@ -57,6 +72,7 @@ static int report_children(const struct eq_report_opts *o, struct eq_loaded_prof
 	eq_callgraph_set_interval(cg, o->interval);
 	a.cg = cg;
 	a.po = (struct eq_cg_print){ .fmt = o->fmt, .source = o->files[0], .call_paths = o->call_graph,
+				     .callees = o->call_graph_callees, .width = tree_width(o),
 				     .percent_limit = o->percent_limit, .path_limit = 0.5 };
 	if (eq_report_has_energy(lp, 1))  /* record -g --energy: joules per procedure too */
 		rc = eq_report_energy_children("report", o, lp, print_cg, &a);
@@ -105,8 +121,12 @@ static const char usage_text[] =
 	"                    everything it called, beside its own (the default when the\n"
 	"                    recording has call chains and --by is proc)\n"
 	"  --no-children     the flat profile even when there are call chains\n"
-	"  --call-graph      with --children: the call paths that lead to each procedure\n"
-	"  --percent-limit P leave out rows below P %% of the samples\n"
+	"  -G, --call-graph[=callee|caller]  with --children: under each procedure, the\n"
+	"                    tree of who called it (callee, the default) or of what it\n"
+	"                    called (caller), each branch with its share, as perf\n"
+	"                    report draws them; lines cut at the terminal's width\n"
+	"                    (or $COLUMNS)\n"
+	"  --percent-limit P leave out rows below P % of the samples\n"
 	"  -o OUT            write to OUT (atomically) instead of standard output\n"
 	"  -q                no progress line (shown only on a terminal, for long runs)\n"
 	"  -v                notes in full: why samples have no symbol, a balanced\n"

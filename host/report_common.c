@@ -80,7 +80,7 @@ int eq_report_parse_args(const char *cmd, const char *usage, int argc, char **ar
 		{ "help", no_argument, NULL, 'h' },
 		{ "children", no_argument, NULL, 'C' },
 		{ "no-children", no_argument, NULL, 'N' },
-		{ "call-graph", no_argument, NULL, 'G' },
+		{ "call-graph", optional_argument, NULL, 'G' },
 		{ "percent-limit", required_argument, NULL, 'P' },
 		{ "sort", required_argument, NULL, 's' },
 		{ "comm", required_argument, NULL, 1000 },
@@ -105,7 +105,7 @@ int eq_report_parse_args(const char *cmd, const char *usage, int argc, char **ar
 	o->fmt = EQ_FMT_TABLE;
 	o->children = -1;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:hqvs:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:hqvs:G::", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'q': o->quiet = 1; break;
 		case 'v': o->verbose = 1; break;
@@ -151,7 +151,14 @@ int eq_report_parse_args(const char *cmd, const char *usage, int argc, char **ar
 		case 'o': o->out = optarg; break;
 		case 'C': o->children = 1; break;
 		case 'N': o->children = 0; break;
-		case 'G': o->call_graph = 1; break;
+		case 'G':
+			o->call_graph = 1;
+			if (optarg && !strcmp(optarg, "caller"))
+				o->call_graph_callees = 1;
+			else if (optarg && strcmp(optarg, "callee"))
+				return bad(cmd, usage, "--call-graph: give caller (the tree of what each "
+					   "procedure called) or callee (of who called it, the default)");
+			break;
 		case 'P':
 			o->percent_limit = strtod(optarg, &end);
 			if (end == optarg || (*end && strcmp(end, "%")) || !(o->percent_limit >= 0 && o->percent_limit <= 100))

@@ -36,7 +36,9 @@ struct eq_report_opts {
 	int verbose;           /* -v: notes in full (a balanced board cross-check,
 				  why samples have no symbol) */
 	int children;          /* -1 auto (when the recording has call chains), 0, 1 */
-	int call_graph;        /* --call-graph: print the call paths to each row */
+	int call_graph;        /* --call-graph, -G: print the call tree under each row */
+	int call_graph_callees;/* --call-graph=caller: what each row called (else
+				  --call-graph=callee: who called it) */
 	double percent_limit;  /* --percent-limit: leave out rows below this share (%) */
 	enum eq_interval interval; /* --interval (EQ_IV_SAMPLING if not given) */
 	int interval_given;

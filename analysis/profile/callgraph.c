@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "profile/stats.h"
+#include "symbols/unwind.h"
 #include "util/units.h"
 #include "util/grow.h"
 
@@ -205,6 +206,17 @@ const char *eq_folded_frame_name(const struct eq_loc *l, char *buf, size_t n)
 	return buf;
 }
 
+/* How the recording's chains were made: its header's call_graph=fp or
+ * call_graph=dwarf,SIZE (record writes it). */
+static void stacks_method(struct eq_stacks *st, const struct eqp_file *f)
+{
+	const char *cg = eqp_meta_get(f, "call_graph");
+
+	st->fp_chains = cg && !strcmp(cg, "fp");
+	if (cg && !strncmp(cg, "dwarf,", 6))
+		st->copy_size = (unsigned)strtoul(cg + 6, NULL, 10);
+}
+
 struct eq_stacks *eq_stacks_build(const struct eqp_file *f, struct eq_symbolizer *s,
 				  unsigned flags, struct eq_error *err)
 {
@@ -223,6 +235,8 @@ struct eq_stacks *eq_stacks_build_range(const struct eqp_file *f, struct eq_symb
 	int ranged = eq_range_active(range);
 	struct eq_tick_range tr;
 	uint64_t t0 = ranged ? eq_samples_t0(f) : 0;
+	const struct eq_unwind_stats *us;
+	uint64_t cut0;
 
 	eq_range_ticks(range, eqp_meta(f)->clock_hz > 0 ? eqp_meta(f)->clock_hz : 1e9, &tr);
 	if (!st || !frames || !q) {
@@ -237,6 +251,9 @@ struct eq_stacks *eq_stacks_build_range(const struct eqp_file *f, struct eq_symb
 	st->mode = eqp_meta(f)->mode;
 	st->per_sample = per_sample_of(f);
 	st->note = eqp_meta_get(f, "note");
+	stacks_method(st, f);
+	us = eq_sym_unwind_stats(s);
+	cut0 = us ? us->cut : 0;
 	for (c = 0; c < eqp_nsample_chunks(f); c++) {
 		size_t n;
 		const struct eq_sample *smp = eqp_sample_chunk(f, c, &n);
@@ -256,6 +273,10 @@ struct eq_stacks *eq_stacks_build_range(const struct eqp_file *f, struct eq_symb
 			depth = eq_sample_frames(f, s, c, i, &smp[i], frames, &chain);
 			st->with_chain += (uint64_t)chain;
 			st->total_samples++;
+			if (leaf->kind != EQ_LOC_IDLE) {
+				st->busy++;
+				st->unchained += !chain;
+			}
 			if ((si = add_stack(st, &ss, frames, depth)) < 0 || seq_add(q, (uint32_t)si)) {
 				free(ss.slots);
 				free(frames);
@@ -267,6 +288,8 @@ struct eq_stacks *eq_stacks_build_range(const struct eqp_file *f, struct eq_symb
 	}
 	free(ss.slots);
 	free(frames);
+	us = eq_sym_unwind_stats(s);
+	st->cut_stacks = us ? us->cut - cut0 : 0;
 	if (sort_stacks(st, q)) {
 		eq_stacks_free(st);
 		eq_fail(err, "out of memory for call stacks");
@@ -605,12 +628,174 @@ static struct path *paths_to(const struct eq_stacks *st, const struct eq_cg_row 
 	return p;
 }
 
-static void print_path_text(FILE *out, const struct path *p)
+
+/* ---- call trees under a row (perf's graph) ------------------------------ */
+
+struct tnode {
+	const char *name, *module;
+	uint64_t samples;
+	size_t first, next;           /* first child, next sibling: index + 1, 0 for none */
+};
+
+struct tree {
+	struct tnode *n;
+	size_t len, cap;
+	int bad;                      /* out of memory: print nothing */
+};
+
+static size_t tree_child(struct tree *t, size_t parent, const struct eq_loc *l)
 {
+	const char *name = eq_frame_name(l), *mod = frame_module(l);
 	size_t k;
 
-	for (k = p->stack->depth; k-- > p->at;)
-		fprintf(out, "%s%s", eq_frame_name(p->stack->frames[k]), k > p->at ? " > " : "");
+	for (k = t->n[parent].first; k; k = t->n[k - 1].next)
+		if (t->n[k - 1].name == name && t->n[k - 1].module == mod)
+			return k - 1;
+	if (EQ_GROW(t->n, t->cap, t->len + 1, 64) < 0) {
+		t->bad = 1;
+		return SIZE_MAX;
+	}
+	t->n[t->len] = (struct tnode){ .name = name, .module = mod, .next = t->n[parent].first };
+	t->n[parent].first = ++t->len;
+	return t->len - 1;
+}
+
+/* The row's frames of every stack that holds it, from the row outwards to
+ * the outermost caller (callers) or inwards to the leaf (callees). */
+static void tree_build(struct tree *t, const struct eq_stacks *st, const struct eq_cg_row *r,
+		       int callees)
+{
+	size_t i, k, at, node;
+
+	if (EQ_GROW(t->n, t->cap, 1, 64) < 0) {
+		t->bad = 1;
+		return;
+	}
+	t->n[0] = (struct tnode){ .name = r->name, .module = r->module };
+	t->len = 1;
+	for (i = 0; i < st->nstacks && !t->bad; i++) {
+		const struct eq_stack *sk = &st->stacks[i];
+
+		for (at = SIZE_MAX, k = sk->depth; k-- > 0;)
+			if (eq_frame_name(sk->frames[k]) == r->name && frame_module(sk->frames[k]) == r->module) {
+				at = k;
+				break;
+			}
+		if (at == SIZE_MAX)
+			continue;
+		t->n[0].samples += sk->samples;
+		node = 0;
+		if (callees)
+			for (k = at; k-- > 0 && node != SIZE_MAX;) {
+				node = tree_child(t, node, sk->frames[k]);
+				if (node != SIZE_MAX)
+					t->n[node].samples += sk->samples;
+			}
+		else
+			for (k = at + 1; k < sk->depth && node != SIZE_MAX; k++) {
+				node = tree_child(t, node, sk->frames[k]);
+				if (node != SIZE_MAX)
+					t->n[node].samples += sk->samples;
+			}
+	}
+}
+
+struct tree_print {
+	FILE *out;
+	const struct tree *t;
+	uint64_t total;               /* the row's samples: percentages are of them */
+	double limit;                 /* branches below this percentage are left out */
+	int width;
+	char prefix[4096];
+};
+
+static void tree_line(struct tree_print *tp, size_t plen, const char *branch, const char *name)
+{
+	char line[8192];
+	int n = snprintf(line, sizeof(line), "%.*s%s%s", (int)plen, tp->prefix, branch, name);
+
+	if (tp->width > 8 && n > tp->width)
+		snprintf(line + tp->width - 2, sizeof(line) - (size_t)tp->width + 2, "..");
+	/* no trailing blanks */
+	for (n = (int)strlen(line); n > 0 && line[n - 1] == ' '; n--)
+		line[n - 1] = '\0';
+	fprintf(tp->out, "%s\n", line);
+}
+
+static int cmp_tnode_idx(const void *a, const void *b, void *arg)
+{
+	const struct tnode *n = arg;
+	uint64_t x = n[*(const size_t *)a].samples, y = n[*(const size_t *)b].samples;
+
+	return x < y ? 1 : x > y ? -1 : strcmp(n[*(const size_t *)a].name, n[*(const size_t *)b].name);
+}
+
+/* Children of node i at prefix length plen: a single child that holds all
+ * of the node's samples continues straight down, as perf draws it; several
+ * (or one holding less) branch with their share of the row. */
+static void tree_children(struct tree_print *tp, size_t i, size_t plen, unsigned depth)
+{
+	const struct tnode *n = tp->t->n;
+	size_t kids[256], nk = 0, k, j;
+	char branch[48];
+
+	for (k = n[i].first; k && nk < 256; k = n[k - 1].next)
+		if (100.0 * (double)n[k - 1].samples >= tp->limit * (double)tp->total)
+			kids[nk++] = k - 1;
+	if (!nk || depth > 512)
+		return;
+	qsort_r(kids, nk, sizeof(kids[0]), cmp_tnode_idx, (void *)n);
+	if (nk == 1 && n[kids[0]].samples == n[i].samples) {
+		tree_line(tp, plen, "", n[kids[0]].name);
+		tree_children(tp, kids[0], plen, depth + 1);
+		return;
+	}
+	for (j = 0; j < nk; j++) {
+		int last = j + 1 == nk;
+		size_t w;
+
+		tree_line(tp, plen, "|", "");
+		w = (size_t)snprintf(branch, sizeof(branch), "%s--%.2f%%--", last ? " " : "|",
+				     100.0 * (double)n[kids[j]].samples / (double)tp->total);
+		tree_line(tp, plen, branch, n[kids[j]].name);
+		if (plen + w + 1 >= sizeof(tp->prefix))
+			continue;
+		/* the branch's column goes on below it while siblings follow */
+		memset(tp->prefix + plen, ' ', w);
+		tp->prefix[plen] = last ? ' ' : '|';
+		tree_children(tp, kids[j], plen + w, depth + 1);
+	}
+}
+
+/*
+ * Under a row, as perf report's graph: who called it (or what it called)
+ * with each branch's share of the row's samples.
+ *
+ *             |
+ *             ---leaf
+ *                |
+ *                |--74.89%--b
+ *                |          main
+ *                |
+ *                 --24.89%--a
+ *                           main
+ */
+static void print_tree(FILE *out, const struct eq_stacks *st, const struct eq_cg_row *r,
+		       const struct eq_cg_print *o)
+{
+	struct tree t = { 0 };
+	struct tree_print tp = { .out = out, .t = &t, .limit = o->path_limit, .width = o->width };
+
+	tree_build(&t, st, r, o->callees);
+	if (!t.bad && t.n[0].samples) {
+		tp.total = t.n[0].samples;
+		memset(tp.prefix, ' ', 15);
+		tree_line(&tp, 12, "|", "");
+		tree_line(&tp, 12, "---", t.n[0].name);
+		tree_children(&tp, 0, 15, 0);
+		fputc('\n', out);
+	}
+	free(t.n);
 }
 
 /* ---- printing ------------------------------------------------------------- */
@@ -630,11 +815,35 @@ static void describe_interval(FILE *out, const struct eq_callgraph *cg)
 	eq_interval_describe(out, &p);
 }
 
+/*
+ * Why callers are missing, when the recording says: frame pointers that
+ * the code does not keep (-g on -O2 code: "836 samples, 9 with a call
+ * chain"), or stack copies too short for the frames above them (only
+ * stacks whose unwinding did stop at the copy's end: a full copy is the
+ * rule, not a sign of anything cut).
+ */
+static void print_chain_notes(FILE *out, const struct eq_stacks *st)
+{
+	if (st->fp_chains && st->busy && 2 * st->unchained > st->busy)
+		fprintf(out, "# note: %llu of %llu samples outside idle have no caller: -g follows frame "
+			"pointers, which code built without -fno-omit-frame-pointer does not keep (gcc and "
+			"clang omit them from -O1 on); record with --call-graph dwarf, which unwinds from "
+			"the DWARF call-frame information\n", (unsigned long long)st->unchained,
+			(unsigned long long)st->busy);
+	if (st->cut_stacks)
+		fprintf(out, "# note: %llu sample%s (%.1f%%) ha%s a stack cut off at the end of its "
+			"%u-byte copy: callers above it are missing (record with --call-graph dwarf,%u)\n",
+			(unsigned long long)st->cut_stacks, st->cut_stacks == 1 ? "" : "s",
+			100.0 * (double)st->cut_stacks / (double)(st->total_samples ? st->total_samples : 1),
+			st->cut_stacks == 1 ? "s" : "ve", st->copy_size,
+			st->copy_size && st->copy_size <= 32768 ? 2 * st->copy_size : 65528);
+}
+
 static void print_table(FILE *out, const struct eq_callgraph *cg, const struct eq_cg_print *o)
 {
 	const struct eq_stacks *st = cg->st;
 	char b1[32], b2[32];
-	size_t i, k;
+	size_t i;
 
 	fprintf(out, "# %s profile with call chains of %s\n",
 		st->mode == EQP_MODE_ENERGY ? "energy" : "time", o->source);
@@ -643,6 +852,7 @@ static void print_table(FILE *out, const struct eq_callgraph *cg, const struct e
 	if (st->per_sample > 0)
 		fprintf(out, "; %s a sample", eq_format_quantity(b1, sizeof(b1), st->per_sample, unit(st)));
 	fputs("\n# children: the procedure and everything it called; self: the procedure alone\n", out);
+	print_chain_notes(out, st);
 	describe_interval(out, cg);
 	if (st->note)
 		fprintf(out, "# note: %s\n", st->note);
@@ -657,21 +867,8 @@ static void print_table(FILE *out, const struct eq_callgraph *cg, const struct e
 			100 * r->children_share, 100 * r->self_share, (unsigned long long)r->children,
 			st->per_sample > 0 ? eq_format_quantity(b2, sizeof(b2), r->children * st->per_sample, unit(st)) : "-",
 			100 * r->ci95_low, 100 * r->ci95_high, r->module ? r->module : "", r->name);
-		if (o->call_paths) {
-			size_t np;
-			struct path *p = paths_to(st, r, &np);
-
-			for (k = 0; k < np && k < 10; k++) {
-				double share = r->children ? (double)p[k].samples / r->children : 0;
-
-				if (100 * share < o->path_limit)
-					break;
-				fprintf(out, "%*s%6.2f%%  ", 12, "", 100 * share);
-				print_path_text(out, &p[k]);
-				fputc('\n', out);
-			}
-			free(p);
-		}
+		if (o->call_paths)
+			print_tree(out, st, r, o);
 	}
 }
 

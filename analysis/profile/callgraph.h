@@ -40,6 +40,11 @@ struct eq_stacks {
 	uint64_t total_samples;       /* samples counted (idle removed if asked) */
 	uint64_t with_chain;          /* samples that had a call chain */
 	const char *note;             /* the recording's "note" header line, or NULL */
+	int fp_chains;                /* chains from frame pointers (record -g) */
+	uint64_t busy, unchained;     /* samples not idle, and of those without a chain */
+	uint64_t cut_stacks;          /* --call-graph dwarf: stacks whose unwinding
+					 stopped at the copy's end (callers cut off) */
+	unsigned copy_size;           /* ... the copy's size (header call_graph=dwarf,N) */
 	size_t nstacks;
 	struct eq_stack *stacks;      /* most samples first */
 	void *priv_;
@@ -108,6 +113,9 @@ struct eq_cg_print {
 	enum eq_format fmt;
 	const char *source;           /* recording's name for the heading */
 	int call_paths;               /* also print the call paths to each row (table, json) */
+	int callees;                  /* table: the tree of what each row called (perf's
+					 caller graph); 0: of who called it (callee graph) */
+	int width;                    /* table: tree lines cut to this many columns (0: none) */
 	double percent_limit;         /* rows below this children share (0..100) are left out */
 	double path_limit;            /* paths below this share of their row are left out */
 };

@@ -57,6 +57,7 @@ struct eq_unwinder {
 	uint32_t tid;
 	uint64_t *frames;
 	unsigned n, max, first;
+	int cut;                     /* a read above the copy's end failed */
 	struct eq_unwind_stats stats;
 };
 
@@ -137,6 +138,10 @@ static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *a
 	if (read_file_word(dwfl, addr, result))
 		return true;
 	u->stats.outside++;
+	/* just above the copy (within a MiB: a stack, not a wild pointer): a
+	 * frame the copy did not reach, and unwinding ends here */
+	if (addr >= u->sp && addr - u->sp + 8 > u->st->size && addr - u->sp < u->st->size + (1u << 20))
+		u->cut = 1;
 	return false;
 }
 
@@ -425,8 +430,11 @@ unsigned eq_unwind(struct eq_unwinder *u, const struct eq_sample *smp,
 			return u->n;
 		}
 	}
+	u->cut = 0;
 	if (dwfl_getthread_frames(sd->dwfl, (pid_t)u->tid, frame_cb, u) != 0 && u->n == 0)
 		u->stats.failed++;
+	if (u->cut && u->n < u->max)
+		u->stats.cut++;
 	if (u->n)
 		u->stats.unwound++;
 	return u->n;

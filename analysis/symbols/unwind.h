@@ -24,6 +24,8 @@ struct eq_unwind_stats {
 	uint64_t unsupported; /* registers of another architecture or ABI */
 	uint64_t outside;     /* reads outside the stack copy and the files (a frame
 				 deeper than the copy: record with a larger SIZE) */
+	uint64_t cut;         /* stacks whose unwinding stopped at the copy's end:
+				 a caller's frame lies above what was copied */
 };
 
 struct eq_unwinder *eq_unwinder_new(struct eq_symbolizer *s);

@@ -13,6 +13,9 @@ INTEG_SAN_TESTS += test/record/callchain.py
 # frame pointers where -g cannot see the callers; against perf's own.
 INTEG_TESTS += test/record/dwarf.py
 INTEG_SAN_TESTS += test/record/dwarf.py
+# What report says of missing callers: stacks cut at the copy's end (only
+# those), -g on code without frame pointers.
+INTEG_TESTS += test/record/chain-notes.py
 # Kernel samples of a command's run when permitted, named through kallsyms;
 # excluded (--all-user, a refused user) with the reason in the header.
 INTEG_TESTS += test/record/kernel.py
