@@ -25,7 +25,11 @@ tarball=/usr/src/$src.tar.xz
 [ -f "/boot/vmlinuz-$kver" ] || { echo "kernel-abi: /boot/vmlinuz-$kver missing (reinstall $img)" >&2; exit 1; }
 [ -d "/usr/src/linux-headers-$kver" ] || { echo "kernel-abi: /usr/src/linux-headers-$kver missing (install linux-headers-amd64)" >&2; exit 1; }
 [ -f "$tarball" ] || { echo "kernel-abi: $tarball missing (install linux-source)" >&2; exit 1; }
-[ "$srcver" = "$pkgver" ] || { echo "kernel-abi: $src is $srcver but $img is $pkgver: gpio-sim would not match the kernel" >&2; exit 1; }
+# The same upstream release: Debian publishes the signed image apart from
+# the rest of src:linux, and linux-source 6.1.192-3 stood beside
+# linux-image-amd64 6.1.192-2 for days (seen 2026-11-28); a Debian revision
+# changes packaging, not the ABI the module is built for.
+[ "${srcver%-*}" = "${pkgver%-*}" ] || { echo "kernel-abi: $src is $srcver but $img is $pkgver: gpio-sim would not match the kernel (install linux-source of the kernel's release)" >&2; exit 1; }
 echo "KVER=$kver"
 echo "KPKGVER=$pkgver"
 echo "VMLINUZ=/boot/vmlinuz-$kver"

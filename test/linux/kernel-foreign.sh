@@ -18,6 +18,11 @@
 #   linux-headers-DEBARCH must name the same; the image, headers, common
 #   headers and linux-kbuild packages are taken with apt-get download and
 #   extracted with dpkg -x into DIR/root (modules.dep made with depmod -b).
+# - Each package is taken at the version its dependent names with '=', or
+#   else at its candidate: the archive publishes the signed image and the
+#   rest of src:linux apart, and for days linux-image-arm64 6.1.192-2 stood
+#   beside linux-kbuild-6.1 and linux-source 6.1.192-3 only (seen
+#   2026-11-28). A candidate must be of the image's upstream version.
 # - The headers package's kbuild programs are DEBARCH binaries: fixdep and
 #   modpost (what an external module's build runs) are rebuilt for this
 #   machine from the matching linux-source (scripts/basic, scripts/mod, the
@@ -60,6 +65,14 @@ fi
 dep() { apt apt-cache show --no-all-versions "$1" 2>/dev/null | sed -n 's/^Depends: //p' | head -n1 |
 	tr ',' '\n' | sed -n "s/^ *\($2[^ ]*\).*/\1/p" | head -n1; }
 ver() { apt apt-cache show --no-all-versions "$1" 2>/dev/null | sed -n 's/^Version: //p' | head -n1; }
+# The version that package $1 requires of $2 with '=', else $2's candidate.
+pin() {
+	v=$(apt apt-cache show --no-all-versions "$1" 2>/dev/null | sed -n 's/^Depends: //p' | head -n1 |
+		tr ',' '\n' | sed -n "s/^ *$2 (= \([^)]*\)).*/\1/p" | head -n1)
+	[ -n "$v" ] || v=$(ver "$2")
+	[ "${v%-*}" = "${pkgver%-*}" ] || err "$2 is at ${v:-no version} in the $debarch lists, $img at $pkgver: not the same upstream release (retry when the archive has both)"
+	echo "$v"
+}
 img=$(dep "linux-image-$debarch" linux-image-)
 [ -n "$img" ] || err "linux-image-$debarch not found in the $debarch lists ($a/lists)"
 kver=${img#linux-image-}
@@ -69,12 +82,15 @@ pkgver=$(ver "$img")
 common=$(dep "$hdr" linux-headers-)
 kbuild=$(dep "$hdr" linux-kbuild-)
 [ -n "$common" ] && [ -n "$kbuild" ] || err "$hdr names no common headers or kbuild package"
+hdrver=$(pin "linux-headers-$debarch" "$hdr")
+commonver=$(pin "$hdr" "$common")
+kbuildver=$(pin "$hdr" "$kbuild")
 root=$dir/root
 stamp=$dir/.ready-$kver-$pkgver
 if [ ! -f "$stamp" ]; then
 	rm -rf "$root" "$dir"/.ready-*
-	(cd "$a/deb" && rm -f ./*.deb && apt apt-get download "$img=$pkgver" "$hdr=$pkgver" \
-		"$common=$pkgver" "$kbuild=$pkgver" busybox-static) >"$a/download.log" 2>&1 ||
+	(cd "$a/deb" && rm -f ./*.deb && apt apt-get download "$img=$pkgver" "$hdr=$hdrver" \
+		"$common=$commonver" "$kbuild=$kbuildver" busybox-static) >"$a/download.log" 2>&1 ||
 		{ tail -n 5 "$a/download.log" >&2; err "apt-get download of $img $hdr failed"; }
 	for f in "$a"/deb/*.deb; do dpkg -x "$f" "$root"; done
 	# The headers' Makefile includes the common one by its installed path.
@@ -86,15 +102,16 @@ fi
 # linux-source of the same version: this machine's, or downloaded.
 srcpkg=$(dep linux-source linux-source-)
 [ -n "$srcpkg" ] || err "linux-source not in the lists"
-if [ "$(dpkg-query -W -f='${Version}' "$srcpkg" 2>/dev/null || true)" = "$pkgver" ] &&
+srcver=$(pin linux-source "$srcpkg")
+if [ "$(dpkg-query -W -f='${Version}' "$srcpkg" 2>/dev/null || true)" = "$srcver" ] &&
 	[ -f "/usr/src/$srcpkg.tar.xz" ]; then
 	tarball=/usr/src/$srcpkg.tar.xz
 else
 	tarball=$root/usr/src/$srcpkg.tar.xz
 	if [ ! -f "$tarball" ]; then
-		(cd "$a/deb" && apt apt-get download "$srcpkg=$pkgver") >>"$a/download.log" 2>&1 ||
-			err "apt-get download $srcpkg=$pkgver failed"
-		dpkg -x "$a/deb/${srcpkg}_${pkgver}_all.deb" "$root"
+		(cd "$a/deb" && apt apt-get download "$srcpkg=$srcver") >>"$a/download.log" 2>&1 ||
+			err "apt-get download $srcpkg=$srcver failed"
+		dpkg -x "$a/deb/${srcpkg}_$(echo "$srcver" | sed 's/:/%3a/')_all.deb" "$root"
 	fi
 fi
 
