@@ -33,7 +33,8 @@ if [ -n "${ARM_FULL:-}" ]; then n_energy=3000 n_ovf=500 n_rec=2000; else n_energ
 
 check "Debian's arm64 kernel, headers and kbuild programs fetched and built for this host (linux-image-arm64)" \
 	"$SRC/test/linux/kernel-abi.sh" arm64 "$B/kernel-arm64"
-eval "$("$SRC/test/linux/kernel-abi.sh" arm64 "$B/kernel-arm64" 2>/dev/null)" || { tap_plan; exit 1; }
+abi=$("$SRC/test/linux/kernel-abi.sh" arm64 "$B/kernel-arm64" 2>/dev/null) || { tap_plan; exit 1; }
+eval "$abi"
 
 rec=$B/record/aarch64/eqprof-record
 [ -x "$rec" ] || rec=

@@ -23,7 +23,9 @@ B=${B:-$SRC/build}
 out=${1:-$B/linux}
 arch=${GUEST_ARCH:-}
 [ "$arch" != amd64 ] || arch=
-eval "$("$SRC/test/linux/kernel-abi.sh" ${arch:+"$arch" "$B/kernel-$arch"})"
+abi=$("$SRC/test/linux/kernel-abi.sh" ${arch:+"$arch" "$B/kernel-$arch"}) ||
+	{ echo "build-guest: no kernel to build against (kernel-abi.sh said why above)" >&2; exit 1; }
+eval "$abi"
 kmake=(make ${KARCH:+ARCH=$KARCH CROSS_COMPILE=$KCROSS})
 tcc=${KCROSS:-}gcc
 mkdir -p "$out/ko/gpio-sim" "$out/ko/eqedge" "$out/checkpatch"
