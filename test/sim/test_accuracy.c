@@ -18,8 +18,8 @@
  *
  * Scenarios are short (seconds) so that the whole file runs in about a
  * second, and under the sanitizers in well under a minute; the coverage
- * test simulates 640 x 58 s and takes about 30 s (40 s under the
- * sanitizers).
+ * test simulates 640 x 58 s and takes 80 s of CPU (under the sanitizers 8
+ * seeds, unjudged: test_interval_coverage says why).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -785,9 +785,30 @@ static void coverage(const struct workload *w, unsigned nseeds, struct cov_resul
  * EQ_COV_SEEDS=N, EQ_COV_BASE=S (first seed), EQ_COV_ONLY=NAME and
  * EQ_COV_DETAIL=1 (per row) rerun it by hand with other seeds.
  */
+/*
+ * Under the sanitizers the coverage figures are not judged: they are the
+ * plain build's (the same code, 640 seeds), and 640 x 4 scenarios there
+ * cost 4 minutes of make check's 20.  A few seeds run the same paths for
+ * ASan and UBSan to watch.
+ */
+#if defined(__SANITIZE_ADDRESS__)
+#define COV_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define COV_SANITIZED 1
+#endif
+#endif
+#ifndef COV_SANITIZED
+#define COV_SANITIZED 0
+#endif
+#define COV_SEEDS 640
+#define COV_SEEDS_SANITIZED 8
+
 static void test_interval_coverage(void **state)
 {
-	unsigned nseeds = getenv("EQ_COV_SEEDS") ? (unsigned)atoi(getenv("EQ_COV_SEEDS")) : 640;
+	const char *env = getenv("EQ_COV_SEEDS");
+	unsigned nseeds = env ? (unsigned)atoi(env) : COV_SANITIZED ? COV_SEEDS_SANITIZED : COV_SEEDS;
+	int judged = env || !COV_SANITIZED;
 	long flagged = 0, pairs = 0;
 	size_t w;
 
@@ -809,6 +830,9 @@ static void test_interval_coverage(void **state)
 			      "%.1f%% against the expected one; binomial test: %.1f%% flagged\n",
 			      100.0 * c.bin_samp_in / c.rows, 100.0 * c.bin_run_in / c.rows,
 			      100.0 * c.bin_flagged / c.pairs);
+		assert_true(c.rows > 0 && c.pairs > 0);
+		if (!judged)
+			continue;
 		assert_true(ps >= 0.93 && ps <= 0.975);
 		assert_true(pr >= 0.93 && pr <= 0.975);
 		assert_true(pf <= 0.075);
@@ -824,7 +848,10 @@ static void test_interval_coverage(void **state)
 		flagged += c.flagged;
 		pairs += c.pairs;
 	}
-	if (pairs)
+	if (!judged)
+		print_message("# under the sanitizers: %u seeds run, the figures judged in the plain build (%u seeds)\n",
+			      nseeds, COV_SEEDS);
+	else if (pairs)
 		assert_true((double)flagged / pairs <= 0.0595);
 }
 
