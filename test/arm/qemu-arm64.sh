@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# run-tests: alone (a guest or the board in real time: nothing beside it)
 # eqprof.ko on arm64: cross-built against Debian's arm64 kernel (fetched by
 # test/linux/kernel-abi.sh arm64, never installed), its vermagic and symbol
 # versions checked against the kernel's own modules, loaded in

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# run-tests: alone (a guest or the board in real time: nothing beside it)
 # The board over a real USB stack (docs/firmware.md, "Finding the board",
 # "When the cable is pulled"): the board firmware in simavr
 # (sim/hil/hilbridge) behind QEMU's emulated FT232 (-device usb-serial on a
