@@ -8,6 +8,8 @@
 #include "align/align.h"
 #include "energy/eprofile.h"
 #include "file/outfile.h"
+#include "power/power.h"
+#include "util/units.h"
 #include "report_common.h"
 #include "states/split.h"
 #include "progress.h"
@@ -246,6 +248,27 @@ static int noted_elsewhere(const struct eq_profile *p, const char *warning)
 	return 0;
 }
 
+/* A board log: energy over time, no samples; what it holds, in one line. */
+static void note_board_only(const char *cmd, const char *path, const struct eqp_file *f)
+{
+	struct power_input in;
+	struct power_summary s;
+	struct eq_error err;
+	char e[32] = "", t[32] = "";
+
+	if (power_input_from_file(&in, f, POWER_BASIS_BOARD, &err) == 0) {
+		if (power_summarize(&in, &s, &err) == 0 && s.energy_j == s.energy_j) {
+			eq_format_quantity(e, sizeof(e), s.energy_j, "J");
+			eq_format_quantity(t, sizeof(t), s.duration_s, "s");
+		}
+		power_input_free(&in);
+	}
+	fprintf(stderr, "eqprof %s: note: %s holds %zu board records%s%s%s%s%s and no samples: "
+		"nothing ties its energy to code; 'eqprof power %s' shows it over time\n",
+		cmd, path, eqp_nboard_records(f), *e ? " (" : "", e, *e ? " in " : "", t,
+		*e ? ")" : "", path);
+}
+
 int eq_report_load(const char *cmd, const char *path, const struct eq_report_opts *o,
 		   struct eq_loaded_profile *lp)
 {
@@ -256,7 +279,9 @@ int eq_report_load(const char *cmd, const char *path, const struct eq_report_opt
 
 	memset(lp, 0, sizeof(*lp));
 	lp->file = eqp_open(path, &err);
-	if (lp->file && eqp_require_samples(lp->file, &err) < 0) {
+	/* a board log holds energy over time and no samples: its totals and
+	 * losses are still the report's (what power shows over time) */
+	if (lp->file && !eqp_nboard_records(lp->file) && eqp_require_samples(lp->file, &err) < 0) {
 		eqp_close(lp->file);
 		lp->file = NULL;
 	}
@@ -269,6 +294,8 @@ int eq_report_load(const char *cmd, const char *path, const struct eq_report_opt
 	}
 	if (eqp_warning(lp->file))
 		fprintf(stderr, "eqprof %s: warning: %s\n", cmd, eqp_warning(lp->file));
+	if (!eqp_nsamples(lp->file))
+		note_board_only(cmd, path, lp->file);
 	eq_align_check_file(stderr, cmd, lp->file, o->verbose);
 	lp->sym = eq_sym_new(lp->file, &so, &err);
 	if (lp->sym)

@@ -62,6 +62,10 @@ int eqp_require_samples(const struct eqp_file *f, struct eq_error *err)
 {
 	if (f->nsamples)
 		return 0;
+	if (f->brec.n)
+		return eq_fail(err, "%s: no samples, only the board's %zu energy records: this needs "
+			       "samples ('eqprof power %s' and 'eqprof report %s' read the board's "
+			       "records)", f->path, f->brec.n, f->path, f->path);
 	if (f->skipped.truncated && f->cut_off)
 		return eq_fail(err, "%s: no sample left: the file ends at byte %zu, inside chunk %zu "
 			       "(which starts at byte offset %zu), before any complete chunk of samples "

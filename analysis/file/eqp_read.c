@@ -899,7 +899,7 @@ static void set_truncated(struct eqp_file *f, const struct cursor *c,
 		f->skipped.samples += get32(f->base + c->off + EQP_CHUNK_HDR_LEN);
 	f->has_warning = 1;
 	snprintf(f->warning, sizeof(f->warning),
-		 "%s is truncated: %s at byte offset %zu (chunk %zu); read the %zu complete chunks before it (%llu samples), skipped the %zu bytes after (%llu samples)",
+		 "%s is truncated, an unfinished recording (no END chunk: its recorder was killed, is still running, or the copy was cut short): %s at byte offset %zu (chunk %zu); read the %zu complete chunks before it (%llu samples), skipped the %zu bytes after (%llu samples)",
 		 f->path, why, c->off, c->index, c->index,
 		 (unsigned long long)f->nsamples, left, (unsigned long long)f->skipped.samples);
 }

@@ -38,7 +38,7 @@ struct eqp_file {
 	char *target, *extra;
 	char *extra_lines;     /* extra split into NUL-terminated lines */
 	size_t extra_len;
-	char warning[512];
+	char warning[1024];
 	int has_warning, has_end;
 	struct eqp_skipped skipped;
 	size_t cut_off, cut_chunk; /* truncated: where the partial chunk starts, its index */

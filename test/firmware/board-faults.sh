@@ -100,9 +100,17 @@ grep -q "no data from the board for" "$work/faults.err" &&
 	grep -q "^marker=board silent" "$work/faults.check" &&
 	fact faults seg0_end | grep -q "stalls[1-9]"
 verdict faults "the stall is warned about while it lasts, when it ends, and marked in the file"
+# A board log holds energy over time and no samples: not an error (power
+# reads it); report says what it holds and where to look.
 "$EQPROF" report "$work/faults.eqp" >"$work/faults.report" 2>&1 &&
-	grep -q "lost $missing" "$work/faults.report"
-verdict faults "eqprof report's loss line: lost $missing"
+	grep -q "lost $missing" "$work/faults.report" &&
+	grep -q "holds $(fact faults records) board records (.* J in .* s) and no samples" "$work/faults.report"
+verdict faults "eqprof report's loss line: lost $missing; it says the board's records are there and no samples"
+"$EQPROF" report -q "$work/faults.eqp" 2>&1 | grep -q "lost $missing"
+verdict faults "report -q keeps the loss line"
+"$EQPROF" export --format chrome -o "$work/faults.json" "$work/faults.eqp" 2>"$work/faults.export"
+[ $? -eq 1 ] && grep -q "no samples, only the board's $(fact faults records) energy records" "$work/faults.export"
+verdict faults "export, which needs samples, refuses it naming the board's records"
 "$EQPROF" power "$work/faults.eqp" --format csv >"$work/faults.power" 2>&1 &&
 	[ "$(sed -n 2p "$work/faults.power" | cut -d, -f6)" = "$missing" ]
 verdict faults "eqprof power's lost column: $missing"
@@ -193,8 +201,8 @@ for k in 1 2 3; do
 		[ "$(fact "kill$k" segments)" = 1 ] && [ "$(fact "kill$k" out_of_order)" = 0 ] &&
 		[ "$(fact "kill$k" lost_total)" -le "$(fact "kill$k" gaps)" ] && [ "$n" -gt 0 ]
 	verdict "kill$k" "SIGKILL $t ms after the first records: the .tmp file is readable as unfinished, $n records in order, LOST chunks within the seq gaps"
-	"$EQPROF" report "$tmp" >/dev/null 2>"$work/kill$k.rep" && grep -q "unfinished recording" "$work/kill$k.rep"
-	verdict "kill$k" "eqprof report reads it and says it is unfinished"
+	"$EQPROF" report -q "$tmp" >/dev/null 2>"$work/kill$k.rep" && grep -q "unfinished recording" "$work/kill$k.rep"
+	verdict "kill$k" "eqprof report -q reads it and says it is unfinished"
 	# The board was left counting: the next log stops it first.
 done
 
