@@ -28,7 +28,7 @@ eval "$("$SRC/test/linux/kernel-abi.sh")"
 SRC=$SRC B=$B EQPROF=$EQPROF "$SRC/test/linux/build-guest.sh" "$out" >/dev/null
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 qemu-system-x86_64 -accel tcg -smp 1 -m 512 -no-reboot -gdb "tcp:127.0.0.1:$port" \
-	-kernel "$VMLINUZ" -initrd "$out/initramfs.gz" -append "console=ttyS0 panic=-1 nokaslr nowatchdog eqbench" \
+	-kernel "$VMLINUZ" -initrd "$out/initramfs.gz" -append "console=ttyS0 panic=-1 no_timer_check nokaslr nowatchdog eqbench" \
 	-display none -monitor none -serial "file:$work/console.log" -serial null &
 qpid=$!
 for _ in $(seq 600); do grep -q EQBENCH-SECTIONS "$work/console.log" 2>/dev/null && break; sleep 0.5; done
