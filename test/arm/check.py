@@ -19,7 +19,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import guestcheck  # noqa: E402
 from guestcheck import (F_APPROX, F_ENERGY, F_IDLE, F_KERNEL, F_LOST, kallsyms, kv, path,  # noqa: E402
                         pid_of, rate_problems, report, report_file, samples, seq_problems,
-                        spin_share_ok, spin_summary, summary_number, symbol, tap, text)
+                        spin_share_ok, spin_summary, summary_number, symbol, tap, text, user_fn_ok)
 
 guestcheck.init(sys.argv[1], sys.argv[2], int(sys.argv[3]))
 
@@ -104,9 +104,10 @@ if os.path.exists(path("rec-e.log")):
         lost is not None and kept + other + lost == n,
         f"eqprof-record -e on arm64: the host's {n} edges = {kept} samples kept + {other} of other processes + {lost} lost",
         rlog + raw)
-    n_fn = sum(v[1] for k, v in (rows or {}).items() if k in ("spin_heavy", "spin_light"))
-    tap(rows and n_fn >= 0.75 * kept,
-        f"eqprof-record -e: eqprof report on the host puts {n_fn} of {kept} samples in the spinner's functions", raw)
+    fn_ok, n_fn, n_user = user_fn_ok(rows)
+    tap(fn_ok,
+        f"eqprof-record -e: eqprof report on the host puts {n_fn} of the spinner's {n_user} user samples "
+        f"({kept} in all) in its functions", raw)
     rows, raw = report_file("rec-ta.eqp")
     rows = rows or {}
     kern = {k: v for k, v in rows.items() if v[0] == "[kernel.kallsyms]"}

@@ -139,28 +139,85 @@ def symbol(syms, pc):
     return syms[i][1] if i >= 0 else None
 
 
-# While the spinner is the task on the sampled CPU, its user-mode samples must
-# be in spin_heavy()/spin_light() (the rest: the vDSO and libc's clock_gettime
-# between rounds of 3e6 iterations, well under 1% of its time) and most of all
-# its samples too (the rest: ticks, softirqs and interrupts taken while it was
-# current, about 5% in TCG).  Observed 98-99% and 94-97% over 2000 samples;
-# the thresholds 95% and 75% are more than 10 standard deviations away, so a
-# correct module fails them far less than once in 10,000 runs.
+def elf_functions(elf, names):
+    """{name: (start, end)} of the named functions in an ELF64 little-endian
+    file's .symtab (the spinner: static, not PIE, so its pcs are these
+    addresses).  Read here, not by eqprof, so that the count below is an
+    independent symbolization of the module's raw pcs."""
+    d = open(elf, "rb").read()
+    shoff, = struct.unpack_from("<Q", d, 0x28)
+    shentsize, shnum = struct.unpack_from("<HH", d, 0x3a)
+    sh = [struct.unpack_from("<IIQQQQIIQQ", d, shoff + i * shentsize) for i in range(shnum)]
+    out = {}
+    for s in sh:
+        if s[1] != 2:  # SHT_SYMTAB
+            continue
+        strtab = sh[s[6]]
+        for o in range(s[4], s[4] + s[5], 24):
+            name, info, _, _, value, size = struct.unpack_from("<IBBHQQ", d, o)
+            n = d[strtab[4] + name:d.index(b"\0", strtab[4] + name)].decode()
+            if n in names and info & 0xf == 2:  # STT_FUNC
+                out[n] = (value, value + size)
+    return out
+
+
+SPIN_FNS = ("spin_heavy", "spin_light")
+
+
+# "eqprof report puts the spinner's samples in its functions", judged
+# without assuming how much of the spinner's time the machine spends in the
+# kernel on its behalf (ticks, softirqs and interrupts taken while it is
+# current, charged to it as kernel samples: 6% seen in TCG, 25-28% at
+# load average 17, which failed the former bound of 75% of all its
+# samples: 1339 of 1820 and 997 of 1391, with 1339 of 1356 and 997 of
+# 1006 of its user samples in its functions):
+#  - exact: the report's spin_heavy/spin_light samples are the raw samples
+#    of the spinner's pid in user mode whose pc lies in those functions,
+#    symbolized here from the spinner's own .symtab (the guest's file),
+#    independently of eqprof;
+#  - its user-mode samples are nearly all in them: per round of 3e5
+#    iterations in spin_heavy/spin_light the spinner runs only a loop test
+#    and one clock_gettime() (vdso, or a syscall: kernel time), and once
+#    its start-up and exit, so its user time outside them is a property of
+#    the program, not of the machine's load or of the interrupt work
+#    charged to it (kernel samples are left out).  Seen: 97.5-99.1% (753 of
+#    772, 1339 of 1356, 997 of 1006 at load average 17, where 9-28% of all
+#    its samples were kernel ones); 90% is more than 13 standard deviations
+#    below the lowest: a correct module fails this far less than once in
+#    10,000 runs.
 def spin_share_ok(rows, smp, pid):
     s = spin_counts(rows, smp, pid)
-    return s[2] > 0 and s[0] >= 0.95 * s[1] and s[0] >= 0.75 * s[2]
+    return s[1] > 0 and s[0] == spin_raw(smp, pid) and s[0] >= 0.9 * s[1]
+
+
+def spin_raw(smp, pid):
+    """The spinner's raw user samples in spin_heavy/spin_light, by its .symtab."""
+    fns = elf_functions(os.path.join(ROOT, "bin", "spinner"), SPIN_FNS)
+    return sum(1 for x in smp if x["pid"] == pid and not x["flags"] & F_KERNEL and
+               any(a <= x["pc"] < b for a, b in fns.values()))
+
+
+def user_fn_ok(rows):
+    """A recording of the spinner alone (eqprof record in the guest): its
+    samples in spin_heavy/spin_light, and those in user mode at all (rows
+    outside the kernel); the second bound of spin_share_ok() holds."""
+    rows = rows or {}
+    n_fn = sum(v[1] for k, v in rows.items() if k in SPIN_FNS)
+    n_user = sum(v[1] for k, v in rows.items() if not v[0].startswith("[kernel") and k != "[idle]")
+    return n_user > 0 and n_fn >= 0.9 * n_user, n_fn, n_user
 
 
 def spin_counts(rows, smp, pid):
     """(samples in the spin functions, user samples of pid, all samples of pid)"""
-    n_fn = sum(v[1] for k, v in (rows or {}).items() if k in ("spin_heavy", "spin_light"))
+    n_fn = sum(v[1] for k, v in (rows or {}).items() if k in SPIN_FNS)
     n_user = sum(1 for x in smp if x["pid"] == pid and not x["flags"] & F_KERNEL)
     return n_fn, n_user, sum(1 for x in smp if x["pid"] == pid)
 
 
 def spin_summary(rows, smp, pid):
     n_fn, n_user, n_all = spin_counts(rows, smp, pid)
-    return f"{n_fn} of its {n_user} user samples, {n_all} samples in all"
+    return (f"{n_fn} of its {n_user} user samples, {spin_raw(smp, pid)} there by its symbol table, "
+            f"{n_all} samples in all")
 
 
 def rate_problems(smp, st, hz, jit):
