@@ -2,20 +2,20 @@
 """dwarf.py - record --call-graph dwarf: user stack copies unwound offline.
 
 test/fixtures/callers.c runs one leaf under two callers, a() with n and b()
-with 3n iterations of the same code (one copy of it, at one address), so
-b's inclusive share of a+b is exactly 3/4 on any CPU: one piece of code
-reached by two paths.  Built at -O2 without frame pointers, the kernel's
-frame-pointer walk (-g) cannot see a() or b(): the leaf has no frame and
-a()/b() keep no frame pointer, so their return addresses are found only
-through the CFI.  --call-graph dwarf must recover them: every stack
+with 3n iterations of the same code (one copy of it, at one address).
+Built at -O2 without frame pointers, the kernel's frame-pointer walk (-g)
+cannot see a() or b(): the leaf has no frame and a()/b() keep no frame
+pointer, so their return addresses are found only through the CFI.  --call-graph dwarf must recover them: every stack
 through leaf has a() or b() right above it and main() above that (exact:
 a correct unwinder of a complete stack copy loses no caller and invents
-none), with the known ratio within 4.15 binomial standard errors (two
-statistical checks at a two-sided 3.3e-5 each), in a PIE and a non-PIE
-build.  perf record --call-graph dwarf runs around eqprof record (two
-timers sampling the same run): b's share and the share of stacks through
-leaf are held to perf's (test/symbols/perfcmp.py, Z = 4.9, about 1e-6
-each); the file's false-failure rate is below 1e-4.  A copy of only 8
+none), in a PIE and a non-PIE build.  perf record --call-graph dwarf runs
+around eqprof record (two timers sampling the same run): b's share and the
+share of stacks through leaf are held to perf's (test/symbols/perfcmp.py,
+Z = 4.9, about 1e-6 each), not to the iteration counts' 3/4 (how long an
+iteration takes is the machine's).  Only where no perf can run (the arm64
+guest, test/arm) is b's share judged against 3/4, within 4.15 binomial
+standard errors widened by the design effect (a two-sided 3.3e-5); the
+file's false-failure rate is below 1e-4.  A copy of only 8
 bytes must reach the leaf's caller (its return address is the first word
 on the stack: the leaf uses none) but never main (the next word up is
 a()'s): exact.
@@ -112,9 +112,19 @@ def check_callers(t, rec, name, *extra, d=None, perf=None, cmp=None):
     # milliseconds while its clock runs on: design effect 9.5 seen in
     # test/arm's guest, about 1 natively): the report's design effect,
     # estimated from its samples' correlation, widens the bound by as much.
-    deff = max(rows.get("a", {}).get("deff", 1.0), rows.get("b", {}).get("deff", 1.0))
-    ok, msg = within(kb, ka + kb, 0.75, "b's share of a+b", deff)
-    t.ok(ok, "%s: dwarf unwinding finds a() and b() in the ratio 1:3" % name, msg)
+    # Where perf sampled the same run (x86-64 here) b's share is held to
+    # perf's below, not to the iteration counts' 3/4 (how long an
+    # iteration takes is the machine's).  The arm64 guest has no perf: there
+    # the iteration counts are all there is (one copy of the code at one
+    # address under both callers), judged with the design effect.
+    if perf is None:
+        deff = max(rows.get("a", {}).get("deff", 1.0), rows.get("b", {}).get("deff", 1.0))
+        ok, msg = within(kb, ka + kb, 0.75, "b's share of a+b", deff)
+        t.ok(ok, "%s: dwarf unwinding finds a() and b() in the ratio 1:3 (no perf here to compare with)"
+             % name, msg)
+    else:
+        t.ok(ka > 0 and kb > 0, "%s: dwarf unwinding finds a() and b() (their shares: perf's, below)" % name,
+             (ka, kb))
     stacks = folded(rec, d or os.path.dirname(rec), *extra)
     through, whole, cut, bad = leaf_stacks(stacks)
     # exact: a sample whose pc is in leaf (leaf is its first user frame,
@@ -225,8 +235,7 @@ def main():
          (err, total, kids(rows, "a"), kids(rows, "b")))
 
     for name, prog in (("PIE", pie), ("non-PIE", nopie)):
-        s = Sampled(d, "dwarf-%s" % name, [prog] + args, use_perf and name == "PIE", kernel=kernel,
-                    callgraph="dwarf")
+        s = Sampled(d, "dwarf-%s" % name, [prog] + args, use_perf, kernel=kernel, callgraph="dwarf")
         rec = s.eqp
         t.ok(s.status == 0, "record --call-graph dwarf runs the %s program" % name, s.stderr)
         ka, kb = check_callers(t, rec, name, d=d, perf=s if s.perf else None, cmp=cmp)
