@@ -13,7 +13,8 @@ The truth: the bridge integrates each phase's power over board time, and
 writes for every IRQ edge the energy spent so far in each phase, so the
 energy of the quanta a recording holds is exact.  A program's truth is a
 bracket: at most its whole phase's energy, at least the share of its phase
-it held the CPU (it measured that itself); the recorder and the kernel ran
+it held the CPU (test/hil/hilwork.c: hilphase announces the phase before
+the program starts and idle after it has exited, and measures both); the recorder and the kernel ran
 in the rest of the phase at the phase's power.  The rest (idle, recorder,
 kernel) is everything else.  The recorder's own samples may have been
 taken in any phase: they may count towards either side.

@@ -9,7 +9,8 @@
 # thing that ties the guest's clock to the board's: eqprof merge --edges
 # joins time.eqp with board.eqp through them, for power --by proc
 # (docs/power.md).  The workload (hilrun) announces its phases to the
-# bridge, which gives each its power.  /out goes back to the host as a tar
+# bridge (hilphase, around each program's whole run), which gives each its
+# power.  /out goes back to the host as a tar
 # stream on the second serial port.
 export PATH=/bin
 [ -e /bin/mount ] || /bin/busybox --install -s /bin  # a foreign guest (test/arm)
@@ -25,9 +26,9 @@ lspci 2>/dev/null || grep -l 0x1110 /sys/bus/pci/devices/*/device
 cat >/bin/hilrun <<RUN
 #!/bin/sh
 sleep 1
-/bin/cpucached ${secs:-4} >>/out/work-\$1.txt
+/bin/hilphase 1 /bin/cpucached ${secs:-4} >>/out/work-\$1.txt
 sleep 1
-/bin/game ${secs:-4} >>/out/work-\$1.txt
+/bin/hilphase 2 /bin/game ${secs:-4} >>/out/work-\$1.txt
 sleep 1
 RUN
 chmod 755 /bin/hilrun

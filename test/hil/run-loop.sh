@@ -8,7 +8,7 @@
 # end driven by the guest's phases, IRQ edges into the guest through an
 # ivshmem doorbell), `eqprof board log` on the board's pty, and QEMU booting
 # Debian's kernel with test/linux's initramfs plus the workload
-# (test/hil/hilwork.c as cpucached and game, SECONDS each) and
+# (test/hil/hilwork.c as hilphase, cpucached and game, SECONDS each) and
 # test/hil/guest-hil.sh as /init.  Leaves in OUTDIR: board.eqp (the board's
 # stream), guest/energy.eqp and guest/time.eqp (recorded in the guest),
 # truth (the bridge's exact energies), root/ (the guest's files, for
@@ -45,6 +45,7 @@ r=$out/root
 rm -rf "$r"
 cp -a "$guest/root" "$r"
 tcc=${KCROSS:-}gcc
+$tcc -static -O1 -g -fno-omit-frame-pointer -I"$SRC" -o "$r/bin/hilphase" "$SRC/test/hil/hilwork.c"
 $tcc -static -O1 -g -fno-omit-frame-pointer -DPHASE=1 -I"$SRC" -o "$r/bin/cpucached" "$SRC/test/hil/hilwork.c"
 $tcc -static -O1 -g -fno-omit-frame-pointer -DPHASE=2 -I"$SRC" -o "$r/bin/game" "$SRC/test/hil/hilwork.c"
 cp "$SRC/test/hil/guest-hil.sh" "$r/init"
