@@ -17,6 +17,7 @@
 #include "view/view_priv.h"
 
 #define NONE UINT32_MAX
+#define PREFETCH_AHEAD 8
 
 /* ---- sparse per-bucket lists ------------------------------------------- */
 
@@ -115,47 +116,38 @@ static int alloc_power(struct eq_view *v)
 	return 0;
 }
 
-/* Fine-bin counts of the bucket being filled (few bins a bucket: a list). */
+#define NFINE (POWER_LOG_DECADES * POWER_FINE_PER_DECADE)
+
+/* Fine-bin counts of the bucket being filled: dense, with the bins used. */
 struct bins {
-	uint32_t (*v)[3];
-	size_t n, cap;
+	uint32_t all[NFINE], idle[NFINE];
+	uint32_t used[NFINE];
+	size_t n;
 };
 
-static int bins_add(struct bins *b, int bin, int idle)
+static inline void bins_add(struct bins *b, int bin, int idle)
 {
-	size_t i;
-
-	for (i = 0; i < b->n; i++)
-		if (b->v[i][0] == (uint32_t)bin)
-			break;
-	if (i == b->n) {
-		if (EQ_GROW(b->v, b->cap, b->n + 1, 16) < 0)
-			return -1;
-		b->v[i][0] = (uint32_t)bin;
-		b->v[i][1] = b->v[i][2] = 0;
-		b->n++;
-	}
-	b->v[i][1]++;
-	b->v[i][2] += (uint32_t)idle;
-	return 0;
+	if (!b->all[bin])
+		b->used[b->n++] = (uint32_t)bin;
+	b->all[bin]++;
+	b->idle[bin] += (uint32_t)idle;
 }
 
-static int cmp_bin(const void *x, const void *y)
-{
-	const uint32_t *a = x, *b = y;
-
-	return (a[0] > b[0]) - (a[0] < b[0]);
-}
+static int cmp_u32(const void *x, const void *y);
 
 static int bins_flush(struct eq_view *v, struct bins *b)
 {
 	size_t i;
 
 	if (b->n)
-		qsort(b->v, b->n, sizeof(*b->v), cmp_bin);
-	for (i = 0; i < b->n; i++)
-		if (eq_vcsr_push(&v->hist, b->v[i]) < 0)
+		qsort(b->used, b->n, sizeof(*b->used), cmp_u32);
+	for (i = 0; i < b->n; i++) {
+		uint32_t k = b->used[i], e[3] = { k, b->all[k], b->idle[k] };
+
+		if (eq_vcsr_push(&v->hist, e) < 0)
 			return -1;
+		b->all[k] = b->idle[k] = 0;
+	}
 	b->n = 0;
 	return 0;
 }
@@ -179,27 +171,124 @@ static void spread(struct eq_view *v, const struct power_iv *iv)
 	}
 }
 
+/*
+ * power_log_bin(p, FINE) without a logarithm for every interval: the
+ * lowest power of each bin, found once by bisection over the doubles with
+ * power_log_bin itself, and a search among them.  A power within a
+ * billionth of a bin's edge asks power_log_bin (so the bin is its bin
+ * whatever the last digit of log10 does there).
+ */
+struct fine_bins {
+	double lo[NFINE + 1];  /* lo[k]: the least power in bin k or above (k >= 1) */
+};
+
+static double first_in_bin(int k)
+{
+	double lo = power_log_bin_edge(k, POWER_FINE_PER_DECADE) * 0.999;
+	double hi = power_log_bin_edge(k, POWER_FINE_PER_DECADE) * 1.001;
+	uint64_t a, b;
+
+	memcpy(&a, &lo, sizeof(a));   /* positive doubles order as their bits */
+	memcpy(&b, &hi, sizeof(b));
+	while (b - a > 1) {   /* bin(a) < k <= bin(b) */
+		uint64_t m = a + (b - a) / 2;
+		double x;
+
+		memcpy(&x, &m, sizeof(x));
+		if (power_log_bin(x, POWER_FINE_PER_DECADE) >= k)
+			b = m;
+		else
+			a = m;
+	}
+	memcpy(&hi, &b, sizeof(hi));
+	return hi;
+}
+
+static void fine_bins_init(struct fine_bins *fb)
+{
+	int k;
+
+	fb->lo[0] = 0;
+	for (k = 1; k < NFINE; k++)
+		fb->lo[k] = first_in_bin(k);
+	fb->lo[NFINE] = INFINITY;
+}
+
+static int fine_bin(const struct fine_bins *fb, double p, int guess)
+{
+	int k = guess, est;
+
+	if (!(p > 1e-12) || !(p < 1e12))
+		return power_log_bin(p, POWER_FINE_PER_DECADE);
+	if (!(p >= fb->lo[k] && p < fb->lo[k + 1])) {
+		/* log2 p within 0.09 from its bits: a few bins off at most */
+		uint64_t bits;
+		double l2;
+
+		memcpy(&bits, &p, sizeof(bits));
+		l2 = (double)((int)(bits >> 52 & 0x7ff) - 1023) +
+		     (double)(bits & 0xfffffffffffffull) / 4503599627370496.0;
+		est = (int)floor(l2 * 0.30102999566398120 * POWER_FINE_PER_DECADE) +
+		      12 * POWER_FINE_PER_DECADE;
+		k = est < 0 ? 0 : est > NFINE - 1 ? NFINE - 1 : est;
+		while (k > 0 && fb->lo[k] > p)
+			k--;
+		while (k + 1 < NFINE && fb->lo[k + 1] <= p)
+			k++;
+	}
+	if (p < fb->lo[k] * (1 + 1e-9) || p > fb->lo[k + 1] * (1 - 1e-9))
+		return power_log_bin(p, POWER_FINE_PER_DECADE);
+	return k;
+}
+
+/* The bucket being filled by pass 1, with its edges. */
+struct pcur {
+	size_t k;
+	double lo, hi;        /* edge(k), edge(k + 1) */
+};
+
+static void pcur_set(const struct eq_view *v, struct pcur *c, size_t k)
+{
+	c->k = k;
+	c->lo = edge(v, k);
+	c->hi = edge(v, k + 1);
+}
+
 static int fold_power(struct eq_view *v, const struct power_input *in)
 {
 	struct power_iter it;
 	struct power_iv iv;
-	struct bins bins = { 0 };
+	struct bins *bins = calloc(1, sizeof(*bins));
+	struct fine_bins *fb = malloc(sizeof(*fb));
+	struct pcur pc;
 	size_t cur = 0, closed = 0, k;
-	int first = 1, rc = -1;
+	int first = 1, rc = -1, bin = 0;
 
+	if (!fb || !bins)
+		goto out;
+	fine_bins_init(fb);
+	pcur_set(v, &pc, 0);
 	power_iter_init(&it, in);
 	while (power_iter_next(&it, &iv)) {
-		double p = iv.energy_j / iv.dt;
+		double p = iv.energy_j / iv.dt, a = iv.t - iv.dt, b = iv.t;
 
 		if (first) {
-			v->cov_a = iv.t - iv.dt;
+			v->cov_a = a;
 			first = 0;
 		}
-		v->cov_b = iv.t;
-		spread(v, &iv);
-		k = bucket_of_end(v, iv.t);
+		v->cov_b = b;
+		/* most intervals lie inside one bucket: the one of the last */
+		if (!(a >= pc.lo && b <= pc.hi && b > pc.lo))
+			pcur_set(v, &pc, bucket_of_end(v, b));
+		if (a >= pc.lo && b <= pc.hi) {
+			if (b > a)
+				v->e[pc.k] += iv.energy_j * (b - a) / iv.dt;
+		} else {
+			spread(v, &iv);
+		}
+		k = pc.k;
 		if (k > cur) {
-			if (bins_flush(v, &bins) < 0)
+			if (bins_flush(v, bins) < 0)
 				goto out;
 			vcsr_close(&v->hist, closed, cur);
 			/* buckets between hold nothing: empty lists */
@@ -215,15 +304,16 @@ static int fold_power(struct eq_view *v, const struct power_input *in)
 			v->pmin[k] = p;
 		if (!(p <= v->pmax[k]))
 			v->pmax[k] = p;
-		if (bins_add(&bins, power_log_bin(p, POWER_FINE_PER_DECADE), iv.idle) < 0)
-			goto out;
+		bin = fine_bin(fb, p, bin);
+		bins_add(bins, bin, iv.idle);
 	}
-	if (bins_flush(v, &bins) < 0)
+	if (bins_flush(v, bins) < 0)
 		goto out;
 	vcsr_close(&v->hist, closed, v->nb - 1);
 	rc = 0;
 out:
-	free(bins.v);
+	free(bins);
+	free(fb);
 	return rc;
 }
 
@@ -349,7 +439,12 @@ static const struct eq_sample *walk_next(struct walk *w, size_t *c, size_t *i)
 	}
 }
 
-/* (address space, pc, kernel/idle flags) -> its rows, looked up once. */
+/*
+ * (address space, pc, kernel/idle flags) -> its place, looked up once.  A
+ * place is a distinct tuple of rows (few: one per procedure or line), so
+ * the places stay in cache; the pc table is the one random access a
+ * sample costs, and it is prefetched a few samples ahead.
+ */
 struct place {
 	uint32_t row[EQ_VIEW_NGROUP];
 	uint32_t flat_stack;  /* (exe, proc) without call chains */
@@ -364,11 +459,13 @@ struct pc_slot {
 struct places {
 	struct pc_slot *slots;
 	size_t mask, count;
-	struct place *v;
+	struct place *v;      /* distinct row tuples */
 	size_t n, cap;
+	uint32_t *tslots;     /* place + 1, by the tuple's hash */
+	size_t tmask;
 };
 
-static size_t pc_hash(uint64_t pc, uint32_t who)
+static inline size_t pc_hash(uint64_t pc, uint32_t who)
 {
 	return (size_t)(((pc ^ ((uint64_t)who << 32)) * 0x9e3779b97f4a7c15ull) >> 20);
 }
@@ -391,6 +488,38 @@ static int places_grow(struct places *p)
 	p->slots = s;
 	p->mask = mask;
 	return 0;
+}
+
+static uint64_t hash_rows(const uint32_t *r, size_t n);
+
+/* The place of a tuple of rows (added when new), or -1 out of memory. */
+static long place_intern(struct places *p, const struct place *pl, int ngroups)
+{
+	size_t j, i;
+
+	if (2 * (p->n + 1) > p->tmask) {
+		size_t mask = p->tmask ? 2 * p->tmask + 1 : 255;
+		uint32_t *t = calloc(mask + 1, sizeof(*t));
+
+		if (!t)
+			return -1;
+		for (i = 0; i < p->n; i++) {
+			for (j = hash_rows(p->v[i].row, (size_t)ngroups) & mask; t[j]; j = (j + 1) & mask)
+				;
+			t[j] = (uint32_t)(i + 1);
+		}
+		free(p->tslots);
+		p->tslots = t;
+		p->tmask = mask;
+	}
+	for (j = hash_rows(pl->row, (size_t)ngroups) & p->tmask; p->tslots[j]; j = (j + 1) & p->tmask)
+		if (!memcmp(p->v[p->tslots[j] - 1].row, pl->row, (size_t)ngroups * sizeof(uint32_t)))
+			return (long)p->tslots[j] - 1;
+	if (EQ_GROW(p->v, p->cap, p->n + 1, 256) < 0 || p->n + 1 >= 0x0fffffffu)
+		return -1;
+	p->v[p->n] = *pl;
+	p->tslots[j] = (uint32_t)++p->n;
+	return (long)p->n - 1;
 }
 
 /* Stacks: interned arrays of rows. */
@@ -505,42 +634,54 @@ struct samples_pass {
 	uint32_t prev_row[EQ_VIEW_NGROUP][2];
 	uint64_t t_last;
 	int have_prev;
+	int multi;            /* eq_sym_multi_space(): the pid is not the space */
+	size_t b_cur;         /* the bucket of the last sample: (b_lo, b_hi] ticks */
+	uint64_t b_lo, b_hi;
 };
 
-static int group_touch(struct vgroup *g, uint32_t r)
+/* Room for rows below n in every dense per-row array of g. */
+static int group_reserve(struct vgroup *g, size_t n)
 {
-	if (r >= g->rows_cap) {
-		size_t cap = g->rows_cap ? g->rows_cap : 256, old = g->rows_cap;
+	size_t cap = g->rows_cap ? g->rows_cap : 256, old = g->rows_cap;
+	uint32_t *a, *b, *c;
 
-		while (cap <= r)
-			cap *= 2;
-		if (!(g->cnt = realloc(g->cnt, cap * sizeof(*g->cnt))) ||
-		    !(g->tr1 = realloc(g->tr1, cap * sizeof(*g->tr1))) ||
-		    !(g->tr2 = realloc(g->tr2, cap * sizeof(*g->tr2))))
-			return -1;
-		memset(g->cnt + old, 0, (cap - old) * sizeof(*g->cnt));
-		memset(g->tr1 + old, 0, (cap - old) * sizeof(*g->tr1));
-		memset(g->tr2 + old, 0, (cap - old) * sizeof(*g->tr2));
-		g->rows_cap = cap;
-	}
-	if (!g->cnt[r] && !g->tr1[r] && !g->tr2[r]) {
-		if (EQ_GROW(g->touched, g->touched_cap, g->ntouched + 1, 256) < 0)
-			return -1;
+	if (n <= g->rows_cap)
+		return 0;
+	while (cap < n)
+		cap *= 2;
+	if (!(a = realloc(g->cnt, cap * sizeof(*a))))
+		return -1;
+	g->cnt = a;
+	if (!(b = realloc(g->tr1, cap * sizeof(*b))))
+		return -1;
+	g->tr1 = b;
+	if (!(c = realloc(g->tr2, cap * sizeof(*c))))
+		return -1;
+	g->tr2 = c;
+	memset(g->cnt + old, 0, (cap - old) * sizeof(*g->cnt));
+	memset(g->tr1 + old, 0, (cap - old) * sizeof(*g->tr1));
+	memset(g->tr2 + old, 0, (cap - old) * sizeof(*g->tr2));
+	g->rows_cap = cap;
+	return EQ_GROW(g->touched, g->touched_cap, cap, 256);
+}
+
+/* Row r is in the bucket being filled (the dense arrays hold it: every row
+ * of a place was reserved when the place was made; touched holds at most
+ * one entry a row). */
+static inline void group_touch(struct vgroup *g, uint32_t r)
+{
+	if (!g->cnt[r] && !g->tr1[r] && !g->tr2[r])
 		g->touched[g->ntouched++] = r;
-	}
-	return 0;
 }
 
 /* Sample pair (row, prev) lag apart, counted in the later one's bucket. */
-static int group_pair(struct vgroup *g, uint32_t row, uint32_t prev, int lag)
+static inline void group_pair(struct vgroup *g, uint32_t row, uint32_t prev, uint32_t *tr)
 {
 	if (prev == NONE || prev == row)
-		return 0;
-	if (group_touch(g, prev) < 0)
-		return -1;
-	(lag ? g->tr2 : g->tr1)[row]++;
-	(lag ? g->tr2 : g->tr1)[prev]++;
-	return 0;
+		return;
+	group_touch(g, prev);
+	tr[row]++;
+	tr[prev]++;
 }
 
 static int flush_bucket(struct samples_pass *sp)
@@ -582,46 +723,55 @@ static int flush_bucket(struct samples_pass *sp)
 static const enum eq_by group_by[EQ_VIEW_NGROUP] = { EQ_BY_EXE, EQ_BY_MODULE, EQ_BY_PROC,
 						     EQ_BY_LINE };
 
-/* The rows of a place seen for the first time. */
-static int place_new(struct samples_pass *sp, const struct eq_sample *smp, struct place *p)
+/* The place of a pc seen for the first time: its rows (room made for them
+ * in the per-bucket counts), interned. */
+static long place_new(struct samples_pass *sp, const struct eq_sample *smp)
 {
 	struct eq_view *v = sp->v;
 	const struct eq_loc *loc = eq_sym_lookup(sp->s, smp);
+	struct place p;
 	uint32_t flat[2];
 	long r, k;
 	int gi;
 
+	memset(&p, 0, sizeof(p));
 	for (gi = 0; gi < v->ngroups; gi++) {
-		if ((r = eq_agg_row(v->g[gi].agg, loc)) < 0)
+		if ((r = eq_agg_row(v->g[gi].agg, loc)) < 0 ||
+		    group_reserve(&v->g[gi], (size_t)r + 1) < 0)
 			return -1;
-		p->row[gi] = (uint32_t)r;
+		p.row[gi] = (uint32_t)r;
 	}
-	flat[0] = p->row[EQ_VIEW_EXE];
-	flat[1] = p->row[EQ_VIEW_PROC];
+	flat[0] = p.row[EQ_VIEW_EXE];
+	flat[1] = p.row[EQ_VIEW_PROC];
 	if ((k = stack_id(v, &sp->ss, flat, 2)) < 0)
 		return -1;
-	p->flat_stack = (uint32_t)k;
-	return 0;
+	p.flat_stack = (uint32_t)k;
+	return place_intern(&sp->pl, &p, v->ngroups);
+}
+
+static inline uint32_t space_of(struct samples_pass *sp, const struct eq_sample *smp)
+{
+	return sp->multi ? eq_sym_space_key(sp->s, smp) : smp->pid;
 }
 
 static const struct place *place_of(struct samples_pass *sp, const struct eq_sample *smp)
 {
 	struct places *pl = &sp->pl;
-	uint32_t who = eq_sym_space_key(sp->s, smp);
+	uint32_t who = space_of(sp, smp);
 	uint32_t kf = (uint32_t)(smp->flags & (EQ_F_KERNEL | EQ_F_IDLE)) << 28;
 	size_t j = pc_hash(smp->pc, who) & pl->mask;
+	long k;
 
 	for (; pl->slots[j].tag; j = (j + 1) & pl->mask)
 		if (pl->slots[j].pc == smp->pc && pl->slots[j].who == who &&
 		    (pl->slots[j].tag & 0xf0000000u) == kf)
 			return &pl->v[(pl->slots[j].tag & 0x0fffffffu) - 1];
-	if (EQ_GROW(pl->v, pl->cap, pl->n + 1, 1024) < 0 || pl->n + 1 >= 0x0fffffffu ||
-	    place_new(sp, smp, &pl->v[pl->n]) < 0)
+	if ((k = place_new(sp, smp)) < 0)
 		return NULL;
-	pl->slots[j] = (struct pc_slot){ .pc = smp->pc, .who = who, .tag = kf | (uint32_t)++pl->n };
+	pl->slots[j] = (struct pc_slot){ .pc = smp->pc, .who = who, .tag = kf | (uint32_t)(k + 1) };
 	if (2 * ++pl->count > pl->mask && places_grow(pl) < 0)
 		return NULL;
-	return &pl->v[pl->n - 1];
+	return &pl->v[k];
 }
 
 /* The stack of a sample with its call chain: exe, callers outermost first, leaf. */
@@ -682,16 +832,25 @@ static int add_sample(struct samples_pass *sp, const struct eq_sample *smp, size
 {
 	struct eq_view *v = sp->v;
 	uint64_t rel = smp->time - v->t0;
-	size_t b = rel == 0 ? 0 : (size_t)((rel - 1) / v->w);
 	const struct place *p = place_of(sp, smp);
+	size_t b;
 	double dt = NAN;
 	long st;
 	int gi;
 
 	if (!p)
 		return -1;
-	if (b >= v->nb)
-		b = v->nb - 1;
+	/* the bucket: most samples fall in the one of the sample before */
+	if (rel > sp->b_lo && rel <= sp->b_hi) {
+		b = sp->b_cur;
+	} else {
+		b = rel == 0 ? 0 : (size_t)((rel - 1) / v->w);
+		if (b >= v->nb)
+			b = v->nb - 1;
+		sp->b_cur = b;
+		sp->b_lo = (uint64_t)b * v->w;
+		sp->b_hi = b + 1 == v->nb ? UINT64_MAX : (uint64_t)(b + 1) * v->w;
+	}
 	if (sp->have_prev && !(smp->flags & EQ_F_LOST) && smp->time >= sp->t_last)
 		dt = (double)(smp->time - sp->t_last);
 	mark_edges(sp, b, p, dt);
@@ -720,9 +879,9 @@ static int add_sample(struct samples_pass *sp, const struct eq_sample *smp, size
 		struct vgroup *g = &v->g[gi];
 		uint32_t r = p->row[gi];
 
-		if (group_touch(g, r) < 0 || group_pair(g, r, sp->prev_row[gi][0], 0) < 0 ||
-		    group_pair(g, r, sp->prev_row[gi][1], 1) < 0)
-			return -1;
+		group_touch(g, r);
+		group_pair(g, r, sp->prev_row[gi][0], g->tr1);
+		group_pair(g, r, sp->prev_row[gi][1], g->tr2);
 		g->cnt[r]++;
 		sp->prev_row[gi][1] = sp->prev_row[gi][0];
 		sp->prev_row[gi][0] = r;
@@ -803,9 +962,27 @@ static int fold_samples(struct eq_view *v, struct eq_symbolizer *s)
 		if (!sp.frames || !sp.rows)
 			goto out;
 	}
-	while ((smp = walk_next(&w, &c, &i)))
-		if (add_sample(&sp, smp, c, i) < 0)
-			goto out;
+	sp.multi = eq_sym_multi_space(s);
+	if (w.order) {
+		while ((smp = walk_next(&w, &c, &i)))
+			if (add_sample(&sp, smp, c, i) < 0)
+				goto out;
+	} else {
+		for (c = 0; c < eqp_nsample_chunks(v->f); c++) {
+			size_t n;
+			const struct eq_sample *ck = eqp_sample_chunk(v->f, c, &n);
+
+			for (i = 0; ck && i < n; i++) {
+				/* random pcs miss the cache: ask for a later sample's slot now */
+				if (!sp.multi && i + PREFETCH_AHEAD < n)
+					__builtin_prefetch(&sp.pl.slots[pc_hash(ck[i + PREFETCH_AHEAD].pc,
+										ck[i + PREFETCH_AHEAD].pid) &
+									sp.pl.mask]);
+				if (add_sample(&sp, &ck[i], c, i) < 0)
+					goto out;
+			}
+		}
+	}
 	if (flush_bucket(&sp) < 0)
 		goto out;
 	for (gi = 0; gi < v->ngroups; gi++)
@@ -817,6 +994,7 @@ out:
 	free(w.order);
 	free(sp.pl.slots);
 	free(sp.pl.v);
+	free(sp.pl.tslots);
 	free(sp.ss.slots);
 	free(sp.stacks.cnt);
 	free(sp.stacks.touched);
