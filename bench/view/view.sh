@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # make bench: eqprof view over synthetic recordings of 100k, 1M, 10M and
-# 100M samples (bench/view/view_mkrec): the page's size, the time to build
-# it (and eqprof's peak memory), the time Chromium takes to open it, and
-# the time of each interaction until the next frame (median and worst of a
-# drag's steps; a selection of half the run; zoom steps; switching the
-# grouping; highlighting a row).  Figures only: nothing passes or fails on
+# 100M samples (bench/view/view_mkrec): the page's size; the time to build
+# it, its CPU time and eqprof's peak memory; the time Chromium takes to
+# open it; and what each interaction costs until its frame is painted: a
+# Shift+drag's steps, a selection of half the run, zoom steps, pan steps,
+# switching the grouping (bench/view/measure.mjs).  Every time comes as the
+# wall-clock time (medians over the steps, timed in the page) and as CPU
+# time (eqprof's; all of Chromium's processes' per step), with the load
+# average beside: on a shared machine the wall-clock figures grow with the
+# load, the CPU times much less.  Figures only: nothing passes or fails on
 # time.  VIEW_BENCH_SIZES="100000 1000000" limits the sizes.
 set -eu
 SRC=${SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -14,25 +18,34 @@ viewer=$B/viewer/viewer.html
 if [ ! -f "$viewer" ]; then
 	make -C "$SRC" --no-print-directory viewer B="$B" >/dev/null
 fi
-printf '%10s %9s %9s %8s %9s %8s %9s %9s %9s %9s %9s\n' samples buckets page build peak_mem load \
-	"drag med" "drag max" "half run" "zoom med" "group med"
+echo "# $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'); times: wall/CPU"
+printf '%10s %7s %6s %13s %6s %13s %20s %13s %13s %13s %13s %5s\n' samples buckets page "build" mem "load" \
+	"drag med/p90/CPU" "half run" "zoom" "pan" "grouping" load
 for n in ${VIEW_BENCH_SIZES:-100000 1000000 10000000 100000000}; do
 	"$B/bench/view_mkrec" "$n" "$work/r.eqp"
-	/usr/bin/time -f '%e %M' -o "$work/time" "$EQPROF" view "$work/r.eqp" -o "$work/r.html" -q
-	read -r secs kb <"$work/time"
+	/usr/bin/time -f '%e %U %S %M' -o "$work/time" "$EQPROF" view "$work/r.eqp" -o "$work/r.html" -q
+	read -r secs user sys kb <"$work/time"
 	rm -f "$work/r.eqp"
 	size=$(stat -c %s "$work/r.html")
 	json=$(SRC=$SRC node "$SRC/bench/view/measure.mjs" "$work/r.html")
-	python3 - "$n" "$size" "$secs" "$kb" "$json" <<'PY'
+	python3 - "$n" "$size" "$secs" "$user" "$sys" "$kb" "$json" <<'PY'
 import json, sys
-n, size, secs, kb, doc = sys.argv[1:]
+n, size, secs, user, sys_, kb, doc = sys.argv[1:]
 d = json.loads(doc)
-print("%10s %9d %8.1fM %7.1fs %8.0fM %7.2fs %8.1fms %8.1fms %8.1fms %8.1fms %8.1fms" % (
-    n, d["nb"], int(size) / 1e6, float(secs), int(kb) / 1024, d["load_ms"] / 1000,
-    d["drag"]["median"], d["drag"]["max"], d["wide"], d["zoom"]["median"], d["group"]["median"]))
+ms = lambda x: "%.0f" % x
+s = lambda x: "%.1fs" % x
+pair = lambda k: "%s/%sms" % (ms(d[k]["median"]), ms(d[k]["cpu_ms"]))
+print("%10s %7d %5.1fM %13s %5.0fM %13s %20s %13s %13s %13s %13s %5.1f" % (
+    n, d["nb"], int(size) / 1e6, s(float(secs)) + "/" + s(float(user) + float(sys_)), int(kb) / 1024,
+    s(d["load"]["wall_ms"] / 1000) + "/" + s(d["load"]["cpu_ms"] / 1000),
+    "%s/%s/%sms" % (ms(d["drag"]["median"]), ms(d["drag"]["p90"]), ms(d["drag"]["cpu_ms"])),
+    pair("wide"), pair("zoom"), pair("pan"), pair("group"), d["loadavg"]))
 if d["errors"]:
     print("  page errors:", d["errors"])
 PY
 	rm -f "$work/r.html"
 done
-echo "(load: from opening the file to the first frame drawn; interactions: until the next frame)"
+echo "(build: eqprof view, wall/CPU and peak memory; load: opening the file to the first frame, wall/CPU of"
+echo " all Chromium's processes; interactions: median wall time from the input to its frame painted, in ms,"
+echo " over 60 drag, 20 half-run, 24 zoom, 40 pan and 12 grouping steps, and Chromium's CPU time a step;"
+echo " load: the 1-minute load average when the page was measured)"
