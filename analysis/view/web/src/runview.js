@@ -200,9 +200,12 @@ export class RunView {
     const mod = g.by !== "exe", key = g.by;
     if (!this.tbl || this.tbl.key !== key) {
       const what = r.mode === "energy" ? "energy" : "time";
-      const table = h("table", { class: "rows", "data-testid": "profile" });
-      table.append(h("thead", {}, h("tr", {}, h("th", {}, "share"), h("th", {}, "samples"), h("th", {}, what),
-        h("th", {}, "95% CI of share"), mod ? h("th", {}, "module") : null, h("th", {}, g.by))));
+      // fixed column widths: a drag rewrites every cell, and a table laid
+      // out by its contents measures all of them again each time
+      const table = h("table", { class: mod ? "rows fixed" : "rows fixed nomod", "data-testid": "profile" });
+      table.append(h("thead", {}, h("tr", {}, h("th", { class: "c-share" }, "share"), h("th", { class: "c-n" }, "samples"),
+        h("th", { class: "c-amt" }, what), h("th", { class: "c-ci" }, "95% CI of share"),
+        mod ? h("th", { class: "c-mod" }, "module") : null, h("th", { class: "c-name" }, g.by))));
       const body = h("tbody", { onclick: (ev) => {
         const tr = ev.target.closest("tr");
         if (tr && tr.dataset.row != null) this.highlightRow(Number(tr.dataset.row), tr);
@@ -211,6 +214,12 @@ export class RunView {
       this.more = h("p", { class: "more" });
       this.tableEl.textContent = "";
       this.tableEl.append(table, this.more);
+      // rows out of the table's sight are skipped by the browser (.off:
+      // content-visibility hidden); their texts are kept up to date
+      if (this.seen) this.seen.disconnect();
+      this.seen = new IntersectionObserver((es) => {
+        for (const e of es) e.target.classList.toggle("off", !e.isIntersecting);
+      }, { root: this.tableEl, rootMargin: "60px 0px" });
       this.tbl = { key, body, trs: [] };
     }
     const shown = prof.rows.slice(0, 300), t = this.tbl;
@@ -219,8 +228,13 @@ export class RunView {
         h("td", { class: "ci" }), mod ? h("td", { class: "mod" }) : null, h("td", { class: "name" }));
       t.trs.push(tr);
       t.body.append(tr);
+      this.seen.observe(tr);
     }
-    while (t.trs.length > shown.length) t.trs.pop().remove();
+    while (t.trs.length > shown.length) {
+      const tr = t.trs.pop();
+      this.seen.unobserve(tr);
+      tr.remove();
+    }
     shown.forEach((x, i) => {
       const tr = t.trs[i], td = tr.children;
       const cells = [pct(x.share), String(x.samples), Number.isFinite(x.amount) ? quantity(x.amount, unit) : "n/a",
