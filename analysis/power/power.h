@@ -271,6 +271,28 @@ typedef int (*power_point_fn)(void *ctx, const struct power_point *p);
 /* Calls fn for every (windowed) interval in the range, decimated if asked. */
 int power_trace_walk(const struct power_input *in, const struct power_trace_opts *o,
 		     power_point_fn fn, void *ctx, struct eq_error *err);
+/*
+ * Envelope of a long trace, as Joulescope and the PPK2 fold a long capture:
+ * time [t0, t1] (o's range, else the whole recording) cut into ncolumns
+ * columns of equal width (one a pixel column of a plot); each column that
+ * holds intervals (by their end) gets the lowest and highest (windowed)
+ * interval power, the mean power (their energy over their time: a
+ * time-weighted mean), and the share of their time spent in idle
+ * intervals (NAN where the input cannot tell idle, the board's stream).
+ */
+struct power_column {
+	double t0, t1;             /* the column's span, seconds */
+	double min_w, max_w, mean_w;
+	double idle_share;         /* 0..1 of the intervals' time; NAN unknown */
+	uint64_t intervals;
+};
+
+typedef int (*power_column_fn)(void *ctx, const struct power_column *c);
+
+int power_envelope_walk(const struct power_input *in, const struct power_trace_opts *o,
+			size_t ncolumns, power_column_fn fn, void *ctx, struct eq_error *err);
+/* Intervals (by their end) inside o's range, or all of them. */
+uint64_t power_trace_count(const struct power_input *in, const struct power_trace_opts *o);
 /* Like snprintf(buf, size, "%.*f", decimals, v), faster for 0 <= v < 9e18/10^d. */
 size_t power_fmt_fixed(char *buf, size_t size, double v, int decimals);
 /* CSV: time_s,power_w,idle (one row an interval). */

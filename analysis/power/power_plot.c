@@ -72,6 +72,60 @@ static int trace_data(struct plot *pl, const struct power_input *in,
 	return rc;
 }
 
+/* Envelope columns as steps: each column's values from its start to its
+ * end; a blank line where columns are missing (no interval ended there). */
+struct env_out {
+	FILE *f;
+	double last_t1;
+};
+
+static int env_point(void *ctx, const struct power_column *c)
+{
+	struct env_out *e = ctx;
+	int i;
+
+	if (e->last_t1 >= 0 && c->t0 > e->last_t1 + 1e-12 * (1 + fabs(c->t0)))
+		fputc('\n', e->f);
+	for (i = 0; i < 2; i++) {
+		fprintf(e->f, "%.9g %.9g %.9g %.9g ", i ? c->t1 : c->t0, c->min_w, c->max_w,
+			c->mean_w);
+		if (isnan(c->idle_share))
+			fputs("NaN\n", e->f);
+		else
+			fprintf(e->f, "%.6f\n", 100 * c->idle_share);
+	}
+	e->last_t1 = c->t1;
+	return ferror(e->f) ? -1 : 0;
+}
+
+static int envelope_data(struct plot *pl, const struct power_input *in,
+			 const struct power_trace_opts *t, size_t ncolumns, char *path,
+			 size_t size, struct eq_error *err)
+{
+	struct env_out e = { .f = plot_data(pl, path, size, err), .last_t1 = -1 };
+	int rc;
+
+	if (!e.f)
+		return -1;
+	rc = power_envelope_walk(in, t, ncolumns, env_point, &e, err);
+	if (fclose(e.f) != 0 && rc == 0)
+		rc = eq_fail(err, "writing %s failed", path);
+	return rc;
+}
+
+/* More than two intervals a pixel column: every interval drawn would be a
+ * solid band; the envelope shows what is in it. */
+static int wants_envelope(const struct power_input *const *in, size_t n,
+			  const struct power_trace_opts *t, size_t ncolumns)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (power_trace_count(in[i], t) > 2 * (uint64_t)ncolumns)
+			return 1;
+	return 0;
+}
+
 static void trace_axes(FILE *s, const struct power_trace_opts *t,
 		       const struct power_plot_opts *o)
 {
@@ -86,6 +140,70 @@ static void trace_axes(FILE *s, const struct power_trace_opts *t,
 		fputs("set yrange [0:*]\n", s);
 	if (t->t1 > t->t0)
 		fprintf(s, "set xrange [%.9g:%.9g]\n", t->t0, t->t1);
+}
+
+/* Each recording's band from the lowest to the highest interval power of
+ * each pixel column and its mean power (a line); below, where the samples
+ * tell idle, the idle share of each column's time in a strip of its own. */
+static void plot_envelope(FILE *s, const struct power_input *const *in,
+			  const char *const *names, const char (*path)[320], size_t n,
+			  const struct power_trace_opts *t, const struct power_plot_opts *o,
+			  int w, int h)
+{
+	double line, key, strip_b, strip_t;
+	int idle = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		idle |= o->mark_idle && in[i]->basis == POWER_BASIS_SAMPLES;
+	title_of(s, t->t1 > t->t0 ? "Power vs time (part, envelope per pixel column)" :
+		 "Power vs time (envelope per pixel column)", names, n, o->title);
+	trace_axes(s, t, o);
+	if (t->window > 1)
+		fprintf(s, "set ylabel 'power, mean over %u intervals (W)'\n", t->window);
+	/* in fractions of the height: a line of text, the key's rows (both
+	 * entries of a recording side by side when wide enough) under the
+	 * idle strip (its tics and label), the strip (a fifth) */
+	line = 20.0 / (double)(h > 100 ? h : 100);
+	key = (double)n * (w >= 800 ? 1 : 2) * line + 0.01;
+	strip_b = key + 2.6 * line;
+	strip_t = strip_b + 0.2 * (1 - strip_b);
+	fputs("set autoscale xfix\n", s);
+	if (idle) /* the key under the idle strip, at the bottom as in plain traces */
+		fprintf(s, "set key at screen 0.5, screen 0.01 center bottom horizontal\n"
+			"set multiplot\nset lmargin 11\nset rmargin 3\n"
+			"set tmargin at screen %.4f\nset bmargin at screen %.4f\n"
+			"set xlabel ' '\nset format x ''\n", 1 - 2 * line, strip_t + line);
+	fputs("plot ", s);
+	for (i = 0; i < n; i++) {
+		const char *c = colors[i % NCOLORS];
+
+		plot_quote(s, path[i]);
+		fprintf(s, " using 1:2:3 with filledcurves fs transparent solid 0.35 noborder "
+			"lc rgb '%s' title ", c);
+		plot_quote(s, names[i]);
+		fputs(" . ' (lowest..highest)', \\\n  ", s);
+		plot_quote(s, path[i]);
+		fprintf(s, " using 1:4 with lines lw 1.5 lc rgb '%s' title ", c);
+		plot_quote(s, names[i]);
+		fputs(" . ' mean'", s);
+		fputs(i + 1 < n ? ", \\\n  " : "\n", s);
+	}
+	if (!idle)
+		return;
+	fprintf(s, "unset title\nset tmargin at screen %.4f\nset bmargin at screen %.4f\n",
+		strip_t, strip_b);
+	fputs("set format x '%g'\nset xlabel 'time since the first sample (s)'\n"
+	      "unset logscale y\nset yrange [0:100]\nset ytics 0,50,100\n"
+	      "set ylabel 'idle (% of time)'\nunset key\nplot ", s);
+	for (i = 0; i < n; i++) {
+		if (in[i]->basis != POWER_BASIS_SAMPLES)
+			continue;
+		plot_quote(s, path[i]);
+		fprintf(s, " using 1:(0):5 with filledcurves fs transparent solid 0.35 noborder "
+			"lc rgb '%s' notitle, \\\n  ", n > 1 ? colors[i % NCOLORS] : "#ff7f0e");
+	}
+	fputs("1/0 notitle\nunset multiplot\n", s);
 }
 
 int power_plot_trace(const char *out, const struct power_input *const *in, size_t n,
@@ -104,17 +222,23 @@ int power_plot_trace_to(struct eq_outfile *dst, const char *out,
 	char path[8][320];
 	const char *names[8];
 	size_t i;
-	int w, h, rc = 0;
+	int w, h, env, rc = 0;
 
 	if (n > 8)
 		return eq_fail(err, "%s: at most 8 recordings in one trace plot", out);
 	if (plot_begin(&pl, err) < 0)
 		return -1;
+	dims(o, &w, &h);
+	env = wants_envelope(in, n, t, (size_t)w);
 	for (i = 0; i < n && rc == 0; i++) {
 		names[i] = in[i]->name;
-		rc = trace_data(&pl, in[i], t, path[i], sizeof(path[i]), err);
+		rc = env ? envelope_data(&pl, in[i], t, (size_t)w, path[i], sizeof(path[i]), err) :
+		     trace_data(&pl, in[i], t, path[i], sizeof(path[i]), err);
 	}
-	if (rc == 0) {
+	if (rc == 0 && env) {
+		plot_envelope(pl.script, in, names, (const char (*)[320])path, n, t, o, w, h);
+		rc = dst ? plot_render_to(&pl, dst, out, w, h, err) : plot_render(&pl, out, w, h, err);
+	} else if (rc == 0) {
 		FILE *s = pl.script;
 
 		title_of(s, t->t1 > t->t0 ? "Power vs time (close-up)" : "Power vs time",
@@ -138,7 +262,6 @@ int power_plot_trace_to(struct eq_outfile *dst, const char *out,
 			}
 		}
 		fputc('\n', s);
-		dims(o, &w, &h);
 		rc = dst ? plot_render_to(&pl, dst, out, w, h, err) : plot_render(&pl, out, w, h, err);
 	}
 	plot_end(&pl);

@@ -185,6 +185,100 @@ int power_trace_walk(const struct power_input *in, const struct power_trace_opts
 	return 0;
 }
 
+uint64_t power_trace_count(const struct power_input *in, const struct power_trace_opts *o)
+{
+	int ranged = o->t1 > o->t0;
+	struct power_iter it;
+	struct power_iv iv;
+	uint64_t n = 0;
+
+	if (!ranged && in->basis == POWER_BASIS_BOARD && in->nboard)
+		return in->nboard - 1;
+	power_iter_init(&it, in);
+	while (power_iter_next(&it, &iv))
+		n += !ranged || (iv.t >= o->t0 && iv.t <= o->t1);
+	return n;
+}
+
+struct env_acc {
+	struct power_column c;
+	double time, e, idle_time, known_time;
+};
+
+static int env_emit(struct env_acc *a, power_column_fn fn, void *ctx)
+{
+	if (!a->c.intervals)
+		return 0;
+	a->c.mean_w = a->e / a->time;
+	a->c.idle_share = a->known_time > 0 ? a->idle_time / a->known_time : NAN;
+	return fn(ctx, &a->c);
+}
+
+static void env_add(struct env_acc *a, const struct power_iv *iv, double p)
+{
+	if (!a->c.intervals || p < a->c.min_w)
+		a->c.min_w = p;
+	if (!a->c.intervals || p > a->c.max_w)
+		a->c.max_w = p;
+	a->c.intervals++;
+	a->time += iv->dt;
+	a->e += iv->energy_j;
+	if (iv->idle_known) {
+		a->known_time += iv->dt;
+		if (iv->idle)
+			a->idle_time += iv->dt;
+	}
+}
+
+int power_envelope_walk(const struct power_input *in, const struct power_trace_opts *o,
+			size_t ncolumns, power_column_fn fn, void *ctx, struct eq_error *err)
+{
+	int ranged = o->t1 > o->t0;
+	double lo = ranged ? o->t0 : 0, hi, width;
+	struct power_iter it;
+	struct power_iv iv;
+	struct window w;
+	struct env_acc a;
+	long idx = -1;
+	int rc = 0;
+
+	if (in->basis != POWER_BASIS_SAMPLES && in->basis != POWER_BASIS_BOARD &&
+	    in->basis != POWER_BASIS_SOURCE)
+		return eq_fail(err, "%s: no power trace: %s", in->name, in->why_none);
+	if (!ncolumns)
+		return eq_fail(err, "%s: an envelope of 0 columns", in->name);
+	hi = ranged ? o->t1 : power_input_span(in);
+	width = hi > lo ? (hi - lo) / (double)ncolumns : 1;
+	if (window_init(&w, o->window, err) < 0)
+		return -1;
+	memset(&a, 0, sizeof(a));
+	power_iter_init(&it, in);
+	while (rc == 0 && power_iter_next(&it, &iv)) {
+		double p = window_push(&w, &iv), q;
+		long k;
+
+		if (ranged && (iv.t < o->t0 || iv.t > o->t1))
+			continue;
+		q = floor((iv.t - lo) / width);
+		/* the last interval ends at hi: the last column holds it */
+		k = q < 0 ? 0 : q >= (double)ncolumns ? (long)ncolumns - 1 : (long)q;
+		if (k != idx) {
+			rc = env_emit(&a, fn, ctx);
+			memset(&a, 0, sizeof(a));
+			a.c.t0 = lo + (double)k * width;
+			a.c.t1 = lo + (double)(k + 1) * width;
+			idx = k;
+		}
+		env_add(&a, &iv, p);
+	}
+	if (rc == 0)
+		rc = env_emit(&a, fn, ctx);
+	window_free(&w);
+	if (rc < 0)
+		return eq_fail(err, "%s: writing the trace failed (disk full?)", in->name);
+	return 0;
+}
+
 /*
  * A non-negative number with a fixed number of decimals, like printf's
  * "%.*f" (rounded as v * 10^decimals rounds, which can differ from printf

@@ -126,6 +126,28 @@ assert min(t) >= 1.2 and max(t) <= 1.5 and len(r) == 101 + 20, len(r)  # both en
 '
 check "trace PNG and SVG, log axis" "$EQPROF" power steps.eqp --trace trace.png --trace trace.svg --log
 
+# A long run (issue 28: a 66 s trace was a solid band): more than two
+# intervals a pixel column are drawn as each column's lowest..highest band,
+# its mean and, in a strip below, its idle share; a close-up of a few
+# intervals stays a step trace.  Idle: 1,849 samples, 600 pixels wide.
+"$EQPROF" sim Idle -o idle -q
+check "a long trace as an envelope per pixel column" \
+	"$EQPROF" power idle/energy.eqp --trace env.svg --size 600x400
+check "... whose key names the band, the mean and the idle strip; the close-up is steps" py '
+import xml.etree.ElementTree as ET
+def text(f):
+    return "".join(ET.parse(f).getroot().itertext())
+t = text("env.svg")
+assert "energy.eqp (lowest..highest)" in t and "energy.eqp mean" in t, t[:400]
+assert "idle (% of time)" in t and "envelope per pixel column" in t, t[:400]
+'
+check "close-up of 0.2 s of it" "$EQPROF" power idle/energy.eqp --trace envclose.svg --size 600x400 --range 5:5.2
+check "... is drawn interval by interval" py '
+import xml.etree.ElementTree as ET
+t = "".join(ET.parse("envclose.svg").getroot().itertext())
+assert "lowest..highest" not in t and "close-up" in t, t[:400]
+'
+
 check "two recordings in one trace CSV, one block each" "$EQPROF" power steps.eqp off.eqp --trace both.csv
 check "trace CSV of two recordings: 400 rows each, named" py '
 import csv

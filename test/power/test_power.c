@@ -290,6 +290,87 @@ static void test_trace_decimation_keeps_extremes(void **state)
 	power_input_free(&in);
 }
 
+struct columns {
+	struct power_column c[64];
+	size_t n;
+};
+
+static int collect_column(void *ctx, const struct power_column *c)
+{
+	struct columns *cs = ctx;
+
+	if (cs->n < 64)
+		cs->c[cs->n] = *c;
+	cs->n++;
+	return 0;
+}
+
+/*
+ * The envelope of "steps" in 21 columns of 1.9/21 s (no interval ends on a
+ * column's edge): the values are computed by hand from the phases, not
+ * from the code's sums.
+ */
+static void test_envelope_columns(void **state)
+{
+	struct power_trace_opts o = { .window = 1 };
+	static struct columns cs;
+	struct power_input in;
+	struct eq_error err;
+	double e = 0, idle_t = 0;
+	uint64_t n = 0;
+	size_t i;
+
+	(void)state;
+	build_steps(UINT32_MAX, 0);
+	open_steps(&in);
+	assert_int_equal(power_trace_count(&in, &o), 400);
+	assert_int_equal(power_envelope_walk(&in, &o, 21, collect_column, &cs, &err), 0);
+	assert_int_equal(cs.n, 21);
+	/* column 3: phase A only */
+	assert_float_equal(cs.c[3].t0, 3 * 1.9 / 21, 1e-12);
+	assert_float_equal(cs.c[3].min_w, 0.294, 1e-9);
+	assert_float_equal(cs.c[3].max_w, 0.294, 1e-9);
+	assert_float_equal(cs.c[3].mean_w, 0.294, 1e-9);
+	assert_float_equal(cs.c[3].idle_share, 1, 1e-12);
+	/* column 11, [0.99524, 1.08571): A's last interval (ends 1.000, 10 ms)
+	 * and 42 of B's (1.002 .. 1.084, 2 ms each): the mean weighs time,
+	 * 43 quanta in 94 ms (the intervals' mean power would be 1.4426 W) */
+	assert_int_equal(cs.c[11].intervals, 43);
+	assert_float_equal(cs.c[11].min_w, 0.294, 1e-9);
+	assert_float_equal(cs.c[11].max_w, 1.47, 1e-9);
+	assert_float_equal(cs.c[11].mean_w, 43 * Q / 0.094, 1e-9);
+	assert_float_equal(cs.c[11].idle_share, 0.010 / 0.094, 1e-9);
+	/* column 15, [1.35714, 1.44762): 22 of B's (1.358 .. 1.400), 9 of C's
+	 * (1.405 .. 1.445, 5 ms each) */
+	assert_int_equal(cs.c[15].intervals, 31);
+	assert_float_equal(cs.c[15].min_w, 0.588, 1e-9);
+	assert_float_equal(cs.c[15].max_w, 1.47, 1e-9);
+	assert_float_equal(cs.c[15].mean_w, 31 * Q / 0.089, 1e-9);
+	assert_float_equal(cs.c[15].idle_share, 0, 1e-12);
+	/* every interval once: 400 quanta, A's 1 s idle */
+	for (i = 0; i < cs.n; i++) {
+		/* the column's intervals' time: mean power = energy / time */
+		double q = (double)cs.c[i].intervals * Q, t = q / cs.c[i].mean_w;
+
+		n += cs.c[i].intervals;
+		e += q;
+		idle_t += cs.c[i].idle_share * t;
+	}
+	assert_int_equal(n, 400);
+	assert_float_equal(e, 400 * Q, 1e-9);
+	assert_float_equal(idle_t, 1.0, 1e-9);
+	/* a part: 1.2 .. 1.3 s in 4 columns, all of B */
+	o.t0 = 1.2001;
+	o.t1 = 1.3001;
+	cs.n = 0;
+	assert_int_equal(power_trace_count(&in, &o), 50);
+	assert_int_equal(power_envelope_walk(&in, &o, 4, collect_column, &cs, &err), 0);
+	assert_int_equal(cs.n, 4);
+	for (i = 0; i < cs.n; i++)
+		assert_float_equal(cs.c[i].mean_w, 1.47, 1e-9);
+	power_input_free(&in);
+}
+
 static void test_region(void **state)
 {
 	struct power_region r = { .label = "mid", .t0 = 0.5, .t1 = 1.5 };
@@ -682,6 +763,7 @@ int main(void)
 		cmocka_unit_test(test_hist_glitch_is_capped),
 		cmocka_unit_test(test_trace_steps_and_window),
 		cmocka_unit_test(test_trace_decimation_keeps_extremes),
+		cmocka_unit_test(test_envelope_columns),
 		cmocka_unit_test(test_region),
 		cmocka_unit_test(test_regions_from_markers),
 		cmocka_unit_test(test_unsorted_input),
