@@ -29,10 +29,19 @@ export class Trace {
     this.readoutEl.className = "readout";
     this.readoutEl.textContent = "\u00a0";
     this.plotEl = document.createElement("div");
+    // the overview: the whole run's bars on a canvas drawn once a width;
+    // the selection and the view's frame over it are boxes that move
     this.ovEl = document.createElement("canvas");
     this.ovEl.className = "overview";
     this.ovEl.title = "the whole run: click or drag to move the view";
-    el.append(this.readoutEl, this.plotEl, this.ovEl);
+    this.ovSel = document.createElement("div");
+    this.ovSel.className = "ov-sel";
+    this.ovView = document.createElement("div");
+    this.ovView.className = "ov-view";
+    this.ovBox = document.createElement("div");
+    this.ovBox.className = "overview-box";
+    this.ovBox.append(this.ovEl, this.ovSel, this.ovView);
+    el.append(this.readoutEl, this.plotEl, this.ovBox);
     this.makePlot();
     this.bindGestures();
     this.render();
@@ -310,62 +319,66 @@ export class Trace {
     this.drawSelection();
   }
 
-  // The selection on a canvas of its own over the plot: moving it redraws
-  // that canvas alone, not the trace.
+  // The selection as a box of its own over the plot: moving it redraws
+  // nothing (a canvas redrawn each step is a new bitmap to composite).
   drawSelection() {
-    const u = this.u, over = u.over, px = window.devicePixelRatio || 1;
-    if (!this.selCv) {
-      this.selCv = document.createElement("canvas");
-      this.selCv.className = "sel";
-      over.append(this.selCv);
+    const u = this.u;
+    if (!this.selEl) {
+      this.selEl = document.createElement("div");
+      this.selEl.className = "sel";
+      u.over.append(this.selEl);
     }
-    const cv = this.selCv, w = Math.round(u.bbox.width / uPlot.pxRatio), h = Math.round(u.bbox.height / uPlot.pxRatio);
-    if (cv.width !== w * px || cv.height !== h * px) {
-      cv.width = w * px; cv.height = h * px;
-      cv.style.width = w + "px"; cv.style.height = h + "px";
+    const st = this.selEl.style;
+    if (!this.sel) {
+      st.display = "none";
+      return;
     }
-    const ctx = cv.getContext("2d");
-    ctx.setTransform(px, 0, 0, px, 0, 0);
-    ctx.clearRect(0, 0, w, h);
-    if (!this.sel) return;
     const a = u.valToPos(this.run.edge(this.sel.A), "x"), b = u.valToPos(this.run.edge(this.sel.B), "x");
-    ctx.fillStyle = "rgba(37,99,235,0.16)";
-    ctx.fillRect(a, 0, b - a, h);
-    ctx.strokeStyle = "#2563eb";
-    ctx.lineWidth = 1;
-    ctx.strokeRect(a + 0.5, 0.5, Math.max(1, b - a - 1), h - 1);
+    const w = Math.round(u.bbox.width / uPlot.pxRatio);
+    const l = Math.max(-2, Math.min(w + 2, a)), r = Math.max(-2, Math.min(w + 2, b));
+    st.display = "";
+    st.left = l + "px";
+    st.width = Math.max(1, r - l) + "px";
   }
 
   drawOverview() {
     const cv = this.ovEl, px = window.devicePixelRatio || 1;
     const w = Math.max(100, this.u.width), h = 44;
-    if (cv.width !== w * px) { cv.width = w * px; cv.height = h * px; cv.style.width = w + "px"; cv.style.height = h + "px"; }
-    const ctx = cv.getContext("2d");
-    ctx.setTransform(px, 0, 0, px, 0, 0);
-    ctx.clearRect(0, 0, w, h);
     const r = this.run, span = this.full.t1 - this.full.t0;
-    // the whole run's columns change only with the width
-    if (!this.ovCols || this.ovCols.w !== w) this.ovCols = { w, c: r.columns(this.full.t0, this.full.t1, w) };
-    const c = this.ovCols.c;
-    const vals = this.power ? c.mean : c.busy;
-    let hi = 0;
-    for (const v of vals) if (v > hi) hi = v;
-    ctx.fillStyle = "#94a3b8";
-    for (let j = 0; j + 1 < c.x.length; j++) {
-      const x0 = (c.x[j] - this.full.t0) / span * w, x1 = (c.x[j + 1] - this.full.t0) / span * w;
-      const v = vals[j] / (hi || 1) * (h - 4);
-      ctx.fillRect(x0, h - v, Math.max(1, x1 - x0), v);
+    if (!this.ovCols || this.ovCols.w !== w) {
+      // the whole run's columns change only with the width
+      this.ovCols = { w, c: r.columns(this.full.t0, this.full.t1, w) };
+      cv.width = w * px; cv.height = h * px; cv.style.width = w + "px"; cv.style.height = h + "px";
+      this.ovBox.style.width = w + 2 + "px";
+      const ctx = cv.getContext("2d");
+      ctx.setTransform(px, 0, 0, px, 0, 0);
+      ctx.clearRect(0, 0, w, h);
+      const c = this.ovCols.c;
+      const vals = this.power ? c.mean : c.busy;
+      let hi = 0;
+      for (const v of vals) if (v > hi) hi = v;
+      ctx.fillStyle = "#94a3b8";
+      for (let j = 0; j + 1 < c.x.length; j++) {
+        const x0 = (c.x[j] - this.full.t0) / span * w, x1 = (c.x[j + 1] - this.full.t0) / span * w;
+        const v = vals[j] / (hi || 1) * (h - 4);
+        ctx.fillRect(x0, h - v, Math.max(1, x1 - x0), v);
+      }
     }
+    const ss = this.ovSel.style;
     if (this.sel) {
-      ctx.fillStyle = "rgba(37,99,235,0.35)";
       const a = r.edge(this.sel.A) / span * w, b = r.edge(this.sel.B) / span * w;
-      ctx.fillRect(a, 0, Math.max(1, b - a), h);
+      ss.display = "";
+      ss.left = a + "px";
+      ss.width = Math.max(1, b - a) + "px";
+    } else {
+      ss.display = "none";
     }
     const a = (this.view.t0 - this.full.t0) / span * w, b = (this.view.t1 - this.full.t0) / span * w;
-    ctx.strokeStyle = "#0f172a";
-    ctx.lineWidth = 1.5;
-    ctx.strokeRect(a + 0.75, 0.75, Math.max(2, b - a - 1.5), h - 1.5);
+    const vs = this.ovView.style;
+    vs.left = a + "px";
+    vs.width = Math.max(3, b - a) + "px";
   }
+
 }
 
 // values of another run's columns at the first run's column starts
