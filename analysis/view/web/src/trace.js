@@ -343,13 +343,14 @@ export class Trace {
 
   drawOverview() {
     const cv = this.ovEl, px = window.devicePixelRatio || 1;
-    const w = Math.max(100, this.u.width), h = 44;
+    // inside the box's border: the box is as wide as the plot
+    const w = Math.max(100, this.u.width) - 2, h = 44;
     const r = this.run, span = this.full.t1 - this.full.t0;
     if (!this.ovCols || this.ovCols.w !== w) {
       // the whole run's columns change only with the width
       this.ovCols = { w, c: r.columns(this.full.t0, this.full.t1, w) };
       cv.width = w * px; cv.height = h * px; cv.style.width = w + "px"; cv.style.height = h + "px";
-      this.ovBox.style.width = w + 2 + "px";
+      this.ovBox.style.width = w + 2 + "px";  /* with its border (border-box) */
       const ctx = cv.getContext("2d");
       ctx.setTransform(px, 0, 0, px, 0, 0);
       ctx.clearRect(0, 0, w, h);
