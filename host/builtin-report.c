@@ -62,7 +62,7 @@ static int report_children(const struct eq_report_opts *o, struct eq_loaded_prof
 	int rc = 1;
 
 	st = eq_stacks_build_range(lp->file, lp->sym, o->exclude_idle ? EQ_PROFILE_EXCLUDE_IDLE : 0,
-				   &o->range, &err);
+				   &lp->range, &err);
 	if (st)
 		cg = eq_callgraph_build(st, &err);
 	if (!cg) {
@@ -89,7 +89,7 @@ static const char usage_text[] =
 	"                     [-s|--sort KEY,...] [--comm NAME,...] [--dso NAME,...]\n"
 	"                     [--symbol NAME,...] [--percentage absolute|relative]\n"
 	"                     [--per-thread] [--exclude-idle] [--interval sampling|run-to-run]\n"
-	"                     [--from T] [--to T]\n"
+	"                     [--from T] [--to T] [--region NAME]\n"
 	"                     [--format table|csv|json] [--symfs DIR] [-o OUT] [-q]\n"
 	"\n"
 	"  FILE.eqp          the recording (default eqprof.eqp, what record writes)\n"
@@ -110,6 +110,8 @@ static const char usage_text[] =
 	"  --exclude-idle    leave idle samples out and renormalize the shares\n"
 	"  --from T, --to T  only the samples after T and up to T seconds since the\n"
 	"                    first sample (\"12.5\", \"1500ms\"; what eqprof view selects)\n"
+	"  --region NAME     only the samples from marker NAME to the next marker (a\n"
+	"                    program marks with $EQPROF_MARKER_FD under eqprof record)\n"
 	"  --interval I      what the 95% interval of a share covers:\n"
 	"                      sampling    this run's share (default for one recording)\n"
 	"                      run-to-run  what another run of the same work would give\n"

@@ -96,6 +96,7 @@ int eq_report_parse_args(const char *cmd, const char *usage, int argc, char **ar
 		{ "per-row", no_argument, NULL, 1005 },
 		{ "from", required_argument, NULL, 1006 },
 		{ "to", required_argument, NULL, 1007 },
+		{ "region", required_argument, NULL, 1008 },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct eq_error err;
@@ -138,6 +139,7 @@ int eq_report_parse_args(const char *cmd, const char *usage, int argc, char **ar
 			if (eq_range_parse(&o->range, c == 1006 ? "--from" : "--to", optarg, &err))
 				return bad(cmd, usage, err.msg);
 			break;
+		case 1008: o->region = optarg; break;
 		case 1005:
 			if (strcmp(cmd, "diff"))
 				return bad(cmd, usage, "--per-row is an option of eqprof diff");
@@ -248,6 +250,48 @@ static int noted_elsewhere(const struct eq_profile *p, const char *warning)
 	return 0;
 }
 
+/*
+ * --region NAME: from the first marker labelled NAME (a program's own,
+ * `record` EQPROF_MARKER_FD; the simulator's phases; the board's) to the
+ * next marker, or to the end; as --from/--to in seconds since the first
+ * sample.  An unknown name lists the markers there are.
+ */
+static int region_range(const struct eqp_file *f, const char *name, struct eq_range *r,
+			struct eq_error *err)
+{
+	uint64_t t0 = eq_samples_t0(f);
+	double hz = eqp_meta(f)->clock_hz > 0 ? eqp_meta(f)->clock_hz : 1e9;
+	size_t i, n = eqp_nmarkers(f), len = 0;
+	char list[512] = "";
+
+	if (r->has_from || r->has_to)
+		return eq_fail(err, "--region %s: give either --region or --from/--to", name);
+	for (i = 0; i < n; i++) {
+		const struct eqp_marker *m = eqp_marker_at(f, i);
+
+		if (strcmp(m->label, name))
+			continue;
+		r->has_from = 1;
+		r->from_s = m->time > t0 ? (double)(m->time - t0) / hz : 0;
+		for (i++; i < n; i++) {
+			const struct eqp_marker *next = eqp_marker_at(f, i);
+
+			if (next->time > m->time) {
+				r->has_to = 1;
+				r->to_s = (double)(next->time - t0) / hz;
+				break;
+			}
+		}
+		return 0;
+	}
+	for (i = 0; i < n && len + 1 < sizeof(list); i++)
+		len += (size_t)snprintf(list + len, sizeof(list) - len, "%s'%s'", i ? ", " : "",
+					eqp_marker_at(f, i)->label);
+	return eq_fail(err, "%s: --region %s: no marker of that name; %s%s", eqp_path(f), name,
+		       n ? "the recording has " : "the recording has no markers (a program "
+		       "being recorded makes them by writing to $EQPROF_MARKER_FD)", list);
+}
+
 /* A board log: energy over time, no samples; what it holds, in one line. */
 static void note_board_only(const char *cmd, const char *path, const struct eqp_file *f)
 {
@@ -297,6 +341,12 @@ int eq_report_load(const char *cmd, const char *path, const struct eq_report_opt
 	if (!eqp_nsamples(lp->file))
 		note_board_only(cmd, path, lp->file);
 	eq_align_check_file(stderr, cmd, lp->file, o->verbose);
+	lp->range = o->range;
+	if (o->region && region_range(lp->file, o->region, &lp->range, &err) < 0) {
+		fprintf(stderr, "eqprof %s: %s\n", cmd, err.msg);
+		eq_report_unload(lp);
+		return -1;
+	}
 	lp->sym = eq_sym_new(lp->file, &so, &err);
 	if (lp->sym)
 		eq_sym_skip_lines(lp->sym, o->keys.n ? !eq_keys_need_lines(&o->keys) :
@@ -307,8 +357,8 @@ int eq_report_load(const char *cmd, const char *path, const struct eq_report_opt
 					      .keys = &o->keys, .filter = &o->filter };
 
 		eq_progress_start(&pr.line, o->quiet, 0.5);
-		po.range = &o->range;
-		lp->ranged = eq_range_active(&o->range);
+		po.range = &lp->range;
+		lp->ranged = eq_range_active(&lp->range);
 		if ((unsigned)o->by & EQ_BY_SPLIT) { /* --by exe,state...: analysis/states */
 			if (lp->ranged)
 				eq_fail(&err, "--by with state, freq, cstate, cpu or mode cannot be "

@@ -47,6 +47,7 @@ struct eq_report_opts {
 	int per_thread;        /* --per-thread */
 	int per_row;           /* diff --per-row: each row at 95%, not family-wise */
 	struct eq_range range; /* --from/--to: only the samples in this time range */
+	const char *region;    /* --region NAME: from marker NAME to the next marker */
 	/* --comm, --dso, --symbol: comma lists split in place in their buffers */
 	struct eq_filter filter;
 	const char *filter_names[3][EQ_REPORT_MAX_NAMES];
@@ -71,7 +72,8 @@ struct eq_loaded_profile {
 	struct eq_symbolizer *sym;
 	struct eq_profile *profile;
 	struct eq_split_store *split; /* --by exe,state...: what the rows point into */
-	int ranged;                   /* built over --from/--to only */
+	int ranged;                   /* built over --from/--to (or --region) only */
+	struct eq_range range;        /* that range: --from/--to, or --region resolved in this file */
 };
 
 /* Opens path and builds its profile at o->by; prints errors; 0 or -1. */

@@ -671,6 +671,16 @@ int recorder_add_energy_readings(struct recorder *r, const struct eqp_ereading *
 	return 0;
 }
 
+int recorder_add_marker(struct recorder *r, uint64_t time, const char *label,
+			struct eq_error *err)
+{
+	if (eqp_add_marker(r->w, time, label, &r->err) < 0) {
+		r->failed = 1;
+		return eq_fail(err, "%s", r->err.msg);
+	}
+	return 0;
+}
+
 int recorder_add_pstates(struct recorder *r, const struct eqp_pstate *ps, size_t n,
 			  struct eq_error *err)
 {

@@ -87,6 +87,9 @@ int recorder_add_devreqs(struct recorder *r, const struct eqp_devreq *rq, size_t
 /* The kernel pcs the samples and chains so far hold (chain frames as
  * return address - 1), sorted, malloc'd; 0, or -1 when they could not be
  * kept (out of memory: every kernel symbol is needed). */
+/* A marker (MARK chunk) at time (the samples' clock). */
+int recorder_add_marker(struct recorder *r, uint64_t time, const char *label,
+			struct eq_error *err);
 int recorder_kernel_pcs(struct recorder *r, uint64_t **pcs, size_t *n);
 /* Finishes the file and renames it to OUT; frees r. */
 int recorder_commit(struct recorder *r, struct eq_error *err);

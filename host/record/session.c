@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "record/session.h"
+#include "record/marks.h"
 #include "record/module.h"
 #include "record/perf.h"
 #include "record/procs.h"
@@ -305,19 +306,42 @@ static int all_attached_gone(const struct record_opts *o)
 	return 1;
 }
 
+static int record_loop(const struct record_opts *o, struct recorder *rec,
+		       struct record_sources *src, struct eq_error *err, int *status,
+		       int *started, pid_t pid, int go, int eefd, struct record_marks *marks);
+
 int record_run(const struct record_opts *o, struct recorder *rec, struct record_sources *src,
 	       struct eq_error *err, int *status, int *started)
 {
-	int go = -1, eefd = -1, e, rc = 0, done = 0;
-	struct eq_progress line;
-	double next_tick = 1.0, end = o->duration > 0 ? now_s() + o->duration : 0;
+	int go = -1, eefd = -1, rc;
+	struct record_marks marks = { .rd = -1, .wr = -1 };
 	pid_t pid = 0;
 
 	if (o->argv) {
+		if (record_marks_open(&marks, err) < 0)
+			return -1;
 		pid = spawn(o->argv, &go, &eefd);
-		if (pid < 0)
-			return eq_fail(err, "cannot start %s: %s", o->argv[0], strerror(errno));
+		record_marks_given(&marks);
+		if (pid < 0) {
+			int e = errno;
+
+			record_marks_close(&marks);
+			return eq_fail(err, "cannot start %s: %s", o->argv[0], strerror(e));
+		}
 	}
+	rc = record_loop(o, rec, src, err, status, started, pid, go, eefd, &marks);
+	record_marks_close(&marks);
+	return rc;
+}
+
+static int record_loop(const struct record_opts *o, struct recorder *rec,
+		       struct record_sources *src, struct eq_error *err, int *status,
+		       int *started, pid_t pid, int go, int eefd, struct record_marks *marks)
+{
+	int e, rc = 0, done = 0;
+	struct eq_progress line;
+	double next_tick = 1.0, end = o->duration > 0 ? now_s() + o->duration : 0;
+
 	if (open_perf(o, src, rec, pid, err) < 0) {
 		if (pid > 0) {
 			kill(pid, SIGKILL);
@@ -350,6 +374,7 @@ int record_run(const struct record_opts *o, struct recorder *rec, struct record_
 			break;
 		}
 		if (drain(src, src->energy ? record_energy_due_ms(src->energy) : 100, err) < 0 ||
+		    record_marks_drain(marks, rec, err) < 0 ||
 		    (recorder_error(rec) && eq_fail(err, "%s", recorder_error(rec)))) {
 			rc = -1;
 			end_command(pid, status, src, err);
@@ -380,8 +405,14 @@ int record_run(const struct record_opts *o, struct recorder *rec, struct record_
 					 recorder_stats(rec)->samples / t, t);
 	}
 	if (rc == 0)
+		rc = record_marks_drain(marks, rec, err);
+	if (rc == 0)
 		rc = stop_sources(src, err);
 	eq_progress_end(&line, 1);
+	if (rc == 0 && marks->n && !o->quiet)
+		fprintf(stderr, "eqprof record: %llu marker%s from the command%s\n",
+			(unsigned long long)marks->n, marks->n == 1 ? "" : "s",
+			marks->truncated ? " (some cut to 255 bytes)" : "");
 	if (rc == 0 && src->energy &&
 	    record_energy_finish(src->energy, rec, stop_signal ? 0 : o->esettle, o->quiet, err) < 0) {
 		src->energy_failed = 1;

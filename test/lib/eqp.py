@@ -39,6 +39,7 @@ class Recording:
         self.buildids = {}      # path -> hex
         self.lost = 0
         self.has_end = False
+        self.markers = []       # (time, label) of MARK chunks, in file order
         self.stopped = None     # why the walk stopped early, or None
         self.mode = None
 
@@ -74,6 +75,9 @@ def read(path, check_crc=True):
             (pid,) = struct.unpack_from("<I", payload, 0)
             text = payload[16:].decode("utf-8", "replace")
             (r.maps if ctype == "MAPS" else r.comm).setdefault(pid, []).append(text)
+        elif ctype == "MARK":
+            (mt,) = struct.unpack_from("<Q", payload, 8)
+            r.markers.append((mt, payload[16:].decode("utf-8", "replace")))
         elif ctype == "BIDS":
             plen, hlen = struct.unpack_from("<II", payload, 0)
             r.buildids[payload[8:8 + plen].decode()] = payload[8 + plen:8 + plen + hlen].decode()

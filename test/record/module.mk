@@ -31,3 +31,7 @@ INTEG_SAN_TESTS += test/record/events.py
 # x86_64, aarch64 and armhf, no elfutils or capstone, the same recording.
 INTEG_TESTS += test/record/static.py
 CHECK_EXTRA += record-static
+# Markers from the recorded program ($EQPROF_MARKER_FD): their times against
+# the program's own clock, report --region, the Chrome trace's instants.
+INTEG_TESTS += test/record/marks.py
+INTEG_SAN_TESTS += test/record/marks.py
