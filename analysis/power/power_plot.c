@@ -126,6 +126,26 @@ static int wants_envelope(const struct power_input *const *in, size_t n,
 	return 0;
 }
 
+/* The first recording's markers as dashed vertical lines, labelled at the
+ * top (the program's phases, the simulator's, the board's stalls); those
+ * outside a close-up are left out. */
+static void plot_markers(FILE *s, const struct power_input *in, const struct power_trace_opts *t)
+{
+	size_t i;
+
+	for (i = 0; i < in->nmarkers && i < 200; i++) {
+		double x = power_rel_time(in, in->markers[i]->time);
+
+		if (t->t1 > t->t0 && (x < t->t0 || x > t->t1))
+			continue;
+		fprintf(s, "set arrow from %.9g, graph 0 to %.9g, graph 1 nohead dt 2 lw 1 "
+			"lc rgb '#555555' front\nset label ", x, x);
+		plot_quote(s, in->markers[i]->label);
+		fprintf(s, " at %.9g, graph 0.98 rotate by 90 right offset 0.6,0 "
+			"font ',8' tc rgb '#555555' front noenhanced\n", x);
+	}
+}
+
 static void trace_axes(FILE *s, const struct power_trace_opts *t,
 		       const struct power_plot_opts *o)
 {
@@ -169,6 +189,7 @@ static void plot_envelope(FILE *s, const struct power_input *const *in,
 	strip_b = key + 2.6 * line;
 	strip_t = strip_b + 0.2 * (1 - strip_b);
 	fputs("set autoscale xfix\n", s);
+	plot_markers(s, in[0], t);
 	if (idle) /* the key under the idle strip, at the bottom as in plain traces */
 		fprintf(s, "set key at screen 0.5, screen 0.01 center bottom horizontal\n"
 			"set multiplot\nset lmargin 11\nset rmargin 3\n"
@@ -191,8 +212,8 @@ static void plot_envelope(FILE *s, const struct power_input *const *in,
 	}
 	if (!idle)
 		return;
-	fprintf(s, "unset title\nset tmargin at screen %.4f\nset bmargin at screen %.4f\n",
-		strip_t, strip_b);
+	fprintf(s, "unset title\nunset arrow\nunset label\nset tmargin at screen %.4f\n"
+		"set bmargin at screen %.4f\n", strip_t, strip_b);
 	fputs("set format x '%g'\nset xlabel 'time since the first sample (s)'\n"
 	      "unset logscale y\nset yrange [0:100]\nset ytics 0,50,100\n"
 	      "set ylabel 'idle (% of time)'\nunset key\nplot ", s);
@@ -244,6 +265,7 @@ int power_plot_trace_to(struct eq_outfile *dst, const char *out,
 		title_of(s, t->t1 > t->t0 ? "Power vs time (close-up)" : "Power vs time",
 			 names, n, o->title);
 		trace_axes(s, t, o);
+		plot_markers(s, in[0], t);
 		fputs("plot ", s);
 		for (i = 0; i < n; i++) {
 			fputs(i ? ", \\\n  " : "", s);

@@ -141,6 +141,14 @@ t = text("env.svg")
 assert "energy.eqp (lowest..highest)" in t and "energy.eqp mean" in t, t[:400]
 assert "idle (% of time)" in t and "envelope per pixel column" in t, t[:400]
 '
+check "the markers are drawn on the trace, labelled (steps.eqp's A, B, C and end; Idle's phase)" py '
+import xml.etree.ElementTree as ET
+def texts(f):
+    return {"".join(e.itertext()).strip() for e in ET.parse(f).getroot().iter() if e.tag.endswith("text")}
+t = texts("trace.svg")
+assert {"A", "B", "C", "end"} <= t, sorted(t)
+assert any(x.startswith("phase ") for x in texts("env.svg")), sorted(texts("env.svg"))
+'
 check "close-up of 0.2 s of it" "$EQPROF" power idle/energy.eqp --trace envclose.svg --size 600x400 --range 5:5.2
 check "... is drawn interval by interval" py '
 import xml.etree.ElementTree as ET
