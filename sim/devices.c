@@ -138,66 +138,28 @@ static double idle_total(const struct sim_scenario *sc)
 	return w;
 }
 
-static int by_double(const void *x, const void *y)
-{
-	double a = *(const double *)x, b = *(const double *)y;
-
-	return (a > b) - (a < b);
-}
-
 int sim_devices_apply(const struct sim_scenario *sc, struct sim_timeline *tl, struct eq_error *err)
 {
 	struct eqp_devreq *req;
 	struct eq_dev_piece *pc;
-	size_t nreq, np, i, nb = 0, k, j, s;
-	double *b, idle = idle_total(sc);
-	struct sim_step *steps;
+	size_t nreq, np, i;
+	double idle = idle_total(sc);
+	int rc = 0;
 
 	if (!sc->devices || !sc->devices->ndev)
 		return 0;
 	if (sim_devices_build(sc, &req, &nreq, &pc, &np, err) < 0)
 		return -1;
 	free(req);
-	b = malloc((tl->nsteps + 2 * np + 1) * sizeof(double));
-	if (!b) {
-		free(pc);
-		return eq_fail(err, "simulator: out of memory");
-	}
-	for (i = 0; i < tl->nsteps; i++)
-		b[nb++] = tl->steps[i].t0;
-	for (i = 0; i < np; i++) {
-		b[nb++] = pc[i].t0;
-		b[nb++] = pc[i].t1;
-	}
-	qsort(b, nb, sizeof(double), by_double);
-	for (i = 0, k = 0; i < nb; i++) /* unique, inside the run */
-		if (b[i] < tl->t_end && (k == 0 || b[i] > b[k - 1]))
-			b[k++] = b[i];
-	steps = malloc((k + 1) * sizeof(*steps));
-	if (!steps) {
-		free(b);
-		free(pc);
-		return eq_fail(err, "simulator: out of memory");
-	}
-	/* pieces of different devices may overlap: sum those covering each step */
-	for (i = 0, s = 0; i < k; i++) {
-		double w = idle;
-
-		while (s + 1 < tl->nsteps && tl->steps[s + 1].t0 <= b[i])
-			s++;
-		for (j = 0; j < np; j++)
-			if (pc[j].t0 <= b[i] && b[i] < pc[j].t1)
-				w += pc[j].power;
-		steps[i].t0 = b[i];
-		steps[i].power = tl->steps[s].power + w;
-	}
-	steps[k].t0 = tl->t_end;
-	steps[k].power = 0;
-	free(tl->steps);
-	tl->steps = steps;
-	tl->nsteps = k;
-	free(b);
+	/* levels of the step stream (sim/workload.c), as the consumers'; pieces
+	 * of different devices may overlap: their levels add up */
+	if (idle > 0)
+		rc = sim_timeline_add_level(tl, 0, tl->t_end, idle);
+	for (i = 0; rc == 0 && i < np; i++)
+		rc = sim_timeline_add_level(tl, pc[i].t0, pc[i].t1, pc[i].power);
 	free(pc);
+	if (rc < 0)
+		return eq_fail(err, "simulator: out of memory adding the devices' power");
 	return 0;
 }
 

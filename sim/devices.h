@@ -47,6 +47,8 @@ struct eq_dev_piece; /* analysis/attrib/attrib.h: the devices' power model */
 int sim_devices_st_device(struct parser *ps, char **w, int n);
 int sim_devices_st_request(struct parser *ps, char **w, int n);
 void sim_devices_free(struct sim_devices *d);
+/* At most about how many requests the scenario's request lines make. */
+double sim_devices_expected_requests(const struct sim_scenario *sc);
 
 /* The run's requests in issue order and the device pieces they cause, from
  * the scenario (its seed draws the times).  Free both with free(). */

@@ -133,6 +133,17 @@ int sim_devices_st_request(struct parser *ps, char **w, int n)
 	return 0;
 }
 
+double sim_devices_expected_requests(const struct sim_scenario *sc)
+{
+	const struct sim_devices *d = sc->devices;
+	double n = 0;
+	size_t i;
+
+	for (i = 0; d && i < d->nspec; i++) /* bursts come at least 0.8 T apart */
+		n += d->spec[i].burst * (sc->phases[d->spec[i].phase].duration / (0.8 * d->spec[i].every) + 1);
+	return n;
+}
+
 void sim_devices_free(struct sim_devices *d)
 {
 	if (!d)

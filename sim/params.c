@@ -6,6 +6,7 @@
  */
 #include "sim_internal.h"
 #include "defaults.h"
+#include "devices.h"
 #include "util/units.h"
 #include "counter.h"
 
@@ -290,6 +291,12 @@ double sim_max_power(const struct sim_scenario *sc)
 		if (ever_on) /* a consumer that is never on draws nothing */
 			cons += peak;
 	}
+	/* every device at its highest power at once, the worst case */
+	for (i = 0; sc->devices && i < sc->devices->ndev; i++) {
+		const struct sim_device *d = &sc->devices->dev[i];
+
+		cons += fmax(fmax(d->active_w, d->tail_w), d->idle_w);
+	}
 	return sc->base_power + cpu + cons;
 }
 
@@ -314,6 +321,9 @@ static double expected_events(const struct sim_scenario *sc)
 }
 
 #define SIM_MAX_EVENTS 2e8
+/* The requests are drawn whole before the run (about 100 bytes each, twice:
+ * the requests and the device's power pieces). */
+#define SIM_MAX_REQUESTS 2e6
 
 int sim_check_feasible(const struct sim_scenario *sc, struct eq_error *err)
 {
@@ -336,5 +346,8 @@ int sim_check_feasible(const struct sim_scenario *sc, struct eq_error *err)
 	if (expected_events(sc) > SIM_MAX_EVENTS)
 		return eq_fail(err, "%s: about %.3g workload and consumer events (duration over slice, granularity and consumer periods) exceed the simulator's %.0g; shorten the phases or raise slice, granularity or periods",
 			       sc->path, expected_events(sc), SIM_MAX_EVENTS);
+	if (sim_devices_expected_requests(sc) > SIM_MAX_REQUESTS)
+		return eq_fail(err, "%s: up to %.3g device requests (phase durations over 'every', times 'burst') exceed the simulator's %.0g; raise 'every' or shorten the phases",
+			       sc->path, sim_devices_expected_requests(sc), SIM_MAX_REQUESTS);
 	return 0;
 }

@@ -79,6 +79,10 @@ int sim_timeline_open(const struct sim_scenario *sc, struct sim_timeline *tl,
  * workload ends before; may drop the entries before *k - 1 and then lowers
  * *k by as many.  -1 when out of memory.
  */
+/* Adds a steady `power` over [a, e) to the steps (devices: sim/devices.c);
+ * only on a timeline with nothing generated yet.  -1 when out of memory or
+ * too late. */
+int sim_timeline_add_level(struct sim_timeline *tl, double a, double e, double power);
 int sim_timeline_need_seg(struct sim_timeline *tl, size_t *k, size_t ahead);
 int sim_timeline_need_step(struct sim_timeline *tl, size_t *k, size_t ahead);
 void sim_timeline_free(struct sim_timeline *tl);

@@ -55,6 +55,11 @@ struct sim_tl_gen {
 	double level;           /* the power reached so far */
 	struct ev *ev;
 	size_t nev, cap_ev;
+	/* steady levels (the devices'): their changes, sorted at the first
+	 * window, taken in order */
+	struct ev *lev;
+	size_t nlev, cap_lev, lev_next;
+	int lev_sorted;
 };
 
 
@@ -309,6 +314,14 @@ static int gen_step_window(struct sim_timeline *tl)
 	for (i = 0; i < g->niv; i++)
 		if (iv_events(g, &g->iv[i], w0, w1) < 0)
 			return -1;
+	if (!g->lev_sorted) {
+		if (g->nlev)
+			qsort(g->lev, g->nlev, sizeof(*g->lev), cmp_ev);
+		g->lev_sorted = 1;
+	}
+	for (; g->lev_next < g->nlev && g->lev[g->lev_next].t < w1; g->lev_next++)
+		if (ev_push(g, g->lev[g->lev_next].t, g->lev[g->lev_next].dp, w0, w1) < 0)
+			return -1;
 	if (g->nev)
 		qsort(g->ev, g->nev, sizeof(*g->ev), cmp_ev);
 	if (EQ_GROW(tl->steps, tl->cap_steps, tl->nsteps + g->nev + 2, 1024) < 0)
@@ -369,6 +382,26 @@ static int tl_start(const struct sim_scenario *sc, struct sim_timeline *tl, int 
 	return 0;
 }
 
+/*
+ * A steady level added to the power over [a, e), before anything is
+ * generated: it becomes events of the step windows like a consumer's, so
+ * the steps stay one stream with one owner of their array.
+ */
+int sim_timeline_add_level(struct sim_timeline *tl, double a, double e, double power)
+{
+	struct sim_tl_gen *g = tl->gen;
+
+	if (tl->nsteps != 1 || g->win > 0 || g->lev_sorted)
+		return -1; /* only before the first window */
+	if (!(e > a) || !(power > 0))
+		return 0;
+	if (EQ_GROW(g->lev, g->cap_lev, g->nlev + 2, 1024) < 0)
+		return -1;
+	g->lev[g->nlev++] = (struct ev){ a, power };
+	g->lev[g->nlev++] = (struct ev){ e, -power };
+	return 0;
+}
+
 int sim_timeline_open(const struct sim_scenario *sc, struct sim_timeline *tl,
 		      struct eq_error *err)
 {
@@ -424,6 +457,7 @@ void sim_timeline_free(struct sim_timeline *tl)
 	if (tl->gen) {
 		free(tl->gen->iv);
 		free(tl->gen->ev);
+		free(tl->gen->lev);
 		free(tl->gen);
 	}
 	free(tl->segs);

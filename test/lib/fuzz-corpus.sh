@@ -3,11 +3,15 @@
 # then a fixed number of mutations from it (a count, not a time, with a fixed
 # seed, so a run is repeatable).  Prints TAP.
 #
-#   fuzz-corpus.sh FUZZER CORPUS RUNS MAX_LEN WHAT
+#   fuzz-corpus.sh FUZZER CORPUS RUNS MAX_LEN WHAT [DICT]
+#
+# DICT: a libFuzzer dictionary (-dict=) of the input language's words.
 #
 # To fuzz longer by hand: FUZZER -max_total_time=600 -max_len=MAX_LEN COPY_OF_CORPUS
 set -u
 fuzz=$1 corpus=$2 runs=$3 max_len=$4 what=$5
+dict=()
+[ -n "${6:-}" ] && dict=("-dict=$6")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 . "$(dirname "$0")/tap.sh"
@@ -23,7 +27,7 @@ cp -r "$corpus" "$work/corpus"
 art=${B:-/tmp}/fuzz-artifacts/$(basename "$fuzz")
 mkdir -p "$work/art"
 "$fuzz" -seed=1 -runs="$runs" -max_len="$max_len" -artifact_prefix="$work/art/" \
-	"$work/corpus" >"$work/fuzz.log" 2>&1
+	"${dict[@]}" "$work/corpus" >"$work/fuzz.log" 2>&1
 rc=$?
 if [ $rc -ne 0 ]; then
 	tail -n 40 "$work/fuzz.log"

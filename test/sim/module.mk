@@ -9,17 +9,33 @@ UNIT_TESTS += test/sim/test_scenario test/sim/test_accuracy test/sim/test_models
 INTEG_TESTS += test/sim/sim-cli.sh test/sim/fuzz-scenario.sh test/sim/demo.sh
 INTEG_SAN_TESTS += test/sim/sim-cli.sh
 
-FUZZ_SCN_SRCS = test/sim/fuzz_scenario.c sim/scenario.c sim/scenario_util.c sim/calls.c \
-	sim/scenario_parts.c sim/scenario_phase.c sim/params.c sim/devices_parse.c \
-	analysis/util/units.c analysis/util/eq_error.c analysis/util/grow.c
+# The parser and the simulator it drives: fuzz_scenario runs what parses.
+# The simulator, the firmware's portable logic and the analysis library it
+# writes its truth with are compiled once more with clang's instrumentation
+# (coverage for the fuzzer, ASan, UBSan) into an archive of their own; the
+# link takes the members the simulator needs (not the simavr counter stage,
+# which a fuzz input cannot name, nor the built-in scenarios' blobs).
+FUZZ_SIM_LIB_SRCS = $(filter-out sim/counter_simavr.c sim/builtin_scenarios.c,$(wildcard sim/*.c)) \
+	$(FW_SRCS) $(ANALYSIS_SRCS)
+FUZZ_SIM_LIB = $(B)/fuzz/libeqsim-fuzz.a
 EXTRA_PROGS += $(B)/fuzz/fuzz_scenario
 
+$(B)/fuzzobj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  FUZZCC  $<")
+	$(Q)clang $(CSTD) -g -O1 -fsanitize=fuzzer-no-link,address,undefined $(INCLUDES) \
+		$(EXTRA_CFLAGS) -MMD -MP -c $< -o $@
+-include $(patsubst %.c,$(B)/fuzzobj/%.d,$(FUZZ_SIM_LIB_SRCS))
+
+$(FUZZ_SIM_LIB): $(patsubst %.c,$(B)/fuzzobj/%.o,$(FUZZ_SIM_LIB_SRCS))
+	@mkdir -p $(dir $@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
 # Built with clang: libFuzzer is clang's.  Sanitizers on, as a fuzzer should be.
-$(B)/fuzz/fuzz_scenario: $(FUZZ_SCN_SRCS) sim/sim.h sim/sim_internal.h sim/scenario_parse.h sim/devices.h \
-		sim/defaults.h sim/rng.h
+$(B)/fuzz/fuzz_scenario: test/sim/fuzz_scenario.c $(FUZZ_SIM_LIB) $(wildcard sim/*.h)
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  FUZZ    $@")
 	$(Q)clang $(CSTD) -g -O1 -fsanitize=fuzzer,address,undefined $(INCLUDES) \
-		-o $@ $(FUZZ_SCN_SRCS) -lm
+		-o $@ test/sim/fuzz_scenario.c $(FUZZ_SIM_LIB) $(LDLIBS_ALL)
 # The simulator's call stacks ("calls" in a scenario), exact by construction.
 INTEG_TESTS += test/sim/calls.py

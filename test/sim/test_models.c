@@ -22,6 +22,8 @@
 
 #include "sim.h"
 #include "sim_internal.h"
+#include "devices.h"
+#include "attrib/attrib.h"
 
 /* One busy procedure (1 s of work at 206 MHz), then 1 s of idle. */
 static const char *busy_idle_text =
@@ -534,6 +536,83 @@ static void test_two_runs(void **state)
 	sim_scenario_free(&sc);
 }
 
+/* ---- devices beside consumers over several phases ------------------------ */
+
+/*
+ * Issue 23 item 3: a consumer, a device and two or more phases overflowed
+ * the steps' array (the devices' steps were spliced into a streamed
+ * timeline that then kept growing its old array).  Here the CPU idles at
+ * 0 W and draws nothing in the ISR, the device does not depend on its
+ * voltage, so the true energy is the base power, the consumers and the
+ * device, which this test computes by hand from the requests (their times
+ * are the seed's draw, sim_devices_build; their power is computed here, not
+ * by the simulator's model): active while any is in service, the tail after
+ * the last completion cut short by the next request, idle otherwise.
+ */
+static const char *devices_text =
+	"scenario devphases\n"
+	"base_power 100mW\n"
+	"isr_power 0W\n"
+	"power_vsens 0\n"
+	"consumer lamp 50mW\n"
+	"consumer lcd 120mW period 16.67ms duty 30%\n"
+	"device disk active 1W tail 100ms 300mW idle 10mW\n"
+	"kernel\n  proc cpu_idle 0xc0100000 0x100 0W\nidle cpu_idle\n"
+	"module /bin/a\n  proc f 0x1000 0x100 500mW\n"
+	"process a 10 /bin/a\n  map /bin/a 0x400000\n"
+	"phase p 2.5s\n  cpu_idle 100%\n  request disk a f every 500ms\n"
+	"phase q 1s\n  cpu_idle 100%\n  set lamp off\n"
+	"phase r 1.5s\n  cpu_idle 100%\n  set lamp on\n  request disk a f every 300ms burst 2 gap 20ms active 80ms\n";
+
+static int by_issue_ns(const void *x, const void *y)
+{
+	const struct eqp_devreq *a = x, *b = y;
+
+	return (a->issue > b->issue) - (a->issue < b->issue);
+}
+
+static void test_devices_consumers_phases(void **state)
+{
+	static const char *const sets[] = { "irq_other_hz=0", "drain_cycles=0",
+					    "drain_cycles_per_sample=0", NULL };
+	struct sim_scenario sc;
+	struct sim_result r;
+	struct eqp_devreq *req;
+	struct eq_dev_piece *pc;
+	struct eq_error err;
+	size_t nreq, np, i;
+	double T = 5.0, dev = 0, busy_end = -1, t0, t1, expect, P = 16.67e-3, n, lcd_on;
+
+	load(&sc, devices_text, sets);
+	assert_int_equal(sim_devices_build(&sc, &req, &nreq, &pc, &np, &err), 0);
+	free(pc);
+	assert_true(nreq > 8);
+	qsort(req, nreq, sizeof(*req), by_issue_ns);
+	for (i = 0; i < nreq; i++) {
+		t0 = req[i].issue / 1e9;
+		t1 = fmin(req[i].complete / 1e9, T);
+		if (busy_end >= 0 && t0 > busy_end) /* a tail, cut short by this request */
+			dev += (0.3 - 0.01) * fmin(0.1, t0 - busy_end);
+		dev += (1 - 0.01) * (t1 - fmax(t0, fmax(busy_end, 0)));
+		busy_end = fmax(busy_end, t1);
+	}
+	dev += (0.3 - 0.01) * fmin(0.1, T - busy_end);
+	free(req);
+	/* the LCD draws 120 mW / 30% in the first 30% of every period from
+	 * t = 0; 5 s is not a whole number of periods, the last one is cut */
+	n = floor(T / P);
+	lcd_on = n * 0.3 * P + fmin(0.3 * P, T - n * P);
+	/* base, the lamp (off for q's 1 s), the LCD, disk idle + above idle */
+	expect = 0.1 * T + 0.05 * (T - 1) + 0.12 / 0.3 * lcd_on + 0.01 * T + dev;
+	run(&sc, &r);
+	print_message("# %zu requests: device %.6f J above idle; run %.6f J, expected %.6f J\n",
+		      nreq, dev, r.energy_j, expect);
+	assert_true(fabs(r.duration - T) < 1e-9);
+	assert_true(fabs(r.energy_j - expect) < 1e-9);
+	sim_result_free(&r);
+	sim_scenario_free(&sc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -549,6 +628,7 @@ int main(void)
 		cmocka_unit_test(test_dvfs_transition),
 		cmocka_unit_test(test_power_voltage_sensitivity),
 		cmocka_unit_test(test_truth_uses_actual_power),
+		cmocka_unit_test(test_devices_consumers_phases),
 	};
 
 	return cmocka_run_group_tests_name("sim models against hand computations", tests, NULL, NULL);
