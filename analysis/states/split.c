@@ -94,11 +94,17 @@ static const struct eq_loc *split_loc(struct eq_split_store *st, enum eq_by prim
 		return NULL;
 	st->locs[st->nlocs++] = x;
 	*x = *loc;
-	/* the name the row is keyed and shown by gets the label */
+	/* the name the row is keyed and shown by gets the label.  Alone (no
+	 * granularity), a row pools idle and running samples (--by freq, cpu),
+	 * so its module column must not depend on which came first (rows are
+	 * joined on name and module when pooled or compared): it is the label
+	 * for both (docs/guide.md, "Power states") */
 	if (loc->kind == EQ_LOC_IDLE) {
 		named = x->proc = (unsigned)primary == EQ_BY_NONE ? label
 			  : eq_internf(st->strings, "%s [%s]", loc->proc ? loc->proc : "[idle]", label);
 		x->module = x->proc;
+		if ((unsigned)primary == EQ_BY_NONE)
+			x->module_base = label;
 	} else if ((unsigned)primary == EQ_BY_NONE) {
 		named = x->exe = label;
 		x->module_base = label;

@@ -43,6 +43,31 @@ phase slow 10s
  run App flash_write 1
 """
 
+# Issue 23 item 4: a row of --by freq or --by cpu pools idle and running
+# samples; its module column was "[idle]" when its first sample was idle,
+# and rows are joined on name and module, so a pooled report or a compare
+# of two recordings, one starting idle and one not, split one clock in two.
+STARTS_IDLE = """scenario starts_idle
+base_power 100mW
+freq 400MHz
+freq 200MHz
+kernel
+ proc idle_loop 0xc0001000 0x1000 10mW
+idle idle_loop
+module /bin/App
+ proc work 0x1000 0x2000 600mW@400MHz 200mW@200MHz
+process App 300 /bin/App
+ map /bin/App 0x8000
+phase rest 1s
+ cpufreq 400MHz
+ cpu_idle 100%
+phase fast 2s
+ cpufreq 400MHz
+ cpu_idle 30% granularity 20ms
+ run App work
+"""
+STARTS_BUSY = STARTS_IDLE.replace("phase rest 1s\n cpufreq 400MHz\n cpu_idle 100%\n", "")
+
 
 def report(*args):
     rc, out, err = eqprof("report", *args)
@@ -116,6 +141,28 @@ def main():
          "report --by mode: user, kernel, idle as the truth", (modes, tm))
     rc, out, _ = eqprof("report", os.path.join(run, "energy.eqp"), "--by", "cpu,mode", "--format", "csv")
     t.ok(rc == 0 and "cpu0 user" in out, "report --by cpu,mode (CSV)", out)
+
+    # one row per clock and per cpu, whichever sample came first
+    runs = {}
+    for name, text in (("idle_first", STARTS_IDLE), ("busy_first", STARTS_BUSY)):
+        path = os.path.join(d, name + ".scn")
+        with open(path, "w") as f:
+            f.write(text)
+        runs[name] = os.path.join(d, name)
+        rc, _, err = eqprof("sim", path, "-o", runs[name], "-q")
+        t.eq(rc, 0, "eqprof sim %s (%s)" % (name, err.strip()))
+    for by in ("freq", "cpu"):
+        rc, rep, err = report(os.path.join(runs["idle_first"], "energy.eqp"),
+                              os.path.join(runs["busy_first"], "energy.eqp"), "--by", by, "--format", "json")
+        rows = [(r["name"], r["module"]) for r in rep["rows"]] if rc == 0 else err
+        t.eq(rows, [("400MHz", "400MHz")] if by == "freq" else [("cpu0", "cpu0")],
+             "pooled report --by %s: one row, its module column the label" % by)
+        rc, out, err = eqprof("compare", os.path.join(runs["idle_first"], "time.eqp"),
+                              os.path.join(runs["busy_first"], "energy.eqp"), "--by", by, "--format", "json")
+        rows = [(r["name"], r["module"], r["time_samples"] > 0, r["energy_samples"] > 0)
+                for r in json.loads(out)["rows"]] if rc == 0 else err
+        t.eq(rows, [("400MHz" if by == "freq" else "cpu0",) * 2 + (True, True)],
+             "compare --by %s of a run starting idle with one starting busy: one row with both" % by)
 
     # bad input: a recording without power states
     csv_path = os.path.join(d, "s.csv")
