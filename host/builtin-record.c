@@ -435,6 +435,11 @@ int cmd_record(int argc, char **argv)
 		src.energy = record_energy_open(o.esource, o.sysfs, o.epoll, &err);
 		if (!src.energy)
 			goto fail;
+		/* not hidden by -q: the recording lacks these domains */
+		if (record_energy_warning(src.energy)[0])
+			fprintf(stderr, "eqprof record: warning: --energy %s: %s; the recording lacks "
+				"them (name the domains to read to make this an error)\n", o.esource,
+				record_energy_warning(src.energy));
 	}
 	if (o.use_module && record_open_module(&o, &src, &err) < 0) {
 		if (o.energy)

@@ -89,6 +89,7 @@ struct dom {
 	double update_s;          /* used for the bounds */
 	char update_how[96];
 	int coarse;               /* changes at fewer than half the readings */
+	int frozen;               /* never changed over FROZEN_PERIODS update periods */
 };
 
 struct stat_run {
@@ -290,6 +291,23 @@ static int run_once(const struct stat_opts *o, struct meters *ms, struct stat_ru
 	return read_all(ms, &t, err);
 }
 
+/*
+ * A counter that has not changed once in 100 of its nominal update periods
+ * (RAPL: 1 ms) counts nothing (a domain the hardware does not feed: uncore
+ * without a GPU, dram on some parts): waiting for it to update is useless,
+ * and calling it a rarely updating source is wrong.
+ */
+#define FROZEN_PERIODS 100
+
+static int frozen(const struct energy_meter *m, size_t j)
+{
+	const struct es_track *tr = &m->tracks[j];
+	double u = m->src.domains[j].update_s;
+
+	return u > 0 && tr->readings > 2 && tr->changes == 0 &&
+	       tr->t_prev - tr->t_first >= fmax(FROZEN_PERIODS * u, 0.1);
+}
+
 /* Coarse sources: reads on until every one of them changed after t_end. */
 static int settle(const struct stat_opts *o, struct meters *ms, double t_end, struct eq_error *err,
 		  struct eq_progress *line)
@@ -307,7 +325,7 @@ static int settle(const struct stat_opts *o, struct meters *ms, double t_end, st
 				size_t k;
 				int seen = 0;
 
-				if (s->type == ES_POWER)
+				if (s->type == ES_POWER || frozen(ms->m[i], j))
 					continue;
 				/* a change whose previous reading was already after the end */
 				for (k = s->n; k-- > 1 && s->t[k - 1] >= t_end;)
@@ -349,8 +367,9 @@ static int compute(struct dom *d, size_t nd, const struct stat_opts *o, const st
 			energy_fmt(x->update_how, sizeof(x->update_how), "%s", x->d->update_how);
 		else
 			es_track_update_s(tr, x->update_how, sizeof(x->update_how));
+		x->frozen = frozen(x->m, x->i);
 		x->coarse = tr->readings > 2 && tr->changes * 2 <= tr->readings - 1 &&
-			    s->type != ES_POWER;
+			    s->type != ES_POWER && !x->frozen;
 		x->base_w = x->base_w_lo = x->base_w_hi = 0;
 		if (o->baseline_s > 0) {
 			double dt = base_t1 - base_t0;
@@ -372,6 +391,10 @@ static int compute(struct dom *d, size_t nd, const struct stat_opts *o, const st
 
 			if (es_energy_between(s, runs[r].t0, runs[r].t1, &x->run[r], err) < 0)
 				return -1;
+			/* no change for FROZEN_PERIODS update periods after the end:
+			 * the value read is current, up to one count not shown yet */
+			if (x->frozen)
+				x->run[r].hi = x->run[r].e + x->d->resolution;
 			x->net[r] = x->run[r].e - x->base_w * dur;
 			x->net_lo[r] = x->run[r].lo - x->base_w_hi * dur;
 			x->net_hi[r] = x->run[r].hi - x->base_w_lo * dur;
@@ -410,9 +433,10 @@ static void print_table(FILE *out, const struct stat_opts *o, const struct meter
 	fprintf(out, "' (%u run%s%s):\n", nruns, nruns == 1 ? "" : "s",
 		nruns < o->runs ? ", stopped early" : "");
 	for (i = 0; i < ms->n; i++)
-		fprintf(out, "   source %s: %zu domain%s%s%s\n", ms->m[i]->src.spec,
+		fprintf(out, "   source %s: %zu domain%s%s%s%s%s\n", ms->m[i]->src.spec,
 			ms->m[i]->src.ndomains, ms->m[i]->src.ndomains == 1 ? "" : "s",
-			ms->m[i]->src.note[0] ? "; " : "", ms->m[i]->src.note);
+			ms->m[i]->src.note[0] ? "; " : "", ms->m[i]->src.note,
+			ms->m[i]->src.warning[0] ? "; " : "", ms->m[i]->src.warning);
 	if (o->baseline_s > 0) {
 		fprintf(out, "\n idle baseline over %.3f s before the runs (subtracted below):\n", base_dt);
 		for (k = 0; k < nd; k++)
@@ -464,6 +488,14 @@ static void print_table(FILE *out, const struct stat_opts *o, const struct meter
 	for (k = 0; k < nd; k++) {
 		const struct dom *x = &d[k];
 
+		if (x->frozen) {
+			fprintf(out, " note: %s did not change in %llu readings over %.3g s although it "
+				"updates every %s (%s): it counted nothing (a domain the hardware does not "
+				"feed reads so)\n", x->d->name, (unsigned long long)x->m->tracks[x->i].readings,
+				x->m->tracks[x->i].t_prev - x->m->tracks[x->i].t_first,
+				q(a, sizeof(a), x->d->update_s, "s"), x->d->update_how);
+			continue;
+		}
 		if (x->coarse)
 			fprintf(out, " note: %s updates rarely (%s%s%s): a run's energy is known only "
 				"between the bounds; longer runs and more of them (-r) narrow the mean\n",
@@ -543,6 +575,8 @@ static void print_json(FILE *out, const struct stat_opts *o, const struct meters
 		eq_json_string(out, ms->m[i]->src.spec);
 		fprintf(out, ", \"driver\": \"%s\", \"note\": ", ms->m[i]->src.drv->name);
 		eq_json_string(out, ms->m[i]->src.note);
+		fprintf(out, ", \"left_out\": ");
+		eq_json_string(out, ms->m[i]->src.warning);
 		fprintf(out, "}");
 	}
 	fprintf(out, "],\n \"run\": [");
@@ -570,9 +604,9 @@ static void print_json(FILE *out, const struct stat_opts *o, const struct meters
 		json_num(out, "update_s", x->update_s > 0 ? x->update_s : NAN);
 		fprintf(out, ", \"update_how\": ");
 		eq_json_string(out, x->update_how);
-		fprintf(out, ", \"readings\": %llu, \"changes\": %llu, \"wraps\": %llu",
+		fprintf(out, ", \"readings\": %llu, \"changes\": %llu, \"wraps\": %llu, \"counted_nothing\": %s",
 			(unsigned long long)tr->readings, (unsigned long long)tr->changes,
-			(unsigned long long)tr->wraps);
+			(unsigned long long)tr->wraps, x->frozen ? "true" : "false");
 		json_num(out, "baseline_w", x->base_w);
 		json_num(out, "baseline_w_lo", x->base_w_lo);
 		json_num(out, "baseline_w_hi", x->base_w_hi);
@@ -659,6 +693,12 @@ int cmd_stat(int argc, char **argv)
 	energy_env_init(&env, o.sysfs);
 	if (open_meters(&o, &env, &ms, &err) < 0)
 		goto fail;
+	/* not hidden by -q: the results lack these domains */
+	for (i = 0; i < ms.n; i++)
+		if (ms.m[i]->src.warning[0])
+			fprintf(stderr, "eqprof stat: warning: --energy %s: %s; the results lack them "
+				"(name the domains to read to make this an error)\n", ms.m[i]->src.spec,
+				ms.m[i]->src.warning);
 	/* The output is checked before anything runs. */
 	if (o.out && eq_output_not_input(o.out, NULL, 0, &err) < 0)
 		goto fail;

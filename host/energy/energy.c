@@ -109,6 +109,56 @@ int energy_readable(const char *path)
 	return 1;
 }
 
+enum energy_probe energy_probe_value(const char *path, char *why, size_t size)
+{
+	char buf[64], *end;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), e;
+	ssize_t n;
+
+	why[0] = '\0';
+	if (fd < 0) {
+		e = errno;
+		if (e == ENOENT) {
+			energy_fmt(why, size, "%s is missing", path);
+			return ENERGY_MISSING;
+		}
+		if (e == EACCES || e == EPERM) {
+			energy_fmt(why, size, "%s: permission denied", path);
+			return ENERGY_DENIED;
+		}
+		energy_fmt(why, size, "%s: %s", path, strerror(e));
+		return ENERGY_IOERR;
+	}
+	n = read(fd, buf, sizeof(buf) - 1);
+	e = errno;
+	close(fd);
+	if (n < 0) {
+		energy_fmt(why, size, "%s: %s", path, strerror(e));
+		return ENERGY_IOERR;
+	}
+	buf[n] = '\0';
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		buf[--n] = '\0';
+	errno = 0;
+	(void)strtoll(buf, &end, 10);
+	if (end == buf || *end || errno) {
+		energy_fmt(why, size, "%s holds '%.24s'%s, not a number", path, buf,
+			   n > 24 ? "..." : "");
+		return ENERGY_GARBAGE;
+	}
+	return ENERGY_READABLE;
+}
+
+void energy_warn_left_out(struct energy_source *src, const char *domain, const char *why)
+{
+	size_t len = strlen(src->warning);
+
+	if (len + 8 >= sizeof(src->warning))
+		return;
+	energy_fmt(src->warning + len, sizeof(src->warning) - len, "%s%s left out (%s)",
+		   len ? "; " : "", domain, why);
+}
+
 struct energy_offer *energy_offer_add(struct energy_offers *o, struct eq_error *err)
 {
 	if (EQ_GROW(o->v, o->cap, o->n + 1, 16) < 0) {

@@ -40,7 +40,7 @@ struct energy_offer {
 	char via[64];           /* "powercap", "perf power PMU", "energy_now" */
 	struct es_domain d;
 	int readable;
-	char why[320];          /* not readable: what it takes */
+	char why[768];          /* not readable: why, and what it takes */
 };
 
 struct energy_offers {
@@ -56,6 +56,10 @@ struct energy_source {
 	struct es_domain *domains;
 	void *priv;
 	char note[256];         /* something the user should know ("" = nothing) */
+	/* Domains of "all" that could not be read and are missing from the
+	 * results ("" = none): callers show it even with -q, since it changes
+	 * what is measured. */
+	char warning[768];
 };
 
 struct energy_driver {
@@ -99,6 +103,13 @@ int energy_read_ll(const char *path, long long *v, struct eq_error *err);
 int energy_read_ll_opt(const char *path, long long *v, int *present, struct eq_error *err);
 /* 1 when the file can be read by this process. */
 int energy_readable(const char *path);
+/* Whether a file holding one integer (a counter) can be read, and if not
+ * the real reason in why ("PATH is missing", "PATH: permission denied",
+ * "PATH holds 'x', not a number", or the error). */
+enum energy_probe { ENERGY_READABLE, ENERGY_MISSING, ENERGY_DENIED, ENERGY_GARBAGE, ENERGY_IOERR };
+enum energy_probe energy_probe_value(const char *path, char *why, size_t size);
+/* Appends "DOMAIN left out (WHY)" to src->warning. */
+void energy_warn_left_out(struct energy_source *src, const char *domain, const char *why);
 /* Appends an offer; NULL when out of memory. */
 struct energy_offer *energy_offer_add(struct energy_offers *o, struct eq_error *err);
 void energy_offers_free(struct energy_offers *o);

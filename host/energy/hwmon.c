@@ -37,12 +37,35 @@ struct chan {
 	enum chan_kind k;
 	double update_s;
 	int readable;
+	char why[640];          /* not readable: the real reason, with what to do */
 };
 
 struct hwmon_priv {
 	size_t n;
 	struct chan c[MAX_CHANNELS];
 };
+
+/* 1 when a sensor file reads as a number; else 0 and why, with what to do. */
+static int chan_probe(const char *path, char *why, size_t size)
+{
+	char what[580];
+
+	switch (energy_probe_value(path, what, sizeof(what))) {
+	case ENERGY_READABLE:
+		why[0] = '\0';
+		return 1;
+	case ENERGY_DENIED:
+		energy_fmt(why, size, "%s: run as root or let a group read it", what);
+		break;
+	case ENERGY_GARBAGE:
+		energy_fmt(why, size, "%s: the sensor's driver gives no reading", what);
+		break;
+	default:
+		energy_fmt(why, size, "%s", what);
+		break;
+	}
+	return 0;
+}
 
 static int exists(const char *dir, const char *fmt, int i, char *out, size_t size)
 {
@@ -96,7 +119,7 @@ static int add_chan(struct chan *c, size_t *n, const char *chip, const char *hw,
 		energy_fmt(x->vfile, sizeof(x->vfile), "%s", vfile);
 	x->k = k;
 	x->update_s = update_s;
-	x->readable = energy_readable(file) && (!vfile || energy_readable(vfile));
+	x->readable = chan_probe(file, x->why, sizeof(x->why)) && (!vfile || chan_probe(vfile, x->why, sizeof(x->why)));
 	return 1;
 }
 
@@ -251,7 +274,7 @@ static int hwmon_open(struct energy_source *src, const char *sel, const struct e
 	struct hwmon_priv *p = calloc(1, sizeof(*p));
 	struct chan c[MAX_CHANNELS];
 	char why[512] = "";
-	size_t n, i, matched = 0;
+	size_t n, i, matched = 0, left = 0, first = 0;
 
 	if (!p)
 		return eq_fail(err, "out of memory");
@@ -261,12 +284,13 @@ static int hwmon_open(struct energy_source *src, const char *sel, const struct e
 			continue;
 		matched++;
 		if (!c[i].readable) {
+			/* a sensor asked for by name must be read */
 			if (sel) {
 				free(p);
-				return eq_fail(err, "hwmon %s: %s cannot be read: %s", c[i].name,
-					       c[i].file, access(c[i].file, F_OK) ? strerror(errno) :
-					       "permission denied");
+				return eq_fail(err, "hwmon %s cannot be read: %s", c[i].name, c[i].why);
 			}
+			if (!left++)
+				first = i;
 			continue;
 		}
 		p->c[p->n++] = c[i];
@@ -278,9 +302,14 @@ static int hwmon_open(struct energy_source *src, const char *sel, const struct e
 		if (sel && !matched)
 			return eq_fail(err, "hwmon: no chip or channel '%s' ('eqprof sources' lists "
 				       "them)", sel);
-		return eq_fail(err, "hwmon: none of the %zu power sensors can be read (permission "
-			       "denied)", matched);
+		return eq_fail(err, "hwmon: none of the %zu power sensors can be read; %s: %s%s",
+			       matched, c[first].name, c[first].why,
+			       matched > 1 ? " ('eqprof sources' says why for each)" : "");
 	}
+	/* left out of "every sensor": the results lack it */
+	for (i = 0; left && i < n; i++)
+		if (selected(sel, &c[i]) && !c[i].readable)
+			energy_warn_left_out(src, c[i].name, c[i].why);
 	if (energy_source_domains(src, p->n, err) < 0) {
 		free(p);
 		return -1;
@@ -338,8 +367,7 @@ static int hwmon_list(const struct energy_env *env, struct energy_offers *out, c
 		fill_domain(&o->d, &c[i]);
 		o->readable = c[i].readable;
 		if (!o->readable)
-			energy_fmt(o->why, sizeof(o->why), "permission denied: run as root or let a "
-				 "group read %s", c[i].file);
+			energy_fmt(o->why, sizeof(o->why), "%s", c[i].why);
 	}
 	return 0;
 }

@@ -50,6 +50,7 @@ struct zone {
 	char kind[16];
 	int mmio;
 	int readable;
+	char why[640];       /* not readable: the real reason, with what to do */
 	long long range_uj;
 };
 
@@ -87,6 +88,36 @@ static int zone_cmp(const void *a, const void *b)
 	if (x->mmio != y->mmio)
 		return x->mmio - y->mmio;
 	return strcmp(x->id, y->id);
+}
+
+#define PERMISSION_WHY "energy_uj is readable by root only since Linux 5.10 (CVE-2020-8694): " \
+	"run as root, or let a group read it (docs/energy-sources.md)"
+
+/* 1 when a zone's counter reads as a number; else 0 and why, with what to do. */
+static int zone_probe(const char *path, char *why, size_t size)
+{
+	char what[560];
+
+	switch (energy_probe_value(path, what, sizeof(what))) {
+	case ENERGY_READABLE:
+		why[0] = '\0';
+		return 1;
+	case ENERGY_MISSING:
+		energy_fmt(why, size, "%s: the kernel's powercap zone has no counter for this domain "
+			   "(this CPU or its firmware does not report it)", what);
+		break;
+	case ENERGY_DENIED:
+		energy_fmt(why, size, "%s: " PERMISSION_WHY, what);
+		break;
+	case ENERGY_GARBAGE:
+		energy_fmt(why, size, "%s: the driver's counter is broken (check the kernel's "
+			   "intel_rapl driver)", what);
+		break;
+	default:
+		energy_fmt(why, size, "%s", what);
+		break;
+	}
+	return 0;
 }
 
 /* Every intel-rapl zone under the powercap class; *n gets their number. */
@@ -147,7 +178,7 @@ static int find_zones(const struct energy_env *env, struct zone *z, size_t *n,
 		if (energy_read_ll(path, &z[i].range_uj, &e) < 0)
 			z[i].range_uj = 0;
 		energy_fmt(path, sizeof(path), "%s/energy_uj", z[i].dir);
-		z[i].readable = energy_readable(path);
+		z[i].readable = zone_probe(path, z[i].why, sizeof(z[i].why));
 	}
 	/* The MMIO package zone counts the same energy as the MSR one. */
 	for (i = 0; i < *n; i++) {
@@ -194,15 +225,11 @@ static int selected(const char *sel, const char *name)
 	return 0;
 }
 
-#define PERMISSION_WHY "energy_uj is readable by root only since Linux 5.10 (CVE-2020-8694): " \
-	"run as root, or let a group read it (docs/energy-sources.md)"
-
 static int open_powercap(struct energy_source *src, struct rapl_priv *p, const char *sel,
 			 const struct energy_env *env, struct eq_error *err)
 {
 	struct zone z[MAX_ZONES];
-	size_t n, i, k = 0, denied = 0, matched = 0;
-	char first_denied[512] = "";
+	size_t n, i, k = 0, left = 0, matched = 0, first = 0;
 
 	if (find_zones(env, z, &n, err) < 0)
 		return -1;
@@ -211,12 +238,11 @@ static int open_powercap(struct energy_source *src, struct rapl_priv *p, const c
 			continue;
 		matched++;
 		if (!z[i].readable) {
-			if (!denied++)
-				energy_fmt(first_denied, sizeof(first_denied), "%s/energy_uj", z[i].dir);
+			/* a domain asked for by name must be read */
 			if (sel)
-				return eq_fail(err, "rapl %s: %s/energy_uj cannot be read: %s",
-					       z[i].name, z[i].dir,
-					       access(z[i].dir, F_OK) ? strerror(errno) : PERMISSION_WHY);
+				return eq_fail(err, "rapl %s cannot be read: %s", z[i].name, z[i].why);
+			if (!left++)
+				first = i;
 			continue;
 		}
 		k++;
@@ -229,22 +255,24 @@ static int open_powercap(struct energy_source *src, struct rapl_priv *p, const c
 		return eq_fail(err, "rapl: no domain called '%s' under %s/class/powercap "
 			       "('eqprof sources' lists them)", sel, env->sysfs);
 	if (!k)
-		return eq_fail(err, "rapl: %s cannot be read (permission denied; %zu domain%s): "
-			       PERMISSION_WHY,
-			       first_denied, denied, denied == 1 ? "" : "s");
+		return eq_fail(err, "rapl: none of the %zu domains can be read; %s: %s%s", left,
+			       z[first].name, z[first].why,
+			       left > 1 ? " ('eqprof sources' says why for each)" : "");
 	if (energy_source_domains(src, k, err) < 0)
 		return -1;
 	for (i = 0, k = 0; i < n; i++) {
-		if (!z[i].name[0] || !selected(sel, z[i].name) || !z[i].readable)
+		if (!z[i].name[0] || !selected(sel, z[i].name))
 			continue;
+		if (!z[i].readable) {
+			/* left out of "every domain": the results lack it */
+			energy_warn_left_out(src, z[i].name, z[i].why);
+			continue;
+		}
 		fill_domain(&src->domains[k], &z[i]);
 		energy_fmt(p->files[k], sizeof(p->files[k]), "%s", src->domains[k].path);
 		k++;
 	}
 	p->n = k;
-	if (denied)
-		energy_fmt(src->note, sizeof(src->note), "%zu RAPL domain%s left out: " PERMISSION_WHY,
-			 denied, denied == 1 ? "" : "s");
 	return 0;
 }
 
@@ -569,7 +597,7 @@ static int rapl_list(const struct energy_env *env, struct energy_offers *out, ch
 		energy_fmt(o->spec, sizeof(o->spec), "rapl:%s", z[i].name);
 		o->readable = z[i].readable;
 		if (!o->readable)
-			energy_fmt(o->why, sizeof(o->why), "%s", PERMISSION_WHY);
+			energy_fmt(o->why, sizeof(o->why), "%s", z[i].why);
 	}
 	if (list_perf(env, out, why_perf, sizeof(why_perf), err) < 0)
 		return -1;

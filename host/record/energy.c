@@ -223,6 +223,11 @@ void record_energy_summary(const struct record_energy *re, FILE *out)
 		fprintf(out, "eqprof record: %s\n", re->m->src.note);
 }
 
+const char *record_energy_warning(const struct record_energy *re)
+{
+	return re->m->src.warning;
+}
+
 void record_energy_close(struct record_energy *re)
 {
 	if (!re)

@@ -39,6 +39,9 @@ int record_energy_finish(struct record_energy *re, struct recorder *rec, double 
 			 int quiet, struct eq_error *err);
 /* "eqprof record: rapl:package-0: 412 readings, 37.2 J ..." lines. */
 void record_energy_summary(const struct record_energy *re, FILE *out);
+/* Domains of the source that could not be read and are not recorded ("" =
+ * none): shown even with -q, since the recording lacks them. */
+const char *record_energy_warning(const struct record_energy *re);
 void record_energy_close(struct record_energy *re);
 
 #endif
