@@ -19,11 +19,13 @@
  *      holds the end just passed, 65536 pulses away);
  *   3. with interrupts masked again, clears OC1A and programs OCR1A for the
  *      next quantum back to back, and checks it was in time: the counter
- *      says exactly how many pulses have passed since the quantum ended, so
- *      if it is already past the new end the quantum is extended to end 2
- *      pulses from now and flagged LATE, with its true length in the
- *      record; no quantum is skipped or merged unseen, at any rate (the old
- *      compare value would only match again 65536 pulses later).
+ *      says exactly how many pulses have passed since the quantum ended,
+ *      and the compare flag whether the new end matched meanwhile, so if
+ *      the counter is past the new end and it did not match, the quantum
+ *      is extended to end 2 pulses from now and flagged LATE, with its true
+ *      length in the record; no quantum is skipped or merged unseen, at any
+ *      rate (the old compare value would only match again 65536 pulses
+ *      later), and none that ended on time is taken for a late one.
  * The two masked stretches are short (bench/firmware: about 10 us each).
  * The preloads themselves (jitter, compensation: ~1000 cycles of 32/64-bit
  * arithmetic) are drawn by the main loop into a queue a few quanta ahead,
@@ -166,8 +168,11 @@ static inline __attribute__((always_inline)) int32_t program_step(void)
 	}
 #endif
 	OCR1A = end;
+	/* the counter, then the flag: a match on a pulse that came before the
+	 * counter was read is in the flag (nothing else sets it: OCR1A held the
+	 * end just passed until now) */
 	now = TCNT1;
-	if (fw_sched_missed(now - q.mark, (uint32_t)q.step + (uint32_t)grew)) {
+	if (fw_sched_past(now - q.mark, (uint32_t)q.step + (uint32_t)grew) && !(TIFR1 & _BV(OCF1A))) {
 		do {
 			now = TCNT1;
 			end = now + 2;
@@ -176,7 +181,8 @@ static inline __attribute__((always_inline)) int32_t program_step(void)
 				end++;
 #endif
 			OCR1A = end;
-		} while ((uint16_t)(TCNT1 - q.mark) > (uint16_t)(end - q.mark));
+			now = TCNT1;
+		} while (fw_sched_past(now - q.mark, (uint16_t)(end - q.mark)) && !(TIFR1 & _BV(OCF1A)));
 		q.late++;
 		q.flags |= FW_REC_F_LATE;
 		grew = (int32_t)(uint16_t)(end - q.mark) - (int32_t)q.step;

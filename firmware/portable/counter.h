@@ -138,17 +138,38 @@ static inline int fw_sched_final(const struct fw_sched *s)
 	return s->left == 0;
 }
 /*
- * 1 if a compare `step` pulses after the previous compare point can no
- * longer happen, because the counter is already `elapsed` (mod 2^16) pulses
- * past that point when the compare register is written.  A compare match
- * fires on the pulse that takes the counter off the compare value, so
- * writing the value the counter holds right now is still in time; only a
- * counter already beyond it has missed it.  The quantum overran: the
- * firmware must end it by hand and report it.
+ * A Timer1 compare match fires on the pulse that takes the counter off the
+ * compare value (ATmega328P datasheet, "Output Compare Units": OCF1A is
+ * set in the timer clock cycle after TCNT1 = OCR1A), so a compare written
+ * while the counter holds its value, or is still below it, is in time.
+ * simavr 1.6 matches one input edge later (docs/firmware.md, "Running in
+ * simavr"): there a compare written one count past its value still fires,
+ * on the next pulse.
  */
-static inline int fw_sched_missed(uint16_t elapsed, uint32_t step)
+#ifdef FW_SIMAVR
+#define FW_COMPARE_LAG 1
+#else
+#define FW_COMPARE_LAG 0
+#endif
+/*
+ * 1 if a compare `step` pulses after the previous compare point has been
+ * missed: read back after the compare register was written, the counter is
+ * `elapsed` (mod 2^16) pulses past that point, and the compare flag
+ * (`fired`, read after the counter) says whether it matched.  A counter
+ * past the value may just have taken its match on the pulse that arrived
+ * between the write and the read: the flag tells, so a quantum that ended
+ * on time is never taken for a late one (issue 23 item 7).  Not fired and
+ * past it (beyond the lag): the quantum overran, and the firmware must end
+ * it by hand and report it.  (fw_sched_past: the counter's part alone, for
+ * code that reads the flag only when it matters.)
+ */
+static inline int fw_sched_past(uint16_t elapsed, uint32_t step)
 {
-	return elapsed > step;
+	return elapsed > step && (FW_COMPARE_LAG == 0 || elapsed - step > FW_COMPARE_LAG);
+}
+static inline int fw_sched_missed(uint16_t elapsed, uint32_t step, int fired)
+{
+	return !fired && fw_sched_past(elapsed, step);
 }
 
 #endif

@@ -217,12 +217,14 @@ static void test_sched_missed(void **state)
 {
 	(void)state;
 	/* The match fires on the pulse leaving the compare value. */
-	assert_false(fw_sched_missed(0, 1));
-	assert_false(fw_sched_missed(1, 1));
-	assert_true(fw_sched_missed(2, 1));
-	assert_false(fw_sched_missed(64, 64));
-	assert_true(fw_sched_missed(65, 64));
-	assert_false(fw_sched_missed(65535, FW_STEP_MAX));
+	assert_false(fw_sched_missed(0, 1, 0));
+	assert_false(fw_sched_missed(1, 1, 0));
+	assert_true(fw_sched_missed(2, 1, 0));
+	assert_false(fw_sched_missed(64, 64, 0));
+	assert_true(fw_sched_missed(65, 64, 0));
+	/* past it, but the flag says it matched on the pulse read back: in time */
+	assert_false(fw_sched_missed(65, 64, 1));
+	assert_false(fw_sched_missed(65535, FW_STEP_MAX, 0));
 }
 
 /* The arithmetic written for the AVR (byte moves, 16-bit halves) gives
