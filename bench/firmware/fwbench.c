@@ -384,8 +384,11 @@ int main(int argc, char **argv)
 	stream();
 	rc = max_rate(64, 5, 1);
 	r = max_rate(64, 5, 0);
+	/* the rates the high range needs: docs/hardware.md's SPICE sweep
+	 * (test/firmware/docs-numbers.py checks them against the model) */
 	printf("highest pulse rate with complete records, N=64 J=5%%: %.0f kHz (%.0f quanta/s; the "
-	       "rated 1.5 A needs ~121 kHz, 2 A ~177 kHz)\n", rc / 1e3, rc / 64);
+	       "high range needs 82.8 kHz at 1 A, 122 kHz at 1.5 A, the fuse's rating, 161 kHz at 2 A)\n",
+	       rc / 1e3, rc / 64);
 	printf("highest pulse rate counted exactly, N=64 J=5%%:  %.0f kHz (%.0f quanta/s; beyond the "
 	       "complete rate records are dropped, counted and flagged)\n", r / 1e3, r / 64);
 	r = max_rate(16, 0, 0);

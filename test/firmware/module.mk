@@ -4,6 +4,10 @@
 # (board-faults.sh); the protocol decoder's fuzz target.
 UNIT_TESTS += test/firmware/counter_test test/firmware/proto_test test/firmware/client_test
 EXTRA_PROGS += $(B)/test/firmware/fwharness $(B)/test/firmware/proto_fuzz $(B)/test/firmware/boardcmp $(B)/test/firmware/ptybridge
+# The numbers the docs quote (calibration defaults, pulse rates per load)
+# against the firmware's code and the SPICE model.
+EXTRA_PROGS += $(B)/test/firmware/caldefaults
+INTEG_TESTS += test/firmware/docs-numbers.py
 INTEG_TESTS += test/firmware/run-simavr test/firmware/run-fuzz test/firmware/sim-firmware.sh test/firmware/run-ptybridge \
 	test/firmware/board-faults.sh test/firmware/board-usb.sh test/firmware/board-qemu.sh
 INTEG_SAN_TESTS += test/firmware/run-simavr test/firmware/run-ptybridge test/firmware/sim-firmware.sh \
