@@ -37,7 +37,7 @@ static const char usage_text[] =
 	"                    in 95% of diffs; the default)\n"
 	"  --interval I      design effects: run-to-run (default) or sampling (two\n"
 	"                    samplings of one run)\n"
-	"  --percent-limit P leave out rows below P %% on both sides (still tested)\n"
+	"  --percent-limit P leave out rows below P % on both sides (still tested)\n"
 	"  --format F        table (default), csv or json (schema in docs/guide.md)\n"
 	"  --symfs DIR, --no-build-id-check, -o OUT, -q  as in report\n";
 

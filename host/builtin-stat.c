@@ -49,7 +49,7 @@ static const char usage_text[] =
 	"                   -- COMMAND [ARGS]...\n"
 	"\n"
 	"Energy per domain of COMMAND, run N times: per-run values, mean, standard\n"
-	"deviation and 95%% interval, net of the idle power measured before the runs.\n"
+	"deviation and 95% interval, net of the idle power measured before the runs.\n"
 	"\n"
 	"  -r N            run COMMAND N times (default 1)\n"
 	"  --baseline T    measure the idle power for T before the runs and subtract it\n"

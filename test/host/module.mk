@@ -3,6 +3,8 @@
 EQ_HOST_INTEG = test/host/cli-errors.py
 INTEG_TESTS += $(EQ_HOST_INTEG)
 INTEG_SAN_TESTS += $(EQ_HOST_INTEG)
+# Every command's --help: exit 0, no printf escape left in it.
+INTEG_TESTS += test/host/help.sh
 # How outputs are written, from the command line (outfile.h).
 INTEG_TESTS += test/host/outputs.sh
 INTEG_SAN_TESTS += test/host/outputs.sh
