@@ -88,10 +88,8 @@ int sim_devices_st_request(struct parser *ps, char **w, int n)
 	}
 	if (r.proc == sc->nprocs)
 		return scn_perr(ps, "request: process %s maps no proc named '%s'", w[2], w[3]);
-	if (scn_quantity(ps, w[5], "s", "every", &r.every) < 0)
+	if (scn_quantity_pos(ps, w[5], "s", "request every", &r.every) < 0)
 		return -1;
-	if (!(r.every > 0))
-		return scn_perr(ps, "request: 'every' must be > 0");
 	for (i = 6; i < n; i += 2) {
 		double v;
 
@@ -109,10 +107,8 @@ int sim_devices_st_request(struct parser *ps, char **w, int n)
 			if (scn_quantity(ps, w[i + 1], "s", "gap", &r.gap) < 0)
 				return -1;
 		} else if (!strcmp(w[i], "active")) {
-			if (scn_quantity(ps, w[i + 1], "s", "active", &v) < 0)
+			if (scn_quantity_pos(ps, w[i + 1], "s", "request active", &v) < 0)
 				return -1;
-			if (!(v > 0))
-				return scn_perr(ps, "request: 'active' must be > 0");
 			r.active_s = v;
 		} else if (!strcmp(w[i], "bytes")) {
 			uint64_t b;

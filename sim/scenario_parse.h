@@ -28,6 +28,10 @@ int scn_grow(void **arr, size_t *cap, size_t n, size_t sz);
 
 /* Values: each fails with the line and what was expected. */
 int scn_quantity(struct parser *ps, const char *w, const char *unit, const char *what, double *out);
+/* The same for a value that must be more than 0 (negative and 0 get the
+ * same message). */
+int scn_quantity_pos(struct parser *ps, const char *w, const char *unit, const char *what,
+		     double *out);
 int scn_fraction(struct parser *ps, const char *w, const char *what, double *out);
 int scn_u64_word(struct parser *ps, const char *w, const char *what, uint64_t *out);
 int scn_copy_name(struct parser *ps, char *dst, const char *src, const char *what);

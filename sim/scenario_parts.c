@@ -29,10 +29,8 @@ int scn_st_freq(struct parser *ps, char **w, int n)
 	if (n < 2 || n > 3)
 		return scn_perr(ps, "usage: freq HZ [VOLTS], e.g. freq 206MHz 1.5V");
 	f = &sc->freqs[sc->nfreqs];
-	if (scn_quantity(ps, w[1], "Hz", "freq", &f->hz) < 0)
+	if (scn_quantity_pos(ps, w[1], "Hz", "freq", &f->hz) < 0)
 		return -1;
-	if (f->hz <= 0)
-		return scn_perr(ps, "freq: must be positive");
 	if (n == 3 && scn_quantity(ps, w[2], "V", "freq voltage", &f->volt) < 0)
 		return -1;
 	if (scn_find_freq(sc, f->hz) != SIZE_MAX)

@@ -48,10 +48,10 @@ int scn_st_phase(struct parser *ps, char **w, int n)
 	ph = &sc->phases[sc->nphases];
 	memset(ph, 0, sizeof(*ph));
 	if (scn_copy_name(ps, ph->name, w[1], "phase name") < 0 ||
-	    scn_quantity(ps, w[2], "s", "phase duration", &ph->duration) < 0)
+	    scn_quantity_pos(ps, w[2], "s", "phase duration", &ph->duration) < 0)
 		return -1;
-	if (ph->duration <= 0 || ph->duration > 1e6)
-		return scn_perr(ps, "phase %s: duration must be > 0 and at most 1e6 s", ph->name);
+	if (ph->duration > 1e6)
+		return scn_perr(ps, "phase %s: duration must be more than 0 and at most 1e6 s", ph->name);
 	ph->freq = sc->nphases ? sc->phases[sc->nphases - 1].freq : 0;
 	ph->granularity = 0.01;
 	ph->slice = 0; /* the 'slice' parameter, read when the run starts */
@@ -99,10 +99,8 @@ static int st_run(struct parser *ps, char **w, int n, struct sim_phase *ph)
 	proc = find_proc_in_process(sc, &sc->processes[pr], w[2]);
 	if (proc == SIZE_MAX)
 		return scn_perr(ps, "run: process %s maps no module with a proc '%s'", w[1], w[2]);
-	if (n == 4 && scn_quantity(ps, w[3], "", "run weight", &weight) < 0)
+	if (n == 4 && scn_quantity_pos(ps, w[3], "", "run weight", &weight) < 0)
 		return -1;
-	if (weight <= 0)
-		return scn_perr(ps, "run: weight must be > 0");
 	if (ph->nrun >= SIM_MAX_RUN)
 		return scn_perr(ps, "phase %s: at most %d run lines", ph->name, SIM_MAX_RUN);
 	tid = sc->processes[pr].pid;
@@ -182,10 +180,8 @@ int scn_st_phase_line(struct parser *ps, char **w, int n)
 		if (n == 4) {
 			if (strcmp(w[2], "granularity"))
 				return scn_perr(ps, "cpu_idle: expected 'granularity', got '%s'", w[2]);
-			if (scn_quantity(ps, w[3], "s", "granularity", &ph->granularity) < 0)
+			if (scn_quantity_pos(ps, w[3], "s", "granularity", &ph->granularity) < 0)
 				return -1;
-			if (ph->granularity <= 0)
-				return scn_perr(ps, "granularity must be > 0");
 		}
 		return 0;
 	}
@@ -197,10 +193,8 @@ int scn_st_phase_line(struct parser *ps, char **w, int n)
 		return 0;
 	}
 	if (!strcmp(w[0], "slice")) {
-		if (n != 2 || scn_quantity(ps, w[1], "s", "slice", &ph->slice) < 0)
+		if (n != 2 || scn_quantity_pos(ps, w[1], "s", "slice", &ph->slice) < 0)
 			return n != 2 ? scn_perr(ps, "usage: slice T") : -1;
-		if (ph->slice <= 0)
-			return scn_perr(ps, "slice must be > 0");
 		return 0;
 	}
 	return 1; /* not a phase statement */

@@ -51,6 +51,20 @@ int scn_quantity(struct parser *ps, const char *w, const char *unit,
 	return 0;
 }
 
+/* A quantity that must be more than 0 (a duration, a rate, a weight): one
+ * message for a negative value and for 0, which says what is allowed. */
+int scn_quantity_pos(struct parser *ps, const char *w, const char *unit,
+		     const char *what, double *out)
+{
+	struct eq_error e;
+
+	if (eq_parse_quantity(w, unit, what, out, &e) < 0)
+		return scn_perr(ps, "%s", e.msg);
+	if (!(*out > 0))
+		return scn_perr(ps, "%s: '%s' must be more than 0", what, w);
+	return 0;
+}
+
 /* "45%" or "0.45" -> 0.45 */
 int scn_fraction(struct parser *ps, const char *w, const char *what, double *out)
 {

@@ -121,7 +121,22 @@ static void test_parse_errors(void **state)
 	expect_error("isr_power -1W\n", "is negative");
 	expect_error("module /a\n proc x 0 4 -900mW\n", "t.scn:2: proc power: '-900mW' is negative");
 	expect_error("freq 1GHz\nmodule /a\n proc x 0 4 -1W@1GHz\n", "is negative");
-	expect_error("phase p -1s\n", "is negative");
+	expect_error("phase p -1s\n", "t.scn:1: phase duration: '-1s' must be more than 0");
+	/* a value that must be more than 0 says so for -x and for 0 alike (issue
+	 * 23 item 9: 'every -500ms' asked for "0 or more", then 0 was refused) */
+	snprintf(buf, sizeof(buf), "device d active 1W tail 1s 1W\n%s  request d app work every -500ms\n",
+		 base_text);
+	expect_error(buf, "request every: '-500ms' must be more than 0");
+	snprintf(buf, sizeof(buf), "device d active 1W tail 1s 1W\n%s  request d app work every 0\n",
+		 base_text);
+	expect_error(buf, "request every: '0' must be more than 0");
+	snprintf(buf, sizeof(buf), "device d active 1W tail 1s 1W\n%s  request d app work every 1s active 0s\n",
+		 base_text);
+	expect_error(buf, "request active: '0s' must be more than 0");
+	expect_error("phase p 0s\n", "phase duration: '0s' must be more than 0");
+	expect_error("freq 0Hz\n", "freq: '0Hz' must be more than 0");
+	expect_error("phase p 1s\n cpu_idle 50% granularity -1ms\n", "granularity: '-1ms' must be more than 0");
+	expect_error("phase p 1s\n slice 0\n", "slice: '0' must be more than 0");
 	expect_error("module /a\n proc x 0 4 1W\nprocess p 1 /a\n map /a 0x1001\n", "not page-aligned");
 	{
 		struct sim_scenario sc;
