@@ -431,17 +431,19 @@ static int trace_add(struct engine *en, double e)
 	return 0;
 }
 
-/* Constant power P over [t, b): front end, counter, truth.  Returns the end
- * actually reached (earlier than b when an edge asks for the CPU). */
-static int run_piece(struct engine *en, double t, double b, size_t act, double power,
+/* Constant nominal power *power over [t, b): front end, counter, truth.
+ * Returns the end actually reached (earlier than b when an edge asks for
+ * the CPU), and in *power what the device drew at its terminal voltage
+ * (power_vsens), the power every truth integrates. */
+static int run_piece(struct engine *en, double t, double b, size_t act, double *power_io,
 		     double *reached, struct eq_error *err)
 {
 	struct counter_edge edges[8];
-	double vb, cur, im, tt = t, tp, dt;
+	double vb, cur, im, tt = t, tp, dt, power;
 	int n;
 
-	sim_frontend_operating_point(&en->fe, power, &vb, &cur);
-	power = vb * cur;  /* what the device draws at this terminal voltage */
+	sim_frontend_operating_point(&en->fe, *power_io, &vb, &cur);
+	power = *power_io = vb * cur;  /* what the device draws at this terminal voltage */
 	im = sim_frontend_mirror(&en->fe, cur);
 	while ((tp = sim_frontend_advance(&en->fe, tt, b, im)) >= 0) {
 		n = counter_stage_pulse(en->cs, tp, vb, edges, 8, err);
@@ -503,10 +505,13 @@ static int loop(struct engine *en, const struct sim_options *opt, struct eq_erro
 				(act == SIM_ACT_ISR || act == en->sc->nacts ? 1.0 : sg->scale);
 		if (b <= t) /* an event at t that did not move on: guard against stalls */
 			b = nextafter(t, INFINITY);
-		/* the workload's CPU state (the ISR and recorder run inside it) */
-		if (sim_states_track(en->res, en->sc, sg->freq, sg->act == SIM_ACT_IDLE, t) < 0)
+		/* the workload's CPU state (the ISR and the OS's handlers run
+		 * inside it; the recorder is a process: the CPU leaves idle for
+		 * it, as a kernel's cpu_idle tracepoint says) */
+		if (sim_states_track(en->res, en->sc, sg->freq,
+				     sg->act == SIM_ACT_IDLE && act != en->sc->nacts, t) < 0)
 			return eq_fail(err, "simulator: out of memory");
-		if (run_piece(en, t, b, act, power, &t, err) < 0)
+		if (run_piece(en, t, b, act, &power, &t, err) < 0)
 			return -1;
 		if (act == en->sc->nacts) {
 			en->rec_cycles -= (t - t0) * en->sc->freqs[sg->freq].hz;
@@ -520,7 +525,11 @@ static int loop(struct engine *en, const struct sim_options *opt, struct eq_erro
 					       en->sc->path, en->p->isr_cycles, t - en->lag,
 					       en->w_end, en->lag);
 		}
-		if (sim_states_account(en->res, en->sc, act, sg->freq, power, t - t0) < 0 ||
+		/* the ISR and the OS's handlers run in the workload's state (no
+		 * sample lands in them: the samples around them are in it); the
+		 * recorder is code the samples see running (C0) */
+		if (sim_states_account(en->res, en->sc, act, sg->freq,
+				       sg->act == SIM_ACT_IDLE && act != en->sc->nacts, power, t - t0) < 0 ||
 		    sim_devices_account(en->res, en->sc, act, t0, t - t0) < 0)
 			return eq_fail(err, "simulator: out of memory");
 		if (opt && opt->progress && (++iter & 0xffff) == 0)
@@ -724,6 +733,10 @@ int sim_run(const struct sim_scenario *sc, const struct sim_options *opt,
 	t->board = tr.board;
 	t->nboard = tr.nboard;
 	t->state_acts = tr.state_acts; /* power states: sim/states.c */
+	t->cpu_states = tr.cpu_states;
+	tr.cpu_states = NULL;
+	t->device_landed_j = tr.device_landed_j;
+	tr.device_landed_j = NULL;
 	t->pstates = tr.pstates;
 	t->npstates = tr.npstates;
 	tr.timed = NULL;
@@ -747,7 +760,10 @@ void sim_result_free(struct sim_result *res)
 	free(res->state_acts);
 	free(res->pstates);
 	free(res->time_run.state_acts);
+	free(res->cpu_states);
+	free(res->time_run.cpu_states);
 	free(res->time_run.pstates);
 	free(res->device_landed_j);
+	free(res->time_run.device_landed_j);
 	memset(res, 0, sizeof(*res));
 }

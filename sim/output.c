@@ -324,8 +324,12 @@ static void json_groups(FILE *f, const struct sim_scenario *sc, const struct sim
 	fprintf(f, "\n%s  ]", indent);
 }
 
+/* landed (NULL: no devices): per activity, the devices' energy above their
+ * idle power drawn while it ran; "device_j" then, and "device_free_w", its
+ * power without it: what `eqprof power --by proc` fits beside the devices'
+ * own columns (docs/power.md). */
 static void json_procs(FILE *f, const struct sim_scenario *sc, const struct sim_truth_act *acts,
-		       double e_seen, double t_seen, const char *indent)
+		       const double *landed, double e_seen, double t_seen, const char *indent)
 {
 	size_t a;
 	int first = 1;
@@ -340,10 +344,14 @@ static void json_procs(FILE *f, const struct sim_scenario *sc, const struct sim_
 		eq_json_string(f, sim_act_module(sc, a));
 		fputs(", \"proc\": ", f);
 		eq_json_string(f, sim_act_proc(sc, a));
-		fprintf(f, ", \"pid\": %u, \"tid\": %u, \"energy_j\": %.9g, \"time_s\": %.9g, \"energy_share\": %.9g, \"time_share\": %.9g}",
+		fprintf(f, ", \"pid\": %u, \"tid\": %u, \"energy_j\": %.9g, \"time_s\": %.9g, \"energy_share\": %.9g, \"time_share\": %.9g",
 			a == SIM_ACT_IDLE ? 0 : a == sc->nacts ? SIM_RECORDER_PID : sc->processes[sc->acts[a].process].pid,
 			a == SIM_ACT_IDLE ? 0 : a == sc->nacts ? SIM_RECORDER_PID : sc->acts[a].tid, acts[a].energy_j, acts[a].time_s,
 			acts[a].energy_j / e_seen, acts[a].time_s / t_seen);
+		if (landed && sc->devices && sc->devices->ndev)
+			fprintf(f, ", \"device_j\": %.9g, \"device_free_w\": %.9g", landed[a],
+				(acts[a].energy_j - landed[a]) / acts[a].time_s);
+		fputs("}", f);
 		first = 0;
 	}
 	fprintf(f, "\n%s  ]", indent);
@@ -363,7 +371,7 @@ static void json_time_run(FILE *f, const struct sim_scenario *sc, const struct s
 	fputs(",\n    \"modules\": ", f);
 	json_groups(f, sc, r->acts, sim_act_module, e_seen, t_seen, "  ");
 	fputs(",\n    \"procedures\": ", f);
-	json_procs(f, sc, r->acts, e_seen, t_seen, "  ");
+	json_procs(f, sc, r->acts, r->device_landed_j, e_seen, t_seen, "  ");
 	fputs("\n  },\n", f);
 }
 
@@ -405,7 +413,9 @@ static int write_truth(const struct sim_scenario *sc, const struct sim_result *r
 		(unsigned long long)res->dvfs_switches, res->dvfs_time_s, res->dvfs_energy_j);
 	fprintf(f, "  \"clock\": {\"target_ppm\": %.9g, \"target_offset_s\": %.9g, \"board_ppm\": %.9g},\n",
 		res->p.target_ppm, res->p.target_offset, res->p.board_ppm);
-	fprintf(f, "  \"vb\": {\"energy_weighted_v\": %.9g, \"min_v\": %.9g, \"max_v\": %.9g},\n",
+	/* the bias formula's Vb_eff is E / Q, the charge-weighted voltage */
+	fprintf(f, "  \"vb\": {\"charge_weighted_v\": %.9g, \"energy_weighted_v\": %.9g, \"min_v\": %.9g, \"max_v\": %.9g},\n",
+		res->device_charge > 0 ? res->energy_j / res->device_charge : res->p.vb_nominal,
 		res->vb_energy_weighted, res->vb_min, res->vb_max);
 	fprintf(f, "  \"bias\": {\"pulse_rate_hz\": %.9g, \"dead_time_s\": %.9g, \"dead_time_charge_lost\": %.9g, \"gain_err\": %.9g, \"offset_a\": %.9g, \"vcomp\": %d, \"expected_power_estimate_w\": %.9g},\n",
 		res->pulses / res->duration, res->p.dead_time,
@@ -419,7 +429,7 @@ static int write_truth(const struct sim_scenario *sc, const struct sim_result *r
 	fputs(",\n  \"modules\": ", f);
 	json_groups(f, sc, res->acts, sim_act_module, e_seen, t_seen, "");
 	fputs(",\n  \"procedures\": ", f);
-	json_procs(f, sc, res->acts, e_seen, t_seen, "");
+	json_procs(f, sc, res->acts, res->device_landed_j, e_seen, t_seen, "");
 	fputs(",\n  \"phases\": [", f);
 	for (i = 0; i < sc->nphases; i++) {
 		fprintf(f, "%s\n    {\"name\": ", i ? "," : "");

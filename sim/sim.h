@@ -202,6 +202,8 @@ struct sim_truth_act {
 /* The truth of one run. */
 struct sim_run_truth {
 	struct sim_truth_act *state_acts; /* the time-driven run's (sim/states.c) */
+	struct sim_truth_act *cpu_states; /* the time-driven run's (sim/states.c) */
+	double *device_landed_j;     /* the time-driven run's (sim/devices.c) */
 	struct eqp_pstate *pstates;
 	size_t npstates;
 	double duration, energy_j;
@@ -246,6 +248,10 @@ struct sim_result {
 	uint64_t pulses_in_quanta;   /* sum of preloads of the completed quanta */
 	double quantum_j;            /* nominal energy per sample: N * E_min */
 	struct sim_params p;         /* the parameters in effect (sim_params_effective) */
+	/* everything the device drew while the workload's CPU was in each
+	 * state, [freq * 2 + idle]: the sampling ISR, the OS's handlers and the
+	 * frequency switches included, in the state they ran in (sim/states.c) */
+	struct sim_truth_act *cpu_states;
 	struct sim_truth_act *state_acts; /* per activity and frequency state,
 					     [act * nfreqs + freq] (sim/states.c) */
 	struct eqp_pstate *pstates;  /* the CPU's frequency and idle-state changes */

@@ -72,16 +72,20 @@ int sim_states_add(struct eqp_writer *w, const struct sim_result *res, int energ
 }
 
 int sim_states_account(struct sim_result *res, const struct sim_scenario *sc, size_t act,
-		       size_t freq, double power, double dt)
+		       size_t freq, int idle, double power, double dt)
 {
 	struct sim_truth_act *x;
 
 	if (!res->state_acts) {
 		res->state_acts = calloc(SIM_NACTS(sc) * sc->nfreqs, sizeof(*res->state_acts));
-		if (!res->state_acts)
+		res->cpu_states = calloc(2 * sc->nfreqs, sizeof(*res->cpu_states));
+		if (!res->state_acts || !res->cpu_states)
 			return -1;
 	}
 	x = &res->state_acts[act * sc->nfreqs + freq];
+	x->energy_j += power * dt;
+	x->time_s += dt;
+	x = &res->cpu_states[freq * 2 + !!idle];
 	x->energy_j += power * dt;
 	x->time_s += dt;
 	return 0;
@@ -89,7 +93,7 @@ int sim_states_account(struct sim_result *res, const struct sim_scenario *sc, si
 
 /* ---- truth-states.json ------------------------------------------------ */
 
-enum group { G_STATE, G_FREQ, G_MODE, G_EXE_STATE, G_PROC_STATE, G_MODULE_FREQ };
+enum group { G_STATE, G_FREQ, G_CSTATE, G_MODE, G_EXE_STATE, G_PROC_STATE, G_MODULE_FREQ };
 
 static const char *mode_of(const struct sim_scenario *sc, size_t act)
 {
@@ -111,6 +115,7 @@ static void key_of(const struct sim_scenario *sc, enum group g, size_t act, size
 	switch (g) {
 	case G_STATE: snprintf(key, size, "%s %s", f, c); break;
 	case G_FREQ: snprintf(key, size, "%s", f); break;
+	case G_CSTATE: snprintf(key, size, "%s", c); break;
 	case G_MODE: snprintf(key, size, "%s", mode_of(sc, act)); break;
 	case G_EXE_STATE: snprintf(key, size, "%s\t%s %s", sim_act_exe(sc, act), f, c); break;
 	case G_MODULE_FREQ: snprintf(key, size, "%s\t%s", sim_act_module(sc, act), f); break;
@@ -186,6 +191,44 @@ static void json_group(FILE *out, const struct sim_scenario *sc, const struct si
 	fputs("\n  ]", out);
 }
 
+/* The CPU's states: states (frequency and idle state), freqs or cstates,
+ * from everything drawn in them (cpu_states), shares of the run's whole
+ * energy and time. */
+static void json_cpu_group(FILE *out, const struct sim_scenario *sc, const struct sim_truth_act *cpu,
+			   enum group g, double e_all, double t_all)
+{
+	char key[64], f[32], c[16];
+	size_t i, j, n = g == G_CSTATE ? 2 : g == G_FREQ ? sc->nfreqs : 2 * sc->nfreqs;
+	int first = 1;
+
+	fputs("[", out);
+	for (i = 0; i < n; i++) {
+		double e = 0, t = 0;
+
+		for (j = 0; j < 2 * sc->nfreqs; j++)
+			if ((g == G_STATE && j == i) || (g == G_FREQ && j / 2 == i) ||
+			    (g == G_CSTATE && j % 2 == i)) {
+				e += cpu[j].energy_j;
+				t += cpu[j].time_s;
+			}
+		if (t == 0)
+			continue;
+		eq_freq_label(f, sizeof(f), freq_khz(sc, g == G_FREQ ? i : i / 2));
+		eq_cstate_label(c, sizeof(c), (g == G_CSTATE ? i : i % 2) ? SIM_IDLE_CSTATE : 0);
+		if (g == G_STATE)
+			snprintf(key, sizeof(key), "%s %s", f, c);
+		fprintf(out, "%s\n    {\"%s\": ", first ? "" : ",",
+			g == G_STATE ? "state" : g == G_FREQ ? "freq" : "cstate");
+		eq_json_string(out, g == G_STATE ? key : g == G_FREQ ? f : c);
+		if (g != G_CSTATE)
+			fprintf(out, ", \"freq_hz\": %.9g", sc->freqs[g == G_FREQ ? i : i / 2].hz);
+		fprintf(out, ", \"energy_j\": %.9g, \"time_s\": %.9g, \"energy_share\": %.9g, \"time_share\": %.9g, \"power_w\": %.9g}",
+			e, t, e / e_all, t / t_all, e / t);
+		first = 0;
+	}
+	fputs("\n  ]", out);
+}
+
 int sim_states_write_truth(const struct sim_scenario *sc, const struct sim_result *res,
 			   const char *path, struct eq_error *err)
 {
@@ -193,13 +236,15 @@ int sim_states_write_truth(const struct sim_scenario *sc, const struct sim_resul
 	double e_seen = res->energy_j - res->isr_energy_j;
 	double t_seen = res->duration - res->isr_time_s;
 
-	if (!res->state_acts)
+	if (!res->state_acts || !res->cpu_states)
 		return eq_fail(err, "simulator: no truth per state was kept");
-#define GROUPS(acts, e_seen, t_seen, indent) do { \
+#define GROUPS(acts, cpu, e_all, t_all, e_seen, t_seen, indent) do { \
 	fputs(",\n" indent "  \"states\": ", o.fp); \
-	json_group(o.fp, sc, acts, G_STATE, e_seen, t_seen); \
+	json_cpu_group(o.fp, sc, cpu, G_STATE, e_all, t_all); \
 	fputs(",\n" indent "  \"freqs\": ", o.fp); \
-	json_group(o.fp, sc, acts, G_FREQ, e_seen, t_seen); \
+	json_cpu_group(o.fp, sc, cpu, G_FREQ, e_all, t_all); \
+	fputs(",\n" indent "  \"cstates\": ", o.fp); \
+	json_cpu_group(o.fp, sc, cpu, G_CSTATE, e_all, t_all); \
 	fputs(",\n" indent "  \"modes\": ", o.fp); \
 	json_group(o.fp, sc, acts, G_MODE, e_seen, t_seen); \
 	fputs(",\n" indent "  \"exe_states\": ", o.fp); \
@@ -213,13 +258,15 @@ int sim_states_write_truth(const struct sim_scenario *sc, const struct sim_resul
 		return -1;
 	fputs("{\n  \"scenario\": ", o.fp);
 	eq_json_string(o.fp, sc->name);
-	fputs(",\n  \"shares_exclude\": \"the sampling ISR (it cannot sample itself)\"", o.fp);
-	GROUPS(res->state_acts, e_seen, t_seen, "");
+	fputs(",\n  \"states_hold\": \"everything drawn while the CPU was in the state, the sampling ISR and the OS's interrupt handlers included (shares of the whole run)\"", o.fp);
+	fputs(",\n  \"shares_exclude\": \"code groups (modes, exe_states, module_freqs, proc_states): the sampling ISR (it cannot sample itself), and the OS's interrupt handlers are in no row, as in truth.json\"", o.fp);
+	GROUPS(res->state_acts, res->cpu_states, res->energy_j, res->duration, e_seen, t_seen, "");
 	if (res->time_run.state_acts) { /* the time-driven run, when it was separate */
 		const struct sim_run_truth *tr = &res->time_run;
 
 		fputs(",\n  \"time_run\": {\"run\": \"time-driven\"", o.fp);
-		GROUPS(tr->state_acts, tr->energy_j - tr->isr_energy_j, tr->duration - tr->isr_time_s, "  ");
+		GROUPS(tr->state_acts, tr->cpu_states, tr->energy_j, tr->duration,
+		       tr->energy_j - tr->isr_energy_j, tr->duration - tr->isr_time_s, "  ");
 		fputs("}", o.fp);
 	}
 #undef GROUPS

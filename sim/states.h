@@ -20,9 +20,11 @@ int sim_states_track(struct sim_result *res, const struct sim_scenario *sc, size
 int sim_states_add(struct eqp_writer *w, const struct sim_result *res, int energy,
 		   struct eq_error *err);
 /* The engine's hook: activity act ran dt seconds at frequency state freq
- * drawing power watts (the device's, base and consumers included). */
+ * drawing power watts (the device's, base and consumers included, at its
+ * terminal voltage), while the workload's CPU was idle or not (the ISR and
+ * the OS's handlers run inside the workload's state). */
 int sim_states_account(struct sim_result *res, const struct sim_scenario *sc, size_t act,
-		       size_t freq, double power, double dt);
+		       size_t freq, int idle, double power, double dt);
 /* DIR/truth-states.json: energy and time per state, per mode, per
  * executable and state (docs/simulator.md). */
 int sim_states_write_truth(const struct sim_scenario *sc, const struct sim_result *res,

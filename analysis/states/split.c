@@ -12,6 +12,7 @@
 #include "states/pstate.h"
 #include "util/grow.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -160,6 +161,167 @@ static const char *sample_label(struct eq_split_store *st, const struct eq_pstat
 	return eq_intern(st->strings, buf);
 }
 
+/*
+ * The quanta (or ticks) cut at a state's changes.  A state lasting
+ * thousands of samples has its samples in one stretch, and the sampling
+ * variance from the lag-1 correlation (telegraph model) goes to the
+ * rounding of that stretch, which it estimates from the run lengths, a
+ * little low.  Counted directly in each CPU's sample sequence:
+ *  - each change of the label moves the stretches on both sides by a
+ *    uniform fraction of a sample (variance 1/12 each);
+ *  - the run's first and last sample sit at a boundary whose error is
+ *    one-sided, up to a whole sample (second moment 1/3);
+ *  - a run of one sample inside another label's stretch stands for
+ *    stretches shorter than a sample (a process waking in idle: the
+ *    recorder itself), most of them never sampled: their count is a
+ *    Bernoulli draw with a variance about its mean, and when none lands the
+ *    idle stretch is over-counted by what they took.  The samples that do
+ *    land are few, so their rate is pooled over the run: a lone sample of
+ *    one label inside a long stretch of another, or of one process between
+ *    two of another in a stretch of one label (the same wake-ups while
+ *    work runs), with a Poisson upper bound on their number (w + 2 sqrt(w)
+ *    + 2).  An idle sample is exposed when a wake-up at its place would
+ *    change its label (--by cstate, state, mode; not freq nor cpu), and so
+ *    is the row that wake-up would go to; a row's variance from wake-ups
+ *    is that rate times its exposed samples (or 5/6 per lone sample it
+ *    holds, if more);
+ *  - the board's quantum jitter moves every boundary by up to J% of a
+ *    quantum more (its running offset is bounded by the firmware:
+ *    (J/100)^2/3 each; a timer's drift is in the model already, cv^2).
+ * The row's sampling variance is at least their sum, and at most the
+ * binomial one from this floor (docs/guide.md, "Power states").  Rows of a
+ * label alone (--by state, freq, cstate, cpu, mode); after a granularity
+ * the rows follow the code, as procedures do.
+ */
+#define LONG_RUN 16 /* samples: a stretch that wake-ups cut without being seen */
+
+struct bounds {
+	struct { const char *label; double mid, ends, single, exposed; } *v;
+	size_t n, cap;
+	struct {
+		uint16_t cpu;
+		size_t lastv, prevv;   /* the current run's label, the one before */
+		uint64_t runlen;
+		int have_prev;
+		uint64_t prevlen;      /* the length of the run before */
+		uint32_t pid[2];       /* the last two samples' processes */
+	} cpus[64];
+	size_t ncpus;
+	uint64_t wakeups, samples; /* lone samples seen (wake-ups), all samples */
+};
+
+static long bounds_label(struct bounds *b, const char *label)
+{
+	size_t i;
+
+	for (i = 0; i < b->n; i++)
+		if (b->v[i].label == label)
+			return (long)i;
+	if (EQ_GROW(b->v, b->cap, b->n + 1, 16) < 0)
+		return -1;
+	b->v[b->n].label = label;
+	b->v[b->n].mid = b->v[b->n].ends = b->v[b->n].single = 0;
+	b->v[b->n].exposed = 0;
+	return (long)b->n++;
+}
+
+static int bounds_add(struct bounds *b, uint16_t cpu, uint32_t pid, const char *label)
+{
+	size_t c;
+	long i = bounds_label(b, label);
+
+	if (i < 0)
+		return -1;
+	b->samples++;
+	for (c = 0; c < b->ncpus && b->cpus[c].cpu != cpu; c++)
+		;
+	/* a process seen for one sample inside a long stretch of one label
+	 * (the recorder waking while work runs): the same wakes cut the other
+	 * labels' stretches unseen */
+	if (c < b->ncpus && b->cpus[c].lastv == (size_t)i && b->cpus[c].runlen >= 2 &&
+	    b->cpus[c].pid[1] != b->cpus[c].pid[0] && b->cpus[c].pid[1] != pid)
+		b->wakeups++;
+	if (c < b->ncpus) {
+		b->cpus[c].pid[0] = b->cpus[c].pid[1];
+		b->cpus[c].pid[1] = pid;
+	}
+	if (c == b->ncpus) {
+		if (b->ncpus == sizeof(b->cpus) / sizeof(b->cpus[0]))
+			return 0; /* more CPUs than kept: the telegraph model alone */
+		b->ncpus++;
+		b->cpus[c].cpu = cpu;
+		b->cpus[c].have_prev = 0;
+		b->cpus[c].runlen = 0;
+		b->cpus[c].prevlen = 0;
+		b->cpus[c].pid[0] = b->cpus[c].pid[1] = pid;
+		b->v[i].ends++; /* the CPU's first sample */
+	} else if (b->cpus[c].lastv != (size_t)i) {
+		/* a run of the last label ended here */
+		if (b->cpus[c].runlen == 1 && b->cpus[c].have_prev && b->cpus[c].prevv == (size_t)i) {
+			b->v[b->cpus[c].lastv].single++;  /* a lone sample inside this label */
+			b->v[i].single++;
+			if (b->cpus[c].prevlen >= LONG_RUN)
+				b->wakeups++;
+		}
+		b->cpus[c].prevlen = b->cpus[c].runlen;
+		b->v[b->cpus[c].lastv].mid++;
+		b->v[i].mid++;
+		b->cpus[c].prevv = b->cpus[c].lastv;
+		b->cpus[c].have_prev = 1;
+		b->cpus[c].runlen = 0;
+	}
+	b->cpus[c].lastv = (size_t)i;
+	b->cpus[c].runlen++;
+	return 0;
+}
+
+/* An idle sample labelled idle_label: a wake-up there would move it to
+ * woke_label; when the two differ, both rows are exposed to unseen
+ * wake-ups. */
+static int bounds_exposed(struct bounds *b, const char *idle_label, const char *woke_label)
+{
+	long i, j;
+
+	if (idle_label == woke_label)
+		return 0;
+	if ((i = bounds_label(b, idle_label)) < 0 || (j = bounds_label(b, woke_label)) < 0)
+		return -1;
+	b->v[i].exposed++;
+	b->v[j].exposed++;
+	return 0;
+}
+
+static void bounds_apply(struct bounds *b, struct eq_profile *p, double jitter)
+{
+	size_t c, i, j;
+
+	for (c = 0; c < b->ncpus; c++)   /* each CPU's last sample */
+		b->v[b->cpus[c].lastv].ends++;
+	for (i = 0; i < p->nrows; i++) {
+		struct eq_row *r = &p->rows[i];
+		double k = (double)r->samples, m = (double)p->total_samples, pr = m > 0 ? k / m : 0;
+
+		if (!(pr > 0 && pr < 1))
+			continue;
+		for (j = 0; j < b->n; j++)
+			if (!strcmp(b->v[j].label, r->name)) {
+				/* idle stretches (and the rows a wake-up in them
+				 * moves samples to) are cut by the wake-ups seen
+				 * elsewhere at their rate */
+				double w = (double)b->wakeups, wup = w + 2 * sqrt(w) + 2;
+				double wake = fmax(b->v[j].single * 5 / 6, wup * b->v[j].exposed / (double)b->samples);
+				double v = b->v[j].mid / 12 + b->v[j].ends / 3 + wake +
+					   (b->v[j].mid + b->v[j].ends) * jitter * jitter / 3;
+				double deff = fmin(v / (k * (1 - pr)), 1);
+
+				if (deff > r->deff_sampling)
+					r->deff_sampling = deff;
+				break;
+			}
+	}
+	eq_profile_set_interval(p, p->interval);
+}
+
 static int needs_events(const struct eqp_file *f, const struct eq_pstates *ps, unsigned splits,
 			struct eq_error *err)
 {
@@ -190,6 +352,8 @@ struct eq_profile *eq_split_profile_build(const struct eqp_file *f, struct eq_sy
 	struct eq_pstates *ps = eq_pstates_new(f, err);
 	struct eq_agg *a = NULL;
 	struct eq_profile *p = NULL;
+	struct bounds bd = { 0 };
+	const struct eqp_board_info *bi = eqp_board_info(f);
 	uint64_t lost_marks = 0;
 	size_t c, k;
 
@@ -215,6 +379,18 @@ struct eq_profile *eq_split_profile_build(const struct eqp_file *f, struct eq_sy
 
 			if (!label || !(loc = split_loc(st, (enum eq_by)primary, loc, label)))
 				goto oom;
+			if (primary == EQ_BY_NONE && bounds_add(&bd, smp[k].cpu, smp[k].pid, label) < 0)
+				goto oom;
+			if (primary == EQ_BY_NONE && (smp[k].flags & EQ_F_IDLE)) {
+				/* what a wake-up here would be labelled */
+				struct eq_sample woke = smp[k];
+				const char *wl;
+
+				woke.flags &= (uint16_t)~EQ_F_IDLE;
+				wl = sample_label(st, ps, splits, &woke);
+				if (!wl || bounds_exposed(&bd, label, wl) < 0)
+					goto oom;
+			}
 			if (eq_agg_add_sample(a, loc, smp[k].time, err) < 0)
 				goto out;
 			lost_marks += !!(smp[k].flags & EQ_F_LOST);
@@ -224,6 +400,8 @@ struct eq_profile *eq_split_profile_build(const struct eqp_file *f, struct eq_sy
 			  m->mode == EQP_MODE_TIME ? eq_profile_period_s(f) : 0,
 			  eqp_lost_total(f), err);
 	a = NULL;
+	if (p && p->ordered && primary == EQ_BY_NONE)
+		bounds_apply(&bd, p, m->mode == EQP_MODE_ENERGY && bi ? bi->jitter_pct / 100.0 : 0);
 	if (p) {
 		p->by = by;
 		p->lost_marks = lost_marks;
@@ -235,6 +413,7 @@ struct eq_profile *eq_split_profile_build(const struct eqp_file *f, struct eq_sy
 oom:
 	eq_fail(err, "profile of %s: out of memory", eqp_path(f));
 out:
+	free(bd.v);
 	eq_agg_free(a);
 	eq_pstates_free(ps);
 	eq_split_store_free(st);

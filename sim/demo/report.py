@@ -566,7 +566,7 @@ def appendix(work):
         p = j(d, "power.json")["recordings"][0]
         t = j(d, "truth.json")
         out.append("| %s | %.3f V | %.1f mW | %.1f mW | %+.2f%% | %.1f mW |" % (
-            label, t["vb"]["energy_weighted_v"], p["power_w"] * 1e3,
+            label, t["vb"]["charge_weighted_v"], p["power_w"] * 1e3,
             t["avg_power_w"] * 1e3, 100 * (p["power_w"] / t["avg_power_w"] - 1),
             t["bias"]["expected_power_estimate_w"] * 1e3))
     out.append("\n**A.1.2, dead time.** The 555 discharges for 300 ns after each pulse and the charge "

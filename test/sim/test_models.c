@@ -588,6 +588,15 @@ static void test_devices_consumers_phases(void **state)
 	free(pc);
 	assert_true(nreq > 8);
 	qsort(req, nreq, sizeof(*req), by_issue_ns);
+	/* the documented timing (docs/simulator.md, "request"): phase p's
+	 * requests (every 500 ms, bursts of one) start within its first 500 ms
+	 * and follow each other 400 to 600 ms apart */
+	assert_true(req[0].issue / 1e9 >= 0 && req[0].issue / 1e9 < 0.5);
+	for (i = 1; i < nreq && req[i].issue / 1e9 < 2.5; i++) {
+		double gap = (req[i].issue - req[i - 1].issue) / 1e9;
+
+		assert_true(gap >= 0.4 - 1e-9 && gap <= 0.6 + 1e-9);
+	}
 	for (i = 0; i < nreq; i++) {
 		t0 = req[i].issue / 1e9;
 		t1 = fmin(req[i].complete / 1e9, T);

@@ -331,111 +331,239 @@ static void dvfs_scenario(char *buf, size_t size)
 	assert_true(len < size);
 }
 
+/* Issue 23 item 6: states that last thousands of samples (Table 5's
+ * Itsy: one stretch per clock), where the systematic-sampling variance
+ * from the lag-1 correlation is the rounding of a few stretches and the
+ * quanta cut at each change set the error.  Three clocks, each busy in
+ * one stretch and idle in another, with Itsy's powers. */
+static void long_scenario(char *buf, size_t size)
+{
+	size_t len = (size_t)snprintf(buf, size,
+		"scenario long\nbase_power 100mW\nfreq 206MHz\nfreq 118MHz\nfreq 59MHz\n"
+		"isr_power 600mW@206MHz 343.7mW@118MHz 171.8mW@59MHz\n"
+		"kernel\n proc cpu_idle 0xc0010000 0x100 10mW\n"
+		" proc flash_write 0xc0020000 0x800 400mW\nidle cpu_idle\n"
+		"module /bin/app\n proc kernel_loop 0x1000 0x2000 607mW@206MHz 348mW@118MHz 181mW@59MHz\n"
+		" proc checksum 0x4000 0x800 607mW@206MHz 348mW@118MHz 181mW@59MHz\n"
+		"process app 300 /bin/app\n map /bin/app 0x8000\n");
+	static const char *const clocks[] = { "206MHz", "118MHz", "59MHz" };
+	static const double busy[] = { 1.2, 1.6, 2.4 }, rest[] = { 0.6, 0.9, 1.3 };
+	int i;
+
+	for (i = 0; i < 3; i++)
+		len += (size_t)snprintf(buf + len, size - len,
+			"phase run%d %gs\n cpufreq %s\n cpu_idle 0\n run app kernel_loop 70\n"
+			" run app checksum 30\n run app flash_write 1\n"
+			"phase rest%d %gs\n cpufreq %s\n cpu_idle 100%%\n",
+			i, busy[i], clocks[i], i, rest[i], clocks[i]);
+	assert_true(len < size);
+}
+
+/* The front end's modelled biases off (docs/simulator.md "Bias", which no
+ * interval covers: the supply drop without voltage compensation, the dead
+ * time); everything else as the defaults: the sampling ISR (2000 cycles),
+ * the OS tick's handlers, the recorder, the quantum jitter, the latency. */
+static const char *const no_frontend_bias[] = {
+	"dead_time=1ns", "vcomp=on", "r_fuse=0", "r_source=0", NULL,
+};
+
+enum { G_STATES, G_FREQS, G_CSTATES, NGROUPS };
+static const char *const group_by[NGROUPS] = { "state", "freq", "cstate" };
+
 struct cov { long rows, in; double ss, ss2; long seeds; };
 
-/* One seed: each state row's sampling interval against its true share. */
-static void cover_one(uint64_t seed, struct cov energy_time[2])
+/* The true share of a state row of group g from the run's cpu_states
+ * (everything drawn in each state, the ISR and the handlers included:
+ * truth-states.json's states, freqs and cstates). */
+static double true_share(const struct sim_scenario *sc, const struct sim_truth_act *cpu, int g,
+			 size_t f, int idle, int mode, double total)
+{
+	double x = 0;
+	size_t j;
+
+	for (j = 0; j < 2 * sc->nfreqs; j++)
+		if ((g == G_STATES && j == f * 2 + (size_t)idle) || (g == G_FREQS && j / 2 == f) ||
+		    (g == G_CSTATES && (int)(j % 2) == idle))
+			x += mode ? cpu[j].time_s : cpu[j].energy_j;
+	return x / total;
+}
+
+/* One seed: each row's sampling interval against its true share, for
+ * --by state, freq and cstate, energy- and time-driven. */
+static void cover_one(void (*scenario)(char *, size_t), const char *const *sets, uint64_t seed,
+		      struct cov cv[2][NGROUPS])
 {
 	struct sim_scenario sc;
 	struct sim_result r;
 	struct eq_error err;
 	char dir[600], path[700], text[8192];
-	size_t i, a, f;
-	int mode;
+	size_t i, f;
+	int mode, g;
 
-	dvfs_scenario(text, sizeof(text));
-	simrun(text, "dvfs.scn", seed, "cov", &sc, &r, dir, sizeof(dir));
+	scenario(text, sizeof(text));
+	assert_int_equal(sim_scenario_parse(&sc, text, strlen(text), "states.scn", &err), 0);
+	snprintf(path, sizeof(path), "seed=%llu", (unsigned long long)seed);
+	assert_int_equal(sim_scenario_set(&sc, path, &err), 0);
+	for (; sets && *sets; sets++)
+		assert_int_equal(sim_scenario_set(&sc, *sets, &err), 0);
+	assert_int_equal(sim_run(&sc, NULL, &r, &err), 0);
+	snprintf(dir, sizeof(dir), "%s/cov", simrun_dir);
+	assert_int_equal(sim_write_outputs(&sc, &r, dir, &err), 0);
 	for (mode = 0; mode < 2; mode++) {
-		struct eqp_file *fp;
-		struct eq_symbolizer *sy;
-		struct eq_split_store *st;
-		struct eq_profile *p;
 		/* the time-driven recording is its own run when the two are separate */
-		const struct sim_truth_act *sa = mode && r.time_run.state_acts ? r.time_run.state_acts : r.state_acts;
-		double seen = mode ? (r.time_run.state_acts ? r.time_run.duration - r.time_run.isr_time_s :
-				      r.duration - r.isr_time_s) : r.energy_j - r.isr_energy_j;
-		long in = 0, rows = 0;
+		const struct sim_truth_act *cpu = mode && r.time_run.cpu_states ? r.time_run.cpu_states : r.cpu_states;
+		double total = mode ? (r.time_run.cpu_states ? r.time_run.duration : r.duration) :
+			       (r.time_run.cpu_states || !mode ? r.energy_j : r.time_run.energy_j);
 
 		snprintf(path, sizeof(path), "%s/%s", dir, mode ? "time.eqp" : "energy.eqp");
-		fp = eqp_open(path, &err);
-		assert_non_null(fp);
-		p = split(fp, &sy, "state", 0, &st, &err);
-		assert_non_null(p);
-		for (f = 0; f < sc.nfreqs; f++)
-			for (int idle = 0; idle < 2; idle++) {
-				double truth = 0;
-				const struct eq_row *row;
-				char label[64], fl[32];
+		for (g = 0; g < NGROUPS; g++) {
+			struct eqp_file *fp = eqp_open(path, &err);
+			struct eq_symbolizer *sy;
+			struct eq_split_store *st;
+			struct eq_profile *p;
+			long in = 0, rows = 0;
 
-				for (a = 0; a < SIM_NACTS(&sc); a++)
-					if (a != SIM_ACT_ISR && (a == SIM_ACT_IDLE) == idle) {
-						const struct sim_truth_act *x = &sa[a * sc.nfreqs + f];
+			assert_non_null(fp);
+			p = split(fp, &sy, group_by[g], 0, &st, &err);
+			assert_non_null(p);
+			for (f = 0; f < (g == G_CSTATES ? 1 : sc.nfreqs); f++)
+				for (int idle = 0; idle < (g == G_FREQS ? 1 : 2); idle++) {
+					double truth = true_share(&sc, cpu, g, f, idle, mode, total);
+					const struct eq_row *row;
+					char label[64], fl[32], cl[16];
 
-						truth += (mode ? x->time_s : x->energy_j) / seen;
+					eq_freq_label(fl, sizeof(fl), (uint32_t)llround(sc.freqs[f].hz / 1e3));
+					eq_cstate_label(cl, sizeof(cl), idle ? SIM_IDLE_CSTATE : 0);
+					snprintf(label, sizeof(label), "%s%s%s", g == G_CSTATES ? "" : fl,
+						 g == G_STATES ? " " : "", g == G_FREQS ? "" : cl);
+					row = eq_profile_find(p, label, NULL);
+					if (!row) { /* a state with no time: no row, no truth */
+						assert_true(truth == 0);
+						continue;
 					}
-				snprintf(label, sizeof(label), "%s C%d",
-					 eq_freq_label(fl, sizeof(fl), (uint32_t)llround(sc.freqs[f].hz / 1e3)),
-					 idle ? SIM_IDLE_CSTATE : 0);
-				row = eq_profile_find(p, label, NULL);
-				assert_non_null(row);
-				rows++;
-				in += truth >= row->ci95_low && truth <= row->ci95_high;
-				if (getenv("EQ_STATES_DETAIL"))
-					print_message("#  %s %s truth %.5f share %.5f [%.5f, %.5f]\n", mode ? "time" : "energy",
-						      label, truth, row->share, row->ci95_low, row->ci95_high);
-			}
-		if (p->nrows != 4)
-			for (i = 0; i < p->nrows; i++)
-				print_message("#  row %s %llu\n", p->rows[i].name, (unsigned long long)p->rows[i].samples);
-		assert_int_equal(p->nrows, 4);
-		energy_time[mode].rows += rows;
-		energy_time[mode].in += in;
-		energy_time[mode].ss += in;
-		energy_time[mode].ss2 += (double)in * in;
-		energy_time[mode].seeds++;
-		eq_profile_free(p);
-		eq_split_store_free(st);
-		eq_sym_free(sy);
-		eqp_close(fp);
+					rows++;
+					in += truth >= row->ci95_low && truth <= row->ci95_high;
+					if (getenv("EQ_STATES_DETAIL"))
+						print_message("#  %llu %s %s truth %.5f share %.5f [%.5f, %.5f]\n",
+							      (unsigned long long)seed, mode ? "time" : "energy", label,
+							      truth, row->share, row->ci95_low, row->ci95_high);
+				}
+			cv[mode][g].rows += rows;
+			cv[mode][g].in += in;
+			cv[mode][g].ss += in;
+			cv[mode][g].ss2 += (double)in * in;
+			cv[mode][g].seeds++;
+			for (i = 0; i < p->nrows; i++)  /* every row is one of the truth's */
+				assert_true(p->rows[i].samples > 0);
+			eq_profile_free(p);
+			eq_split_store_free(st);
+			eq_sym_free(sy);
+			eqp_close(fp);
+		}
 	}
 	sim_result_free(&r);
 	sim_scenario_free(&sc);
 }
 
+/* Coverage of group g's rows over seeds: printed, and its phi (the
+ * per-seed count's variance over the binomial one: rows of a seed cover
+ * together). */
+static double report_cov(const char *what, const char *mode, int g, const struct cov *c, double *phi)
+{
+	double cov = (double)c->in / c->rows, per = (double)c->rows / c->seeds;
+	double var = c->ss2 / c->seeds - (c->ss / c->seeds) * (c->ss / c->seeds);
+
+	*phi = cov < 1 ? var / (per * cov * (1 - cov)) : 0;
+	print_message("# %s, %s-driven, by %s: %ld rows over %ld seeds, the sampling interval covers the truth in %.1f%% (phi %.2f)\n",
+		      what, mode, group_by[g], c->rows, c->seeds, 100 * cov, *phi);
+	return cov;
+}
+
 /*
  * Coverage of the 95% sampling interval of each state's share, energy- and
- * time-driven, over 100 seeds x 4 states = 400 rows each, through the
- * recording files (PSTA chunks, state lookup, split profile).
+ * time-driven, through the recording files (PSTA chunks, state lookup,
+ * split profile), against everything drawn in each state
+ * (truth-states.json), with the OS tick, the sampling ISR, the recorder
+ * and the jitter as by default (only the front end's documented biases
+ * off: no_frontend_bias).
  *
- * Measured 96.2% energy-driven, 97.0% time-driven (seeds 5000..5099, phi
- * 1.6 and 1.3).  The check is that it covers at least the stated 95%, with
- * room: >= 90%.  At the measured 96% (phi 1.6: SD of the coverage
- * sqrt(1.6 x 0.96 x 0.04 / 400) = 1.2%) that is 5 SD away: false failure
- * below 1e-6.  A wrong lookup (a state shifted in time, another CPU's
- * state, the target clock's offset forgotten) moves whole stretches of
- * samples and covers few rows.
+ * dvfs: states alternating every 200 ms and idle every 26 ms, 100 seeds x
+ * 4 states.  Measured by state 99.8% energy-driven, 99.5% time-driven
+ * (seeds 5000..5099, phi 1.0 and 2.0; 99.4% and 99.5% over 300 seeds).
+ * Checked >= 90%: at 98% with phi 2 the SD of the coverage is sqrt(2 x
+ * 0.98 x 0.02 / 400) = 1.0%, so 90% is 8 SD away (false failure below
+ * 1e-14).  A wrong lookup (a state
+ * shifted in time, another CPU's state, the target clock's offset
+ * forgotten) moves whole stretches of samples and covers few rows.
  *
  * EQ_STATES_SEEDS=N, EQ_STATES_DETAIL=1 rerun it by hand.
  */
 static void test_state_coverage(void **state)
 {
 	unsigned nseeds = getenv("EQ_STATES_SEEDS") ? (unsigned)atoi(getenv("EQ_STATES_SEEDS")) : 100;
-	struct cov c[2] = { { 0 } };
+	struct cov c[2][NGROUPS];
+	double phi;
 	unsigned i;
 	int mode;
 
 	(void)state;
+	memset(c, 0, sizeof(c));
 	for (i = 0; i < nseeds; i++)
-		cover_one(5000 + i, c);
-	for (mode = 0; mode < 2; mode++) {
-		double cov = (double)c[mode].in / c[mode].rows, per = (double)c[mode].rows / c[mode].seeds;
-		double var = c[mode].ss2 / c[mode].seeds - (c[mode].ss / c[mode].seeds) * (c[mode].ss / c[mode].seeds);
-		double phi = var / (per * cov * (1 - cov));
+		cover_one(dvfs_scenario, no_frontend_bias, 5000 + i, c);
+	for (mode = 0; mode < 2; mode++)
+		assert_true(report_cov("dvfs", mode ? "time" : "energy", G_STATES, &c[mode][G_STATES], &phi) >= 0.90);
+}
 
-		print_message("# %s-driven, by state: %ld rows, sampling interval covers the truth in %.1f%% (phi %.2f)\n",
-			      mode ? "time" : "energy", c[mode].rows, 100 * cov, phi);
-		assert_true(cov >= 0.90);
-	}
+/*
+ * Issue 23 item 6: states lasting thousands of samples (long_scenario:
+ * three clocks, each one busy and one idle stretch of 0.6-2.4 s), where
+ * the interval used to be the lag-1 model's alone: on Itsy-6freq +-0.01
+ * pp, covering 75% of the rows.  100 seeds, each 6 states, 3 clocks and
+ * 2 idle states, energy- and time-driven: 2200 rows, against every joule
+ * (and second) drawn in each state.
+ *
+ * Measured, seeds 7000..7099 (20000..20299): by state 99.7% (99.6%)
+ * energy-driven, 98.8% (96.7%) time-driven; by freq 97.0% (99.1%), 96.0%
+ * (99.9%); by cstate 98.0% (97.3%), 98.0% (95.2%); all rows together
+ * 98.3%.  Without the boundary terms of analysis/states/split.c the
+ * energy-driven rows covered 90.7% by state and 85.0% by freq.
+ *
+ * The checks and their false-failure rates: rows of one run cover together
+ * (a state row and its clock's row share their boundaries, C0 and C1 are
+ * complements), phi measured 0.9-2.0.
+ *  - all 2200 rows together >= 93%: at the worst measured 97% and phi 2,
+ *    the SD is sqrt(2 x 0.97 x 0.03 / 2200) = 0.52%, 93% is 7.7 SD away;
+ *  - each of the six groups (200-600 rows) >= 85%: at the worst, by
+ *    cstate time-driven, 95.2% over 200 rows with phi 2 (SD 2.1%), 85% is
+ *    4.8 SD away (8e-7), six checks below 1e-5.
+ * The estimator before failed the first (and by freq the second).
+ *
+ * EQ_STATES_SEEDS=N, EQ_STATES_BASE=S, EQ_STATES_DETAIL=1 rerun it by hand.
+ */
+static void test_long_state_coverage(void **state)
+{
+	unsigned nseeds = getenv("EQ_STATES_SEEDS") ? (unsigned)atoi(getenv("EQ_STATES_SEEDS")) : 100;
+	uint64_t base = getenv("EQ_STATES_BASE") ? strtoull(getenv("EQ_STATES_BASE"), NULL, 10) : 7000;
+	struct cov c[2][NGROUPS];
+	double phi, cov, in = 0, rows = 0;
+	int ok = 1;
+	unsigned i;
+	int mode, g;
+
+	(void)state;
+	memset(c, 0, sizeof(c));
+	for (i = 0; i < nseeds; i++)
+		cover_one(long_scenario, no_frontend_bias, base + i, c);
+	for (mode = 0; mode < 2; mode++)
+		for (g = 0; g < NGROUPS; g++) {
+			cov = report_cov("long states", mode ? "time" : "energy", g, &c[mode][g], &phi);
+			ok &= cov >= 0.85;
+			in += (double)c[mode][g].in;
+			rows += (double)c[mode][g].rows;
+		}
+	print_message("# long states, all rows: %.0f, covered %.1f%%\n", rows, 100 * in / rows);
+	assert_true(in / rows >= 0.93);
+	assert_true(ok);
 }
 
 int main(void)
@@ -447,7 +575,9 @@ int main(void)
 		cmocka_unit_test(test_parse),
 		cmocka_unit_test(test_split_crafted),
 		cmocka_unit_test(test_state_coverage),
+		cmocka_unit_test(test_long_state_coverage),
 	};
 
+	(void)simrun; /* simrun.h's runner switches the ISR off: these tests run their own */
 	return cmocka_run_group_tests(tests, simrun_setup, simrun_teardown);
 }
