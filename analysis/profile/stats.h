@@ -47,7 +47,9 @@ enum eq_interval {
 #define EQ_BATCHES_MIN 16
 #define EQ_BATCHES_MAX 128
 /* Lag-1 correlation of the batch means above which the run-to-run
- * interval is flagged as probably too narrow (record longer). */
+ * interval is flagged: the work changes more slowly than a batch, and the
+ * interval errs, one way or the other (table.c says which, and by how
+ * much at most). */
 #define EQ_BATCH_LAG1_WARN 0.3
 
 /* The floor of a design effect where a row holds (or leaves out) fewer

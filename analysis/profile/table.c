@@ -8,6 +8,34 @@
 #include "states/split.h"
 #include "util/units.h"
 
+/*
+ * The run-to-run interval over the sampling one, per row (half-widths go
+ * as the square root of the design effects): the most the batch means can
+ * overstate another run's spread when the work's slow variation is phases
+ * that another run repeats (an exact repeat differs only by sampling).
+ * Rows of at least 10 samples and a share below 1; 0 when there is none.
+ */
+static int overwidth(const struct eq_profile *p, double *lo, double *hi)
+{
+	size_t i;
+	int n = 0;
+
+	*lo = INFINITY;
+	*hi = 0;
+	for (i = 0; i < p->nrows; i++) {
+		const struct eq_row *r = &p->rows[i];
+		double x;
+
+		if (r->samples < 10 || !(r->share < 1) || !(r->deff_sampling > 0) || !(r->deff_run > 0))
+			continue;
+		x = sqrt(r->deff_run / r->deff_sampling);
+		*lo = fmin(*lo, x);
+		*hi = fmax(*hi, x);
+		n++;
+	}
+	return n;
+}
+
 int eq_format_parse(const char *text, enum eq_format *fmt, struct eq_error *err)
 {
 	if (!strcmp(text, "table"))
@@ -176,6 +204,17 @@ static void print_json(FILE *out, const struct eq_profile *p)
 	eq_json_number(out, p->batch_s > 0 ? p->batch_s : NAN);
 	fputs(", \"batch_lag1\": ", out);
 	eq_json_number(out, p->batches && !p->recordings ? p->batch_lag1 : NAN);
+	{
+		double lo, hi;
+		int have = p->batches && !p->recordings && p->interval == EQ_IV_RUN &&
+			   p->batch_lag1 > EQ_BATCH_LAG1_WARN && overwidth(p, &lo, &hi);
+
+		fputs(", \"batch_overwidth\": ", out);
+		if (have)
+			fprintf(out, "[%.6g, %.6g]", lo, hi);
+		else
+			fputs("null", out);
+	}
 	if (p->keys.n) {
 		unsigned k;
 
@@ -376,10 +415,26 @@ void eq_interval_describe(FILE *out, const struct eq_profile *p)
 		fprintf(out, " of %s", eq_format_quantity(q, sizeof(q), p->batch_s, "s"));
 	}
 	fprintf(out, ", lag-1 correlation %.2f)\n", p->batch_lag1);
-	if (p->batch_lag1 > EQ_BATCH_LAG1_WARN)
-		fputs("# warning: the batches are still correlated: the run varies more slowly "
-		      "than this recording is long, and the run-to-run interval is probably too "
-		      "narrow; record longer or give several recordings\n", out);
+	if (p->batch_lag1 > EQ_BATCH_LAG1_WARN) {
+		double lo, hi;
+
+		/* Two causes, errors in opposite directions: work that drifts at
+		 * random more slowly than the batches (the interval is too narrow),
+		 * or phases that another run repeats (too wide: the paper's phased
+		 * benchmarks, by 11 to 114 times).  One recording cannot tell them
+		 * apart; the bound on the second is the sampling interval's. */
+		fputs("# warning: the batches are still correlated: the work changes more slowly than a "
+		      "batch. If it runs in phases that another run repeats (a scripted benchmark), "
+		      "this interval is too wide", out);
+		if (overwidth(p, &lo, &hi))
+			fprintf(out, ", by up to %.3gx (%.3gx to %.3gx over the rows: each row's "
+				"half-width over its sampling interval's, what an exact repeat would "
+				"give)", hi, lo, hi);
+		else
+			fputs(", by up to its width over the sampling interval's", out);
+		fputs("; if it drifts at random, too narrow. For an honest run-to-run interval give "
+		      "several recordings (eqprof report run1.eqp run2.eqp ...)\n", out);
+	}
 }
 
 /* Rows by sort keys: a column per key, each as wide as its widest value
