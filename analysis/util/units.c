@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -144,4 +145,34 @@ int eq_parse_capacity(const char *text, const char *what, double *joules, struct
 	if (!(*joules > 0) || !isfinite(*joules))
 		return eq_fail(err, "%s '%s': the capacity must be positive", what, text);
 	return 0;
+}
+
+/*
+ * v * 1000 rounded to the nearest integer is what printf prints, unless the
+ * product's fraction lies within an ulp of one half: the double product and
+ * the exact one differ by half an ulp at most, and below 2^43 an ulp is
+ * under 0.001.  Other values (and negative ones, -0, NaN) go to printf.
+ */
+size_t eq_format_fixed3(char *buf, double v)
+{
+	char b[40], *p = b + sizeof(b);
+	double m = v * 1000.0, k = floor(m), f = m - k;
+	uint64_t n, q;
+	size_t len;
+
+	if (!(v >= 0) || signbit(v) || !(m < 8796093022208.0) || fabs(f - 0.5) < 0.002)
+		return (size_t)snprintf(buf, EQ_FIXED3_SIZE, "%.3f", v);
+	n = (uint64_t)k + (f > 0.5);
+	*--p = (char)('0' + n % 10);
+	*--p = (char)('0' + n / 10 % 10);
+	*--p = (char)('0' + n / 100 % 10);
+	*--p = '.';
+	q = n / 1000;
+	do
+		*--p = (char)('0' + q % 10);
+	while ((q /= 10));
+	len = (size_t)(b + sizeof(b) - p);
+	memcpy(buf, p, len);
+	buf[len] = '\0';
+	return len;
 }

@@ -6,6 +6,8 @@
 #include <cmocka.h>
 
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "util/units.h"
@@ -106,6 +108,53 @@ static void whole_numbers(void **state)
 	assert_int_equal(eq_parse_uint("18446744073709551616", "--n", ~0ull, &v, &err), -1);
 }
 
+static void fixed3_is(double v)
+{
+	char want[400], got[400];
+
+	snprintf(want, sizeof(want), "%.3f", v);
+	assert_int_equal(eq_format_fixed3(got, v), strlen(want));
+	assert_string_equal(got, want);
+}
+
+/* eq_format_fixed3 against printf itself: random numbers of every size the
+ * exports write, numbers a few ulps around every kind of thousandth and
+ * around the halves between them (where rounding turns), and the edges. */
+static void fixed3_is_printf(void **state)
+{
+	static const double edges[] = { 0.0, -0.0, 0.0005, 0.0015, 0.0025, 1e-300, 0.9995,
+					 999.9995, 8796093022.207, 8796093022.2075,
+					 8796093022.208, 8796093022.2085, 1e10, 1e300, -1.0,
+					 -0.0004 };
+	uint64_t x = 88172645463325252ull;
+	size_t i;
+	int k;
+
+	(void)state;
+	for (i = 0; i < sizeof(edges) / sizeof(edges[0]); i++)
+		fixed3_is(edges[i]);
+	fixed3_is(NAN);
+	fixed3_is(INFINITY);
+	for (i = 0; i < 400000; i++) {
+		double v, base;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		/* a magnitude from 1e-6 to 1e11, then a random mantissa */
+		v = ldexp((double)(x >> 11), -53) * pow(10.0, (double)(x % 18) - 6.0);
+		fixed3_is(v);
+		/* the thousandths and the halves between them, and their neighbours */
+		base = floor(v * 1000.0) / 1000.0;
+		for (k = -3; k <= 3; k++) {
+			fixed3_is(nextafter(base, k < 0 ? 0 : INFINITY) + 0.0 * k);
+			fixed3_is(base + 0.0005 + k * ldexp(base > 1 ? base : 1, -52));
+		}
+		fixed3_is((double)(x % 100000000000ull) / 1000.0);
+		fixed3_is((double)(x % 100000000000ull) / 1e9 * 1e6);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -114,6 +163,7 @@ int main(void)
 		cmocka_unit_test(range_checked),
 		cmocka_unit_test(formats_readably),
 		cmocka_unit_test(whole_numbers),
+		cmocka_unit_test(fixed3_is_printf),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
