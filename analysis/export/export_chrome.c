@@ -24,8 +24,10 @@
 #include "profile/callgraph.h"
 #include "export/export.h"
 #include "profile/table.h"
+#include "util/units.h"
 
 #include <math.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,7 +60,88 @@ struct chrome {
 	double period_us;          /* time profile: the longest a slice stands for */
 	const struct eq_loc **frames; /* with call chains: a sample's frames */
 	size_t chunk_hint;
+	char *ev;                  /* the event being made */
+	size_t ev_len, ev_cap;
+	int ev_failed;             /* out of memory for it */
 };
+
+/*
+ * A slice event is made in c->ev and written in one piece: most of the
+ * export's time went to printf's general number code and to stdio calls
+ * of a few bytes each.
+ */
+static int ev_room(struct chrome *c, size_t n)
+{
+	if (c->ev_len + n > c->ev_cap) {
+		size_t cap = (c->ev_len + n) * 2;
+		char *b = realloc(c->ev, cap);
+
+		if (!b)
+			return -1;
+		c->ev = b;
+		c->ev_cap = cap;
+	}
+	return 0;
+}
+
+static void ev_put(struct chrome *c, const char *s, size_t n)
+{
+	if (ev_room(c, n) == 0) {
+		memcpy(c->ev + c->ev_len, s, n);
+		c->ev_len += n;
+	} else {
+		c->ev_failed = 1;
+	}
+}
+
+#define EV_LIT(c, lit) ev_put(c, lit, sizeof(lit) - 1)
+
+/* digits of n, right-aligned before end; returns where they start */
+static char *u64_digits(char *end, uint64_t n)
+{
+	do
+		*--end = (char)('0' + n % 10);
+	while ((n /= 10));
+	return end;
+}
+
+static void ev_u64(struct chrome *c, uint64_t n)
+{
+	char b[24], *p = u64_digits(b + sizeof(b), n);
+
+	ev_put(c, p, (size_t)(b + sizeof(b) - p));
+}
+
+/* A JSON string, as eq_json_string() writes it. */
+static void ev_json(struct chrome *c, const char *s)
+{
+	EV_LIT(c, "\"");
+	while (*s) {
+		size_t run = 0;
+		char esc[8];
+
+		while (s[run] && s[run] != '"' && s[run] != '\\' && (unsigned char)s[run] >= 0x20)
+			run++;
+		ev_put(c, s, run);
+		s += run;
+		if (!*s)
+			break;
+		if (*s == '"' || *s == '\\')
+			snprintf(esc, sizeof(esc), "\\%c", *s);
+		else
+			snprintf(esc, sizeof(esc), "\\u%04x", (unsigned char)*s);
+		ev_put(c, esc, strlen(esc));
+		s++;
+	}
+	EV_LIT(c, "\"");
+}
+
+static void ev_fixed3(struct chrome *c, double v)
+{
+	char b[EQ_FIXED3_SIZE];
+
+	ev_put(c, b, eq_format_fixed3(b, v));
+}
 
 static void event_sep(struct chrome *c)
 {
@@ -83,40 +166,61 @@ static void power_counters(struct chrome *c, struct export_ctx *x)
 
 	power_iter_init(&it, &x->in);
 	while (power_iter_next(&it, &iv)) {
+		char w[96];
+
 		export_tick(x);
-		event_sep(c);
-		fprintf(c->out, "{\"name\":\"power\",\"cat\":\"power\",\"ph\":\"C\",\"ts\":%.3f,"
-				"\"pid\":%d,\"tid\":0,\"args\":{\"W\":%.6g}}",
-			(iv.t - iv.dt) * 1e6, POWER_PID, iv.energy_j / iv.dt);
+		c->ev_len = 0;
+		if (c->first)
+			EV_LIT(c, "\n{\"name\":\"power\",\"cat\":\"power\",\"ph\":\"C\",\"ts\":");
+		else
+			EV_LIT(c, ",\n{\"name\":\"power\",\"cat\":\"power\",\"ph\":\"C\",\"ts\":");
+		c->first = 0;
+		ev_fixed3(c, (iv.t - iv.dt) * 1e6);
+		snprintf(w, sizeof(w), ",\"pid\":%d,\"tid\":0,\"args\":{\"W\":%.6g}}", POWER_PID,
+			 iv.energy_j / iv.dt);
+		ev_put(c, w, strlen(w));
+		fwrite(c->ev, 1, c->ev_len, c->out);
 	}
 }
 
 /* Closes the thread's levels from the innermost up to level `from`. */
 static void close_levels(struct chrome *c, struct slice *s, size_t from)
 {
-	char line[32];
-
 	while (s->depth > from) {
 		struct level *v = &s->lv[--s->depth];
 		const struct eq_loc *l = v->loc;
 
-		event_sep(c);
-		fputs("{\"name\":", c->out);
-		eq_json_string(c->out, export_proc_name(l));
-		fprintf(c->out, ",\"cat\":\"sample\",\"ph\":\"X\",\"ts\":%.3f,\"dur\":%.3f,"
-				"\"pid\":%u,\"tid\":%u,\"args\":{\"exe\":",
-			v->start_us, s->end_us - v->start_us, s->pid, s->tid);
-		eq_json_string(c->out, l->exe ? l->exe : "[unknown]");
-		fputs(",\"module\":", c->out);
-		eq_json_string(c->out, l->module);
+		c->ev_len = 0;
+		if (c->first)
+			EV_LIT(c, "\n{\"name\":");
+		else
+			EV_LIT(c, ",\n{\"name\":");
+		c->first = 0;
+		ev_json(c, export_proc_name(l));
+		EV_LIT(c, ",\"cat\":\"sample\",\"ph\":\"X\",\"ts\":");
+		ev_fixed3(c, v->start_us);
+		EV_LIT(c, ",\"dur\":");
+		ev_fixed3(c, s->end_us - v->start_us);
+		EV_LIT(c, ",\"pid\":");
+		ev_u64(c, s->pid);
+		EV_LIT(c, ",\"tid\":");
+		ev_u64(c, s->tid);
+		EV_LIT(c, ",\"args\":{\"exe\":");
+		ev_json(c, l->exe ? l->exe : "[unknown]");
+		EV_LIT(c, ",\"module\":");
+		ev_json(c, l->module);
 		if (l->file) {
-			fputs(",\"file\":", c->out);
-			eq_json_string(c->out, l->file);
-			snprintf(line, sizeof(line), "%u", l->line);
-			if (!v->mixed_lines && l->line)
-				fprintf(c->out, ",\"line\":%s", line);
+			EV_LIT(c, ",\"file\":");
+			ev_json(c, l->file);
+			if (!v->mixed_lines && l->line) {
+				EV_LIT(c, ",\"line\":");
+				ev_u64(c, l->line);
+			}
 		}
-		fprintf(c->out, ",\"samples\":%llu}}", (unsigned long long)v->samples);
+		EV_LIT(c, ",\"samples\":");
+		ev_u64(c, v->samples);
+		EV_LIT(c, "}}");
+		fwrite(c->ev, 1, c->ev_len, c->out);
 	}
 }
 
@@ -319,7 +423,7 @@ static void track_names(struct chrome *c)
 
 int export_chrome(FILE *out, struct export_ctx *x, struct eq_error *err)
 {
-	struct chrome c = { out, 1, NULL, 0, 0, NULL, 0, NULL, 0 };
+	struct chrome c = { .out = out, .first = 1 };
 	char title[300];
 	unsigned cpu;
 	int rc;
@@ -336,6 +440,8 @@ int export_chrome(FILE *out, struct export_ctx *x, struct eq_error *err)
 		c.prev_us[cpu] = -1;
 	if (x->mode == EQP_MODE_TIME)
 		c.period_us = eq_profile_period_s(x->f) * 1e6;
+	/* one thread writes: stdio need not lock for each call */
+	__fsetlocking(out, FSETLOCKING_BYCALLER);
 	fputs("{\"displayTimeUnit\":\"ms\",\"otherData\":{\"recording\":", out);
 	eq_json_string(out, x->in.name);
 	fprintf(out, ",\"creator\":\"%s\",\"mode\":\"%s\",\"skipped\":", x->creator,
@@ -356,7 +462,8 @@ int export_chrome(FILE *out, struct export_ctx *x, struct eq_error *err)
 	free(c.open);
 	free(c.prev_us);
 	free(c.frames);
-	if (rc < 0)
+	free(c.ev);
+	if (rc < 0 || c.ev_failed)
 		return eq_fail(err, "out of memory for the threads' tracks");
 	return ferror(out) ? eq_fail(err, "writing the Chrome trace failed") : 0;
 }

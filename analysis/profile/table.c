@@ -68,15 +68,21 @@ void eq_csv_field(FILE *out, const char *s)
 void eq_json_string(FILE *out, const char *s)
 {
 	fputc('"', out);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	while (*s) {
+		size_t run = 0;
 
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(out, "\\u%04x", c);
+		/* the characters that need no escape go out in one piece */
+		while (s[run] && s[run] != '"' && s[run] != '\\' && (unsigned char)s[run] >= 0x20)
+			run++;
+		fwrite(s, 1, run, out);
+		s += run;
+		if (!*s)
+			break;
+		if (*s == '"' || *s == '\\')
+			fprintf(out, "\\%c", *s);
 		else
-			fputc(c, out);
+			fprintf(out, "\\u%04x", (unsigned char)*s);
+		s++;
 	}
 	fputc('"', out);
 }
