@@ -322,6 +322,18 @@ void eqp_abandon(struct eqp_writer *w);
 struct eqp_file;
 
 struct eqp_file *eqp_open(const char *path, struct eq_error *err);
+/*
+ * The same, but the CRC of a SAMP chunk is checked when its samples are
+ * first asked for (eqp_sample_chunk), while they are in the cache for the
+ * pass that asked, instead of in a pass of its own.  Before it prints
+ * anything made from the samples, the caller calls eqp_verify(), which
+ * fails exactly where eqp_open() would have failed.
+ */
+struct eqp_file *eqp_open_lazy(const char *path, struct eq_error *err);
+/* Every SAMP chunk not yet checked is checked: 0, or -1 with err as
+ * eqp_open() would have given it (the first bad chunk).  Safe from several
+ * threads, as eqp_sample_chunk() is. */
+int eqp_verify(const struct eqp_file *f, struct eq_error *err);
 /* Same checks over a memory image (fuzzing, tests); buf must outlive f. */
 struct eqp_file *eqp_open_mem(const void *buf, size_t len, const char *name,
 			      struct eq_error *err);
@@ -358,7 +370,9 @@ uint64_t eqp_nsamples(const struct eqp_file *f);
  * (every command that profiles samples refuses such a file alike). */
 int eqp_require_samples(const struct eqp_file *f, struct eq_error *err);
 size_t eqp_nsample_chunks(const struct eqp_file *f);
-/* Chunk i's samples, in place (8-byte aligned); *n gets their number. */
+/* Chunk i's samples, in place (8-byte aligned); *n gets their number.  Of a
+ * file from eqp_open_lazy(): checked now if not yet, returned even when bad
+ * (eqp_verify() says so). */
 const struct eq_sample *eqp_sample_chunk(const struct eqp_file *f, size_t i,
 					 size_t *n);
 

@@ -87,6 +87,8 @@ const struct eq_sample *eqp_sample_chunk(const struct eqp_file *f, size_t i, siz
 		return NULL;
 	}
 	*n = f->samp.v[i].n;
+	if (f->lazy)
+		eqp_check_chunk(f, &f->samp.v[i]);
 	return f->samp.v[i].s;
 }
 

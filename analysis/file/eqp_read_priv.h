@@ -14,7 +14,17 @@ struct sample_chunk {
 	uint32_t *chain_off;         /* per sample: offset of its entry in chains */
 	const unsigned char *ustk;   /* the USTK payload after this chunk, or NULL */
 	uint32_t *ustk_off;          /* per sample: offset of its entry in ustk */
+	/* eqp_open_lazy(): the chunk (index, byte offset) and its CRC, checked
+	 * on first use; crc_state is CRC_UNCHECKED, CRC_GOOD or CRC_BAD */
+	size_t index, off;
+	uint32_t crc;
+	int crc_state;
 };
+
+enum { CRC_GOOD, CRC_UNCHECKED, CRC_BAD };
+
+/* Checks chunk sc's CRC if not yet (eqp_read.c): 0 good, -1 bad. */
+int eqp_check_chunk(const struct eqp_file *f, struct sample_chunk *sc);
 
 struct buildid {
 	char *path, *hex;
@@ -33,6 +43,7 @@ struct eqp_file {
 	const unsigned char *base;
 	size_t size;
 	int mapped;
+	int lazy;              /* eqp_open_lazy(): SAMP CRCs checked on first use */
 	unsigned version;
 	struct eqp_meta meta;
 	char *target, *extra;

@@ -399,6 +399,78 @@ static void length_bits_refused(void **state)
 }
 
 /* A recording cut short: how much was skipped is counted, not only warned. */
+/* Writes len bytes of buf to path. */
+static void spit(const char *path, const unsigned char *buf, size_t len)
+{
+	FILE *fp = fopen(path, "wb");
+
+	assert_non_null(fp);
+	assert_int_equal(fwrite(buf, 1, len, fp), len);
+	assert_int_equal(fclose(fp), 0);
+}
+
+/* eqp_open() and eqp_open_lazy() then eqp_verify() on one file: the same
+ * verdict and the same message, and the lazy file's samples readable (not
+ * trusted) before the verdict. */
+static void same_verdict(const char *path, size_t at)
+{
+	struct eq_error strict = { "" }, lazy = { "" };
+	struct eqp_file *f = eqp_open(path, &strict), *g = eqp_open_lazy(path, &lazy);
+	int bad;
+
+	if (!g) {
+		if (f)
+			fail_msg("byte %zu: eqp_open accepts, eqp_open_lazy refuses: %s", at, lazy.msg);
+		assert_string_equal(lazy.msg, strict.msg);
+		return;
+	}
+	(void)count_samples(g, 0);
+	bad = eqp_verify(g, &lazy) < 0;
+	if (bad != !f)
+		fail_msg("byte %zu: eqp_open %s, eqp_open_lazy and eqp_verify %s (%s)", at,
+			 f ? "accepts" : strict.msg, bad ? "refuse" : "accept", bad ? lazy.msg : "");
+	if (bad)
+		assert_string_equal(lazy.msg, strict.msg);
+	else
+		assert_int_equal(eqp_nsamples(g), eqp_nsamples(f));
+	eqp_close(f);
+	eqp_close(g);
+}
+
+/* A bit flipped in every byte of each chunk's header and CRC and in every
+ * 1999th byte between, once alone and once beside a sample flipped in the
+ * first SAMP chunk: the lazy check refuses what eqp_open() refuses, with
+ * its message (the first damage in the file), and nothing else. */
+static void lazy_crc_same_verdict(void **state)
+{
+	const char *path = tmp_path("lazy.eqp"), *bad = tmp_path("lazybad.eqp");
+	size_t len, off[32], n, k, at, end, samp;
+	unsigned char *buf;
+	int second;
+
+	(void)state;
+	write_full(path);
+	buf = slurp(path, &len);
+	n = chunk_offsets(buf, len, off, 32);
+	samp = chunk_of_type(buf, off, n, 0, "SAMP");
+	for (second = 0; second < 2; second++) {
+		if (second)
+			buf[off[samp] + 200] ^= 0x10; /* a sample's bytes */
+		for (k = 0; k < n; k++) {
+			end = k + 1 < n ? off[k + 1] : len;
+			for (at = off[k]; at < end; at++) {
+				if (at - off[k] >= 24 && end - at > 12 && (at - off[k]) % 1999)
+					continue;
+				buf[at] ^= 0x04;
+				spit(bad, buf, len);
+				same_verdict(bad, at);
+				buf[at] ^= 0x04;
+			}
+		}
+	}
+	free(buf);
+}
+
 static void truncation_counted(void **state)
 {
 	const char *path = tmp_path("cutcount.eqp");
@@ -695,6 +767,7 @@ int main(void)
 		cmocka_unit_test(truncated_everywhere),
 		cmocka_unit_test(corrupt_byte_named),
 		cmocka_unit_test(length_bits_refused),
+		cmocka_unit_test(lazy_crc_same_verdict),
 		cmocka_unit_test(truncation_counted),
 		cmocka_unit_test(unknown_and_trailing_counted),
 		cmocka_unit_test(embedded_images),
