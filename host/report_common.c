@@ -313,6 +313,28 @@ static void note_board_only(const char *cmd, const char *path, const struct eqp_
 		*e ? ")" : "", path);
 }
 
+/*
+ * The recording's sample chunks all checked (eqp_open_lazy() checks them as
+ * the profile reads them), then what is said of the file: -1 if one is
+ * damaged, said as eqp_open() would have said it.
+ */
+static int file_checked(const char *cmd, const char *path, const struct eq_report_opts *o,
+			struct eq_loaded_profile *lp)
+{
+	struct eq_error err;
+
+	if (eqp_verify(lp->file, &err) < 0) {
+		fprintf(stderr, "eqprof %s: %s\n", cmd, err.msg);
+		return -1;
+	}
+	if (eqp_warning(lp->file))
+		fprintf(stderr, "eqprof %s: warning: %s\n", cmd, eqp_warning(lp->file));
+	if (!eqp_nsamples(lp->file))
+		note_board_only(cmd, path, lp->file);
+	eq_align_check_file(stderr, cmd, lp->file, o->verbose);
+	return 0;
+}
+
 int eq_report_load(const char *cmd, const char *path, const struct eq_report_opts *o,
 		   struct eq_loaded_profile *lp)
 {
@@ -322,7 +344,9 @@ int eq_report_load(const char *cmd, const char *path, const struct eq_report_opt
 	size_t i;
 
 	memset(lp, 0, sizeof(*lp));
-	lp->file = eqp_open(path, &err);
+	/* the samples' CRCs are checked as the profile reads them, and all of
+	 * them before anything is said */
+	lp->file = eqp_open_lazy(path, &err);
 	/* a board log holds energy over time and no samples: its totals and
 	 * losses are still the report's (what power shows over time) */
 	if (lp->file && !eqp_nboard_records(lp->file) && eqp_require_samples(lp->file, &err) < 0) {
@@ -336,14 +360,10 @@ int eq_report_load(const char *cmd, const char *path, const struct eq_report_opt
 				cmd, path);
 		return -1;
 	}
-	if (eqp_warning(lp->file))
-		fprintf(stderr, "eqprof %s: warning: %s\n", cmd, eqp_warning(lp->file));
-	if (!eqp_nsamples(lp->file))
-		note_board_only(cmd, path, lp->file);
-	eq_align_check_file(stderr, cmd, lp->file, o->verbose);
 	lp->range = o->range;
 	if (o->region && region_range(lp->file, o->region, &lp->range, &err) < 0) {
-		fprintf(stderr, "eqprof %s: %s\n", cmd, err.msg);
+		if (file_checked(cmd, path, o, lp) == 0)
+			fprintf(stderr, "eqprof %s: %s\n", cmd, err.msg);
 		eq_report_unload(lp);
 		return -1;
 	}
@@ -376,6 +396,10 @@ int eq_report_load(const char *cmd, const char *path, const struct eq_report_opt
 			po.progress_arg = &pr;
 			lp->profile = eq_profile_build_opts(lp->file, lp->sym, o->by, &po, &err);
 		}
+	}
+	if (file_checked(cmd, path, o, lp) < 0) {
+		eq_report_unload(lp);
+		return -1;
 	}
 	if (!lp->profile) {
 		fprintf(stderr, "eqprof %s: %s\n", cmd, err.msg);
