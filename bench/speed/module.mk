@@ -1,0 +1,12 @@
+# bench/speed (issue 30): speed.sh makes the table of eqprof beside perf
+# (recorder CPU and losses on one program, report and its views against
+# reading the file, --children and the Chrome export against perf's), medians
+# of interleaved rounds; insns.sh prints the instructions each command spends
+# per sample, a guard that does not depend on time.  Figures only.
+BENCHES += bench/speed/speed.sh bench/speed/insns.sh
+EXTRA_PROGS += $(B)/bench/speed_rec
+
+$(B)/bench/speed_rec: $(B)/obj/bench/speed/speed_rec.o $(LIBS)
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $< $(LIBS) $(LDLIBS_ALL)

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# make bench: eqprof beside perf (issue 30's table, made again).
+#
+#   - the recorders: perf record and eqprof record on the same program,
+#     --call-graph dwarf at 4 kHz and -g at 20 kHz: the recorder's own CPU
+#     (the run's CPU less what the program says it used) and samples lost;
+#   - report --by proc over synthetic recordings: BENCH_SPEED_BIG samples
+#     (default 100 M) at 64 distinct pcs, and BENCH_SPEED_SPREAD (default
+#     3.9 M) over 5,000 functions (~320 k distinct pcs), each against
+#     reading the file (every word of it mapped and summed);
+#   - the views (--sort comm,dso,sym, --by line, a --symbol filter) against
+#     --by proc on the spread recording;
+#   - report --children and the Chrome export of the -g recording against
+#     perf report --children and perf data convert --to-json of perf's.
+#
+# Each figure is the median of BENCH_SPEED_ROUNDS (default 3) rounds, the
+# tools run in turn within a round.  CPU seconds (user + system) are what is
+# compared: this machine is shared and wall time waits for the others.
+# Prints figures, never passes or fails on them.
+set -eu
+: "${EQPROF:?}" "${B:?}"
+SRC=${SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# A program for the recorders: 64 functions, each calling the next, busy
+# for about 2 s of CPU; it prints its own CPU seconds on stderr.
+python3 - "$work/load.c" <<'PY'
+import sys
+with open(sys.argv[1], "w") as f:
+    f.write("#include <stdio.h>\n#include <sys/resource.h>\n")
+    f.write("volatile unsigned sink;\n")
+    for i in range(63, -1, -1):
+        f.write("__attribute__((noinline)) unsigned g%d(unsigned x)\n{\n\tunsigned a = x;\n\n"
+                "\tfor (int i = 0; i < 2000; i++)\n\t\ta = a * 31 + i;\n" % i)
+        f.write("\treturn %s;\n}\n" % ("a" if i == 63 else "g%d(a) + a" % (i + 1)))
+    f.write("int main(void)\n{\n\tstruct rusage ru;\n\n"
+            "\tfor (unsigned r = 0; r < 16000; r++)\n\t\tsink += g0(r);\n"
+            "\tgetrusage(RUSAGE_SELF, &ru);\n"
+            "\tfprintf(stderr, \"load cpu %.6f\\n\", ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +"
+            " ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);\n\treturn 0;\n}\n")
+PY
+cc -O1 -g -fno-omit-frame-pointer -o "$work/load" "$work/load.c"
+
+# A large program for the spread recording: 5,000 functions.
+python3 - "$work/funcs.c" <<'PY'
+import sys
+with open(sys.argv[1], "w") as f:
+    for i in range(5000):
+        f.write("int f%d(int x)\n{\n\tint a = x * %d;\n\n\tfor (int i = 0; i < x; i++)\n"
+                "\t\ta = a * 31 + i;\n\treturn a + %d;\n}\n\n" % (i, i + 3, i))
+    f.write("int main(void)\n{\n\treturn f0(1) + f4999(2);\n}\n")
+PY
+cc -O0 -g -fPIE -pie -o "$work/funcs" "$work/funcs.c"
+
+exec python3 "$SRC/bench/speed/speed.py" "$EQPROF" "$B/bench/speed_rec" "$work"
