@@ -52,3 +52,10 @@ $(B)/fuzz/fuzz_trace: $(FUZZ_TRACE_SRCS) host/record/trace_events.h
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  FUZZ    $@")
 	$(Q)clang $(CSTD) -g -O1 -fsanitize=fuzzer,address,undefined $(INCLUDES) -o $@ $(FUZZ_TRACE_SRCS)
+# The one option parser of every command (host/parse-options.c).
+UNIT_TESTS += test/host/test_parse_options
+$(B)/test/host/test_parse_options: $(B)/obj/test/host/test_parse_options.o \
+		$(B)/obj/host/parse-options.o $(B)/obj/host/cmd.o $(LIBS)
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $(filter %.o,$^) $(LIBS) -lcmocka $(LDLIBS_ALL)
