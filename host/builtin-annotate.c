@@ -2,90 +2,83 @@
  * builtin-annotate.c - eqprof annotate: energy (or time) per instruction and
  * per source line of one procedure, beside its disassembly.
  *
- *   eqprof annotate [FILE.eqp] SYMBOL [--dso MODULE] [--format table|csv|json]
- *                   [--no-source] [--symfs DIR] [--no-build-id-check] [-o OUT]
+ *   eqprof annotate [options] [FILE.eqp] SYMBOL
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "annotate/annotate.h"
 #include "builtin.h"
+#include "parse-options.h"
 #include "file/eqp.h"
 #include "file/outfile.h"
 #include "symbols/symbolize.h"
 #include "profile/table.h"
 
-static const char usage_text[] =
-	"usage: eqprof annotate [FILE.eqp] SYMBOL [--dso MODULE] [--format table|csv|json]\n"
-	"                       [--no-source] [--symfs DIR] [--no-build-id-check] [-o OUT]\n"
-	"\n"
-	"  FILE.eqp          the recording (default eqprof.eqp, as record writes)\n"
-	"  SYMBOL            the procedure, as 'eqprof report --by proc' names it\n"
-	"  --dso MODULE      only the procedure of that module (path or basename)\n"
-	"  --format F        table (default), csv or json (schema in docs/guide.md)\n"
-	"  --no-source       do not print source text beside the line numbers\n"
-	"  --symfs DIR       find the target's binaries under DIR (its sysroot)\n"
-	"  --no-build-id-check  use binaries even when their build-id differs\n"
-	"  -o OUT            write to OUT (atomically) instead of standard output\n";
-
-static int usage_error(const char *msg)
+static int opt_no_build_id(const struct eq_option *opt, const char *arg, struct eq_error *err)
 {
-	fprintf(stderr, "eqprof annotate: %s\n%s", msg, usage_text);
-	return 2;
+	((struct eq_sym_options *)opt->value)->check_build_id = 0;
+	return 0;
+}
+
+static int opt_format(const struct eq_option *opt, const char *arg, struct eq_error *err)
+{
+	return eq_format_parse(arg, opt->value, err);
 }
 
 int cmd_annotate(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "dso", required_argument, NULL, 'd' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "no-source", no_argument, NULL, 'n' },
-		{ "symfs", required_argument, NULL, 'S' },
-		{ "no-build-id-check", no_argument, NULL, 'B' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct eq_sym_options so = { .check_build_id = 1 };
-	const char *file = "eqprof.eqp", *symbol = NULL, *dso = NULL, *out = "-";
+	const char *file = EQ_DEFAULT_RECORDING, *symbol = NULL, *dso = NULL, *out = "-";
 	enum eq_format fmt = EQ_FMT_TABLE;
 	struct eq_annotation *a = NULL;
 	struct eq_symbolizer *s = NULL;
 	struct eqp_file *f = NULL;
 	struct eq_outfile o;
 	struct eq_error err;
-	int c, show_source = 1, rc = 1;
+	int show_source = 1, rc = 1;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'd': dso = optarg; break;
-		case 'f':
-			if (eq_format_parse(optarg, &fmt, &err))
-				return usage_error(err.msg);
-			break;
-		case 'n': show_source = 0; break;
-		case 'S': so.symfs = optarg; break;
-		case 'B': so.check_build_id = 0; break;
-		case 'o': out = optarg; break;
-		case 'h': fputs(usage_text, stdout); return 0;
-		default: fputs(usage_text, stderr); return 2;
-		}
-	}
-	if (argc - optind == 2) {
-		file = argv[optind];
-		symbol = argv[optind + 1];
-	} else if (argc - optind == 1) {
+	const struct eq_option options[] = {
+		OPT_ARG("FILE.eqp", "the recording (default " EQ_DEFAULT_RECORDING ", as record writes)"),
+		OPT_ARG("SYMBOL", "the procedure, as 'eqprof report --by proc' names it"),
+		{ .type = EQ_OPTION_STRING, .long_name = "dso", .value = &dso, .argh = "MODULE",
+		  .help = "only the procedure of that module (path or basename)" },
+		{ .type = EQ_OPTION_CALLBACK, .long_name = "format", .value = &fmt, .argh = "F",
+		  .cb = opt_format, .complete = "table csv json",
+		  .help = "table (default), csv or json (schema in docs/guide.md)" },
+		OPT_SET_INT(0, "no-source", &show_source, 0,
+			    "do not print source text beside the line numbers"),
+		{ .type = EQ_OPTION_STRING, .long_name = "symfs", .value = &so.symfs, .argh = "DIR",
+		  .complete = EQ_COMPLETE_DIR,
+		  .help = "find the target's binaries under DIR (its sysroot)" },
+		OPT_CALLBACK_NOARG(0, "no-build-id-check", &so,
+				   "use binaries even when their build-id differs", opt_no_build_id),
+		{ .type = EQ_OPTION_STRING, .short_name = 'o', .long_name = "output", .value = &out,
+		  .argh = "OUT", .complete = EQ_COMPLETE_FILE,
+		  .help = "write to OUT (atomically) instead of standard output" },
+		OPT_QUIET(NULL, "no notes (warnings are still said)"),
+		OPT_VERBOSE(NULL, "notes in full"),
+		OPT_END(),
+	};
+	const struct eq_command cmd = { .name = "annotate", .options = options,
+					.usage = "eqprof annotate [options] [FILE.eqp] SYMBOL\n" };
+	int n = eq_parse_options(&cmd, argc, argv, NULL);
+
+	if (n < 0)
+		return EQ_PARSE_STATUS(n);
+	if (n == 2) {
+		file = argv[0];
+		symbol = argv[1];
+	} else if (n == 1) {
 		struct stat st;
 
-		if (stat(argv[optind], &st) == 0 && S_ISREG(st.st_mode))
-			return usage_error("which procedure? give SYMBOL after the recording");
-		symbol = argv[optind];
+		if (stat(argv[0], &st) == 0 && S_ISREG(st.st_mode))
+			return eq_usage_error(&cmd, 0, "which procedure? give SYMBOL after the recording");
+		symbol = argv[0];
 	} else {
-		return usage_error(argc == optind ? "which procedure? give SYMBOL" :
-				   "too many arguments: give [FILE.eqp] SYMBOL");
+		return eq_usage_error(&cmd, 0, "%s", n == 0 ? "which procedure? give SYMBOL" :
+				      "too many arguments: give [FILE.eqp] SYMBOL");
 	}
 	f = eqp_open(file, &err);
 	if (!f || eqp_require_samples(f, &err) < 0)

@@ -18,7 +18,6 @@
  * is a tty or libftdi1 (host/board/transport.h).  SPEC defaults to
  * $EQPROF_BOARD, else the first board `list` finds.
  */
-#include <getopt.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -29,6 +28,7 @@
 #include "board/log.h"
 #include "board/usb.h"
 #include "builtin.h"
+#include "parse-options.h"
 #include "file/eqp.h"
 #include "progress.h"
 #include "fw_defaults.h"
@@ -38,29 +38,12 @@
 _Static_assert(FW_REC_F_DROPPED == EQP_BOARD_F_DROPPED && FW_REC_F_LATE == EQP_BOARD_F_LATE &&
 	       FW_REC_F_VCLAMP == EQP_BOARD_F_VCLAMP, "firmware and file record flags differ");
 
-static const char usage_text[] =
-	"usage: eqprof board list      [--watch]\n"
-	"       eqprof board info      [--port SPEC]\n"
-	"       eqprof board config    [--port SPEC] [--quantum N] [--jitter PCT] [--vcomp on|off]\n"
-	"                              [--width TIME]\n"
-	"       eqprof board calibrate [--port SPEC] [--measured VOLTS] [--vb-nominal VOLTS]\n"
-	"                              [--e-min ENERGY] [--adc-offset VOLTS] [--serial N]\n"
-	"       eqprof board log       [--port SPEC] -o OUT.eqp [--duration TIME] [--count N]\n"
-	"                              [--seed N] [--stall-timeout TIME] [--on-reset continue|stop]\n"
-	"                              [--wait] [-q]\n\n"
-	"SPEC is tty:PATH (or a bare PATH) or ftdi:[SERIAL]; default $EQPROF_BOARD, else the\n"
-	"first board found.  log --wait: a board unplugged is waited for and the log goes on.\n"
-	"Exit status 3: the board was unplugged (a log keeps what came before).\n"
-	"docs/firmware.md and docs/protocol.md have the details.\n";
-
-#define EXIT_UNPLUGGED 3
-
 struct board_opts {
 	const char *port, *out;
 	const char *quantum, *jitter, *vcomp, *width;
 	const char *measured, *vb_nominal, *e_min, *adc_offset, *serial;
 	const char *duration, *count, *seed, *stall_timeout, *on_reset;
-	int quiet, watch, wait;
+	int quiet, verbose, watch, wait;
 };
 
 /* SIGINT/SIGTERM: the first stops the log cleanly, a second at once. */
@@ -91,56 +74,110 @@ static int fail(const struct eq_error *err)
 	return 1;
 }
 
+/* ---- the options ----------------------------------------------------------- */
+
+/* The subcommands, each a mode of board's one table. */
+#define B_LIST      0x02u
+#define B_INFO      0x04u
+#define B_CONFIG    0x08u
+#define B_CALIBRATE 0x10u
+#define B_LOG       0x20u
+#define B_PORT      (B_INFO | B_CONFIG | B_CALIBRATE | B_LOG)
+
+static const char *const subcommands[] = { "list", "info", "config", "calibrate", "log" };
+
+#define STR(s, l, field, a, m, h, ...) \
+	{ .type = EQ_OPTION_STRING, .short_name = (s), .long_name = (l), .value = &o->field, \
+	  .argh = (a), .modes = (m), .help = (h), __VA_ARGS__ }
+
+static const char board_usage[] =
+	"eqprof board list      [--watch]\n"
+	"eqprof board info      [--port SPEC]\n"
+	"eqprof board config    [--port SPEC] [--quantum N] [--jitter PCT] [--vcomp on|off] [--width TIME]\n"
+	"eqprof board calibrate [--port SPEC] [--measured VOLTS] [--vb-nominal VOLTS] [--e-min ENERGY]\n"
+	"                       [--adc-offset VOLTS] [--serial N]\n"
+	"eqprof board log       [--port SPEC] -o OUT.eqp [--duration TIME] [--count N] [--seed N]\n"
+	"                       [--stall-timeout TIME] [--on-reset continue|stop] [--wait] [-q]\n";
+
+static const char board_footer[] =
+	"SPEC is tty:PATH (or a bare PATH) or ftdi:[SERIAL]; default $EQPROF_BOARD, else the\n"
+	"first board found.  log --wait: a board unplugged is waited for and the log goes on.\n"
+	"Exit status 3: the board was unplugged (a log keeps what came before).\n"
+	"docs/firmware.md and docs/protocol.md have the details.\n";
+
+#define EXIT_UNPLUGGED 3
+
+/* board SUBCOMMAND [options]: o gets the options; the subcommand's mode,
+ * or 0 after --help, or -1 after an error. */
 static int parse_opts(int argc, char **argv, struct board_opts *o)
 {
-	static const struct option longopts[] = {
-		{ "port", required_argument, NULL, 'p' }, { "output", required_argument, NULL, 'o' },
-		{ "quantum", required_argument, NULL, 'N' }, { "jitter", required_argument, NULL, 'J' },
-		{ "vcomp", required_argument, NULL, 'V' }, { "width", required_argument, NULL, 'W' },
-		{ "measured", required_argument, NULL, 'M' },
-		{ "vb-nominal", required_argument, NULL, 'B' }, { "e-min", required_argument, NULL, 'E' },
-		{ "adc-offset", required_argument, NULL, 'O' }, { "serial", required_argument, NULL, 'S' },
-		{ "duration", required_argument, NULL, 'D' }, { "count", required_argument, NULL, 'C' },
-		{ "seed", required_argument, NULL, 's' }, { "help", no_argument, NULL, 'h' },
-		{ "stall-timeout", required_argument, NULL, 'T' },
-		{ "on-reset", required_argument, NULL, 'R' },
-		{ "watch", no_argument, NULL, 'w' }, { "wait", no_argument, NULL, 'A' },
-		{ NULL, 0, NULL, 0 },
+	const struct eq_option options[] = {
+		OPT_ARG("SUBCOMMAND", "list, info, config, calibrate or log"),
+		STR('p', "port", port, "SPEC", B_PORT, "the board (see SPEC below)"),
+		OPT_QUIET(&o->quiet, "no progress line (log) and no notes"),
+		OPT_VERBOSE(&o->verbose, "notes in full"),
+		OPT_GROUP("board list:"),
+		{ .type = EQ_OPTION_FLAG, .long_name = "watch", .value = &o->watch, .defval = 1,
+		  .modes = B_LIST, .help = "keep listing boards as they are plugged in and out" },
+		OPT_GROUP("board config (each setting given is sent to the board):"),
+		STR(0, "quantum", quantum, "N", B_CONFIG, "pulses of the energy counter per interrupt"),
+		STR(0, "jitter", jitter, "PCT", B_CONFIG, "the quantum drawn within +-PCT % (0 to 100)"),
+		STR(0, "vcomp", vcomp, "on|off", B_CONFIG, "battery-voltage compensation",
+		    .complete = "on off"),
+		STR(0, "width", width, "TIME", B_CONFIG, "the IRQ pulse width (1us to 65.535us)"),
+		OPT_GROUP("board calibrate (each value given is written to the board's calibration):"),
+		STR(0, "measured", measured, "VOLTS", B_CALIBRATE,
+		    "the battery voltage a meter reads now: the ADC is scaled to it"),
+		STR(0, "vb-nominal", vb_nominal, "VOLTS", B_CALIBRATE,
+		    "the battery voltage the compensation refers to"),
+		STR(0, "e-min", e_min, "ENERGY", B_CALIBRATE,
+		    "the energy of one counter pulse at the nominal voltage"),
+		STR(0, "adc-offset", adc_offset, "VOLTS", B_CALIBRATE, "the ADC's offset"),
+		STR(0, "serial", serial, "N", B_CALIBRATE, "the board's serial number"),
+		OPT_GROUP("board log (docs/firmware.md, \"Logging\"):"),
+		STR('o', "output", out, "OUT.eqp", B_LOG, "the recording to write (required)",
+		    .complete = EQ_COMPLETE_FILE),
+		STR(0, "duration", duration, "TIME", B_LOG, "stop after TIME (default: Ctrl-C)"),
+		STR(0, "count", count, "N", B_LOG, "stop after N records"),
+		STR(0, "seed", seed, "N", B_LOG, "the seed of the board's quantum jitter"),
+		STR(0, "stall-timeout", stall_timeout, "TIME", B_LOG,
+		    "how long the stream may stay silent before the link counts as\n"
+		    "stalled (100ms to 1h, default 1s)"),
+		STR(0, "on-reset", on_reset, "continue|stop", B_LOG,
+		    "when the board resets during the log: go on in a new segment\n"
+		    "(continue, the default) or stop", .complete = "continue stop"),
+		{ .type = EQ_OPTION_FLAG, .long_name = "wait", .value = &o->wait, .defval = 1,
+		  .modes = B_LOG, .help = "a board unplugged is waited for and the log goes on" },
+		OPT_END(),
 	};
-	int c;
+	struct eq_command cmd = {
+		.name = "board", .usage = board_usage, .options = options, .footer = board_footer,
+		.flags = EQ_PARSE_SUBCOMMANDS,
+		.mode_names = { NULL, "list", "info", "config", "calibrate", "log" },
+	};
+	unsigned i, mode;
+	int n;
 
 	memset(o, 0, sizeof(*o));
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "p:o:qh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'p': o->port = optarg; break;
-		case 'o': o->out = optarg; break;
-		case 'N': o->quantum = optarg; break;
-		case 'J': o->jitter = optarg; break;
-		case 'V': o->vcomp = optarg; break;
-		case 'W': o->width = optarg; break;
-		case 'M': o->measured = optarg; break;
-		case 'B': o->vb_nominal = optarg; break;
-		case 'E': o->e_min = optarg; break;
-		case 'O': o->adc_offset = optarg; break;
-		case 'S': o->serial = optarg; break;
-		case 'D': o->duration = optarg; break;
-		case 'C': o->count = optarg; break;
-		case 's': o->seed = optarg; break;
-		case 'T': o->stall_timeout = optarg; break;
-		case 'R': o->on_reset = optarg; break;
-		case 'w': o->watch = 1; break;
-		case 'A': o->wait = 1; break;
-		case 'q': o->quiet = 1; break;
-		case 'h': fputs(usage_text, stdout); exit(0);
-		default: fputs(usage_text, stderr); return -1;
-		}
+	for (i = 0; argc > 1 && i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
+		if (!strcmp(argv[1], subcommands[i]))
+			cmd.mode = B_LIST << i;
+	if (argc > 1 && cmd.mode) {
+		argc--;       /* the subcommand's options */
+		argv++;
+	} else if (argc > 1 && argv[1][0] != '-') {
+		return eq_usage_error(&cmd, 0, "unknown subcommand '%s'", argv[1]), -1;
 	}
-	if (optind != argc) {
-		fprintf(stderr, "eqprof board: unexpected argument '%s'\n%s", argv[optind], usage_text);
+	n = eq_parse_options(&cmd, argc, argv, &mode);
+	if (n == EQ_PARSE_HELP)
+		return 0;
+	if (n < 0)
 		return -1;
-	}
-	return 0;
+	if (!cmd.mode)
+		return eq_usage_error(&cmd, 0, "which subcommand? list, info, config, calibrate or log"), -1;
+	if (n > 0)
+		return eq_usage_error(&cmd, mode, "unexpected argument '%s'", argv[0]), -1;
+	return (int)mode;
 }
 
 static void print_usb(void *ctx, int arrived, const struct board_usb *b)
@@ -412,32 +449,22 @@ int cmd_board(int argc, char **argv)
 	struct board_link *link;
 	struct board_client c;
 	struct eq_error err;
-	const char *sub;
-	int rc, unplugged;
+	int rc, mode, unplugged;
 
-	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		fputs(usage_text, argc < 2 ? stderr : stdout);
-		return argc < 2 ? 2 : 0;
-	}
-	sub = argv[1];
-	if (parse_opts(argc - 1, argv + 1, &o) < 0)
-		return 2;
-	if (!strcmp(sub, "list"))
+	mode = parse_opts(argc, argv, &o);
+	if (mode <= 0)
+		return mode ? 2 : 0;
+	if (mode == B_LIST)
 		return cmd_list(&o);
-	if (strcmp(sub, "info") && strcmp(sub, "config") && strcmp(sub, "calibrate") &&
-	    strcmp(sub, "log")) {
-		fprintf(stderr, "eqprof board: unknown subcommand '%s'\n%s", sub, usage_text);
-		return 2;
-	}
 	link = board_link_open_default(o.port, FW_UART_BAUD, &err);
 	if (!link)
 		return fail(&err);
 	board_client_init(&c, link);
-	if (!strcmp(sub, "info"))
+	if (mode == B_INFO)
 		rc = show(&c, &err);
-	else if (!strcmp(sub, "config"))
+	else if (mode == B_CONFIG)
 		rc = cmd_config(&c, &o, &err);
-	else if (!strcmp(sub, "calibrate"))
+	else if (mode == B_CALIBRATE)
 		rc = cmd_calibrate(&c, &o, &err);
 	else
 		rc = cmd_log(&c, &o, &err);

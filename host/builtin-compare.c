@@ -1,9 +1,8 @@
 /*
  * builtin-compare.c - eqprof compare: where time and energy part ways.
  *
- *   eqprof compare TIME.eqp ENERGY.eqp [--by G] [--exclude-idle]
- *                  [--interval sampling|run-to-run]
- *                  [--format table|csv|json] [--symfs DIR] [-o OUT]
+ *   eqprof compare [options] TIME.eqp ENERGY.eqp
+ *   eqprof compare [options] T1.eqp T2.eqp... vs E1.eqp E2.eqp...
  *
  * Two recordings of separate runs differ by more than their sampling: the
  * test uses run-to-run variances, unless both recordings say they are two
@@ -14,29 +13,70 @@
 #include <string.h>
 
 #include "builtin.h"
+#include "parse-options.h"
 #include "profile/compare.h"
 #include "energy/eprofile.h"
 #include "power/power.h"
 #include "report_common.h"
 #include "report_energy.h"
 
-static const char usage_text[] =
-	"usage: eqprof compare TIME.eqp ENERGY.eqp [--by exe|module|proc|line|insn|state|exe,state...]\n"
-	"                      [--exclude-idle] [--from T] [--to T] [--format table|csv|json]\n"
-	"                      [--symfs DIR] [-o OUT] [-q]\n"
-	"       eqprof compare T1.eqp T2.eqp... vs E1.eqp E2.eqp... [options]\n"
-	"\n"
+static const char compare_usage[] =
+	"eqprof compare [options] TIME.eqp ENERGY.eqp\n"
+	"eqprof compare [options] T1.eqp T2.eqp... vs E1.eqp E2.eqp...\n";
+
+static const char compare_about[] =
 	"Time share and energy share of every row side by side, their difference and\n"
 	"whether it is significant at 95%; ordered by time share.  Several\n"
 	"recordings of repeated runs on a side (time-driven before 'vs', energy-driven\n"
 	"after) are pooled: shares of all their samples, joules per run, and the\n"
-	"test's variances from the spread between the runs.\n"
-	"\n"
-	"  --from T, --to T  only the samples after T and up to T seconds since each\n"
-	"                    recording's first sample\n"
-	"  --interval I      variances of the test: run-to-run (two separate runs; the\n"
-	"                    default) or sampling (two samplings of one run; the default\n"
-	"                    when both recordings come from one simulated run)\n";
+	"test's variances from the spread between the runs.\n";
+
+/* compare's options into o; the recordings named (and 'vs') are left in
+ * argv[0..n); n, or EQ_PARSE_HELP/ERROR. */
+static int parse_compare_options(int argc, char **argv, struct eq_report_opts *o)
+{
+	const struct eq_option options[] = {
+		EQ_ROPT_BY(o, "rows by exe, module, proc (default), line, insn, pid or\n"
+			      "thread, or split by state as in report (--by exe,state)"),
+		EQ_ROPT_SORT(o, "rows by sort keys instead (comm,pid,tid,cpu,dso,sym,...)"),
+		EQ_ROPT_FILTER(o, "comm", "comms", "only samples in these threads or processes"),
+		EQ_ROPT_FILTER(o, "dso", "dsos", "only samples in these modules"),
+		EQ_ROPT_FILTER(o, "symbol", "symbols", "only samples in these procedures"),
+		EQ_ROPT_PERCENTAGE(o, "with filters, shares of all samples (absolute, default) or\n"
+				      "of the samples kept (relative)"),
+		{ .type = EQ_OPTION_FLAG, .long_name = "per-thread", .value = &o->per_thread,
+		  .defval = 1, .help = "a row per thread (--by thread; with --sort, tid first)" },
+		{ .type = EQ_OPTION_FLAG, .long_name = "exclude-idle", .value = &o->exclude_idle,
+		  .defval = 1, .help = "leave idle samples out and renormalize the shares" },
+		EQ_ROPT_RANGE(o, "from", "only the samples after T seconds since each recording's\n"
+					 "first sample"),
+		EQ_ROPT_RANGE(o, "to", "only the samples up to T seconds since each recording's\n"
+				       "first sample"),
+		EQ_ROPT_REGION(o),
+		EQ_ROPT_INTERVAL(o, "variances of the test: run-to-run (two separate runs; the\n"
+				    "default) or sampling (two samplings of one run; the default\n"
+				    "when both recordings come from one simulated run)"),
+		EQ_OPT_FORMAT(&o->fmt, "table (default), csv or json (schema in docs/guide.md)"),
+		EQ_OPT_SYMFS(&o->symfs, "find the target's binaries under DIR (its sysroot)"),
+		{ .type = EQ_OPTION_FLAG, .long_name = "no-build-id-check",
+		  .value = &o->no_build_id_check, .defval = 1,
+		  .help = "use binaries even when their build-id differs" },
+		EQ_OPT_OUTPUT(&o->out, "write to OUT (atomically) instead of standard output"),
+		OPT_QUIET(&o->quiet, "no progress line and no note on pooled runs"),
+		OPT_VERBOSE(&o->verbose, "notes in full: why samples have no symbol, a balanced\n"
+					 "board cross-check"),
+		OPT_END(),
+	};
+	const struct eq_command cmd = { .name = "compare", .usage = compare_usage,
+					.about = compare_about, .options = options };
+	int n;
+
+	eq_report_opts_init(o);
+	n = eq_parse_options(&cmd, argc, argv, NULL);
+	if (n < 0)
+		return n;
+	return eq_report_args(&cmd, n, argv, 0, o) ? EQ_PARSE_ERROR : n;
+}
 
 /* Both recordings written from one simulated execution (eqprof sim). */
 static int same_run(const struct eqp_file *a, const struct eqp_file *b)
@@ -167,9 +207,8 @@ static int split_sides(struct eq_report_opts *o)
 	if (o->default_file || split <= 0 || split >= nf) {
 		fprintf(stderr, "eqprof compare: give two recordings, a time-driven and an energy-driven "
 			"one (TIME.eqp ENERGY.eqp), or several of each separated by 'vs' "
-			"(T1.eqp T2.eqp vs E1.eqp E2.eqp)%s\n%s",
-			nf > 2 && split < 0 ? "; with more than two, 'vs' says where the energy-driven ones start" : "",
-			usage_text);
+			"(T1.eqp T2.eqp vs E1.eqp E2.eqp)%s\n'eqprof compare --help' lists the options\n",
+			nf > 2 && split < 0 ? "; with more than two, 'vs' says where the energy-driven ones start" : "");
 		return -1;
 	}
 	for (i = 0; i < nf; i++)
@@ -190,9 +229,9 @@ int cmd_compare(int argc, char **argv)
 	char st[4200], se[4200];
 	int rc, i, n = 0, nt, ne;
 
-	rc = eq_report_parse_args("compare", usage_text, argc, argv, 0, &o);
-	if (rc != EQ_ARGS_OK)
-		return rc == EQ_ARGS_HELP ? 0 : 2;
+	rc = parse_compare_options(argc, argv, &o);
+	if (rc < 0)
+		return EQ_PARSE_STATUS(rc);
 	nt = split_sides(&o);
 	if (nt < 0)
 		return 2;

@@ -12,34 +12,72 @@
 #include <string.h>
 
 #include "builtin.h"
+#include "parse-options.h"
 #include "profile/diff.h"
 #include "energy/ediff.h"
 #include "report_common.h"
 #include "report_energy.h"
 
-static const char usage_text[] =
-	"usage: eqprof diff A.eqp B.eqp [options]\n"
-	"       eqprof diff A1.eqp A2.eqp... vs B1.eqp B2.eqp... [options]\n"
-	"\n"
+static const char diff_usage[] =
+	"eqprof diff [options] A.eqp B.eqp\n"
+	"eqprof diff [options] A1.eqp A2.eqp... vs B1.eqp B2.eqp...\n";
+
+static const char diff_about[] =
 	"Each row's energy per run before (A) and after (B) a change, the change B - A\n"
 	"with its 95% interval, and whether it is significant; the same for the total.\n"
 	"Give each side several recordings of the same work (separated by 'vs') for\n"
-	"an interval on the total and run-to-run variances from their spread.\n"
-	"\n"
-	"  --by G            rows by exe, module, proc (default), line, insn, pid, thread\n"
-	"  -s, --sort KEYS   rows by sort keys instead (comm,pid,tid,cpu,dso,sym,...)\n"
-	"  --comm/--dso/--symbol NAMES  only these samples (as in report)\n"
-	"  --exclude-idle    leave idle samples out (of rows and totals)\n"
-	"  --from T, --to T  only the samples after T and up to T seconds since each\n"
-	"                    recording's first sample\n"
-	"  --per-row         flag each row at 95% (expect 5% of unchanged rows flagged)\n"
-	"                    instead of family-wise 5% (Holm: no unchanged row flagged\n"
-	"                    in 95% of diffs; the default)\n"
-	"  --interval I      design effects: run-to-run (default) or sampling (two\n"
-	"                    samplings of one run)\n"
-	"  --percent-limit P leave out rows below P % on both sides (still tested)\n"
-	"  --format F        table (default), csv or json (schema in docs/guide.md)\n"
-	"  --symfs DIR, --no-build-id-check, -o OUT, -q  as in report\n";
+	"an interval on the total and run-to-run variances from their spread.\n";
+
+/* diff's options into o; the recordings named (and 'vs') are left in
+ * argv[0..n); n, or EQ_PARSE_HELP/ERROR. */
+static int parse_diff_options(int argc, char **argv, struct eq_report_opts *o)
+{
+	const struct eq_option options[] = {
+		EQ_ROPT_BY(o, "rows by exe, module, proc (default), line, insn, pid, thread"),
+		EQ_ROPT_SORT(o, "rows by sort keys instead (comm,pid,tid,cpu,dso,sym,...)"),
+		EQ_ROPT_FILTER(o, "comm", "comms", "only samples in these threads or processes\n"
+						   "(as in report)"),
+		EQ_ROPT_FILTER(o, "dso", "dsos", "only samples in these modules"),
+		EQ_ROPT_FILTER(o, "symbol", "symbols", "only samples in these procedures"),
+		EQ_ROPT_PERCENTAGE(o, "with filters, shares of all samples (absolute, default) or\n"
+				      "of the samples kept (relative)"),
+		{ .type = EQ_OPTION_FLAG, .long_name = "per-thread", .value = &o->per_thread,
+		  .defval = 1, .help = "a row per thread (--by thread; with --sort, tid first)" },
+		{ .type = EQ_OPTION_FLAG, .long_name = "exclude-idle", .value = &o->exclude_idle,
+		  .defval = 1, .help = "leave idle samples out (of rows and totals)" },
+		EQ_ROPT_RANGE(o, "from", "only the samples after T seconds since each recording's\n"
+					 "first sample"),
+		EQ_ROPT_RANGE(o, "to", "only the samples up to T seconds since each recording's\n"
+				       "first sample"),
+		EQ_ROPT_REGION(o),
+		{ .type = EQ_OPTION_FLAG, .long_name = "per-row", .value = &o->per_row, .defval = 1,
+		  .help = "flag each row at 95% (expect 5% of unchanged rows flagged)\n"
+			  "instead of family-wise 5% (Holm: no unchanged row flagged\n"
+			  "in 95% of diffs; the default)" },
+		EQ_ROPT_INTERVAL(o, "design effects: run-to-run (default) or sampling (two\n"
+				    "samplings of one run)"),
+		EQ_ROPT_PERCENT_LIMIT(o, "leave out rows below P % on both sides (still tested)"),
+		EQ_OPT_FORMAT(&o->fmt, "table (default), csv or json (schema in docs/guide.md)"),
+		EQ_OPT_SYMFS(&o->symfs, "find the target's binaries under DIR (its sysroot)"),
+		{ .type = EQ_OPTION_FLAG, .long_name = "no-build-id-check",
+		  .value = &o->no_build_id_check, .defval = 1,
+		  .help = "use binaries even when their build-id differs" },
+		EQ_OPT_OUTPUT(&o->out, "write to OUT (atomically) instead of standard output"),
+		OPT_QUIET(&o->quiet, "no progress line"),
+		OPT_VERBOSE(&o->verbose, "notes in full: why samples have no symbol, a balanced\n"
+					 "board cross-check"),
+		OPT_END(),
+	};
+	const struct eq_command cmd = { .name = "diff", .usage = diff_usage, .about = diff_about,
+					.options = options };
+	int n;
+
+	eq_report_opts_init(o);
+	n = eq_parse_options(&cmd, argc, argv, NULL);
+	if (n < 0)
+		return n;
+	return eq_report_args(&cmd, n, argv, 0, o) ? EQ_PARSE_ERROR : n;
+}
 
 /* "a.eqp" or "a.eqp and 2 more" */
 static void side_name(char *buf, size_t n, const char *const *files, int nf)
@@ -126,14 +164,9 @@ int cmd_diff(int argc, char **argv)
 	char sa[4200], sb[4200];
 	int rc, i, n = 0, nf = 0, split = -1, na, nb;
 
-	rc = eq_report_parse_args("diff", usage_text, argc, argv, 0, &o);
-	if (rc != EQ_ARGS_OK)
-		return rc == EQ_ARGS_HELP ? 0 : 2;
-	if (o.children == 1 || o.call_graph) {
-		fputs("eqprof diff: --children and --call-graph are report's; diff compares flat profiles\n",
-		      stderr);
-		return 2;
-	}
+	rc = parse_diff_options(argc, argv, &o);
+	if (rc < 0)
+		return EQ_PARSE_STATUS(rc);
 	for (i = 0; i < o.nfiles; i++) {
 		if (!strcmp(o.files[i], "vs")) {
 			if (split >= 0) {
@@ -149,9 +182,9 @@ int cmd_diff(int argc, char **argv)
 		split = nf == 2 ? 1 : -1;
 	if (o.default_file || split <= 0 || split >= nf) {
 		fprintf(stderr, "eqprof diff: give two recordings (A.eqp B.eqp), or several on each side "
-			"separated by 'vs' (A1.eqp A2.eqp vs B1.eqp B2.eqp)%s\n%s",
-			nf > 2 && split < 0 ? "; with more than two, 'vs' says where B starts" : "",
-			usage_text);
+			"separated by 'vs' (A1.eqp A2.eqp vs B1.eqp B2.eqp)%s\n"
+			"'eqprof diff --help' lists the options\n",
+			nf > 2 && split < 0 ? "; with more than two, 'vs' says where B starts" : "");
 		return 2;
 	}
 	na = split;

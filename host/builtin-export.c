@@ -2,82 +2,77 @@
  * builtin-export.c - `eqprof export`: a recording in the formats of the
  * viewers people already use (export.h; docs/export.md has the mappings).
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "builtin.h"
+#include "parse-options.h"
 #include "progress.h"
 #include "file/eqp.h"
 #include "export/export.h"
 #include "file/outfile.h"
 #include "symbols/symbolize.h"
 
-static const char usage_text[] =
-"usage: eqprof export FILE.eqp --format callgrind|pprof|folded|chrome|csv -o OUT\n"
-"                     [--exclude-idle] [--symfs DIR] [--no-build-id-check] [-q]\n"
-"\n"
-"  callgrind  callgrind.out for callgrind_annotate / KCachegrind: energy (nJ) and\n"
-"             samples per instruction and source line\n"
-"  pprof      gzipped profile.proto for `pprof`: samples/count, energy/nanojoules\n"
-"  folded     exe;module;proc COUNT lines for flamegraph.pl, speedscope, inferno\n"
-"  chrome     trace-event JSON for the Perfetto UI: power counter and samples\n"
-"  csv        every sample resolved, with its interval's power\n"
-"  -o OUT     the file to write (atomically); '-' for standard output\n"
-"  -q         no progress line (shown only on a terminal, for long exports)\n";
-
 struct export_args {
 	const char *file, *out, *symfs;
 	enum export_format fmt;
-	int have_fmt, exclude_idle, no_build_id_check, quiet;
+	int have_fmt, exclude_idle, no_build_id_check, quiet, verbose;
 };
 
-static int usage_error(const char *msg)
+static int opt_format(const struct eq_option *opt, const char *arg, struct eq_error *err)
 {
-	fprintf(stderr, "eqprof export: %s\n'eqprof export --help' lists the options\n", msg);
-	return 2;
+	struct export_args *a = opt->value;
+
+	a->have_fmt = 1;
+	return export_format_parse(arg, &a->fmt, err);
 }
 
 static int parse_args(struct export_args *a, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "format", required_argument, NULL, 'f' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "exclude-idle", no_argument, NULL, 'x' },
-		{ "symfs", required_argument, NULL, 'S' },
-		{ "no-build-id-check", no_argument, NULL, 'B' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	const struct eq_option options[] = {
+		OPT_ARG("FILE.eqp", "the recording"),
+		{ .type = EQ_OPTION_CALLBACK, .short_name = 'f', .long_name = "format", .value = a,
+		  .argh = "F", .cb = opt_format, .complete = "callgrind pprof folded chrome csv",
+		  .help = "callgrind  callgrind.out for callgrind_annotate / KCachegrind:\n"
+			  "           energy (nJ) and samples per instruction and source line\n"
+			  "pprof      gzipped profile.proto for `pprof`: samples/count,\n"
+			  "           energy/nanojoules\n"
+			  "folded     exe;module;proc COUNT lines for flamegraph.pl, speedscope,\n"
+			  "           inferno\n"
+			  "chrome     trace-event JSON for the Perfetto UI: power counter and\n"
+			  "           samples\n"
+			  "csv        every sample resolved, with its interval's power" },
+		{ .type = EQ_OPTION_STRING, .short_name = 'o', .long_name = "output", .value = &a->out,
+		  .argh = "OUT", .complete = EQ_COMPLETE_FILE,
+		  .help = "the file to write (atomically); '-' for standard output" },
+		OPT_FLAG(0, "exclude-idle", &a->exclude_idle, "leave idle samples out"),
+		{ .type = EQ_OPTION_STRING, .long_name = "symfs", .value = &a->symfs, .argh = "DIR",
+		  .complete = EQ_COMPLETE_DIR,
+		  .help = "find the target's binaries under DIR (its sysroot)" },
+		OPT_FLAG(0, "no-build-id-check", &a->no_build_id_check,
+			 "use binaries even when their build-id differs"),
+		OPT_QUIET(&a->quiet, "no progress line (shown only on a terminal, for long exports)"),
+		OPT_VERBOSE(&a->verbose, "notes in full"),
+		OPT_END(),
 	};
-	struct eq_error err;
-	int c;
+	const struct eq_command cmd = {
+		.name = "export", .options = options,
+		.usage = "eqprof export FILE.eqp --format callgrind|pprof|folded|chrome|csv -o OUT [options]\n",
+	};
+	int n;
 
 	memset(a, 0, sizeof(*a));
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "f:o:hq", opts, NULL)) != -1) {
-		switch (c) {
-		case 'f':
-			if (export_format_parse(optarg, &a->fmt, &err) < 0)
-				return usage_error(err.msg);
-			a->have_fmt = 1;
-			break;
-		case 'o': a->out = optarg; break;
-		case 'x': a->exclude_idle = 1; break;
-		case 'S': a->symfs = optarg; break;
-		case 'B': a->no_build_id_check = 1; break;
-		case 'q': a->quiet = 1; break;
-		case 'h': fputs(usage_text, stdout); return 1;
-		default: return 2;
-		}
-	}
-	if (optind + 1 != argc)
-		return usage_error(optind == argc ? "which recording? give FILE.eqp" :
-				   "give exactly one recording");
-	a->file = argv[optind];
+	n = eq_parse_options(&cmd, argc, argv, NULL);
+	if (n < 0)
+		return n == EQ_PARSE_HELP ? 1 : 2;
+	if (n != 1)
+		return eq_usage_error(&cmd, 0, "%s", n == 0 ? "which recording? give FILE.eqp" :
+				      "give exactly one recording");
+	a->file = argv[0];
 	if (!a->have_fmt)
-		return usage_error("--format is required: callgrind, pprof, folded, chrome or csv");
+		return eq_usage_error(&cmd, 0, "--format is required: callgrind, pprof, folded, chrome or csv");
 	if (!a->out)
-		return usage_error("-o OUT is required ('-' for standard output)");
+		return eq_usage_error(&cmd, 0, "-o OUT is required ('-' for standard output)");
 	return 0;
 }
 

@@ -1,10 +1,8 @@
 /*
  * builtin-import.c - eqprof import: CSV samples + maps + names -> .eqp.
  *
- *   eqprof import --samples S.csv [--maps PID=FILE]... [--comm PID=NAME]...
- *                 (--energy QUANTUM | --time HZ) [--target TEXT] -o OUT.eqp
- *                 [--kallsyms FILE] [--symtab MODULE=FILE]... [--image MODULE=FILE]...
- *                 [--symfs DIR] [-q]
+ *   eqprof import --samples S.csv (--energy QUANTUM | --time HZ) -o OUT.eqp
+ *                 [--maps PID=FILE]... [--comm PID=NAME]... [options]
  *
  * Everything is checked before the output exists: maps files are parsed
  * (errors name file and line), samples are streamed into a writer that only
@@ -12,13 +10,13 @@
  * build-id of every mapped file readable here is stored in the header, so a
  * later report can tell when a binary was rebuilt since.
  */
-#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "builtin.h"
+#include "parse-options.h"
 #include "progress.h"
 #include "file/csv_samples.h"
 #include "symbols/elfmod.h"
@@ -70,73 +68,29 @@ struct import_opts {
 	int quiet, have_kallsyms;
 };
 
-static const char usage_text[] =
-	"usage: eqprof import --samples S.csv [--maps PID=FILE]... [--comm PID=NAME]...\n"
-	"                     (--energy QUANTUM | --time HZ) [--target TEXT] -o OUT.eqp\n"
-	"                     [--kallsyms FILE] [--symtab MODULE=FILE]... [--image MODULE=FILE]...\n"
-	"                     [--symfs DIR] [-q]\n"
-	"\n"
-	"  --samples S.csv   samples, header " EQ_CSV_HEADER "\n"
-	"  --maps PID=FILE   memory map of process PID in /proc/PID/maps format\n"
-	"  --comm PID=NAME   name of process PID (default: its executable's name)\n"
-	"  --energy Q        energy-driven samples, Q joules each (e.g. 2.94mJ)\n"
-	"  --time HZ         time-driven samples at HZ per second (e.g. 349Hz)\n"
-	"  --target TEXT     what was profiled, stored in the recording\n"
-	"  --kallsyms FILE   the target kernel's /proc/kallsyms, for kernel samples\n"
-	"  --symtab MODULE=FILE  nm-style symbols of MODULE (a path in the maps) with\n"
-	"                    addresses as offsets into its file, for modules whose ELF\n"
-	"                    the report machine will not have\n"
-	"  --image MODULE=FILE  the ELF image of MODULE, a mapping no file backs (the\n"
-	"                    vdso: --image [vdso]=FILE), for its symbols and frames\n"
-	"  --symfs DIR       read mapped files under DIR to record their build-ids\n"
-	"  -o OUT.eqp        the recording to write (atomically)\n"
-	"  -q                no progress line (it is only shown on a terminal anyway)\n";
-
-static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static int usage_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("eqprof import: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputs("\n", stderr);
-	fputs(usage_text, stderr);
-	return 2;
-}
-
 static int parse_pid_arg(const char *opt, const char *text, struct pid_arg *out,
-			 const struct pid_arg *earlier, size_t nearlier)
+			 const struct pid_arg *earlier, size_t nearlier, struct eq_error *err)
 {
 	const char *eq = strchr(text, '=');
 	unsigned long long pid;
-	struct eq_error err;
 	char num[32];
 
-	if (!eq || eq == text || !eq[1] || (size_t)(eq - text) >= sizeof(num)) {
-		fprintf(stderr, "eqprof import: %s %s: expected PID=VALUE\n", opt, text);
-		return -1;
-	}
+	if (!eq || eq == text || !eq[1] || (size_t)(eq - text) >= sizeof(num))
+		return eq_fail(err, "%s %s: expected PID=VALUE", opt, text);
 	memcpy(num, text, (size_t)(eq - text));
 	num[eq - text] = '\0';
-	if (eq_parse_uint(num, opt, UINT32_MAX, &pid, &err)) {
-		fprintf(stderr, "eqprof import: %s\n", err.msg);
+	if (eq_parse_uint(num, opt, UINT32_MAX, &pid, err))
 		return -1;
-	}
 	for (size_t i = 0; i < nearlier; i++)
-		if (earlier[i].pid == pid) {
-			fprintf(stderr, "eqprof import: %s: pid %llu given twice\n", opt, pid);
-			return -1;
-		}
+		if (earlier[i].pid == pid)
+			return eq_fail(err, "%s: pid %llu given twice", opt, pid);
 	out->pid = (uint32_t)pid;
 	out->value = eq + 1;
 	return 0;
 }
 
 static int parse_symtab_arg(const char *opt, const char *module_eq_file, const char *file,
-			    struct symtab_arg *out)
+			    struct symtab_arg *out, struct eq_error *err)
 {
 	char *eq;
 
@@ -145,116 +99,140 @@ static int parse_symtab_arg(const char *opt, const char *module_eq_file, const c
 		return 0;
 	}
 	eq = strrchr(module_eq_file, '=');
-	if (!eq || eq == module_eq_file || !eq[1]) {
-		fprintf(stderr, "eqprof import: %s %s: expected MODULE=FILE\n", opt, module_eq_file);
-		return -1;
-	}
+	if (!eq || eq == module_eq_file || !eq[1])
+		return eq_fail(err, "%s %s: expected MODULE=FILE", opt, module_eq_file);
 	*eq = '\0';   /* argv is ours to cut */
 	out->module = module_eq_file;
 	out->file = eq + 1;
 	return 0;
 }
 
+/* ---- the options ----------------------------------------------------------- */
+
+static int opt_symtab(const struct eq_option *opt, const char *arg, struct eq_error *err)
+{
+	struct import_opts *o = opt->value;
+	int kallsyms = !strcmp(opt->long_name, "kallsyms");
+
+	if (kallsyms && o->have_kallsyms++)
+		return eq_fail(err, "--kallsyms given twice");
+	if (o->nsymtabs == MAX_SYMTABS)
+		return eq_fail(err, "more than %d symbol tables", MAX_SYMTABS);
+	return parse_symtab_arg("--symtab", kallsyms ? NULL : arg, arg, &o->symtabs[o->nsymtabs++],
+				err);
+}
+
+static int opt_image(const struct eq_option *opt, const char *arg, struct eq_error *err)
+{
+	struct import_opts *o = opt->value;
+	struct symtab_arg a = { 0 };
+
+	if (o->nimages == MAX_SYMTABS)
+		return eq_fail(err, "more than %d --image", MAX_SYMTABS);
+	if (parse_symtab_arg("--image", arg, arg, &a, err))
+		return -1;
+	if (a.module[0] == '/')
+		return eq_fail(err, "--image %s: %s is a file: its symbols are read from it (or --symfs)",
+			       a.module, a.module);
+	o->images[o->nimages].module = a.module;
+	o->images[o->nimages++].file = a.file;
+	return 0;
+}
+
+/* --maps PID=FILE, --comm PID=NAME */
+static int opt_pid(const struct eq_option *opt, const char *arg, struct eq_error *err)
+{
+	struct import_opts *o = opt->value;
+	int maps = !strcmp(opt->long_name, "maps");
+	struct pid_arg *v = maps ? o->maps : o->comm;
+	size_t *n = maps ? &o->nmaps : &o->ncomm;
+
+	if (*n == MAX_PROCS)
+		return eq_fail(err, "more than %d --%s", MAX_PROCS, opt->long_name);
+	if (parse_pid_arg(maps ? "--maps" : "--comm", arg, &v[*n], v, *n, err))
+		return -1;
+	(*n)++;
+	return 0;
+}
+
+static int opt_energy(const struct eq_option *opt, const char *arg, struct eq_error *err)
+{
+	struct import_opts *o = opt->value;
+
+	if (eq_parse_quantity(arg, "J", "--energy", &o->quantum_j, err))
+		return -1;
+	if (o->quantum_j <= 0 || o->quantum_j > EQP_MAX_QUANTUM_J)
+		return eq_fail(err, "--energy %s: give a positive energy such as 2.94mJ (at most %g J)",
+			       arg, EQP_MAX_QUANTUM_J);
+	o->have_energy = 1;
+	return 0;
+}
+
+static int opt_time(const struct eq_option *opt, const char *arg, struct eq_error *err)
+{
+	struct import_opts *o = opt->value;
+
+	if (eq_parse_quantity(arg, "Hz", "--time", &o->hz, err))
+		return -1;
+	if (o->hz <= 0)
+		return eq_fail(err, "--time %s: give a positive rate such as 349Hz", arg);
+	o->have_time = 1;
+	return 0;
+}
+
+#define STR(l, field, a, h, ...) \
+	{ .type = EQ_OPTION_STRING, .long_name = (l), .value = &o->field, .argh = (a), \
+	  .help = (h), __VA_ARGS__ }
+#define CB(l, a, h, f, ...) \
+	{ .type = EQ_OPTION_CALLBACK, .long_name = (l), .value = o, .argh = (a), .help = (h), \
+	  .cb = (f), __VA_ARGS__ }
+
 static int parse_args(int argc, char **argv, struct import_opts *o)
 {
-	static const struct option longopts[] = {
-		{ "samples", required_argument, NULL, 's' },
-		{ "maps", required_argument, NULL, 'm' },
-		{ "comm", required_argument, NULL, 'c' },
-		{ "energy", required_argument, NULL, 'e' },
-		{ "time", required_argument, NULL, 't' },
-		{ "target", required_argument, NULL, 'T' },
-		{ "kallsyms", required_argument, NULL, 'K' },
-		{ "symtab", required_argument, NULL, 'Y' },
-		{ "image", required_argument, NULL, 'I' },
-		{ "symfs", required_argument, NULL, 'F' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	const struct eq_option options[] = {
+		STR("samples", samples, "S.csv", "samples, header " EQ_CSV_HEADER,
+		    .complete = EQ_COMPLETE_FILE),
+		CB("maps", "PID=FILE", "memory map of process PID in /proc/PID/maps format", opt_pid,
+		   .flags = EQ_OPT_REPEAT),
+		CB("comm", "PID=NAME", "name of process PID (default: its executable's name)", opt_pid,
+		   .flags = EQ_OPT_REPEAT),
+		CB("energy", "Q", "energy-driven samples, Q joules each (e.g. 2.94mJ)", opt_energy),
+		CB("time", "HZ", "time-driven samples at HZ per second (e.g. 349Hz)", opt_time),
+		STR("target", target, "TEXT", "what was profiled, stored in the recording"),
+		CB("kallsyms", "FILE", "the target kernel's /proc/kallsyms, for kernel samples",
+		   opt_symtab, .complete = EQ_COMPLETE_FILE),
+		CB("symtab", "MODULE=FILE", "nm-style symbols of MODULE (a path in the maps) with\n"
+					    "addresses as offsets into its file, for modules whose ELF\n"
+					    "the report machine will not have", opt_symtab,
+		   .flags = EQ_OPT_REPEAT),
+		CB("image", "MODULE=FILE", "the ELF image of MODULE, a mapping no file backs (the\n"
+					   "vdso: --image [vdso]=FILE), for its symbols and frames",
+		   opt_image, .flags = EQ_OPT_REPEAT),
+		STR("symfs", symfs, "DIR", "read mapped files under DIR to record their build-ids",
+		    .complete = EQ_COMPLETE_DIR),
+		{ .type = EQ_OPTION_STRING, .short_name = 'o', .long_name = "output", .value = &o->out,
+		  .argh = "OUT.eqp", .complete = EQ_COMPLETE_FILE,
+		  .help = "the recording to write (atomically)" },
+		OPT_QUIET(&o->quiet, "no progress line (it is only shown on a terminal anyway)"),
+		OPT_VERBOSE(NULL, "notes in full"),
+		OPT_END(),
 	};
-	struct eq_error err;
-	int c;
+	const struct eq_command cmd = {
+		.name = "import", .options = options,
+		.usage = "eqprof import --samples S.csv (--energy QUANTUM | --time HZ) -o OUT.eqp [options]\n",
+	};
+	int n = eq_parse_options(&cmd, argc, argv, NULL);
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:hq", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'q': o->quiet = 1; break;
-		case 's': o->samples = optarg; break;
-		case 'o': o->out = optarg; break;
-		case 'T': o->target = optarg; break;
-		case 'F': o->symfs = optarg; break;
-		case 'K':
-			if (o->have_kallsyms++)
-				return usage_error("--kallsyms given twice");
-			/* fall through */
-		case 'Y':
-			if (o->nsymtabs == MAX_SYMTABS)
-				return usage_error("more than %d symbol tables", MAX_SYMTABS);
-			if (parse_symtab_arg("--symtab", c == 'K' ? NULL : optarg, optarg,
-					     &o->symtabs[o->nsymtabs++]))
-				return 2;
-			break;
-		case 'I': {
-			struct symtab_arg a = { 0 };
-
-			if (o->nimages == MAX_SYMTABS)
-				return usage_error("more than %d --image", MAX_SYMTABS);
-			if (parse_symtab_arg("--image", optarg, optarg, &a) || a.module[0] == '/') {
-				if (a.module && a.module[0] == '/')
-					fprintf(stderr, "eqprof import: --image %s: %s is a file: its "
-						"symbols are read from it (or --symfs)\n", a.module, a.module);
-				return 2;
-			}
-			o->images[o->nimages].module = a.module;
-			o->images[o->nimages++].file = a.file;
-			break;
-		}
-		case 'm':
-			if (o->nmaps == MAX_PROCS)
-				return usage_error("more than %d --maps", MAX_PROCS);
-			if (parse_pid_arg("--maps", optarg, &o->maps[o->nmaps], o->maps, o->nmaps))
-				return 2;
-			o->nmaps++;
-			break;
-		case 'c':
-			if (o->ncomm == MAX_PROCS)
-				return usage_error("more than %d --comm", MAX_PROCS);
-			if (parse_pid_arg("--comm", optarg, &o->comm[o->ncomm], o->comm, o->ncomm))
-				return 2;
-			o->ncomm++;
-			break;
-		case 'e':
-			if (eq_parse_quantity(optarg, "J", "--energy", &o->quantum_j, &err))
-				return usage_error("%s", err.msg);
-			if (o->quantum_j <= 0 || o->quantum_j > EQP_MAX_QUANTUM_J)
-				return usage_error("--energy %s: give a positive energy such as 2.94mJ "
-						   "(at most %g J)", optarg, EQP_MAX_QUANTUM_J);
-			o->have_energy = 1;
-			break;
-		case 't':
-			if (eq_parse_quantity(optarg, "Hz", "--time", &o->hz, &err))
-				return usage_error("%s", err.msg);
-			if (o->hz <= 0)
-				return usage_error("--time %s: give a positive rate such as 349Hz",
-						   optarg);
-			o->have_time = 1;
-			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			return 1;
-		default:
-			fputs(usage_text, stderr);
-			return 2;
-		}
-	}
-	if (optind < argc)
-		return usage_error("unexpected argument '%s'", argv[optind]);
+	if (n < 0)
+		return n == EQ_PARSE_HELP ? 1 : 2;
+	if (n > 0)
+		return eq_usage_error(&cmd, 0, "unexpected argument '%s'", argv[0]);
 	if (!o->samples)
-		return usage_error("--samples S.csv is required");
+		return eq_usage_error(&cmd, 0, "--samples S.csv is required");
 	if (!o->out)
-		return usage_error("-o OUT.eqp is required");
+		return eq_usage_error(&cmd, 0, "-o OUT.eqp is required");
 	if (o->have_energy == o->have_time)
-		return usage_error("give exactly one of --energy QUANTUM and --time HZ");
+		return eq_usage_error(&cmd, 0, "give exactly one of --energy QUANTUM and --time HZ");
 	return 0;
 }
 

@@ -24,19 +24,55 @@
 
 #include "align/align.h"
 #include "builtin.h"
+#include "parse-options.h"
 #include "file/eqp_merge.h"
 
-static const char usage_text[] =
-	"usage: eqprof merge TARGET.eqp BOARD.eqp -o OUT.eqp [--edges EDGES.eqp] [-q]\n\n"
-	"  TARGET.eqp  energy-driven samples (eqprof record -e on the target), or\n"
-	"              time-driven ones (record -t) with --edges\n"
-	"  BOARD.eqp   the board's stream of the same run (eqprof board log)\n"
-	"  -o OUT.eqp  one recording holding both, aligned; report and power read it\n"
-	"  --edges E   for a time-driven TARGET: the board's interrupts as the same\n"
-	"              target recorded them meanwhile (record -e -a running beside\n"
-	"              record -t): the clocks meet at each matched edge\n"
-	"              (power --by proc reads the result; docs/power.md)\n"
-	"  -q          do not print the cross-check and the alignment\n";
+struct merge_args {
+	const char *in[2], *out, *edges;
+	int quiet, verbose;
+};
+
+/* merge's options into a; 1 to run, 0 after --help, 2 after an error. */
+static int parse_merge_options(int argc, char **argv, struct merge_args *a)
+{
+	const struct eq_option options[] = {
+		OPT_ARG("TARGET.eqp", "energy-driven samples (eqprof record -e on the target), or\n"
+				      "time-driven ones (record -t) with --edges"),
+		OPT_ARG("BOARD.eqp", "the board's stream of the same run (eqprof board log)"),
+		{ .type = EQ_OPTION_STRING, .short_name = 'o', .long_name = "output", .value = &a->out,
+		  .argh = "OUT.eqp", .complete = EQ_COMPLETE_FILE,
+		  .help = "one recording holding both, aligned; report and power read it" },
+		{ .type = EQ_OPTION_STRING, .long_name = "edges", .value = &a->edges, .argh = "E",
+		  .complete = EQ_COMPLETE_FILE,
+		  .help = "for a time-driven TARGET: the board's interrupts as the same\n"
+			  "target recorded them meanwhile (record -e -a running beside\n"
+			  "record -t): the clocks meet at each matched edge\n"
+			  "(power --by proc reads the result; docs/power.md)" },
+		OPT_QUIET(&a->quiet, "do not print the cross-check and the alignment"),
+		OPT_VERBOSE(&a->verbose, "notes in full"),
+		OPT_END(),
+	};
+	const struct eq_command cmd = {
+		.name = "merge", .options = options,
+		.usage = "eqprof merge TARGET.eqp BOARD.eqp -o OUT.eqp [--edges EDGES.eqp] [-q]\n",
+	};
+	int n;
+
+	memset(a, 0, sizeof(*a));
+	n = eq_parse_options(&cmd, argc, argv, NULL);
+	if (n < 0)
+		return EQ_PARSE_STATUS(n);
+	if (n > 2)
+		return eq_usage_error(&cmd, 0, "unexpected argument '%s'", argv[2]);
+	if (n < 2)
+		return eq_usage_error(&cmd, 0, "give the target's recording and the board's: "
+				      "TARGET.eqp BOARD.eqp");
+	if (!a->out)
+		return eq_usage_error(&cmd, 0, "-o OUT.eqp is required");
+	a->in[0] = argv[0];
+	a->in[1] = argv[1];
+	return 1;
+}
 
 int cmd_merge(int argc, char **argv)
 {
@@ -49,29 +85,17 @@ int cmd_merge(int argc, char **argv)
 	const struct eqp_board_info *bi;
 	double quantum;
 	char extra[2048];
-	int i, n = 0, quiet = 0;
+	struct merge_args ma;
+	int i, quiet = 0;
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-o") && i + 1 < argc) {
-			out = argv[++i];
-		} else if (!strcmp(argv[i], "--edges") && i + 1 < argc) {
-			edges = argv[++i];
-		} else if (!strcmp(argv[i], "-q")) {
-			quiet = 1;
-		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			fputs(usage_text, stdout);
-			return 0;
-		} else if (argv[i][0] == '-' || n == 2) {
-			fprintf(stderr, "eqprof merge: unexpected argument '%s'\n%s", argv[i], usage_text);
-			return 2;
-		} else {
-			in[n++] = argv[i];
-		}
-	}
-	if (n != 2 || !out) {
-		fputs(usage_text, stderr);
-		return 2;
-	}
+	i = parse_merge_options(argc, argv, &ma);
+	if (i != 1)
+		return i;
+	in[0] = ma.in[0];
+	in[1] = ma.in[1];
+	out = ma.out;
+	edges = ma.edges;
+	quiet = ma.quiet;
 	tf = eqp_open(in[0], &err);
 	if (!tf) {
 		fprintf(stderr, "eqprof merge: %s\n", err.msg);

@@ -3,7 +3,6 @@
  * histograms and region energy from one or more recordings.
  * docs/power.md is the user's reference.
  */
-#include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -11,6 +10,8 @@
 
 #include "align/align.h"
 #include "builtin.h"
+#include "parse-options.h"
+#include "power_by.h"
 #include "util/labels.h"
 #include "file/eqp.h"
 #include "file/outfile.h"
@@ -27,6 +28,7 @@
 struct power_args {
 	int summary, markers, split_idle, log_y, mark_idle, runs;
 	int verbose;               /* -v: a balanced board cross-check too */
+	int quiet;                 /* -q: no notes */
 	enum power_format fmt;
 	enum power_basis basis;
 	const char *output, *title;
@@ -48,50 +50,6 @@ struct power_args {
 	const char *battery;
 };
 
-static const char usage_text[] =
-"usage: eqprof power FILE.eqp... [--summary] [--runs] [--format table|csv|json] [-o OUT]\n"
-"                    [--trace OUT.csv|png|svg|pdf|jpg] [--window N] [--range T0:T1]\n"
-"                    [--log] [--no-idle-marks] [--hist OUT.csv|png|svg|pdf|jpg]\n"
-"                    [--bucket 50mW]\n"
-"                    [--split-idle] [--region T0:T1]... [--markers]\n"
-"                    [--from T] [--to T] [--battery 20Wh]\n"
-"                    [--source auto|samples|board] [--title TEXT] [--size WxH]\n"
-"                    [--label NAME]...\n"
-"       eqprof power --by proc FILE.eqp ...   power per procedure by regression\n"
-"\n"
-"  --runs           the files are repeated runs of the same work: the summary\n"
-"                   adds the mean over the runs of duration, power and energy,\n"
-"                   their SD and the 95% interval of the mean, and each\n"
-"                   procedure's energy per run with its mean, SD and interval\n"
-"  --summary        duration, samples, average frequency and power, energy,\n"
-"                   idle and lost samples; one row per file (the default)\n"
-"  --trace OUT      power per interval (E_q / dt) against time: .csv (data), or\n"
-"                   a plot: .png, .svg, .pdf, .jpg\n"
-"  --window N       moving window over N intervals (default 1)\n"
-"  --range T0:T1    close-up, seconds since the first sample (\"2:2.5\", \"1500ms:2s\")\n"
-"  --log            logarithmic power axis (plots)\n"
-"  --hist OUT       percentage of samples per power bucket; several files overlay\n"
-"  --bucket W       histogram bucket width (default 50mW), or N/decade: N\n"
-"                   logarithmic buckets per decade (1, 2, 4, ... 128)\n"
-"  --split-idle     histogram of idle and busy samples apart\n"
-"  --region T0:T1   energy, time and average power between two times\n"
-"  --markers        the same between each pair of consecutive markers\n"
-"  --from T, --to T a stretch of the run (seconds since the first sample): its\n"
-"                   energy with bounds, average, peak, minimum and median power\n"
-"                   instead of the summary; --trace and --hist of it only (the\n"
-"                   numbers eqprof view shows for a selection)\n"
-"  --battery C      with --from/--to: the battery life at the range's average\n"
-"                   power for capacity C (20Wh, 55kJ, 3000mAh@3.85V)\n"
-"  -v               notes in full (a balanced board cross-check is said only then)\n"
-"  --label NAME     what names the recording in rows, legends and CSV columns,\n"
-"                   once per file in their order (default: the shortest end of\n"
-"                   each path that tells the files apart)\n"
-"  --source S       where power comes from: energy-driven samples, the board\n"
-"                   stream, or the energy source read alongside time-driven\n"
-"                   samples (record -t --energy; its first domain) (default:\n"
-"                   samples if energy-driven, else the board, else the source)\n"
-"docs/power.md has the details and the exact CSV/JSON columns.\n";
-
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 static int usage_error(const char *fmt, ...)
@@ -106,28 +64,26 @@ static int usage_error(const char *fmt, ...)
 	return 2;
 }
 
-static int parse_range(const char *text, const char *what, double *t0, double *t1)
+static int parse_range(const char *text, const char *what, double *t0, double *t1,
+		       struct eq_error *err)
 {
-	struct eq_error err;
 	char *copy = strdup(text), *colon;
 	int rc = -1;
 
 	if (!copy)
-		return -1;
+		return eq_fail(err, "out of memory");
 	colon = strchr(copy, ':');
 	if (!colon) {
-		fprintf(stderr, "eqprof power: %s '%s': give START:END in seconds, e.g. 2:2.5 or 1500ms:2s\n",
-			what, text);
+		eq_fail(err, "%s '%s': give START:END in seconds, e.g. 2:2.5 or 1500ms:2s", what, text);
 		free(copy);
 		return -1;
 	}
 	*colon = '\0';
-	if (eq_parse_quantity(copy, "s", what, t0, &err) < 0 ||
-	    eq_parse_quantity(colon + 1, "s", what, t1, &err) < 0)
-		fprintf(stderr, "eqprof power: %s\n", err.msg);
+	if (eq_parse_quantity(copy, "s", what, t0, err) < 0 ||
+	    eq_parse_quantity(colon + 1, "s", what, t1, err) < 0)
+		;
 	else if (!(*t1 > *t0))
-		fprintf(stderr, "eqprof power: %s '%s': the end must come after the start\n",
-			what, text);
+		eq_fail(err, "%s '%s': the end must come after the start", what, text);
 	else
 		rc = 0;
 	free(copy);
@@ -144,147 +100,243 @@ static int parse_choice(const char *arg, const char *const *names, int n)
 	return -1;
 }
 
-static int parse_value(struct power_args *a, int c, const char *arg)
-{
-	static const char *const fmts[] = { "table", "csv", "json" };
-	static const char *const bases[] = { "auto", "samples", "board", "source" };
-	struct eq_error err;
-	unsigned long long n;
-	int k;
+/* ---- the options ----------------------------------------------------------- */
 
-	switch (c) {
-	case 'f':
-		if ((k = parse_choice(arg, fmts, 3)) < 0)
-			return usage_error("--format '%s': use table, csv or json", arg);
-		a->fmt = (enum power_format)k;
-		return 0;
-	case 'S':
-		if ((k = parse_choice(arg, bases, 4)) < 0)
-			return usage_error("--source '%s': use auto, samples, board or source", arg);
-		a->basis = k == 3 ? POWER_BASIS_SOURCE : (enum power_basis)k;
-		return 0;
-	case 'w':
-		if (eq_parse_uint(arg, "--window", 1000000, &n, &err) < 0 || n == 0)
-			return usage_error("--window '%s': give a number of intervals from 1 to 1000000", arg);
-		a->trace.window = (unsigned)n;
-		return 0;
-	case 'b':
-		if (strstr(arg, "/decade")) {
-			if (eq_parse_uint(arg, "--bucket", POWER_FINE_PER_DECADE, &n, &err) == 0 ||
-			    sscanf(arg, "%llu/decade", &n) != 1 || n < 1 ||
-			    POWER_FINE_PER_DECADE % n)
-				return usage_error("--bucket '%s': give N/decade with N one of 1, 2, 4, 8, "
-						   "16, 32, 64, 128", arg);
-			a->per_decade = (unsigned)n;
-			return 0;
-		}
-		if (eq_parse_quantity(arg, "W", "--bucket", &a->bucket_w, &err) < 0 ||
-		    !(a->bucket_w > 0))
-			return usage_error("--bucket '%s': give a positive power such as 50mW", arg);
-		return 0;
-	case 'F': case 'U':
-		if (eq_range_parse(&a->range, c == 'F' ? "--from" : "--to", arg, &err) < 0)
-			return usage_error("%s", err.msg);
-		return 0;
-	case 'B':
-		if (eq_parse_capacity(arg, "--battery", &a->battery_j, &err) < 0)
-			return usage_error("%s", err.msg);
-		a->battery = arg;
-		return 0;
-	case 'R':
-		return parse_range(arg, "--range", &a->trace.t0, &a->trace.t1) < 0 ? 2 : 0;
-	case 'g':
-		if (a->nregions == MAX_REGIONS)
-			return usage_error("--region %s: at most 32 regions", arg);
-		snprintf(a->regions[a->nregions].label, sizeof(a->regions[0].label), "%s", arg);
-		if (parse_range(arg, "--region", &a->regions[a->nregions].t0,
-				&a->regions[a->nregions].t1) < 0)
-			return 2;
-		a->nregions++;
-		return 0;
-	case 'z':
-		if (sscanf(arg, "%dx%d", &a->width, &a->height) != 2 || a->width < 200 ||
-		    a->height < 150 || a->width > 10000 || a->height > 10000)
-			return usage_error("--size '%s': give WIDTHxHEIGHT in pixels, e.g. 1000x600", arg);
-		return 0;
-	}
-	return usage_error("unexpected option %s", arg);
+#define POWER_MAIN EQ_MODE_MAIN
+#define POWER_BY   0x2u            /* --by proc: builtin-power-by.c */
+#define MAIN       .modes = POWER_MAIN
+#define BY         .modes = POWER_BY
+
+static struct power_args *args_of(const struct eq_option *opt)
+{
+	return opt->value;
 }
 
-static int parse_args(struct power_args *a, int argc, char **argv)
+static int opt_format(const struct eq_option *opt, const char *arg, struct eq_error *err)
 {
-	static const struct option opts[] = {
-		{ "summary", no_argument, NULL, 's' },
-		{ "runs", no_argument, NULL, 'r' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "trace", required_argument, NULL, 't' },
-		{ "window", required_argument, NULL, 'w' },
-		{ "range", required_argument, NULL, 'R' },
-		{ "log", no_argument, NULL, 'L' },
-		{ "linear", no_argument, NULL, 'l' },
-		{ "no-idle-marks", no_argument, NULL, 'I' },
-		{ "hist", required_argument, NULL, 'H' },
-		{ "bucket", required_argument, NULL, 'b' },
-		{ "split-idle", no_argument, NULL, 'i' },
-		{ "region", required_argument, NULL, 'g' },
-		{ "markers", no_argument, NULL, 'm' },
-		{ "source", required_argument, NULL, 'S' },
-		{ "title", required_argument, NULL, 'T' },
-		{ "size", required_argument, NULL, 'z' },
-		{ "from", required_argument, NULL, 'F' },
-		{ "to", required_argument, NULL, 'U' },
-		{ "battery", required_argument, NULL, 'B' },
-		{ "label", required_argument, NULL, 'N' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	static const char *const fmts[] = { "table", "csv", "json" };
+	int k = parse_choice(arg, fmts, 3);
+
+	if (k < 0)
+		return eq_fail(err, "--format '%s': use table, csv or json", arg);
+	args_of(opt)->fmt = (enum power_format)k;
+	return 0;
+}
+
+static int opt_source(const struct eq_option *opt, const char *arg, struct eq_error *err)
+{
+	static const char *const bases[] = { "auto", "samples", "board", "source" };
+	int k = parse_choice(arg, bases, 4);
+
+	if (k < 0)
+		return eq_fail(err, "--source '%s': use auto, samples, board or source", arg);
+	args_of(opt)->basis = k == 3 ? POWER_BASIS_SOURCE : (enum power_basis)k;
+	return 0;
+}
+
+static int opt_window(const struct eq_option *opt, const char *arg, struct eq_error *err)
+{
+	unsigned long long n;
+
+	if (eq_parse_uint(arg, "--window", 1000000, &n, err) < 0 || n == 0)
+		return eq_fail(err, "--window '%s': give a number of intervals from 1 to 1000000", arg);
+	args_of(opt)->trace.window = (unsigned)n;
+	return 0;
+}
+
+static int opt_bucket(const struct eq_option *opt, const char *arg, struct eq_error *err)
+{
+	struct power_args *a = args_of(opt);
+	unsigned long long n;
+
+	if (strstr(arg, "/decade")) {
+		if (eq_parse_uint(arg, "--bucket", POWER_FINE_PER_DECADE, &n, err) == 0 ||
+		    sscanf(arg, "%llu/decade", &n) != 1 || n < 1 || POWER_FINE_PER_DECADE % n)
+			return eq_fail(err, "--bucket '%s': give N/decade with N one of 1, 2, 4, 8, "
+				       "16, 32, 64, 128", arg);
+		a->per_decade = (unsigned)n;
+		return 0;
+	}
+	if (eq_parse_quantity(arg, "W", "--bucket", &a->bucket_w, err) < 0 || !(a->bucket_w > 0))
+		return eq_fail(err, "--bucket '%s': give a positive power such as 50mW", arg);
+	return 0;
+}
+
+static int opt_battery(const struct eq_option *opt, const char *arg, struct eq_error *err)
+{
+	struct power_args *a = args_of(opt);
+
+	a->battery = arg;
+	return eq_parse_capacity(arg, "--battery", &a->battery_j, err);
+}
+
+static int opt_close_up(const struct eq_option *opt, const char *arg, struct eq_error *err)
+{
+	struct power_args *a = args_of(opt);
+
+	return parse_range(arg, "--range", &a->trace.t0, &a->trace.t1, err);
+}
+
+static int opt_region(const struct eq_option *opt, const char *arg, struct eq_error *err)
+{
+	struct power_args *a = args_of(opt);
+	struct power_region *r = &a->regions[a->nregions];
+
+	if (a->nregions == MAX_REGIONS)
+		return eq_fail(err, "--region %s: at most 32 regions", arg);
+	snprintf(r->label, sizeof(r->label), "%s", arg);
+	if (parse_range(arg, "--region", &r->t0, &r->t1, err) < 0)
+		return -1;
+	a->nregions++;
+	return 0;
+}
+
+static int opt_size(const struct eq_option *opt, const char *arg, struct eq_error *err)
+{
+	struct power_args *a = args_of(opt);
+
+	if (sscanf(arg, "%dx%d", &a->width, &a->height) != 2 || a->width < 200 ||
+	    a->height < 150 || a->width > 10000 || a->height > 10000)
+		return eq_fail(err, "--size '%s': give WIDTHxHEIGHT in pixels, e.g. 1000x600", arg);
+	return 0;
+}
+
+/* --trace, --hist: up to MAX_OUTS files each */
+static int opt_out(const struct eq_option *opt, const char *arg, struct eq_error *err)
+{
+	struct power_args *a = args_of(opt);
+	int trace = !strcmp(opt->long_name, "trace");
+	size_t *n = trace ? &a->ntraces : &a->nhists;
+
+	if (*n == MAX_OUTS)
+		return eq_fail(err, "--%s %s: at most 4 %s outputs", opt->long_name, arg,
+			       trace ? "trace" : "histogram");
+	(trace ? a->traces : a->hists)[(*n)++] = arg;
+	return 0;
+}
+
+static int opt_label(const struct eq_option *opt, const char *arg, struct eq_error *err)
+{
+	struct power_args *a = args_of(opt);
+
+	if (a->nlabels == MAX_FILES)
+		return eq_fail(err, "--label %s: at most 8 labels, one a recording", arg);
+	if (!*arg)
+		return eq_fail(err, "--label: give a name (an empty one names nothing)");
+	a->labels[a->nlabels++] = arg;
+	return 0;
+}
+
+static int opt_by(const struct eq_option *opt, const char *arg, struct eq_error *err)
+{
+	if (strcmp(arg, "proc"))
+		return eq_fail(err, "--by: power by regression is per procedure: --by proc");
+	return 0;
+}
+
+#define FLAG(l, field, v, h) \
+	{ .type = EQ_OPTION_FLAG, .long_name = (l), .value = &a->field, .defval = (v), MAIN, \
+	  .help = (h) }
+#define CB(l, arg, h, f, ...) \
+	{ .type = EQ_OPTION_CALLBACK, .long_name = (l), .value = a, .argh = (arg), .help = (h), \
+	  .cb = (f), __VA_ARGS__ }
+
+static const char power_usage[] =
+	"eqprof power [options] FILE.eqp...\n"
+	"eqprof power --by proc [options] FILE.eqp\n";
+
+static const char power_footer[] =
+	"docs/power.md has the details and the exact CSV/JSON columns.\n";
+
+/* power's options into a (power --by proc's into by); the recordings named
+ * are left in argv[0..n); n, or EQ_PARSE_HELP/ERROR. */
+static int parse_power_options(int argc, char **argv, struct power_args *a,
+			       struct power_by_args *by, unsigned *mode)
+{
+	const struct eq_option options[] = {
+		OPT_ARG("FILE.eqp", "recordings (several: one row, trace or histogram each)"),
+		FLAG("summary", summary, 1, "duration, samples, average frequency and power, energy,\n"
+					    "idle and lost samples; one row per file (the default)"),
+		FLAG("runs", runs, 1, "the files are repeated runs of the same work: the summary\n"
+				      "adds the mean over the runs of duration, power and energy,\n"
+				      "their SD and the 95% interval of the mean, and each\n"
+				      "procedure's energy per run with its mean, SD and interval"),
+		CB("format", "F", "table (default), csv or json", opt_format,
+		   .complete = "table csv json"),
+		{ .type = EQ_OPTION_STRING, .short_name = 'o', .long_name = "output",
+		  .value = &a->output, .argh = "OUT", .complete = EQ_COMPLETE_FILE,
+		  .help = "write the summary and regions (--by proc: the fit) there\n"
+			  "(atomically) instead of standard output" },
+		CB("trace", "OUT", "power per interval (E_q / dt) against time: .csv (data), or\n"
+				   "a plot: .png, .svg, .pdf, .jpg", opt_out, MAIN,
+		   .flags = EQ_OPT_REPEAT, .complete = EQ_COMPLETE_FILE),
+		CB("window", "N", "moving window over N intervals (default 1)", opt_window, MAIN),
+		CB("range", "T0:T1", "close-up, seconds since the first sample (\"2:2.5\", \"1500ms:2s\")",
+		   opt_close_up, MAIN),
+		FLAG("log", log_y, 1, "logarithmic power axis (plots)"),
+		FLAG("linear", log_y, 0, "linear power axis (plots; the default)"),
+		FLAG("no-idle-marks", mark_idle, 0, "no marks of idle stretches on the trace"),
+		CB("hist", "OUT", "percentage of samples per power bucket; several files overlay",
+		   opt_out, MAIN, .flags = EQ_OPT_REPEAT, .complete = EQ_COMPLETE_FILE),
+		CB("bucket", "W", "histogram bucket width (default 50mW), or N/decade: N\n"
+				  "logarithmic buckets per decade (1, 2, 4, ... 128)", opt_bucket, MAIN),
+		FLAG("split-idle", split_idle, 1, "histogram of idle and busy samples apart"),
+		CB("region", "T0:T1", "energy, time and average power between two times",
+		   opt_region, MAIN, .flags = EQ_OPT_REPEAT),
+		FLAG("markers", markers, 1, "the same between each pair of consecutive markers"),
+		{ .type = EQ_OPTION_CALLBACK, .long_name = "from", .value = &a->range, .argh = "T",
+		  .cb = eq_ropt_range, MAIN,
+		  .help = "a stretch of the run (seconds since the first sample): its\n"
+			  "energy with bounds, average, peak, minimum and median power\n"
+			  "instead of the summary; --trace and --hist of it only (the\n"
+			  "numbers eqprof view shows for a selection)" },
+		{ .type = EQ_OPTION_CALLBACK, .long_name = "to", .value = &a->range, .argh = "T",
+		  .cb = eq_ropt_range, MAIN, .help = "the stretch's end (with --from, or alone)" },
+		CB("battery", "C", "with --from/--to: the battery life at the range's average\n"
+				   "power for capacity C (20Wh, 55kJ, 3000mAh@3.85V)", opt_battery, MAIN),
+		CB("label", "NAME", "what names the recording in rows, legends and CSV columns,\n"
+				    "once per file in their order (default: the shortest end of\n"
+				    "each path that tells the files apart)", opt_label, MAIN,
+		   .flags = EQ_OPT_REPEAT),
+		CB("source", "S", "where power comes from: energy-driven samples, the board\n"
+				  "stream, or the energy source read alongside time-driven\n"
+				  "samples (record -t --energy; its first domain) (default:\n"
+				  "samples if energy-driven, else the board, else the source)",
+		   opt_source, MAIN, .complete = "auto samples board source"),
+		{ .type = EQ_OPTION_STRING, .long_name = "title", .value = &a->title, .argh = "TEXT",
+		  MAIN, .help = "the plots' title" },
+		CB("size", "WxH", "the plots' size in pixels (e.g. 1000x600)", opt_size, MAIN),
+		OPT_QUIET(&a->quiet, "no notes (warnings are still said)"),
+		OPT_VERBOSE(&a->verbose, "notes in full (a balanced board cross-check is said only then)"),
+		OPT_GROUP("Power per procedure by regression (seed 002):"),
+		{ .type = EQ_OPTION_CALLBACK, .long_name = "by", .argh = "proc", .cb = opt_by,
+		  .flags = EQ_OPT_MODE, .defmode = POWER_BY, .complete = "proc",
+		  .help = "the device's power while each procedure runs, by weighted\n"
+			  "least squares of the energy of intervals on the procedures'\n"
+			  "times in them (from time-driven samples), with 95% intervals\n"
+			  "and collinearity warnings; one recording (docs/power.md)" },
+		POWER_BY_OPTIONS(by),
+		OPT_END(),
 	};
-	int c, rc;
+	const struct eq_command cmd = {
+		.name = "power", .usage = power_usage, .options = options, .footer = power_footer,
+		.mode_names = { NULL, "--by proc" },
+	};
 
 	memset(a, 0, sizeof(*a));
 	a->trace.window = 1;
 	a->bucket_w = 0.050;
 	a->mark_idle = 1;
 	a->output = "-";
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:hv", opts, NULL)) != -1) {
-		switch (c) {
-		case 's': a->summary = 1; break;
-		case 'r': a->runs = 1; break;
-		case 'v': a->verbose = 1; break;
-		case 'o': a->output = optarg; break;
-		case 'L': a->log_y = 1; break;
-		case 'l': a->log_y = 0; break;
-		case 'I': a->mark_idle = 0; break;
-		case 'i': a->split_idle = 1; break;
-		case 'm': a->markers = 1; break;
-		case 'T': a->title = optarg; break;
-		case 'h': fputs(usage_text, stdout); return 1;
-		case 't':
-			if (a->ntraces == MAX_OUTS)
-				return usage_error("--trace %s: at most 4 trace outputs", optarg);
-			a->traces[a->ntraces++] = optarg;
-			break;
-		case 'N':
-			if (a->nlabels == MAX_FILES)
-				return usage_error("--label %s: at most 8 labels, one a recording", optarg);
-			if (!*optarg)
-				return usage_error("%s", "--label: give a name (an empty one names nothing)");
-			a->labels[a->nlabels++] = optarg;
-			break;
-		case 'H':
-			if (a->nhists == MAX_OUTS)
-				return usage_error("--hist %s: at most 4 histogram outputs", optarg);
-			a->hists[a->nhists++] = optarg;
-			break;
-		case '?': return 2;
-		default:
-			if ((rc = parse_value(a, c, optarg)) != 0)
-				return rc;
-		}
-	}
-	a->files = argv + optind;
-	a->nfiles = (size_t)(argc - optind);
+	power_by_init(by);
+	return eq_parse_options(&cmd, argc, argv, mode);
+}
+
+/* After the options: the recordings and the options taken together. */
+static int check_args(struct power_args *a, int n, char **argv)
+{
+	a->files = argv;
+	a->nfiles = (size_t)n;
 	if (a->nfiles == 0)
 		return usage_error("%s", "give at least one recording (FILE.eqp)");
 	if (a->nfiles > MAX_FILES)
@@ -641,18 +693,29 @@ static int run(const struct power_args *a, struct power_input *in, struct eq_err
 int cmd_power(int argc, char **argv)
 {
 	static struct power_args a;
+	static struct power_by_args by;
 	struct eqp_file *f[MAX_FILES] = { 0 };
 	struct power_input in[MAX_FILES];
 	struct eq_error err;
 	size_t i, opened = 0;
-	int rc;
+	unsigned mode;
+	int rc, n;
 
-	for (rc = 1; rc < argc && strcmp(argv[rc], "--"); rc++)
-		if (!strcmp(argv[rc], "--by") || !strncmp(argv[rc], "--by=", 5))
-			return cmd_power_by(argc, argv); /* power per procedure: builtin-power-by.c */
-	rc = parse_args(&a, argc, argv);
+	n = parse_power_options(argc, argv, &a, &by, &mode);
+	if (n < 0)
+		return EQ_PARSE_STATUS(n);
+	if (mode == POWER_BY) {
+		/* power per procedure: builtin-power-by.c */
+		if (n != 1)
+			return eq_usage_error(&(struct eq_command){ .name = "power",
+								    .mode_names = { NULL, "--by proc" } },
+					      POWER_BY, "--by proc takes one recording");
+		return cmd_power_by(&by, argv[0], (enum eq_format)a.fmt,
+				    strcmp(a.output, "-") ? a.output : NULL);
+	}
+	rc = check_args(&a, n, argv);
 	if (rc)
-		return rc == 1 ? 0 : rc;
+		return rc;
 	for (i = 0; i < a.nfiles; i++, opened++) {
 		f[i] = eqp_open(a.files[i], &err);
 		/* without samples, only the board's stream can give power */

@@ -27,6 +27,8 @@
 #include <unistd.h>
 
 #include "builtin.h"
+#include "cortexm/cmrec.h"
+#include "parse-options.h"
 #include "file/eqp.h"
 #include "file/eqp_regs.h"
 #include "record/kallsyms.h"
@@ -41,52 +43,6 @@
 /* eqprof-record (host/record/module.mk) records the machine it runs on
  * only: the Cortex-M target recorder is left out of it. */
 #pragma weak cmd_record_cortexm
-
-static void usage(FILE *out)
-{
-	fprintf(out,
-		"usage: eqprof record (-e | -t [HZ]) [-a] [--duration T] [--jitter PCT] [--gpio CHIP:LINE]\n"
-		"                     [--energy SOURCE] [-o OUT.eqp] [-q] [[--] COMMAND [ARGS]...]\n\n"
-		"  -e             energy-driven: one sample per quantum of the board, from the\n"
-		"                 eqprof kernel module (docs/target-linux.md)\n"
-		"  -t [HZ]        time-driven at HZ (default 1000Hz; 4000, 4k, 4kHz): the module's hrtimers when\n"
-		"                 it is loaded, else perf's cpu-clock of COMMAND's CPU time\n"
-		"  -a             the whole system (every process, the kernel, idle) for\n"
-		"                 COMMAND's run or --duration\n"
-		"  --duration T   stop after T (e.g. 10s); ends COMMAND if it still runs\n"
-		"  --jitter PCT   rate drawn within +-PCT %% (default 5)\n"
-		"  --gpio CHIP:LINE  the board's line for -e (default: the module's parameters)\n"
-		"  --ivshmem      -e from the board behind a QEMU ivshmem doorbell (docs/hil.md)\n"
-		"  -g, --call-graph fp  record each sample's call chain (frame pointers; perf only)\n"
-		"  --call-graph dwarf[,SIZE]  copy SIZE bytes of user stack (default 8192, at most\n"
-		"                 65528) and the registers with each sample, unwound offline from\n"
-		"                 the DWARF CFI (code built without frame pointers; perf only)\n"
-		"  --energy SRC   with -t: read the energy source SRC (rapl, battery, hwmon, a\n"
-		"                 domain as 'eqprof sources' names it, or auto) alongside the\n"
-		"                 samples; report then gives joules per procedure\n"
-		"                 (docs/energy-sources.md)\n"
-		"  --energy-every T  read it every T (default 10ms)\n"
-		"  --energy-settle T  after the command, wait at most T for a slow source\n"
-		"                 (a battery gauge) to update (default 60s)\n"
-		"  --sysfs DIR    read the source's sysfs under DIR (also $EQPROF_SYSFS)\n"
-		"  --all-user     user space only (the kernel is sampled too when permitted:\n"
-		"                 root, or perf_event_paranoid 1 or lower)\n"
-		"  -p PID[,PID...]  attach to running processes and their threads (and the\n"
-		"                 children and threads they make from now) until all have\n"
-		"                 exited, --duration, Ctrl-C, or COMMAND (run, not sampled) ends\n"
-		"  --events LIST  log the tracepoints of LIST (power, block, net, all, none) as\n"
-		"                 power states and device requests of the whole machine\n"
-		"                 (report --by state, report --attribute async); default: all\n"
-		"                 with -a, none otherwise; needs root or CAP_PERFMON and\n"
-		"                 tracefs (docs/target-linux.md)\n"
-		"  --no-events    log none (same as --events none)\n"
-		"  --quantum E    with -e: the board's energy per interrupt (e.g. 46uJ, from\n"
-		"                 'eqprof board info'), so the recording holds joules\n"
-		"  -o OUT.eqp     output recording (default eqprof.eqp)\n"
-		"  -q             no progress line and no summary\n"
-		"  --target cortexm ...  a bare-metal Cortex-M target instead (eqprof record\n"
-		"                 --target cortexm --help; docs/target-cortexm.md)\n");
-}
 
 /* -p 12,34: processes by id, as perf takes them; each must exist. */
 static int parse_pids(const char *text, struct record_opts *o, struct eq_error *err)
@@ -220,135 +176,281 @@ static int parse_call_graph(const char *v, struct record_opts *o, struct eq_erro
 	return 0;
 }
 
-static int parse_opts(int argc, char **argv, struct record_opts *o)
+/* ---- the options ----------------------------------------------------------- */
+
+#define REC_LINUX   EQ_MODE_MAIN  /* this machine */
+#define REC_CORTEXM 0x2u          /* --target cortexm */
+
+static struct record_opts *opts_of(const struct eq_option *opt)
 {
-	struct eq_error err;
-	int i;
+	return opt->value;
+}
 
-	*o = (struct record_opts){ .hz = 1000, .jitter = 5, .out = "eqprof.eqp", .epoll = 0.01,
-				   .esettle = 60 };
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--")) {
-			i++;
-			break;
-		}
-		if (argv[i][0] != '-')
-			break;          /* the command, without "--", as perf takes it */
-		if (!strcmp(argv[i], "-e")) {
-			o->energy = 1;
-		} else if (!strcmp(argv[i], "-a")) {
-			o->all = 1;
-		} else if (!strcmp(argv[i], "--duration") && i + 1 < argc) {
-			if (eq_parse_quantity(argv[++i], "s", "--duration", &o->duration, &err) < 0)
-				goto bad;
-			if (!(o->duration > 0)) {
-				eq_fail(&err, "--duration %s: must be more than 0", argv[i]);
-				goto bad;
-			}
-		} else if (!strcmp(argv[i], "--energy") && i + 1 < argc) {
-			o->esource = argv[++i];
-		} else if (!strcmp(argv[i], "--sysfs") && i + 1 < argc) {
-			o->sysfs = argv[++i];
-		} else if ((!strcmp(argv[i], "--energy-every") || !strcmp(argv[i], "--energy-settle")) &&
-			   i + 1 < argc) {
-			int every = !strcmp(argv[i], "--energy-every");
-			double *v = every ? &o->epoll : &o->esettle;
+/* -t [HZ]: the next word is the rate when it can only be meant as one. */
+static int rate_follows(const char *w, struct eq_error *err)
+{
+	if (looks_numeric(w))
+		return 1;
+	if (w[0] != '-' && !is_command(w))
+		return eq_fail(err, "-t %s: not a rate (4000, 4k, 4kHz), and no command '%s' found in PATH",
+			       w, w);
+	return 0;
+}
 
-			if (eq_parse_quantity(argv[i + 1], "s", argv[i], v, &err) < 0)
-				goto bad;
-			if (every ? !(*v >= 1e-3 && *v <= 10) : !(*v >= 0 && *v <= 3600)) {
-				eq_fail(&err, "%s %s: give %s", argv[i], argv[i + 1],
-					every ? "1ms to 10s" : "0 to 1h");
-				goto bad;
-			}
-			i++;
-		} else if (!strcmp(argv[i], "--gpio") && i + 1 < argc) {
-			o->gpio = argv[++i];
-		} else if (!strcmp(argv[i], "--ivshmem")) {
-			o->ivshmem = 1;
-		} else if (!strcmp(argv[i], "-t")) {
-			const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+static int opt_rate(const struct eq_option *opt, const char *arg, struct eq_error *err)
+{
+	return arg ? parse_rate(arg, &opts_of(opt)->hz, err) : 0;
+}
 
-			if (v && looks_numeric(v)) {
-				if (parse_rate(v, &o->hz, &err) < 0)
-					goto bad;
-				i++;
-			} else if (v && v[0] != '-' && !is_command(v)) {
-				eq_fail(&err, "-t %s: not a rate (4000, 4k, 4kHz), and no command '%s' found in PATH",
-					v, v);
-				goto bad;
-			}
-		} else if (!strcmp(argv[i], "-g")) {
-			o->callchain = 1;
-			o->dwarf_stack = 0;
-		} else if (!strcmp(argv[i], "--call-graph") || !strncmp(argv[i], "--call-graph=", 13)) {
-			const char *v = argv[i][12] == '=' ? argv[i] + 13 : i + 1 < argc ? argv[++i] : NULL;
+static int opt_g(const struct eq_option *opt, const char *arg, struct eq_error *err)
+{
+	opts_of(opt)->callchain = 1;
+	opts_of(opt)->dwarf_stack = 0;
+	return 0;
+}
 
-			if (parse_call_graph(v, o, &err) < 0)
-				goto bad;
-		} else if (!strcmp(argv[i], "--jitter") && i + 1 < argc) {
-			char *end;
+static int opt_call_graph(const struct eq_option *opt, const char *arg, struct eq_error *err)
+{
+	return parse_call_graph(arg, opts_of(opt), err);
+}
 
-			o->jitter = strtod(argv[++i], &end);
-			if (end == argv[i] || (*end && strcmp(end, "%"))) {
-				eq_fail(&err, "--jitter %s: not a percentage", argv[i]);
-				goto bad;
-			}
-			if (!(o->jitter >= 0 && o->jitter < 50)) {
-				eq_fail(&err, "--jitter %s: must be 0 to 49 %%", argv[i]);
-				goto bad;
-			}
-		} else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
-			o->out = argv[++i];
-		} else if ((!strcmp(argv[i], "-p") || !strcmp(argv[i], "--pid")) && i + 1 < argc) {
-			if (parse_pids(argv[++i], o, &err) < 0)
-				goto bad;
-		} else if (!strcmp(argv[i], "--events") && i + 1 < argc) {
-			if (trace_parse_groups(argv[++i], &o->events, &err) < 0)
-				goto bad;
-			o->events_set = 1;
-		} else if (!strcmp(argv[i], "--no-events")) {
-			o->events = 0;
-			o->events_set = 1;
-		} else if (!strcmp(argv[i], "--quantum") && i + 1 < argc) {
-			if (eq_parse_quantity(argv[++i], "J", "--quantum", &o->quantum_j, &err) < 0)
-				goto bad;
-			if (!(o->quantum_j > 0)) {
-				eq_fail(&err, "--quantum %s: must be more than 0", argv[i]);
-				goto bad;
-			}
-		} else if (!strcmp(argv[i], "--all-user")) {
-			o->all_user = 1;
-		} else if (!strcmp(argv[i], "-q")) {
-			o->quiet = 1;
-		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			usage(stdout);
-			exit(0);
-		} else {
-			if (!strcmp(argv[i], "-o") || !strcmp(argv[i], "--jitter") ||
-			    !strcmp(argv[i], "--energy") || !strcmp(argv[i], "--sysfs") ||
-			    !strcmp(argv[i], "--energy-every") || !strcmp(argv[i], "--energy-settle") ||
-			    !strcmp(argv[i], "-p") || !strcmp(argv[i], "--pid") || !strcmp(argv[i], "--duration") ||
-			    !strcmp(argv[i], "--events") || !strcmp(argv[i], "--quantum"))
-				fprintf(stderr, "eqprof record: %s needs a value\n", argv[i]);
-			else
-				fprintf(stderr, "eqprof record: unknown option '%s'\n", argv[i]);
-			usage(stderr);
-			return 2;
-		}
+static int opt_pids(const struct eq_option *opt, const char *arg, struct eq_error *err)
+{
+	return parse_pids(arg, opts_of(opt), err);
+}
+
+static int opt_events(const struct eq_option *opt, const char *arg, struct eq_error *err)
+{
+	struct record_opts *o = opts_of(opt);
+
+	o->events_set = 1;
+	if (!arg) {
+		o->events = 0;  /* --no-events */
+		return 0;
 	}
-	if (o->attach && (o->all || o->energy)) {
-		fprintf(stderr, "eqprof record: -p: %s\n", o->all
+	return trace_parse_groups(arg, &o->events, err);
+}
+
+/* --energy-every 1ms to 10s, --energy-settle 0 to 1h */
+static int opt_energy_time(const struct eq_option *opt, const char *arg, struct eq_error *err)
+{
+	int every = !strcmp(opt->long_name, "energy-every");
+	double *v = opt->value;
+	char what[32];
+
+	snprintf(what, sizeof(what), "--%s", opt->long_name);
+	if (eq_parse_quantity(arg, "s", what, v, err) < 0)
+		return -1;
+	if (every ? !(*v >= 1e-3 && *v <= 10) : !(*v >= 0 && *v <= 3600))
+		return eq_fail(err, "%s %s: give %s", what, arg, every ? "1ms to 10s" : "0 to 1h");
+	return 0;
+}
+
+static int opt_jitter(const struct eq_option *opt, const char *arg, struct eq_error *err)
+{
+	double *v = opt->value;
+	char *end;
+
+	*v = strtod(arg, &end);
+	if (end == arg || (*end && strcmp(end, "%")))
+		return eq_fail(err, "--jitter %s: not a percentage", arg);
+	if (!(*v >= 0 && *v < 50))
+		return eq_fail(err, "--jitter %s: must be 0 to 49 %%", arg);
+	return 0;
+}
+
+static int opt_target(const struct eq_option *opt, const char *arg, struct eq_error *err)
+{
+	if (strcmp(arg, "cortexm"))
+		return eq_fail(err, "--target %s: the targets are cortexm (and, without --target, this "
+			       "Linux machine)", arg);
+	return 0;
+}
+
+static int opt_baud(const struct eq_option *opt, const char *arg, struct eq_error *err)
+{
+	unsigned long long u;
+
+	if (eq_parse_uint(arg, "--baud", 20000000, &u, err) < 0)
+		return -1;
+	*(unsigned *)opt->value = (unsigned)u;
+	return 0;
+}
+
+static int opt_idle(const struct eq_option *opt, const char *arg, struct eq_error *err)
+{
+	return eq_parse_quantity(arg, "s", "--idle", opt->value, err);
+}
+
+#define LINUX_CB(s, l, v, a, h, f) \
+	{ .type = EQ_OPTION_CALLBACK, .short_name = (s), .long_name = (l), .value = (v), \
+	  .argh = (a), .help = (h), .cb = (f), .modes = REC_LINUX }
+#define CORTEXM_STRING(l, v, a, h) \
+	{ .type = EQ_OPTION_STRING, .long_name = (l), .value = (v), .argh = (a), .help = (h), \
+	  .modes = REC_CORTEXM, .complete = EQ_COMPLETE_FILE }
+
+static const char record_usage[] =
+	"eqprof record [-e | -t [HZ]] [-a | -p PID[,PID...]] [options] [--] COMMAND [ARGS]...\n"
+	"eqprof record -a [options] --duration T\n"
+	"eqprof record --target cortexm --port SPEC --elf APP.elf [options]\n";
+
+static const char record_about[] =
+	"Runs COMMAND (or watches the machine with -a, or processes with -p) and\n"
+	"writes its samples to a recording for report, annotate and export.\n";
+
+/* record's options; o gets this machine's, cm a Cortex-M target's. */
+static int parse_record_options(int argc, char **argv, struct record_opts *o,
+				struct cm_rec_opts *cm, unsigned *mode)
+{
+	const struct eq_option options[] = {
+		{ .type = EQ_OPTION_FLAG, .short_name = 'e', .value = &o->energy, .defval = 1,
+		  .modes = REC_LINUX,
+		  .help = "energy-driven: one sample per quantum of the board, from the\n"
+			  "eqprof kernel module (docs/target-linux.md)" },
+		{ .type = EQ_OPTION_CALLBACK, .short_name = 't', .value = o, .argh = "HZ",
+		  .flags = EQ_OPT_OPTARG, .takes_next = rate_follows, .cb = opt_rate,
+		  .modes = REC_LINUX,
+		  .help = "time-driven at HZ (default 1000Hz; 4000, 4k, 4kHz): the module's\n"
+			  "hrtimers when it is loaded, else perf's cpu-clock of COMMAND's\n"
+			  "CPU time" },
+		{ .type = EQ_OPTION_FLAG, .short_name = 'a', .value = &o->all, .defval = 1,
+		  .modes = REC_LINUX,
+		  .help = "the whole system (every process, the kernel, idle) for\n"
+			  "COMMAND's run or --duration" },
+		{ .type = EQ_OPTION_CALLBACK, .short_name = 'p', .long_name = "pid", .value = o,
+		  .argh = "PID[,PID...]", .cb = opt_pids, .modes = REC_LINUX,
+		  .help = "attach to running processes and their threads (and the\n"
+			  "children and threads they make from now) until all have\n"
+			  "exited, --duration, Ctrl-C, or COMMAND (run, not sampled) ends" },
+		OPT_CALLBACK(0, "duration", &o->duration, "T",
+			     "stop after T (e.g. 10s); ends COMMAND if it still runs", eq_opt_seconds),
+		LINUX_CB(0, "jitter", &o->jitter, "PCT", "rate drawn within +-PCT % (default 5)",
+			 opt_jitter),
+		{ .type = EQ_OPTION_STRING, .long_name = "gpio", .value = &o->gpio,
+		  .argh = "CHIP:LINE", .modes = REC_LINUX,
+		  .help = "the board's line for -e (default: the module's parameters)" },
+		{ .type = EQ_OPTION_FLAG, .long_name = "ivshmem", .value = &o->ivshmem, .defval = 1,
+		  .modes = REC_LINUX,
+		  .help = "-e from the board behind a QEMU ivshmem doorbell (docs/hil.md)" },
+		{ .type = EQ_OPTION_CALLBACK, .short_name = 'g', .value = o, .cb = opt_g,
+		  .flags = EQ_OPT_NOARG, .modes = REC_LINUX,
+		  .help = "record each sample's call chain by frame pointers (perf only;\n"
+			  "the same as --call-graph fp)" },
+		{ .type = EQ_OPTION_CALLBACK, .long_name = "call-graph", .value = o,
+		  .argh = "fp|dwarf[,SIZE]", .cb = opt_call_graph, .modes = REC_LINUX,
+		  .complete = "fp dwarf",
+		  .help = "fp: call chains by frame pointers (-g); dwarf: copy SIZE\n"
+			  "bytes of user stack (default 8192, at most 65528) and the\n"
+			  "registers with each sample, unwound offline from the DWARF CFI\n"
+			  "(code built without frame pointers; perf only)" },
+		{ .type = EQ_OPTION_STRING, .long_name = "energy", .value = &o->esource,
+		  .argh = "SRC", .modes = REC_LINUX, .complete = "auto rapl battery hwmon",
+		  .help = "with -t: read the energy source SRC (rapl, battery, hwmon, a\n"
+			  "domain as 'eqprof sources' names it, or auto) alongside the\n"
+			  "samples; report then gives joules per procedure\n"
+			  "(docs/energy-sources.md)" },
+		LINUX_CB(0, "energy-every", &o->epoll, "T", "read it every T (default 10ms)",
+			 opt_energy_time),
+		LINUX_CB(0, "energy-settle", &o->esettle, "T",
+			 "after the command, wait at most T for a slow source\n"
+			 "(a battery gauge) to update (default 60s)", opt_energy_time),
+		{ .type = EQ_OPTION_STRING, .long_name = "sysfs", .value = &o->sysfs, .argh = "DIR",
+		  .modes = REC_LINUX, .complete = EQ_COMPLETE_DIR,
+		  .help = "read the source's sysfs under DIR (also $EQPROF_SYSFS)" },
+		{ .type = EQ_OPTION_FLAG, .long_name = "all-user", .value = &o->all_user, .defval = 1,
+		  .modes = REC_LINUX,
+		  .help = "user space only (the kernel is sampled too when permitted:\n"
+			  "root, or perf_event_paranoid 1 or lower)" },
+		{ .type = EQ_OPTION_CALLBACK, .long_name = "events", .value = o, .argh = "LIST",
+		  .cb = opt_events, .modes = REC_LINUX, .complete = "power block net all none",
+		  .help = "log the tracepoints of LIST (power, block, net, all, none) as\n"
+			  "power states and device requests of the whole machine\n"
+			  "(report --by state, report --attribute async); default: all\n"
+			  "with -a, none otherwise; needs root or CAP_PERFMON and\n"
+			  "tracefs (docs/target-linux.md)" },
+		{ .type = EQ_OPTION_CALLBACK, .long_name = "no-events", .value = o, .cb = opt_events,
+		  .flags = EQ_OPT_NOARG, .modes = REC_LINUX,
+		  .help = "log none (same as --events none)" },
+		OPT_CALLBACK(0, "quantum", &o->quantum_j, "E",
+			     "with -e (or a Cortex-M target's board): the board's energy per\n"
+			     "interrupt (e.g. 46uJ, from 'eqprof board info'), so the\n"
+			     "recording holds joules", eq_opt_joules),
+		{ .type = EQ_OPTION_STRING, .short_name = 'o', .long_name = "output", .value = &o->out,
+		  .argh = "OUT.eqp", .complete = EQ_COMPLETE_FILE,
+		  .help = "output recording (default " EQ_DEFAULT_RECORDING ")" },
+		OPT_QUIET(&o->quiet, "no progress line and no summary"),
+		OPT_VERBOSE(NULL, "notes in full"),
+		OPT_GROUP("A bare-metal Cortex-M target (docs/target-cortexm.md):"),
+		{ .type = EQ_OPTION_CALLBACK, .long_name = "target", .argh = "cortexm",
+		  .cb = opt_target, .flags = EQ_OPT_MODE, .defmode = REC_CORTEXM,
+		  .complete = "cortexm",
+		  .help = "record a Cortex-M application (isr/cortexm) through its drain\n"
+			  "instead of this machine" },
+		CORTEXM_STRING("port", &cm->port, "SPEC",
+			       "where the target's drain sends its frames:\n"
+			       "tty:/dev/ttyUSB0 (its UART through a USB serial adapter),\n"
+			       "unix:PATH (a socket, e.g. QEMU's -chardev socket,server=on),\n"
+			       "file:PATH (a semihosting file or a capture; read as it grows)"),
+		CORTEXM_STRING("elf", &cm->elf, "APP.elf",
+			       "the application as linked: symbols, handler names, callers"),
+		{ .type = EQ_OPTION_CALLBACK, .long_name = "baud", .value = &cm->baud, .argh = "N",
+		  .cb = opt_baud, .modes = REC_CORTEXM,
+		  .help = "tty and ftdi ports (default 115200)" },
+		{ .type = EQ_OPTION_CALLBACK, .long_name = "idle", .value = &cm->idle_s, .argh = "T",
+		  .cb = opt_idle, .modes = REC_CORTEXM,
+		  .help = "file: stop after T without new bytes (default 2s)" },
+		OPT_END(),
+	};
+	const struct eq_command cmd = {
+		.name = "record", .usage = record_usage, .about = record_about, .options = options,
+		.flags = EQ_PARSE_STOP_AT_ARG, .mode_names = { NULL, "--target cortexm" },
+	};
+	int n = eq_parse_options(&cmd, argc, argv, mode);
+
+	if (n < 0)
+		return n;
+	if (*mode == REC_CORTEXM) {
+		if (n)
+			return eq_usage_error(&cmd, *mode, "%s: a Cortex-M target runs on its own: "
+					      "give no command", argv[0]), EQ_PARSE_ERROR;
+		if (!cm->port)
+			return eq_usage_error(&cmd, *mode, "--port is missing: where does the target's "
+					      "drain send its frames? (tty:/dev/ttyUSB0, unix:PATH, "
+					      "file:PATH)"), EQ_PARSE_ERROR;
+		return 0;
+	}
+	if (o->attach && (o->all || o->energy))
+		return eq_usage_error(&cmd, *mode, "-p: %s", o->all
 			? "-a records every process already; give one of -p and -a"
-			: "energy-driven recording (-e) takes the module's samples of every process: record -e -a and report --comm, or -t -p");
-		return 2;
+			: "energy-driven recording (-e) takes the module's samples of every process: record -e -a and report --comm, or -t -p"),
+		       EQ_PARSE_ERROR;
+	if (n == 0 && !o->all && !o->attach)
+		return eq_usage_error(&cmd, *mode, "no command given (only -a and -p record without "
+				      "one)"), EQ_PARSE_ERROR;
+	return n;
+}
+
+static int parse_opts(int argc, char **argv, struct record_opts *o, struct cm_rec_opts *cm,
+		      unsigned *mode)
+{
+	int n;
+
+	*o = (struct record_opts){ .hz = 1000, .jitter = 5, .out = EQ_DEFAULT_RECORDING,
+				   .epoll = 0.01, .esettle = 60 };
+	*cm = (struct cm_rec_opts){ .baud = 115200, .idle_s = 2 };
+	n = parse_record_options(argc, argv, o, cm, mode);
+	if (n < 0)
+		return EQ_PARSE_STATUS(n) == 0 ? -1 : 2;
+	if (*mode == REC_CORTEXM) {
+		cm->out = o->out;
+		cm->duration = o->duration;
+		cm->quantum_j = o->quantum_j;
+		cm->quiet = o->quiet;
+		return 0;
 	}
-	if (i >= argc && !o->all && !o->attach) {
-		fprintf(stderr, "eqprof record: no command given (only -a and -p record without one)\n");
-		usage(stderr);
-		return 2;
-	}
-	o->argv = i < argc ? argv + i : NULL;
+	o->argv = n ? argv : NULL;
+	if (o->argv)
+		o->argv[n] = NULL;
 	if (!o->events_set)
 		o->events = o->all ? TE_G_ALL : 0;
 	if (o->quantum_j > 0 && !o->energy) {
@@ -369,9 +471,6 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		return 2;
 	}
 	return 0;
-bad:
-	fprintf(stderr, "eqprof record: %s\n", err.msg);
-	return 2;
 }
 
 /*
@@ -411,21 +510,22 @@ int cmd_record(int argc, char **argv)
 	static char extra[65536];
 	char target[512] = "";
 	struct timespec wall;
-	int rc, status = 0, started = 0, i;
+	int rc, status = 0, started = 0;
+	struct cm_rec_opts cm;
+	unsigned mode;
 	struct eqp_meta meta = { .mode = EQP_MODE_TIME, .clock_hz = 1e9 };
 
-	/* another target than this machine (docs/target-cortexm.md) */
-	for (i = 1; i < argc && strcmp(argv[i], "--"); i++)
-		if (!strcmp(argv[i], "--target")) {
-			if (!cmd_record_cortexm) {
-				fprintf(stderr, "eqprof record: --target is not in eqprof-record (it records this machine); record a Cortex-M target with the workstation's eqprof\n");
-				return 2;
-			}
-			return cmd_record_cortexm(argc, argv);
-		}
-	rc = parse_opts(argc, argv, &o);
+	rc = parse_opts(argc, argv, &o, &cm, &mode);
 	if (rc)
-		return rc;
+		return rc < 0 ? 0 : rc;
+	if (mode == REC_CORTEXM) {
+		/* another target than this machine (docs/target-cortexm.md) */
+		if (!cmd_record_cortexm) {
+			fprintf(stderr, "eqprof record: --target is not in eqprof-record (it records this machine); record a Cortex-M target with the workstation's eqprof\n");
+			return 2;
+		}
+		return cmd_record_cortexm(&cm, argc, argv);
+	}
 	if (o.energy && !module_recorder_available(NULL)) {
 		fprintf(stderr, "eqprof record: energy-driven recording (-e) needs the board's interrupt wired to a GPIO of this machine and the eqprof module loaded: %s does not exist (docs/target-linux.md); use -t for time-driven sampling, or 'eqprof sim' for a simulated energy-driven run\n",
 			"/dev/eqprof");

@@ -10,7 +10,6 @@
  * Several recordings of the same work are pooled into one profile whose
  * run-to-run interval comes from the spread of their shares.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -18,6 +17,7 @@
 #include <string.h>
 
 #include "builtin.h"
+#include "parse-options.h"
 #include "file/eqp.h"
 #include "file/outfile.h"
 #include "profile/profile.h"
@@ -84,61 +84,6 @@ out:
 	return rc;
 }
 
-static const char usage_text[] =
-	"usage: eqprof report [FILE.eqp...] [--by exe|module|proc|line|insn|pid|thread]\n"
-	"                     [-s|--sort KEY,...] [--comm NAME,...] [--dso NAME,...]\n"
-	"                     [--symbol NAME,...] [--percentage absolute|relative]\n"
-	"                     [--per-thread] [--exclude-idle] [--interval sampling|run-to-run]\n"
-	"                     [--from T] [--to T] [--region NAME]\n"
-	"                     [--format table|csv|json] [--symfs DIR] [-o OUT] [-q]\n"
-	"\n"
-	"  FILE.eqp          the recording (default eqprof.eqp, what record writes)\n"
-	"  --by G            group samples by exe, module, proc (default), line, insn,\n"
-	"                    pid (process) or thread; by state (frequency and idle\n"
-	"                    state), freq, cstate, cpu or mode (user/kernel/idle),\n"
-	"                    alone or after exe, module, proc or pid: --by exe,state\n"
-	"  -s, --sort KEYS   a row per combination of the keys, a column each (perf's\n"
-	"                    --sort): comm, pid, tid, cpu, dso, sym, srcline, srcfile;\n"
-	"                    e.g. --sort comm,dso,sym\n"
-	"  --comm NAMES      only samples in these threads or processes (comma list;\n"
-	"                    shell patterns allowed)\n"
-	"  --dso NAMES       only samples in these modules (basename or path)\n"
-	"  --symbol NAMES    only samples in these procedures\n"
-	"  --percentage P    with filters, shares of all samples (absolute, default) or\n"
-	"                    of the samples kept (relative)\n"
-	"  --per-thread      a row per thread (--by thread; with --sort, tid first)\n"
-	"  --exclude-idle    leave idle samples out and renormalize the shares\n"
-	"  --from T, --to T  only the samples after T and up to T seconds since the\n"
-	"                    first sample (\"12.5\", \"1500ms\"; what eqprof view selects)\n"
-	"  --region NAME     only the samples from marker NAME to the next marker (a\n"
-	"                    program marks with $EQPROF_MARKER_FD under eqprof record)\n"
-	"  --interval I      what the 95% interval of a share covers:\n"
-	"                      sampling    this run's share (default for one recording)\n"
-	"                      run-to-run  what another run of the same work would give\n"
-	"                                  (default for several recordings)\n"
-	"  --format F        table (default), csv or json (schema in docs/guide.md)\n"
-	"  --symfs DIR       find the target's binaries under DIR (its sysroot)\n"
-	"  --no-build-id-check  use binaries even when their build-id differs\n"
-	"  --children        with call chains (record -g): each procedure's energy with\n"
-	"                    everything it called, beside its own (the default when the\n"
-	"                    recording has call chains and --by is proc)\n"
-	"  --no-children     the flat profile even when there are call chains\n"
-	"  -G, --call-graph[=callee|caller]  with --children: under each procedure, the\n"
-	"                    tree of who called it (callee, the default) or of what it\n"
-	"                    called (caller), each branch with its share, as perf\n"
-	"                    report draws them; lines cut at the terminal's width\n"
-	"                    (or $COLUMNS)\n"
-	"  --percent-limit P leave out rows below P % of the samples\n"
-	"  -o OUT            write to OUT (atomically) instead of standard output\n"
-	"  -q                no progress line (shown only on a terminal, for long runs)\n"
-	"  -v                notes in full: why samples have no symbol, a balanced\n"
-	"                    board cross-check\n"
-	"  --attribute async device energy moved to the code that caused it (see\n"
-	"                    eqprof report --attribute async --help)\n"
-	"\n"
-	"Several recordings of the same work are pooled: shares of all their samples,\n"
-	"the run-to-run interval from the spread of the recordings' shares.\n";
-
 /* The recordings must be alike to be pooled. */
 static int check_alike(const struct eq_loaded_profile *lp, const struct eq_report_opts *o)
 {
@@ -200,20 +145,140 @@ static int report_one(const struct eq_report_opts *o, struct eq_loaded_profile *
 	return eq_report_write("report", o, lp->profile, NULL, NULL);
 }
 
+#define REPORT_MAIN   EQ_MODE_MAIN
+#define REPORT_ATTRIB 0x2u           /* --attribute async */
+#define MAIN          .modes = REPORT_MAIN
+
+static int opt_attribute(const struct eq_option *opt, const char *arg, struct eq_error *err)
+{
+	if (strcmp(arg, "async"))
+		return eq_fail(err, "--attribute: the one attribution is 'async' (device energy to its causes)");
+	return 0;
+}
+
+/* -G, --call-graph[=callee|caller] (the value attached only, as perf's) */
+static int opt_call_graph(const struct eq_option *opt, const char *arg, struct eq_error *err)
+{
+	struct eq_report_opts *o = opt->value;
+
+	o->call_graph = 1;
+	o->call_graph_callees = 0;
+	if (arg && !strcmp(arg, "caller"))
+		o->call_graph_callees = 1;
+	else if (arg && strcmp(arg, "callee"))
+		return eq_fail(err, "--call-graph: give caller (the tree of what each procedure "
+			       "called) or callee (of who called it, the default)");
+	return 0;
+}
+
+static const char report_usage[] =
+	"eqprof report [options] [FILE.eqp...]\n"
+	"eqprof report --attribute async [options] [FILE.eqp]\n";
+
+static const char report_footer[] =
+	"Several recordings of the same work are pooled: shares of all their samples,\n"
+	"the run-to-run interval from the spread of the recordings' shares.\n";
+
+/* report's options into o (--device-model's files into models): the
+ * recordings named are left in argv[0..n); n, or EQ_PARSE_HELP/ERROR. */
+static int parse_report_options(int argc, char **argv, struct eq_report_opts *o,
+				struct eq_paths *models, unsigned *mode)
+{
+	const struct eq_option options[] = {
+		OPT_ARG("FILE.eqp", "the recording (default " EQ_DEFAULT_RECORDING ", what record writes)"),
+		EQ_ROPT_BY(o, "group samples by exe, module, proc (default), line, insn,\n"
+			      "pid (process) or thread; by state (frequency and idle\n"
+			      "state), freq, cstate, cpu or mode (user/kernel/idle),\n"
+			      "alone or after exe, module, proc or pid: --by exe,state"),
+		EQ_ROPT_SORT(o, "a row per combination of the keys, a column each (perf's\n"
+				"--sort): comm, pid, tid, cpu, dso, sym, srcline, srcfile;\n"
+				"e.g. --sort comm,dso,sym", MAIN),
+		EQ_ROPT_FILTER(o, "comm", "comms", "only samples in these threads or processes (comma list;\n"
+						   "shell patterns allowed)", MAIN),
+		EQ_ROPT_FILTER(o, "dso", "dsos", "only samples in these modules (basename or path)", MAIN),
+		EQ_ROPT_FILTER(o, "symbol", "symbols", "only samples in these procedures", MAIN),
+		EQ_ROPT_PERCENTAGE(o, "with filters, shares of all samples (absolute, default) or\n"
+				      "of the samples kept (relative)", MAIN),
+		{ .type = EQ_OPTION_FLAG, .long_name = "per-thread", .value = &o->per_thread,
+		  .defval = 1, MAIN, .help = "a row per thread (--by thread; with --sort, tid first)" },
+		{ .type = EQ_OPTION_FLAG, .long_name = "exclude-idle", .value = &o->exclude_idle,
+		  .defval = 1, MAIN, .help = "leave idle samples out and renormalize the shares" },
+		EQ_ROPT_RANGE(o, "from", "only the samples after T seconds since the first sample\n"
+					 "(\"12.5\", \"1500ms\"; what eqprof view selects)", MAIN),
+		EQ_ROPT_RANGE(o, "to", "only the samples up to T seconds since the first sample", MAIN),
+		EQ_ROPT_REGION(o, MAIN),
+		EQ_ROPT_INTERVAL(o, "what the 95% interval of a share covers:\n"
+				    "  sampling    this run's share (default for one recording)\n"
+				    "  run-to-run  what another run of the same work would give\n"
+				    "              (default for several recordings)", MAIN),
+		EQ_OPT_FORMAT(&o->fmt, "table (default), csv or json (schema in docs/guide.md)"),
+		EQ_OPT_SYMFS(&o->symfs, "find the target's binaries under DIR (its sysroot)"),
+		{ .type = EQ_OPTION_FLAG, .long_name = "no-build-id-check",
+		  .value = &o->no_build_id_check, .defval = 1, MAIN,
+		  .help = "use binaries even when their build-id differs" },
+		{ .type = EQ_OPTION_FLAG, .long_name = "children", .value = &o->children, .defval = 1,
+		  MAIN, .help = "with call chains (record -g): each procedure's energy with\n"
+				"everything it called, beside its own (the default when the\n"
+				"recording has call chains and --by is proc)" },
+		{ .type = EQ_OPTION_FLAG, .long_name = "no-children", .value = &o->children,
+		  .defval = 0, MAIN, .help = "the flat profile even when there are call chains" },
+		{ .type = EQ_OPTION_CALLBACK, .short_name = 'G', .long_name = "call-graph", .value = o,
+		  .argh = "callee|caller", .cb = opt_call_graph, .flags = EQ_OPT_OPTARG, MAIN,
+		  .complete = "callee caller",
+		  .help = "with --children: under each procedure, the tree of who called\n"
+			  "it (callee, the default) or of what it called (caller), each\n"
+			  "branch with its share, as perf report draws them; lines cut at\n"
+			  "the terminal's width (or $COLUMNS)" },
+		EQ_ROPT_PERCENT_LIMIT(o, "leave out rows below P % of the samples", MAIN),
+		EQ_OPT_OUTPUT(&o->out, "write to OUT (atomically) instead of standard output"),
+		OPT_QUIET(&o->quiet, "no progress line (shown only on a terminal, for long runs)"),
+		OPT_VERBOSE(&o->verbose, "notes in full: why samples have no symbol, a balanced\n"
+					 "board cross-check"),
+		OPT_GROUP("Device energy moved to the code that caused it (seed 000, eprof):"),
+		{ .type = EQ_OPTION_CALLBACK, .long_name = "attribute", .argh = "async",
+		  .cb = opt_attribute, .flags = EQ_OPT_MODE, .defmode = REPORT_ATTRIB,
+		  .complete = "async",
+		  .help = "device energy (radio, disk) moved from the samples that landed\n"
+			  "in it to the code whose requests caused it, tails to the last\n"
+			  "request (eprof's rule: whole samples, the remainder carried\n"
+			  "forward); one recording, --by exe (default), pid or proc" },
+		{ .type = EQ_OPTION_CALLBACK, .long_name = "device-model", .value = models,
+		  .argh = "FILE", .cb = eq_opt_path, .flags = EQ_OPT_REPEAT, .modes = REPORT_ATTRIB,
+		  .complete = EQ_COMPLETE_FILE,
+		  .help = "lines 'NAME active POWER tail TIME POWER idle POWER';\n"
+			  "default: the models the recording carries" },
+		OPT_END(),
+	};
+	const struct eq_command cmd = {
+		.name = "report", .usage = report_usage, .options = options, .footer = report_footer,
+		.mode_names = { NULL, "--attribute async" },
+	};
+	int n;
+
+	eq_report_opts_init(o);
+	n = eq_parse_options(&cmd, argc, argv, mode);
+	if (n < 0)
+		return n;
+	if (*mode == REPORT_ATTRIB && n > 1)
+		return eq_usage_error(&cmd, *mode, "--attribute async takes one recording"), EQ_PARSE_ERROR;
+	return eq_report_args(&cmd, n, argv, 0, o) ? EQ_PARSE_ERROR : n;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct eq_report_opts o;
+	struct eq_paths models = { .n = 0 };
 	struct eq_loaded_profile lp[EQ_REPORT_MAX_FILES];
 	struct eq_profile *profs[EQ_REPORT_MAX_FILES], *pooled = NULL;
 	struct eq_error err;
+	unsigned mode;
 	int rc, i, n = 0;
 
-	for (i = 1; i < argc && strcmp(argv[i], "--"); i++)
-		if (!strcmp(argv[i], "--attribute") || !strncmp(argv[i], "--attribute=", 12))
-			return cmd_report_attribute(argc, argv); /* builtin-report-attrib.c */
-	rc = eq_report_parse_args("report", usage_text, argc, argv, 0, &o);
-	if (rc != EQ_ARGS_OK)
-		return rc == EQ_ARGS_HELP ? 0 : 2;
+	rc = parse_report_options(argc, argv, &o, &models, &mode);
+	if (rc < 0)
+		return EQ_PARSE_STATUS(rc);
+	if (mode == REPORT_ATTRIB)
+		return cmd_report_attribute(&o, &models); /* builtin-report-attrib.c */
 	if (!o.interval_given && o.nfiles > 1)
 		o.interval = EQ_IV_RUN;
 	if (o.nfiles > 1 && (o.children == 1 || o.call_graph)) {

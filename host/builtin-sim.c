@@ -3,6 +3,7 @@
  * simulator and write both recordings and the truth (docs/simulator.md).
  */
 #include "builtin.h"
+#include "parse-options.h"
 #include "progress.h"
 #include "sim.h"
 #include "sim_internal.h"
@@ -14,31 +15,6 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
-
-static void usage(FILE *out)
-{
-	fprintf(out,
-		"usage: eqprof sim SCENARIO -o DIR [--seed N] [--set NAME=VALUE]...\n"
-		"                  [--firmware ELF] [-q]\n"
-		"       eqprof sim --calibrate [--current I]... [--set NAME=VALUE]...\n"
-		"       eqprof sim --defaults [--all]\n"
-		"       eqprof sim --list\n"
-		"       eqprof sim --print NAME\n\n"
-		"SCENARIO is a scenario file or the name of a built-in one (--list).\n"
-		"Writes DIR/energy.eqp, DIR/time.eqp, DIR/truth.json, DIR/truth-trace.csv.\n\n"
-		"  -o DIR            output folder (created if missing)\n"
-		"  --seed N          random seed of the run (default: the scenario's, else 1)\n"
-		"  --set NAME=VALUE  override a parameter, e.g. --set quantum_pulses=2\n"
-		"  --firmware ELF    count pulses with the board firmware running in simavr\n"
-		"  --calibrate       measure E_min through the simulated front end as the\n"
-		"                    paper's Table 1 does (steady test currents, default\n"
-		"                    70, 170 and 300 mA); prints e_min_high for --set\n"
-		"  --defaults        print the default parameters (board.values names);\n"
-		"                    --all adds the simulator's own\n"
-		"  --list            list the built-in scenarios\n"
-		"  --print NAME      print a built-in scenario (a starting point for yours)\n"
-		"  -q                no summary line\n");
-}
 
 /* Progress on a terminal: simulated time, rate, samples; at most 5 lines/s. */
 static void show_progress(void *ctx, double t, double t_end, size_t samples)
@@ -101,53 +77,119 @@ static int print_builtin(const char *name)
 struct sim_args {
 	const char *scenario, *out, *firmware;
 	const char *sets[64];
-	int nsets, quiet;
-	const char *seed;
+	int nsets, quiet, all;
+	const char *seed, *print;
+	double currents[16];
+	int ncurrents;
 };
 
+/* ---- the options ----------------------------------------------------------- */
+
+#define SIM_RUN       EQ_MODE_MAIN
+#define SIM_CALIBRATE 0x02u
+#define SIM_DEFAULTS  0x04u
+#define SIM_LIST      0x08u
+#define SIM_PRINT     0x10u
+
+static int opt_set(const struct eq_option *opt, const char *arg, struct eq_error *err)
+{
+	struct sim_args *a = opt->value;
+
+	if (a->nsets == 64)
+		return eq_fail(err, "at most 64 --set options");
+	a->sets[a->nsets++] = arg;
+	return 0;
+}
+
+static int opt_current(const struct eq_option *opt, const char *arg, struct eq_error *err)
+{
+	struct sim_args *a = opt->value;
+
+	if (a->ncurrents == 16)
+		return eq_fail(err, "at most 16 --current options");
+	return eq_parse_quantity(arg, "A", "--current", &a->currents[a->ncurrents++], err);
+}
+
+static int opt_none(const struct eq_option *opt, const char *arg, struct eq_error *err)
+{
+	return 0;
+}
+
+#define MODE_FLAG(l, m, h) \
+	{ .type = EQ_OPTION_CALLBACK, .long_name = (l), .cb = opt_none, .flags = EQ_OPT_NOARG | EQ_OPT_MODE, \
+	  .defmode = (m), .help = (h) }
+
+static const char sim_usage[] =
+	"eqprof sim SCENARIO -o DIR [--seed N] [--set NAME=VALUE]... [--firmware ELF] [-q]\n"
+	"eqprof sim --calibrate [--current I]... [--set NAME=VALUE]...\n"
+	"eqprof sim --defaults [--all]\n"
+	"eqprof sim --list\n"
+	"eqprof sim --print NAME\n";
+
+static const char sim_about[] =
+	"SCENARIO is a scenario file or the name of a built-in one (--list).\n"
+	"Writes DIR/energy.eqp, DIR/time.eqp, DIR/truth.json, DIR/truth-trace.csv.\n";
+
+/* sim's options into a; the mode, or 0 after --help, or -1 after an error. */
 static int parse_args(int argc, char **argv, struct sim_args *a)
 {
-	int i;
+	const struct eq_option options[] = {
+		OPT_ARG("SCENARIO", "a scenario file or a built-in scenario's name"),
+		{ .type = EQ_OPTION_STRING, .short_name = 'o', .long_name = "output", .value = &a->out,
+		  .argh = "DIR", .modes = SIM_RUN, .complete = EQ_COMPLETE_DIR,
+		  .help = "output folder (created if missing)" },
+		{ .type = EQ_OPTION_STRING, .long_name = "seed", .value = &a->seed, .argh = "N",
+		  .modes = SIM_RUN, .help = "random seed of the run (default: the scenario's, else 1)" },
+		{ .type = EQ_OPTION_CALLBACK, .long_name = "set", .value = a, .argh = "NAME=VALUE",
+		  .cb = opt_set, .flags = EQ_OPT_REPEAT, .modes = SIM_RUN | SIM_CALIBRATE,
+		  .help = "override a parameter, e.g. --set quantum_pulses=2" },
+		{ .type = EQ_OPTION_STRING, .long_name = "firmware", .value = &a->firmware,
+		  .argh = "ELF", .modes = SIM_RUN, .complete = EQ_COMPLETE_FILE,
+		  .help = "count pulses with the board firmware running in simavr" },
+		OPT_QUIET(&a->quiet, "no summary line"),
+		OPT_VERBOSE(NULL, "notes in full"),
+		OPT_GROUP("Other uses:"),
+		MODE_FLAG("calibrate", SIM_CALIBRATE,
+			  "measure E_min through the simulated front end as the\n"
+			  "paper's Table 1 does (steady test currents, default\n"
+			  "70, 170 and 300 mA); prints e_min_high for --set"),
+		{ .type = EQ_OPTION_CALLBACK, .long_name = "current", .value = a, .argh = "I",
+		  .cb = opt_current, .flags = EQ_OPT_REPEAT, .modes = SIM_CALIBRATE,
+		  .help = "with --calibrate: a test current (e.g. 170mA)" },
+		MODE_FLAG("defaults", SIM_DEFAULTS,
+			  "print the default parameters (board.values names)"),
+		{ .type = EQ_OPTION_FLAG, .long_name = "all", .value = &a->all, .defval = 1,
+		  .modes = SIM_DEFAULTS, .help = "with --defaults: the simulator's own parameters too" },
+		MODE_FLAG("list", SIM_LIST, "list the built-in scenarios"),
+		{ .type = EQ_OPTION_STRING, .long_name = "print", .value = &a->print, .argh = "NAME",
+		  .flags = EQ_OPT_MODE, .defmode = SIM_PRINT,
+		  .help = "print a built-in scenario (a starting point for yours)" },
+		OPT_END(),
+	};
+	const struct eq_command cmd = {
+		.name = "sim", .usage = sim_usage, .about = sim_about, .options = options,
+		.mode_names = { NULL, "--calibrate", "--defaults", "--list", "--print" },
+	};
+	unsigned mode;
+	int n;
 
 	memset(a, 0, sizeof(*a));
-	for (i = 1; i < argc; i++) {
-		const char *o = argv[i];
-
-		if (!strcmp(o, "-o") || !strcmp(o, "--seed") || !strcmp(o, "--set") ||
-		    !strcmp(o, "--firmware")) {
-			if (i + 1 >= argc) {
-				fprintf(stderr, "eqprof sim: %s needs a value\n", o);
-				return -1;
-			}
-			if (!strcmp(o, "-o"))
-				a->out = argv[++i];
-			else if (!strcmp(o, "--seed"))
-				a->seed = argv[++i];
-			else if (!strcmp(o, "--firmware"))
-				a->firmware = argv[++i];
-			else if (a->nsets < 64)
-				a->sets[a->nsets++] = argv[++i];
-			else {
-				fprintf(stderr, "eqprof sim: at most 64 --set options\n");
-				return -1;
-			}
-		} else if (!strcmp(o, "-q")) {
-			a->quiet = 1;
-		} else if (o[0] == '-' && o[1]) {
-			fprintf(stderr, "eqprof sim: unknown option %s\n", o);
-			return -1;
-		} else if (!a->scenario) {
-			a->scenario = o;
-		} else {
-			fprintf(stderr, "eqprof sim: one scenario at a time ('%s' is extra)\n", o);
-			return -1;
-		}
-	}
-	if (!a->scenario || !a->out) {
-		fprintf(stderr, "eqprof sim: %s\n", !a->scenario ? "no scenario given" : "no output folder (-o DIR)");
-		return -1;
-	}
-	return 0;
+	n = eq_parse_options(&cmd, argc, argv, &mode);
+	if (n < 0)
+		return n == EQ_PARSE_HELP ? 0 : -1;
+	if (mode != SIM_RUN && n)
+		return eq_usage_error(&cmd, mode, "'%s': %s takes no scenario", argv[0],
+				      cmd.mode_names[mode == SIM_CALIBRATE ? 1 : mode == SIM_DEFAULTS ? 2 :
+						     mode == SIM_LIST ? 3 : 4]), -1;
+	if (mode != SIM_RUN)
+		return (int)mode;
+	if (n > 1)
+		return eq_usage_error(&cmd, mode, "one scenario at a time ('%s' is extra)", argv[1]), -1;
+	if (!n || !a->out)
+		return eq_usage_error(&cmd, mode, "%s", !n ? "no scenario given" :
+				      "no output folder (-o DIR)"), -1;
+	a->scenario = argv[0];
+	return (int)mode;
 }
 
 static int apply_overrides(struct sim_scenario *sc, const struct sim_args *a,
@@ -168,39 +210,22 @@ static int apply_overrides(struct sim_scenario *sc, const struct sim_args *a,
 }
 
 /* eqprof sim --calibrate: Table 1's experiment on the simulated board. */
-static int calibrate(int argc, char **argv)
+static int calibrate(const struct sim_args *a)
 {
 	static const double def_currents[] = { 0.07, 0.17, 0.30 };
 	struct sim_params p;
 	struct sim_calibration c;
 	struct eq_error err;
-	double currents[16], sum = 0, d;
-	int i, n = 0;
+	double currents[16], sum = 0;
+	int i, n = a->ncurrents;
 
 	sim_params_default(&p);
-	for (i = 2; i < argc; i++) {
-		if (i + 1 >= argc) {
-			fprintf(stderr, "eqprof sim: %s needs a value\n", argv[i]);
-			return 2;
+	for (i = 0; i < a->nsets; i++)
+		if (sim_params_set(&p, a->sets[i], &err) < 0) {
+			eq_fail_prefix(&err, "--set %s", a->sets[i]);
+			goto fail;
 		}
-		if (!strcmp(argv[i], "--current")) {
-			if (n == 16) {
-				fprintf(stderr, "eqprof sim: at most 16 --current options\n");
-				return 2;
-			}
-			if (eq_parse_quantity(argv[++i], "A", "--current", &d, &err) < 0)
-				goto fail;
-			currents[n++] = d;
-		} else if (!strcmp(argv[i], "--set")) {
-			if (sim_params_set(&p, argv[++i], &err) < 0) {
-				eq_fail_prefix(&err, "--set %s", argv[i]);
-				goto fail;
-			}
-		} else {
-			fprintf(stderr, "eqprof sim: --calibrate takes --current and --set, not %s\n", argv[i]);
-			return 2;
-		}
-	}
+	memcpy(currents, a->currents, sizeof(currents));
 	if (!n)
 		for (; n < 3; n++)
 			currents[n] = def_currents[n];
@@ -230,27 +255,23 @@ int cmd_sim(int argc, char **argv)
 	struct timespec t0, t1;
 	struct eq_progress prog = { 0 };
 	double wall;
+	int mode;
 
-	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		usage(stdout);
+	mode = parse_args(argc, argv, &a);
+	if (mode <= 0)
+		return mode ? 2 : 0;
+	if (mode == SIM_CALIBRATE)
+		return calibrate(&a);
+	if (mode == SIM_DEFAULTS) {
+		sim_params_print_defaults(stdout, !a.all);
 		return 0;
 	}
-	if (argc >= 2 && !strcmp(argv[1], "--calibrate"))
-		return calibrate(argc, argv);
-	if (argc >= 2 && !strcmp(argv[1], "--defaults")) {
-		sim_params_print_defaults(stdout, !(argc >= 3 && !strcmp(argv[2], "--all")));
-		return 0;
-	}
-	if (argc == 2 && !strcmp(argv[1], "--list")) {
+	if (mode == SIM_LIST) {
 		list();
 		return 0;
 	}
-	if (argc == 3 && !strcmp(argv[1], "--print"))
-		return print_builtin(argv[2]);
-	if (parse_args(argc, argv, &a) < 0) {
-		usage(stderr);
-		return 2;
-	}
+	if (mode == SIM_PRINT)
+		return print_builtin(a.print);
 	if (load(&sc, a.scenario, &err) < 0) {
 		fprintf(stderr, "eqprof sim: %s\n", err.msg);
 		return 1;

@@ -9,7 +9,6 @@
  * --probe reads every readable domain (not the board) for TIME and reports
  * the update period and smallest step it saw.
  */
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,23 +16,11 @@
 #include <time.h>
 
 #include "builtin.h"
+#include "parse-options.h"
 #include "energy/energy.h"
 #include "file/outfile.h"
 #include "profile/table.h"
 #include "util/units.h"
-
-static const char usage_text[] =
-	"usage: eqprof sources [--probe TIME] [--sysfs DIR] [--format table|csv|json] [-o OUT]\n"
-	"\n"
-	"Lists the energy sources this machine offers: RAPL (powercap, perf power PMU),\n"
-	"batteries, hwmon power sensors and eqprof boards, with resolution, update period\n"
-	"and the permission each needs.\n"
-	"\n"
-	"  --probe TIME   read each readable domain for TIME (e.g. 2s; 60s for a battery)\n"
-	"                 and report the update period and smallest step seen\n"
-	"  --sysfs DIR    read sysfs under DIR instead of /sys (also $EQPROF_SYSFS)\n"
-	"  --format F     table (default), csv or json (schema in docs/energy-sources.md)\n"
-	"  -o OUT         write to OUT (atomically) instead of standard output\n";
 
 struct probe {
 	int done;
@@ -253,48 +240,61 @@ static void print_json(FILE *out, const struct listing *l)
 	fprintf(out, "}}\n");
 }
 
+static int opt_probe(const struct eq_option *opt, const char *arg, struct eq_error *err)
+{
+	double *probe = opt->value;
+
+	if (eq_parse_quantity(arg, "s", "--probe", probe, err) < 0 || !(*probe >= 0 && *probe <= 3600))
+		return eq_fail(err, "--probe takes a time up to 1h ('2s')");
+	return 0;
+}
+
+static int opt_format(const struct eq_option *opt, const char *arg, struct eq_error *err)
+{
+	return eq_format_parse(arg, opt->value, err);
+}
+
 int cmd_sources(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "probe", required_argument, NULL, 'p' }, { "sysfs", required_argument, NULL, 's' },
-		{ "format", required_argument, NULL, 'f' }, { "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
-	};
 	struct energy_env env;
 	struct listing l;
 	struct eq_outfile out;
 	struct eq_error err;
 	const char *sysfs = NULL, *outpath = NULL;
 	double probe = 0;
-	int c, k, rc = 1;
+	int k, rc = 1;
+
+	const struct eq_option options[] = {
+		OPT_CALLBACK(0, "probe", &probe, "TIME",
+			     "read each readable domain for TIME (e.g. 2s; 60s for a battery)\n"
+			     "and report the update period and smallest step seen", opt_probe),
+		{ .type = EQ_OPTION_STRING, .long_name = "sysfs", .value = &sysfs, .argh = "DIR",
+		  .complete = EQ_COMPLETE_DIR,
+		  .help = "read sysfs under DIR instead of /sys (also $EQPROF_SYSFS)" },
+		{ .type = EQ_OPTION_CALLBACK, .long_name = "format", .value = &l.fmt, .argh = "F",
+		  .cb = opt_format, .complete = "table csv json",
+		  .help = "table (default), csv or json (schema in docs/energy-sources.md)" },
+		{ .type = EQ_OPTION_STRING, .short_name = 'o', .long_name = "output", .value = &outpath,
+		  .argh = "OUT", .complete = EQ_COMPLETE_FILE,
+		  .help = "write to OUT (atomically) instead of standard output" },
+		OPT_QUIET(NULL, "no notes (warnings are still said)"),
+		OPT_VERBOSE(NULL, "notes in full"),
+		OPT_END(),
+	};
+	const struct eq_command cmd = {
+		.name = "sources", .options = options, .usage = "eqprof sources [options]\n",
+		.about = "Lists the energy sources this machine offers: RAPL (powercap, perf power PMU),\n"
+			 "batteries, hwmon power sensors and eqprof boards, with resolution, update period\n"
+			 "and the permission each needs.\n",
+	};
+	int n;
 
 	memset(&l, 0, sizeof(l));
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'p':
-			if (eq_parse_quantity(optarg, "s", "--probe", &probe, &err) < 0 ||
-			    !(probe >= 0 && probe <= 3600)) {
-				fprintf(stderr, "eqprof sources: --probe takes a time up to 1h ('2s')\n");
-				return 2;
-			}
-			break;
-		case 's': sysfs = optarg; break;
-		case 'f':
-			if (eq_format_parse(optarg, &l.fmt, &err) < 0) {
-				fprintf(stderr, "eqprof sources: %s\n", err.msg);
-				return 2;
-			}
-			break;
-		case 'o': outpath = optarg; break;
-		case 'h': fputs(usage_text, stdout); return 0;
-		default: fputs(usage_text, stderr); return 2;
-		}
-	}
-	if (optind != argc) {
-		fprintf(stderr, "eqprof sources: unexpected argument '%s'\n%s", argv[optind], usage_text);
-		return 2;
-	}
+	n = eq_parse_options(&cmd, argc, argv, NULL);
+	if (n < 0)
+		return EQ_PARSE_STATUS(n);
+	if (n)
+		return eq_usage_error(&cmd, 0, "unexpected argument '%s'", argv[0]);
 	energy_env_init(&env, sysfs);
 	l.env = &env;
 	for (k = 0; energy_drivers[k]; k++) {

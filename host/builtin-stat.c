@@ -21,7 +21,6 @@
  * end lies between two known values.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <signal.h>
 #include <spawn.h>
@@ -33,6 +32,7 @@
 #include <unistd.h>
 
 #include "builtin.h"
+#include "parse-options.h"
 #include "energy/energy.h"
 #include "file/outfile.h"
 #include "progress.h"
@@ -43,28 +43,6 @@ extern char **environ;
 
 #define MAX_SOURCES 8
 
-static const char usage_text[] =
-	"usage: eqprof stat [-r N] [--baseline T] [--energy SOURCE]... [--poll TIME]\n"
-	"                   [--settle TIME] [--sysfs DIR] [--format table|csv|json] [-o OUT] [-q]\n"
-	"                   -- COMMAND [ARGS]...\n"
-	"\n"
-	"Energy per domain of COMMAND, run N times: per-run values, mean, standard\n"
-	"deviation and 95% interval, net of the idle power measured before the runs.\n"
-	"\n"
-	"  -r N            run COMMAND N times (default 1)\n"
-	"  --baseline T    measure the idle power for T before the runs and subtract it\n"
-	"                  (e.g. 5s; default none)\n"
-	"  --energy SRC    read SRC (rapl, rapl:perf, battery, hwmon, board, or one domain\n"
-	"                  as 'eqprof sources' names it); repeatable; default: the first of\n"
-	"                  rapl, battery, hwmon that can be read\n"
-	"  --poll TIME     read the sources every TIME (default 10ms)\n"
-	"  --settle TIME   wait at most TIME after the runs for slow sources to update\n"
-	"                  (default 60s)\n"
-	"  --sysfs DIR     read sysfs under DIR instead of /sys (also $EQPROF_SYSFS)\n"
-	"  --format F      table (default), csv or json (schema in docs/energy-sources.md)\n"
-	"  -o OUT          write the result to OUT (atomically) instead of standard error\n"
-	"  -q              no progress line\n";
-
 struct stat_opts {
 	unsigned runs;
 	double baseline_s, poll_s, settle_s;
@@ -72,7 +50,7 @@ struct stat_opts {
 	size_t nenergy;
 	const char *sysfs, *out;
 	enum eq_format fmt;
-	int quiet;
+	int quiet, verbose;
 	char **argv;
 };
 
@@ -104,90 +82,103 @@ static void on_stop(int sig)
 	stop_signal = sig;
 }
 
+/* ---- the options ----------------------------------------------------------- */
+
+static int opt_runs(const struct eq_option *opt, const char *arg, struct eq_error *err)
+{
+	unsigned long long n;
+
+	if (eq_parse_uint(arg, "-r", 100000, &n, err) < 0 || n < 1)
+		return eq_fail(err, "-r takes a number of runs, 1 to 100000");
+	*(unsigned *)opt->value = (unsigned)n;
+	return 0;
+}
+
+/* --baseline 0 to 1h, --poll 100us to 10s, --settle any time */
+static int opt_time(const struct eq_option *opt, const char *arg, struct eq_error *err)
+{
+	double *v = opt->value;
+	char what[32];
+
+	snprintf(what, sizeof(what), "--%s", opt->long_name);
+	if (eq_parse_quantity(arg, "s", what, v, err) < 0)
+		return -1;
+	if (!strcmp(opt->long_name, "baseline") && !(*v >= 0 && *v <= 3600))
+		return eq_fail(err, "--baseline takes 0 to 1h");
+	if (!strcmp(opt->long_name, "poll") && !(*v >= 1e-4 && *v <= 10))
+		return eq_fail(err, "--poll takes 100us to 10s");
+	return 0;
+}
+
+static int opt_energy(const struct eq_option *opt, const char *arg, struct eq_error *err)
+{
+	struct stat_opts *o = opt->value;
+
+	if (o->nenergy == MAX_SOURCES)
+		return eq_fail(err, "at most %d --energy sources", MAX_SOURCES);
+	o->energy[o->nenergy++] = arg;
+	return 0;
+}
+
+static int opt_format(const struct eq_option *opt, const char *arg, struct eq_error *err)
+{
+	return eq_format_parse(arg, opt->value, err);
+}
+
 static int parse_opts(int argc, char **argv, struct stat_opts *o)
 {
-	static const struct option longopts[] = {
-		{ "repeat", required_argument, NULL, 'r' },
-		{ "baseline", required_argument, NULL, 'b' },
-		{ "energy", required_argument, NULL, 'e' },
-		{ "poll", required_argument, NULL, 'p' },
-		{ "settle", required_argument, NULL, 's' },
-		{ "sysfs", required_argument, NULL, 'S' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	const struct eq_option options[] = {
+		{ .type = EQ_OPTION_CALLBACK, .short_name = 'r', .long_name = "repeat",
+		  .value = &o->runs, .argh = "N", .cb = opt_runs,
+		  .help = "run COMMAND N times (default 1)" },
+		OPT_CALLBACK(0, "baseline", &o->baseline_s, "T",
+			     "measure the idle power for T before the runs and subtract it\n"
+			     "(e.g. 5s; default none)", opt_time),
+		{ .type = EQ_OPTION_CALLBACK, .long_name = "energy", .value = o, .argh = "SRC",
+		  .cb = opt_energy, .flags = EQ_OPT_REPEAT, .complete = "rapl rapl:perf battery hwmon board",
+		  .help = "read SRC (rapl, rapl:perf, battery, hwmon, board, or one domain\n"
+			  "as 'eqprof sources' names it); repeatable; default: the first of\n"
+			  "rapl, battery, hwmon that can be read" },
+		OPT_CALLBACK(0, "poll", &o->poll_s, "TIME", "read the sources every TIME (default 10ms)",
+			     opt_time),
+		OPT_CALLBACK(0, "settle", &o->settle_s, "TIME",
+			     "wait at most TIME after the runs for slow sources to update\n"
+			     "(default 60s)", opt_time),
+		{ .type = EQ_OPTION_STRING, .long_name = "sysfs", .value = &o->sysfs, .argh = "DIR",
+		  .complete = EQ_COMPLETE_DIR,
+		  .help = "read sysfs under DIR instead of /sys (also $EQPROF_SYSFS)" },
+		{ .type = EQ_OPTION_CALLBACK, .long_name = "format", .value = &o->fmt, .argh = "F",
+		  .cb = opt_format, .complete = "table csv json",
+		  .help = "table (default), csv or json (schema in docs/energy-sources.md)" },
+		{ .type = EQ_OPTION_STRING, .short_name = 'o', .long_name = "output", .value = &o->out,
+		  .argh = "OUT", .complete = EQ_COMPLETE_FILE,
+		  .help = "write the result to OUT (atomically) instead of standard error" },
+		OPT_QUIET(&o->quiet, "no progress line"),
+		OPT_VERBOSE(&o->verbose, "notes in full"),
+		OPT_END(),
 	};
-	struct eq_error err;
-	unsigned long long n;
-	int c;
+	const struct eq_command cmd = {
+		.name = "stat", .options = options, .flags = EQ_PARSE_STOP_AT_ARG,
+		.usage = "eqprof stat [options] [--] COMMAND [ARGS]...\n",
+		.about = "Energy per domain of COMMAND, run N times: per-run values, mean, standard\n"
+			 "deviation and 95% interval, net of the idle power measured before the runs.\n",
+	};
+	int n;
 
 	memset(o, 0, sizeof(*o));
 	o->runs = 1;
 	o->poll_s = 0.01;
 	o->settle_s = 60;
-	optind = 1;
-	/* '+': options end at the command */
-	while ((c = getopt_long(argc, argv, "+r:o:qh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'r':
-			if (eq_parse_uint(optarg, "-r", 100000, &n, &err) < 0 || n < 1)
-				goto bad_r;
-			o->runs = (unsigned)n;
-			break;
-		case 'b':
-			if (eq_parse_quantity(optarg, "s", "--baseline", &o->baseline_s, &err) < 0)
-				goto bad;
-			if (!(o->baseline_s >= 0 && o->baseline_s <= 3600)) {
-				fprintf(stderr, "eqprof stat: --baseline takes 0 to 1h\n");
-				return 2;
-			}
-			break;
-		case 'e':
-			if (o->nenergy == MAX_SOURCES) {
-				fprintf(stderr, "eqprof stat: at most %d --energy sources\n", MAX_SOURCES);
-				return 2;
-			}
-			o->energy[o->nenergy++] = optarg;
-			break;
-		case 'p':
-			if (eq_parse_quantity(optarg, "s", "--poll", &o->poll_s, &err) < 0)
-				goto bad;
-			if (!(o->poll_s >= 1e-4 && o->poll_s <= 10)) {
-				fprintf(stderr, "eqprof stat: --poll takes 100us to 10s\n");
-				return 2;
-			}
-			break;
-		case 's':
-			if (eq_parse_quantity(optarg, "s", "--settle", &o->settle_s, &err) < 0)
-				goto bad;
-			break;
-		case 'S': o->sysfs = optarg; break;
-		case 'f':
-			if (eq_format_parse(optarg, &o->fmt, &err) < 0)
-				goto bad;
-			break;
-		case 'o': o->out = optarg; break;
-		case 'q': o->quiet = 1; break;
-		case 'h': fputs(usage_text, stdout); exit(0);
-		default: fputs(usage_text, stderr); return 2;
-		}
-	}
-	if (optind < argc && !strcmp(argv[optind], "--"))
-		optind++;
-	if (optind >= argc) {
-		fprintf(stderr, "eqprof stat: no command given (eqprof stat [OPTIONS] -- COMMAND)\n%s",
-			usage_text);
+	n = eq_parse_options(&cmd, argc, argv, NULL);
+	if (n == EQ_PARSE_HELP)
+		exit(0);
+	if (n < 0)
 		return 2;
-	}
-	o->argv = argv + optind;
+	if (n == 0)
+		return eq_usage_error(&cmd, 0, "no command given (eqprof stat [OPTIONS] -- COMMAND)");
+	argv[n] = NULL;
+	o->argv = argv;
 	return 0;
-bad_r:
-	fprintf(stderr, "eqprof stat: -r takes a number of runs, 1 to 100000\n");
-	return 2;
-bad:
-	fprintf(stderr, "eqprof stat: %s\n", err.msg);
-	return 2;
 }
 
 /* ---- reading ---------------------------------------------------------- */

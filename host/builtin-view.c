@@ -11,7 +11,6 @@
  * print (--format json), run here as perf runs its own commands.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -22,6 +21,7 @@
 #include <unistd.h>
 
 #include "builtin.h"
+#include "parse-options.h"
 #include "file/eqp.h"
 #include "file/outfile.h"
 #include "symbols/symbolize.h"
@@ -32,33 +32,10 @@
 
 extern char **environ;
 
-static const char usage_text[] =
-	"usage: eqprof view FILE.eqp [MORE.eqp...] [-o PAGE.html] [--open|--no-open]\n"
-	"                   [--buckets N] [--lines] [--source auto|samples|board|source]\n"
-	"                   [--symfs DIR] [--no-build-id-check] [-q]\n"
-	"\n"
-	"Writes one HTML page that works offline (nothing is fetched when it opens;\n"
-	"it can be mailed) and shows power against time, the energy and code of a\n"
-	"dragged range, and, with two recordings, time against energy (a time- and\n"
-	"an energy-driven one) or the two runs overlaid (two of one kind).\n"
-	"\n"
-	"  -o PAGE.html      where to write it (default: beside the first recording,\n"
-	"                    .eqp replaced by .html)\n"
-	"  --open            open it in the browser (xdg-open); the default when -o is\n"
-	"                    not given and a display is there\n"
-	"  --no-open         never open it\n"
-	"  --buckets N       time buckets at most (default 16384): the finest detail\n"
-	"                    the page can show, and what its size grows with\n"
-	"  --lines           rows by source line too (reads DWARF line tables)\n"
-	"  --source S        where power comes from, as eqprof power --source\n"
-	"  --symfs DIR, --no-build-id-check   as in eqprof report\n"
-	"  -q                quiet: no line on where the page went\n"
-	"docs/viewer.md describes the page.\n";
-
 struct view_args {
 	const char *out;
 	int open;                   /* -1: by default */
-	int quiet, lines;
+	int quiet, verbose, lines;
 	unsigned buckets;
 	enum power_basis basis;
 	struct eq_sym_options so;
@@ -66,70 +43,87 @@ struct view_args {
 	int nfiles;
 };
 
-static int usage_error(const char *msg)
+static int opt_buckets(const struct eq_option *opt, const char *arg, struct eq_error *err)
 {
-	fprintf(stderr, "eqprof view: %s\n'eqprof view --help' lists the options\n", msg);
-	return 2;
+	unsigned long long n;
+
+	if (eq_parse_uint(arg, "--buckets", EQ_VIEW_MAX_BUCKETS, &n, err) < 0 || n < 16)
+		return eq_fail(err, "--buckets: give a whole number from 16 to 1048576");
+	*(unsigned *)opt->value = (unsigned)n;
+	return 0;
+}
+
+static int opt_source(const struct eq_option *opt, const char *arg, struct eq_error *err)
+{
+	static const char *const bases[] = { "auto", "samples", "board", "source" };
+	int k;
+
+	for (k = 0; k < 4 && strcmp(arg, bases[k]); k++)
+		;
+	if (k == 4)
+		return eq_fail(err, "--source: use auto, samples, board or source");
+	*(enum power_basis *)opt->value = k == 3 ? POWER_BASIS_SOURCE : (enum power_basis)k;
+	return 0;
+}
+
+static int opt_no_build_id(const struct eq_option *opt, const char *arg, struct eq_error *err)
+{
+	((struct eq_sym_options *)opt->value)->check_build_id = 0;
+	return 0;
 }
 
 static int parse_args(struct view_args *a, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "open", no_argument, NULL, 'O' },
-		{ "no-open", no_argument, NULL, 'N' },
-		{ "buckets", required_argument, NULL, 'b' },
-		{ "lines", no_argument, NULL, 'l' },
-		{ "source", required_argument, NULL, 's' },
-		{ "symfs", required_argument, NULL, 'S' },
-		{ "no-build-id-check", no_argument, NULL, 'B' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	const struct eq_option options[] = {
+		OPT_ARG("FILE.eqp", "recordings (at most 8)"),
+		{ .type = EQ_OPTION_STRING, .short_name = 'o', .long_name = "output", .value = &a->out,
+		  .argh = "PAGE.html", .complete = EQ_COMPLETE_FILE,
+		  .help = "where to write it (default: beside the first recording,\n"
+			  ".eqp replaced by .html)" },
+		OPT_SET_INT(0, "open", &a->open, 1,
+			    "open it in the browser (xdg-open); the default when -o is\n"
+			    "not given and a display is there"),
+		OPT_SET_INT(0, "no-open", &a->open, 0, "never open it"),
+		OPT_CALLBACK(0, "buckets", &a->buckets, "N",
+			     "time buckets at most (default 16384): the finest detail\n"
+			     "the page can show, and what its size grows with", opt_buckets),
+		OPT_FLAG(0, "lines", &a->lines, "rows by source line too (reads DWARF line tables)"),
+		{ .type = EQ_OPTION_CALLBACK, .long_name = "source", .value = &a->basis, .argh = "S",
+		  .cb = opt_source, .complete = "auto samples board source",
+		  .help = "where power comes from, as eqprof power --source" },
+		{ .type = EQ_OPTION_STRING, .long_name = "symfs", .value = &a->so.symfs, .argh = "DIR",
+		  .complete = EQ_COMPLETE_DIR,
+		  .help = "find the target's binaries under DIR (its sysroot)" },
+		OPT_CALLBACK_NOARG(0, "no-build-id-check", &a->so,
+				   "use binaries even when their build-id differs", opt_no_build_id),
+		OPT_QUIET(&a->quiet, "quiet: no line on where the page went"),
+		OPT_VERBOSE(&a->verbose, "notes in full"),
+		OPT_END(),
 	};
-	static const char *const bases[] = { "auto", "samples", "board", "source" };
-	struct eq_error err;
-	unsigned long long n;
-	int c, k;
+	const struct eq_command cmd = {
+		.name = "view", .options = options,
+		.usage = "eqprof view [options] FILE.eqp [MORE.eqp...]\n",
+		.about = "Writes one HTML page that works offline (nothing is fetched when it opens;\n"
+			 "it can be mailed) and shows power against time, the energy and code of a\n"
+			 "dragged range, and, with two recordings, time against energy (a time- and\n"
+			 "an energy-driven one) or the two runs overlaid (two of one kind).\n",
+		.footer = "docs/viewer.md describes the page.\n",
+	};
+	int n, i;
 
 	memset(a, 0, sizeof(*a));
 	a->open = -1;
 	a->so.check_build_id = 1;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:qh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'o': a->out = optarg; break;
-		case 'O': a->open = 1; break;
-		case 'N': a->open = 0; break;
-		case 'q': a->quiet = 1; break;
-		case 'l': a->lines = 1; break;
-		case 'S': a->so.symfs = optarg; break;
-		case 'B': a->so.check_build_id = 0; break;
-		case 'b':
-			if (eq_parse_uint(optarg, "--buckets", EQ_VIEW_MAX_BUCKETS, &n, &err) < 0 || n < 16)
-				return usage_error("--buckets: give a whole number from 16 to 1048576");
-			a->buckets = (unsigned)n;
-			break;
-		case 's':
-			for (k = 0; k < 4 && strcmp(optarg, bases[k]); k++)
-				;
-			if (k == 4)
-				return usage_error("--source: use auto, samples, board or source");
-			a->basis = k == 3 ? POWER_BASIS_SOURCE : (enum power_basis)k;
-			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			return 1;
-		default:
-			return 2;
-		}
-	}
-	for (; optind < argc; optind++) {
+	n = eq_parse_options(&cmd, argc, argv, NULL);
+	if (n < 0)
+		return n == EQ_PARSE_HELP ? 1 : 2;
+	for (i = 0; i < n; i++) {
 		if (a->nfiles == MAX_FILES)
-			return usage_error("at most 8 recordings in one page");
-		a->files[a->nfiles++] = argv[optind];
+			return eq_usage_error(&cmd, 0, "at most 8 recordings in one page");
+		a->files[a->nfiles++] = argv[i];
 	}
 	if (!a->nfiles)
-		return usage_error("give a recording (FILE.eqp)");
+		return eq_usage_error(&cmd, 0, "give a recording (FILE.eqp)");
 	return 0;
 }
 

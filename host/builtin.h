@@ -11,16 +11,17 @@
 int cmd_import(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 /* eqprof report --attribute async: device energy to its causes (builtin-report-attrib.c) */
-int cmd_report_attribute(int argc, char **argv);
+struct eq_report_opts;
+struct eq_paths;
+int cmd_report_attribute(const struct eq_report_opts *o, const struct eq_paths *models);
 int cmd_compare(int argc, char **argv);
 int cmd_power(int argc, char **argv);
-/* eqprof power --by proc: power per procedure by regression (builtin-power-by.c) */
-int cmd_power_by(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_sim(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 /* eqprof record --target cortexm: a bare-metal target's frames (builtin-record-cortexm.c) */
-int cmd_record_cortexm(int argc, char **argv);
+struct cm_rec_opts;
+int cmd_record_cortexm(struct cm_rec_opts *o, int argc, char **argv);
 int cmd_board(int argc, char **argv);
 int cmd_annotate(int argc, char **argv);
 int cmd_diff(int argc, char **argv);

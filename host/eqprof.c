@@ -58,7 +58,9 @@ static void usage(FILE *out)
 	for (i = 0; i < NCOMMANDS; i++)
 		fprintf(out, "  %-8s %s%s\n", commands[i].name, commands[i].help,
 			commands[i].fn ? "" : " (not in this build)");
-	fprintf(out, "\n'eqprof COMMAND --help' describes one command; docs/guide.md has the rest.\n");
+	fprintf(out, "\n'eqprof COMMAND --help' describes one command; docs/guide.md has the rest.\n"
+		     "--list-cmds (and 'eqprof COMMAND --list-opts') are for shell completion\n"
+		     "(host/eqprof-completion.bash).\n");
 }
 
 /* Built as eqprof-record (host/record/module.mk: the recorder alone, for
@@ -83,6 +85,12 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
 		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--list-cmds")) {
+		for (i = 0; i < NCOMMANDS; i++)
+			if (commands[i].fn)
+				printf("%s\n", commands[i].name);
 		return 0;
 	}
 	if (!strcmp(argv[1], "--version")) {

@@ -452,9 +452,12 @@ static size_t left_part(const struct eq_option *o, char *buf, size_t size)
 		n += (size_t)snprintf(buf + n, size - n, "--%s", o->long_name);
 	if (o->alias)
 		n += (size_t)snprintf(buf + n, size - n, ", --%s", o->alias);
+	/* -t [HZ] when the next word may be the value, --call-graph[=callee]
+	 * when only an attached one is */
 	if (o->argh && takes_value(o))
-		n += (size_t)snprintf(buf + n, size - n, (o->flags & EQ_OPT_OPTARG) ? " [%s]" : " %s",
-				      o->argh);
+		n += (size_t)snprintf(buf + n, size - n,
+				      !(o->flags & EQ_OPT_OPTARG) ? " %s" :
+				      o->takes_next ? " [%s]" : "[=%s]", o->argh);
 	return n;
 }
 

@@ -1,57 +1,42 @@
 /*
- * report_common.c - options, loading and output shared by report and compare.
+ * report_common.c - options, loading and output shared by report, compare
+ * and diff, and by the analyses of one recording.
  */
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "align/align.h"
 #include "energy/eprofile.h"
 #include "file/outfile.h"
+#include "parse-options.h"
 #include "power/power.h"
 #include "util/units.h"
 #include "report_common.h"
 #include "states/split.h"
 #include "progress.h"
 
-static int bad(const char *cmd, const char *usage, const char *msg)
-{
-	fprintf(stderr, "eqprof %s: %s\n%s", cmd, msg, usage);
-	return EQ_ARGS_BAD;
-}
-
 static const char *const filter_opt[3] = { "--comm", "--dso", "--symbol" };
 
 /* --comm a,b,c: the names split in place in o's buffer for list w. */
-static int parse_names(const char *cmd, struct eq_report_opts *o, int w, const char *arg)
+static int parse_names(struct eq_report_opts *o, int w, const char *arg, struct eq_error *err)
 {
 	char *p = o->filter_buf[w], *tok, *save = NULL;
 	size_t n = 0;
 
-	if (strlen(arg) >= sizeof(o->filter_buf[w])) {
-		fprintf(stderr, "eqprof %s: %s: the list is longer than %zu characters\n", cmd,
-			filter_opt[w], sizeof(o->filter_buf[w]) - 1);
-		return -1;
-	}
-	if (o->filter_names[w][0]) {
-		fprintf(stderr, "eqprof %s: %s given twice; give one comma-separated list\n", cmd,
-			filter_opt[w]);
-		return -1;
-	}
+	if (strlen(arg) >= sizeof(o->filter_buf[w]))
+		return eq_fail(err, "%s: the list is longer than %zu characters", filter_opt[w],
+			       sizeof(o->filter_buf[w]) - 1);
+	if (o->filter_names[w][0])
+		return eq_fail(err, "%s given twice; give one comma-separated list", filter_opt[w]);
 	strcpy(p, arg);
 	for (tok = strtok_r(p, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (n == EQ_REPORT_MAX_NAMES) {
-			fprintf(stderr, "eqprof %s: %s: at most %d names\n", cmd, filter_opt[w],
-				EQ_REPORT_MAX_NAMES);
-			return -1;
-		}
+		if (n == EQ_REPORT_MAX_NAMES)
+			return eq_fail(err, "%s: at most %d names", filter_opt[w], EQ_REPORT_MAX_NAMES);
 		o->filter_names[w][n++] = tok;
 	}
-	if (!n || strstr(arg, ",,") || arg[strlen(arg) - 1] == ',' || arg[0] == ',') {
-		fprintf(stderr, "eqprof %s: %s '%s': give a comma-separated list of names "
-			"(an empty name matches nothing)\n", cmd, filter_opt[w], arg);
-		return -1;
-	}
+	if (!n || strstr(arg, ",,") || arg[strlen(arg) - 1] == ',' || arg[0] == ',')
+		return eq_fail(err, "%s '%s': give a comma-separated list of names "
+			       "(an empty name matches nothing)", filter_opt[w], arg);
 	if (w == 0) {
 		o->filter.comm = o->filter_names[0];
 		o->filter.ncomm = n;
@@ -68,123 +53,124 @@ static int parse_names(const char *cmd, struct eq_report_opts *o, int w, const c
 	return 0;
 }
 
-int eq_report_parse_args(const char *cmd, const char *usage, int argc, char **argv,
-			 int nfiles, struct eq_report_opts *o)
-{
-	static const struct option longopts[] = {
-		{ "by", required_argument, NULL, 'b' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "exclude-idle", no_argument, NULL, 'x' },
-		{ "symfs", required_argument, NULL, 'S' },
-		{ "no-build-id-check", no_argument, NULL, 'B' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "interval", required_argument, NULL, 'I' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "children", no_argument, NULL, 'C' },
-		{ "no-children", no_argument, NULL, 'N' },
-		{ "call-graph", optional_argument, NULL, 'G' },
-		{ "percent-limit", required_argument, NULL, 'P' },
-		{ "sort", required_argument, NULL, 's' },
-		{ "comm", required_argument, NULL, 1000 },
-		{ "comms", required_argument, NULL, 1000 },
-		{ "dso", required_argument, NULL, 1001 },
-		{ "dsos", required_argument, NULL, 1001 },
-		{ "symbol", required_argument, NULL, 1002 },
-		{ "symbols", required_argument, NULL, 1002 },
-		{ "percentage", required_argument, NULL, 1003 },
-		{ "per-thread", no_argument, NULL, 1004 },
-		{ "per-row", no_argument, NULL, 1005 },
-		{ "from", required_argument, NULL, 1006 },
-		{ "to", required_argument, NULL, 1007 },
-		{ "region", required_argument, NULL, 1008 },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct eq_error err;
-	int c, n = 0;
-	char *end;
+/* ---- the options report, compare and diff share (report_common.h) --------- */
 
+void eq_report_opts_init(struct eq_report_opts *o)
+{
 	memset(o, 0, sizeof(*o));
 	o->by = EQ_BY_PROC;
 	o->fmt = EQ_FMT_TABLE;
 	o->children = -1;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:hqvs:G::", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'q': o->quiet = 1; break;
-		case 'v': o->verbose = 1; break;
-		case 'b':
-			if (eq_by_parse_split(optarg, &o->by, &err))
-				return bad(cmd, usage, err.msg);
-			o->by_given = 1;
-			break;
-		case 's':
-			if (eq_keys_parse(optarg, &o->keys, &err))
-				return bad(cmd, usage, err.msg);
-			break;
-		case 1000: case 1001: case 1002:
-			if (parse_names(cmd, o, c - 1000, optarg))
-				return EQ_ARGS_BAD;
-			break;
-		case 1003:
-			if (!strcmp(optarg, "relative"))
-				o->filter.relative = 1;
-			else if (!strcmp(optarg, "absolute"))
-				o->filter.relative = 0;
-			else
-				return bad(cmd, usage, "--percentage: use absolute (shares of all samples, "
-					   "the default) or relative (shares of the samples the filters keep)");
-			break;
-		case 1004: o->per_thread = 1; break;
-		case 1006: case 1007:
-			if (eq_range_parse(&o->range, c == 1006 ? "--from" : "--to", optarg, &err))
-				return bad(cmd, usage, err.msg);
-			break;
-		case 1008: o->region = optarg; break;
-		case 1005:
-			if (strcmp(cmd, "diff"))
-				return bad(cmd, usage, "--per-row is an option of eqprof diff");
-			o->per_row = 1;
-			break;
-		case 'f':
-			if (eq_format_parse(optarg, &o->fmt, &err))
-				return bad(cmd, usage, err.msg);
-			break;
-		case 'x': o->exclude_idle = 1; break;
-		case 'S': o->symfs = optarg; break;
-		case 'B': o->no_build_id_check = 1; break;
-		case 'o': o->out = optarg; break;
-		case 'C': o->children = 1; break;
-		case 'N': o->children = 0; break;
-		case 'G':
-			o->call_graph = 1;
-			if (optarg && !strcmp(optarg, "caller"))
-				o->call_graph_callees = 1;
-			else if (optarg && strcmp(optarg, "callee"))
-				return bad(cmd, usage, "--call-graph: give caller (the tree of what each "
-					   "procedure called) or callee (of who called it, the default)");
-			break;
-		case 'P':
-			o->percent_limit = strtod(optarg, &end);
-			if (end == optarg || (*end && strcmp(end, "%")) || !(o->percent_limit >= 0 && o->percent_limit <= 100))
-				return bad(cmd, usage, "--percent-limit: give a percentage from 0 to 100");
-			break;
-		case 'I':
-			if (eq_interval_parse(optarg, &o->interval, &err))
-				return bad(cmd, usage, err.msg);
-			o->interval_given = 1;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return EQ_ARGS_HELP;
-		default:
-			fputs(usage, stderr);
-			return EQ_ARGS_BAD;
-		}
+}
+
+int eq_ropt_by(const struct eq_option *opt, const char *arg, struct eq_error *err)
+{
+	struct eq_report_opts *o = opt->value;
+
+	o->by_given = 1;
+	return eq_by_parse_split(arg, &o->by, err);
+}
+
+int eq_ropt_sort(const struct eq_option *opt, const char *arg, struct eq_error *err)
+{
+	return eq_keys_parse(arg, &((struct eq_report_opts *)opt->value)->keys, err);
+}
+
+int eq_ropt_names(const struct eq_option *opt, const char *arg, struct eq_error *err)
+{
+	int w = !strcmp(opt->long_name, "comm") ? 0 : !strcmp(opt->long_name, "dso") ? 1 : 2;
+
+	return parse_names(opt->value, w, arg, err);
+}
+
+int eq_ropt_percentage(const struct eq_option *opt, const char *arg, struct eq_error *err)
+{
+	struct eq_report_opts *o = opt->value;
+
+	if (!strcmp(arg, "relative"))
+		o->filter.relative = 1;
+	else if (!strcmp(arg, "absolute"))
+		o->filter.relative = 0;
+	else
+		return eq_fail(err, "--percentage: use absolute (shares of all samples, the default) "
+			       "or relative (shares of the samples the filters keep)");
+	return 0;
+}
+
+int eq_ropt_range(const struct eq_option *opt, const char *arg, struct eq_error *err)
+{
+	struct eq_range *r = opt->value;
+
+	return eq_range_parse(r, !strcmp(opt->long_name, "from") ? "--from" : "--to", arg, err);
+}
+
+int eq_ropt_percent_limit(const struct eq_option *opt, const char *arg, struct eq_error *err)
+{
+	double *v = opt->value;
+	char *end;
+
+	*v = strtod(arg, &end);
+	if (end == arg || (*end && strcmp(end, "%")) || !(*v >= 0 && *v <= 100))
+		return eq_fail(err, "--percent-limit: give a percentage from 0 to 100");
+	return 0;
+}
+
+int eq_ropt_interval(const struct eq_option *opt, const char *arg, struct eq_error *err)
+{
+	struct eq_report_opts *o = opt->value;
+
+	o->interval_given = 1;
+	return eq_interval_parse(arg, &o->interval, err);
+}
+
+int eq_opt_format(const struct eq_option *opt, const char *arg, struct eq_error *err)
+{
+	return eq_format_parse(arg, opt->value, err);
+}
+
+int eq_opt_path(const struct eq_option *opt, const char *arg, struct eq_error *err)
+{
+	struct eq_paths *p = opt->value;
+
+	if (p->n == EQ_MAX_PATHS)
+		return eq_fail(err, "--%s %s: at most %d of them", opt->long_name, arg, EQ_MAX_PATHS);
+	p->v[p->n++] = arg;
+	return 0;
+}
+
+/* --per-thread is perf's: the thread first. */
+static int per_thread(struct eq_report_opts *o, struct eq_error *err)
+{
+	unsigned k;
+
+	if (o->by_given && o->by != EQ_BY_THREAD)
+		return eq_fail(err, "--per-thread is --by thread; it cannot go with --by another");
+	if (!o->keys.n) {
+		o->by = EQ_BY_THREAD;
+		return 0;
 	}
-	for (; optind < argc; optind++) {
+	for (k = 0; k < o->keys.n && o->keys.k[k] != EQ_KEY_TID; k++)
+		;
+	if (k < o->keys.n)
+		return 0;
+	if (o->keys.n == EQ_KEYS_MAX)
+		return eq_fail(err, "--per-thread adds the tid key: too many keys");
+	memmove(&o->keys.k[1], &o->keys.k[0], o->keys.n * sizeof(o->keys.k[0]));
+	o->keys.k[0] = EQ_KEY_TID;
+	o->keys.n++;
+	return 0;
+}
+
+int eq_report_args(const struct eq_command *cmd, int nargs, char **args, int nfiles,
+		   struct eq_report_opts *o)
+{
+	struct eq_error err;
+	int n = 0;
+
+	for (; n < nargs; n++) {
 		if (n == (nfiles ? nfiles : EQ_REPORT_MAX_FILES))
-			return bad(cmd, usage, "too many recordings given");
-		o->files[n++] = argv[optind];
+			return eq_usage_error(cmd, 0, "too many recordings given");
+		o->files[n] = args[n];
 	}
 	if (n == 0 && nfiles <= 1) {
 		/* as perf report reads perf.data: what `eqprof record` wrote */
@@ -194,31 +180,13 @@ int eq_report_parse_args(const char *cmd, const char *usage, int argc, char **ar
 	}
 	o->nfiles = n;
 	if (n < nfiles)
-		return bad(cmd, usage, "give two recordings: TIME.eqp ENERGY.eqp");
+		return eq_usage_error(cmd, 0, "give two recordings: TIME.eqp ENERGY.eqp");
 	if (o->keys.n && o->by_given)
-		return bad(cmd, usage, "--by and --sort both say how rows are made; give one "
-			   "(--sort comm,dso,sym; --by proc is --sort sym,dso)");
-	if (o->per_thread) {
-		/* perf's --per-thread: the thread first */
-		unsigned k;
-
-		if (o->by_given && o->by != EQ_BY_THREAD)
-			return bad(cmd, usage, "--per-thread is --by thread; it cannot go with --by another");
-		if (!o->keys.n) {
-			o->by = EQ_BY_THREAD;
-		} else {
-			for (k = 0; k < o->keys.n && o->keys.k[k] != EQ_KEY_TID; k++)
-				;
-			if (k == o->keys.n) {
-				if (o->keys.n == EQ_KEYS_MAX)
-					return bad(cmd, usage, "--per-thread adds the tid key: too many keys");
-				memmove(&o->keys.k[1], &o->keys.k[0], o->keys.n * sizeof(o->keys.k[0]));
-				o->keys.k[0] = EQ_KEY_TID;
-				o->keys.n++;
-			}
-		}
-	}
-	return EQ_ARGS_OK;
+		return eq_usage_error(cmd, 0, "--by and --sort both say how rows are made; give one "
+				      "(--sort comm,dso,sym; --by proc is --sort sym,dso)");
+	if (o->per_thread && per_thread(o, &err) < 0)
+		return eq_usage_error(cmd, 0, "%s", err.msg);
+	return 0;
 }
 
 struct report_progress {
@@ -517,22 +485,6 @@ void eq_one_init(struct eq_one *o)
 	memset(o, 0, sizeof(*o));
 	o->fmt = EQ_FMT_TABLE;
 	o->so.check_build_id = 1;
-}
-
-int eq_one_option(struct eq_one *o, int c, const char *arg, struct eq_error *err)
-{
-	switch (c) {
-	case 'f':
-		return eq_format_parse(arg, &o->fmt, err) ? -1 : 1;
-	case 'o':
-		o->out = arg;
-		return 1;
-	case 'S':
-		o->so.symfs = arg;
-		return 1;
-	default:
-		return 0;
-	}
 }
 
 int eq_one_open(const char *cmd, struct eq_one *o, const char *path)

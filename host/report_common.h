@@ -9,14 +9,13 @@
 #include <stdio.h>
 
 #include "file/eqp.h"
+#include "parse-options.h"
 #include "profile/profile.h"
 #include "util/range.h"
 #include "symbols/symbolize.h"
 #include "profile/table.h"
 #include "states/split.h"
 
-/* What record writes and report reads when no file is named (perf.data's role). */
-#define EQ_DEFAULT_RECORDING "eqprof.eqp"
 #define EQ_REPORT_MAX_FILES 64
 #define EQ_REPORT_MAX_NAMES 64
 
@@ -60,12 +59,67 @@ struct eq_report_opts {
 int eq_report_check_filter(const char *cmd, const struct eq_report_opts *o,
 			   struct eq_loaded_profile *lp, int n);
 
-enum { EQ_ARGS_OK, EQ_ARGS_HELP, EQ_ARGS_BAD };
+/*
+ * Their options: each command's table (parse-options.h) lists the entries
+ * below it takes, each storing into one struct eq_report_opts o (set up by
+ * eq_report_opts_init); eq_report_args then takes the recordings named
+ * (nfiles of them, or 1 to EQ_REPORT_MAX_FILES when nfiles is 0) and checks
+ * the options together; 0, or 2 after a usage error.  The EQ_ROPT_ macros
+ * make the table entries; more fields of struct eq_option (.modes) may
+ * follow their arguments.
+ */
+void eq_report_opts_init(struct eq_report_opts *o);
+int eq_report_args(const struct eq_command *cmd, int nargs, char **args, int nfiles,
+		   struct eq_report_opts *o);
 
-/* Parses argv (argv[0] = cmd) with nfiles positional recordings, or with
- * 1 to EQ_REPORT_MAX_FILES when nfiles is 0. */
-int eq_report_parse_args(const char *cmd, const char *usage, int argc, char **argv,
-			 int nfiles, struct eq_report_opts *o);
+eq_option_fn eq_ropt_by, eq_ropt_sort, eq_ropt_names, eq_ropt_percentage, eq_ropt_range,
+	eq_ropt_percent_limit, eq_ropt_interval;
+eq_option_fn eq_opt_format;    /* enum eq_format *: table, csv or json */
+/* A file given once or several times (--device-model): the paths in order. */
+#define EQ_MAX_PATHS 16
+struct eq_paths {
+	const char *v[EQ_MAX_PATHS];
+	size_t n;
+};
+eq_option_fn eq_opt_path;      /* struct eq_paths *: one more */
+
+#define EQ_BY_WORDS "exe module proc line insn pid thread state freq cstate cpu mode"
+#define EQ_SORT_WORDS "comm pid tid cpu dso sym srcline srcfile"
+
+#define EQ_ROPT_BY(o, h, ...) \
+	{ .type = EQ_OPTION_CALLBACK, .long_name = "by", .value = (o), .argh = "G", .help = (h), \
+	  .cb = eq_ropt_by, .complete = EQ_BY_WORDS, __VA_ARGS__ }
+#define EQ_ROPT_SORT(o, h, ...) \
+	{ .type = EQ_OPTION_CALLBACK, .short_name = 's', .long_name = "sort", .value = (o), \
+	  .argh = "KEYS", .help = (h), .cb = eq_ropt_sort, .complete = EQ_SORT_WORDS, __VA_ARGS__ }
+#define EQ_ROPT_FILTER(o, name, plural, h, ...) \
+	{ .type = EQ_OPTION_CALLBACK, .long_name = (name), .alias = (plural), .value = (o), \
+	  .argh = "NAMES", .help = (h), .cb = eq_ropt_names, __VA_ARGS__ }
+#define EQ_ROPT_PERCENTAGE(o, h, ...) \
+	{ .type = EQ_OPTION_CALLBACK, .long_name = "percentage", .value = (o), .argh = "P", \
+	  .help = (h), .cb = eq_ropt_percentage, .complete = "absolute relative", __VA_ARGS__ }
+#define EQ_ROPT_RANGE(o, name, h, ...) \
+	{ .type = EQ_OPTION_CALLBACK, .long_name = (name), .value = &(o)->range, .argh = "T", \
+	  .help = (h), .cb = eq_ropt_range, __VA_ARGS__ }
+#define EQ_ROPT_REGION(o, ...) \
+	{ .type = EQ_OPTION_STRING, .long_name = "region", .value = &(o)->region, .argh = "NAME", \
+	  .help = "only the samples from marker NAME to the next marker (a\n" \
+		  "program marks with $EQPROF_MARKER_FD under eqprof record)", __VA_ARGS__ }
+#define EQ_ROPT_INTERVAL(o, h, ...) \
+	{ .type = EQ_OPTION_CALLBACK, .long_name = "interval", .value = (o), .argh = "I", \
+	  .help = (h), .cb = eq_ropt_interval, .complete = "sampling run-to-run", __VA_ARGS__ }
+#define EQ_ROPT_PERCENT_LIMIT(o, h, ...) \
+	{ .type = EQ_OPTION_CALLBACK, .long_name = "percent-limit", .value = &(o)->percent_limit, \
+	  .argh = "P", .help = (h), .cb = eq_ropt_percent_limit, __VA_ARGS__ }
+#define EQ_OPT_FORMAT(v, h, ...) \
+	{ .type = EQ_OPTION_CALLBACK, .long_name = "format", .value = (v), .argh = "F", \
+	  .help = (h), .cb = eq_opt_format, .complete = "table csv json", __VA_ARGS__ }
+#define EQ_OPT_OUTPUT(v, h, ...) \
+	{ .type = EQ_OPTION_STRING, .short_name = 'o', .long_name = "output", .value = (v), \
+	  .argh = "OUT", .help = (h), .complete = EQ_COMPLETE_FILE, __VA_ARGS__ }
+#define EQ_OPT_SYMFS(v, h, ...) \
+	{ .type = EQ_OPTION_STRING, .long_name = "symfs", .value = (v), .argh = "DIR", \
+	  .help = (h), .complete = EQ_COMPLETE_DIR, __VA_ARGS__ }
 
 struct eq_loaded_profile {
 	struct eqp_file *file;
@@ -90,16 +144,11 @@ int eq_report_write(const char *cmd, const struct eq_report_opts *o,
 /*
  * What the analyses of one recording beside report's profiles share
  * (power --by proc, report --attribute async): the options --format,
- * -o/--output and --symfs, opening the recording with its symbolizer
- * (warnings printed), and writing the result atomically, never over the
- * recording.  Add EQ_ONE_LONGOPTS to the command's getopt_long table and
- * pass each option to eq_one_option() first.
+ * -o/--output and --symfs (the tables' EQ_OPT_FORMAT, EQ_OPT_OUTPUT and
+ * EQ_OPT_SYMFS into the fields below), opening the recording with its
+ * symbolizer (warnings printed), and writing the result atomically, never
+ * over the recording.
  */
-#define EQ_ONE_LONGOPTS \
-	{ "format", required_argument, NULL, 'f' }, \
-	{ "output", required_argument, NULL, 'o' }, \
-	{ "symfs", required_argument, NULL, 'S' }
-
 struct eq_one {
 	enum eq_format fmt;
 	const char *out;              /* NULL: standard output */
@@ -110,9 +159,6 @@ struct eq_one {
 };
 
 void eq_one_init(struct eq_one *o);
-/* 1: getopt's c was one of EQ_ONE_LONGOPTS (or -o) and is taken; 0: not
- * one of them; -1: a bad value, err says why. */
-int eq_one_option(struct eq_one *o, int c, const char *arg, struct eq_error *err);
 /* Opens path and its symbolizer (line tables not read); 0, or -1 printed
  * as "eqprof CMD: ...". */
 int eq_one_open(const char *cmd, struct eq_one *o, const char *path);

@@ -22,6 +22,9 @@
 #include "util/eq_error.h"
 #include "eq_sample.h"
 
+/* What record writes and report reads when no file is named (perf.data's role). */
+#define EQ_DEFAULT_RECORDING "eqprof.eqp"
+
 enum eqp_mode {
 	EQP_MODE_ENERGY = 1, /* one sample per energy quantum (board interrupts) */
 	EQP_MODE_TIME = 2,   /* one sample per timer tick (jittered timer) */

@@ -25,7 +25,7 @@ RECORD_CC_armhf := arm-linux-gnueabihf-gcc
 RECORD_STRIP_x86_64 := strip
 RECORD_STRIP_aarch64 := aarch64-linux-gnu-strip
 RECORD_STRIP_armhf := arm-linux-gnueabihf-strip
-RECORD_MAIN_SRCS := host/eqprof.c host/builtin-record.c host/progress.c $(RECORD_SRCS) \
+RECORD_MAIN_SRCS := host/eqprof.c host/builtin-record.c host/parse-options.c host/cmd.c host/progress.c $(RECORD_SRCS) \
 	host/energy/energy.c host/energy/rapl.c host/energy/battery.c host/energy/hwmon.c
 RECORD_LIB_SRCS := $(wildcard analysis/file/*.c analysis/util/*.c) analysis/energy/eseries.c analysis/profile/stats.c \
 	analysis/symbols/symfile.c analysis/symbols/intern.c
