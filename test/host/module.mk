@@ -5,6 +5,10 @@ INTEG_TESTS += $(EQ_HOST_INTEG)
 INTEG_SAN_TESTS += $(EQ_HOST_INTEG)
 # Every command's --help: exit 0, no printf escape left in it.
 INTEG_TESTS += test/host/help.sh
+# Every command's option table, through its --help, --list-opts and the bash
+# completion (host/parse-options.c, issue 29).
+INTEG_TESTS += test/host/options.py
+INTEG_SAN_TESTS += test/host/options.py
 # How outputs are written, from the command line (outfile.h).
 INTEG_TESTS += test/host/outputs.sh
 INTEG_SAN_TESTS += test/host/outputs.sh
