@@ -136,6 +136,8 @@ install: $(EQPROF)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/doc/eqprof/img $(DESTDIR)$(PREFIX)/share/eqprof
 	install -m 755 $(EQPROF) $(DESTDIR)$(PREFIX)/bin/eqprof
 	install -m 644 firmware/60-eqprof-board.rules $(DESTDIR)$(PREFIX)/share/eqprof/
+	install -d $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+	install -m 644 host/eqprof-completion.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/eqprof
 	@if command -v node >/dev/null && command -v npm >/dev/null; then \
 		$(MAKE) --no-print-directory viewer B=$(B) && \
 		install -d $(DESTDIR)$(PREFIX)/share/eqprof && \
