@@ -254,7 +254,8 @@ static int parse_power_options(int argc, char **argv, struct power_args *a,
 			       struct power_by_args *by, unsigned *mode)
 {
 	const struct eq_option options[] = {
-		OPT_ARG("FILE.eqp", "recordings (several: one row, trace or histogram each)"),
+		{ .type = EQ_OPTION_ARG, .argh = "FILE.eqp", MAIN,
+		  .help = "recordings (several: one row, trace or histogram each)" },
 		FLAG("summary", summary, 1, "duration, samples, average frequency and power, energy,\n"
 					    "idle and lost samples; one row per file (the default)"),
 		FLAG("runs", runs, 1, "the files are repeated runs of the same work: the summary\n"

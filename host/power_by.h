@@ -20,6 +20,13 @@ eq_option_fn power_by_opt_primes, power_by_opt_seed, power_by_opt_min_share;
 
 /* power's table entries of the --by proc mode (POWER_BY is its bit) */
 #define POWER_BY_OPTIONS(by)                                                                    \
+	{ .type = EQ_OPTION_ARG, .argh = "FILE.eqp", .modes = POWER_BY,                          \
+	  .help = "time-driven samples with the energy of intervals on their clock:\n"             \
+		  "- the board's stream: eqprof sim's time.eqp, or\n"                               \
+		  "  'eqprof merge TIME.eqp BOARD.eqp --edges EDGES.eqp' of a\n"                    \
+		  "  record -t run while record -e -a took the board's interrupts;\n"              \
+		  "- an energy source's readings: record -t --energy SOURCE\n"                      \
+		  "  (RAPL, battery, hwmon; docs/energy-sources.md)" },                             \
 	{ .type = EQ_OPTION_CALLBACK, .long_name = "primes", .value = &(by)->ro, .argh = "A:B", \
 	  .cb = power_by_opt_primes, .modes = POWER_BY,                                         \
 	  .help = "interval lengths: random primes in [A, B] of the board's\n"                  \

@@ -50,7 +50,8 @@ def main():
                      "exactly one")
         import_fails("bad quantum", base + ["--energy", "lots"], 2, "--energy", "lots")
         import_fails("negative rate", base + ["--time", "-5Hz"], 2, "--time")
-        import_fails("unknown option", base + ["--energy", "1mJ", "--frobnicate"], 2, "usage")
+        import_fails("unknown option", base + ["--energy", "1mJ", "--frobnicate"], 2,
+                     "unknown option '--frobnicate'", "--help")
         import_fails("extra argument", base + ["--energy", "1mJ", "stray"], 2, "stray")
         import_fails("--maps without =", base + ["--energy", "1mJ", "--maps", maps], 2,
                      "PID=")
@@ -117,7 +118,7 @@ def main():
         for args, needle in ((["report"] + [out] * 65, "too many"),
                              (["report", out, "--by", "function"], "--by function"),
                              (["report", out, "--format", "xml"], "--format xml"),
-                             (["report", out, "--bogus"], "usage"),
+                             (["report", out, "--bogus"], "'--bogus'"),
                              (["compare", out], "two recordings"),
                              (["compare", out, out, "--by", "x"], "--by x")):
             rc, _, err = eqprof(*args)
