@@ -328,51 +328,152 @@ static int filter_cached(struct eq_agg *a, const struct eq_loc *loc, const char 
 	return c->keep;
 }
 
-static int count_chunk_keys(struct eq_agg *a, struct eq_symbolizer *s,
+/*
+ * What a sample's (pid, address space, pc, kernel/idle flags, and the tid
+ * and CPU where the keys or the filter read them) came to the first time
+ * it was seen: its row and the counts it adds besides.  The symbolizer's
+ * answers, the thread's name and the filter's verdict depend on nothing
+ * else, so a key set costs a hash probe per sample as --by proc does, and
+ * the symbolizer, eq_agg_row_index and the filter once per distinct key.
+ */
+struct key_slot {
+	uint64_t pc;
+	uint32_t pid, who, tid;
+	uint16_t cpu, kf;
+	uint32_t row;            /* ROW_SKIP: counted in no row */
+	uint8_t used, unres, idle, dropped;
+	const char *module;      /* with unres: counted per module */
+};
+
+struct key_table {
+	struct key_slot *slots;
+	size_t mask, count;
+	int tid, cpu;            /* the tid, the CPU are part of the key */
+};
+
+static inline size_t key_slot_hash(uint64_t pc, uint32_t pid, uint32_t who, uint32_t tid,
+				   uint16_t cpu)
+{
+	uint64_t h = (pc ^ ((uint64_t)pid << 32 | who)) * 0x9e3779b97f4a7c15ull;
+
+	h ^= ((uint64_t)tid << 16 | cpu) * 0xc2b2ae3d27d4eb4full;
+	return (size_t)(h >> 20);
+}
+
+static int key_grow(struct key_table *t)
+{
+	size_t newmask = t->mask ? 2 * t->mask + 1 : 8191, i;
+	struct key_slot *slots = calloc(newmask + 1, sizeof(*slots));
+
+	if (!slots)
+		return -1;
+	for (i = 0; t->slots && i <= t->mask; i++) {
+		struct key_slot *k = &t->slots[i];
+		size_t j;
+
+		if (!k->used)
+			continue;
+		for (j = key_slot_hash(k->pc, k->pid, k->who, k->tid, k->cpu) & newmask;
+		     slots[j].used; j = (j + 1) & newmask)
+			;
+		slots[j] = *k;
+	}
+	free(t->slots);
+	t->slots = slots;
+	t->mask = newmask;
+	return 0;
+}
+
+/* First sight of a key: the sample's row as the per-sample code gave it. */
+static int key_miss(struct eq_agg *a, struct eq_symbolizer *s, int need_thread,
+		    const struct eq_sample *smp, struct key_slot *k)
+{
+	const struct eq_loc *loc = eq_sym_lookup(s, smp);
+	struct task task = { smp->pid, smp->tid, NULL, smp->cpu };
+	long r;
+
+	if (need_thread && !(task.thread = eq_sym_thread_name(s, smp)))
+		return -1;
+	if (loc->kind == EQ_LOC_IDLE && (a->flags & EQ_PROFILE_EXCLUDE_IDLE)) {
+		k->row = ROW_SKIP;
+	} else if (a->filter && !filter_cached(a, loc, task.thread)) {
+		if (a->filter->relative) {
+			k->row = ROW_SKIP;
+			k->dropped = 1;
+		} else {
+			if ((r = eq_agg_filtered_index(a)) < 0)
+				return -1;
+			k->row = (uint32_t)r;
+		}
+	} else {
+		if ((r = eq_agg_row_index(a, loc, &task)) < 0 || r >= (long)ROW_SKIP)
+			return -1;
+		k->row = (uint32_t)r;
+		k->unres = loc->kind == EQ_LOC_UNRESOLVED || loc->kind == EQ_LOC_NO_MODULE;
+		k->module = loc->module;
+	}
+	k->idle = loc->kind == EQ_LOC_IDLE &&
+		  (k->row == ROW_SKIP || (long)k->row == a->filtered_row);
+	return 0;
+}
+
+static inline const struct key_slot *key_for(struct key_table *t, struct eq_agg *a,
+					     struct eq_symbolizer *s, int multi,
+					     int need_thread, const struct eq_sample *smp)
+{
+	uint32_t who = multi ? eq_sym_space_key(s, smp) : 0;
+	uint32_t tid = t->tid ? smp->tid : 0;
+	uint16_t cpu = t->cpu ? smp->cpu : 0;
+	uint16_t kf = smp->flags & (EQ_F_KERNEL | EQ_F_IDLE);
+	size_t j = key_slot_hash(smp->pc, smp->pid, who, tid, cpu) & t->mask;
+	struct key_slot *k;
+
+	for (; t->slots[j].used; j = (j + 1) & t->mask) {
+		k = &t->slots[j];
+		if (k->pc == smp->pc && k->pid == smp->pid && k->who == who && k->tid == tid &&
+		    k->cpu == cpu && k->kf == kf)
+			return k;
+	}
+	k = &t->slots[j];
+	*k = (struct key_slot){ .pc = smp->pc, .pid = smp->pid, .who = who, .tid = tid,
+				.cpu = cpu, .kf = kf, .used = 1 };
+	t->count++;
+	return key_miss(a, s, need_thread, smp, k) < 0 ? NULL : k;
+}
+
+static int count_chunk_keys(struct key_table *t, struct eq_agg *a, struct eq_symbolizer *s,
 			    const struct eq_sample *smp, size_t n, uint64_t *lost_marks,
 			    struct unres_list *unres)
 {
 	int need_thread = a->by == EQ_BY_THREAD || (a->filter && a->filter->ncomm);
+	int multi = eq_sym_multi_space(s);
 	unsigned i;
 	size_t k;
 
-	for (i = 0; i < a->keys.n; i++)
+	for (i = 0; i < a->keys.n; i++) {
 		need_thread |= a->keys.k[i] == EQ_KEY_COMM || a->keys.k[i] == EQ_KEY_TID;
+		t->cpu |= a->keys.k[i] == EQ_KEY_CPU;
+	}
+	/* the thread's name is of (pid, tid) and the address space */
+	t->tid = need_thread;
 	if (a->filter && !a->fcache && !(a->fcache = calloc(FCACHE_SIZE, sizeof(*a->fcache))))
 		return -1;
 	for (k = 0; k < n; k++) {
-		const struct eq_loc *loc = eq_sym_lookup(s, &smp[k]);
-		struct task task = { smp[k].pid, smp[k].tid, NULL, smp[k].cpu };
-		uint32_t row;
-		long r;
+		const struct key_slot *c;
 
-		if (need_thread && !(task.thread = eq_sym_thread_name(s, &smp[k])))
+		/* room for one more key before looking (a miss fills its slot) */
+		if (2 * (t->count + 1) > t->mask && key_grow(t))
 			return -1;
-		if (loc->kind == EQ_LOC_IDLE && (a->flags & EQ_PROFILE_EXCLUDE_IDLE)) {
-			row = ROW_SKIP;
-		} else if (a->filter && !filter_cached(a, loc, task.thread)) {
-			if (a->filter->relative) {
-				row = ROW_SKIP;
-				a->filtered++;
-			} else {
-				if ((r = eq_agg_filtered_index(a)) < 0)
-					return -1;
-				row = (uint32_t)r;
-			}
-		} else {
-			if ((r = eq_agg_row_index(a, loc, &task)) < 0 || r >= (long)ROW_SKIP)
-				return -1;
-			row = (uint32_t)r;
-			if ((loc->kind == EQ_LOC_UNRESOLVED || loc->kind == EQ_LOC_NO_MODULE) &&
-			    unres_add(unres, loc->module) < 0)
-				return -1;
-		}
+		if (!(c = key_for(t, a, s, multi, need_thread, &smp[k])))
+			return -1;
+		a->filtered += c->dropped;
+		if (c->unres && unres_add(unres, c->module) < 0)
+			return -1;
 		*lost_marks += (smp[k].flags & EQ_F_LOST) != 0;
-		if (loc->kind == EQ_LOC_IDLE && (row == ROW_SKIP || (long)row == a->filtered_row))
-			a->idle++;
-		if (row != ROW_SKIP)
-			a->rows[row].samples++;
-		if (series_add(a, row, smp[k].time, smp[k].flags))
+		a->idle += c->idle;
+		if (c->row != ROW_SKIP)
+			a->rows[c->row].samples++;
+		if (series_add(a, c->row, smp[k].time, smp[k].flags))
 			return -1;
 	}
 	return 0;
@@ -400,6 +501,7 @@ struct eq_profile *eq_profile_build_opts(const struct eqp_file *f, struct eq_sym
 {
 	const struct eqp_meta *m = eqp_meta(f);
 	struct pc_table t = { 0 };
+	struct key_table kt = { 0 };
 	struct eq_agg *a = eq_agg_new(by, o->flags, err);
 	struct eq_profile *p;
 	uint64_t lost_marks = 0, done = 0;
@@ -433,7 +535,7 @@ struct eq_profile *eq_profile_build_opts(const struct eqp_file *f, struct eq_sym
 
 		if (rs.v)
 			n = rs.v[c].n;
-		if (smp && (slow ? count_chunk_keys(a, s, smp, n, &lost_marks, &unres) :
+		if (smp && (slow ? count_chunk_keys(&kt, a, s, smp, n, &lost_marks, &unres) :
 			    count_chunk(&t, a, s, smp, n, &lost_marks, &unres)))
 			goto oom;
 		done += smp ? n : 0;
@@ -442,6 +544,7 @@ struct eq_profile *eq_profile_build_opts(const struct eqp_file *f, struct eq_sym
 	}
 	eq_range_slices_free(&rs);
 	free(t.slots);
+	free(kt.slots);
 	for (i = 0; i < a->nrows; i++) {
 		a->total += a->rows[i].samples;
 		if (a->rows[i].loc && a->rows[i].loc->kind == EQ_LOC_IDLE)
@@ -475,6 +578,7 @@ oom:
 	eq_range_slices_free(&rs);
 	free(unres.v);
 	free(t.slots);
+	free(kt.slots);
 	eq_agg_free(a);
 	eq_fail(err, "profile of %s: out of memory", eqp_path(f));
 	return NULL;
