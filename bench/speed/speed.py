@@ -52,7 +52,10 @@ def row(what, perf, eq, limit, goal):
 
 
 def eq_lost(path):
-    out = subprocess.run([eqprof, "report", path, "--by", "proc", "-o", w("lost.txt")],
+    # (the flat view's header says the losses; with call chains the
+    # default view is the tree, whose header does not)
+    out = subprocess.run([eqprof, "report", path, "--by", "proc", "--no-children", "-o",
+                          w("lost.txt")],
                          capture_output=True, text=True, check=True)
     with open(w("lost.txt")) as f:
         m = re.search(r"lost (\d+)", f.read())
@@ -62,7 +65,8 @@ def eq_lost(path):
 def eq_samples(path):
     with open(w("n.txt"), "w"):
         pass
-    subprocess.run([eqprof, "report", path, "--by", "proc", "-o", w("n.txt")], check=True,
+    subprocess.run([eqprof, "report", path, "--by", "proc", "--no-children", "-o", w("n.txt")],
+                   check=True,
                    capture_output=True)
     with open(w("n.txt")) as f:
         m = re.search(r"# (\d+) samples", f.read())
@@ -133,7 +137,8 @@ if have_perf:
     pc = medians({"children": ["perf", "report", "--children", "-i", w("g.data"), "--stdio"],
                   "json": ["perf", "data", "convert", "-i", w("g.data"), "--force",
                            "--to-json", w("g.json")]})
-m = medians({"proc": [eqprof, "report", w("g.eqp"), "--by", "proc", "-o", w("r.txt")],
+m = medians({"proc": [eqprof, "report", w("g.eqp"), "--by", "proc", "--no-children", "-o",
+                       w("r.txt")],
              "children": [eqprof, "report", w("g.eqp"), "--children", "-o", w("r.txt")],
              "chrome": [eqprof, "export", w("g.eqp"), "--format", "chrome", "-o", w("c.json")]})
 n = eq_samples(w("g.eqp"))
