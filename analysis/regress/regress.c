@@ -622,427 +622,474 @@ static double dev_time(const struct devcols *d, size_t col, double t0, double t1
 	return s;
 }
 
-struct eq_regress *eq_regress_fit(const struct eqp_file *f, struct eq_symbolizer *s,
-				  const struct eq_regress_opts *opts, struct eq_error *err)
-{
-	const struct eqp_meta *m = eqp_meta(f);
+/* ---- the fit, phase by phase (eq_regress_fit) --------------------------- */
+
+/* What the phases of one fit share. */
+struct fit {
+	const struct eqp_file *f;
 	struct eq_regress_opts o;
-	struct eq_regress *r = NULL;
-	struct ivs ivs = { 0 };
-	struct colset cols = { 0 };
-	struct hit *hits = NULL;
-	size_t nhits = 0, caphits = 0, c, i, j, k = 0, g, G, nfit = 0;
-	uint64_t total = 0, dropped = 0;
-	uint64_t *colsamp = NULL;
-	double quarter_ss = 0, half_ss = 0;
-	struct devcols dev = { 0 };
-	size_t kproc = 0;
-	double *xall = NULL, *dall = NULL, *cnt = NULL, *work = NULL, *beta = NULL, *jk = NULL, *ols = NULL;
-	struct sums *gs = NULL;
-	size_t *final = NULL, ncols_final;
-	long other = -1;
-	double clock = m->clock_hz > 0 ? m->clock_hz : 1e9, update_s = 0;
-	struct clockmap cm = { 0 };
-	char from[320] = "", unit[96] = "";
+	double clock;             /* the samples' clock (Hz) */
+	struct clockmap cm;       /* board quanta onto the samples' clock */
+	char from[320], unit[96]; /* where the energy came from; the intervals' unit */
+	double update_s;          /* an energy source's update period */
+	struct ivs ivs;
+	uint64_t dropped;         /* intervals not fitted */
+	struct colset cols;       /* every procedure sampled */
+	struct hit *hits;         /* every sample: its interval and procedure */
+	size_t nhits, caphits;
+	uint64_t total;
+	size_t *final;            /* a procedure's fitted column (SIZE_MAX: none) */
+	long other;               /* the [other] column, or -1 */
+	struct devcols dev;
+	size_t kproc, k, G, nfit; /* procedure columns, all columns, groups, intervals */
+	uint64_t *colsamp;
+	double quarter_ss, half_ss;
+	double *xall, *dall, *cnt, *work, *beta, *jk, *ols;
+	struct sums *gs;          /* per jackknife group; gs[G] the totals */
+};
 
-	if (opts)
-		o = *opts;
-	else
-		eq_regress_opts_default(&o);
-	if (!o.groups)
-		o.groups = 20;
-	if (m->mode != EQP_MODE_TIME) {
-		eq_fail(err, "%s is energy-driven: power per procedure by regression needs time-driven "
-			"samples (what ran) beside the energy of each interval: record with -t while the "
-			"board logs and its interrupts are recorded (eqprof merge --edges joins them), or "
-			"record -t --energy SOURCE (eqprof sim writes such a time.eqp)", eqp_path(f));
-		return NULL;
-	}
-	if (!o.domain && eqp_nboard_records(f) >= 2) {
-		if (clockmap_of(f, &cm, from, sizeof(from), err) < 0)
-			goto fail;
-		snprintf(unit, sizeof(unit), "board quanta");
-		if (make_intervals(f, &o, &cm, &ivs, &dropped, err) < 0)
-			goto fail;
+static int fit_oom(const struct fit *F, struct eq_error *err)
+{
+	return eq_fail(err, "power per procedure of %s: out of memory", eqp_path(F->f));
+}
+
+/* The intervals and the energy in each: the board's quanta, or an energy
+ * source's updates. */
+static int fit_intervals(struct fit *F, struct eq_error *err)
+{
+	const struct eqp_file *f = F->f;
+	const struct eq_regress_opts *o = &F->o;
+
+	if (eqp_meta(f)->mode != EQP_MODE_TIME)
+		return eq_fail(err, "%s is energy-driven: power per procedure by regression needs "
+			       "time-driven samples (what ran) beside the energy of each interval: record "
+			       "with -t while the board logs and its interrupts are recorded (eqprof merge "
+			       "--edges joins them), or record -t --energy SOURCE (eqprof sim writes such a "
+			       "time.eqp)", eqp_path(f));
+	if (!o->domain && eqp_nboard_records(f) >= 2) {
+		if (clockmap_of(f, &F->cm, F->from, sizeof(F->from), err) < 0)
+			return -1;
+		snprintf(F->unit, sizeof(F->unit), "board quanta");
+		if (make_intervals(f, o, &F->cm, &F->ivs, &F->dropped, err) < 0)
+			return -1;
 	} else if (eqp_nenergy_domains(f)) {
-		const struct eqp_edomain *d = pick_domain(f, o.domain, err);
+		const struct eqp_edomain *d = pick_domain(f, o->domain, err);
 
-		if (!d)
-			goto fail;
-		if (make_energy_intervals(f, d, &o, &ivs, &dropped, &update_s, err) < 0)
-			goto fail;
-		snprintf(from, sizeof(from), "%s: %s (%s), intervals of its updates (every %.3g ms)",
-			 d->spec, d->name, d->kind, update_s * 1e3);
-		snprintf(unit, sizeof(unit), "updates of %.80s", d->name);
-	} else if (o.domain) {
-		eq_fail(err, "%s has no energy source's readings (--domain %s): record with -t --energy "
-			"SOURCE (eqprof sources lists this machine's)", eqp_path(f), o.domain);
-		goto fail;
+		if (!d || make_energy_intervals(f, d, o, &F->ivs, &F->dropped, &F->update_s, err) < 0)
+			return -1;
+		snprintf(F->from, sizeof(F->from), "%s: %s (%s), intervals of its updates (every %.3g ms)",
+			 d->spec, d->name, d->kind, F->update_s * 1e3);
+		snprintf(F->unit, sizeof(F->unit), "updates of %.80s", d->name);
+	} else if (o->domain) {
+		return eq_fail(err, "%s has no energy source's readings (--domain %s): record with -t "
+			       "--energy SOURCE (eqprof sources lists this machine's)", eqp_path(f),
+			       o->domain);
 	} else {
-		eq_fail(err, "%s has no board stream and no energy source's readings: power per procedure "
-			"by regression needs the energy of every interval beside the time-driven samples; "
-			"record -t --energy SOURCE (RAPL, a battery, hwmon), or record -t with the board "
-			"attached and its interrupts recorded meanwhile, joined by eqprof merge --edges "
-			"(eqprof sim's time.eqp has both)", eqp_path(f));
-		goto fail;
+		return eq_fail(err, "%s has no board stream and no energy source's readings: power per "
+			       "procedure by regression needs the energy of every interval beside the "
+			       "time-driven samples; record -t --energy SOURCE (RAPL, a battery, hwmon), "
+			       "or record -t with the board attached and its interrupts recorded "
+			       "meanwhile, joined by eqprof merge --edges (eqprof sim's time.eqp has "
+			       "both)", eqp_path(f));
 	}
-	if (ivs.n < 4) {
-		eq_fail(err, "%s: only %zu intervals of %u-%u %s; record longer", eqp_path(f), ivs.n,
-			o.min_prime, o.max_prime, unit);
-		goto fail;
+	if (F->ivs.n < 4)
+		return eq_fail(err, "%s: only %zu intervals of %u-%u %s; record longer", eqp_path(f),
+			       F->ivs.n, o->min_prime, o->max_prime, F->unit);
+	return 0;
+}
+
+/* The interval ending at or after t that t falls inside, or ivs->n. */
+static size_t interval_of(const struct ivs *ivs, double t)
+{
+	size_t lo = 0, hi = ivs->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ivs->v[mid].t1 < t)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	/* every sample: its interval and its procedure */
-	for (c = 0; c < eqp_nsample_chunks(f); c++) {
+	return lo < ivs->n && t > ivs->v[lo].t0 ? lo : ivs->n;
+}
+
+/* Every sample: its interval and its procedure. */
+static int fit_hits(struct fit *F, struct eq_symbolizer *s, struct eq_error *err)
+{
+	size_t c, i;
+
+	for (c = 0; c < eqp_nsample_chunks(F->f); c++) {
 		size_t n;
-		const struct eq_sample *smp = eqp_sample_chunk(f, c, &n);
+		const struct eq_sample *smp = eqp_sample_chunk(F->f, c, &n);
 
 		for (i = 0; smp && i < n; i++) {
-			double t = (double)smp[i].time / clock;
-			size_t lo = 0, hi = ivs.n;
+			size_t iv = interval_of(&F->ivs, (double)smp[i].time / F->clock);
 			long col;
 
-			while (lo < hi) { /* first interval ending at or after t */
-				size_t mid = lo + (hi - lo) / 2;
-
-				if (ivs.v[mid].t1 < t)
-					lo = mid + 1;
-				else
-					hi = mid;
-			}
-			if (lo == ivs.n || !(t > ivs.v[lo].t0))
+			if (iv == F->ivs.n)
 				continue;
-			col = col_of(&cols, eq_sym_lookup(s, &smp[i]));
-			if (col < 0)
-				goto oom;
-			if (EQ_GROW(hits, caphits, nhits + 1, 4096) < 0)
-				goto oom;
-			hits[nhits++] = (struct hit){ (uint32_t)lo, (uint32_t)col };
-			ivs.v[lo].n++;
-			cols.v[col].samples++;
-			total++;
+			col = col_of(&F->cols, eq_sym_lookup(s, &smp[i]));
+			if (col < 0 || EQ_GROW(F->hits, F->caphits, F->nhits + 1, 4096) < 0)
+				return fit_oom(F, err);
+			F->hits[F->nhits++] = (struct hit){ (uint32_t)iv, (uint32_t)col };
+			F->ivs.v[iv].n++;
+			F->cols.v[col].samples++;
+			F->total++;
 		}
 	}
-	if (!total || !cols.n) {
-		eq_fail(err, "%s: no time-driven sample falls inside the intervals of %s; are they of one run?",
-			eqp_path(f), unit);
-		goto fail;
-	}
-	/* small procedures share one column */
-	final = malloc(cols.n * sizeof(*final));
-	if (!final)
-		goto oom;
-	ncols_final = 0;
-	{
-		uint64_t small = 0;
+	if (!F->total || !F->cols.n)
+		return eq_fail(err, "%s: no time-driven sample falls inside the intervals of %s; are "
+			       "they of one run?", eqp_path(F->f), F->unit);
+	return 0;
+}
 
-		for (i = 0; i < cols.n; i++)
-			if ((double)cols.v[i].samples < o.min_share * (double)total)
-				small += cols.v[i].samples;
-		for (i = 0; i < cols.n; i++) {
-			if ((double)cols.v[i].samples >= o.min_share * (double)total) {
-				final[i] = ncols_final++;
-			} else if (small >= EQ_MIN_COLUMN_SAMPLES) {
-				if (other < 0)
-					other = (long)ncols_final++;
-				final[i] = (size_t)other;
-			} else { /* too few to fit: their intervals are left out */
-				final[i] = SIZE_MAX;
-			}
+/* The columns: a procedure each, small ones sharing [other]; then the
+ * devices' states. */
+static int fit_columns(struct fit *F, struct eq_error *err)
+{
+	const struct colset *cols = &F->cols;
+	double least = F->o.min_share * (double)F->total;
+	uint64_t small = 0;
+	size_t i, ncols = 0;
+
+	F->final = malloc(cols->n * sizeof(*F->final));
+	if (!F->final)
+		return fit_oom(F, err);
+	for (i = 0; i < cols->n; i++)
+		if ((double)cols->v[i].samples < least)
+			small += cols->v[i].samples;
+	for (i = 0; i < cols->n; i++) {
+		if ((double)cols->v[i].samples >= least) {
+			F->final[i] = ncols++;
+		} else if (small >= EQ_MIN_COLUMN_SAMPLES) {
+			if (F->other < 0)
+				F->other = (long)ncols++;
+			F->final[i] = (size_t)F->other;
+		} else { /* too few to fit: their intervals are left out */
+			F->final[i] = SIZE_MAX;
 		}
 	}
-	k = ncols_final;
 	/* Devices with requests (DREQ): a column per state (active, tail) whose
 	 * time in each interval the requests give exactly; its coefficient is
 	 * the device's power above idle in that state, the procedures' then
 	 * exclude it (a device model fitted by least squares). */
-	if (eqp_ndevreqs(f) && fit_devices(f, &o, &dev) < 0) {
-		eq_fail(err, "%s", dev.err);
-		goto fail;
-	}
-	kproc = k;
-	k += dev.ncols;
-	G = o.groups;
-	cnt = calloc(3 * k, sizeof(double));
-	colsamp = calloc(k, sizeof(*colsamp));
-	work = malloc((k * k + k) * sizeof(double));
-	beta = malloc(k * sizeof(double));
-	ols = malloc(k * sizeof(double));
-	jk = malloc(G * k * sizeof(double));
-	gs = calloc(G + 1, sizeof(*gs));
-	if (!cnt || !work || !beta || !ols || !jk || !gs || !colsamp)
-		goto oom;
+	if (eqp_ndevreqs(F->f) && fit_devices(F->f, &F->o, &F->dev) < 0)
+		return eq_fail(err, "%s", F->dev.err);
+	F->kproc = ncols;
+	F->k = ncols + F->dev.ncols;
+	return 0;
+}
+
+static int fit_alloc(struct fit *F, struct eq_error *err)
+{
+	size_t k = F->k, G = F->G, g;
+
+	F->cnt = calloc(3 * k, sizeof(double));
+	F->colsamp = calloc(k, sizeof(*F->colsamp));
+	F->work = malloc((k * k + k) * sizeof(double));
+	F->beta = malloc(k * sizeof(double));
+	F->ols = malloc(k * sizeof(double));
+	F->jk = malloc(G * k * sizeof(double));
+	F->gs = calloc(G + 1, sizeof(*F->gs));
+	F->xall = calloc(F->ivs.n * k + 1, sizeof(double));
+	F->dall = calloc(F->ivs.n * k + 1, sizeof(double));
+	if (!F->cnt || !F->work || !F->beta || !F->ols || !F->jk || !F->gs || !F->colsamp ||
+	    !F->xall || !F->dall)
+		return fit_oom(F, err);
 	for (g = 0; g <= G; g++) {
-		gs[g].ab = calloc(2 * k * k + 3 * k, sizeof(double));
-		if (!gs[g].ab)
-			goto oom;
-		gs[g].xx = gs[g].ab + k * k;
-		gs[g].va = gs[g].xx + k * k;
-		gs[g].vb = gs[g].va + k;
-		gs[g].vx = gs[g].vb + k;
+		struct sums *S = &F->gs[g];
+
+		S->ab = calloc(2 * k * k + 3 * k, sizeof(double));
+		if (!S->ab)
+			return fit_oom(F, err);
+		S->xx = S->ab + k * k;
+		S->va = S->xx + k * k;
+		S->vb = S->va + k;
+		S->vx = S->vb + k;
+	}
+	return 0;
+}
+
+/* Interval j's times per column from its samples sorted[0..nh) (xall), the
+ * halves' and quarters' differences (dall, the sums of squares); 0, or -1
+ * when it is not fitted. */
+static int interval_times(struct fit *F, size_t j, const struct hit *sorted, size_t nh)
+{
+	struct interval *iv = &F->ivs.v[j];
+	double D = iv->t1 - iv->t0, *cnt = F->cnt, *X = F->xall + j * F->k, *Dd = F->dall + j * F->k;
+	double n0 = (double)((iv->n + 1) / 2), n1 = (double)(iv->n / 2);
+	double q0 = (double)((iv->n + 3) / 4), q2 = (double)((iv->n + 1) / 4);
+	size_t h, p;
+
+	for (h = 0; h < nh && F->final[sorted[h].col] != SIZE_MAX; h++)
+		;
+	if (!(iv->n >= 2 && D > 0) || h < nh)
+		return -1;
+	for (h = 0; h < nh; h++) {
+		size_t col = F->final[sorted[h].col];
+
+		F->colsamp[col]++;
+		X[col] += D / iv->n;
+		/* even- less odd-numbered samples' times: A - B */
+		Dd[col] += h % 2 ? -D / n1 : D / n0;
+		/* every 4th sample from the 1st less every 4th from the 3rd */
+		if (h % 4 == 0)
+			cnt[col] += D / q0;
+		else if (h % 4 == 2)
+			cnt[col] -= D / q2;
+	}
+	for (p = 0; p < F->dev.ncols; p++) /* the devices' exact times */
+		X[F->kproc + p] = dev_time(&F->dev, p, iv->t0, iv->t1);
+	if (iv->n >= 4) {
+		for (p = 0; p < F->kproc; p++) {
+			F->quarter_ss += cnt[p] * cnt[p] / D;
+			F->half_ss += Dd[p] * Dd[p] / D;
+		}
+	}
+	memset(cnt, 0, F->kproc * sizeof(double));
+	return 0;
+}
+
+/* The weighted sums of each jackknife group from the fitted intervals
+ * (nok of them, in time order, G groups of consecutive ones). */
+static void group_sums(struct fit *F, size_t nok)
+{
+	size_t j, p, gi = 0, k = F->k;
+
+	for (j = 0; j < F->ivs.n; j++) {
+		const struct interval *iv = &F->ivs.v[j];
+		double w = 1 / (iv->t1 - iv->t0), *X = F->xall + j * k, *Dd = F->dall + j * k;
+		size_t q;
+		struct sums *S;
+
+		if (!iv->na)
+			continue;
+		S = &F->gs[gi * F->G / nok];
+		gi++;
+		for (p = 0; p < k; p++) {
+			if (X[p] != 0)
+				for (q = 0; q < k; q++)
+					S->xx[p * k + q] += w * X[p] * X[q];
+			if (Dd[p] != 0)
+				for (q = 0; q < k; q++)
+					S->ab[p * k + q] += w * Dd[p] * Dd[q];
+			S->vx[p] += w * X[p] * iv->energy_j;
+		}
+		F->nfit++;
+	}
+	for (j = 0; j < F->G; j++) /* totals in gs[G] */
+		for (p = 0; p < 2 * k * k + 3 * k; p++)
+			F->gs[F->G].ab[p] += F->gs[j].ab[p];
+}
+
+/* The intervals' times per column and the groups' sums (the fit's input). */
+static int fit_accumulate(struct fit *F, struct eq_error *err)
+{
+	size_t *start = calloc(F->ivs.n + 1, sizeof(size_t));
+	struct hit *sorted = malloc((F->nhits ? F->nhits : 1) * sizeof(*sorted));
+	size_t i, j, nok = 0;
+
+	if (!start || !sorted) {
+		free(start);
+		free(sorted);
+		return fit_oom(F, err);
 	}
 	/* hits are in sample order, intervals in time order: group the hits of
 	 * each interval (a stable sort by interval) */
-	{
-		size_t *start = calloc(ivs.n + 1, sizeof(size_t));
-		struct hit *sorted = malloc((nhits ? nhits : 1) * sizeof(*sorted));
-		size_t nok = 0, gi;
-
-		if (!start || !sorted) {
-			free(start);
-			free(sorted);
-			goto oom;
-		}
-		for (i = 0; i < nhits; i++)
-			start[hits[i].iv + 1]++;
-		for (i = 0; i < ivs.n; i++)
-			start[i + 1] += start[i];
-		for (i = 0; i < nhits; i++)
-			sorted[start[hits[i].iv]++] = hits[i];
-		for (i = ivs.n; i > 0; i--)
-			start[i] = start[i - 1];
-		start[0] = 0;
-		xall = calloc(ivs.n * k + 1, sizeof(double));
-		dall = calloc(ivs.n * k + 1, sizeof(double));
-		if (!xall || !dall) {
-			free(start);
-			free(sorted);
-			goto oom;
-		}
-		/* each interval's times per procedure, from all its samples */
-		for (j = 0; j < ivs.n; j++) {
-			struct interval *iv = &ivs.v[j];
-			double D = iv->t1 - iv->t0;
-			size_t h, p;
-
-			for (h = start[j]; h < start[j + 1] && final[sorted[h].col] != SIZE_MAX; h++)
-				;
-			if (!(iv->n >= 2 && D > 0) || h < start[j + 1]) {
-				iv->na = 0; /* not fitted */
-				dropped++;
-				continue;
-			}
-			iv->na = 1;
+	for (i = 0; i < F->nhits; i++)
+		start[F->hits[i].iv + 1]++;
+	for (i = 0; i < F->ivs.n; i++)
+		start[i + 1] += start[i];
+	for (i = 0; i < F->nhits; i++)
+		sorted[start[F->hits[i].iv]++] = F->hits[i];
+	for (i = F->ivs.n; i > 0; i--)
+		start[i] = start[i - 1];
+	start[0] = 0;
+	/* each interval's times per procedure, from all its samples */
+	for (j = 0; j < F->ivs.n; j++) {
+		F->ivs.v[j].na = interval_times(F, j, sorted + start[j], start[j + 1] - start[j]) == 0;
+		if (F->ivs.v[j].na)
 			nok++;
-			for (h = start[j]; h < start[j + 1]; h++) {
-				size_t col = final[sorted[h].col];
-				double n0 = (double)((iv->n + 1) / 2), n1 = (double)(iv->n / 2);
-				double q0 = (double)((iv->n + 3) / 4), q2 = (double)((iv->n + 1) / 4);
-				size_t at = h - start[j];
+		else
+			F->dropped++;
+	}
+	free(start);
+	free(sorted);
+	group_sums(F, nok);
+	if (F->nfit < F->k + 2)
+		return eq_fail(err, "%s: %zu usable intervals for %zu procedures; record longer or "
+			       "raise --min-share so that fewer procedures are fitted", eqp_path(F->f),
+			       F->nfit, F->k);
+	return 0;
+}
 
-				colsamp[col]++;
-				xall[j * k + col] += D / iv->n;
-				/* even- less odd-numbered samples' times: A - B */
-				dall[j * k + col] += at % 2 ? -D / n1 : D / n0;
-				/* every 4th sample from the 1st less every 4th from the 3rd */
-				if (at % 4 == 0)
-					cnt[col] += D / q0;
-				else if (at % 4 == 2)
-					cnt[col] -= D / q2;
-			}
-			for (p = 0; p < dev.ncols; p++) /* the devices' exact times */
-				xall[j * k + kproc + p] = dev_time(&dev, p, iv->t0, iv->t1);
-			if (iv->n >= 4) {
-				for (p = 0; p < kproc; p++) {
-					quarter_ss += cnt[p] * cnt[p] / D;
-					half_ss += dall[j * k + p] * dall[j * k + p] / D;
-				}
-			}
-			memset(cnt, 0, kproc * sizeof(double));
-		}
-		for (j = 0, gi = 0; j < ivs.n; j++) {
-			const struct interval *iv = &ivs.v[j];
-			double w = 1 / (iv->t1 - iv->t0), *X = xall + j * k, *Dd = dall + j * k;
-			size_t p, q;
-			struct sums *S;
+/* The coefficients (errors-in-variables and the other estimator). */
+static void fit_solve(struct fit *F, struct eq_regress *r)
+{
+	size_t k = F->k, i;
+	double *ab = F->gs[F->G].ab;
+	double ratio = F->half_ss > 0 ? F->quarter_ss / F->half_ss : 4;
 
-			if (!iv->na)
-				continue;
-			S = &gs[gi * G / nok];
-			gi++;
-			for (p = 0; p < k; p++) {
-				if (X[p] != 0)
-					for (q = 0; q < k; q++)
-						S->xx[p * k + q] += w * X[p] * X[q];
-				if (Dd[p] != 0)
-					for (q = 0; q < k; q++)
-						S->ab[p * k + q] += w * Dd[p] * Dd[q];
-				S->vx[p] += w * X[p] * iv->energy_j;
-			}
-			nfit++;
-		}
-		free(start);
-		free(sorted);
-	}
-	if (nfit < k + 2) {
-		eq_fail(err, "%s: %zu usable intervals for %zu procedures; record longer or raise "
-			"--min-share so that fewer procedures are fitted", eqp_path(f), nfit, k);
-		goto fail;
-	}
-	/* totals in gs[G] */
-	for (g = 0; g < G; g++) {
-		for (i = 0; i < 2 * k * k + 3 * k; i++)
-			gs[G].ab[i] += gs[g].ab[i];
-	}
-	r = calloc(1, sizeof(*r));
-	if (!r || !(r->rows = calloc(k, sizeof(*r->rows))))
-		goto oom;
-	r->nrows = k;
-	r->nintervals = nfit;
-	r->groups = (unsigned)G;
 	/* How the times' sampling error grows with the spacing of the samples:
 	 * variance x 2^g for twice the spacing, g = 1 for independent samples,
 	 * 2 for a regular timer (the error is the edges' rounding).  The
 	 * quarters' difference over the halves' is 2^g, and the covariance of
 	 * the errors of X is D'WD / (4 (2^g - 1)) (docs/power.md). */
-	{
-		double ratio = half_ss > 0 ? quarter_ss / half_ss : 4;
-
-		ratio = ratio < 2 ? 2 : ratio > 4 ? 4 : ratio;
-		r->spacing_ratio = half_ss > 0 ? quarter_ss / half_ss : NAN;
-		r->eiv_divisor = o.plain ? 0 : 4 * (ratio - 1);
-	}
-	r->min_prime = o.min_prime;
-	r->max_prime = o.max_prime;
-	r->seed = o.seed;
-	r->dropped_intervals = dropped;
-	snprintf(r->energy_from, sizeof(r->energy_from), "%s", from);
-	snprintf(r->unit, sizeof(r->unit), "%s", unit);
-	r->update_s = update_s;
-	if (solve_fit(gs[G].ab, k, r->eiv_divisor, beta, work) < 0) {
+	ratio = ratio < 2 ? 2 : ratio > 4 ? 4 : ratio;
+	r->spacing_ratio = F->half_ss > 0 ? F->quarter_ss / F->half_ss : NAN;
+	r->eiv_divisor = F->o.plain ? 0 : 4 * (ratio - 1);
+	if (solve_fit(ab, k, r->eiv_divisor, F->beta, F->work) < 0) {
 		/* reported, every coefficient flagged: the table still says which
 		 * procedures and how much of the time they took */
 		for (i = 0; i < k; i++)
-			beta[i] = NAN;
+			F->beta[i] = NAN;
 		snprintf(r->warning, sizeof(r->warning),
 			 "the procedures' times are collinear (some always run in the same proportions): no "
 			 "power can be told apart; fit fewer (--min-share) or record a run where they alternate "
 			 "differently");
 	}
 	/* the other estimator, for comparison */
-	if (solve_fit(gs[G].ab, k, o.plain ? 4 * (fmin(fmax(r->spacing_ratio, 2), 4) - 1) : 0, ols, work) < 0)
+	if (solve_fit(ab, k, F->o.plain ? 4 * (fmin(fmax(r->spacing_ratio, 2), 4) - 1) : 0, F->ols,
+		      F->work) < 0)
 		for (i = 0; i < k; i++)
-			ols[i] = NAN;
-	/* jackknife: leave one group out */
-	{
-		double *buf = malloc((2 * k * k + 3 * k) * sizeof(double));
-		unsigned bad = 0;
+			F->ols[i] = NAN;
+}
 
-		if (!buf)
-			goto oom;
-		for (g = 0; g < G; g++) {
-			for (i = 0; i < 2 * k * k + 3 * k; i++)
-				buf[i] = gs[G].ab[i] - gs[g].ab[i];
-			if (solve_fit(buf, k, r->eiv_divisor, jk + g * k, work) < 0) {
-				bad++;
-				for (i = 0; i < k; i++)
-					jk[g * k + i] = NAN;
-			}
-		}
-		free(buf);
-		for (i = 0; i < k; i++) {
-			double mean = 0, ss = 0, tq = eq_t95(G - 1);
+/* Each coefficient's standard error and interval: jackknife, leaving one
+ * group out at a time. */
+static int fit_jackknife(struct fit *F, struct eq_regress *r, struct eq_error *err)
+{
+	size_t k = F->k, G = F->G, g, i;
+	double *buf = malloc((2 * k * k + 3 * k) * sizeof(double)), *jk = F->jk;
+	unsigned bad = 0;
 
-			for (g = 0; g < G; g++)
-				mean += jk[g * k + i] / G;
-			for (g = 0; g < G; g++)
-				ss += (jk[g * k + i] - mean) * (jk[g * k + i] - mean);
-			r->rows[i].power_w = beta[i];
-			r->rows[i].se_w = bad ? NAN : sqrt((G - 1.0) / G * ss);
-			r->rows[i].ci95_low = beta[i] - tq * r->rows[i].se_w;
-			r->rows[i].ci95_high = beta[i] + tq * r->rows[i].se_w;
-			r->rows[i].other_w = ols[i];
+	if (!buf)
+		return fit_oom(F, err);
+	for (g = 0; g < G; g++) {
+		for (i = 0; i < 2 * k * k + 3 * k; i++)
+			buf[i] = F->gs[G].ab[i] - F->gs[g].ab[i];
+		if (solve_fit(buf, k, r->eiv_divisor, jk + g * k, F->work) < 0) {
+			bad++;
+			for (i = 0; i < k; i++)
+				jk[g * k + i] = NAN;
 		}
 	}
-	/* collinearity: the weighted design with unit columns */
-	{
-		double *C = malloc(k * k * sizeof(double)), *ev = malloc(k * sizeof(double));
-		double lmin = INFINITY, lmax = 0;
+	free(buf);
+	for (i = 0; i < k; i++) {
+		double mean = 0, ss = 0, tq = eq_t95(G - 1), b = F->beta[i];
+		struct eq_regress_row *row = &r->rows[i];
 
-		if (!C || !ev) {
-			free(C);
-			free(ev);
-			goto oom;
-		}
-		/* The weighted design with unit columns, the sampling errors'
-		 * covariance taken out as in the fit (X'WX - D'WD / c estimates
-		 * the true times' T'WT): noise must not pass for independent
-		 * variation.  Not positive definite: some combination of the
-		 * procedures has no variation left (condition number infinite). */
-		for (i = 0; i < k * k; i++)
-			C[i] = gs[G].xx[i] - (r->eiv_divisor > 0 ? gs[G].ab[i] / r->eiv_divisor : 0);
-		for (i = 0; i < k; i++)
-			ev[i] = C[i * k + i] > 0 ? 1 / sqrt(C[i * k + i]) : 0;
-		for (i = 0; i < k; i++)
-			for (j = 0; j < k; j++)
-				C[i * k + j] *= ev[i] * ev[j];
-		memcpy(work, C, k * k * sizeof(double));
-		eq_sym_eigen(work, k, ev);
-		for (i = 0; i < k; i++) {
-			lmin = fmin(lmin, ev[i]);
-			lmax = fmax(lmax, ev[i]);
-		}
-		r->condition = lmin > 0 ? sqrt(lmax / lmin) : INFINITY; /* indefinite: no information */
-		for (i = 0; i < k; i++) {
-			double *e = ev; /* reuse as the unit vector / solution */
+		for (g = 0; g < G; g++)
+			mean += jk[g * k + i] / G;
+		for (g = 0; g < G; g++)
+			ss += (jk[g * k + i] - mean) * (jk[g * k + i] - mean);
+		row->power_w = b;
+		row->se_w = bad ? NAN : sqrt((G - 1.0) / G * ss);
+		row->ci95_low = b - tq * row->se_w;
+		row->ci95_high = b + tq * row->se_w;
+		row->other_w = F->ols[i];
+	}
+	return 0;
+}
 
-			memcpy(work, C, k * k * sizeof(double));
-			memset(e, 0, k * sizeof(double));
-			e[i] = 1;
-			r->rows[i].vif = eq_linsolve(work, e, k) < 0 || !(e[i] > 0) ? INFINITY : e[i];
-			if (!(r->rows[i].vif <= EQ_VIF_WARN))
-				r->rows[i].flagged |= EQ_FLAG_COLLINEAR;
-			/* an interval reaching zero or below: the fit cannot tell this
-			 * procedure's power from nothing (too little independent
-			 * variation of its time across intervals) */
-			if (!(r->rows[i].ci95_low > 0) || !isfinite(r->rows[i].power_w))
-				r->rows[i].flagged |= EQ_FLAG_IMPRECISE;
-		}
+/* Collinearity: the condition number of the weighted design with unit
+ * columns and each column's variance inflation; rows flagged. */
+static int fit_collinearity(struct fit *F, struct eq_regress *r, struct eq_error *err)
+{
+	size_t k = F->k, i, j;
+	double *C = malloc(k * k * sizeof(double)), *ev = malloc(k * sizeof(double));
+	double lmin = INFINITY, lmax = 0, *xx = F->gs[F->G].xx, *ab = F->gs[F->G].ab;
+
+	if (!C || !ev) {
 		free(C);
 		free(ev);
+		return fit_oom(F, err);
 	}
-	/* names, samples, totals */
-	for (i = 0; i < cols.n; i++) {
+	/* The weighted design with unit columns, the sampling errors'
+	 * covariance taken out as in the fit (X'WX - D'WD / c estimates
+	 * the true times' T'WT): noise must not pass for independent
+	 * variation.  Not positive definite: some combination of the
+	 * procedures has no variation left (condition number infinite). */
+	for (i = 0; i < k * k; i++)
+		C[i] = xx[i] - (r->eiv_divisor > 0 ? ab[i] / r->eiv_divisor : 0);
+	for (i = 0; i < k; i++)
+		ev[i] = C[i * k + i] > 0 ? 1 / sqrt(C[i * k + i]) : 0;
+	for (i = 0; i < k; i++)
+		for (j = 0; j < k; j++)
+			C[i * k + j] *= ev[i] * ev[j];
+	memcpy(F->work, C, k * k * sizeof(double));
+	eq_sym_eigen(F->work, k, ev);
+	for (i = 0; i < k; i++) {
+		lmin = fmin(lmin, ev[i]);
+		lmax = fmax(lmax, ev[i]);
+	}
+	r->condition = lmin > 0 ? sqrt(lmax / lmin) : INFINITY; /* indefinite: no information */
+	for (i = 0; i < k; i++) {
+		double *e = ev; /* reuse as the unit vector / solution */
+
+		memcpy(F->work, C, k * k * sizeof(double));
+		memset(e, 0, k * sizeof(double));
+		e[i] = 1;
+		r->rows[i].vif = eq_linsolve(F->work, e, k) < 0 || !(e[i] > 0) ? INFINITY : e[i];
+		if (!(r->rows[i].vif <= EQ_VIF_WARN))
+			r->rows[i].flagged |= EQ_FLAG_COLLINEAR;
+		/* an interval reaching zero or below: the fit cannot tell this
+		 * procedure's power from nothing (too little independent
+		 * variation of its time across intervals) */
+		if (!(r->rows[i].ci95_low > 0) || !isfinite(r->rows[i].power_w))
+			r->rows[i].flagged |= EQ_FLAG_IMPRECISE;
+	}
+	free(C);
+	free(ev);
+	return 0;
+}
+
+/* The rows' names, samples and time shares, the totals; sorted. */
+static int fit_rows(struct fit *F, struct eq_regress *r, struct eq_error *err)
+{
+	size_t k = F->k, i, j;
+
+	for (i = 0; i < F->cols.n; i++) {
 		struct eq_regress_row *row;
 
-		if (final[i] == SIZE_MAX)
+		if (F->final[i] == SIZE_MAX)
 			continue;
-		row = &r->rows[final[i]];
-		row->samples = colsamp[final[i]];
-		if ((long)final[i] == other) {
+		row = &r->rows[F->final[i]];
+		row->samples = F->colsamp[F->final[i]];
+		if ((long)F->final[i] == F->other) {
 			row->name = "[other]";
 			row->module = "";
 		} else {
-			row->name = cols.v[i].name;
-			row->module = cols.v[i].base ? cols.v[i].base : "";
+			row->name = F->cols.v[i].name;
+			row->module = F->cols.v[i].base ? F->cols.v[i].base : "";
 		}
 	}
-	{
-		for (j = 0; j < ivs.n; j++) {
-			const struct interval *iv = &ivs.v[j];
+	for (j = 0; j < F->ivs.n; j++) {
+		const struct interval *iv = &F->ivs.v[j];
 
-			if (iv->na) {
-				r->quanta += iv->quanta;
-				r->seconds += iv->t1 - iv->t0;
-				r->energy_j += iv->energy_j;
-				r->samples += iv->n;
-			}
+		if (iv->na) {
+			r->quanta += iv->quanta;
+			r->seconds += iv->t1 - iv->t0;
+			r->energy_j += iv->energy_j;
+			r->samples += iv->n;
 		}
 	}
 	for (i = 0; i < k; i++)
 		r->rows[i].time_share = r->samples ? (double)r->rows[i].samples / (double)r->samples : 0;
-	if (dev.ncols) { /* the device rows' names outlive dev */
-		r->priv_ = malloc(sizeof(dev.names));
+	if (F->dev.ncols) { /* the device rows' names outlive dev */
+		r->priv_ = malloc(sizeof(F->dev.names));
 		if (!r->priv_)
-			goto oom;
-		memcpy(r->priv_, dev.names, sizeof(dev.names));
+			return fit_oom(F, err);
+		memcpy(r->priv_, F->dev.names, sizeof(F->dev.names));
 	}
-	for (i = 0; i < dev.ncols; i++) {
-		struct eq_regress_row *row = &r->rows[kproc + i];
+	for (i = 0; i < F->dev.ncols; i++) {
+		struct eq_regress_row *row = &r->rows[F->kproc + i];
 		double tsum = 0;
 
-		for (j = 0; j < ivs.n; j++)
-			if (ivs.v[j].na)
-				tsum += xall[j * k + kproc + i];
+		for (j = 0; j < F->ivs.n; j++)
+			if (F->ivs.v[j].na)
+				tsum += F->xall[j * k + F->kproc + i];
 		row->name = ((const char (*)[80])r->priv_)[i];
 		row->module = "[device]";
 		row->time_share = r->seconds > 0 ? tsum / r->seconds : 0;
@@ -1052,32 +1099,77 @@ struct eq_regress *eq_regress_fit(const struct eqp_file *f, struct eq_symbolizer
 		snprintf(r->warning, sizeof(r->warning),
 			 "condition number %.0f: procedures that run together cannot be told apart; "
 			 "the flagged coefficients are meaningless", r->condition);
+	return 0;
+}
+
+static void fit_free(struct fit *F)
+{
+	size_t g;
+
+	if (F->gs)
+		for (g = 0; g <= F->G; g++)
+			free(F->gs[g].ab);
+	free(F->gs);
+	free(F->final);
+	free(F->cnt);
+	free(F->xall);
+	free(F->dall);
+	free(F->colsamp);
+	free(F->work);
+	free(F->beta);
+	free(F->ols);
+	free(F->jk);
+	free(F->hits);
+	free(F->ivs.v);
+	free(F->cols.v);
+	free(F->cols.slots);
+	free(F->dev.pc);
+	eq_knots_free(&F->cm.knots);
+}
+
+struct eq_regress *eq_regress_fit(const struct eqp_file *f, struct eq_symbolizer *s,
+				  const struct eq_regress_opts *opts, struct eq_error *err)
+{
+	const struct eqp_meta *m = eqp_meta(f);
+	struct fit F = { .f = f, .other = -1 };
+	struct eq_regress *r = NULL;
+
+	if (opts)
+		F.o = *opts;
+	else
+		eq_regress_opts_default(&F.o);
+	if (!F.o.groups)
+		F.o.groups = 20;
+	F.G = F.o.groups;
+	F.clock = m->clock_hz > 0 ? m->clock_hz : 1e9;
+	if (fit_intervals(&F, err) < 0 || fit_hits(&F, s, err) < 0 || fit_columns(&F, err) < 0 ||
+	    fit_alloc(&F, err) < 0 || fit_accumulate(&F, err) < 0)
+		goto out;
+	r = calloc(1, sizeof(*r));
+	if (!r || !(r->rows = calloc(F.k, sizeof(*r->rows)))) {
+		fit_oom(&F, err);
+		goto fail;
+	}
+	r->nrows = F.k;
+	r->nintervals = F.nfit;
+	r->groups = (unsigned)F.G;
+	r->min_prime = F.o.min_prime;
+	r->max_prime = F.o.max_prime;
+	r->seed = F.o.seed;
+	r->dropped_intervals = F.dropped;
+	snprintf(r->energy_from, sizeof(r->energy_from), "%s", F.from);
+	snprintf(r->unit, sizeof(r->unit), "%s", F.unit);
+	r->update_s = F.update_s;
+	fit_solve(&F, r);
+	if (fit_jackknife(&F, r, err) < 0 || fit_collinearity(&F, r, err) < 0 ||
+	    fit_rows(&F, r, err) < 0)
+		goto fail;
 	goto out;
-oom:
-	eq_fail(err, "power per procedure of %s: out of memory", eqp_path(f));
 fail:
 	eq_regress_free(r);
 	r = NULL;
 out:
-	if (gs)
-		for (g = 0; g <= o.groups; g++)
-			free(gs[g].ab);
-	free(gs);
-	free(final);
-	free(cnt);
-	free(xall);
-	free(dall);
-	free(colsamp);
-	free(work);
-	free(beta);
-	free(ols);
-	free(jk);
-	free(hits);
-	free(ivs.v);
-	free(cols.v);
-	free(cols.slots);
-	free(dev.pc);
-	eq_knots_free(&cm.knots);
+	fit_free(&F);
 	return r;
 }
 
