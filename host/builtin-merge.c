@@ -24,6 +24,7 @@
 
 #include "align/align.h"
 #include "builtin.h"
+#include "cmd.h"
 #include "parse-options.h"
 #include "file/eqp_merge.h"
 
@@ -74,161 +75,193 @@ static int parse_merge_options(int argc, char **argv, struct merge_args *a)
 	return 1;
 }
 
+/* The first and last sample time of f (its clock's ticks). */
+static void sample_span(const struct eqp_file *f, uint64_t *t0, uint64_t *t1)
+{
+	size_t c, k, m;
+
+	*t0 = UINT64_MAX;
+	*t1 = 0;
+	for (c = 0; c < eqp_nsample_chunks(f); c++) {
+		const struct eq_sample *s = eqp_sample_chunk(f, c, &m);
+
+		for (k = 0; k < m; k++) {
+			*t0 = s[k].time < *t0 ? s[k].time : *t0;
+			*t1 = s[k].time > *t1 ? s[k].time : *t1;
+		}
+	}
+}
+
+/* The target's and the board's recordings are what merge takes. */
+static int check_inputs(const struct merge_args *ma, const struct eqp_file *tf,
+			const struct eqp_file *bf)
+{
+	if (!eqp_nsamples(tf) || (eqp_meta(tf)->mode != EQP_MODE_ENERGY && !ma->edges)) {
+		eq_error_msg("%s holds no energy-driven samples: give what 'eqprof record -e' wrote%s",
+			     ma->in[0], eqp_nsamples(tf) ? ", or, for a time-driven recording, the board's "
+			     "interrupts the target recorded meanwhile (record -e -a beside record -t) as "
+			     "--edges E.eqp: nothing else ties its clock to the board's" : "");
+		return -1;
+	}
+	if (ma->edges && eqp_meta(tf)->mode == EQP_MODE_ENERGY) {
+		eq_error_msg("%s is energy-driven: its own samples are the board's edges; --edges is for "
+			     "a time-driven recording", ma->in[0]);
+		return -1;
+	}
+	if (!eqp_board_info(bf)) {
+		eq_error_msg("%s holds no board stream: give what 'eqprof board log' wrote", ma->in[1]);
+		return -1;
+	}
+	return 0;
+}
+
+/* --edges E.eqp of time-driven tf: E on tf's clock, overlapping it. */
+static int check_edges(const struct merge_args *ma, const struct eqp_file *tf,
+		       const struct eqp_file *ef)
+{
+	const struct eqp_meta *tm = eqp_meta(tf), *em = eqp_meta(ef);
+	uint64_t t0, t1, e0, e1;
+
+	if (em->mode != EQP_MODE_ENERGY || !eqp_nsamples(ef) || eqp_board_info(ef)) {
+		eq_error_msg("%s: --edges takes the energy-driven samples the target took of the board's "
+			     "interrupts (record -e -a, not merged)", ma->edges);
+		return -1;
+	}
+	sample_span(tf, &t0, &t1);
+	sample_span(ef, &e0, &e1);
+	/* one clock: the same rate, the same target, the same boot (the wall
+	 * clock less the samples' clock agrees within 2 s) */
+	if (tm->clock_hz != em->clock_hz ||
+	    strcmp(tm->target ? tm->target : "", em->target ? em->target : "") ||
+	    (tm->start_unix_ns && em->start_unix_ns &&
+	     fabs(((double)tm->start_unix_ns - (double)t0 / tm->clock_hz * 1e9) -
+		  ((double)em->start_unix_ns - (double)e0 / em->clock_hz * 1e9)) > 2e9)) {
+		eq_error_msg("%s and %s were not recorded on one clock (another target, clock rate or "
+			     "boot): their times cannot be compared", ma->in[0], ma->edges);
+		return -1;
+	}
+	if (t1 <= e0 || t0 >= e1) {
+		eq_error_msg("%s (%.3f..%.3f s) and %s (%.3f..%.3f s) do not overlap: record the edges "
+			     "while the time-driven recording runs", ma->in[0], t0 / tm->clock_hz,
+			     t1 / tm->clock_hz, ma->edges, e0 / em->clock_hz, e1 / em->clock_hz);
+		return -1;
+	}
+	if (!ma->quiet && (t0 < e0 || t1 > e1))
+		eq_warn("%s covers %.3f..%.3f s of the %.3f..%.3f s of %s: the board's intervals "
+			"outside it are not used", ma->edges, e0 / em->clock_hz, e1 / em->clock_hz,
+			t0 / tm->clock_hz, t1 / tm->clock_hz, ma->in[0]);
+	return 0;
+}
+
+/* --edges: the board matched with the edges' samples; the knots (each
+ * matched quantum's edge on both clocks, malloc'd) into *knots. */
+static int edge_knots(const struct merge_args *ma, const struct eqp_file *tf,
+		      const struct eqp_file *bf, struct eq_align *a, char **knots, size_t *nknots)
+{
+	struct eq_error err;
+	struct eqp_file *ef = eqp_open(ma->edges, &err);
+	char why[256];
+	int rc = -1;
+
+	if (!ef) {
+		eq_error_msg("%s", err.msg);
+		return -1;
+	}
+	if (check_edges(ma, tf, ef) == 0) {
+		eq_align_compute(ef, bf, a);
+		if (!ma->quiet)
+			eq_align_print(stderr, "merge", a);
+		*knots = eq_align_knots(ef, bf, a, nknots, why, sizeof(why));
+		if (*knots)
+			rc = 0;
+		else
+			eq_error_msg("%s: its samples cannot tie the board's clock to the target's: %s",
+				     ma->edges, a->status == EQ_ALIGN_FAILED ? a->why : why);
+	}
+	eqp_close(ef);
+	return rc;
+}
+
+/* The header's lines: the alignment's, then the knots' (malloc'd). */
+static char *header_extra(const struct merge_args *ma, const struct eq_align *a, const char *knots,
+			  size_t nknots)
+{
+	char extra[2048], *all;
+	size_t xl, kl;
+	int w;
+
+	eq_align_extra(a, extra, sizeof(extra));
+	xl = strlen(extra);
+	kl = knots ? strlen(knots) : 0;
+	w = knots ? snprintf(NULL, 0, "board_align_from=%s\nboard_align_nknots=%zu\n", ma->edges,
+			     nknots) : 0;
+	all = malloc(xl + kl + (size_t)w + 1);
+	if (!all)
+		return NULL;
+	memcpy(all, extra, xl + 1);
+	if (knots) {
+		snprintf(all + xl, (size_t)w + 1, "board_align_from=%s\nboard_align_nknots=%zu\n",
+			 ma->edges, nknots);
+		memcpy(all + xl + w, knots, kl + 1);
+	}
+	return all;
+}
+
 int cmd_merge(int argc, char **argv)
 {
-	const char *in[2] = { NULL, NULL }, *out = NULL, *edges = NULL;
-	struct eqp_file *tf, *bf, *ef = NULL;
+	struct eqp_file *tf = NULL, *bf = NULL;
 	char *knots = NULL, *all = NULL;
 	size_t nknots = 0;
 	struct eq_error err;
 	struct eq_align a;
 	const struct eqp_board_info *bi;
 	double quantum;
-	char extra[2048];
 	struct merge_args ma;
-	int i, quiet = 0;
+	int rc;
 
-	i = parse_merge_options(argc, argv, &ma);
-	if (i != 1)
-		return i;
-	in[0] = ma.in[0];
-	in[1] = ma.in[1];
-	out = ma.out;
-	edges = ma.edges;
-	quiet = ma.quiet;
-	tf = eqp_open(in[0], &err);
-	if (!tf) {
-		fprintf(stderr, "eqprof merge: %s\n", err.msg);
-		return 1;
+	rc = parse_merge_options(argc, argv, &ma);
+	if (rc != 1)
+		return rc;
+	rc = 1;
+	tf = eqp_open(ma.in[0], &err);
+	if (tf)
+		bf = eqp_open(ma.in[1], &err);
+	if (!tf || !bf) {
+		eq_error_msg("%s", err.msg);
+		goto out;
 	}
-	bf = eqp_open(in[1], &err);
-	if (!bf) {
-		fprintf(stderr, "eqprof merge: %s\n", err.msg);
-		eqp_close(tf);
-		return 1;
-	}
-	if (!eqp_nsamples(tf) || (eqp_meta(tf)->mode != EQP_MODE_ENERGY && !edges)) {
-		fprintf(stderr, "eqprof merge: %s holds no energy-driven samples: give what 'eqprof record -e' wrote%s\n",
-			in[0], eqp_nsamples(tf) ? ", or, for a time-driven recording, the board's interrupts the target "
-			"recorded meanwhile (record -e -a beside record -t) as --edges E.eqp: nothing else ties its "
-			"clock to the board's" : "");
-		goto fail;
-	}
-	if (edges && eqp_meta(tf)->mode == EQP_MODE_ENERGY) {
-		fprintf(stderr, "eqprof merge: %s is energy-driven: its own samples are the board's edges; "
-			"--edges is for a time-driven recording\n", in[0]);
-		goto fail;
-	}
-	if (!eqp_board_info(bf)) {
-		fprintf(stderr, "eqprof merge: %s holds no board stream: give what 'eqprof board log' wrote\n",
-			in[1]);
-		goto fail;
-	}
+	if (check_inputs(&ma, tf, bf) < 0)
+		goto out;
 	bi = eqp_board_info(bf);
 	quantum = bi->e_min_j * bi->quantum_pulses;
-	if (edges) {
-		const struct eqp_meta *tm = eqp_meta(tf), *em;
-		uint64_t t0 = UINT64_MAX, t1 = 0, e0 = UINT64_MAX, e1 = 0;
-		size_t c, k, m;
-		char why[256];
-
-		ef = eqp_open(edges, &err);
-		if (!ef) {
-			fprintf(stderr, "eqprof merge: %s\n", err.msg);
-			goto fail;
-		}
-		em = eqp_meta(ef);
-		if (em->mode != EQP_MODE_ENERGY || !eqp_nsamples(ef) || eqp_board_info(ef)) {
-			fprintf(stderr, "eqprof merge: %s: --edges takes the energy-driven samples the target took of the "
-				"board's interrupts (record -e -a, not merged)\n", edges);
-			goto fail;
-		}
-		/* one clock: the same rate, the same target, the same boot (the
-		 * wall clock less the samples' clock agrees within 2 s) */
-		for (c = 0; c < eqp_nsample_chunks(tf); c++) {
-			const struct eq_sample *s = eqp_sample_chunk(tf, c, &m);
-
-			for (k = 0; k < m; k++) {
-				t0 = s[k].time < t0 ? s[k].time : t0;
-				t1 = s[k].time > t1 ? s[k].time : t1;
-			}
-		}
-		for (c = 0; c < eqp_nsample_chunks(ef); c++) {
-			const struct eq_sample *s = eqp_sample_chunk(ef, c, &m);
-
-			for (k = 0; k < m; k++) {
-				e0 = s[k].time < e0 ? s[k].time : e0;
-				e1 = s[k].time > e1 ? s[k].time : e1;
-			}
-		}
-		if (tm->clock_hz != em->clock_hz || strcmp(tm->target ? tm->target : "", em->target ? em->target : "") ||
-		    (tm->start_unix_ns && em->start_unix_ns &&
-		     fabs(((double)tm->start_unix_ns - (double)t0 / tm->clock_hz * 1e9) -
-			  ((double)em->start_unix_ns - (double)e0 / em->clock_hz * 1e9)) > 2e9)) {
-			fprintf(stderr, "eqprof merge: %s and %s were not recorded on one clock (another target, clock "
-				"rate or boot): their times cannot be compared\n", in[0], edges);
-			goto fail;
-		}
-		if (t1 <= e0 || t0 >= e1) {
-			fprintf(stderr, "eqprof merge: %s (%.3f..%.3f s) and %s (%.3f..%.3f s) do not overlap: record the "
-				"edges while the time-driven recording runs\n", in[0], t0 / tm->clock_hz,
-				t1 / tm->clock_hz, edges, e0 / em->clock_hz, e1 / em->clock_hz);
-			goto fail;
-		}
-		eq_align_compute(ef, bf, &a);
-		if (!quiet)
-			eq_align_print(stderr, "merge", &a);
-		knots = eq_align_knots(ef, bf, &a, &nknots, why, sizeof(why));
-		if (!knots) {
-			fprintf(stderr, "eqprof merge: %s: its samples cannot tie the board's clock to the target's: %s\n",
-				edges, a.status == EQ_ALIGN_FAILED ? a.why : why);
-			goto fail;
-		}
-		if (!quiet && (t0 < e0 || t1 > e1))
-			fprintf(stderr, "eqprof merge: warning: %s covers %.3f..%.3f s of the %.3f..%.3f s of %s: the "
-				"board's intervals outside it are not used\n", edges, e0 / em->clock_hz,
-				e1 / em->clock_hz, t0 / tm->clock_hz, t1 / tm->clock_hz, in[0]);
+	if (ma.edges) {
+		if (edge_knots(&ma, tf, bf, &a, &knots, &nknots) < 0)
+			goto out;
 		quantum = 0; /* a time-driven recording's samples are no quanta */
-		eqp_close(ef);
-		ef = NULL;
 	} else {
 		eq_align_compute(tf, bf, &a);
+		if (!ma.quiet)
+			eq_align_print(stderr, "merge", &a);
 	}
 	eqp_close(tf);
 	eqp_close(bf);
-	if (!quiet && !edges)
-		eq_align_print(stderr, "merge", &a);
-	eq_align_extra(&a, extra, sizeof(extra));
-	if (knots) {
-		size_t xl = strlen(extra), kl = strlen(knots);
-		int w = snprintf(NULL, 0, "board_align_from=%s\nboard_align_nknots=%zu\n", edges, nknots);
-
-		all = malloc(xl + kl + (size_t)w + 1);
-		if (!all) {
-			fprintf(stderr, "eqprof merge: out of memory\n");
-			free(knots);
-			return 1;
-		}
-		memcpy(all, extra, xl);
-		snprintf(all + xl, (size_t)w + 1, "board_align_from=%s\nboard_align_nknots=%zu\n", edges, nknots);
-		memcpy(all + xl + w, knots, kl + 1);
-		free(knots);
-	}
-	if (eqp_merge(in[0], in[1], all ? all : extra, quantum, out, &err) < 0) {
-		fprintf(stderr, "eqprof merge: %s\n", err.msg);
-		free(all);
-		return 1;
-	}
+	tf = bf = NULL;
+	all = header_extra(&ma, &a, knots, nknots);
+	if (!all)
+		eq_error_msg("out of memory");
+	else if (eqp_merge(ma.in[0], ma.in[1], all, quantum, ma.out, &err) < 0)
+		eq_error_msg("%s", err.msg);
+	else
+		rc = 0;
+	if (rc == 0 && !ma.quiet)
+		eq_note("wrote %s%s", ma.out, ma.edges ? " (the time-driven samples, the board's "
+			"stream, the clocks' knots)" : "");
+out:
 	free(all);
-	if (!quiet)
-		fprintf(stderr, "eqprof merge: wrote %s%s\n", out,
-			edges ? " (the time-driven samples, the board's stream, the clocks' knots)" : "");
-	return 0;
-fail:
-	if (ef)
-		eqp_close(ef);
 	free(knots);
-	eqp_close(tf);
-	eqp_close(bf);
-	return 1;
+	if (tf)
+		eqp_close(tf);
+	if (bf)
+		eqp_close(bf);
+	return rc;
 }
