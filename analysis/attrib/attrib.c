@@ -263,216 +263,250 @@ static int by_energy(const void *x, const void *y)
 	return strcmp(a->from, b->from);
 }
 
-struct eq_attrib *eq_attrib_build(const struct eqp_file *f, struct eq_symbolizer *s, enum eq_by by,
-				  const struct eq_devmodel *models, size_t nmodels,
-				  struct eq_error *err)
-{
-	const struct eqp_meta *m = eqp_meta(f);
-	double clock = m->clock_hz > 0 ? m->clock_hz : 1e9, t_prev = NAN, t_last = 0;
-	struct eq_attrib *a = calloc(1, sizeof(*a));
-	struct priv *pv = calloc(1, sizeof(*pv));
+/* What the steps of one attribution share (eq_attrib_build). */
+struct walk {
+	const struct eqp_file *f;
+	struct eq_symbolizer *s;
+	struct eq_attrib *a;
+	struct priv *pv;
+	enum eq_by by;
+	double clock, t_prev, t_last;
 	struct eq_devmodel model[64];
-	struct eq_dev_piece *pc = NULL;
-	struct eqp_devreq *req = NULL;
-	size_t ndev = 0, nreq = eqp_ndevreqs(f), np = 0, i, c, caprows = 0, capmoves = 0, first = 0;
-	double *owed = NULL;         /* per request: energy its cause is owed */
-	size_t *pend = NULL, npend = 0; /* requests owed something */
-	unsigned char *inpend = NULL;
-	long *cause_row = NULL;      /* per request */
-	long last_row = -1;
+	size_t ndev;
+	struct eqp_devreq *req;
+	size_t nreq;
+	struct eq_dev_piece *pc;     /* the devices' pieces, by start time */
+	size_t np, first;            /* pieces before first ended before t_prev */
+	double *owed;                /* per request: energy its cause is owed */
+	size_t *pend, npend;         /* requests owed something */
+	unsigned char *inpend;
+	long *cause_row;             /* per request */
+	long last_row;
+	size_t caprows, capmoves;
+};
 
-	if (a)
-		a->priv_ = pv;
-	if (!a || !pv || !(pv->strings = eq_intern_new()))
-		goto oom;
-	a->by = by;
-	a->quantum_j = m->quantum_j;
-	if (m->mode != EQP_MODE_ENERGY || !(m->quantum_j > 0)) {
-		eq_fail(err, "%s is %s: moving device energy to its causes needs energy-driven samples "
-			"(each worth a known quantum); record with -e and the board (eqprof sim writes "
-			"energy.eqp so)", eqp_path(f), m->mode == EQP_MODE_ENERGY ? "energy-driven without a known quantum" :
-			"time-driven");
-		goto fail;
-	}
-	if (!nreq) {
-		eq_fail(err, "%s has no device requests (DREQ chunks, docs/format.md): nothing says which "
-			"code asked the devices for their energy; record them (eqprof record -a logs the "
-			"kernel's block and net tracepoints, --events block,net, as root; eqprof sim "
-			"does for its devices)", eqp_path(f));
-		goto fail;
-	}
-	/* the devices: names from "device:N=NAME", models from the files given, else the recording */
-	for (i = 0; i < nreq; i++)
-		if ((size_t)eqp_devreq_at(f, i)->device + 1 > ndev)
-			ndev = (size_t)eqp_devreq_at(f, i)->device + 1;
-	if (ndev > 64) {
-		eq_fail(err, "%s: device number %zu: at most 64 devices", eqp_path(f), ndev - 1);
-		goto fail;
-	}
-	a->devices = calloc(ndev, sizeof(*a->devices));
+static int walk_oom(const struct walk *W, struct eq_error *err)
+{
+	return eq_fail(err, "device attribution of %s: out of memory", eqp_path(W->f));
+}
+
+/* The devices: names from "device:N=NAME", models from the files given,
+ * else the recording's. */
+static int attrib_devices(struct walk *W, const struct eq_devmodel *models, size_t nmodels,
+			  struct eq_error *err)
+{
+	const struct eqp_file *f = W->f;
+	struct eq_attrib *a = W->a;
+	size_t i;
+
+	for (i = 0; i < W->nreq; i++)
+		if ((size_t)eqp_devreq_at(f, i)->device + 1 > W->ndev)
+			W->ndev = (size_t)eqp_devreq_at(f, i)->device + 1;
+	if (W->ndev > 64)
+		return eq_fail(err, "%s: device number %zu: at most 64 devices", eqp_path(f), W->ndev - 1);
+	a->devices = calloc(W->ndev, sizeof(*a->devices));
 	if (!a->devices)
-		goto oom;
-	a->ndevices = ndev;
-	for (i = 0; i < ndev; i++) {
+		return walk_oom(W, err);
+	a->ndevices = W->ndev;
+	for (i = 0; i < W->ndev; i++) {
+		struct eq_devmodel *dm = &W->model[i];
 		char key[64];
 		const char *name, *text = NULL;
 		size_t k;
 
 		snprintf(key, sizeof(key), "device:%zu", i);
 		name = eqp_meta_get(f, key);
-		a->devices[i].name = name = name ? name : eq_internf(pv->strings, "device %zu", i);
-		for (k = 0; k < nmodels; k++)
-			if (!strcmp(models[k].name, name))
-				break;
+		a->devices[i].name = name = name ? name : eq_internf(W->pv->strings, "device %zu", i);
+		for (k = 0; k < nmodels && strcmp(models[k].name, name); k++)
+			;
 		if (k < nmodels) {
-			model[i] = models[k];
+			*dm = models[k];
 		} else {
 			snprintf(key, sizeof(key), "device_model:%s", name);
 			text = eqp_meta_get(f, key);
-			if (!text) {
-				eq_fail(err, "%s: no power model for device '%s': give one with --device-model FILE "
-					"(a line '%s active POWER tail TIME POWER idle POWER')", eqp_path(f), name, name);
-				goto fail;
-			}
-			if (eq_devmodel_parse(text, &model[i], err) < 0)
-				goto fail;
-			snprintf(model[i].name, sizeof(model[i].name), "%s", name);
+			if (!text)
+				return eq_fail(err, "%s: no power model for device '%s': give one with "
+					       "--device-model FILE (a line '%s active POWER tail TIME POWER "
+					       "idle POWER')", eqp_path(f), name, name);
+			if (eq_devmodel_parse(text, dm, err) < 0)
+				return -1;
+			snprintf(dm->name, sizeof(dm->name), "%s", name);
 		}
-		a->devices[i].model = model[i];
+		a->devices[i].model = *dm;
 	}
-	req = malloc(nreq * sizeof(*req));
-	owed = calloc(nreq, sizeof(*owed));
-	pend = malloc(nreq * sizeof(*pend));
-	inpend = calloc(nreq, 1);
-	cause_row = malloc(nreq * sizeof(*cause_row));
-	if (!req || !owed || !cause_row || !pend || !inpend)
-		goto oom;
+	return 0;
+}
+
+/* The requests: their pieces of device power, each one's cause row, the
+ * devices' energy. */
+static int attrib_requests(struct walk *W, struct eq_error *err)
+{
+	const struct eqp_file *f = W->f;
+	struct eq_attrib *a = W->a;
+	size_t i, c, nreq = W->nreq;
+
+	W->req = malloc(nreq * sizeof(*W->req));
+	W->owed = calloc(nreq, sizeof(*W->owed));
+	W->pend = malloc(nreq * sizeof(*W->pend));
+	W->inpend = calloc(nreq, 1);
+	W->cause_row = malloc(nreq * sizeof(*W->cause_row));
+	if (!W->req || !W->owed || !W->cause_row || !W->pend || !W->inpend)
+		return walk_oom(W, err);
 	for (i = 0; i < nreq; i++)
-		req[i] = *eqp_devreq_at(f, i);
+		W->req[i] = *eqp_devreq_at(f, i);
 	/* the span of the samples: the pieces need an end */
 	for (c = 0; c < eqp_nsample_chunks(f); c++) {
 		size_t n;
 		const struct eq_sample *smp = eqp_sample_chunk(f, c, &n);
 
 		for (i = 0; smp && i < n; i++)
-			t_last = fmax(t_last, smp[i].time / clock);
+			W->t_last = fmax(W->t_last, smp[i].time / W->clock);
 	}
-	if (eq_dev_pieces(req, nreq, clock, model, ndev, t_last, &pc, &np, err) < 0)
-		goto fail;
-	/* each request's cause row */
+	if (eq_dev_pieces(W->req, nreq, W->clock, W->model, W->ndev, W->t_last, &W->pc, &W->np,
+			  err) < 0)
+		return -1;
 	for (i = 0; i < nreq; i++) {
-		struct eq_sample q = { .time = req[i].issue, .pc = req[i].pc, .pid = req[i].pid,
-				       .tid = req[i].tid };
+		struct eqp_devreq *r = &W->req[i];
+		struct eq_sample q = { .time = r->issue, .pc = r->pc, .pid = r->pid, .tid = r->tid };
 		const char *name, *module;
 
-		a->devices[req[i].device].requests++;
-		names_of(pv->strings, by, eq_sym_lookup(s, &q), req[i].pid, &name, &module);
-		if ((cause_row[i] = row_index(a, &caprows, name, module)) < 0)
-			goto oom;
+		a->devices[r->device].requests++;
+		names_of(W->pv->strings, W->by, eq_sym_lookup(W->s, &q), r->pid, &name, &module);
+		if ((W->cause_row[i] = row_index(a, &W->caprows, name, module)) < 0)
+			return walk_oom(W, err);
 	}
-	for (i = 0; i < np; i++) {
-		struct eq_attrib_device *d = &a->devices[req[pc[i].request].device];
-		double e = pc[i].power * (fmin(pc[i].t1, t_last) - pc[i].t0);
+	for (i = 0; i < W->np; i++) {
+		const struct eq_dev_piece *p = &W->pc[i];
+		struct eq_attrib_device *d = &a->devices[W->req[p->request].device];
+		double e = p->power * (fmin(p->t1, W->t_last) - p->t0);
 
 		if (e <= 0)
 			continue;
-		*(pc[i].tail ? &d->tail_j : &d->active_j) += e;
+		*(p->tail ? &d->tail_j : &d->active_j) += e;
 		d->energy_j += e;
 	}
-	/* walk the samples in time order; per sample, the device energy of its
-	 * interval goes to what each cause is owed, and a cause owed a whole
-	 * quantum takes the sample */
-	{
-		/* pieces by start time; those that ended before the previous
-		 * sample are skipped from then on */
-		struct eq_dev_piece *ps = pc;
-		size_t j;
+	/* pieces by start time; those that ended before the previous sample
+	 * are skipped from then on */
+	qsort(W->pc, W->np, sizeof(*W->pc), piece_by_t0);
+	return 0;
+}
 
-		qsort(ps, np, sizeof(*ps), piece_by_t0);
-		for (c = 0; c < eqp_nsample_chunks(f); c++) {
-			size_t n;
-			const struct eq_sample *smp = eqp_sample_chunk(f, c, &n);
+/* The device energy of (t_prev, t] to what each request's cause is owed. */
+static void accrue(struct walk *W, double t)
+{
+	const struct eq_dev_piece *ps = W->pc;
+	size_t j;
 
-			for (i = 0; smp && i < n; i++) {
-				double t = smp[i].time / clock;
-				const char *name, *module;
-				long row;
+	while (W->first < W->np && ps[W->first].t1 <= W->t_prev && ps[W->first].t0 <= W->t_prev &&
+	       first_done(ps, W->first, W->np, W->t_prev))
+		W->first++;
+	for (j = W->first; j < W->np && ps[j].t0 < t; j++) {
+		double x0 = fmax(W->t_prev, ps[j].t0), x1 = fmin(t, ps[j].t1);
+		size_t rq = ps[j].request;
 
-				names_of(pv->strings, by, eq_sym_lookup(s, &smp[i]), smp[i].pid, &name, &module);
-				if ((row = row_index(a, &caprows, name, module)) < 0)
-					goto oom;
-				a->rows[row].samples++;
-				a->rows[row].before_j += a->quantum_j;
-				a->samples++;
-				last_row = row;
-				if (!isnan(t_prev) && t > t_prev) {
-					while (first < np && ps[first].t1 <= t_prev && ps[first].t0 <= t_prev &&
-					       first_done(ps, first, np, t_prev))
-						first++;
-					for (j = first; j < np && ps[j].t0 < t; j++) {
-						double x0 = fmax(t_prev, ps[j].t0), x1 = fmin(t, ps[j].t1);
-
-						if (x1 > x0) {
-							owed[ps[j].request] += ps[j].power * (x1 - x0);
-							if (!inpend[ps[j].request]) {
-								inpend[ps[j].request] = 1;
-								pend[npend++] = ps[j].request;
-							}
-						}
-					}
-				}
-				t_prev = t;
-				/* This interval holds the device energy of its interval: up
-				 * to a whole quantum of what the causes are owed moves from
-				 * its row to theirs, in proportion; more than a quantum (a
-				 * model above the measurement) is carried forward. */
-				{
-					double due = 0, take, scale;
-					size_t q;
-
-					for (q = 0; q < npend; q++)
-						due += owed[pend[q]];
-					take = fmin(due, a->quantum_j);
-					scale = due > 0 ? take / due : 0;
-					for (q = 0; q < npend; q++) {
-						size_t rq = pend[q];
-						double e = owed[rq] * scale;
-
-						owed[rq] -= e;
-						if (cause_row[rq] != row && e > 0) {
-							a->rows[row].moved_out_j += e;
-							a->rows[cause_row[rq]].moved_in_j += e;
-							a->moved_j += e;
-							if (move_add(a, &capmoves, a->rows[row].name,
-								     a->rows[cause_row[rq]].name, e, 0) < 0)
-								goto oom;
-						}
-					}
-					/* keep only the requests still owed something */
-					for (q = 0, j = 0; q < npend; q++)
-						if (owed[pend[q]] > 1e-15)
-							pend[j++] = pend[q];
-						else
-							inpend[pend[q]] = 0;
-					npend = j;
-				}
+		if (x1 > x0) {
+			W->owed[rq] += ps[j].power * (x1 - x0);
+			if (!W->inpend[rq]) {
+				W->inpend[rq] = 1;
+				W->pend[W->npend++] = rq;
 			}
 		}
 	}
-	/* what is still owed (less than a quantum per request): moved as a
-	 * fraction of the last sample's row, so that no energy is lost */
-	for (i = 0; last_row >= 0 && i < nreq; i++)
-		if (owed[i] > 0 && cause_row[i] != last_row) {
-			double e = fmin(owed[i], a->rows[last_row].before_j + a->rows[last_row].moved_in_j -
-					       a->rows[last_row].moved_out_j);
+}
 
-			if (e <= 0)
-				continue;
-			a->rows[last_row].moved_out_j += e;
-			a->rows[cause_row[i]].moved_in_j += e;
-			a->moved_j += e;
-			if (move_add(a, &capmoves, a->rows[last_row].name, a->rows[cause_row[i]].name, e, 0) < 0)
-				goto oom;
+/* Moves e from row to the cause row of request rq. */
+static int move(struct walk *W, long row, long to, double e)
+{
+	struct eq_attrib *a = W->a;
+
+	a->rows[row].moved_out_j += e;
+	a->rows[to].moved_in_j += e;
+	a->moved_j += e;
+	return move_add(a, &W->capmoves, a->rows[row].name, a->rows[to].name, e, 0);
+}
+
+/* The sample of row holds the device energy of its interval: up to a whole
+ * quantum of what the causes are owed moves from its row to theirs, in
+ * proportion; more than a quantum (a model above the measurement) is
+ * carried forward. */
+static int settle(struct walk *W, long row)
+{
+	double due = 0, take, scale;
+	size_t q, j;
+
+	for (q = 0; q < W->npend; q++)
+		due += W->owed[W->pend[q]];
+	take = fmin(due, W->a->quantum_j);
+	scale = due > 0 ? take / due : 0;
+	for (q = 0; q < W->npend; q++) {
+		size_t rq = W->pend[q];
+		double e = W->owed[rq] * scale;
+
+		W->owed[rq] -= e;
+		if (W->cause_row[rq] != row && e > 0 && move(W, row, W->cause_row[rq], e) < 0)
+			return -1;
+	}
+	/* keep only the requests still owed something */
+	for (q = 0, j = 0; q < W->npend; q++)
+		if (W->owed[W->pend[q]] > 1e-15)
+			W->pend[j++] = W->pend[q];
+		else
+			W->inpend[W->pend[q]] = 0;
+	W->npend = j;
+	return 0;
+}
+
+/* Walks the samples in time order; per sample, the device energy of its
+ * interval goes to what each cause is owed, and a cause owed a whole
+ * quantum takes the sample. */
+static int attrib_walk(struct walk *W, struct eq_error *err)
+{
+	struct eq_attrib *a = W->a;
+	size_t c, i;
+
+	for (c = 0; c < eqp_nsample_chunks(W->f); c++) {
+		size_t n;
+		const struct eq_sample *smp = eqp_sample_chunk(W->f, c, &n);
+
+		for (i = 0; smp && i < n; i++) {
+			double t = smp[i].time / W->clock;
+			const char *name, *module;
+			long row;
+
+			names_of(W->pv->strings, W->by, eq_sym_lookup(W->s, &smp[i]), smp[i].pid, &name,
+				 &module);
+			if ((row = row_index(a, &W->caprows, name, module)) < 0)
+				return walk_oom(W, err);
+			a->rows[row].samples++;
+			a->rows[row].before_j += a->quantum_j;
+			a->samples++;
+			W->last_row = row;
+			if (!isnan(W->t_prev) && t > W->t_prev)
+				accrue(W, t);
+			W->t_prev = t;
+			if (settle(W, row) < 0)
+				return walk_oom(W, err);
+		}
+	}
+	return 0;
+}
+
+/* What is still owed (less than a quantum per request): moved as a
+ * fraction of the last sample's row, so that no energy is lost; then the
+ * totals, rows and moves in order. */
+static int attrib_finish(struct walk *W, struct eq_error *err)
+{
+	struct eq_attrib *a = W->a;
+	long last = W->last_row;
+	size_t i;
+
+	for (i = 0; last >= 0 && i < W->nreq; i++)
+		if (W->owed[i] > 0 && W->cause_row[i] != last) {
+			const struct eq_attrib_row *r = &a->rows[last];
+			double e = fmin(W->owed[i], r->before_j + r->moved_in_j - r->moved_out_j);
+
+			if (e > 0 && move(W, last, W->cause_row[i], e) < 0)
+				return walk_oom(W, err);
 		}
 	a->total_j = (double)a->samples * a->quantum_j;
 	for (i = 0; i < a->nrows; i++) {
@@ -483,22 +517,55 @@ struct eq_attrib *eq_attrib_build(const struct eqp_file *f, struct eq_symbolizer
 	}
 	qsort(a->rows, a->nrows, sizeof(*a->rows), by_after);
 	qsort(a->moves, a->nmoves, sizeof(*a->moves), by_energy);
-	free(pc);
-	free(req);
-	free(owed);
-	free(pend);
-	free(inpend);
-	free(cause_row);
-	return a;
-oom:
-	eq_fail(err, "device attribution of %s: out of memory", eqp_path(f));
-fail:
-	free(pc);
-	free(req);
-	free(owed);
-	free(pend);
-	free(inpend);
-	free(cause_row);
+	return 0;
+}
+
+struct eq_attrib *eq_attrib_build(const struct eqp_file *f, struct eq_symbolizer *s, enum eq_by by,
+				  const struct eq_devmodel *models, size_t nmodels,
+				  struct eq_error *err)
+{
+	const struct eqp_meta *m = eqp_meta(f);
+	struct walk *W = calloc(1, sizeof(*W));
+	struct eq_attrib *a = calloc(1, sizeof(*a));
+	struct priv *pv = calloc(1, sizeof(*pv));
+	int rc = -1;
+
+	if (a)
+		a->priv_ = pv;
+	if (!W || !a || !pv || !(pv->strings = eq_intern_new())) {
+		eq_fail(err, "device attribution of %s: out of memory", eqp_path(f));
+		goto out;
+	}
+	*W = (struct walk){ .f = f, .s = s, .a = a, .pv = pv, .by = by, .nreq = eqp_ndevreqs(f),
+			    .clock = m->clock_hz > 0 ? m->clock_hz : 1e9, .t_prev = NAN,
+			    .last_row = -1 };
+	a->by = by;
+	a->quantum_j = m->quantum_j;
+	if (m->mode != EQP_MODE_ENERGY || !(m->quantum_j > 0))
+		eq_fail(err, "%s is %s: moving device energy to its causes needs energy-driven samples "
+			"(each worth a known quantum); record with -e and the board (eqprof sim writes "
+			"energy.eqp so)", eqp_path(f), m->mode == EQP_MODE_ENERGY ?
+			"energy-driven without a known quantum" : "time-driven");
+	else if (!W->nreq)
+		eq_fail(err, "%s has no device requests (DREQ chunks, docs/format.md): nothing says which "
+			"code asked the devices for their energy; record them (eqprof record -a logs the "
+			"kernel's block and net tracepoints, --events block,net, as root; eqprof sim "
+			"does for its devices)", eqp_path(f));
+	else if (attrib_devices(W, models, nmodels, err) == 0 && attrib_requests(W, err) == 0 &&
+		 attrib_walk(W, err) == 0 && attrib_finish(W, err) == 0)
+		rc = 0;
+out:
+	if (W) {
+		free(W->pc);
+		free(W->req);
+		free(W->owed);
+		free(W->pend);
+		free(W->inpend);
+		free(W->cause_row);
+		free(W);
+	}
+	if (rc == 0)
+		return a;
 	eq_attrib_free(a);
 	if (!a && pv) {
 		eq_intern_free(pv->strings);
