@@ -38,30 +38,13 @@ static int parse_compare_options(int argc, char **argv, struct eq_report_opts *o
 	const struct eq_option options[] = {
 		EQ_ROPT_BY(o, "rows by exe, module, proc (default), line, insn, pid or\n"
 			      "thread, or split by state as in report (--by exe,state)"),
-		EQ_ROPT_SORT(o, "rows by sort keys instead (comm,pid,tid,cpu,dso,sym,...)"),
-		EQ_ROPT_FILTER(o, "comm", "comms", "only samples in these threads or processes"),
-		EQ_ROPT_FILTER(o, "dso", "dsos", "only samples in these modules"),
-		EQ_ROPT_FILTER(o, "symbol", "symbols", "only samples in these procedures"),
-		EQ_ROPT_PERCENTAGE(o, "with filters, shares of all samples (absolute, default) or\n"
-				      "of the samples kept (relative)"),
-		{ .type = EQ_OPTION_FLAG, .long_name = "per-thread", .value = &o->per_thread,
-		  .defval = 1, .help = "a row per thread (--by thread; with --sort, tid first)" },
+		EQ_ROPT_TWO_SIDES(o),
 		{ .type = EQ_OPTION_FLAG, .long_name = "exclude-idle", .value = &o->exclude_idle,
 		  .defval = 1, .help = "leave idle samples out and renormalize the shares" },
-		EQ_ROPT_RANGE(o, "from", "only the samples after T seconds since each recording's\n"
-					 "first sample"),
-		EQ_ROPT_RANGE(o, "to", "only the samples up to T seconds since each recording's\n"
-				       "first sample"),
-		EQ_ROPT_REGION(o),
 		EQ_ROPT_INTERVAL(o, "variances of the test: run-to-run (two separate runs; the\n"
 				    "default) or sampling (two samplings of one run; the default\n"
 				    "when both recordings come from one simulated run)"),
-		EQ_OPT_FORMAT(&o->fmt, "table (default), csv or json (schema in docs/guide.md)"),
-		EQ_OPT_SYMFS(&o->symfs, "find the target's binaries under DIR (its sysroot)"),
-		{ .type = EQ_OPTION_FLAG, .long_name = "no-build-id-check",
-		  .value = &o->no_build_id_check, .defval = 1,
-		  .help = "use binaries even when their build-id differs" },
-		EQ_OPT_OUTPUT(&o->out, "write to OUT (atomically) instead of standard output"),
+		EQ_ROPT_FILES_OUT(o),
 		OPT_QUIET(&o->quiet, "no progress line and no note on pooled runs"),
 		OPT_VERBOSE(&o->verbose, "notes in full: why samples have no symbol, a balanced\n"
 					 "board cross-check"),

@@ -121,6 +121,33 @@ eq_option_fn eq_opt_path;      /* struct eq_paths *: one more */
 	{ .type = EQ_OPTION_STRING, .long_name = "symfs", .value = (v), .argh = "DIR", \
 	  .help = (h), .complete = EQ_COMPLETE_DIR, __VA_ARGS__ }
 
+/* The rows compare and diff put side by side: the same keys, filters and
+ * stretch on both sides. */
+#define EQ_ROPT_TWO_SIDES(o)                                                                     \
+	EQ_ROPT_SORT(o, "rows by sort keys instead (comm,pid,tid,cpu,dso,sym,...)"),           \
+	EQ_ROPT_FILTER(o, "comm", "comms", "only samples in these threads or processes\n"     \
+					   "(as in report)"),                                  \
+	EQ_ROPT_FILTER(o, "dso", "dsos", "only samples in these modules"),                    \
+	EQ_ROPT_FILTER(o, "symbol", "symbols", "only samples in these procedures"),           \
+	EQ_ROPT_PERCENTAGE(o, "with filters, shares of all samples (absolute, default) or\n"  \
+			      "of the samples kept (relative)"),                               \
+	{ .type = EQ_OPTION_FLAG, .long_name = "per-thread", .value = &(o)->per_thread,         \
+	  .defval = 1, .help = "a row per thread (--by thread; with --sort, tid first)" },      \
+	EQ_ROPT_RANGE(o, "from", "only the samples after T seconds since each recording's\n"  \
+				 "first sample"),                                              \
+	EQ_ROPT_RANGE(o, "to", "only the samples up to T seconds since each recording's\n"    \
+			       "first sample"),                                              \
+	EQ_ROPT_REGION(o)
+
+/* Where compare and diff find the binaries and write. */
+#define EQ_ROPT_FILES_OUT(o)                                                                     \
+	EQ_OPT_FORMAT(&(o)->fmt, "table (default), csv or json (schema in docs/guide.md)"),     \
+	EQ_OPT_SYMFS(&(o)->symfs, "find the target's binaries under DIR (its sysroot)"),        \
+	{ .type = EQ_OPTION_FLAG, .long_name = "no-build-id-check",                             \
+	  .value = &(o)->no_build_id_check, .defval = 1,                                        \
+	  .help = "use binaries even when their build-id differs" },                            \
+	EQ_OPT_OUTPUT(&(o)->out, "write to OUT (atomically) instead of standard output")
+
 struct eq_loaded_profile {
 	struct eqp_file *file;
 	struct eq_symbolizer *sym;
