@@ -1,5 +1,9 @@
 #!/usr/bin/env bash
 # run-tests: alone (a guest or the board in real time: nothing beside it)
+# run-tests: not clang-san (3.5 min a run: its USB transport and the board
+# client run under gcc's ASan+UBSan in the guest; clang's UBSan adds only
+# float-to-integer checks, which the client's code meets in board-faults.sh
+# and run-ptybridge, run in all three builds)
 # The board over a real USB stack (docs/firmware.md, "Finding the board",
 # "When the cable is pulled"): the board firmware in simavr
 # (sim/hil/hilbridge) behind QEMU's emulated FT232 (-device usb-serial on a
