@@ -133,6 +133,39 @@ static int energy_profiles(const struct eq_report_opts *o, struct eq_loaded_prof
 	return 1;
 }
 
+/* Splits the recordings at 'vs' (or two without it) into A's and B's;
+ * returns where B starts, or -1 after saying what is wrong. */
+static int diff_sides(struct eq_report_opts *o, const char **files, int *nfp)
+{
+	int i, nf = 0, split = -1;
+
+	for (i = 0; i < o->nfiles; i++) {
+		if (!strcmp(o->files[i], "vs")) {
+			if (split >= 0) {
+				fputs("eqprof diff: 'vs' given twice; give A's recordings, vs, B's\n", stderr);
+				return -1;
+			}
+			split = nf;
+			continue;
+		}
+		files[nf++] = o->files[i];
+	}
+	if (split < 0)
+		split = nf == 2 ? 1 : -1;
+	if (o->default_file || split <= 0 || split >= nf) {
+		fprintf(stderr, "eqprof diff: give two recordings (A.eqp B.eqp), or several on each side "
+			"separated by 'vs' (A1.eqp A2.eqp vs B1.eqp B2.eqp)%s\n"
+			"'eqprof diff --help' lists the options\n",
+			nf > 2 && split < 0 ? "; with more than two, 'vs' says where B starts" : "");
+		return -1;
+	}
+	for (i = 0; i < nf; i++)
+		o->files[i] = files[i];
+	o->nfiles = nf;
+	*nfp = nf;
+	return split;
+}
+
 int cmd_diff(int argc, char **argv)
 {
 	struct eq_report_opts o;
@@ -144,36 +177,16 @@ int cmd_diff(int argc, char **argv)
 	struct ep_diff *ed = NULL;
 	struct eq_error err;
 	char sa[4200], sb[4200];
-	int rc, i, n = 0, nf = 0, split = -1, na, nb;
+	int rc, i, n = 0, nf = 0, split, na, nb;
 
 	rc = parse_diff_options(argc, argv, &o);
 	if (rc < 0)
 		return EQ_PARSE_STATUS(rc);
-	for (i = 0; i < o.nfiles; i++) {
-		if (!strcmp(o.files[i], "vs")) {
-			if (split >= 0) {
-				fputs("eqprof diff: 'vs' given twice; give A's recordings, vs, B's\n", stderr);
-				return 2;
-			}
-			split = nf;
-			continue;
-		}
-		files[nf++] = o.files[i];
-	}
+	split = diff_sides(&o, files, &nf);
 	if (split < 0)
-		split = nf == 2 ? 1 : -1;
-	if (o.default_file || split <= 0 || split >= nf) {
-		fprintf(stderr, "eqprof diff: give two recordings (A.eqp B.eqp), or several on each side "
-			"separated by 'vs' (A1.eqp A2.eqp vs B1.eqp B2.eqp)%s\n"
-			"'eqprof diff --help' lists the options\n",
-			nf > 2 && split < 0 ? "; with more than two, 'vs' says where B starts" : "");
 		return 2;
-	}
 	na = split;
 	nb = nf - split;
-	for (i = 0; i < nf; i++)
-		o.files[i] = files[i];
-	o.nfiles = nf;
 	if (!o.interval_given)
 		o.interval = EQ_IV_RUN;
 	rc = 1;
