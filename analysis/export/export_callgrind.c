@@ -135,37 +135,13 @@ static uint64_t entry_of(const struct eq_loc *l)
 	       l->module_off - l->proc_off : l->module_off;
 }
 
-static int callgrind_stacks(FILE *out, struct export_ctx *x, struct eq_error *err)
+/* Self counts into v, caller-callee edges into e (sorted by caller, equal ones
+ * merged, each caller's first edge and count in v). */
+static void cg_count(const struct eq_stacks *st, struct cg_loc *v, const struct cg_loc *byp,
+		       size_t n, struct cg_edge *e)
 {
-	struct eq_stacks *st = eq_stacks_build(x->f, x->sym,
-					       x->exclude_idle ? EQ_PROFILE_EXCLUDE_IDLE : 0, err);
-	struct loc_count *lc = NULL;
-	struct cg_loc *v = NULL, *byp = NULL;
-	struct cg_edge *e = NULL;
-	size_t n = 0, ne = 0, nemax = 0, i, j, k;
-	const char *ob = NULL, *fn = NULL, *home = NULL, *cur = NULL;
-	int rc = -1;
+	size_t ne = 0, i, j, k;
 
-	if (!st || export_stack_locs(st, &lc, &n, err) < 0)
-		goto out;
-	for (i = 0; i < st->nstacks; i++)
-		nemax += st->stacks[i].depth - 1;
-	v = calloc(n ? n : 1, sizeof(*v));
-	byp = calloc(n ? n : 1, sizeof(*byp));
-	e = calloc(nemax ? nemax : 1, sizeof(*e));
-	if (!v || !byp || !e) {
-		eq_fail(err, "out of memory");
-		goto out;
-	}
-	for (i = 0; i < n; i++)
-		v[i].loc = lc[i].loc;
-	if (n)
-		qsort(v, n, sizeof(*v), by_cg_module_proc);
-	/* byp: by pointer, edge0 holding the index in v */
-	for (i = 0; i < n; i++)
-		byp[i] = (struct cg_loc){ .loc = v[i].loc, .edge0 = i };
-	if (n)
-		qsort(byp, n, sizeof(*byp), by_loc_ptr);
 	for (i = 0; i < st->nstacks; i++) {
 		const struct eq_stack *sk = &st->stacks[i];
 
@@ -196,7 +172,15 @@ static int callgrind_stacks(FILE *out, struct export_ctx *x, struct eq_error *er
 			v[e[i].caller].edge0 = i;
 		v[e[i].caller].nedges++;
 	}
-	header(out, x, st->total_samples);
+}
+
+/* The callgrind body: per location its ob/fl/fn/fi lines, self cost and calls. */
+static void cg_write(FILE *out, struct export_ctx *x, const struct cg_loc *v, size_t n,
+		     const struct cg_edge *e)
+{
+	const char *ob = NULL, *fn = NULL, *home = NULL, *cur = NULL;
+	size_t i, k;
+
 	for (i = 0; i < n; i++) {
 		const struct eq_loc *l = v[i].loc;
 		const char *proc = export_proc_name(l), *file = export_file_name(l);
@@ -233,6 +217,41 @@ static int callgrind_stacks(FILE *out, struct export_ctx *x, struct eq_error *er
 				(unsigned long long)e[k].samples);
 		}
 	}
+}
+
+static int callgrind_stacks(FILE *out, struct export_ctx *x, struct eq_error *err)
+{
+	struct eq_stacks *st = eq_stacks_build(x->f, x->sym,
+					       x->exclude_idle ? EQ_PROFILE_EXCLUDE_IDLE : 0, err);
+	struct loc_count *lc = NULL;
+	struct cg_loc *v = NULL, *byp = NULL;
+	struct cg_edge *e = NULL;
+	size_t n = 0, nemax = 0, i;
+	int rc = -1;
+
+	if (!st || export_stack_locs(st, &lc, &n, err) < 0)
+		goto out;
+	for (i = 0; i < st->nstacks; i++)
+		nemax += st->stacks[i].depth - 1;
+	v = calloc(n ? n : 1, sizeof(*v));
+	byp = calloc(n ? n : 1, sizeof(*byp));
+	e = calloc(nemax ? nemax : 1, sizeof(*e));
+	if (!v || !byp || !e) {
+		eq_fail(err, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < n; i++)
+		v[i].loc = lc[i].loc;
+	if (n)
+		qsort(v, n, sizeof(*v), by_cg_module_proc);
+	/* byp: by pointer, edge0 holding the index in v */
+	for (i = 0; i < n; i++)
+		byp[i] = (struct cg_loc){ .loc = v[i].loc, .edge0 = i };
+	if (n)
+		qsort(byp, n, sizeof(*byp), by_loc_ptr);
+	cg_count(st, v, byp, n, e);
+	header(out, x, st->total_samples);
+	cg_write(out, x, v, n, e);
 	rc = ferror(out) ? eq_fail(err, "writing the callgrind profile failed") : 0;
 out:
 	free(v);
