@@ -443,9 +443,110 @@ static int put_rq(struct te_pairer *p, const struct eqp_devreq *q)
  * the issue was written); the oldest go beyond that. */
 #define TE_MAX_ORPHANS 4096
 
-int te_pairer_feed(struct te_pairer *p, const struct te_rec *r, struct eq_error *err)
+/* A block request issued: paired with its insert (the task that queued it)
+ * and with a completion read first, else pending until it completes. */
+static int rq_issue(struct te_pairer *p, const struct te_rec *r, struct eq_error *err)
+{
+	struct eqp_devreq q = { .issue = r->time, .complete = r->time, .pc = r->pc,
+				.pid = r->pid, .tid = r->tid,
+				.flags = r->write ? EQP_DREQ_F_WRITE : 0, .bytes = r->bytes };
+	size_t i;
+	int d;
+
+	d = te_devtab_find(p->devs, 0, r->dev, NULL);
+	if (d < 0) {
+		p->st.unknown_dev++;
+		return 0;
+	}
+	q.device = (uint16_t)d;
+	/* queued through an I/O scheduler by another task: that one caused it */
+	for (i = 0; i < p->nins; i++)
+		if (p->ins[i].dev == r->dev && p->ins[i].sector == r->sector) {
+			q.pid = p->ins[i].r.pid;
+			q.tid = p->ins[i].r.tid;
+			q.pc = p->ins[i].r.pc;
+			p->st.from_insert++;
+			p->ins[i] = p->ins[--p->nins];
+			break;
+		}
+	/* its completion may have been read first (another CPU's ring) */
+	for (i = 0; i < p->norph; i++)
+		if (p->orph[i].dev == r->dev && p->orph[i].sector == r->sector &&
+		    p->orph[i].r.complete >= r->time) {
+			q.complete = p->orph[i].r.complete;
+			p->orph[i] = p->orph[--p->norph];
+			return put_rq(p, &q) < 0 ? eq_fail(err, "out of memory") : 0;
+		}
+	for (i = 0; i < p->npend; i++)
+		if (p->pend[i].dev == r->dev && p->pend[i].sector == r->sector) {
+			/* issued again (the driver was busy), maybe by a
+			 * worker: the service starts now, the cause stays */
+			p->st.requeued++;
+			p->pend[i].r.issue = p->pend[i].r.complete = q.issue;
+			return 0;
+		}
+	if (EQ_GROW(p->pend, p->cappend, p->npend + 1, 64) < 0)
+		return eq_fail(err, "out of memory");
+	p->pend[p->npend++] = (struct te_pend){ .dev = r->dev, .sector = r->sector, .r = q };
+	return 0;
+}
+
+/* A block request completed: its pending issue is finished, else it waits
+ * as an orphan for an issue read later. */
+static int rq_complete(struct te_pairer *p, const struct te_rec *r, struct eq_error *err)
 {
 	size_t i;
+
+	for (i = 0; i < p->npend; i++)
+		if (p->pend[i].dev == r->dev && p->pend[i].sector == r->sector &&
+		    p->pend[i].r.issue <= r->time) {
+			struct eqp_devreq q = p->pend[i].r;
+
+			q.complete = r->time;
+			p->pend[i] = p->pend[--p->npend];
+			return put_rq(p, &q) < 0 ? eq_fail(err, "out of memory") : 0;
+		}
+	if (te_devtab_find(p->devs, 0, r->dev, NULL) < 0)
+		return 0;    /* counted at its issue */
+	if (p->norph == TE_MAX_ORPHANS) {
+		memmove(p->orph, p->orph + 1, (p->norph - 1) * sizeof(*p->orph));
+		p->norph--;
+		p->st.unissued++;
+	}
+	if (EQ_GROW(p->orph, p->caporph, p->norph + 1, 64) < 0)
+		return eq_fail(err, "out of memory");
+	p->orph[p->norph++] = (struct te_pend){ .dev = r->dev, .sector = r->sector,
+						.r = { .issue = r->time, .complete = r->time } };
+	return 0;
+}
+
+/* A block request queued through an I/O scheduler: its task is remembered
+ * for the issue. */
+static int rq_insert(struct te_pairer *p, const struct te_rec *r, struct eq_error *err)
+{
+	size_t i;
+
+	if (te_devtab_find(p->devs, 0, r->dev, NULL) < 0)
+		return 0;
+	for (i = 0; i < p->nins; i++)
+		if (p->ins[i].dev == r->dev && p->ins[i].sector == r->sector)
+			break;
+	if (i == p->nins) {
+		if (p->nins == TE_MAX_ORPHANS) {   /* merged away, never issued */
+			memmove(p->ins, p->ins + 1, (p->nins - 1) * sizeof(*p->ins));
+			p->nins--;
+		}
+		if (EQ_GROW(p->ins, p->capins, p->nins + 1, 64) < 0)
+			return eq_fail(err, "out of memory");
+		i = p->nins++;
+	}
+	p->ins[i] = (struct te_pend){ .dev = r->dev, .sector = r->sector,
+				      .r = { .pid = r->pid, .tid = r->tid, .pc = r->pc } };
+	return 0;
+}
+
+int te_pairer_feed(struct te_pairer *p, const struct te_rec *r, struct eq_error *err)
+{
 	int d;
 
 	if (r->kind >= TE_NKINDS)
@@ -460,88 +561,12 @@ int te_pairer_feed(struct te_pairer *p, const struct te_rec *r, struct eq_error 
 		if (put_ps(p, r, EQP_PS_IDLE, r->state == PWR_EVENT_EXIT ? 0 : r->state) < 0)
 			goto oom;
 		return 0;
-	case TE_RQ_ISSUE: {
-		struct eqp_devreq q = { .issue = r->time, .complete = r->time, .pc = r->pc,
-					.pid = r->pid, .tid = r->tid,
-					.flags = r->write ? EQP_DREQ_F_WRITE : 0, .bytes = r->bytes };
-
-		d = te_devtab_find(p->devs, 0, r->dev, NULL);
-		if (d < 0) {
-			p->st.unknown_dev++;
-			return 0;
-		}
-		q.device = (uint16_t)d;
-		/* queued through an I/O scheduler by another task: that one caused it */
-		for (i = 0; i < p->nins; i++)
-			if (p->ins[i].dev == r->dev && p->ins[i].sector == r->sector) {
-				q.pid = p->ins[i].r.pid;
-				q.tid = p->ins[i].r.tid;
-				q.pc = p->ins[i].r.pc;
-				p->st.from_insert++;
-				p->ins[i] = p->ins[--p->nins];
-				break;
-			}
-		/* its completion may have been read first (another CPU's ring) */
-		for (i = 0; i < p->norph; i++)
-			if (p->orph[i].dev == r->dev && p->orph[i].sector == r->sector &&
-			    p->orph[i].r.complete >= r->time) {
-				q.complete = p->orph[i].r.complete;
-				p->orph[i] = p->orph[--p->norph];
-				return put_rq(p, &q) < 0 ? eq_fail(err, "out of memory") : 0;
-			}
-		for (i = 0; i < p->npend; i++)
-			if (p->pend[i].dev == r->dev && p->pend[i].sector == r->sector) {
-				/* issued again (the driver was busy), maybe by a
-				 * worker: the service starts now, the cause stays */
-				p->st.requeued++;
-				p->pend[i].r.issue = p->pend[i].r.complete = q.issue;
-				return 0;
-			}
-		if (EQ_GROW(p->pend, p->cappend, p->npend + 1, 64) < 0)
-			goto oom;
-		p->pend[p->npend++] = (struct te_pend){ .dev = r->dev, .sector = r->sector, .r = q };
-		return 0;
-	}
+	case TE_RQ_ISSUE:
+		return rq_issue(p, r, err);
 	case TE_RQ_COMPLETE:
-		for (i = 0; i < p->npend; i++)
-			if (p->pend[i].dev == r->dev && p->pend[i].sector == r->sector &&
-			    p->pend[i].r.issue <= r->time) {
-				struct eqp_devreq q = p->pend[i].r;
-
-				q.complete = r->time;
-				p->pend[i] = p->pend[--p->npend];
-				return put_rq(p, &q) < 0 ? eq_fail(err, "out of memory") : 0;
-			}
-		if (te_devtab_find(p->devs, 0, r->dev, NULL) < 0)
-			return 0;    /* counted at its issue */
-		if (p->norph == TE_MAX_ORPHANS) {
-			memmove(p->orph, p->orph + 1, (p->norph - 1) * sizeof(*p->orph));
-			p->norph--;
-			p->st.unissued++;
-		}
-		if (EQ_GROW(p->orph, p->caporph, p->norph + 1, 64) < 0)
-			goto oom;
-		p->orph[p->norph++] = (struct te_pend){ .dev = r->dev, .sector = r->sector,
-							.r = { .issue = r->time, .complete = r->time } };
-		return 0;
+		return rq_complete(p, r, err);
 	case TE_RQ_INSERT:
-		if (te_devtab_find(p->devs, 0, r->dev, NULL) < 0)
-			return 0;
-		for (i = 0; i < p->nins; i++)
-			if (p->ins[i].dev == r->dev && p->ins[i].sector == r->sector)
-				break;
-		if (i == p->nins) {
-			if (p->nins == TE_MAX_ORPHANS) {   /* merged away, never issued */
-				memmove(p->ins, p->ins + 1, (p->nins - 1) * sizeof(*p->ins));
-				p->nins--;
-			}
-			if (EQ_GROW(p->ins, p->capins, p->nins + 1, 64) < 0)
-				goto oom;
-			i = p->nins++;
-		}
-		p->ins[i] = (struct te_pend){ .dev = r->dev, .sector = r->sector,
-					      .r = { .pid = r->pid, .tid = r->tid, .pc = r->pc } };
-		return 0;
+		return rq_insert(p, r, err);
 	case TE_NET_XMIT: {
 		struct eqp_devreq q = { .issue = r->time, .complete = r->time, .pc = r->pc,
 					.pid = r->pid, .tid = r->tid, .flags = EQP_DREQ_F_WRITE,
