@@ -211,25 +211,14 @@ static void fit(struct eq_align *a, const struct pt *p, size_t n, const struct b
 	free(res);
 }
 
-void eq_align_compute(const struct eqp_file *target, const struct eqp_file *board,
-		      struct eq_align *a)
+/* The energy-driven samples of the CPU that took most of them (the others
+ * counted), unsorted; NULL when there are none or memory ran out. */
+static struct pt *target_points(const struct eqp_file *target, struct eq_align *a, size_t *np)
 {
-	const struct eqp_board_info *bi = eqp_board_info(board);
-	size_t nrec = eqp_nboard_records(board), c, i, n = 0, cap = 0, nchunks;
-	uint64_t per_cpu[64] = { 0 }, most = 0, last;
-	struct board b = { 0 };
-	struct pt *p = NULL;
-	double clock;
-	const char *sampler;
+	uint64_t per_cpu[64] = { 0 }, most = 0;
+	size_t c, i, n = 0, cap = 0, nchunks;
+	struct pt *p;
 
-	memset(a, 0, sizeof(*a));
-	if (!bi || !nrec || eqp_meta(target)->mode != EQP_MODE_ENERGY)
-		return;
-	clock = bi->clock_hz;
-	if (eqp_nboard_segments(board) > 1) {
-		fail(a, "the board reset during its log: its quantum numbers restarted");
-		return;
-	}
 	nchunks = eqp_nsample_chunks(target);
 	for (c = 0; c < nchunks; c++) {
 		size_t k, m;
@@ -245,14 +234,14 @@ void eq_align_compute(const struct eqp_file *target, const struct eqp_file *boar
 			a->cpu = (uint32_t)i;
 		}
 	if (!most)
-		return;
+		return NULL;
 	for (i = 0; i < 64; i++)
 		if (i != a->cpu)
 			a->other_cpus += per_cpu[i];
 	p = malloc((size_t)most * sizeof(*p));
 	if (!p) {
 		fail(a, "out of memory");
-		return;
+		return NULL;
 	}
 	cap = (size_t)most;
 	for (c = 0; c < nchunks; c++) {
@@ -266,6 +255,75 @@ void eq_align_compute(const struct eqp_file *target, const struct eqp_file *boar
 				n++;
 			}
 	}
+	*np = n;
+	return p;
+}
+
+/* The board's records indexed by quantum number (NAN where one was dropped);
+ * -1 when the log is damaged or memory ran out. */
+static int board_index(const struct eqp_file *board, size_t nrec, double clock,
+		       struct eq_align *a, struct board *b)
+{
+	size_t i;
+
+	b->qmin = UINT64_MAX;
+	for (i = 0; i < nrec; i++) {
+		const struct eqp_board_rec *r = eqp_board_record_at(board, i);
+
+		if (r->seq < b->qmin)
+			b->qmin = r->seq;
+		if (r->seq > b->qmax)
+			b->qmax = r->seq;
+	}
+	/*
+	 * The board numbers every quantum, and a record dropped on the link
+	 * leaves a gap: quanta spread much wider than the records are a
+	 * damaged log (a bit flipped in a number), not one to index densely.
+	 */
+	if (b->qmax - b->qmin >= (uint64_t)nrec * 16 + (1u << 16)) {
+		a->status = EQ_ALIGN_FAILED;
+		snprintf(a->why, sizeof(a->why), "the board's %zu records are numbered across quanta "
+			 "%llu..%llu, far more than a log with dropped records spans: is the board's log "
+			 "damaged?", nrec, (unsigned long long)b->qmin, (unsigned long long)b->qmax);
+		return -1;
+	}
+	b->t = malloc((size_t)(b->qmax - b->qmin + 1) * sizeof(*b->t));
+	if (!b->t) {
+		fail(a, "out of memory");
+		return -1;
+	}
+	for (i = 0; i <= b->qmax - b->qmin; i++)
+		b->t[i] = NAN;
+	for (i = 0; i < nrec; i++) {
+		const struct eqp_board_rec *r = eqp_board_record_at(board, i);
+
+		b->t[r->seq - b->qmin] = (double)r->time / clock;
+	}
+	return 0;
+}
+
+void eq_align_compute(const struct eqp_file *target, const struct eqp_file *board,
+		      struct eq_align *a)
+{
+	const struct eqp_board_info *bi = eqp_board_info(board);
+	size_t nrec = eqp_nboard_records(board), i, n = 0;
+	uint64_t last;
+	struct board b = { 0 };
+	struct pt *p = NULL;
+	double clock;
+	const char *sampler;
+
+	memset(a, 0, sizeof(*a));
+	if (!bi || !nrec || eqp_meta(target)->mode != EQP_MODE_ENERGY)
+		return;
+	clock = bi->clock_hz;
+	if (eqp_nboard_segments(board) > 1) {
+		fail(a, "the board reset during its log: its quantum numbers restarted");
+		return;
+	}
+	p = target_points(target, a, &n);
+	if (!p)
+		return;
 	qsort(p, n, sizeof(*p), by_seq);
 	a->samples = n;
 	last = p[n - 1].seq;
@@ -277,40 +335,9 @@ void eq_align_compute(const struct eqp_file *target, const struct eqp_file *boar
 	a->target_lost_outside = eqp_lost_total(target) > a->target_lost ?
 				 eqp_lost_total(target) - a->target_lost : 0;
 
-	b.qmin = UINT64_MAX;
-	for (i = 0; i < nrec; i++) {
-		const struct eqp_board_rec *r = eqp_board_record_at(board, i);
-
-		if (r->seq < b.qmin)
-			b.qmin = r->seq;
-		if (r->seq > b.qmax)
-			b.qmax = r->seq;
-	}
-	/*
-	 * The board numbers every quantum, and a record dropped on the link
-	 * leaves a gap: quanta spread much wider than the records are a
-	 * damaged log (a bit flipped in a number), not one to index densely.
-	 */
-	if (b.qmax - b.qmin >= (uint64_t)nrec * 16 + (1u << 16)) {
-		a->status = EQ_ALIGN_FAILED;
-		snprintf(a->why, sizeof(a->why), "the board's %zu records are numbered across quanta "
-			 "%llu..%llu, far more than a log with dropped records spans: is the board's log "
-			 "damaged?", nrec, (unsigned long long)b.qmin, (unsigned long long)b.qmax);
+	if (board_index(board, nrec, clock, a, &b) < 0) {
 		free(p);
 		return;
-	}
-	b.t = malloc((size_t)(b.qmax - b.qmin + 1) * sizeof(*b.t));
-	if (!b.t) {
-		free(p);
-		fail(a, "out of memory");
-		return;
-	}
-	for (i = 0; i <= b.qmax - b.qmin; i++)
-		b.t[i] = NAN;
-	for (i = 0; i < nrec; i++) {
-		const struct eqp_board_rec *r = eqp_board_record_at(board, i);
-
-		b.t[r->seq - b.qmin] = (double)r->time / clock;
 	}
 	if (n < 40 || b.qmax - b.qmin + 1 < n) {
 		fail(a, n < 40 ? "too few energy-driven samples to match" :
