@@ -279,6 +279,116 @@ static void bound_add(struct acc *a, double df, double dlo, double dhi)
 	a->ghi += x < y ? y : x;
 }
 
+/* Interval k's samples (those before tend from *pos on), counted per row in
+ * cnt, each row once in in_k (*nk of them); returns how many samples. */
+static double count_interval(const struct tsample *ts, size_t nts, size_t *pos,
+			     const struct rowsets *sets, double tend, uint32_t *cnt,
+			     uint32_t *in_k, size_t *nkp)
+{
+	size_t nk = 0, r;
+	double n_k = 0;
+
+	while (*pos < nts && ts[*pos].t < tend) {
+		const uint32_t *rw = &ts[*pos].row;
+		size_t nr = 1, q;
+
+		if (sets) {  /* every procedure on the sample's stack */
+			rw = sets->rows + sets->off[ts[*pos].row];
+			nr = sets->off[ts[*pos].row + 1] - sets->off[ts[*pos].row];
+		}
+		for (q = 0; q < nr; q++) {
+			r = rw[q];
+			if (!cnt[r]++)
+				in_k[nk++] = (uint32_t)r;
+		}
+		n_k++;
+		(*pos)++;
+	}
+	*nkp = nk;
+	return n_k;
+}
+
+/* Interval k's energy e_k to its n_k samples, row by row (to "[no samples]"
+ * when it has none), with the variance of each row's share. */
+static void charge_interval(struct ep_domain *d, struct acc *acc, size_t nrows,
+			    const uint32_t *in_k, size_t nk, const uint32_t *cnt, double n_k,
+			    double e_k, double dt)
+{
+	size_t i, r;
+
+	if (n_k == 0) {
+		acc[nrows].j += e_k;
+	} else {
+		d->sampled_intervals++;
+		if (dt > d->max_sampled_interval_s)
+			d->max_sampled_interval_s = dt;
+		d->samples += (uint64_t)n_k;
+		for (i = 0; i < nk; i++) {
+			double c = cnt[in_k[i]], fs = (c + 0.5) / (n_k + 1);
+
+			r = in_k[i];
+			acc[r].j += e_k * c / n_k;
+			acc[r].n += (uint64_t)c;
+			acc[r].var += e_k * e_k * fs * (1 - fs) / n_k;
+		}
+	}
+}
+
+/* The domain's rows: each with samples in its span (idle left out when asked),
+ * and "[no samples]" when energy or a boundary error fell outside every sample. */
+static int domain_rows(struct ep_domain *d, const struct acc *acc, const struct ep_row *rows,
+		       size_t nrows, double fprev_unsampled, int exclude_idle,
+		       const char *idle_module, struct eq_intern *st, struct eq_error *err)
+{
+	size_t r;
+
+	/* the rows that have samples in this domain's span */
+	d->rows = calloc(nrows + 1, sizeof(*d->rows));
+	if (!d->rows) {
+		return eq_fail(err, "energy profile: out of memory");
+	}
+	for (r = 0; r <= nrows; r++) {
+		struct ep_row *o;
+
+		if (r < nrows && acc[r].seen == -2)
+			continue;
+		if (r < nrows && exclude_idle && rows[r].module == idle_module)
+			continue;
+		o = &d->rows[d->nrows];
+		if (r < nrows) {
+			*o = rows[r];
+			d->charged_j += acc[r].j;
+		} else {
+			if (!(acc[r].j > 0) && fprev_unsampled == 0 && acc[r].glo == 0 && acc[r].ghi == 0)
+				continue;
+			*o = (struct ep_row){ .name = eq_intern(st, "[no samples]"),
+					      .module = eq_intern(st, ""), .unsampled = 1 };
+		}
+		o->samples = acc[r].n;
+		o->joules = acc[r].j;
+		o->sd = sqrt(acc[r].var);
+		o->gran_lo = acc[r].glo;
+		o->gran_hi = acc[r].ghi;
+		o->ci95_low = o->joules + o->gran_lo - Z95 * o->sd;
+		o->ci95_high = o->joules + o->gran_hi + Z95 * o->sd;
+		if (o->ci95_low < 0)
+			o->ci95_low = 0;
+		d->nrows++;
+	}
+	return 0;
+}
+
+/* The domain's names and kind, everything else zero. */
+static void domain_head(struct ep_domain *d, const struct eqp_edomain *ed)
+{
+	memset(d, 0, sizeof(*d));
+	snprintf(d->spec, sizeof(d->spec), "%s", ed->spec);
+	snprintf(d->name, sizeof(d->name), "%s", ed->name);
+	snprintf(d->kind, sizeof(d->kind), "%s", ed->kind);
+	d->type = (int)ed->type;
+	d->runs = 1;
+}
+
 static int build_domain(const struct eqp_file *f, const struct eqp_edomain *ed,
 			const struct tsample *ts, size_t nts, const struct rowsets *sets, size_t nrows,
 			const struct ep_row *rows, struct ep_domain *d, int exclude_idle,
@@ -294,12 +404,7 @@ static int build_domain(const struct eqp_file *f, const struct eqp_edomain *ed,
 	double fprev_unsampled = 0;
 	int rc = -1;
 
-	memset(d, 0, sizeof(*d));
-	snprintf(d->spec, sizeof(d->spec), "%s", ed->spec);
-	snprintf(d->name, sizeof(d->name), "%s", ed->name);
-	snprintf(d->kind, sizeof(d->kind), "%s", ed->kind);
-	d->type = (int)ed->type;
-	d->runs = 1;
+	domain_head(d, ed);
 	if (load_series(f, ed, m->clock_hz > 0 ? m->clock_hz : 1e9, &s, d, err) < 0)
 		goto out;
 	d->update_s = s.update_s;
@@ -338,24 +443,8 @@ static int build_domain(const struct eqp_file *f, const struct eqp_edomain *ed,
 
 		/* interval k: its samples, counted per row */
 		nk = 0;
-		if (k < K) {
-			while (pos < nts && ts[pos].t < s.t[k + 1]) {
-				const uint32_t *rw = &ts[pos].row;
-				size_t nr = 1, q;
-
-				if (sets) {  /* every procedure on the sample's stack */
-					rw = sets->rows + sets->off[ts[pos].row];
-					nr = sets->off[ts[pos].row + 1] - sets->off[ts[pos].row];
-				}
-				for (q = 0; q < nr; q++) {
-					r = rw[q];
-					if (!cnt[r]++)
-						in_k[nk++] = (uint32_t)r;
-				}
-				n_k++;
-				pos++;
-			}
-		}
+		if (k < K)
+			n_k = count_interval(ts, nts, &pos, sets, s.t[k + 1], cnt, in_k, &nk);
 		f_unsampled = k < K && n_k == 0 ? 1 : 0;
 		/* the boundary: rows of k-1 and of k */
 		for (i = 0; i < nprev; i++) {
@@ -372,24 +461,7 @@ static int build_domain(const struct eqp_file *f, const struct eqp_edomain *ed,
 			break;
 		/* interval k's energy to its samples */
 		e_k = pt[k + 1].e - pt[k].e;
-		if (n_k == 0) {
-			acc[nrows].j += e_k;
-		} else {
-			double dt = s.t[k + 1] - s.t[k];
-
-			d->sampled_intervals++;
-			if (dt > d->max_sampled_interval_s)
-				d->max_sampled_interval_s = dt;
-			d->samples += (uint64_t)n_k;
-			for (i = 0; i < nk; i++) {
-				double c = cnt[in_k[i]], fs = (c + 0.5) / (n_k + 1);
-
-				r = in_k[i];
-				acc[r].j += e_k * c / n_k;
-				acc[r].n += (uint64_t)c;
-				acc[r].var += e_k * e_k * fs * (1 - fs) / n_k;
-			}
-		}
+		charge_interval(d, acc, nrows, in_k, nk, cnt, n_k, e_k, s.t[k + 1] - s.t[k]);
 		fprev_unsampled = f_unsampled;
 		for (i = 0; i < nk; i++) {
 			r = in_k[i];
@@ -402,40 +474,8 @@ static int build_domain(const struct eqp_file *f, const struct eqp_edomain *ed,
 		nprev = nk;
 	}
 	d->samples_outside += nts - pos;
-	/* the rows that have samples in this domain's span */
-	d->rows = calloc(nrows + 1, sizeof(*d->rows));
-	if (!d->rows) {
-		eq_fail(err, "energy profile: out of memory");
+	if (domain_rows(d, acc, rows, nrows, fprev_unsampled, exclude_idle, idle_module, st, err) < 0)
 		goto out;
-	}
-	for (r = 0; r <= nrows; r++) {
-		struct ep_row *o;
-
-		if (r < nrows && acc[r].seen == -2)
-			continue;
-		if (r < nrows && exclude_idle && rows[r].module == idle_module)
-			continue;
-		o = &d->rows[d->nrows];
-		if (r < nrows) {
-			*o = rows[r];
-			d->charged_j += acc[r].j;
-		} else {
-			if (!(acc[r].j > 0) && fprev_unsampled == 0 && acc[r].glo == 0 && acc[r].ghi == 0)
-				continue;
-			*o = (struct ep_row){ .name = eq_intern(st, "[no samples]"),
-					      .module = eq_intern(st, ""), .unsampled = 1 };
-		}
-		o->samples = acc[r].n;
-		o->joules = acc[r].j;
-		o->sd = sqrt(acc[r].var);
-		o->gran_lo = acc[r].glo;
-		o->gran_hi = acc[r].ghi;
-		o->ci95_low = o->joules + o->gran_lo - Z95 * o->sd;
-		o->ci95_high = o->joules + o->gran_hi + Z95 * o->sd;
-		if (o->ci95_low < 0)
-			o->ci95_low = 0;
-		d->nrows++;
-	}
 	qsort(d->rows, d->nrows, sizeof(*d->rows), by_joules);
 	d->coarse = d->update_s > 0.1 || d->update_s > 5 * d->mean_interval_s;
 	d->shared = strcmp(d->kind, "dram") != 0;
