@@ -341,11 +341,34 @@ static void snapshot_freq(struct trace_recorder *t)
 	}
 }
 
+/* One line: the events that failed for one reason together. */
+static void trace_note(struct trace_recorder *t, unsigned groups)
+{
+	int done[TE_NKINDS] = { 0 }, j, k;
+	size_t used = 0;
+
+	for (k = 0; k < TE_NKINDS; k++) {
+		if (!(te_defs[k].group & groups) || t->have[k] || done[k])
+			continue;
+		for (j = k; j < TE_NKINDS && used + 1 < sizeof(t->note); j++) {
+			if (!(te_defs[j].group & groups) || t->have[j] || done[j] ||
+			    strcmp(t->why[j], t->why[k]))
+				continue;
+			used += (size_t)snprintf(t->note + used, sizeof(t->note) - used, "%s%s:%s",
+						 !used ? "" : j == k ? "; " : ", ",
+						 te_defs[j].sys, te_defs[j].name);
+			done[j] = 1;
+		}
+		if (used + 1 < sizeof(t->note))
+			used += (size_t)snprintf(t->note + used, sizeof(t->note) - used, ": %s",
+						 t->why[k]);
+	}
+}
+
 struct trace_recorder *trace_recorder_open(unsigned groups)
 {
 	struct trace_recorder *t = calloc(1, sizeof(*t));
 	int *cpus = NULL, n, i, k, any = 0;
-	size_t used = 0;
 
 	if (!t)
 		return NULL;
@@ -429,27 +452,7 @@ struct trace_recorder *trace_recorder_open(unsigned groups)
 	number_devices(t);
 	if (t->have[TE_CPU_FREQ])
 		snapshot_freq(t);
-	/* one line: the events that failed for one reason together */
-	{
-		int done[TE_NKINDS] = { 0 }, j;
-
-		for (k = 0; k < TE_NKINDS; k++) {
-			if (!(te_defs[k].group & groups) || t->have[k] || done[k])
-				continue;
-			for (j = k; j < TE_NKINDS && used + 1 < sizeof(t->note); j++) {
-				if (!(te_defs[j].group & groups) || t->have[j] || done[j] ||
-				    strcmp(t->why[j], t->why[k]))
-					continue;
-				used += (size_t)snprintf(t->note + used, sizeof(t->note) - used, "%s%s:%s",
-							 !used ? "" : j == k ? "; " : ", ",
-							 te_defs[j].sys, te_defs[j].name);
-				done[j] = 1;
-			}
-			if (used + 1 < sizeof(t->note))
-				used += (size_t)snprintf(t->note + used, sizeof(t->note) - used, ": %s",
-							 t->why[k]);
-		}
-	}
+	trace_note(t, groups);
 	t->last_write = mono_ns();
 	return t;
 }
