@@ -299,6 +299,32 @@ static const char record_about[] =
 	"writes its samples to a recording for report, annotate and export.\n";
 
 /* record's options; o gets this machine's, cm a Cortex-M target's. */
+/* What the table cannot say: the options that exclude each other, and the
+ * command that each mode needs or refuses; n is how many arguments remain. */
+static int check_record_options(const struct eq_command *cmd, unsigned mode, int n, char **argv,
+				const struct record_opts *o, const struct cm_rec_opts *cm)
+{
+	if (mode == REC_CORTEXM) {
+		if (n)
+			return eq_usage_error(cmd, mode, "%s: a Cortex-M target runs on its own: "
+					      "give no command", argv[0]), EQ_PARSE_ERROR;
+		if (!cm->port)
+			return eq_usage_error(cmd, mode, "--port is missing: where does the target's "
+					      "drain send its frames? (tty:/dev/ttyUSB0, unix:PATH, "
+					      "file:PATH)"), EQ_PARSE_ERROR;
+		return 0;
+	}
+	if (o->attach && (o->all || o->energy))
+		return eq_usage_error(cmd, mode, "-p: %s", o->all
+			? "-a records every process already; give one of -p and -a"
+			: "energy-driven recording (-e) takes the module's samples of every process: record -e -a and report --comm, or -t -p"),
+		       EQ_PARSE_ERROR;
+	if (n == 0 && !o->all && !o->attach)
+		return eq_usage_error(cmd, mode, "no command given (only -a and -p record without "
+				      "one)"), EQ_PARSE_ERROR;
+	return n;
+}
+
 static int parse_record_options(int argc, char **argv, struct record_opts *o,
 				struct cm_rec_opts *cm, unsigned *mode)
 {
@@ -409,25 +435,7 @@ static int parse_record_options(int argc, char **argv, struct record_opts *o,
 
 	if (n < 0)
 		return n;
-	if (*mode == REC_CORTEXM) {
-		if (n)
-			return eq_usage_error(&cmd, *mode, "%s: a Cortex-M target runs on its own: "
-					      "give no command", argv[0]), EQ_PARSE_ERROR;
-		if (!cm->port)
-			return eq_usage_error(&cmd, *mode, "--port is missing: where does the target's "
-					      "drain send its frames? (tty:/dev/ttyUSB0, unix:PATH, "
-					      "file:PATH)"), EQ_PARSE_ERROR;
-		return 0;
-	}
-	if (o->attach && (o->all || o->energy))
-		return eq_usage_error(&cmd, *mode, "-p: %s", o->all
-			? "-a records every process already; give one of -p and -a"
-			: "energy-driven recording (-e) takes the module's samples of every process: record -e -a and report --comm, or -t -p"),
-		       EQ_PARSE_ERROR;
-	if (n == 0 && !o->all && !o->attach)
-		return eq_usage_error(&cmd, *mode, "no command given (only -a and -p record without "
-				      "one)"), EQ_PARSE_ERROR;
-	return n;
+	return check_record_options(&cmd, *mode, n, argv, o, cm);
 }
 
 static int parse_opts(int argc, char **argv, struct record_opts *o, struct cm_rec_opts *cm,
