@@ -659,6 +659,73 @@ static int open_meters(const struct stat_opts *o, const struct energy_env *env, 
 	return 0;
 }
 
+/* The command o->runs times (fewer after a signal), each run's duration in
+ * wdur; -1 when one could not run or failed. */
+/* The idle baseline: the meters read for o->baseline_s from base_t0 (or until
+ * a signal), its end in *base_t1. */
+static int stat_baseline(const struct stat_opts *o, struct meters *ms, double base_t0,
+			 double *base_t1, struct eq_progress *line, struct eq_error *err)
+{
+	double t, end = base_t0 + o->baseline_s;
+
+	while ((t = energy_now()) < end && !stop_signal) {
+		nap(fmin(o->poll_s, end - t));
+		if (read_all(ms, &t, err) < 0)
+			return -1;
+		if (eq_progress_due(line))
+			eq_progress_show(line, "eqprof stat: idle baseline, %.0f s left", end - t);
+	}
+	return read_all(ms, base_t1, err);
+}
+
+static int stat_runs(const struct stat_opts *o, struct meters *ms, struct stat_run *runs,
+		     double after_edge, struct es_welford *wdur, unsigned *done,
+		     struct eq_progress *line, struct eq_error *err)
+{
+	unsigned r;
+
+	for (r = 0; r < o->runs && !stop_signal; r++) {
+		if (eq_progress_due(line))
+			eq_progress_show(line, "eqprof stat: run %u of %u", r + 1, o->runs);
+		if (run_once(o, ms, &runs[r], after_edge, err) < 0) {
+			if (stop_signal)
+				break;
+			return -1;
+		}
+		if (!WIFEXITED(runs[r].status) || WEXITSTATUS(runs[r].status)) {
+			if (WIFSIGNALED(runs[r].status))
+				eq_fail(err, "run %u: '%s' was killed by signal %d; a failed run is not "
+					"the work to measure, so nothing is reported", r + 1, o->argv[0],
+					WTERMSIG(runs[r].status));
+			else
+				eq_fail(err, "run %u: '%s' exited with status %d; a failed run is not "
+					"the work to measure, so nothing is reported", r + 1, o->argv[0],
+					WEXITSTATUS(runs[r].status));
+			return -1;
+		}
+		es_welford_add(wdur, runs[r].t1 - runs[r].t0);
+		(*done)++;
+	}
+	return 0;
+}
+
+/* One dom per domain of every meter, in the meters' order; NULL when out of memory. */
+static struct dom *stat_doms(const struct meters *ms, size_t nd)
+{
+	struct dom *d = calloc(nd, sizeof(*d));
+	size_t i, j;
+
+	if (!d)
+		return NULL;
+	for (i = 0, nd = 0; i < ms->n; i++)
+		for (j = 0; j < ms->m[i]->src.ndomains; j++, nd++) {
+			d[nd].m = ms->m[i];
+			d[nd].i = j;
+			d[nd].d = &ms->m[i]->src.domains[j];
+		}
+	return d;
+}
+
 int cmd_stat(int argc, char **argv)
 {
 	struct stat_opts o;
@@ -672,9 +739,9 @@ int cmd_stat(int argc, char **argv)
 	struct eq_outfile out;
 	struct sigaction sa;
 	FILE *fp;
-	size_t nd = 0, i, j;
-	unsigned r, done = 0;
-	double t, base_t0 = 0, base_t1 = 0, after_edge;
+	size_t nd = 0, i;
+	unsigned done = 0;
+	double base_t0 = 0, base_t1 = 0, after_edge;
 	int rc = parse_opts(argc, argv, &o);
 
 	if (rc)
@@ -701,46 +768,15 @@ int cmd_stat(int argc, char **argv)
 	after_edge = edge_delay(&ms);
 	if (read_all(&ms, &base_t0, &err) < 0)
 		goto fail;
-	if (o.baseline_s > 0) {
-		double end = base_t0 + o.baseline_s;
-
-		while ((t = energy_now()) < end && !stop_signal) {
-			nap(fmin(o.poll_s, end - t));
-			if (read_all(&ms, &t, &err) < 0)
-				goto fail;
-			if (eq_progress_due(&line))
-				eq_progress_show(&line, "eqprof stat: idle baseline, %.0f s left", end - t);
-		}
-		if (read_all(&ms, &base_t1, &err) < 0)
-			goto fail;
-	}
+	if (o.baseline_s > 0 && stat_baseline(&o, &ms, base_t0, &base_t1, &line, &err) < 0)
+		goto fail;
 	runs = calloc(o.runs, sizeof(*runs));
 	if (!runs) {
 		eq_fail(&err, "out of memory");
 		goto fail;
 	}
-	for (r = 0; r < o.runs && !stop_signal; r++) {
-		if (eq_progress_due(&line))
-			eq_progress_show(&line, "eqprof stat: run %u of %u", r + 1, o.runs);
-		if (run_once(&o, &ms, &runs[r], after_edge, &err) < 0) {
-			if (stop_signal)
-				break;
-			goto fail;
-		}
-		if (!WIFEXITED(runs[r].status) || WEXITSTATUS(runs[r].status)) {
-			if (WIFSIGNALED(runs[r].status))
-				eq_fail(&err, "run %u: '%s' was killed by signal %d; a failed run is not "
-					"the work to measure, so nothing is reported", r + 1, o.argv[0],
-					WTERMSIG(runs[r].status));
-			else
-				eq_fail(&err, "run %u: '%s' exited with status %d; a failed run is not "
-					"the work to measure, so nothing is reported", r + 1, o.argv[0],
-					WEXITSTATUS(runs[r].status));
-			goto fail;
-		}
-		es_welford_add(&wdur, runs[r].t1 - runs[r].t0);
-		done++;
-	}
+	if (stat_runs(&o, &ms, runs, after_edge, &wdur, &done, &line, &err) < 0)
+		goto fail;
 	if (!done) {
 		eq_fail(&err, "stopped by signal %d before a run finished; nothing to report",
 			(int)stop_signal);
@@ -758,17 +794,11 @@ int cmd_stat(int argc, char **argv)
 		energy_meter_settle(ms.m[i]);
 		nd += ms.m[i]->src.ndomains;
 	}
-	d = calloc(nd, sizeof(*d));
+	d = stat_doms(&ms, nd);
 	if (!d) {
 		eq_fail(&err, "out of memory");
 		goto fail;
 	}
-	for (i = 0, nd = 0; i < ms.n; i++)
-		for (j = 0; j < ms.m[i]->src.ndomains; j++, nd++) {
-			d[nd].m = ms.m[i];
-			d[nd].i = j;
-			d[nd].d = &ms.m[i]->src.domains[j];
-		}
 	if (compute(d, nd, &o, runs, done, base_t0, base_t1, &err) < 0)
 		goto fail;
 	/* like perf stat: without -o the result goes to standard error, after
