@@ -508,16 +508,109 @@ static void check_rate(const struct record_opts *o)
 		slowdown);
 }
 
+/* Says how time-driven samples are taken, checks perf's rate, and decides
+ * whether the kernel is sampled (o->kernel, or why not in o->kernel_note). */
+static void record_sampling(struct record_opts *o)
+{
+	if (!o->quiet && !o->energy)
+		fprintf(stderr, "eqprof record: time-driven through %s\n", o->use_module
+			? "the eqprof module's hrtimers (/dev/eqprof)"
+			: !module_recorder_available(NULL) ? "perf's cpu-clock (the eqprof module is not loaded)"
+			: o->callchain || o->dwarf_stack ? "perf's cpu-clock (call chains come from perf, not from the eqprof module)"
+			: o->attach ? "perf's cpu-clock (-p attaches through perf, not through the eqprof module)"
+			: "perf's cpu-clock");
+	if (!o->use_module)
+		check_rate(o);  /* perf's cpu-clock: can this machine give the rate? */
+	/* The kernel's share of the command's run, when this user may see it
+	 * (the module and -a sample it anyway). */
+	if (o->use_module || o->all) {
+		o->kernel = 1;
+	} else if (o->all_user) {
+		snprintf(o->kernel_note, sizeof(o->kernel_note),
+			 "kernel samples excluded: recorded with --all-user");
+	} else if (perf_kernel_allowed(o->kernel_note, sizeof(o->kernel_note))) {
+		o->kernel = 1;
+	} else if (!o->quiet) {
+		fprintf(stderr, "eqprof record: %s\n", o->kernel_note);
+	}
+}
+
+/* The command's exit status, or the signal that stopped the recording. */
+static int record_exit(const struct record_opts *o, int status)
+{
+	if (WIFEXITED(status) && WEXITSTATUS(status)) {
+		fprintf(stderr, "eqprof record: %s exited with status %d\n", o->argv[0], WEXITSTATUS(status));
+		return WEXITSTATUS(status);
+	}
+	if (WIFSIGNALED(status) && !record_stop_signal()) {
+		fprintf(stderr, "eqprof record: %s was killed by signal %d\n", o->argv[0], WTERMSIG(status));
+		return 128 + WTERMSIG(status);
+	}
+	/* an attached process is recorded until Ctrl-C: that is success */
+	if (o->attach && !o->argv && (record_stop_signal() == SIGINT || record_stop_signal() == SIGTERM))
+		return 0;
+	return record_stop_signal() ? 128 + record_stop_signal() : 0;
+}
+
+/* The recording made whole (or where the unfinished one is), and its summary. */
+static int record_commit(struct recorder *rec, const struct record_opts *o,
+			 const struct record_sources *src, struct eq_error *err)
+{
+	const struct recorder_stats *st = recorder_stats(rec);
+	uint64_t samples = st->samples, lost = st->lost;
+	char *file = strdup(recorder_file(rec));
+
+	if (recorder_commit(rec, err) < 0) {
+		fprintf(stderr, "eqprof record: %s\n", err->msg);
+		if (file)
+			fprintf(stderr, "eqprof record: the unfinished recording is %s\n", file);
+		free(file);
+		return -1;
+	}
+	free(file);
+	if (!o->quiet)
+		record_summary(stderr, o, src, samples, lost);
+	return 0;
+}
+
+/* The energy source of --energy, opened; a warning for the domains it lacks. */
+static int record_energy_source(const struct record_opts *o, struct record_sources *src,
+				struct eq_error *err)
+{
+	src->energy = record_energy_open(o->esource, o->sysfs, o->epoll, err);
+	if (!src->energy)
+		return -1;
+	/* not hidden by -q: the recording lacks these domains */
+	if (record_energy_warning(src->energy)[0])
+		fprintf(stderr, "eqprof record: warning: --energy %s: %s; the recording lacks "
+			"them (name the domains to read to make this an error)\n", o->esource,
+			record_energy_warning(src->energy));
+	return 0;
+}
+
+/* The header's description of the recording, started now. */
+static void record_meta(struct eqp_meta *meta, const struct record_opts *o, const char *target,
+			const char *extra)
+{
+	struct timespec wall;
+
+	clock_gettime(CLOCK_REALTIME, &wall);
+	meta->mode = o->energy ? EQP_MODE_ENERGY : EQP_MODE_TIME;
+	meta->nominal_hz = o->energy ? 0 : o->hz;
+	meta->quantum_j = o->quantum_j;
+	meta->target = target;
+	meta->extra = extra;
+	meta->start_unix_ns = (int64_t)wall.tv_sec * 1000000000 + wall.tv_nsec;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct record_opts o;
 	struct eq_error err = { "" };
 	struct recorder *rec;
 	struct record_sources src = { 0 };
-	const struct recorder_stats *st;
 	static char extra[65536];
 	char target[512] = "";
-	struct timespec wall;
 	int rc, status = 0, started = 0;
 	struct cm_rec_opts cm;
 	unsigned mode;
@@ -539,16 +632,8 @@ int cmd_record(int argc, char **argv)
 			"/dev/eqprof");
 		return 1;
 	}
-	if (o.esource) {
-		src.energy = record_energy_open(o.esource, o.sysfs, o.epoll, &err);
-		if (!src.energy)
-			goto fail;
-		/* not hidden by -q: the recording lacks these domains */
-		if (record_energy_warning(src.energy)[0])
-			fprintf(stderr, "eqprof record: warning: --energy %s: %s; the recording lacks "
-				"them (name the domains to read to make this an error)\n", o.esource,
-				record_energy_warning(src.energy));
-	}
+	if (o.esource && record_energy_source(&o, &src, &err) < 0)
+		goto fail;
 	if (o.use_module && record_open_module(&o, &src, &err) < 0) {
 		if (o.energy)
 			goto fail;
@@ -558,27 +643,7 @@ int cmd_record(int argc, char **argv)
 		src.mod = NULL;
 		o.use_module = 0;
 	}
-	if (!o.quiet && !o.energy)
-		fprintf(stderr, "eqprof record: time-driven through %s\n", o.use_module
-			? "the eqprof module's hrtimers (/dev/eqprof)"
-			: !module_recorder_available(NULL) ? "perf's cpu-clock (the eqprof module is not loaded)"
-			: o.callchain || o.dwarf_stack ? "perf's cpu-clock (call chains come from perf, not from the eqprof module)"
-			: o.attach ? "perf's cpu-clock (-p attaches through perf, not through the eqprof module)"
-			: "perf's cpu-clock");
-	if (!o.use_module)
-		check_rate(&o);  /* perf's cpu-clock: can this machine give the rate? */
-	/* The kernel's share of the command's run, when this user may see it
-	 * (the module and -a sample it anyway). */
-	if (o.use_module || o.all) {
-		o.kernel = 1;
-	} else if (o.all_user) {
-		snprintf(o.kernel_note, sizeof(o.kernel_note),
-			 "kernel samples excluded: recorded with --all-user");
-	} else if (perf_kernel_allowed(o.kernel_note, sizeof(o.kernel_note))) {
-		o.kernel = 1;
-	} else if (!o.quiet) {
-		fprintf(stderr, "eqprof record: %s\n", o.kernel_note);
-	}
+	record_sampling(&o);
 	if (o.events) {
 		/* before the header: it names the devices and what is not logged */
 		src.trace = trace_recorder_open(o.events);
@@ -592,13 +657,7 @@ int cmd_record(int argc, char **argv)
 	record_describe(target, sizeof(target), extra, sizeof(extra), &o, &src);
 	if (src.trace)
 		trace_recorder_meta(src.trace, extra + strlen(extra), sizeof(extra) - strlen(extra));
-	clock_gettime(CLOCK_REALTIME, &wall);
-	meta.mode = o.energy ? EQP_MODE_ENERGY : EQP_MODE_TIME;
-	meta.nominal_hz = o.energy ? 0 : o.hz;
-	meta.quantum_j = o.quantum_j;
-	meta.target = target;
-	meta.extra = extra;
-	meta.start_unix_ns = (int64_t)wall.tv_sec * 1000000000 + wall.tv_nsec;
+	record_meta(&meta, &o, target, extra);
 	/* The file exists before the command starts: an unwritable output is
 	 * found at once, and a recorder killed later leaves what it recorded. */
 	rec = recorder_open(o.out, &meta, &err);
@@ -611,7 +670,6 @@ int cmd_record(int argc, char **argv)
 	}
 	record_catch_stop_signals();
 	rc = record_run(&o, rec, &src, &err, &status, &started);
-	st = recorder_stats(rec);
 	if (rc < 0 && src.energy_failed) {
 		/* readings that are not energy would give wrong joules: the
 		 * recording is not kept (the message says what to fix) */
@@ -629,21 +687,9 @@ int cmd_record(int argc, char **argv)
 	/* Kernel samples symbolize through the kernel's own symbol table. */
 	if ((src.mod || o.all || o.kernel) && record_kernel_symbols(rec, &err) < 0)
 		fprintf(stderr, "eqprof record: warning: %s\n", err.msg);
-	{
-		uint64_t samples = st->samples, lost = st->lost;
-		char *file = strdup(recorder_file(rec));
-
-		if (recorder_commit(rec, &err) < 0) {
-			fprintf(stderr, "eqprof record: %s\n", err.msg);
-			if (file)
-				fprintf(stderr, "eqprof record: the unfinished recording is %s\n", file);
-			free(file);
-			record_sources_close(&src);
-			return 1;
-		}
-		free(file);
-		if (!o.quiet)
-			record_summary(stderr, &o, &src, samples, lost);
+	if (record_commit(rec, &o, &src, &err) < 0) {
+		record_sources_close(&src);
+		return 1;
 	}
 	if (src.energy && !o.quiet)
 		record_energy_summary(src.energy, stderr);
@@ -652,18 +698,7 @@ int cmd_record(int argc, char **argv)
 	record_sources_close(&src);
 	if (rc < 0)
 		return 1;
-	if (WIFEXITED(status) && WEXITSTATUS(status)) {
-		fprintf(stderr, "eqprof record: %s exited with status %d\n", o.argv[0], WEXITSTATUS(status));
-		return WEXITSTATUS(status);
-	}
-	if (WIFSIGNALED(status) && !record_stop_signal()) {
-		fprintf(stderr, "eqprof record: %s was killed by signal %d\n", o.argv[0], WTERMSIG(status));
-		return 128 + WTERMSIG(status);
-	}
-	/* an attached process is recorded until Ctrl-C: that is success */
-	if (o.attach && !o.argv && (record_stop_signal() == SIGINT || record_stop_signal() == SIGTERM))
-		return 0;
-	return record_stop_signal() ? 128 + record_stop_signal() : 0;
+	return record_exit(&o, status);
 fail:
 	record_sources_close(&src);
 	fprintf(stderr, "eqprof record: %s\n", err.msg);
