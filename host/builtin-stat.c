@@ -311,24 +311,12 @@ static int settle(const struct stat_opts *o, struct meters *ms, double t_end, st
 		const char *who = NULL;
 
 		for (i = 0; i < ms->n; i++)
-			for (j = 0; j < ms->m[i]->src.ndomains; j++) {
-				const struct es_series *s = &ms->m[i]->series[j];
-				size_t k;
-				int seen = 0;
-
-				if (s->type == ES_POWER || frozen(ms->m[i], j))
-					continue;
-				/* a change whose previous reading was already after the end */
-				for (k = s->n; k-- > 1 && s->t[k - 1] >= t_end;)
-					if (s->changed[k]) {
-						seen = 1;
-						break;
-					}
-				if (!seen) {
+			for (j = 0; j < ms->m[i]->src.ndomains; j++)
+				if (!frozen(ms->m[i], j) &&
+				    !energy_meter_covers(ms->m[i], j, t_end)) {
 					waiting = 1;
 					who = ms->m[i]->src.domains[j].name;
 				}
-			}
 		if (!waiting || stop_signal || energy_now() >= deadline)
 			return 0;
 		if (eq_progress_due(line))

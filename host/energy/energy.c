@@ -314,6 +314,19 @@ void energy_meter_settle(struct energy_meter *m)
 	}
 }
 
+int energy_meter_covers(const struct energy_meter *m, size_t j, double t_end)
+{
+	const struct es_series *s = &m->series[j];
+	size_t k;
+
+	if (s->type == ES_POWER)
+		return 1;
+	for (k = s->n; k-- > 1 && s->t[k - 1] >= t_end;)
+		if (s->changed[k])
+			return 1;
+	return 0;
+}
+
 void energy_meter_close(struct energy_meter *m)
 {
 	if (!m)

@@ -141,6 +141,13 @@ int energy_meter_read(struct energy_meter *m, double *t, struct eq_error *err);
 /* Sets each series' update period for bounds: the nominal one, else the
  * detected one. */
 void energy_meter_settle(struct energy_meter *m);
+/*
+ * 1 when domain j's value covers t_end, the rule stat and record wait by
+ * before they stop reading: a counter or store changed at a reading whose
+ * previous one was already at or after t_end; a power sensor always (its
+ * readings are averages over the past, not a running total).
+ */
+int energy_meter_covers(const struct energy_meter *m, size_t j, double t_end);
 void energy_meter_close(struct energy_meter *m);
 
 /* CLOCK_MONOTONIC in seconds. */

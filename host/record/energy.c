@@ -135,24 +135,13 @@ static void nap(double s)
  * was already at or after t_end (its value then covers the end). */
 static int all_updated_after(const struct energy_meter *m, double t_end, const char **who)
 {
-	size_t i, k;
+	size_t i;
 
-	for (i = 0; i < m->src.ndomains; i++) {
-		const struct es_series *s = &m->series[i];
-		int seen = 0;
-
-		if (s->type == ES_POWER)
-			continue;
-		for (k = s->n; k-- > 1 && s->t[k - 1] >= t_end;)
-			if (s->changed[k]) {
-				seen = 1;
-				break;
-			}
-		if (!seen) {
+	for (i = 0; i < m->src.ndomains; i++)
+		if (!energy_meter_covers(m, i, t_end)) {
 			*who = m->src.domains[i].name;
 			return 0;
 		}
-	}
 	return 1;
 }
 
