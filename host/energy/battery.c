@@ -236,6 +236,21 @@ static int read_battery(struct bat *b, double *raw, struct eq_error *err)
 	return eq_fail(err, "battery %s has no way to read it", b->name);
 }
 
+/* A battery's domain, and a first reading now: a charging battery or an
+ * unreadable file is refused before anything runs. */
+static int battery_start(struct energy_source *src, size_t i, struct eq_error *err)
+{
+	struct battery_priv *p = src->priv;
+	double raw;
+
+	fill_domain(&src->domains[i], &p->b[i]);
+	if (read_battery(&p->b[i], &raw, err) < 0)
+		return -1;
+	p->b[i].have = 0;
+	p->b[i].used = 0;
+	return 0;
+}
+
 static int battery_open(struct energy_source *src, const char *sel, const struct energy_env *env,
 			struct eq_error *err)
 {
@@ -292,43 +307,19 @@ static int battery_open(struct energy_source *src, const char *sel, const struct
 			return eq_fail(err, "no battery called %s ('eqprof sources' lists them)", want);
 		return eq_fail(err, "%s", why[0] ? why : "no battery with a gauge that can be read");
 	}
-	if (energy_source_domains(src, p->n, err) < 0) {
-		free(p);
-		return -1;
-	}
-	src->priv = p;
-	for (i = 0; i < p->n; i++) {
-		double raw;
+	return energy_source_start(src, p, p->n, battery_start, err);
+}
 
-		fill_domain(&src->domains[i], &p->b[i]);
-		/* a first reading now: a charging battery or unreadable file is
-		 * refused before anything runs */
-		if (read_battery(&p->b[i], &raw, err) < 0) {
-			free(p);
-			src->priv = NULL;
-			return -1;
-		}
-		p->b[i].have = 0;
-		p->b[i].used = 0;
-	}
-	return 0;
+static int battery_read_one(struct energy_source *src, size_t i, double *raw, struct eq_error *err)
+{
+	struct battery_priv *p = src->priv;
+
+	return read_battery(&p->b[i], raw, err);
 }
 
 static int battery_read(struct energy_source *src, double *raw, struct eq_error *err)
 {
-	struct battery_priv *p = src->priv;
-	size_t i;
-
-	for (i = 0; i < p->n; i++)
-		if (read_battery(&p->b[i], &raw[i], err) < 0)
-			return -1;
-	return 0;
-}
-
-static void battery_close(struct energy_source *src)
-{
-	free(src->priv);
-	src->priv = NULL;
+	return energy_source_read_each(src, raw, battery_read_one, err);
 }
 
 static int battery_list(const struct energy_env *env, struct energy_offers *out, char *none,
@@ -369,6 +360,6 @@ const struct energy_driver energy_battery = {
 	.what = "a battery's fuel gauge (/sys/class/power_supply)",
 	.open = battery_open,
 	.read = battery_read,
-	.close = battery_close,
+	.close = energy_source_free_priv,
 	.list = battery_list,
 };

@@ -184,6 +184,44 @@ int energy_source_domains(struct energy_source *src, size_t n, struct eq_error *
 	return 0;
 }
 
+int energy_source_start(struct energy_source *src, void *priv, size_t n,
+			int (*start)(struct energy_source *src, size_t i, struct eq_error *err),
+			struct eq_error *err)
+{
+	size_t i;
+
+	if (energy_source_domains(src, n, err) < 0) {
+		free(priv);
+		return -1;
+	}
+	src->priv = priv;
+	for (i = 0; i < n; i++)
+		if (start(src, i, err) < 0) {
+			energy_source_free_priv(src);
+			return -1;
+		}
+	return 0;
+}
+
+int energy_source_read_each(struct energy_source *src, double *raw,
+			    int (*read)(struct energy_source *src, size_t i, double *raw,
+					struct eq_error *err),
+			    struct eq_error *err)
+{
+	size_t i;
+
+	for (i = 0; i < src->ndomains; i++)
+		if (read(src, i, &raw[i], err) < 0)
+			return -1;
+	return 0;
+}
+
+void energy_source_free_priv(struct energy_source *src)
+{
+	free(src->priv);
+	src->priv = NULL;
+}
+
 /* ---- the meter ------------------------------------------------------------ */
 
 static void meter_free(struct energy_meter *m)

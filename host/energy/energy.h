@@ -115,6 +115,22 @@ struct energy_offer *energy_offer_add(struct energy_offers *o, struct eq_error *
 void energy_offers_free(struct energy_offers *o);
 /* Allocates n domains for src (zeroed). */
 int energy_source_domains(struct energy_source *src, size_t n, struct eq_error *err);
+/*
+ * The end of a driver's open: src gets n domains and keeps priv, and
+ * start(src, i) fills domain i and reads it once, so that a source that
+ * cannot be read is refused before anything runs. On a failure priv is
+ * freed and src keeps none.
+ */
+int energy_source_start(struct energy_source *src, void *priv, size_t n,
+			int (*start)(struct energy_source *src, size_t i, struct eq_error *err),
+			struct eq_error *err);
+/* A driver's read: read(src, i, &raw[i]) for every domain i. */
+int energy_source_read_each(struct energy_source *src, double *raw,
+			    int (*read)(struct energy_source *src, size_t i, double *raw,
+					struct eq_error *err),
+			    struct eq_error *err);
+/* The close of a driver whose priv is one allocation. */
+void energy_source_free_priv(struct energy_source *src);
 
 /* ---- a source being read: the meter ------------------------------------ */
 

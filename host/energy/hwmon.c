@@ -268,6 +268,22 @@ static int read_chan(const struct chan *c, double *raw, struct eq_error *err)
 	return 0;
 }
 
+/* A channel's domain and a first reading (a pair's resolution from its
+ * voltage). */
+static int hwmon_start(struct energy_source *src, size_t i, struct eq_error *err)
+{
+	struct hwmon_priv *p = src->priv;
+	double raw;
+	long long mv;
+
+	fill_domain(&src->domains[i], &p->c[i]);
+	if (read_chan(&p->c[i], &raw, err) < 0)
+		return -1;
+	if (p->c[i].k == C_PAIR && energy_read_ll(p->c[i].vfile, &mv, err) == 0)
+		src->domains[i].resolution = 1e-3 * mv * 1e-3;
+	return 0;
+}
+
 static int hwmon_open(struct energy_source *src, const char *sel, const struct energy_env *env,
 		      struct eq_error *err)
 {
@@ -310,42 +326,19 @@ static int hwmon_open(struct energy_source *src, const char *sel, const struct e
 	for (i = 0; left && i < n; i++)
 		if (selected(sel, &c[i]) && !c[i].readable)
 			energy_warn_left_out(src, c[i].name, c[i].why);
-	if (energy_source_domains(src, p->n, err) < 0) {
-		free(p);
-		return -1;
-	}
-	src->priv = p;
-	for (i = 0; i < p->n; i++) {
-		double raw;
-		long long mv;
+	return energy_source_start(src, p, p->n, hwmon_start, err);
+}
 
-		fill_domain(&src->domains[i], &p->c[i]);
-		if (read_chan(&p->c[i], &raw, err) < 0) {
-			free(p);
-			src->priv = NULL;
-			return -1;
-		}
-		if (p->c[i].k == C_PAIR && energy_read_ll(p->c[i].vfile, &mv, err) == 0)
-			src->domains[i].resolution = 1e-3 * mv * 1e-3;
-	}
-	return 0;
+static int hwmon_read_one(struct energy_source *src, size_t i, double *raw, struct eq_error *err)
+{
+	struct hwmon_priv *p = src->priv;
+
+	return read_chan(&p->c[i], raw, err);
 }
 
 static int hwmon_read(struct energy_source *src, double *raw, struct eq_error *err)
 {
-	struct hwmon_priv *p = src->priv;
-	size_t i;
-
-	for (i = 0; i < p->n; i++)
-		if (read_chan(&p->c[i], &raw[i], err) < 0)
-			return -1;
-	return 0;
-}
-
-static void hwmon_close(struct energy_source *src)
-{
-	free(src->priv);
-	src->priv = NULL;
+	return energy_source_read_each(src, raw, hwmon_read_one, err);
 }
 
 static int hwmon_list(const struct energy_env *env, struct energy_offers *out, char *none,
@@ -377,6 +370,6 @@ const struct energy_driver energy_hwmon = {
 	.what = "power and energy sensors under /sys/class/hwmon (INA2xx, INA3221, meters)",
 	.open = hwmon_open,
 	.read = hwmon_read,
-	.close = hwmon_close,
+	.close = energy_source_free_priv,
 	.list = hwmon_list,
 };
