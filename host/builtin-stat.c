@@ -205,14 +205,7 @@ static int read_all(struct meters *ms, double *t, struct eq_error *err)
 
 static void nap(double s)
 {
-	struct timespec ts;
-
-	if (s <= 0)
-		return;
-	ts.tv_sec = (time_t)s;
-	ts.tv_nsec = (long)((s - (double)ts.tv_sec) * 1e9);
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR && !stop_signal)
-		;
+	energy_nap(s, &stop_signal);
 }
 
 /* How long after an edge (a run's start or end) one more reading brackets

@@ -38,6 +38,18 @@ double energy_now(void)
 	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+void energy_nap(double s, const volatile sig_atomic_t *stop)
+{
+	struct timespec ts;
+
+	if (s <= 0)
+		return;
+	ts.tv_sec = (time_t)s;
+	ts.tv_nsec = (long)((s - (double)ts.tv_sec) * 1e9);
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR && !(stop && *stop))
+		;
+}
+
 int energy_fmt(char *buf, size_t size, const char *fmt, ...)
 {
 	va_list ap;

@@ -21,6 +21,7 @@
 #ifndef EQ_ENERGY_H
 #define EQ_ENERGY_H
 
+#include <signal.h>
 #include <stddef.h>
 
 #include "util/eq_error.h"
@@ -168,5 +169,8 @@ void energy_meter_close(struct energy_meter *m);
 
 /* CLOCK_MONOTONIC in seconds. */
 double energy_now(void);
+/* Sleeps s seconds between readings, on through signals unless one set
+ * *stop (stop may be NULL). */
+void energy_nap(double s, const volatile sig_atomic_t *stop);
 
 #endif

@@ -4,11 +4,9 @@
  */
 #include "record/energy.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "energy/energy.h"
 #include "progress.h"
@@ -119,18 +117,6 @@ int record_energy_write(struct record_energy *re, struct recorder *rec, struct e
 	return recorder_add_energy_readings(rec, re->buf, n, err);
 }
 
-static void nap(double s)
-{
-	struct timespec ts;
-
-	if (s <= 0)
-		return;
-	ts.tv_sec = (time_t)s;
-	ts.tv_nsec = (long)((s - (double)ts.tv_sec) * 1e9);
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
-}
-
 /* 1 when every counter and store changed at a reading whose previous one
  * was already at or after t_end (its value then covers the end). */
 static int all_updated_after(const struct energy_meter *m, double t_end, const char **who)
@@ -165,7 +151,7 @@ int record_energy_finish(struct record_energy *re, struct recorder *rec, double 
 		if (d->update_s <= 0.05 && x > edge)
 			edge = x;
 	}
-	nap(edge);
+	energy_nap(edge, NULL);
 	if (energy_meter_read(re->m, &t, err) < 0)
 		return -1;
 	deadline = energy_now() + settle_s;
@@ -174,7 +160,7 @@ int record_energy_finish(struct record_energy *re, struct recorder *rec, double 
 		if (eq_progress_due(&line))
 			eq_progress_show(&line, "eqprof record: waiting for %s to update (at most %.0f s more)",
 					 who, deadline - energy_now());
-		nap(fmin(re->poll_s, 0.1));
+		energy_nap(fmin(re->poll_s, 0.1), NULL);
 		if (energy_meter_read(re->m, &t, err) < 0) {
 			rc = -1;
 			break;
