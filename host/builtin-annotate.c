@@ -10,6 +10,7 @@
 
 #include "annotate/annotate.h"
 #include "builtin.h"
+#include "cmd.h"
 #include "parse-options.h"
 #include "file/eqp.h"
 #include "file/outfile.h"
@@ -84,7 +85,7 @@ int cmd_annotate(int argc, char **argv)
 	if (!f || eqp_require_samples(f, &err) < 0)
 		goto fail;
 	if (eqp_warning(f))
-		fprintf(stderr, "eqprof annotate: warning: %s\n", eqp_warning(f));
+		eq_warn("%s", eqp_warning(f));
 	s = eq_sym_new(f, &so, &err);
 	if (!s)
 		goto fail;
@@ -92,7 +93,7 @@ int cmd_annotate(int argc, char **argv)
 	if (!a)
 		goto fail;
 	for (size_t i = 0; i < eq_sym_nwarnings(s); i++)
-		fprintf(stderr, "eqprof annotate: warning: %s\n", eq_sym_warning(s, i));
+		eq_warn("%s", eq_sym_warning(s, i));
 	if (eq_output_not_input(out, &file, 1, &err) < 0 || eq_outfile_open(&o, out, &err) < 0)
 		goto fail;
 	eq_annotation_print(o.fp, a, fmt, file, show_source);
@@ -101,7 +102,7 @@ int cmd_annotate(int argc, char **argv)
 	rc = 0;
 	goto done;
 fail:
-	fprintf(stderr, "eqprof annotate: %s\n", err.msg);
+	eq_error_msg("%s", err.msg);
 done:
 	eq_annotation_free(a);
 	eq_sym_free(s);

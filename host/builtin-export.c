@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "builtin.h"
+#include "cmd.h"
 #include "parse-options.h"
 #include "progress.h"
 #include "file/eqp.h"
@@ -112,13 +113,13 @@ int cmd_export(int argc, char **argv)
 		return rc == 1 ? 0 : rc;
 	f = eqp_open(a.file, &err);
 	if (!f || eqp_require_samples(f, &err) < 0) {
-		fprintf(stderr, "eqprof export: %s\n", err.msg);
+		eq_error_msg("%s", err.msg);
 		if (f)
 			eqp_close(f);
 		return 1;
 	}
 	if (eqp_warning(f))
-		fprintf(stderr, "eqprof export: warning: %s\n", eqp_warning(f));
+		eq_warn("%s", eqp_warning(f));
 	so.symfs = a.symfs;
 	so.check_build_id = !a.no_build_id_check;
 	sym = eq_sym_new(f, &so, &err);
@@ -134,9 +135,9 @@ int cmd_export(int argc, char **argv)
 		export_ctx_free(&x);
 	}
 	if (rc)
-		fprintf(stderr, "eqprof export: %s\n", err.msg);
+		eq_error_msg("%s", err.msg);
 	for (i = 0; sym && i < eq_sym_nwarnings(sym); i++)
-		fprintf(stderr, "eqprof export: warning: %s\n", eq_sym_warning(sym, i));
+		eq_warn("%s", eq_sym_warning(sym, i));
 	eq_sym_free(sym);
 	eqp_close(f);
 	return rc;

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "builtin.h"
+#include "cmd.h"
 #include "parse-options.h"
 #include "progress.h"
 #include "file/csv_samples.h"
@@ -438,9 +439,9 @@ static int run_import(struct import_opts *o)
 	fclose(in);
 out:
 	if (rc)
-		fprintf(stderr, "eqprof import: %s\n", err.msg);
+		eq_error_msg("%s", err.msg);
 	else if (count == 0)
-		fprintf(stderr, "eqprof import: warning: %s has no samples; %s holds none\n",
+		eq_warn("%s has no samples; %s holds none",
 			o->samples, o->out);
 	free(extra);
 	if (o->symfs)

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "builtin.h"
+#include "cmd.h"
 #include "cortexm/cmrec.h"
 #include "util/units.h"
 
@@ -32,12 +33,12 @@ int cmd_record_cortexm(struct cm_rec_opts *op, int argc, char **argv)
 		n += (size_t)snprintf(cmd + n, sizeof(cmd) - n, "%s%s", i ? " " : "eqprof ", argv[i]);
 	o.command = cmd;
 	if (cm_record(&o, &r, &err) < 0) {
-		fprintf(stderr, "eqprof record: %s\n", err.msg);
+		eq_error_msg("%s", err.msg);
 		return 1;
 	}
 	if (!o.quiet) {
-		fprintf(stderr, "eqprof record: %llu samples from %s into %s; lost %llu (ring full %llu, "
-			"merged edges %llu, on the link %llu)%s%s\n",
+		eq_note("%llu samples from %s into %s; lost %llu (ring full %llu, "
+			"merged edges %llu, on the link %llu)%s%s",
 			(unsigned long long)r.samples, o.port, o.out,
 			(unsigned long long)(r.lost_ring + r.lost_merged + r.lost_link),
 			(unsigned long long)r.lost_ring, (unsigned long long)r.lost_merged,

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "builtin.h"
+#include "cmd.h"
 #include "cortexm/cmrec.h"
 #include "parse-options.h"
 #include "file/eqp.h"
@@ -462,19 +463,19 @@ static int parse_opts(int argc, char **argv, struct record_opts *o, struct cm_re
 	if (!o->events_set)
 		o->events = o->all ? TE_G_ALL : 0;
 	if (o->quantum_j > 0 && !o->energy) {
-		fprintf(stderr, "eqprof record: --quantum goes with -e: time-driven samples carry no energy\n");
+		eq_error_msg("--quantum goes with -e: time-driven samples carry no energy");
 		return 2;
 	}
 	/* call chains come from perf only: -t -g uses perf even with the module */
 	o->use_module = o->energy || (!o->callchain && !o->dwarf_stack && !o->attach &&
 				      module_recorder_available(NULL));
 	if (o->energy && o->esource) {
-		fprintf(stderr, "eqprof record: --energy %s goes with -t: energy-driven samples (-e) already carry the board's energy, one quantum each\n",
+		eq_error_msg("--energy %s goes with -t: energy-driven samples (-e) already carry the board's energy, one quantum each",
 			o->esource);
 		return 2;
 	}
 	if (o->energy && (o->callchain || o->dwarf_stack)) {
-		fprintf(stderr, "eqprof record: %s: the eqprof module records no call chains; record -e without it\n",
+		eq_error_msg("%s: the eqprof module records no call chains; record -e without it",
 			o->callchain ? "-g" : "--call-graph dwarf");
 		return 2;
 	}
@@ -502,7 +503,7 @@ static void check_rate(const struct record_opts *o)
 		return; /* the recording itself will say what is wrong */
 	if (achieved >= 0.8 * o->hz && slowdown <= 1.5)
 		return;
-	fprintf(stderr, "eqprof record: warning: -t %s: this machine took %s (%.0f%% of it) while sampling a busy loop, which ran %.1f times slower; shares stay unbiased, but fewer samples come and the program is disturbed: a lower -t is kinder\n",
+	eq_warn("-t %s: this machine took %s (%.0f%% of it) while sampling a busy loop, which ran %.1f times slower; shares stay unbiased, but fewer samples come and the program is disturbed: a lower -t is kinder",
 		eq_format_quantity(want, sizeof(want), o->hz, "Hz"),
 		eq_format_quantity(got, sizeof(got), achieved, "Hz"), 100 * achieved / o->hz,
 		slowdown);
@@ -513,7 +514,7 @@ static void check_rate(const struct record_opts *o)
 static void record_sampling(struct record_opts *o)
 {
 	if (!o->quiet && !o->energy)
-		fprintf(stderr, "eqprof record: time-driven through %s\n", o->use_module
+		eq_note("time-driven through %s", o->use_module
 			? "the eqprof module's hrtimers (/dev/eqprof)"
 			: !module_recorder_available(NULL) ? "perf's cpu-clock (the eqprof module is not loaded)"
 			: o->callchain || o->dwarf_stack ? "perf's cpu-clock (call chains come from perf, not from the eqprof module)"
@@ -531,7 +532,7 @@ static void record_sampling(struct record_opts *o)
 	} else if (perf_kernel_allowed(o->kernel_note, sizeof(o->kernel_note))) {
 		o->kernel = 1;
 	} else if (!o->quiet) {
-		fprintf(stderr, "eqprof record: %s\n", o->kernel_note);
+		eq_note("%s", o->kernel_note);
 	}
 }
 
@@ -539,11 +540,11 @@ static void record_sampling(struct record_opts *o)
 static int record_exit(const struct record_opts *o, int status)
 {
 	if (WIFEXITED(status) && WEXITSTATUS(status)) {
-		fprintf(stderr, "eqprof record: %s exited with status %d\n", o->argv[0], WEXITSTATUS(status));
+		eq_error_msg("%s exited with status %d", o->argv[0], WEXITSTATUS(status));
 		return WEXITSTATUS(status);
 	}
 	if (WIFSIGNALED(status) && !record_stop_signal()) {
-		fprintf(stderr, "eqprof record: %s was killed by signal %d\n", o->argv[0], WTERMSIG(status));
+		eq_error_msg("%s was killed by signal %d", o->argv[0], WTERMSIG(status));
 		return 128 + WTERMSIG(status);
 	}
 	/* an attached process is recorded until Ctrl-C: that is success */
@@ -561,9 +562,9 @@ static int record_commit(struct recorder *rec, const struct record_opts *o,
 	char *file = strdup(recorder_file(rec));
 
 	if (recorder_commit(rec, err) < 0) {
-		fprintf(stderr, "eqprof record: %s\n", err->msg);
+		eq_error_msg("%s", err->msg);
 		if (file)
-			fprintf(stderr, "eqprof record: the unfinished recording is %s\n", file);
+			eq_error_msg("the unfinished recording is %s", file);
 		free(file);
 		return -1;
 	}
@@ -582,8 +583,8 @@ static int record_energy_source(const struct record_opts *o, struct record_sourc
 		return -1;
 	/* not hidden by -q: the recording lacks these domains */
 	if (record_energy_warning(src->energy)[0])
-		fprintf(stderr, "eqprof record: warning: --energy %s: %s; the recording lacks "
-			"them (name the domains to read to make this an error)\n", o->esource,
+		eq_warn("--energy %s: %s; the recording lacks "
+			"them (name the domains to read to make this an error)", o->esource,
 			record_energy_warning(src->energy));
 	return 0;
 }
@@ -622,13 +623,13 @@ int cmd_record(int argc, char **argv)
 	if (mode == REC_CORTEXM) {
 		/* another target than this machine (docs/target-cortexm.md) */
 		if (!cmd_record_cortexm) {
-			fprintf(stderr, "eqprof record: --target is not in eqprof-record (it records this machine); record a Cortex-M target with the workstation's eqprof\n");
+			eq_error_msg("--target is not in eqprof-record (it records this machine); record a Cortex-M target with the workstation's eqprof");
 			return 2;
 		}
 		return cmd_record_cortexm(&cm, argc, argv);
 	}
 	if (o.energy && !module_recorder_available(NULL)) {
-		fprintf(stderr, "eqprof record: energy-driven recording (-e) needs the board's interrupt wired to a GPIO of this machine and the eqprof module loaded: %s does not exist (docs/target-linux.md); use -t for time-driven sampling, or 'eqprof sim' for a simulated energy-driven run\n",
+		eq_error_msg("energy-driven recording (-e) needs the board's interrupt wired to a GPIO of this machine and the eqprof module loaded: %s does not exist (docs/target-linux.md); use -t for time-driven sampling, or 'eqprof sim' for a simulated energy-driven run",
 			"/dev/eqprof");
 		return 1;
 	}
@@ -638,7 +639,7 @@ int cmd_record(int argc, char **argv)
 		if (o.energy)
 			goto fail;
 		/* -t: the module is there but not ours to use; perf will do */
-		fprintf(stderr, "eqprof record: not using the eqprof module: %s\n", err.msg);
+		eq_error_msg("not using the eqprof module: %s", err.msg);
 		module_recorder_close(src.mod);
 		src.mod = NULL;
 		o.use_module = 0;
@@ -652,7 +653,7 @@ int cmd_record(int argc, char **argv)
 			goto fail;
 		}
 		if (trace_recorder_note(src.trace)[0])
-			fprintf(stderr, "eqprof record: not logging %s\n", trace_recorder_note(src.trace));
+			eq_error_msg("not logging %s", trace_recorder_note(src.trace));
 	}
 	record_describe(target, sizeof(target), extra, sizeof(extra), &o, &src);
 	if (src.trace)
@@ -681,12 +682,12 @@ int cmd_record(int argc, char **argv)
 		goto fail;
 	}
 	if (rc < 0) {
-		fprintf(stderr, "eqprof record: %s\n", err.msg);
-		fprintf(stderr, "eqprof record: finishing the recording with what was recorded\n");
+		eq_error_msg("%s", err.msg);
+		eq_error_msg("finishing the recording with what was recorded");
 	}
 	/* Kernel samples symbolize through the kernel's own symbol table. */
 	if ((src.mod || o.all || o.kernel) && record_kernel_symbols(rec, &err) < 0)
-		fprintf(stderr, "eqprof record: warning: %s\n", err.msg);
+		eq_warn("%s", err.msg);
 	if (record_commit(rec, &o, &src, &err) < 0) {
 		record_sources_close(&src);
 		return 1;
@@ -701,6 +702,6 @@ int cmd_record(int argc, char **argv)
 	return record_exit(&o, status);
 fail:
 	record_sources_close(&src);
-	fprintf(stderr, "eqprof record: %s\n", err.msg);
+	eq_error_msg("%s", err.msg);
 	return 1;
 }

@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "builtin.h"
+#include "cmd.h"
 #include "parse-options.h"
 #include "energy/energy.h"
 #include "file/outfile.h"
@@ -300,19 +301,19 @@ int cmd_sources(int argc, char **argv)
 	for (k = 0; energy_drivers[k]; k++) {
 		l.names[k] = energy_drivers[k]->name;
 		if (energy_drivers[k]->list(&env, &l.offers, l.none[k], sizeof(l.none[k]), &err) < 0) {
-			fprintf(stderr, "eqprof sources: %s\n", err.msg);
+			eq_error_msg("%s", err.msg);
 			goto out;
 		}
 	}
 	l.probes = calloc(l.offers.n ? l.offers.n : 1, sizeof(*l.probes));
 	if (!l.probes) {
-		fprintf(stderr, "eqprof sources: out of memory\n");
+		eq_error_msg("out of memory");
 		goto out;
 	}
 	if (probe > 0)
 		probe_all(&l, probe);
 	if (eq_outfile_open(&out, outpath ? outpath : "-", &err) < 0) {
-		fprintf(stderr, "eqprof sources: %s\n", err.msg);
+		eq_error_msg("%s", err.msg);
 		goto out;
 	}
 	if (l.fmt == EQ_FMT_JSON)
@@ -322,7 +323,7 @@ int cmd_sources(int argc, char **argv)
 	else
 		print_table(out.fp, &l);
 	if (eq_outfile_commit(&out, &err) < 0) {
-		fprintf(stderr, "eqprof sources: %s\n", err.msg);
+		eq_error_msg("%s", err.msg);
 		goto out;
 	}
 	rc = 0;

@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "builtin.h"
+#include "cmd.h"
 #include "parse-options.h"
 #include "energy/energy.h"
 #include "file/outfile.h"
@@ -735,8 +736,8 @@ int cmd_stat(int argc, char **argv)
 	/* not hidden by -q: the results lack these domains */
 	for (i = 0; i < ms.n; i++)
 		if (ms.m[i]->src.warning[0])
-			fprintf(stderr, "eqprof stat: warning: --energy %s: %s; the results lack them "
-				"(name the domains to read to make this an error)\n", ms.m[i]->src.spec,
+			eq_warn("--energy %s: %s; the results lack them "
+				"(name the domains to read to make this an error)", ms.m[i]->src.spec,
 				ms.m[i]->src.warning);
 	/* The output is checked before anything runs. */
 	if (o.out && eq_output_not_input(o.out, NULL, 0, &err) < 0)
@@ -764,7 +765,7 @@ int cmd_stat(int argc, char **argv)
 		goto fail;
 	}
 	if (stop_signal && !o.quiet)
-		fprintf(stderr, "eqprof stat: stopped by a signal after %u of %u runs; reporting those\n",
+		eq_note("stopped by a signal after %u of %u runs; reporting those",
 			done, o.runs);
 	for (i = 0; i < ms.n; i++)
 		energy_meter_settle(ms.m[i]);
@@ -799,7 +800,7 @@ int cmd_stat(int argc, char **argv)
 	goto done;
 fail:
 	eq_progress_end(&line, 0);
-	fprintf(stderr, "eqprof stat: %s\n", err.msg);
+	eq_error_msg("%s", err.msg);
 done:
 	free_doms(d, nd);
 	free(runs);

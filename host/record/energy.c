@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "energy/energy.h"
+#include "cmd.h"
 #include "progress.h"
 
 struct record_energy {
@@ -168,7 +169,7 @@ int record_energy_finish(struct record_energy *re, struct recorder *rec, double 
 	}
 	eq_progress_end(&line, 1);
 	if (rc == 0 && !all_updated_after(re->m, t_end, &who) && !quiet)
-		fprintf(stderr, "eqprof record: warning: %s did not update within %.0f s after the command ended: the energy of the last interval is known only within wide bounds (--energy-settle waits longer)\n",
+		eq_warn("%s did not update within %.0f s after the command ended: the energy of the last interval is known only within wide bounds (--energy-settle waits longer)",
 			who, settle_s);
 	energy_meter_settle(re->m);
 	if (record_energy_write(re, rec, err) < 0)

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "record/session.h"
+#include "cmd.h"
 #include "record/marks.h"
 #include "record/module.h"
 #include "record/perf.h"
@@ -236,7 +237,7 @@ static int open_perf(const struct record_opts *o, struct record_sources *s, stru
 		int offline, online = perf_recorder_cpus(s->perf, &offline);
 
 		if (offline)
-			fprintf(stderr, "eqprof record: warning: %d of %d CPUs are offline and have no counter: work moved there later is not sampled\n",
+			eq_warn("%d of %d CPUs are offline and have no counter: work moved there later is not sampled",
 				offline, online + offline);
 	}
 	if (s->mod && !o->all) {
@@ -410,7 +411,7 @@ static int record_loop(const struct record_opts *o, struct recorder *rec,
 		rc = stop_sources(src, err);
 	eq_progress_end(&line, 1);
 	if (rc == 0 && marks->n && !o->quiet)
-		fprintf(stderr, "eqprof record: %llu marker%s from the command%s\n",
+		eq_note("%llu marker%s from the command%s",
 			(unsigned long long)marks->n, marks->n == 1 ? "" : "s",
 			marks->truncated ? " (some cut to 255 bytes)" : "");
 	if (rc == 0 && src->energy &&
