@@ -9,6 +9,7 @@
 
 #include "attrib/attrib.h"
 #include "builtin.h"
+#include "cmd.h"
 #include "power_by.h"
 #include "regress/regress.h"
 #include "report_common.h"
@@ -79,7 +80,7 @@ int cmd_power_by(const struct power_by_args *by, const char *file, enum eq_forma
 
 	for (i = 0; i < by->models.n; i++) {
 		if (eq_devmodel_read(by->models.v[i], models, 64, &o.nmodels, &err) < 0) {
-			fprintf(stderr, "eqprof power: %s\n", err.msg);
+			eq_error_msg("%s", err.msg);
 			return 1;
 		}
 		o.models = models;
@@ -91,13 +92,13 @@ int cmd_power_by(const struct power_by_args *by, const char *file, enum eq_forma
 	if (eq_one_open("power", &one, file) == 0) {
 		r = eq_regress_fit(one.f, one.s, &o, &err);
 		if (!r) {
-			fprintf(stderr, "eqprof power: %s\n", err.msg);
+			eq_error_msg("%s", err.msg);
 		} else {
 			struct print_arg pa = { r, file, one.fmt };
 
 			rc = eq_one_write("power", &one, print_fit, &pa);
 			if (rc == 0 && r->warning[0] && one.out)
-				fprintf(stderr, "eqprof power: warning: %s\n", r->warning);
+				eq_warn("%s", r->warning);
 		}
 	}
 	eq_regress_free(r);

@@ -10,6 +10,7 @@
 
 #include "attrib/attrib.h"
 #include "builtin.h"
+#include "cmd.h"
 #include "report_common.h"
 
 #define MAX_MODELS 64
@@ -47,7 +48,7 @@ int cmd_report_attribute(const struct eq_report_opts *o, const struct eq_paths *
 	}
 	for (i = 0; i < models->n; i++)
 		if (eq_devmodel_read(models->v[i], model, MAX_MODELS, &nmodels, &err) < 0) {
-			fprintf(stderr, "eqprof report: %s\n", err.msg);
+			eq_error_msg("%s", err.msg);
 			return 1;
 		}
 	eq_one_init(&one);
@@ -57,7 +58,7 @@ int cmd_report_attribute(const struct eq_report_opts *o, const struct eq_paths *
 	if (eq_one_open("report", &one, file) == 0) {
 		a = eq_attrib_build(one.f, one.s, by, model, nmodels, &err);
 		if (!a) {
-			fprintf(stderr, "eqprof report: %s\n", err.msg);
+			eq_error_msg("%s", err.msg);
 		} else {
 			struct print_arg pa = { a, file, one.fmt };
 

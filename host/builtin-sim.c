@@ -3,6 +3,7 @@
  * simulator and write both recordings and the truth (docs/simulator.md).
  */
 #include "builtin.h"
+#include "cmd.h"
 #include "parse-options.h"
 #include "progress.h"
 #include "sim.h"
@@ -67,7 +68,7 @@ static int print_builtin(const char *name)
 	const struct sim_builtin_scn *b = sim_builtin_find(name);
 
 	if (!b) {
-		fprintf(stderr, "eqprof sim: no built-in scenario '%s' ('eqprof sim --list')\n", name);
+		eq_error_msg("no built-in scenario '%s' ('eqprof sim --list')", name);
 		return 1;
 	}
 	fwrite(b->text, 1, b->len, stdout);
@@ -241,7 +242,7 @@ static int calibrate(const struct sim_args *a)
 	printf("e_min_high %.7g\n", sum / n);
 	return 0;
 fail:
-	fprintf(stderr, "eqprof sim: %s\n", err.msg);
+	eq_error_msg("%s", err.msg);
 	return 1;
 }
 
@@ -273,7 +274,7 @@ int cmd_sim(int argc, char **argv)
 	if (mode == SIM_PRINT)
 		return print_builtin(a.print);
 	if (load(&sc, a.scenario, &err) < 0) {
-		fprintf(stderr, "eqprof sim: %s\n", err.msg);
+		eq_error_msg("%s", err.msg);
 		return 1;
 	}
 	if (apply_overrides(&sc, &a, &err) < 0)
@@ -313,7 +314,7 @@ int cmd_sim(int argc, char **argv)
 	return 0;
 fail:
 	eq_progress_end(&prog, 0);
-	fprintf(stderr, "eqprof sim: %s\n", err.msg);
+	eq_error_msg("%s", err.msg);
 	sim_scenario_free(&sc);
 	return 1;
 }
