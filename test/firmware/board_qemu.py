@@ -138,14 +138,22 @@ def run(marks):
                           capture_output=True, text=True, check=True).stdout
     vmlinuz = re.search(r"^VMLINUZ=(\S+)", kabi, re.M).group(1)
     work = tempfile.mkdtemp(prefix="/tmp/eqbq.")
-    bridge = subprocess.Popen([os.path.join(b, "sim/hil/hilbridge"),
-                               os.path.join(b, "firmware/eqfw-simavr.elf"), work,
+    # The firmware is built once, in the plain build: a sanitizer build's B
+    # is beside it (as board-faults.sh and run-loop.sh find it).
+    elf = os.path.join(b, "firmware/eqfw-simavr.elf")
+    if not os.path.exists(elf):
+        elf = os.path.join(b, "..", "firmware/eqfw-simavr.elf")
+    bridge = subprocess.Popen([os.path.join(b, "sim/hil/hilbridge"), elf, work,
                                "--powers", POWER, "--life", "1500"],
                               stderr=open(path("bridge.log"), "w"))
     for _ in range(400):
         if os.path.exists(os.path.join(work, "port")) and open(os.path.join(work, "port")).read():
             break
+        if bridge.poll() is not None:
+            break
         time.sleep(0.05)
+    if not os.path.exists(os.path.join(work, "port")):
+        sys.exit("board-qemu: the bridge gave no port (exit %s): see %s" % (bridge.poll(), path("bridge.log")))
     pty = open(os.path.join(work, "port")).read().strip()[len("tty:"):]
     # port 1 each time: the cable goes back into the same socket
     ft = "usb-serial,id=ft,chardev=board,bus=xhci.0,port=1,serial=" + SERIAL
