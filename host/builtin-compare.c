@@ -170,34 +170,12 @@ static void side_name(char *buf, size_t n, const char *const *files, int nf)
  * the energy-driven side starts; -1 after a message. */
 static int split_sides(struct eq_report_opts *o)
 {
-	const char *files[EQ_REPORT_MAX_FILES];
-	int i, nf = 0, split = -1;
-
-	for (i = 0; i < o->nfiles; i++) {
-		if (!strcmp(o->files[i], "vs")) {
-			if (split >= 0) {
-				fputs("eqprof compare: 'vs' given twice; give the time-driven recordings, vs, "
-				      "the energy-driven ones\n", stderr);
-				return -1;
-			}
-			split = nf;
-			continue;
-		}
-		files[nf++] = o->files[i];
-	}
-	if (split < 0)
-		split = nf == 2 ? 1 : -1;
-	if (o->default_file || split <= 0 || split >= nf) {
-		fprintf(stderr, "eqprof compare: give two recordings, a time-driven and an energy-driven "
-			"one (TIME.eqp ENERGY.eqp), or several of each separated by 'vs' "
-			"(T1.eqp T2.eqp vs E1.eqp E2.eqp)%s\n'eqprof compare --help' lists the options\n",
-			nf > 2 && split < 0 ? "; with more than two, 'vs' says where the energy-driven ones start" : "");
-		return -1;
-	}
-	for (i = 0; i < nf; i++)
-		o->files[i] = files[i];
-	o->nfiles = nf;
-	return split;
+	return eq_report_split_vs("compare", o,
+				  "give the time-driven recordings, vs, the energy-driven ones",
+				  "give two recordings, a time-driven and an energy-driven one "
+				  "(TIME.eqp ENERGY.eqp), or several of each separated by 'vs' "
+				  "(T1.eqp T2.eqp vs E1.eqp E2.eqp)",
+				  "; with more than two, 'vs' says where the energy-driven ones start");
 }
 
 int cmd_compare(int argc, char **argv)

@@ -135,35 +135,12 @@ static int energy_profiles(const struct eq_report_opts *o, struct eq_loaded_prof
 
 /* Splits the recordings at 'vs' (or two without it) into A's and B's;
  * returns where B starts, or -1 after saying what is wrong. */
-static int diff_sides(struct eq_report_opts *o, const char **files, int *nfp)
+static int diff_sides(struct eq_report_opts *o)
 {
-	int i, nf = 0, split = -1;
-
-	for (i = 0; i < o->nfiles; i++) {
-		if (!strcmp(o->files[i], "vs")) {
-			if (split >= 0) {
-				fputs("eqprof diff: 'vs' given twice; give A's recordings, vs, B's\n", stderr);
-				return -1;
-			}
-			split = nf;
-			continue;
-		}
-		files[nf++] = o->files[i];
-	}
-	if (split < 0)
-		split = nf == 2 ? 1 : -1;
-	if (o->default_file || split <= 0 || split >= nf) {
-		fprintf(stderr, "eqprof diff: give two recordings (A.eqp B.eqp), or several on each side "
-			"separated by 'vs' (A1.eqp A2.eqp vs B1.eqp B2.eqp)%s\n"
-			"'eqprof diff --help' lists the options\n",
-			nf > 2 && split < 0 ? "; with more than two, 'vs' says where B starts" : "");
-		return -1;
-	}
-	for (i = 0; i < nf; i++)
-		o->files[i] = files[i];
-	o->nfiles = nf;
-	*nfp = nf;
-	return split;
+	return eq_report_split_vs("diff", o, "give A's recordings, vs, B's",
+				  "give two recordings (A.eqp B.eqp), or several on each side "
+				  "separated by 'vs' (A1.eqp A2.eqp vs B1.eqp B2.eqp)",
+				  "; with more than two, 'vs' says where B starts");
 }
 
 int cmd_diff(int argc, char **argv)
@@ -171,7 +148,7 @@ int cmd_diff(int argc, char **argv)
 	struct eq_report_opts o;
 	struct eq_loaded_profile lp[EQ_REPORT_MAX_FILES];
 	struct eq_profile *profs[EQ_REPORT_MAX_FILES], *pool[2] = { NULL, NULL };
-	const char *files[EQ_REPORT_MAX_FILES];
+	const char *const *files = o.files;
 	struct eq_diff *d = NULL;
 	struct ep_profile *ep[EQ_REPORT_MAX_FILES] = { 0 };
 	struct ep_diff *ed = NULL;
@@ -182,9 +159,10 @@ int cmd_diff(int argc, char **argv)
 	rc = parse_diff_options(argc, argv, &o);
 	if (rc < 0)
 		return EQ_PARSE_STATUS(rc);
-	split = diff_sides(&o, files, &nf);
+	split = diff_sides(&o);
 	if (split < 0)
 		return 2;
+	nf = o.nfiles;
 	na = split;
 	nb = nf - split;
 	if (!o.interval_given)

@@ -568,3 +568,33 @@ int eq_json_add_member(FILE *out, void (*first)(FILE *out, const void *arg), con
 	free(buf);
 	return rc;
 }
+
+int eq_report_split_vs(const char *cmd, struct eq_report_opts *o, const char *twice,
+		       const char *usage, const char *more)
+{
+	const char *files[EQ_REPORT_MAX_FILES];
+	int i, nf = 0, split = -1;
+
+	for (i = 0; i < o->nfiles; i++) {
+		if (!strcmp(o->files[i], "vs")) {
+			if (split >= 0) {
+				fprintf(stderr, "eqprof %s: 'vs' given twice; %s\n", cmd, twice);
+				return -1;
+			}
+			split = nf;
+			continue;
+		}
+		files[nf++] = o->files[i];
+	}
+	if (split < 0)
+		split = nf == 2 ? 1 : -1;
+	if (o->default_file || split <= 0 || split >= nf) {
+		fprintf(stderr, "eqprof %s: %s%s\n'eqprof %s --help' lists the options\n", cmd, usage,
+			nf > 2 && split < 0 ? more : "", cmd);
+		return -1;
+	}
+	for (i = 0; i < nf; i++)
+		o->files[i] = files[i];
+	o->nfiles = nf;
+	return split;
+}

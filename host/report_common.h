@@ -69,6 +69,12 @@ int eq_report_check_filter(const char *cmd, const struct eq_report_opts *o,
  * follow their arguments.
  */
 void eq_report_opts_init(struct eq_report_opts *o);
+/* Two sides of recordings, given as A.eqp B.eqp or A1... vs B1...: drops
+ * the 'vs' from o->files and returns where the second side starts, or -1
+ * after saying what is wrong in cmd's words: twice ('vs' twice), usage
+ * (what to give) and more (the hint when more than two came without 'vs'). */
+int eq_report_split_vs(const char *cmd, struct eq_report_opts *o, const char *twice,
+		       const char *usage, const char *more);
 int eq_report_args(const struct eq_command *cmd, int nargs, char **args, int nfiles,
 		   struct eq_report_opts *o);
 
