@@ -24,12 +24,12 @@
 #include <unistd.h>
 
 #include "file/eqp.h"
+#include "synth_elf.h"
 
 #define BASE 0x555555554000ull
 #define PID 4242
 #define BATCH 65536
 
-struct func { uint64_t vaddr, size; };
 
 static double now(void)
 {
@@ -43,56 +43,6 @@ static void die(const char *what, const char *msg)
 {
 	fprintf(stderr, "report_bench: %s: %s\n", what, msg);
 	exit(1);
-}
-
-/* Every sized function symbol, and the maps text of the PIE at BASE. */
-static size_t read_elf(const char *path, struct func **out, char *maps, size_t maps_size)
-{
-	int fd = open(path, O_RDONLY);
-	Elf *elf = NULL;
-	Elf_Scn *scn = NULL;
-	size_t n = 0, cap = 0, nph, i, used = 0;
-	struct func *v = NULL;
-
-	elf_version(EV_CURRENT);
-	if (fd < 0 || !(elf = elf_begin(fd, ELF_C_READ, NULL)))
-		die(path, "cannot read ELF");
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB)
-			continue;
-		d = elf_getdata(scn, NULL);
-		for (i = 0; d && i < sh.sh_size / sh.sh_entsize; i++) {
-			GElf_Sym s;
-
-			if (!gelf_getsym(d, (int)i, &s) || GELF_ST_TYPE(s.st_info) != STT_FUNC ||
-			    !s.st_size || !s.st_value)
-				continue;
-			if (n == cap && !(v = realloc(v, (cap = cap ? 2 * cap : 1024) * sizeof(*v))))
-				die(path, "out of memory");
-			v[n++] = (struct func){ s.st_value, s.st_size };
-		}
-	}
-	elf_getphdrnum(elf, &nph);
-	for (i = 0; i < nph; i++) {
-		GElf_Phdr ph;
-
-		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
-			continue;
-		used += (size_t)snprintf(maps + used, maps_size - used,
-			"%llx-%llx %c%c%cp %08llx 08:01 1 %s\n",
-			(unsigned long long)(BASE + (ph.p_vaddr & ~0xfffull)),
-			(unsigned long long)(BASE + ((ph.p_vaddr + ph.p_memsz + 0xfff) & ~0xfffull)),
-			ph.p_flags & PF_R ? 'r' : '-', ph.p_flags & PF_W ? 'w' : '-',
-			ph.p_flags & PF_X ? 'x' : '-', (unsigned long long)(ph.p_offset & ~0xfffull),
-			path);
-	}
-	elf_end(elf);
-	close(fd);
-	*out = v;
-	return n;
 }
 
 static void write_recording(const char *out, const char *elf_path, const struct func *f,
@@ -275,7 +225,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: report_bench ELF EQPROF WORKDIR\n");
 		return 2;
 	}
-	nf = read_elf(argv[1], &f, maps, sizeof(maps));
+	nf = bench_read_elf("report_bench", argv[1], BASE, &f, maps, sizeof(maps));
 	if (nf < 1000)
 		die(argv[1], "fewer than 1000 functions");
 	printf("ELF %s: %zu functions; recording file: 32 bytes a sample\n", argv[1], nf);
