@@ -476,9 +476,10 @@ void record_summary(FILE *out, const struct record_opts *o, const struct record_
 		fprintf(out, "eqprof record: %llu user stack copies, %.1f MiB (%.0f bytes a sample)\n",
 			(unsigned long long)ss.copies, ss.bytes / 1048576.0,
 			ss.copies ? (double)ss.bytes / (double)ss.copies : 0.0);
-		/* a full copy is the rule (the environment and auxv lie above
-		 * main's frame), not a sign that callers were cut: report says
-		 * how many stacks did end at the copy's end (issue 28) */
+		/* a full copy is common (the environment and auxv lie above
+		 * main's frame; a short one ends at a page the process never
+		 * touched), not a sign that callers were cut: report says how
+		 * many stacks did end at the copy's end (issue 28) */
 		if (ss.ring_shrunk && lost)
 			fprintf(out, "eqprof record: the locked-memory limit allowed rings of %u KiB a CPU only: raise /proc/sys/kernel/perf_event_mlock_kb (or run as root), a lower -t, or a smaller --call-graph dwarf,SIZE loses fewer samples\n",
 				ss.ring_kib);
