@@ -99,7 +99,9 @@ $(B)/test/%: $(B)/obj/test/%.o $(LIBS)
 deps:
 	@scripts/deps
 
-check-build: $(EQPROF) $(UNIT_BINS) $(EXTRA_PROGS)
+# The fuzzers are built by clang with their own instrumentation whatever the
+# build, and run against the plain one only: the sanitizer builds skip them.
+check-build: $(EQPROF) $(UNIT_BINS) $(if $(SAN),$(filter-out $(B)/fuzz/%,$(EXTRA_PROGS)),$(EXTRA_PROGS))
 
 # The whole suite: plain build, then the same tests under ASan+UBSan, built
 # by gcc and again by clang (whose UBSan also catches float-to-integer
