@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "builtin.h"
+#include "cmd.h"
 #include "parse-options.h"
 #include "file/eqp.h"
 #include "file/outfile.h"
@@ -178,7 +179,8 @@ static const char *find_template(char *buf, size_t size, char *tried, size_t tsi
 static int run_quietly(int (*cmd)(int, char **), int argc, char **argv)
 {
 	FILE *log = tmpfile();
-	int saved = -1, rc;
+	const char *name = eq_command();
+	int saved = -1, rc, verbosity = eq_verbosity;
 	char buf[4096];
 	size_t n;
 
@@ -188,6 +190,9 @@ static int run_quietly(int (*cmd)(int, char **), int argc, char **argv)
 	if (saved >= 0)
 		dup2(fileno(log), 2);
 	rc = cmd(argc, argv);
+	/* the inner command named itself and took -q: ours again */
+	eq_set_command(name);
+	eq_verbosity = verbosity;
 	fflush(stderr);
 	if (saved >= 0) {
 		dup2(saved, 2);
@@ -215,7 +220,7 @@ static char *run_json(int (*cmd)(int, char **), const char *name, const struct v
 	long len;
 
 	if (fd < 0) {
-		fprintf(stderr, "eqprof view: a temporary file for %s: %s\n", name, strerror(errno));
+		eq_error_msg("a temporary file for %s: %s", name, strerror(errno));
 		return NULL;
 	}
 	close(fd);
@@ -251,8 +256,7 @@ static char *run_json(int (*cmd)(int, char **), const char *name, const struct v
 		fclose(f);
 	unlink(tmpl);
 	if (!text)
-		fprintf(stderr, "eqprof view: eqprof %s %s %s --by %s gave nothing to show\n", name,
-			f1, f2, by);
+		eq_error_msg("eqprof %s %s %s --by %s gave nothing to show", name, f1, f2, by);
 	return text;
 }
 
@@ -345,13 +349,11 @@ static void open_page(const char *path)
 	int st;
 
 	if (posix_spawnp(&pid, "xdg-open", NULL, NULL, argv, environ) != 0) {
-		fprintf(stderr, "eqprof view: wrote %s; xdg-open is not there to open it: open it "
-			"in a browser\n", path);
+		eq_error_msg("wrote %s; xdg-open is not there to open it: open it in a browser", path);
 		return;
 	}
 	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
-		fprintf(stderr, "eqprof view: wrote %s; xdg-open could not open it: open it in a "
-			"browser\n", path);
+		eq_error_msg("wrote %s; xdg-open could not open it: open it in a browser", path);
 }
 
 static char *default_out(const char *first)
@@ -379,7 +381,7 @@ static int load(struct page *p, int i, struct eq_error *err)
 	if (!p->f[i])
 		return -1;
 	if (eqp_warning(p->f[i]))
-		fprintf(stderr, "eqprof view: warning: %s\n", eqp_warning(p->f[i]));
+		eq_warn("%s", eqp_warning(p->f[i]));
 	p->s[i] = eq_sym_new(p->f[i], &a->so, err);
 	if (!p->s[i])
 		return -1;
@@ -388,7 +390,7 @@ static int load(struct page *p, int i, struct eq_error *err)
 	if (!p->v[i])
 		return -1;
 	for (w = 0; !a->quiet && w < eq_sym_nwarnings(p->s[i]); w++)
-		fprintf(stderr, "eqprof view: warning: %s\n", eq_sym_warning(p->s[i], w));
+		eq_warn("%s", eq_sym_warning(p->s[i], w));
 	return 0;
 }
 
@@ -407,9 +409,9 @@ int cmd_view(int argc, char **argv)
 		return rc == 1 ? 0 : rc;
 	tmpl = find_template(tbuf, sizeof(tbuf), tried, sizeof(tried));
 	if (!tmpl) {
-		fprintf(stderr, "eqprof view: the viewer page is not built (no %s): run 'make viewer' "
-			"in eqprof's source tree (it needs Node.js and npm, and fetches its libraries "
-			"once from the npm registry), or set EQPROF_VIEWER to a viewer.html\n", tried);
+		eq_error_msg("the viewer page is not built (no %s): run 'make viewer' in eqprof's "
+			     "source tree (it needs Node.js and npm, and fetches its libraries once "
+			     "from the npm registry), or set EQPROF_VIEWER to a viewer.html", tried);
 		return 1;
 	}
 	out = a.out ? strdup(a.out) : default_out(a.files[0]);
@@ -418,23 +420,23 @@ int cmd_view(int argc, char **argv)
 		goto done;
 	for (i = 0; i < a.nfiles; i++)
 		if (load(&p, i, &err) < 0) {
-			fprintf(stderr, "eqprof view: %s\n", err.msg);
+			eq_error_msg("%s", err.msg);
 			goto done;
 		}
 	if (two_recordings(&p) < 0)
 		goto done;
 	if (eq_output_not_input(out, a.files, (size_t)a.nfiles, &err) < 0 ||
 	    eq_outfile_open(&of, out, &err) < 0) {
-		fprintf(stderr, "eqprof view: %s\n", err.msg);
+		eq_error_msg("%s", err.msg);
 		goto done;
 	}
 	if (eq_view_write_page(of.fp, tmpl, page_data, &p, &err) < 0) {
 		eq_outfile_discard(&of);
-		fprintf(stderr, "eqprof view: %s\n", err.msg);
+		eq_error_msg("%s", err.msg);
 		goto done;
 	}
 	if (eq_outfile_commit(&of, &err) < 0) {
-		fprintf(stderr, "eqprof view: %s\n", err.msg);
+		eq_error_msg("%s", err.msg);
 		goto done;
 	}
 	rc = 0;
@@ -444,7 +446,7 @@ int cmd_view(int argc, char **argv)
 	if (open_it)
 		open_page(out);
 	else if (!a.quiet && !a.out)
-		fprintf(stderr, "eqprof view: wrote %s: open it in a browser\n", out);
+		eq_note("wrote %s: open it in a browser", out);
 done:
 	for (i = 0; i < a.nfiles; i++) {
 		eq_view_free(p.v[i]);
