@@ -8,9 +8,9 @@
 // been painted: the rendering step of that frame has run), medians over
 // many steps, and the CPU time all of Chromium's processes spent (from
 // /proc, divided by the steps), which the load barely changes.
-import { readFileSync, readdirSync } from "node:fs";
-import { join } from "node:path";
-import { loadavg } from "node:os";
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { loadavg, tmpdir } from "node:os";
 
 const SRC = process.env.SRC || new URL("../..", import.meta.url).pathname;
 const { chromium } = await import(join(SRC, "analysis/view/web/node_modules/playwright-core/index.mjs"));
@@ -41,14 +41,36 @@ function cpu() {
   return sum;
 }
 
-const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+// Opening: the median of 3 opens, each in a fresh page, and of 3 opens of an
+// empty page the same way: what Chromium spends on any page (a renderer
+// for the file, its first frame) apart from ours.
+const empty = join(mkdtempSync(join(tmpdir(), "eqprof-bench-")), "empty.html");
+writeFileSync(empty, '<!doctype html><body data-ready="1">empty</body>');
 const errors = [];
-page.on("pageerror", (e) => errors.push(e.message));
-const c0 = cpu(), t0 = Date.now();
-await page.goto("file://" + process.argv[2], { timeout: 600000 });
-await page.waitForSelector("body[data-ready='1']", { timeout: 600000 });
-await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0))));
-const load = { wall_ms: Date.now() - t0, cpu_ms: 1000 * (cpu() - c0) };
+async function open(file) {
+  const p = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+  p.on("pageerror", (e) => errors.push(e.message));
+  const c0 = cpu(), t0 = Date.now();
+  await p.goto("file://" + file, { timeout: 600000 });
+  await p.waitForSelector("body[data-ready='1']", { timeout: 600000 });
+  await p.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0))));
+  return { p, wall_ms: Date.now() - t0, cpu_ms: 1000 * (cpu() - c0) };
+}
+const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+const opens = [], empties = [];
+let page;
+for (let i = 0; i < 3; i++) {
+  const e = await open(empty);
+  empties.push(e.cpu_ms);
+  await e.p.close();
+  const o = await open(process.argv[2]);
+  opens.push(o);
+  if (i < 2) await o.p.close();
+  else page = o.p;
+}
+rmSync(dirname(empty), { recursive: true });
+const load = { wall_ms: median(opens.map((o) => o.wall_ms)), cpu_ms: median(opens.map((o) => o.cpu_ms)),
+  empty_cpu_ms: median(empties) };
 await page.waitForTimeout(300);
 
 // One batch of steps, timed in the page; its CPU from /proc.

@@ -19,7 +19,7 @@ if [ ! -f "$viewer" ]; then
 	make -C "$SRC" --no-print-directory viewer B="$B" >/dev/null
 fi
 echo "# $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'); times: wall/CPU"
-printf '%10s %7s %6s %13s %11s %13s %20s %13s %13s %13s %13s %5s\n' samples buckets page "build" "mem/own" "load" \
+printf '%10s %7s %6s %13s %11s %19s %20s %13s %13s %13s %13s %5s\n' samples buckets page "build" "mem/own" "load (empty)" \
 	"drag med/p90/CPU" "half run" "zoom" "pan" "grouping" load
 for n in ${VIEW_BENCH_SIZES:-100000 1000000 10000000 100000000}; do
 	"$B/bench/view_mkrec" "$n" "$work/r.eqp"
@@ -45,9 +45,9 @@ d = json.loads(doc)
 ms = lambda x: "%.0f" % x
 s = lambda x: "%.1fs" % x
 pair = lambda k: "%s/%sms" % (ms(d[k]["median"]), ms(d[k]["cpu_ms"]))
-print("%10s %7d %5.1fM %13s %11s %13s %20s %13s %13s %13s %13s %5.1f" % (
+print("%10s %7d %5.1fM %13s %11s %19s %20s %13s %13s %13s %13s %5.1f" % (
     n, d["nb"], int(size) / 1e6, s(float(secs)) + "/" + s(float(user) + float(sys_)), "%.0fM/%.0fM" % (int(kb) / 1024, int(anon) / 1024),
-    s(d["load"]["wall_ms"] / 1000) + "/" + s(d["load"]["cpu_ms"] / 1000),
+    s(d["load"]["wall_ms"] / 1000) + "/" + s(d["load"]["cpu_ms"] / 1000) + " (" + s(d["load"]["empty_cpu_ms"] / 1000) + ")",
     "%s/%s/%sms" % (ms(d["drag"]["median"]), ms(d["drag"]["p90"]), ms(d["drag"]["cpu_ms"])),
     pair("wide"), pair("zoom"), pair("pan"), pair("group"), d["loadavg"]))
 if d["errors"]:
@@ -57,6 +57,7 @@ PY
 done
 echo "(build: eqprof view, wall/CPU; mem: its peak RSS (with the pages of the mapped recording) and its own"
 echo " memory (peak RssAnon, polled every 50 ms); load: opening the file to the first frame, wall/CPU of"
-echo " all Chromium's processes; interactions: median wall time from the input to its frame painted, in ms,"
+echo " all Chromium's processes, medians of 3 opens, and (in brackets) the CPU of opening an empty page the"
+echo " same way: Chromium's own share; interactions: median wall time from the input to its frame painted, in ms,"
 echo " over 60 drag, 20 half-run, 24 zoom, 40 pan and 12 grouping steps, and Chromium's CPU time a step;"
 echo " load: the 1-minute load average when the page was measured)"

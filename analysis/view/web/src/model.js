@@ -2,7 +2,7 @@
 // what a range of its buckets adds up to: the numbers `eqprof power --from
 // --to` and `eqprof report --from --to` print for the same edges.
 import * as D from "./decode.js";
-import { rowInterval } from "./stats.js";
+import { rowDeff, rowInterval } from "./stats.js";
 
 export const FINE = 128;        // log bins a decade (POWER_FINE_PER_DECADE)
 const NBINS = 24 * FINE;        // POWER_LOG_DECADES of them
@@ -10,6 +10,25 @@ export const GROUPS = ["exe", "module", "proc", "line"];
 
 // C's strcmp on the UTF-16 of names (rows are ASCII nearly always)
 const cmp = (a, b) => (a < b ? -1 : a > b ? 1 : 0);
+
+class Group {
+  constructor(g, nb) {
+    this.by = g.by;
+    this.rows = g.rows;
+    this.j = g;
+    this.nb = nb;
+  }
+  get csr() {
+    const v = D.csr(this.j.csr, this.nb, 4);
+    Object.defineProperty(this, "csr", { value: v });
+    return v;
+  }
+  get edges() {
+    const v = D.i32v(this.j.edges, 4 * (this.nb + 1));
+    Object.defineProperty(this, "edges", { value: v });
+    return v;
+  }
+}
 
 export class Run {
   constructor(j, index) {
@@ -52,12 +71,9 @@ export class Run {
       this.xdt = D.f64(j.xdt);
     }
     this.edgeBk = D.i32v(j.edge_bk, 2 * (nb + 1));
-    this.groups = j.groups.map((g) => ({
-      by: g.by,
-      rows: g.rows,
-      csr: D.csr(g.csr, nb, 4),
-      edges: D.i32v(g.edges, 4 * (nb + 1)),
-    }));
+    // a grouping's lists are decoded when first used: the page opens on
+    // one grouping, and decoding the others was a fifth of its opening
+    this.groups = j.groups.map((g) => new Group(g, nb));
     this.stackTable = D.stacks(j.stacks);
     this.stackCsr = D.csr(j.stack_csr, nb, 2);
     this.chains = j.chains;
@@ -244,9 +260,10 @@ export class Run {
     const per = this.amountPer(), out = [];
     for (let r = 0; r < nr; r++) {
       if (!cnt[r]) continue;
-      const [lo, hi] = rowInterval(cnt[r], m, t1[r], t2[r], cv2);
+      const deff = rowDeff(cnt[r], m, t1[r], t2[r], cv2);
+      const [lo, hi] = rowInterval(cnt[r], m, t1[r], t2[r], cv2, deff);
       out.push({ row: r, name: g.rows[r][0], module: g.rows[r][1], samples: cnt[r],
-        share: cnt[r] / m, lo, hi, amount: per > 0 ? cnt[r] * per : NaN });
+        share: cnt[r] / m, lo, hi, deff, amount: per > 0 ? cnt[r] * per : NaN });
     }
     out.sort((a, b) => b.samples - a.samples || cmp(a.name, b.name) || cmp(a.module, b.module));
     return { rows: out, total: m, cv2 };

@@ -66,15 +66,21 @@ export class RunView {
             "the range by executable and procedure (no call chains recorded)"),
           this.icicleEl)));
     root.append(this.el);
-    this.trace = new Trace(this.traceEl, [run], {
-      onSelect: (sel) => { this.sel = sel; this.schedule(); },
-    });
     this.hist = new Hist(this.histEl);
     this.icicle = new Icicle(this.icicleEl, {
       color: (n) => n.depth === 1 ? "#cbd5e1" : n.name === "[idle]" ? "#e5e7eb" : moduleColour(n.module || n.name),
       label: (n) => n.name,
       tip: (n) => this.nodeTip(n),
       onClick: (n) => this.highlightNode(n),
+    });
+    // the widths the first drawing needs, read together: one layout of the
+    // page instead of one forced by each canvas between the others' changes
+    const wTrace = this.traceEl.clientWidth;
+    this.hist.width = Math.floor(this.histEl.getBoundingClientRect().width);
+    this.icicle.width = Math.floor(this.icicleEl.getBoundingClientRect().width);
+    this.trace = new Trace(this.traceEl, [run], {
+      width: wTrace,
+      onSelect: (sel) => { this.sel = sel; this.schedule(); },
     });
     this.update();
   }

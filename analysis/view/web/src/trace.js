@@ -54,7 +54,7 @@ export class Trace {
   }
 
   makePlot() {
-    const width = Math.max(300, this.el.clientWidth || 900);
+    const width = Math.max(300, this.opts.width || this.el.clientWidth || 900);
     const series = [{}];
     const bands = [];
     this.runs.forEach((r, i) => {
