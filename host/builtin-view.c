@@ -394,6 +394,33 @@ static int load(struct page *p, int i, struct eq_error *err)
 	return 0;
 }
 
+/*
+ * Two recordings on one page share their bucket edges (the coarser one's
+ * width, when both count time on one clock): a range dragged over both is
+ * then the same --from/--to in each, as compare and diff take it.  The
+ * recording with the finer buckets is folded again.
+ */
+static int same_edges(struct page *p, struct eq_error *err)
+{
+	const struct view_args *a = p->a;
+	uint64_t w0, w1;
+	int fine;
+	struct eq_view_opts vo = { .buckets = a->buckets, .basis = a->basis, .lines = a->lines };
+
+	if (a->nfiles != 2 || eq_view_clock_hz(p->v[0]) != eq_view_clock_hz(p->v[1]))
+		return 0;
+	w0 = eq_view_bucket_ticks(p->v[0]);
+	w1 = eq_view_bucket_ticks(p->v[1]);
+	if (w0 == w1)
+		return 0;
+	fine = w0 < w1 ? 0 : 1;
+	vo.name = a->files[fine];
+	vo.w_ticks = w0 < w1 ? w1 : w0;
+	eq_view_free(p->v[fine]);
+	p->v[fine] = eq_view_build(p->f[fine], p->s[fine], &vo, err);
+	return p->v[fine] ? 0 : -1;
+}
+
 int cmd_view(int argc, char **argv)
 {
 	static struct view_args a;
@@ -423,6 +450,10 @@ int cmd_view(int argc, char **argv)
 			eq_error_msg("%s", err.msg);
 			goto done;
 		}
+	if (same_edges(&p, &err) < 0) {
+		eq_error_msg("%s", err.msg);
+		goto done;
+	}
 	if (two_recordings(&p) < 0)
 		goto done;
 	if (eq_output_not_input(out, a.files, (size_t)a.nfiles, &err) < 0 ||

@@ -52,6 +52,9 @@ struct eq_view_opts {
 	enum power_basis basis;    /* power --source */
 	int lines;                 /* group by source line too (DWARF lines) */
 	const char *name;          /* shown for the recording (NULL: its path) */
+	uint64_t w_ticks;          /* buckets of exactly this many ticks (0: as
+				      buckets says): two recordings on one
+				      page share their edges */
 };
 
 struct eq_view;
@@ -64,6 +67,8 @@ void eq_view_free(struct eq_view *v);
 /* A few facts, for the command's messages and tests. */
 size_t eq_view_nbuckets(const struct eq_view *v);
 double eq_view_bucket_s(const struct eq_view *v);
+uint64_t eq_view_bucket_ticks(const struct eq_view *v);
+double eq_view_clock_hz(const struct eq_view *v);
 
 /* The view as one JSON object (the page's schema: docs/viewer.md). */
 int eq_view_write_json(FILE *out, const struct eq_view *v, struct eq_error *err);

@@ -1031,6 +1031,14 @@ static void choose_buckets(struct eq_view *v, const struct eq_view_opts *o, doub
 	if (!(o && o->buckets) && want > v->nsamples / 2)
 		want = v->nsamples / 2 >= 64 ? v->nsamples / 2 : 64;
 	v->w = (span + want - 1) / want;
+	if (o && o->w_ticks) {
+		/* the same edges as another recording's, unless that makes
+		 * more buckets than a page may hold */
+		uint64_t nb = (span + o->w_ticks - 1) / o->w_ticks;
+
+		if (nb <= EQ_VIEW_MAX_BUCKETS)
+			v->w = o->w_ticks;
+	}
 	if (!v->w)
 		v->w = 1;
 	v->nb = (size_t)((span + v->w - 1) / v->w);
@@ -1164,6 +1172,16 @@ void eq_view_free(struct eq_view *v)
 	free(v->board_drops);
 	free(v->resets);
 	free(v);
+}
+
+uint64_t eq_view_bucket_ticks(const struct eq_view *v)
+{
+	return v->w;
+}
+
+double eq_view_clock_hz(const struct eq_view *v)
+{
+	return v->clock_hz;
 }
 
 size_t eq_view_nbuckets(const struct eq_view *v)

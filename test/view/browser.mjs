@@ -293,6 +293,31 @@ try {
   await g.screenshot({ path: join(SHOTS, "viewer-icicle.png"), fullPage: true });
   await g.close();
 
+  // Shift+drag on the shown pane's trace from t0 to t1 s
+  const dragOn = async (pg, t0, t1) => {
+    const at = (t) => pg.evaluate((t) => {
+      const u = window.__eqprof.current.trace.u, rect = u.over.getBoundingClientRect();
+      return { x: rect.left + u.valToPos(t, "x"), y: rect.top + rect.height / 2 };
+    }, t);
+    const x0 = await at(t0), x1 = await at(t1);
+    await pg.keyboard.down("Shift");
+    await pg.mouse.move(x0.x, x0.y);
+    await pg.mouse.down();
+    await pg.mouse.move(x1.x, x1.y, { steps: 5 });
+    await pg.mouse.up();
+    await pg.keyboard.up("Shift");
+    await frame(pg);
+    await frame(pg);
+    return pg.evaluate(() => ({ note: document.querySelector(".pane:not([hidden]) [data-testid=pair-range]").textContent,
+      cmd: document.querySelector(".pane:not([hidden]) [data-testid=pair-commands]").textContent }));
+  };
+  const cmdArgs = (cmd) => cmd.trim().split(/\s+/).slice(1);
+  // the page's commands name the recordings as eqprof view was given them
+  const eqprofIn = (args) => {
+    const q = spawnSync(EQPROF, args, { encoding: "utf8", maxBuffer: 1 << 28, cwd: work });
+    return { rc: q.status, out: q.stdout || "", err: q.stderr || "" };
+  };
+
   // ---- time against energy ----
   const cp = await open(pages.compare);
   await cp.evaluate(() => window.__eqprof.show(2));
@@ -308,6 +333,25 @@ try {
     `time against energy: ${cli.length} rows, shares, difference, marks, power, joules = eqprof compare`, cdiff.slice(0, 4).join("\n"));
   ok(cmpRows.some((r) => r[3] === "*"), "rows compare finds different are marked");
   await cp.screenshot({ path: join(SHOTS, "viewer-compare.png"), fullPage: true });
+  // a range of both: the command the page shows prints the page's table
+  const cmpRe = /^\s*(\S+)\s+(\S+)\s+(\S+)\s+(\*?)\s+(\S+ \S*W|n\/a)\s+(\S+ \S*J|n\/a)\s+(\S+)\s+(.*)$/;
+  const cmpRange = await dragOn(cp, 20, 32);
+  ok(/^selection: \S+ s to \S+ s .*sampling variances/.test(cmpRange.note) && / --from \S+ --to \S+ --by proc --interval sampling$/.test(cmpRange.cmd),
+    "time against energy, a dragged range: its edges, sampling variances and the command", JSON.stringify(cmpRange));
+  const cmpRangeRows = await cp.evaluate(() => [...document.querySelectorAll(".pane:not([hidden]) [data-testid=compare] tbody tr")]
+    .map((tr) => [...tr.querySelectorAll("td")].filter((td) => !td.classList.contains("bars")).map((td) => td.textContent)));
+  const rc = eqprofIn(cmdArgs(cmpRange.cmd));
+  const rcli = rc.out.split("\n").filter((l) => /^\s*\d+\.\d\d%/.test(l)).map((l) => cmpRe.exec(l)).map((m) => (m ? m.slice(1) : null));
+  const rcdiff = rcli.map((w, i) => (w && JSON.stringify(w) === JSON.stringify(cmpRangeRows[i]) ? null :
+    `page ${JSON.stringify(cmpRangeRows[i])}\ncli  ${JSON.stringify(w)}`)).filter(Boolean);
+  ok(rc.rc === 0 && rcli.length > 5 && rcli.length === cmpRangeRows.length && !rcdiff.length,
+    `time against energy over ${cmpRange.cmd.replace(/.* --from/, "--from")}: ${rcli.length} rows = ${cmpRange.cmd.replace(/ \S*\/(time|energy)\.eqp/g, " $1.eqp")}`,
+    rc.err + rcdiff.slice(0, 4).join("\n"));
+  await cp.focus(".pane:not([hidden]) .trace-box");
+  await cp.keyboard.press("Escape");
+  await frame(cp);
+  const backRows = await cp.evaluate(() => document.querySelectorAll(".pane:not([hidden]) [data-testid=compare] tbody tr").length);
+  ok(backRows === cmpRows.length, "Esc: back to the whole recordings' comparison");
   // the time recording's own tab says time, not energy
   await cp.evaluate(() => window.__eqprof.show(0));
   await frame(cp);
@@ -341,6 +385,26 @@ try {
   ok(dic.n > 5 && dic.signed > 3 && dic.traces === 2, "two runs: both traces overlaid, an icicle of the difference",
     JSON.stringify(dic));
   await dp.screenshot({ path: join(SHOTS, "viewer-diff.png"), fullPage: true });
+  // a range of both runs: diff --from --to --interval sampling
+  const dRange = await dragOn(dp, 20, 32);
+  ok(/^selection: .*sampling variances/.test(dRange.note) && / --interval sampling$/.test(dRange.cmd),
+    "two runs, a dragged range: its edges, sampling variances and the command", JSON.stringify(dRange));
+  const drRows = await dp.evaluate(() => [...document.querySelectorAll(".pane:not([hidden]) [data-testid=diff] tbody tr")]
+    .map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent)));
+  const drc = eqprofIn(cmdArgs(dRange.cmd));
+  const drcli = drc.out.split("\n")
+    .map((l) => /^\s*(\S+ \S*J)([* ])\s+(\[[^\]]+\])\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+ \S*J)\s+(\S+ \S*J)\s+(\S+)\s+(.*)$/.exec(l))
+    .filter(Boolean).map((m) => [m[1], m[2].trim(), m[3], m[4], m[5], m[6], m[7], m[8], m[9], m[10]]);
+  const drdiff = drcli.map((w, i) => (JSON.stringify(w) === JSON.stringify(drRows[i]) ? null :
+    `page ${JSON.stringify(drRows[i])}\ncli  ${JSON.stringify(w)}`)).filter(Boolean);
+  ok(drc.rc === 0 && drcli.length > 5 && drcli.length === drRows.length && !drdiff.length,
+    `two runs over ${dRange.cmd.replace(/.* --from/, "--from")}: ${drcli.length} rows = eqprof diff of that range`,
+    drc.err + drdiff.slice(0, 4).join("\n"));
+  const dhead = await dp.evaluate(() => document.querySelector(".pane:not([hidden]) .diff-head").textContent);
+  const dflag = /\((\d+) flagged\)/.exec(drc.out);
+  ok(dflag && new RegExp(`; ${dflag[1]} row\\(s\\) flagged .*sampling design effects`).test(dhead),
+    "two runs over the range: as many rows flagged as diff flags", dhead + "\n" + (dflag && dflag[0]));
+  await dp.screenshot({ path: join(SHOTS, "viewer-diff-range.png"), fullPage: true });
   await dp.close();
 
   ok(problems.length === 0, "no console error, no page error, nothing fetched", problems.join("\n"));

@@ -23,6 +23,7 @@ globalThis.atob = (s) => Buffer.from(s, "base64").toString("latin1");
 const web = join(SRC, "analysis/view/web/src");
 const { Run } = await import(join(web, "model.js"));
 const F = await import(join(web, "fmt.js"));
+const P = await import(join(web, "pair.js"));
 
 let n = 0, failed = 0;
 function ok(cond, what, detail) {
@@ -115,6 +116,94 @@ function ranges(r, seed) {
   return out;
 }
 
+// A range of two recordings on one page: the page's compare and diff
+// documents (pair.js), each cell as the page shows it, against the tables
+// `eqprof compare`/`diff --from --to --interval sampling` print for the
+// same edges: row for row, to the printed digit, marks included.
+const Q = String.raw`[+-]?\d[\d.]*(?:e[+-]?\d+)? [a-zµ]{0,2}[JWs]`;
+const CMP_ROW = new RegExp(String.raw`^\s*(\d+\.\d\d%)\s+(\d+\.\d\d%)\s+([+-]\d+\.\d\d%)\s+(\*?)\s+(${Q}|n/a)\s+(${Q}|n/a)\s+(.*)$`);
+const DIFF_ROW = new RegExp(String.raw`^\s*(${Q})(\*?)\s+\[(${Q}|-), (${Q}|-)\]\s+(new|[+-]\d+\.\d%)\s+(\d+\.\d\d%)\s+(\d+\.\d\d%)\s+(${Q})\s+(${Q})\s+(.*)$`);
+function tableRows(out, re, by) {
+  const rows = [];
+  for (const l of out.split("\n")) {
+    const x = re.exec(l);
+    if (!x) continue;
+    const rest = x.pop().trim();
+    const names = by === "exe" ? [rest] : /^(\S+)\s+(.*)$/.exec(rest).slice(1).reverse();
+    rows.push([...x.slice(1), ...names].join(" | "));
+  }
+  return rows;
+}
+const pct2 = (v) => F.fixed(100 * v, 2) + "%";
+const sgnPct = (v) => (v < 0 || Object.is(v, -0) ? "-" : "+") + F.fixed(Math.abs(100 * v), 2) + "%";
+function signedQ(v, u) {
+  if (v == null || !Number.isFinite(v)) return "-";
+  return (v < 0 ? "-" : v > 0 ? "+" : "") + F.quantity(Math.abs(v), u);
+}
+// the page's cells (pairviews.js), in the command's column order
+function cmpLine(x, by) {
+  return [pct2(x.time_share), pct2(x.energy_share), sgnPct(x.difference), x.significant ? "*" : "",
+    x.power_w == null ? "n/a" : F.quantity(x.power_w, "W"), x.energy_j == null ? "n/a" : F.quantity(x.energy_j, "J"),
+    x.name, ...(by === "exe" ? [] : [x.module])].join(" | ");
+}
+function diffLine(x, u, by) {
+  const U = u === "j" ? "J" : "s";
+  const rel = x.relative == null ? "new" : (x.relative < 0 || Object.is(x.relative, -0) ? "-" : "+") +
+    F.fixed(Math.abs(100 * x.relative), 1) + "%";
+  return [signedQ(x["change_" + u], U), x.significant ? "*" : "", signedQ(x.change_low, U), signedQ(x.change_high, U),
+    rel, pct2(x.share_a), pct2(x.share_b), F.quantity(x["a_" + u], U), F.quantity(x["b_" + u], U),
+    x.name, ...(by === "exe" ? [] : [x.module])].join(" | ");
+}
+
+function pairs(work, viewer) {
+  let r = eqprof("sim", "Music", "-o", join(work, "m2"), "-q", "--seed", "2");
+  ok(r.rc === 0, "eqprof sim Music --seed 2", r.err);
+  const sets = [["compare", join(work, "m/time.eqp"), join(work, "m/energy.eqp")],
+    ["diff", join(work, "m/energy.eqp"), join(work, "m2/energy.eqp")],
+    ["diff", join(work, "m/time.eqp"), join(work, "m2/time.eqp")],
+    ["compare", join(work, "g/time.eqp"), join(work, "g/energy.eqp")]];
+  let seed = 5;
+  for (const [kind, fa, fb] of sets) {
+    const page = join(work, "pair.html");
+    r = spawnSync(EQPROF, ["view", fa, fb, "-o", page, "-q"], { encoding: "utf8",
+      env: { ...process.env, EQPROF_VIEWER: viewer } });
+    if (!ok(r.status === 0, `eqprof view ${fa} ${fb}`, r.stderr)) continue;
+    const doc = pageData(readFileSync(page, "utf8"));
+    const runs = doc.runs.map((j, i) => new Run(j, i));
+    const a = runs[doc[kind].a], b = runs[doc[kind].b];
+    const name = `${kind} ${fa.replace(work + "/", "")} ${fb.replace(work + "/", "")}`;
+    ok(P.sameEdges(a, b), `${name}: the two recordings share their bucket edges on the page`,
+      `w ${a.w} ${b.w}, clock ${a.clock} ${b.clock}`);
+    for (const [A, Bk] of ranges(a, seed++).slice(0, process.env.SAN ? 4 : 8)) {
+      const from = A === 0 ? "0" : a.timeText(A), to = a.timeText(Bk);
+      for (const by of ["exe", "proc"]) {
+        const c = eqprof(kind, a.j.path, b.j.path, "--from", from, "--to", to, "--by", by,
+          "--interval", "sampling", "-q");
+        if (!ok(c.rc === 0, `${name} --from ${from} --to ${to} --by ${by} runs`, c.err)) continue;
+        let wl, gl;
+        if (kind === "compare") {
+          const got = P.rangeCompare(a, b, A, Bk, by);
+          wl = tableRows(c.out, CMP_ROW, by);
+          gl = got.rows.map((x) => cmpLine(x, by));
+          wl.push(/\((\d+ samples)\) against .*\((\d+ samples)\)/.exec(c.out)?.slice(1).join(", "));
+          gl.push(`${got.time_total_samples} samples, ${got.energy_total_samples} samples`);
+        } else {
+          const got = P.rangeDiff(a, b, A, Bk, by), u = a.mode === "energy" ? "j" : "s";
+          wl = tableRows(c.out, DIFF_ROW, by);
+          gl = got.rows.map((x) => diffLine(x, u, by));
+          wl.push(/\((\d+) flagged\)/.exec(c.out)?.[1]);
+          gl.push(String(got.flagged));
+        }
+        const diff = [];
+        for (let i = 0; i < Math.max(wl.length, gl.length); i++)
+          if (wl[i] !== gl[i]) diff.push(`row ${i}: page '${gl[i]}'\n        cli  '${wl[i]}'`);
+        ok(!diff.length && wl.length > 1, `${name} --from ${from} --to ${to} --by ${by} --interval sampling: every row`,
+          diff.slice(0, 8).join("\n"));
+      }
+    }
+  }
+}
+
 const work = mkdtempSync(join(tmpdir(), "eqprof-viewsums."));
 try {
   const viewer = viewerPath();
@@ -174,6 +263,7 @@ try {
       }
     }
   }
+  pairs(work, viewer);
 } catch (e) {
   ok(false, "sums.mjs ran to the end", e.stack);
 } finally {

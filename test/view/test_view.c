@@ -88,9 +88,9 @@ struct built {
 	struct eq_view *v;
 };
 
-static void build(struct built *b, const char *path, unsigned buckets)
+static void build_w(struct built *b, const char *path, unsigned buckets, uint64_t w_ticks)
 {
-	struct eq_view_opts o = { .buckets = buckets };
+	struct eq_view_opts o = { .buckets = buckets, .w_ticks = w_ticks };
 	struct eq_error err;
 
 	b->f = eqp_open(path, &err);
@@ -101,6 +101,11 @@ static void build(struct built *b, const char *path, unsigned buckets)
 	b->v = eq_view_build(b->f, b->s, &o, &err);
 	if (!b->v)
 		fail_msg("%s", err.msg);
+}
+
+static void build(struct built *b, const char *path, unsigned buckets)
+{
+	build_w(b, path, buckets, 0);
 }
 
 static void unbuild(struct built *b)
@@ -230,6 +235,33 @@ static void test_no_power(void **state)
 	unbuild(&b);
 }
 
+/* w_ticks: buckets of exactly that width (a page's second recording takes
+ * the first's edges), the same samples in them; one that would make more
+ * buckets than a page holds is not taken. */
+static void test_given_width(void **state)
+{
+	char path[64];
+	struct built a, b, c;
+	size_t k;
+	unsigned sum = 0;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/w.eqp", dir);
+	write_rec(path, EQP_MODE_ENERGY, 0);
+	build(&a, path, 16);
+	build_w(&b, path, 16, 3 * eq_view_bucket_ticks(a.v));
+	assert_int_equal(eq_view_bucket_ticks(b.v), 3 * eq_view_bucket_ticks(a.v));
+	assert_int_equal(eq_view_nbuckets(b.v), (eq_view_nbuckets(a.v) + 2) / 3);
+	for (k = 0; k < b.v->nb; k++)
+		sum += b.v->ns[k];
+	assert_int_equal(sum, N);
+	build_w(&c, path, 16, 1);
+	assert_true(eq_view_nbuckets(c.v) <= EQ_VIEW_MAX_BUCKETS);
+	unbuild(&a);
+	unbuild(&b);
+	unbuild(&c);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -251,6 +283,7 @@ int main(void)
 		cmocka_unit_test(test_buckets),
 		cmocka_unit_test(test_unordered),
 		cmocka_unit_test(test_no_power),
+		cmocka_unit_test(test_given_width),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

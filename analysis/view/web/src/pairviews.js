@@ -1,11 +1,14 @@
 // pairviews.js - two recordings: time against energy (what `eqprof
-// compare` prints) and two runs (`eqprof diff`), both of whole runs: their
-// marks come from variances the page cannot re-add over a range.
+// compare` prints) and two runs (`eqprof diff`).  The whole runs show the
+// commands' own documents (run-to-run variances where they use them); a
+// range dragged on the trace shows that range's comparison with sampling
+// variances, computed here as the commands compute it (pair.js).
 import { h, choice } from "./dom.js";
 import { Trace } from "./trace.js";
 import { Icicle } from "./icicle.js";
 import { fixed, quantity } from "./fmt.js";
 import { describe, setWeights } from "./runview.js";
+import { rangeCompare, rangeDiff, sameEdges } from "./pair.js";
 
 const pctOf = (v) => fixed(100 * v, 2) + "%";
 // printf's %+.Nf: the sign of the value as it is, -0 too
@@ -21,32 +24,90 @@ function groupsOf(doc) {
   return ["exe", "module", "proc", "line"].filter((g) => doc[g]);
 }
 
+// A pair view's range: the selection on its trace, its head and commands.
+class PairRange {
+  constructor(view, a, b, cmd) {
+    this.view = view;
+    this.a = a;
+    this.b = b;
+    this.cmd = cmd;
+    this.sel = null;
+    this.ok = sameEdges(a, b);
+    this.pending = false;
+    this.noteEl = h("p", { class: "note range-note", "data-testid": "pair-range" });
+    this.cmdEl = h("pre", { class: "cmd", "data-testid": "pair-commands" });
+  }
+
+  onSelect(sel) {
+    this.sel = this.ok ? sel : null;
+    if (this.pending) return;
+    this.pending = true;
+    requestAnimationFrame(() => { this.pending = false; this.view.draw(); });
+  }
+
+  // the range's document, or null for the whole runs
+  doc(by, f) {
+    if (!this.sel) return null;
+    return f(this.a, this.b, this.sel.A, this.sel.B, by);
+  }
+
+  describe(by) {
+    const r = this.a, q = (x) => (/^[\w./:@+-]+$/.test(x) ? x : `'${x.replace(/'/g, "'\\''")}'`);
+    let note, cmd;
+    if (!this.ok) {
+      note = "the two recordings do not share bucket edges (different clocks): ranges of them are not compared here";
+      cmd = "";
+    } else if (!this.sel) {
+      note = "whole recordings. Shift+drag on the trace: that range compared, with sampling variances";
+      cmd = `eqprof ${this.cmd} ${q(this.a.j.path)} ${q(this.b.j.path)} --by ${by}`;
+    } else {
+      const fr = this.sel.A === 0 ? "0" : r.timeText(this.sel.A), to = r.timeText(this.sel.B);
+      note = `selection: ${fr} s to ${to} s (snapped to the ${quantity(r.bucketS, "s")} buckets both recordings share), ` +
+        "sampling variances: how far this range's shares could be off from its own samples. The run-to-run " +
+        "variances of the whole recordings come from batch means over each whole run, which a page cannot " +
+        "re-add over a range. Esc: the whole recordings";
+      cmd = `eqprof ${this.cmd} ${q(this.a.j.path)} ${q(this.b.j.path)} --from ${fr} --to ${to} --by ${by} --interval sampling`;
+    }
+    if (this.noteEl.textContent !== note) this.noteEl.textContent = note;
+    if (this.cmdEl.textContent !== cmd) this.cmdEl.textContent = cmd;
+  }
+}
+
 export class CompareView {
   constructor(root, doc, runs) {
     this.doc = doc;
     const t = runs[doc.a], e = runs[doc.b];
+    this.t = t;
+    this.e = e;
     const groups = groupsOf(doc);
     this.by = groups.includes("proc") ? "proc" : groups[0];
     this.tableEl = h("div", { class: "cmp-table" });
     this.headEl = h("p", { class: "meta" });
+    this.traceEl = h("div", { class: "trace-box" });
+    this.range = new PairRange(this, t, e, "compare");
     this.el = h("section", { class: "compare" },
       h("p", { class: "meta" }, `time: ${t.name} (${describe(t)})`),
       h("p", { class: "meta" }, `energy: ${e.name} (${describe(e)})`),
+      this.traceEl, this.range.noteEl, this.range.cmdEl,
       h("div", { class: "profile-bar" }, h("span", {}, "rows by "),
         choice(groups, groups, this.by, (v) => { this.by = v; this.draw(); }, { "data-testid": "cmp-grouping" })),
       this.headEl, this.tableEl,
       h("p", { class: "note" }, "Time share and energy share of every row side by side; * marks a row " +
         "compare finds different at 95%. Rows with a higher energy share than time share ran at more than " +
-        "the average power. Whole recordings: `eqprof compare TIME ENERGY --from T --to T` compares a stretch."));
+        "the average power."));
     root.append(this.el);
+    // the energy recording's trace: a range of it is the same range of both
+    this.trace = new Trace(this.traceEl, [e], { height: 200, width: this.traceEl.clientWidth,
+      onSelect: (sel) => this.range.onSelect(sel) });
     this.draw();
   }
 
   draw() {
-    const c = this.doc[this.by];
+    const c = this.range.doc(this.by, rangeCompare) || this.doc[this.by];
+    this.range.describe(this.by);
     this.headEl.textContent = `time profile ${c.time_file} (${c.time_total_samples} samples) against energy profile ` +
       `${c.energy_file} (${c.energy_total_samples} samples), by ${c.by}; ${c.interval} variances`;
-    const hasPower = c.rows.some((r) => "power_w" in r), hasJ = c.rows.some((r) => "energy_j" in r);
+    const hasPower = c.rows.some((r) => "power_w" in r && r.power_w != null), hasJ = c.rows.some((r) => "energy_j" in r);
     const tb = h("table", { class: "rows", "data-testid": "compare" });
     tb.append(h("thead", {}, h("tr", {}, h("th", {}, "time"), h("th", {}, "energy"), h("th", { class: "bars" }, "time | energy"),
       h("th", {}, "diff"), h("th", {}, "sig"), hasPower ? h("th", {}, "avg power") : null,
@@ -56,8 +117,8 @@ export class CompareView {
     for (const r of c.rows) top = Math.max(top, r.time_share, r.energy_share);
     for (const r of c.rows) {
       const bars = h("td", { class: "bars" },
-        h("div", { class: "bar t", style: `width:${(100 * r.time_share / top).toFixed(2)}%` }),
-        h("div", { class: "bar e", style: `width:${(100 * r.energy_share / top).toFixed(2)}%` }));
+        h("div", { class: "bar t", style: `width:${(100 * r.time_share / (top || 1)).toFixed(2)}%` }),
+        h("div", { class: "bar e", style: `width:${(100 * r.energy_share / (top || 1)).toFixed(2)}%` }));
       body.append(h("tr", { class: r.significant ? "sig" : null, "data-name": r.name, "data-module": r.module },
         h("td", { class: "n" }, pctOf(r.time_share)), h("td", { class: "n" }, pctOf(r.energy_share)), bars,
         h("td", { class: "n" }, signedPct(r.difference)), h("td", { class: "sig" }, r.significant ? "*" : ""),
@@ -83,9 +144,10 @@ export class DiffView {
     this.tableEl = h("div", { class: "cmp-table" });
     this.traceEl = h("div", { class: "trace-box" });
     this.icicleEl = h("div", { class: "icicle-box" });
+    this.range = new PairRange(this, this.a, this.b, "diff");
     this.el = h("section", { class: "diff" },
       h("p", { class: "meta" }, `A (before): ${this.a.name}; B (after): ${this.b.name}`),
-      this.traceEl,
+      this.traceEl, this.range.noteEl, this.range.cmdEl,
       h("div", { class: "icicle-title" }, `the energy difference B - A in ${this.a.mode === "energy" ? "joules" : "seconds (time-driven: not energy)"}: ` +
         "width by the larger of the two, red where B spends more, blue where it spends less; a dashed frame is a procedure diff flags"),
       this.icicleEl,
@@ -93,7 +155,8 @@ export class DiffView {
         choice(groups, groups, this.by, (v) => { this.by = v; this.draw(); }, { "data-testid": "diff-grouping" })),
       this.headEl, this.tableEl);
     root.append(this.el);
-    this.trace = new Trace(this.traceEl, [this.a, this.b], { selectable: false, height: 240 });
+    this.trace = new Trace(this.traceEl, [this.a, this.b], { height: 240, width: this.traceEl.clientWidth,
+      onSelect: (sel) => this.range.onSelect(sel) });
     this.icicle = new Icicle(this.icicleEl, {
       color: (n) => diffColour(n, this.maxAbs),
       label: (n) => `${n.name} ${signedQ(n.delta, this.unit)}`,
@@ -105,7 +168,8 @@ export class DiffView {
   }
 
   draw() {
-    const d = this.doc[this.by];
+    const d = this.range.doc(this.by, rangeDiff) || this.doc[this.by];
+    this.range.describe(this.by);
     const u = this.unit.toLowerCase();
     const t = d.total;
     this.headEl.textContent = `A: ${quantity(t["a_" + u], this.unit)} a run; B: ${quantity(t["b_" + u], this.unit)} a run; ` +
@@ -133,10 +197,12 @@ export class DiffView {
   // Both runs' whole stacks merged by frame names; each node's amount in
   // each run, their difference, and diff's verdict on its procedure.
   drawIcicle() {
-    const ta = this.a.stackTree(0, this.a.nb), tb = this.b.stackTree(0, this.b.nb);
+    const s = this.range.sel, A = s ? s.A : 0;
+    const ta = this.a.stackTree(Math.min(A, this.a.nb), s ? Math.min(s.B, this.a.nb) : this.a.nb);
+    const tb = this.b.stackTree(Math.min(A, this.b.nb), s ? Math.min(s.B, this.b.nb) : this.b.nb);
     const pa = this.a.amountPer(), pb = this.b.amountPer();
     const flagged = new Set();
-    const proc = this.doc.proc;
+    const proc = this.doc.proc && (this.range.doc("proc", rangeDiff) || this.doc.proc);
     if (proc) for (const r of proc.rows) if (r.significant) flagged.add(r.name + "\u0000" + r.module);
     const merged = { name: "all", key: [], children: new Map(), va: 0, vb: 0 };
     const add = (dst, src, side, per) => {

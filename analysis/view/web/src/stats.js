@@ -56,10 +56,53 @@ function smallCountFloor(deff, k, m) {
 
 // One row's sampling design effect (eq_series_deffs, no excluded samples:
 // n = m) and its interval (eq_profile_set_interval, sampling).
-export function rowInterval(k, m, d1, d2, cv2) {
+export function rowDeff(k, m, d1, d2, cv2) {
   const rho1 = lagRho(k, m, m, d1, 1), rho2 = lagRho(k, m, m, d2, 2);
   const f = samplingDeffLags(rho1, rho2, m);
-  const deff = smallCountFloor(f + cv2 * (1 - f), k, m);
+  return smallCountFloor(f + cv2 * (1 - f), k, m);
+}
+
+export function rowInterval(k, m, d1, d2, cv2, deff = rowDeff(k, m, d1, d2, cv2)) {
   const share = m ? k / m : 0;
   return wilsonEff(share, deff > 0 ? m / deff : Infinity, Z95);
+}
+
+// eq_shares_differ(k1, n1, deff1, 0, k2, n2, deff2, 0): the score test of
+// two shares with known (sampling) variances -> [significant, z]
+export function sharesDiffer(k1, n1, d1, k2, n2, d2) {
+  if (!(n1 > 0) || !(n2 > 0) || k1 > n1 || k2 > n2 || k1 < 0 || k2 < 0) return [false, 0];
+  const pool = (k1 + k2) / (n1 + n2);
+  const v1 = pool * (1 - pool) * d1 / n1, v2 = pool * (1 - pool) * d2 / n2;
+  const se = Math.sqrt(v1 + v2);
+  if (!(se > 0)) return [false, 0];
+  const z = (k1 / n1 - k2 / n2) / se;
+  return [Math.abs(z) > Z95, z];
+}
+
+// erfc(x) for x >= 0, to about 1e-13 relative: the series of erf with
+// positive terms below 2, the continued fraction above (C's erfc is what
+// diff's p-values use: they agree but for p within 1e-13 of a threshold)
+export function erfc(x) {
+  if (Number.isNaN(x)) return NaN;
+  if (x < 0) return 2 - erfc(-x);
+  if (x < 2) {
+    let term = x, sum = x;
+    for (let n = 1; n < 200 && term > sum * 1e-17; n++) {
+      term *= 2 * x * x / (2 * n + 1);
+      sum += term;
+    }
+    return 1 - 2 / Math.sqrt(Math.PI) * Math.exp(-x * x) * sum;
+  }
+  let f = x;
+  for (let n = 160; n >= 1; n--) f = x + (n / 2) / f;
+  return Math.exp(-x * x) / Math.sqrt(Math.PI) / f;
+}
+
+// eq_holm(p, n, 0.05): which p-values a family-wise 5% flags
+export function holm(p, alpha = 0.05) {
+  const n = p.length, idx = p.map((v, i) => [Number.isNaN(v) ? 1 : v, i]);
+  idx.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  const sig = new Array(n).fill(false);
+  for (let i = 0; i < n && idx[i][0] <= alpha / (n - i); i++) sig[idx[i][1]] = true;
+  return sig;
 }
