@@ -311,7 +311,7 @@ void eq_align_compute(const struct eqp_file *target, const struct eqp_file *boar
 	struct board b = { 0 };
 	struct pt *p = NULL;
 	double clock;
-	const char *sampler;
+	const char *sampler, *numbers;
 
 	memset(a, 0, sizeof(*a));
 	if (!bi || !nrec || eqp_meta(target)->mode != EQP_MODE_ENERGY)
@@ -345,8 +345,10 @@ void eq_align_compute(const struct eqp_file *target, const struct eqp_file *boar
 		goto out;
 	}
 	sampler = eqp_meta_get(target, "sampler");
-	if (sampler && strstr(sampler, "ivshmem")) {
-		/* the source numbers its interrupts with the board's quanta */
+	numbers = eqp_meta_get(target, "seq_numbers");
+	if ((sampler && strstr(sampler, "ivshmem")) || (numbers && !strcmp(numbers, "board"))) {
+		/* the source numbers its interrupts with the board's quanta
+		 * (ivshmem; record --target cortexm with a counter that holds them) */
 		a->numbered = 1;
 		a->k_start = a->k_end = 0;
 	} else {

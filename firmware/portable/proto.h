@@ -140,6 +140,7 @@ struct fw_tsample {
 #define FW_TCLOCK_SYSTICK 2       /* SysTick wraps counted in its handler */
 #define FW_TINFO_F_EDGES  0x01    /* a hardware edge counter: merged edges are counted */
 #define FW_TINFO_F_LR     0x02    /* samples carry the stacked LR */
+#define FW_TINFO_F_QUANTA 0x04    /* the edge counter holds the board's quantum numbers */
 struct fw_tinfo {
 	uint8_t mode;             /* FW_TMODE_* */
 	uint8_t clock;            /* FW_TCLOCK_* */

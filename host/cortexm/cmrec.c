@@ -159,6 +159,9 @@ static int start_file(struct rec *r, struct eq_error *err)
 			     t->mode == FW_TMODE_ENERGY ? "energy-driven (the board's IRQ)" :
 			     "time-driven (hardware timer)", clock_name(t->clock), t->capacity,
 			     t->cpu_hz, t->flags & FW_TINFO_F_EDGES ? "yes" : "no", t->first_seq);
+	/* the board's quantum numbers as seq: merge pairs by number (align.h) */
+	if (t->flags & FW_TINFO_F_QUANTA && n < sizeof(r->extra))
+		n += (size_t)snprintf(r->extra + n, sizeof(r->extra) - n, "seq_numbers=board\n");
 	if (t->mode == FW_TMODE_TIME && n < sizeof(r->extra))
 		n += (size_t)snprintf(r->extra + n, sizeof(r->extra) - n, "jitter=%u\n", t->jitter_pct);
 	if (r->o->command && n < sizeof(r->extra))

@@ -69,6 +69,12 @@ struct eqcm_config {
 						* (a timer clocked by the pin), or NULL:
 						* then edges that merged are not counted
 						*/
+	int counter_is_quantum;          /* 1: edge_counter holds the board's own quantum
+					  * number (written there by QEMU's HIL bridge, or a
+					  * counter reset with the board's count): eqprof
+					  * merge then pairs samples with the board's records
+					  * by number; 0: by their timing
+					  */
 
 	/* Time-driven: a periodic hardware timer. */
 	int timer_irq;                   /* its NVIC number */

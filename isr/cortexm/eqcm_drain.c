@@ -53,7 +53,8 @@ static void frame_info(void)
 	t->mode = (uint8_t)c->mode;
 	t->clock = (uint8_t)eqcm_s.clock;
 	t->jitter_pct = c->mode == EQCM_MODE_TIME ? c->jitter_pct : 0;
-	t->flags = FW_TINFO_F_LR | (c->edge_counter ? FW_TINFO_F_EDGES : 0);
+	t->flags = FW_TINFO_F_LR | (c->edge_counter ? FW_TINFO_F_EDGES : 0) |
+		   (c->edge_counter && c->counter_is_quantum ? FW_TINFO_F_QUANTA : 0);
 	t->tick_hz = eqcm_s.tick_hz;
 	t->cpu_hz = c->cpu_hz;
 	t->timer_hz = c->mode == EQCM_MODE_TIME ? c->timer_hz : 0;

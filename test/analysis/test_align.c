@@ -230,6 +230,39 @@ static void numbered_source_needs_no_timing(void **state)
 	assert_int_equal(a.unaccounted, 0);
 }
 
+/*
+ * record --target cortexm whose edge counter holds the board's quantum
+ * numbers (seq_numbers=board): K = 0 though the target's clock has nothing
+ * to do with the board's (QEMU's virtual clock while the HIL bridge holds
+ * the board in lockstep: the intervals drawn afresh here).  Before the
+ * header line was read, this failed as "no stretch ... matches".
+ */
+static void cortexm_board_numbers_need_no_timing(void **state)
+{
+	char p[128];
+	struct eq_align a;
+	double saved[NQ];
+
+	(void)state;
+	snprintf(p, sizeof(p), "%s/cm.eqp", dir);
+	rng = 4242;
+	memcpy(saved, board_s, sizeof(saved));
+	for (int i = 1; i < NQ; i++)
+		board_s[i] = board_s[i - 1] + 5e-3 * (0.5 + uniform());
+	make_target(p, "isr/cortexm energy-driven (the board's IRQ)\nseq_numbers=board", 0, -1, -1);
+	memcpy(board_s, saved, sizeof(saved));
+	open_pair("cm.eqp", "board.eqp", &a);
+	assert_int_equal(a.status, EQ_ALIGN_OK);
+	assert_int_equal(a.numbered, 1);
+	assert_int_equal(a.board_first, 0);
+	assert_int_equal(a.board_last, 799);
+	assert_int_equal(a.unaccounted, 0);
+	/* any other value of the line is a claim merge does not know */
+	make_target(p, "isr/cortexm energy-driven (the board's IRQ)\nseq_numbers=ring", 0, -1, -1);
+	open_pair("cm.eqp", "board.eqp", &a);
+	assert_int_equal(a.numbered, 0);
+}
+
 static void unrelated_board_is_refused(void **state)
 {
 	char p[128];
@@ -329,6 +362,7 @@ int main(void)
 		cmocka_unit_test(counted_losses_balance),
 		cmocka_unit_test(silent_loss_is_a_mismatch),
 		cmocka_unit_test(numbered_source_needs_no_timing),
+		cmocka_unit_test(cortexm_board_numbers_need_no_timing),
 		cmocka_unit_test(unrelated_board_is_refused),
 		cmocka_unit_test(damaged_board_numbers_are_refused),
 		cmocka_unit_test(merge_holds_both_and_the_alignment),

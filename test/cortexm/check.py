@@ -227,6 +227,7 @@ def check_energy(eqprof, out, name, c, rows, shares=True):
         bys[int(r["seq"])] = r
     ok &= say(len(bys) == n and all(start <= q < c["next_seq"] and q in t["edges"] for q in bys),
               "each sample's seq names one edge the bridge made, no two the same")
+    ok &= check_merge(eqprof, out, name, before, first, c["next_seq"])
     if not shares:
         return ok
     # the code each sample is in against the phase the guest was in at its edge
@@ -267,6 +268,50 @@ def check_energy(eqprof, out, name, c, rows, shares=True):
                   f"and in shared code), truth {100 * q:.2f}% (+-{100 * half:.2f}%, z {Z})")
     ok &= say('"proc": "phase_a"' in meta or '"phase_a"' in meta,
               "report --format json names the phases' functions")
+    return ok
+
+
+def check_merge(eqprof, out, name, before, first, end):
+    """eqprof merge of the recording with the board's log (board.eqp): the
+    samples' seq are the board's quantum numbers (the bridge writes them
+    into the edge counter, and the application says so: seq_numbers=board),
+    so merge pairs them by number, whatever the two clocks did (QEMU's
+    virtual clock while the bridge holds the board in lockstep has nothing
+    to do with simavr's).  Its cross-check against the bridge's own
+    account: the interrupts it says the board raised between the first and
+    the last sample, with the losses it finds outside them, are every edge
+    from the target's first seq to its next_seq (the application's own
+    counters), the edges made before QEMU's qtest connected (before, from
+    the truth's listen line) among those losses.  Before merge read the header's
+    line it refused: "no stretch of the board's log matches"."""
+    merged = os.path.join(out, name + "-merged.eqp")
+    r = subprocess.run([eqprof, "merge", os.path.join(out, name + ".eqp"),
+                        os.path.join(out, "board.eqp"), "-o", merged],
+                       capture_output=True, text=True)
+    msg = r.stdout + r.stderr
+    for line in msg.splitlines():
+        print("# " + line)
+    ok = say(r.returncode == 0 and "cannot match" not in msg and
+             "numbered its samples with the board's quanta" in msg,
+             "eqprof merge with the board's log pairs the samples with the board's records by "
+             "their numbers (seq_numbers=board)")
+    raised = None
+    for line in msg.splitlines():
+        if "board: raised " in line and "balanced" in line:
+            raised = int(line.split("board: raised ")[1].split()[0])
+    outside = 0
+    for line in msg.splitlines():
+        if "counted" in line and "lost before its first" in line:
+            outside = int(line.split("also counted ")[1].split()[0])
+    ok &= say(raised is not None and raised + outside == end - first and outside >= before,
+              f"merge's cross-check is balanced: the board raised {raised} interrupts between the "
+              f"first and the last sample, and with the {outside} losses the target counted "
+              f"outside them (the {before} edges made before QEMU connected among them) that is "
+              f"every edge from the target's first seq {first} to its next {end}")
+    with open(merged, "rb") as f:
+        head = f.read(1 << 16)
+    ok &= say(b"board_align=ok" in head and b"board_crosscheck_unaccounted=0\n" in head,
+              "the merged recording's header holds the alignment, nothing unaccounted")
     return ok
 
 

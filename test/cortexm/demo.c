@@ -232,6 +232,7 @@ static void setup(void)
 		.name = "eqcm-demo",
 		.irq = EDGE_IRQ,
 		.edge_counter = &demo_edges,
+		.counter_is_quantum = 1,      /* the bridge writes the board's number */
 		.timer_irq = 8,
 		.timer_reload = &TIMER_RELOAD(TIMER0),
 		.timer_ack = &TIMER_INTCLR(TIMER0),
