@@ -2,7 +2,9 @@
 /*
  * demo.c - the example application of docs/target-cortexm.md, on QEMU's
  * mps2-an385 (Cortex-M3; ARM AN385 peripherals: CMSDK UARTs and timers),
- * linked with isr/cortexm's libeqcm.a and no C library.
+ * mps2-an386 (the same with a Cortex-M4) and, built with -DDEMO_NRF51,
+ * microbit (Cortex-M0: the nRF51's timers), linked with isr/cortexm's
+ * libeqcm.a and no C library.
  *
  * One piece of code, work(), is reached by three paths: path_a() calls it,
  * path_b() calls it, and the application's own timer interrupt
@@ -29,9 +31,43 @@
 
 #include "eqcm.h"
 
-#define SYSCLK 25000000u          /* QEMU's mps2 SYSCLK_FRQ */
-
 #define REG(a) (*(volatile uint32_t *)(a))
+#define NVIC_ISER0 REG(0xe000e100u)
+#define NVIC_IPR(n) (*(volatile uint8_t *)(0xe000e400u + (n)))
+
+#ifdef DEMO_NRF51
+/*
+ * QEMU's microbit (nRF51822, Cortex-M0, ARMv6-M; nRF51 Series Reference
+ * Manual v3.0, 18 TIMER): TIMER0 (IRQ 8) samples, TIMER1 (IRQ 9) is the
+ * application's, each in 32-bit timer mode at 16 MHz with COMPARE0 clearing
+ * the count, so CC[0] is the period.  The drain is semihosting (its UART's
+ * TXDRDY event is not the ready bit eqcm_uart_put polls); no energy mode
+ * (the HIL bridge drives the mps2's NVIC).
+ */
+#define SYSCLK 16000000u          /* nRF51 HFCLK: the core and the timers */
+#define TIMER0 0x40008000u
+#define TIMER1 0x40009000u
+#define TIMER_RELOAD(b)  REG((b) + 0x540)  /* CC[0] */
+#define TIMER_ACK(b)     REG((b) + 0x140)  /* EVENTS_COMPARE[0]: write 0 */
+#define TIMER_ACK_VAL    0u
+
+static void timer_run(uint32_t b, uint32_t period)
+{
+	REG(b + 0x504) = 0;              /* MODE: timer */
+	REG(b + 0x508) = 3;              /* BITMODE: 32 bits */
+	REG(b + 0x510) = 0;              /* PRESCALER: 16 MHz */
+	REG(b + 0x200) = 1;              /* SHORTS: COMPARE0 -> CLEAR */
+	TIMER_RELOAD(b) = period;
+	REG(b + 0x304) = 1u << 16;       /* INTENSET: COMPARE0 */
+	REG(b + 0x000) = 1;              /* TASKS_START */
+}
+
+static void timer_stop(uint32_t b)
+{
+	REG(b + 0x004) = 1;              /* TASKS_STOP */
+}
+#else
+#define SYSCLK 25000000u          /* QEMU's mps2 SYSCLK_FRQ */
 #define UART0 0x40004000u
 #define UART1 0x40005000u
 #define UART_DATA(b)  REG((b) + 0x0)
@@ -43,9 +79,21 @@
 #define TIMER_CTRL(b)   REG((b) + 0x0)  /* bit 0 enable, bit 3 interrupt enable */
 #define TIMER_VALUE(b)  REG((b) + 0x4)
 #define TIMER_RELOAD(b) REG((b) + 0x8)
-#define TIMER_INTCLR(b) REG((b) + 0xc)
-#define NVIC_ISER0 REG(0xe000e100u)
-#define NVIC_IPR(n) (*(volatile uint8_t *)(0xe000e400u + (n)))
+#define TIMER_ACK(b)    REG((b) + 0xc)  /* INTCLR */
+#define TIMER_ACK_VAL   1u
+
+static void timer_run(uint32_t b, uint32_t period)
+{
+	TIMER_RELOAD(b) = period;
+	TIMER_VALUE(b) = period;
+	TIMER_CTRL(b) = 1 | 8;
+}
+
+static void timer_stop(uint32_t b)
+{
+	TIMER_CTRL(b) = 0;
+}
+#endif
 
 #define EDGE_IRQ 16
 #define APP_TIMER_IRQ 9
@@ -94,7 +142,7 @@ void app_timer_handler(void)
 {
 	int i;
 
-	TIMER_INTCLR(TIMER1) = 1;
+	TIMER_ACK(TIMER1) = TIMER_ACK_VAL;
 	for (i = 0; i < 8; i++) {
 		work();
 		calls_h++;
@@ -103,10 +151,22 @@ void app_timer_handler(void)
 
 /* ---- output -------------------------------------------------------------- */
 
-static void uart_init(uint32_t base)
+#ifdef DEMO_NRF51
+static void uart_init(void)
 {
-	UART_BAUD(base) = 16;
-	UART_CTRL(base) = 1;
+}
+
+static void uart1_byte(uint8_t b)
+{
+	(void)b;
+}
+#else
+static void uart_init(void)
+{
+	UART_BAUD(UART0) = 16;
+	UART_CTRL(UART0) = 1;
+	UART_BAUD(UART1) = 16;
+	UART_CTRL(UART1) = 1;
 }
 
 static void uart1_byte(uint8_t b)
@@ -115,6 +175,7 @@ static void uart1_byte(uint8_t b)
 		;
 	UART_DATA(UART1) = b;
 }
+#endif
 
 static int console = -1;
 
@@ -217,9 +278,11 @@ static void parse_args(void)
 
 /* ---- main ---------------------------------------------------------------- */
 
+#ifndef DEMO_NRF51
 static struct eqcm_uart uart0 = {
 	(volatile uint32_t *)(UART0 + 0x0), (volatile uint32_t *)(UART0 + 0x4), 1, 0,
 };
+#endif
 static struct eqcm_semihost sh;
 static struct eqcm_sink sink;
 
@@ -235,8 +298,8 @@ static void setup(void)
 		.counter_is_quantum = 1,      /* the bridge writes the board's number */
 		.timer_irq = 8,
 		.timer_reload = &TIMER_RELOAD(TIMER0),
-		.timer_ack = &TIMER_INTCLR(TIMER0),
-		.timer_ack_val = 1,
+		.timer_ack = &TIMER_ACK(TIMER0),
+		.timer_ack_val = TIMER_ACK_VAL,
 		.timer_hz = SYSCLK,
 		.period = SYSCLK / (opt.hz ? opt.hz : 2000),
 		.jitter_pct = 20,
@@ -252,15 +315,17 @@ static void setup(void)
 		sink.flush = eqcm_semihost_flush;
 		sink.ctx = &sh;
 	} else {
+#ifdef DEMO_NRF51
+		say("the nRF51 build drains through semihosting only: give semihost=FILE\n");
+		return;
+#else
 		sink.put = eqcm_uart_put;
 		sink.ctx = &uart0;
+#endif
 	}
 	eqcm_drain_init(&sink);
-	if (!opt.energy) {
-		TIMER_RELOAD(TIMER0) = c.period;
-		TIMER_VALUE(TIMER0) = c.period;
-		TIMER_CTRL(TIMER0) = 1 | 8;
-	}
+	if (!opt.energy)
+		timer_run(TIMER0, c.period);
 	/* The application's timer (time-driven runs): every 2 ms, between
 	 * the sampler (0x00) and the lowest; with prio-low, above the sampler. */
 	NVIC_IPR(APP_TIMER_IRQ) = opt.prio_low ? 0x40 : 0x80;
@@ -270,9 +335,7 @@ static void setup(void)
 		eqcm_start();
 		return;
 	}
-	TIMER_RELOAD(TIMER1) = SYSCLK / 500;
-	TIMER_VALUE(TIMER1) = SYSCLK / 500;
-	TIMER_CTRL(TIMER1) = 1 | 8;
+	timer_run(TIMER1, SYSCLK / 500);
 	NVIC_ISER0 = 1u << APP_TIMER_IRQ;
 	eqcm_start();
 }
@@ -380,15 +443,14 @@ int main(void)
 	uint32_t args[1] = { 0x20026 };
 
 	parse_args();
-	uart_init(UART0);
-	uart_init(UART1);
+	uart_init();
 	setup();
 	if (opt.energy)
 		run_energy();
 	else
 		run_time();
 	eqcm_stop();
-	TIMER_CTRL(TIMER1) = 0;
+	timer_stop(TIMER1);
 	eqcm_drain_final();
 	eqcm_counts(&k);
 	say_kv("calls_a", calls_a);

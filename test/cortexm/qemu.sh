@@ -10,6 +10,9 @@
 #   stall      the drain stops for 100 ms: the ring overflows, counted exactly
 #   prio-low   the sampler below the application's handler: never inside it
 #   m4         the Cortex-M4 build (FPU, hard-float ABI) on mps2-an386
+#   m0         the ARMv6-M build (Cortex-M0) on microbit (nRF51822): its
+#              timers, the semihosting drain, SysTick as the time base (no
+#              DWT on ARMv6-M), and time's checks (shares split by caller)
 # then report, annotate (Thumb) and the exports on the time run; then
 # energy-driven from the board firmware (run-hil.sh): every edge a sample
 # or a counted loss, each pc in the code of the phase running at its edge,
@@ -20,6 +23,7 @@ set -u
 out=$B/cortexm/run
 elf3=$B/cortexm/demo-m3.elf
 elf4=$B/cortexm/demo-m4.elf
+elf0=$B/cortexm/demo-m0.elf
 if ! command -v qemu-system-arm >/dev/null || [ ! -f "$elf3" ]; then
 	ok "# SKIP needs qemu-system-arm and the example built by make cortexm-demo (scripts/deps installs gcc-arm-none-eabi and qemu-system-arm)"
 	tap_plan
@@ -51,6 +55,11 @@ run semihost mps2-an385 "$elf3" time secs=1 semihost=semihost.bin && judge smoke
 run stall mps2-an385 "$elf3" time secs=1 stall && judge stall stall
 run prio-low mps2-an385 "$elf3" time secs=1 prio-low && judge prio-low prio-low
 run m4 mps2-an386 "$elf4" time secs=1 && judge smoke m4
+run m0 microbit "$elf0" time secs=2 semihost=m0.bin && judge time m0
+check "m0: the Cortex-M0 build took SysTick as its time base (ARMv6-M has no DWT)" \
+	grep -aqx 'clock=SysTick' "$out/m0.eqp"
+check "m0: annotate disassembles work() in ARMv6-M's Thumb (muls, no mla) with its samples" \
+	sh -c "'$EQPROF' annotate '$out/m0.eqp' work > '$out/annotate-m0.txt' && grep -qE '%.* muls r[0-9]' '$out/annotate-m0.txt'"
 
 # The tools on the result.
 t=$out/time.eqp

@@ -4,7 +4,8 @@
 #
 #   run-demo.sh OUTDIR NAME MACHINE ELF [DEMO ARGS...]
 #
-# MACHINE is mps2-an385 (Cortex-M3) or mps2-an386 (Cortex-M4).  The
+# MACHINE is mps2-an385 (Cortex-M3), mps2-an386 (Cortex-M4) or microbit
+# (Cortex-M0, with DEMO args semihost=FILE: its build drains no UART).  The
 # application's UART0 is read live by eqprof record (QEMU waits
 # for it)... no: QEMU's socket chardev writes the UART's bytes one by one,
 # and a UNIX socket holds only a few hundred of those, so the guest's UART
