@@ -254,9 +254,17 @@ def check_energy(eqprof, out, name, c, rows, shares=True):
         near.update(range(q - 2, q + 3))
     mism = [q for q, r in bys.items() if phase_of(r) is not None and phase_of(r) != t["edges"][q][1]]
     far = [q for q in mism if q not in near]
-    ok &= say(not far, f"every sample's pc is in the code of the phase running at its edge "
+    # A lockstep edge the guest did not take within the bridge's timeout
+    # (a loaded host) is rung anyway (truth: ring_timeouts), and the board
+    # then runs on while the guest lags: its phase at the next edges need
+    # not be the guest's.  One sample far from a change is allowed per
+    # timeout (the truth does not say which edges timed out); seen once in
+    # make check beside a timing run: 2 timeouts, 1 sample 10 edges off.
+    slack = t.get("n_ring_timeouts", 0)
+    ok &= say(len(far) <= slack, f"every sample's pc is in the code of the phase running at its edge "
               f"({len(mism)} differ, all within 2 edges of one of the {len(change_edges)} phase "
-              f"changes: {len(far)} farther)")
+              f"changes: {len(far)} farther{', seq ' + str(far[:5]) if far else ''}; "
+              f"{slack} allowed, one per edge the bridge rang after its lockstep timeout)")
     # energy shares against the truth's energy per phase over the samples' edges
     lo, hi = min(bys), max(bys)
     e_lo, e_hi = t["edges"][lo][2], t["edges"][hi][2]

@@ -14,7 +14,9 @@
 # semihost=FILE argument the samples go to that file through semihosting.
 # QEMU's virtual clock counts instructions (-icount shift=5: 32 ns each), so
 # the target's time is its instruction count.  Leaves OUTDIR/NAME.eqp,
-# NAME.out (the application's own counts), NAME.rec (eqprof record's line).
+# NAME.out (the application's own counts), NAME.rec (eqprof record's line),
+# NAME.ppb (QEMU's log of accesses to system registers it does not model:
+# how the library chose its time base).
 set -u
 out=$(realpath "$1") name=$2 machine=$3 elf=$(realpath "$4")
 shift 4
@@ -35,7 +37,7 @@ fi
 rm -f "$file"
 : >"$file"
 (cd "$out" && timeout 300 qemu-system-arm -M "$machine" -display none -monitor none \
-	-kernel "$elf" -icount shift=5,sleep=off \
+	-kernel "$elf" -icount shift=5,sleep=off -d unimp,guest_errors -D "$out/$name.ppb" \
 	-semihosting-config "enable=on,target=native,$args" "${serial[@]}" \
 	>"$out/$name.out" 2>"$out/$name.qemu") &
 qpid=$!
