@@ -119,6 +119,18 @@ if os.path.exists(path("rec-e.log")):
 # ---- 5. --call-graph dwarf of arm64 code, unwound on x86-64 -------------------
 # test/record/dwarf.py's checks, on the guest's recordings with its files
 # (--symfs ROOT: the programs, the guest's libc, their build-ids checked).
+# b's share of a+b is held to 3/4, the callers' iteration counts: on
+# x86-64 test/record holds it to perf's, but nothing in this guest samples
+# time independently of eqprof.  Looked for: the guest (build-guest.sh's
+# initramfs) has no perf (Debian's linux-perf depends on 16 packages the
+# image does not carry, libperl5.36 and libpython3.11 among them:
+# apt-cache depends linux-perf), and
+# Debian 12's QEMU 7.2 ships no TCG plugins (/usr/lib/x86_64-linux-gnu/qemu
+# holds none) that could count time per address from outside.  What would
+# be independent: a sampler on the host that stops the guest through QEMU's
+# gdb stub at random times (gdb-multiarch is on the host) and reads the pc
+# and x30 of the workload; not built.  Until then the iteration counts, with
+# the report's design effect, are the reference, as dwarf.py says.
 if os.path.exists(path("dwarf.eqp")):
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "record"))
     import dwarf  # noqa: E402
