@@ -44,11 +44,18 @@ import eqp  # noqa: E402
 OUT, N = sys.argv[1], int(sys.argv[2])
 SUMMARY = "--summary" in sys.argv
 # --quick: phases of a second or two (test/arm's quick form in make check):
-# too few samples a phase for the shares against the truth (a phase change
-# is then a large part of a phase: seen 58.7% against at most 57.8%),
-# Figure 12's comparison and the power regression, which are skipped,
-# saying so; every accounting check still runs.
+# about 130 energy-driven samples in all.  The energy shares against the
+# truth are checked with bounds at z = 4.5 instead of 99% (two-sided 6.8e-6
+# a share, 2.1e-5 for the three): the 99% bounds of the full form let up
+# to 3% of runs fail (three checks at 1% each; seen once in the quick form:
+# 58.7% against at most 57.8%), while a
+# program given another's phase still falls outside (the report's
+# intervals, systematic sampling's: at z 4.5 about +-4 points around a
+# share near 25% from 130 samples).  Figure 12's
+# comparison and the power regression need the long phases and are
+# skipped, saying so; every accounting check still runs.
 QUICK = "--quick" in sys.argv
+Z45_OVER_99 = 4.5 / 2.5758
 EQPROF = os.environ["EQPROF"]
 Z99_OVER_95 = 2.5758 / 1.9600
 PROGRAMS = {1: "cpucached", 2: "game"}
@@ -254,10 +261,13 @@ quantum = rep_e["quantum_j"]
 own = shares.get("eqprof", (0.0, 0.0, 0.0, 0))[0]
 for name in ("cpucached", "game", "rest"):
     s, lo, hi, n = shares.get(name, (0.0, 0.0, 0.0, 0))
+    level = "99%"
+    if QUICK:
+        lo, hi, level = s - (s - lo) * Z45_OVER_99, s + (hi - s) * Z45_OVER_99, "z 4.5"
     tlo, thi = truth_lo[name] / total_e, truth_hi[name] / total_e
     slo, shi = (lo - own, hi) if name == "rest" else (lo, hi + own)
-    stat_tap(slo <= thi and tlo <= shi,
-        f"energy share of {name}: {100 * s:.2f}% [99%: {100 * lo:.2f}, {100 * hi:.2f}] meets the "
+    tap(slo <= thi and tlo <= shi,
+        f"energy share of {name}: {100 * s:.2f}% [{level}: {100 * lo:.2f}, {100 * hi:.2f}] meets the "
         f"truth {100 * tlo:.2f}..{100 * thi:.2f}% ({truth_lo[name]:.3f}..{truth_hi[name]:.3f} of "
         f"{total_e:.3f} J; the recorder's own {100 * own:.2f}% may be either's)")
 tap(abs(rep_e["total_samples"] * quantum - total_e) < 0.02 * total_e,
