@@ -481,7 +481,7 @@ struct eq_profile *eq_agg_finish(struct eq_agg *a, enum eqp_mode mode, double qu
 		r->deff_sampling = r->deff_run = 1;
 		r->amount = per_sample > 0 ? (double)r->samples * per_sample : NAN;
 	}
-	if (a->ser.on && series_intervals(a, p)) {
+	if (a->ser.on && (eq_agg_series_close(a) || series_intervals(a, p))) {
 		eq_profile_free(p);
 		eq_agg_free(a);
 		eq_fail(err, "profile: out of memory");

@@ -29,13 +29,19 @@ struct blk_list {
 };
 
 struct agg_row {
+	/* what every sample of the row touches, together */
+	uint64_t samples;
+	uint64_t same[2];     /* samples 1 (2) after one in this row, in it too */
+	uint32_t blk_cur;     /* the block of its latest sample + 1 (0: none yet) */
+	uint32_t blk_in;      /* its samples in that block so far */
 	struct agg_key key;
 	const char *name, *module;
 	const struct eq_loc *loc;
 	uint32_t pid, tid;
 	const char *fields[EQ_KEYS_MAX];
-	uint64_t samples;
-	uint64_t trans[2];    /* samples 1 (2) apart, one in this row, one not */
+	/* samples 1 (2) apart, one in this row, one not (made from same[] when
+	 * the series closes) */
+	uint64_t trans[2];
 	uint64_t trans_skip[2]; /* ... of which the other an excluded idle sample */
 	struct blk_list blk;
 };
@@ -45,6 +51,7 @@ struct agg_row {
 struct agg_series {
 	int on;
 	uint32_t prev[2];     /* rows of the previous two samples (ROW_NONE: none) */
+	uint32_t first[2];    /* rows of the first two samples (ROW_NONE: none) */
 	uint64_t n;           /* samples in the series (excluded idle too) */
 	uint64_t skip_trans[2]; /* pairs 1 (2) apart with exactly one excluded idle */
 	uint64_t expected;    /* samples the file holds (sets the blocks) */
@@ -89,6 +96,11 @@ struct fcache_slot {
 
 /* The hidden row's name: rows pointing at it are removed when finished. */
 extern const char eq_filtered_name[];
+
+/* The pair counts and batch counts of every row from what the samples
+ * left (eq_agg_finish calls it once, before it reads them); -1 when out
+ * of memory. */
+int eq_agg_series_close(struct eq_agg *a);
 
 /* Index of loc's row, created on first sight; -1 if out of memory. */
 long eq_agg_row_index(struct eq_agg *a, const struct eq_loc *loc, const struct task *task);

@@ -119,13 +119,19 @@ static int row_miss(struct pc_table *t, struct eq_agg *a, struct eq_symbolizer *
 	return 0;
 }
 
-static inline int row_for(struct pc_table *t, struct eq_agg *a, struct eq_symbolizer *s,
-			  int multi, const struct eq_sample *smp, uint32_t *row)
+/*
+ * The row of a sample, -1 when out of memory; 1 when its pc has no symbol.
+ * fast (a constant): rows by pc, and each pid its own address space.
+ */
+static inline __attribute__((always_inline)) int
+row_for(struct pc_table *t, struct eq_agg *a, struct eq_symbolizer *s, int multi,
+	const struct eq_sample *smp, uint32_t *row, const int fast)
 {
 	uint32_t kf = KFLAGS(smp);
-	uint32_t who = multi ? eq_sym_space_key(s, smp) : smp->pid;
+	uint32_t who = !fast && multi ? eq_sym_space_key(s, smp) : smp->pid;
 	uint32_t tag;
-	uint64_t pc = a->by == EQ_BY_THREAD ? smp->tid : a->by == EQ_BY_PID ? 0 : smp->pc;
+	uint64_t pc = fast ? smp->pc : a->by == EQ_BY_THREAD ? smp->tid :
+		      a->by == EQ_BY_PID ? 0 : smp->pc;
 	size_t j = pc_hash(pc, who) & t->mask;
 
 	for (; t->slots[j].tag; j = (j + 1) & t->mask) {
@@ -172,6 +178,7 @@ static int series_init(struct agg_series *ser, uint64_t n, double clock_hz)
 	memset(ser, 0, sizeof(*ser));
 	ser->on = 1;
 	ser->prev[0] = ser->prev[1] = ROW_NONE;
+	ser->first[0] = ser->first[1] = ROW_NONE;
 	ser->expected = n;
 	ser->times.clock_hz = clock_hz;
 	if (!nb)
@@ -182,12 +189,13 @@ static int series_init(struct agg_series *ser, uint64_t n, double clock_hz)
 	return ser->block_m ? 0 : -1;
 }
 
-static int blk_add(struct blk_list *l, unsigned block)
+/* A row's samples in its latest block, appended to its batch counts. */
+static int blk_flush(struct agg_row *r)
 {
-	if (l->n && (unsigned)(l->v[l->n - 1] >> 32) == block) {
-		l->v[l->n - 1]++;
+	struct blk_list *l = &r->blk;
+
+	if (!r->blk_in)
 		return 0;
-	}
 	if (l->n == l->cap) {
 		uint32_t cap = l->cap ? 2 * l->cap : 2;
 		uint64_t *v = realloc(l->v, cap * sizeof(*v));
@@ -197,49 +205,143 @@ static int blk_add(struct blk_list *l, unsigned block)
 		l->v = v;
 		l->cap = cap;
 	}
-	l->v[l->n++] = (uint64_t)block << 32 | 1;
+	l->v[l->n++] = (uint64_t)(r->blk_cur - 1) << 32 | r->blk_in;
+	r->blk_in = 0;
 	return 0;
 }
 
-/* Sample pair (row, prev) `lag` apart: count it if they differ. */
-static inline void pair(struct eq_agg *a, uint32_t row, uint32_t prev, int lag)
+/*
+ * The series as the hot loop keeps it, in locals, over a segment of
+ * samples that lie in one block.  Per sample it counts what the pair
+ * counts need and nothing more: the samples of a row that follow one of
+ * the same row 1 (2) samples before.  A row's pairs with another row are
+ * then 2 k - 2 same, less its place among the first and last samples
+ * (eq_agg_series_close); only pairs with an excluded sample are counted
+ * as they come (rare: --exclude-idle, a relative filter).
+ */
+struct series_run {
+	uint32_t p0, p1;          /* rows of the previous two samples */
+	uint32_t blk;             /* the segment's block + 1 */
+	uint64_t skips;           /* excluded samples in the segment so far */
+	struct eq_series_times times;
+};
+
+/* How many of the next `left` samples lie in the current block (advanced
+ * first when the series reached its end). */
+static size_t series_segment(struct agg_series *ser, size_t left)
 {
-	if (prev == row || prev == ROW_NONE)
-		return;
-	if (row != ROW_SKIP)
-		a->rows[row].trans[lag]++;
-	if (prev != ROW_SKIP)
-		a->rows[prev].trans[lag]++;
-	if (row == ROW_SKIP || prev == ROW_SKIP) {
-		a->ser.skip_trans[lag]++;
-		a->rows[row == ROW_SKIP ? prev : row].trans_skip[lag]++;
+	if (!ser->nblocks)
+		return left;
+	while (ser->n >= ser->next_boundary && ser->block + 1 < ser->nblocks) {
+		ser->block++;
+		ser->next_boundary = ((uint64_t)(ser->block + 1) * ser->expected +
+				      ser->nblocks - 1) / ser->nblocks;
 	}
+	if (ser->block + 1 < ser->nblocks && ser->next_boundary - ser->n < left)
+		return (size_t)(ser->next_boundary - ser->n);
+	return left;
 }
 
-/* One more sample in time order, in row (ROW_SKIP: an excluded idle one). */
-static inline int series_add(struct eq_agg *a, uint32_t row, uint64_t time, uint16_t flags)
+static inline void series_load(const struct agg_series *ser, struct series_run *r)
 {
-	struct agg_series *ser = &a->ser;
-	uint32_t prev = ser->prev[0];
+	r->p0 = ser->prev[0];
+	r->p1 = ser->prev[1];
+	r->blk = ser->block + 1;
+	r->skips = 0;
+	r->times = ser->times;
+}
 
-	eq_series_time(&ser->times, time, (flags & EQ_F_LOST) != 0);
-	pair(a, row, prev, 0);
-	pair(a, row, ser->prev[1], 1);
-	ser->prev[1] = prev;
-	ser->prev[0] = row;
-	if (ser->nblocks) {
-		while (ser->n >= ser->next_boundary && ser->block + 1 < ser->nblocks) {
-			ser->block++;
-			ser->next_boundary = ((uint64_t)(ser->block + 1) * ser->expected +
-					      ser->nblocks - 1) / ser->nblocks;
-		}
-		if (row != ROW_SKIP) {
-			ser->block_m[ser->block]++;
-			if (blk_add(&a->rows[row].blk, ser->block))
-				return -1;
-		}
+static inline void series_store(struct agg_series *ser, const struct series_run *r, size_t n)
+{
+	ser->prev[0] = r->p0;
+	ser->prev[1] = r->p1;
+	ser->times = r->times;
+	if (ser->nblocks)
+		ser->block_m[ser->block] += (double)(n - r->skips);
+	ser->n += n;
+}
+
+/* Pairs of a sample (row) with the previous two where one is excluded. */
+static void skip_pairs(struct eq_agg *a, struct series_run *r, uint32_t row)
+{
+	uint32_t prev[2] = { r->p0, r->p1 };
+	int lag;
+
+	for (lag = 0; lag < 2; lag++) {
+		uint32_t p = prev[lag];
+
+		if (p == row || p == ROW_NONE || (row != ROW_SKIP && p != ROW_SKIP))
+			continue;
+		a->ser.skip_trans[lag]++;
+		a->rows[row == ROW_SKIP ? p : row].trans_skip[lag]++;
 	}
-	ser->n++;
+	r->skips += row == ROW_SKIP;
+}
+
+/*
+ * One more sample in time order, in row (ROW_SKIP: an excluded one).
+ * general 0 (a constant): the caller knows that the series holds two
+ * samples already and that no sample is excluded.
+ */
+static inline __attribute__((always_inline)) int
+series_step(struct eq_agg *a, struct series_run *r, uint32_t row, uint64_t time, uint16_t flags,
+	    const int general)
+{
+	if (general)
+		eq_series_time(&r->times, time, (flags & EQ_F_LOST) != 0);
+	else
+		eq_series_dt(&r->times, time, (flags & EQ_F_LOST) != 0);
+	if (general && r->p1 == ROW_NONE)
+		a->ser.first[r->p0 != ROW_NONE] = row;
+	if (general && (row == ROW_SKIP || r->p0 == ROW_SKIP || r->p1 == ROW_SKIP))
+		skip_pairs(a, r, row);
+	if (!general || row != ROW_SKIP) {
+		struct agg_row *ar = &a->rows[row];
+
+		ar->samples++;
+		ar->same[0] += row == r->p0;
+		ar->same[1] += row == r->p1;
+		if (__builtin_expect(ar->blk_cur != r->blk, 0)) {
+			if (blk_flush(ar))
+				return -1;
+			ar->blk_cur = r->blk;
+		}
+		ar->blk_in++;
+	}
+	r->p1 = r->p0;
+	r->p0 = row;
+	return 0;
+}
+
+/* One sample on its own (eq_agg_add_sample). */
+static int series_add(struct eq_agg *a, uint32_t row, uint64_t time, uint16_t flags)
+{
+	struct series_run r;
+
+	series_segment(&a->ser, 1);
+	series_load(&a->ser, &r);
+	if (series_step(a, &r, row, time, flags, 1))
+		return -1;
+	series_store(&a->ser, &r, 1);
+	return 0;
+}
+
+int eq_agg_series_close(struct eq_agg *a)
+{
+	const struct agg_series *ser = &a->ser;
+	size_t i;
+
+	for (i = 0; i < a->nrows; i++) {
+		struct agg_row *r = &a->rows[i];
+		/* the first d samples follow none, the last d precede none */
+		uint64_t edge0 = (ser->first[0] == i) + (ser->prev[0] == i);
+		uint64_t edge1 = edge0 + (ser->first[1] == i) + (ser->prev[1] == i);
+
+		r->trans[0] = 2 * (r->samples - r->same[0]) - edge0;
+		r->trans[1] = 2 * (r->samples - r->same[1]) - edge1;
+		if (ser->nblocks && blk_flush(r))
+			return -1;
+	}
 	return 0;
 }
 
@@ -263,7 +365,8 @@ int eq_agg_add_sample(struct eq_agg *a, const struct eq_loc *loc, uint64_t time,
 		if ((i = eq_agg_row_index(a, loc, NULL)) < 0 || i >= (long)ROW_SKIP)
 			return eq_fail(err, "profile: out of memory");
 		row = (uint32_t)i;
-		a->rows[row].samples++;
+		if (!a->ser.on)
+			a->rows[row].samples++;    /* else the series counts it */
 		a->total++;
 	}
 	if (a->ser.on && series_add(a, row, time, 0))
@@ -271,37 +374,72 @@ int eq_agg_add_sample(struct eq_agg *a, const struct eq_loc *loc, uint64_t time,
 	return 0;
 }
 
-static int count_chunk(struct pc_table *t, struct eq_agg *a, struct eq_symbolizer *s,
-		       const struct eq_sample *smp, size_t n, uint64_t *lost_marks,
-		       struct unres_list *unres)
+/* Samples k to end of a chunk of n into the profile; fast: see row_for and
+ * series_step (a constant). */
+static inline __attribute__((always_inline)) int
+count_span(struct pc_table *t, struct eq_agg *a, struct eq_symbolizer *s,
+	   const struct eq_sample *smp, size_t k, size_t end, size_t n, uint64_t *lost_marks,
+	   struct unres_list *unres, const int fast)
 {
-	/* The pid names the address space unless some process exec'ed. */
-	int multi = eq_sym_multi_space(s);
-	int ahead = !multi && a->by != EQ_BY_PID && a->by != EQ_BY_THREAD;
-	size_t k;
+	int multi = !fast && eq_sym_multi_space(s);
+	int ahead = fast || (!multi && a->by != EQ_BY_PID && a->by != EQ_BY_THREAD);
+	size_t len = end - k;
+	uint64_t lost = 0, idle = 0;
+	struct series_run r;
 
-	for (k = 0; k < n; k++) {
+	series_load(&a->ser, &r);
+	for (; k < end; k++) {
+		const struct eq_sample *x = &smp[k];
 		uint32_t row;
 
 		/* Random pcs miss the cache: ask for a later sample's slot now. */
 		if (ahead && k + PREFETCH_AHEAD < n)
-			__builtin_prefetch(&t->slots[pc_hash(smp[k + PREFETCH_AHEAD].pc,
-							     smp[k + PREFETCH_AHEAD].pid) & t->mask]);
-		int u = row_for(t, a, s, multi, &smp[k], &row);
+			__builtin_prefetch(&t->slots[pc_hash(x[PREFETCH_AHEAD].pc,
+							     x[PREFETCH_AHEAD].pid) & t->mask]);
+		int u = row_for(t, a, s, multi, x, &row, fast);
 
-		if (u < 0)
+		if (__builtin_expect(u != 0, 0)) {
+			if (u < 0)
+				return -1;
+			/* the symbolizer's own cache has the pc's module */
+			if (row != ROW_SKIP && unres_add(unres, eq_sym_lookup(s, x)->module) < 0)
+				return -1;
+		}
+		lost += (x->flags & EQ_F_LOST) != 0;
+		if (!fast)
+			idle += row == ROW_SKIP;
+		if (series_step(a, &r, row, x->time, x->flags, !fast))
 			return -1;
-		/* the symbolizer's own cache has the pc's module */
-		if (u && !(row == ROW_SKIP) &&
-		    unres_add(unres, eq_sym_lookup(s, &smp[k])->module) < 0)
-			return -1;
-		*lost_marks += (smp[k].flags & EQ_F_LOST) != 0;
-		if (row == ROW_SKIP)
-			a->idle++;
-		else
-			a->rows[row].samples++;
-		if (series_add(a, row, smp[k].time, smp[k].flags))
-			return -1;
+	}
+	series_store(&a->ser, &r, len);
+	*lost_marks += lost;
+	a->idle += idle;
+	return 0;
+}
+
+static int count_chunk(struct pc_table *t, struct eq_agg *a, struct eq_symbolizer *s,
+		       const struct eq_sample *smp, size_t n, uint64_t *lost_marks,
+		       struct unres_list *unres)
+{
+	/* The pid names the address space unless some process exec'ed; no
+	 * sample is left out unless idle ones are. */
+	int fast = !eq_sym_multi_space(s) && a->by != EQ_BY_PID && a->by != EQ_BY_THREAD &&
+		   !(a->flags & EQ_PROFILE_EXCLUDE_IDLE);
+	size_t k = 0, seg;
+
+	while (k < n) {
+		seg = series_segment(&a->ser, n - k);
+		if (fast && a->ser.n >= 2) {
+			if (count_span(t, a, s, smp, k, k + seg, n, lost_marks, unres, 1))
+				return -1;
+		} else {
+			/* the first two samples of the series apart (they have no pairs) */
+			if (a->ser.n < 2 && seg > 2 - a->ser.n)
+				seg = (size_t)(2 - a->ser.n);
+			if (count_span(t, a, s, smp, k, k + seg, n, lost_marks, unres, 0))
+				return -1;
+		}
+		k += seg;
 	}
 	return 0;
 }
@@ -448,7 +586,7 @@ static int count_chunk_keys(struct key_table *t, struct eq_agg *a, struct eq_sym
 	int need_thread = a->by == EQ_BY_THREAD || (a->filter && a->filter->ncomm);
 	int multi = eq_sym_multi_space(s);
 	unsigned i;
-	size_t k;
+	size_t k = 0, end, seg;
 
 	for (i = 0; i < a->keys.n; i++) {
 		need_thread |= a->keys.k[i] == EQ_KEY_COMM || a->keys.k[i] == EQ_KEY_TID;
@@ -458,23 +596,28 @@ static int count_chunk_keys(struct key_table *t, struct eq_agg *a, struct eq_sym
 	t->tid = need_thread;
 	if (a->filter && !a->fcache && !(a->fcache = calloc(FCACHE_SIZE, sizeof(*a->fcache))))
 		return -1;
-	for (k = 0; k < n; k++) {
-		const struct key_slot *c;
+	while (k < n) {
+		struct series_run r;
 
-		/* room for one more key before looking (a miss fills its slot) */
-		if (2 * (t->count + 1) > t->mask && key_grow(t))
-			return -1;
-		if (!(c = key_for(t, a, s, multi, need_thread, &smp[k])))
-			return -1;
-		a->filtered += c->dropped;
-		if (c->unres && unres_add(unres, c->module) < 0)
-			return -1;
-		*lost_marks += (smp[k].flags & EQ_F_LOST) != 0;
-		a->idle += c->idle;
-		if (c->row != ROW_SKIP)
-			a->rows[c->row].samples++;
-		if (series_add(a, c->row, smp[k].time, smp[k].flags))
-			return -1;
+		seg = series_segment(&a->ser, n - k);
+		series_load(&a->ser, &r);
+		for (end = k + seg; k < end; k++) {
+			const struct key_slot *c;
+
+			/* room for one more key before looking (a miss fills its slot) */
+			if (2 * (t->count + 1) > t->mask && key_grow(t))
+				return -1;
+			if (!(c = key_for(t, a, s, multi, need_thread, &smp[k])))
+				return -1;
+			a->filtered += c->dropped;
+			if (c->unres && unres_add(unres, c->module) < 0)
+				return -1;
+			*lost_marks += (smp[k].flags & EQ_F_LOST) != 0;
+			a->idle += c->idle;
+			if (series_step(a, &r, c->row, smp[k].time, smp[k].flags, 1))
+				return -1;
+		}
+		series_store(&a->ser, &r, seg);
 	}
 	return 0;
 }

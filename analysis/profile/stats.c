@@ -356,21 +356,6 @@ static void series_deffs(const struct eq_series *s, struct eq_series_out *o)
 	}
 }
 
-void eq_series_time(struct eq_series_times *t, uint64_t time, int after_loss)
-{
-	if (!t->started) {
-		t->t_first = time;
-		t->started = 1;
-	} else if (!after_loss && time >= t->t_last) {
-		double dt = (double)(time - t->t_last);
-
-		t->dt_n++;
-		t->dt_sum += dt;
-		t->dt_sum2 += dt * dt;
-	}
-	t->t_last = time;
-}
-
 unsigned eq_series_nblocks(uint64_t n)
 {
 	unsigned nb = EQ_BATCHES_MAX;

@@ -65,14 +65,38 @@ double eq_small_count_floor(double deff, uint64_t k, uint64_t m);
  */
 
 /* The times of the series: its span and the spread of the intervals
- * between samples (not across a loss), one sample at a time. */
+ * between samples (not across a loss), one sample at a time (inline: the
+ * profile's loop over every sample calls it). */
 struct eq_series_times {
 	double clock_hz;
 	uint64_t t_first, t_last;
 	double dt_n, dt_sum, dt_sum2;
 	int started;
 };
-void eq_series_time(struct eq_series_times *t, uint64_t time, int after_loss);
+
+/* ... a sample after the first */
+static inline void eq_series_dt(struct eq_series_times *t, uint64_t time, int after_loss)
+{
+	if (!after_loss && time >= t->t_last) {
+		double dt = (double)(time - t->t_last);
+
+		t->dt_n++;
+		t->dt_sum += dt;
+		t->dt_sum2 += dt * dt;
+	}
+	t->t_last = time;
+}
+
+static inline void eq_series_time(struct eq_series_times *t, uint64_t time, int after_loss)
+{
+	if (__builtin_expect(!t->started, 0)) {
+		t->t_first = time;
+		t->t_last = time;
+		t->started = 1;
+	} else {
+		eq_series_dt(t, time, after_loss);
+	}
+}
 
 /* Blocks of consecutive samples for batch means over n samples: a power
  * of two from EQ_BATCHES_MIN to EQ_BATCHES_MAX with at least

@@ -1,12 +1,17 @@
 /*
  * speed_rec.c - synthetic recordings for bench/speed (make bench):
  *
- *   speed_rec ELF N PCS OUT.eqp
+ *   speed_rec ELF N PCS OUT.eqp [mixed]
  *   speed_rec --read FILE
  *
  * N samples of one process that runs ELF (a PIE placed at BASE), each at a
  * pc drawn at random among PCS distinct pcs spread over every function of
  * ELF (PCS 0: any byte of any function).
+ *
+ * mixed: what a real recording has besides, for comparing the output of
+ * two builds on every path: runs of samples at the same pc, 4 threads on
+ * 2 CPUs, idle samples (pid 0, about 1 in 8, in runs), kernel samples,
+ * samples marked after a loss, and jitter in the intervals.
  *
  * --read: what reading FILE costs, the limit a report is measured against:
  * every 8-byte word of it mapped and summed (the sum printed so that the
@@ -66,6 +71,31 @@ static int read_file(const char *path)
 	return 0;
 }
 
+/* A mixed recording's sample: see the head of the file. */
+static void mix(struct eq_sample *s, const struct eq_sample *prev, uint64_t *t, uint64_t r,
+		uint64_t r2)
+{
+	*t += 240000 + r2 % 20000 + (r2 >> 60 == 0 ? 3000000 : 0);
+	s->time = *t;
+	s->cpu = (uint16_t)(r2 >> 20 & 1);
+	s->tid = PID + (uint32_t)(r2 >> 24 & 3);
+	if (prev && (r2 >> 8 & 1)) {             /* a run: where the previous one was */
+		s->pc = prev->pc;
+		s->pid = prev->pid;
+		s->tid = prev->tid;
+		s->flags = prev->flags & (EQ_F_KERNEL | EQ_F_IDLE);
+	} else if ((r2 >> 12 & 7) == 0) {        /* idle */
+		s->pid = s->tid = 0;
+		s->pc = 0xffffffff81000000ull + (r >> 40) % 64 * 16;
+		s->flags = EQ_F_KERNEL | EQ_F_IDLE;
+	} else if ((r2 >> 12 & 15) == 1) {       /* in the kernel */
+		s->pc = 0xffffffff81000000ull + (r >> 40) % 4096 * 16;
+		s->flags = EQ_F_KERNEL;
+	}
+	if ((r2 >> 32 & 511) == 0)
+		s->flags |= EQ_F_LOST;
+}
+
 int main(int argc, char **argv)
 {
 	static struct eq_sample batch[BATCH];
@@ -75,15 +105,17 @@ int main(int argc, char **argv)
 	struct eq_error err;
 	struct eqp_writer *w;
 	struct func *f;
-	uint64_t *pcs = NULL, x = 88172645463325252ull, n, npcs, i;
+	uint64_t *pcs = NULL, x = 88172645463325252ull, n, npcs, i, t = 1000000;
 	size_t nf, nb = 0;
+	int mixed;
 
 	if (argc == 3 && !strcmp(argv[1], "--read"))
 		return read_file(argv[2]);
-	if (argc != 5) {
-		fprintf(stderr, "usage: speed_rec ELF N PCS OUT.eqp | --read FILE\n");
+	if (argc != 5 && !(argc == 6 && !strcmp(argv[5], "mixed"))) {
+		fprintf(stderr, "usage: speed_rec ELF N PCS OUT.eqp [mixed] | --read FILE\n");
 		return 2;
 	}
+	mixed = argc == 6;
 	nf = bench_read_elf("speed_rec", argv[1], BASE, &f, maps, sizeof(maps));
 	n = strtoull(argv[2], NULL, 10);
 	npcs = strtoull(argv[3], NULL, 10);
@@ -112,8 +144,11 @@ int main(int argc, char **argv)
 
 			pc = BASE + fn->vaddr + (r >> 32) % fn->size;
 		}
-		batch[nb++] = (struct eq_sample){ .time = 1000000 + i * 250000, .pc = pc,
+		batch[nb] = (struct eq_sample){ .time = 1000000 + i * 250000, .pc = pc,
 			.pid = PID, .tid = PID, .seq = (uint32_t)i };
+		if (mixed)
+			mix(&batch[nb], nb ? &batch[nb - 1] : NULL, &t, r, rng(&x));
+		nb++;
 		if (nb == BATCH) {
 			if (eqp_add_samples(w, batch, nb, &err))
 				die(argv[4], err.msg);
