@@ -579,14 +579,52 @@ static inline const struct key_slot *key_for(struct key_table *t, struct eq_agg 
 	return key_miss(a, s, need_thread, smp, k) < 0 ? NULL : k;
 }
 
+/* Samples k to end of a chunk of n by key; fast: see series_step (a
+ * constant). */
+static inline __attribute__((always_inline)) int
+count_keys_span(struct key_table *t, struct eq_agg *a, struct eq_symbolizer *s,
+		const struct eq_sample *smp, size_t k, size_t end, uint64_t *lost_marks,
+		struct unres_list *unres, int multi, int need_thread, const int fast)
+{
+	size_t len = end - k;
+	uint64_t lost = 0, idle = 0, filtered = 0;
+	struct series_run r;
+
+	series_load(&a->ser, &r);
+	for (; k < end; k++) {
+		const struct key_slot *c;
+
+		/* room for one more key before looking (a miss fills its slot) */
+		if (2 * (t->count + 1) > t->mask && key_grow(t))
+			return -1;
+		if (!(c = key_for(t, a, s, multi, need_thread, &smp[k])))
+			return -1;
+		filtered += c->dropped;
+		if (__builtin_expect(c->unres, 0) && unres_add(unres, c->module) < 0)
+			return -1;
+		lost += (smp[k].flags & EQ_F_LOST) != 0;
+		idle += c->idle;
+		if (series_step(a, &r, c->row, smp[k].time, smp[k].flags, !fast))
+			return -1;
+	}
+	series_store(&a->ser, &r, len);
+	*lost_marks += lost;
+	a->idle += idle;
+	a->filtered += filtered;
+	return 0;
+}
+
 static int count_chunk_keys(struct key_table *t, struct eq_agg *a, struct eq_symbolizer *s,
 			    const struct eq_sample *smp, size_t n, uint64_t *lost_marks,
 			    struct unres_list *unres)
 {
 	int need_thread = a->by == EQ_BY_THREAD || (a->filter && a->filter->ncomm);
 	int multi = eq_sym_multi_space(s);
+	/* samples are left out (ROW_SKIP) only when idle ones or, with
+	 * relative shares, filtered ones are */
+	int fast = !(a->flags & EQ_PROFILE_EXCLUDE_IDLE) && !(a->filter && a->filter->relative);
 	unsigned i;
-	size_t k = 0, end, seg;
+	size_t k = 0, seg;
 
 	for (i = 0; i < a->keys.n; i++) {
 		need_thread |= a->keys.k[i] == EQ_KEY_COMM || a->keys.k[i] == EQ_KEY_TID;
@@ -597,27 +635,20 @@ static int count_chunk_keys(struct key_table *t, struct eq_agg *a, struct eq_sym
 	if (a->filter && !a->fcache && !(a->fcache = calloc(FCACHE_SIZE, sizeof(*a->fcache))))
 		return -1;
 	while (k < n) {
-		struct series_run r;
-
 		seg = series_segment(&a->ser, n - k);
-		series_load(&a->ser, &r);
-		for (end = k + seg; k < end; k++) {
-			const struct key_slot *c;
-
-			/* room for one more key before looking (a miss fills its slot) */
-			if (2 * (t->count + 1) > t->mask && key_grow(t))
+		if (fast && a->ser.n >= 2) {
+			if (count_keys_span(t, a, s, smp, k, k + seg, lost_marks, unres, multi,
+					    need_thread, 1))
 				return -1;
-			if (!(c = key_for(t, a, s, multi, need_thread, &smp[k])))
-				return -1;
-			a->filtered += c->dropped;
-			if (c->unres && unres_add(unres, c->module) < 0)
-				return -1;
-			*lost_marks += (smp[k].flags & EQ_F_LOST) != 0;
-			a->idle += c->idle;
-			if (series_step(a, &r, c->row, smp[k].time, smp[k].flags, 1))
+		} else {
+			/* the first two samples of the series apart (they have no pairs) */
+			if (a->ser.n < 2 && seg > 2 - a->ser.n)
+				seg = (size_t)(2 - a->ser.n);
+			if (count_keys_span(t, a, s, smp, k, k + seg, lost_marks, unres, multi,
+					    need_thread, 0))
 				return -1;
 		}
-		series_store(&a->ser, &r, seg);
+		k += seg;
 	}
 	return 0;
 }
