@@ -27,6 +27,7 @@
 #include "board/client.h"
 #include "board/log.h"
 #include "board/usb.h"
+#include "cmd.h"
 #include "builtin.h"
 #include "parse-options.h"
 #include "file/eqp.h"
@@ -70,7 +71,7 @@ static void catch_stop_signals(void)
 
 static int fail(const struct eq_error *err)
 {
-	fprintf(stderr, "eqprof board: %s\n", err->msg);
+	eq_error_msg("%s", err->msg);
 	return 1;
 }
 
@@ -376,32 +377,42 @@ static void summary(const struct board_log_opts *lo, const struct board_log_tota
 {
 	int lossy = t->missing || t->bad_frames || t->late_unrecorded || t->resets || t->stalls ||
 		    t->unplugs;
+	char *line = NULL;
+	size_t len = 0;
+	FILE *m;
 
 	if (lo->quiet && !lossy)
 		return;
-	fprintf(stderr, "eqprof board: %llu records written to %s", (unsigned long long)t->records,
+	m = open_memstream(&line, &len);
+	if (!m) {
+		eq_error_msg("%llu records written to %s", (unsigned long long)t->records, lo->out);
+		return;
+	}
+	fprintf(m, "%llu records written to %s", (unsigned long long)t->records,
 		lo->out);
 	if (t->quanta)
-		fprintf(stderr, " (the board counted %llu quanta)", (unsigned long long)t->quanta);
-	fprintf(stderr, "; %llu missing", (unsigned long long)t->missing);
+		fprintf(m, " (the board counted %llu quanta)", (unsigned long long)t->quanta);
+	fprintf(m, "; %llu missing", (unsigned long long)t->missing);
 	if (t->missing)
-		fprintf(stderr, " (%llu dropped by the board, %llu lost on the link)",
+		fprintf(m, " (%llu dropped by the board, %llu lost on the link)",
 			(unsigned long long)t->dropped,
 			(unsigned long long)(t->missing > t->dropped ? t->missing - t->dropped : 0));
-	fprintf(stderr, "; %llu bad frames; %llu late", (unsigned long long)t->bad_frames,
+	fprintf(m, "; %llu bad frames; %llu late", (unsigned long long)t->bad_frames,
 		(unsigned long long)t->late);
 	if (t->late_unrecorded)
-		fprintf(stderr, " (%llu of them with no record)", (unsigned long long)t->late_unrecorded);
+		fprintf(m, " (%llu of them with no record)", (unsigned long long)t->late_unrecorded);
 	if (t->stalls)
-		fprintf(stderr, "; %llu stall%s", (unsigned long long)t->stalls, t->stalls == 1 ? "" : "s");
+		fprintf(m, "; %llu stall%s", (unsigned long long)t->stalls, t->stalls == 1 ? "" : "s");
 	if (t->segments > 1 || t->resets)
-		fprintf(stderr, "; %u segment%s (the board reset %u time%s)", t->segments,
+		fprintf(m, "; %u segment%s (the board reset %u time%s)", t->segments,
 			t->segments == 1 ? "" : "s", t->resets, t->resets == 1 ? "" : "s");
 	if (t->unplugs)
-		fprintf(stderr, "; unplugged %u time%s (away %.1f s)%s", t->unplugs,
+		fprintf(m, "; unplugged %u time%s (away %.1f s)%s", t->unplugs,
 			t->unplugs == 1 ? "" : "s", t->away_s,
 			t->unplugged ? ", and it was when the log ended" : "");
-	fputc('\n', stderr);
+	fclose(m);
+	eq_error_msg("%s", line);
+	free(line);
 }
 
 static int cmd_log(struct board_client *c, const struct board_opts *o, struct eq_error *err)

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "builtin.h"
+#include "cmd.h"
 #include "parse-options.h"
 #include "profile/compare.h"
 #include "energy/eprofile.h"
@@ -96,9 +97,9 @@ static int check_mode(const struct eq_loaded_profile *p, const struct eq_report_
 
 	if (eqp_meta(p->file)->mode == want)
 		return 0;
-	fprintf(stderr, "eqprof compare: %s is not %s recording; give the time-driven recording%s "
+	eq_error_msg("%s is not %s recording; give the time-driven recording%s "
 		"first, then the energy-driven one%s: compare TIME.eqp ENERGY.eqp, or T1.eqp T2.eqp "
-		"vs E1.eqp E2.eqp\n", o->files[i], time_side ? "a time-driven" : "an energy-driven",
+		"vs E1.eqp E2.eqp", o->files[i], time_side ? "a time-driven" : "an energy-driven",
 		"(s)", "(s)");
 	return -1;
 }
@@ -140,18 +141,18 @@ static int add_source_joules(struct eq_comparison *c, const struct eq_loaded_pro
 		return 0;
 	if (o->keys.n || (o->by != EQ_BY_EXE && o->by != EQ_BY_MODULE && o->by != EQ_BY_PROC &&
 			  o->by != EQ_BY_LINE)) {
-		fprintf(stderr, "eqprof compare: note: %s has energy readings, but joules per row are given "
-			"--by exe, module, proc or line without --sort; compared without them\n", o->files[0]);
+		eq_error_msg("note: %s has energy readings, but joules per row are given "
+			"--by exe, module, proc or line without --sort; compared without them", o->files[0]);
 		return 0;
 	}
 	*ep = ep_build(t->file, t->sym, o->by, o->exclude_idle, &err);
 	if (!*ep) {
-		fprintf(stderr, "eqprof compare: %s\n", err.msg);
+		eq_error_msg("%s", err.msg);
 		return -1;
 	}
 	for (i = 0; i < (*ep)->ndomains; i++)
 		if (eq_comparison_add_domain(c, (*ep)->domains[i].name, row_joules, &(*ep)->domains[i]) < 0) {
-			fprintf(stderr, "eqprof compare: %s: more than %d energy domains, or out of memory\n",
+			eq_error_msg("%s: more than %d energy domains, or out of memory",
 				o->files[0], EQ_CMP_MAX_DOMAINS);
 			return -1;
 		}
@@ -170,7 +171,7 @@ static void side_name(char *buf, size_t n, const char *const *files, int nf)
  * the energy-driven side starts; -1 after a message. */
 static int split_sides(struct eq_report_opts *o)
 {
-	return eq_report_split_vs("compare", o,
+	return eq_report_split_vs(o,
 				  "give the time-driven recordings, vs, the energy-driven ones",
 				  "give two recordings, a time-driven and an energy-driven one "
 				  "(TIME.eqp ENERGY.eqp), or several of each separated by 'vs' "
@@ -199,14 +200,14 @@ int cmd_compare(int argc, char **argv)
 	ne = o.nfiles - nt;
 	rc = 1;
 	for (n = 0; n < o.nfiles; n++) {
-		if (eq_report_load("compare", o.files[n], &o, &lp[n]))
+		if (eq_report_load(o.files[n], &o, &lp[n]))
 			goto out;
 		profs[n] = lp[n].profile;
 	}
 	for (i = 0; i < n; i++)
 		if (check_mode(&lp[i], &o, i, i < nt) < 0)
 			goto out;
-	if (eq_report_check_filter("compare", &o, lp, n))
+	if (eq_report_check_filter(&o, lp, n))
 		goto out;
 	for (i = 0; i < 2; i++) {
 		struct eq_profile *const *v = i ? profs + nt : profs;
@@ -217,7 +218,7 @@ int cmd_compare(int argc, char **argv)
 			continue;
 		pool[i] = eq_profile_pool(v, (size_t)k, &err);
 		if (!pool[i]) {
-			fprintf(stderr, "eqprof compare: %s\n", err.msg);
+			eq_error_msg("%s", err.msg);
 			goto out;
 		}
 		side[i] = pool[i];
@@ -229,7 +230,7 @@ int cmd_compare(int argc, char **argv)
 	pa.c = eq_compare(side[0], side[1], st, se, o.interval);
 	pa.fmt = o.fmt;
 	if (!pa.c) {
-		fputs("eqprof compare: out of memory\n", stderr);
+		eq_error_msg("out of memory");
 		goto out;
 	}
 	if (nt == 1 && ne == 1) {
@@ -240,11 +241,10 @@ int cmd_compare(int argc, char **argv)
 	} else {
 		/* pooled energy samples over ne runs: joules per run */
 		eq_comparison_set_quantum((struct eq_comparison *)pa.c, eqp_meta(lp[nt].file)->quantum_j / ne);
-		if (!o.quiet)
-			fprintf(stderr, "eqprof compare: %d time-driven and %d energy-driven runs pooled; joules "
-				"are per run; rows have no average power (it needs one run of each)\n", nt, ne);
+		eq_note("%d time-driven and %d energy-driven runs pooled; joules "
+			"are per run; rows have no average power (it needs one run of each)", nt, ne);
 	}
-	rc = eq_report_write("compare", &o, NULL, print_cmp, &pa);
+	rc = eq_report_write(&o, NULL, print_cmp, &pa);
 out:
 	ep_free(ep);
 	eq_comparison_free((struct eq_comparison *)pa.c);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "builtin.h"
+#include "cmd.h"
 #include "parse-options.h"
 #include "profile/diff.h"
 #include "energy/ediff.h"
@@ -119,14 +120,14 @@ static int energy_profiles(const struct eq_report_opts *o, struct eq_loaded_prof
 		return 0;
 	if (o->keys.n || eq_filter_active(&o->filter) ||
 	    (o->by != EQ_BY_EXE && o->by != EQ_BY_MODULE && o->by != EQ_BY_PROC && o->by != EQ_BY_LINE)) {
-		fputs("eqprof diff: note: the recordings have energy readings, but joules per row are given "
-		      "--by exe, module, proc or line without --sort or filters; compared without them\n", stderr);
+		eq_error_msg("note: the recordings have energy readings, but joules per row are given "
+			     "--by exe, module, proc or line without --sort or filters; compared without them");
 		return 0;
 	}
 	for (i = 0; i < n; i++) {
 		ep[i] = ep_build(lp[i].file, lp[i].sym, o->by, o->exclude_idle, &err);
 		if (!ep[i]) {
-			fprintf(stderr, "eqprof diff: %s\n", err.msg);
+			eq_error_msg("%s", err.msg);
 			return -1;
 		}
 	}
@@ -137,7 +138,7 @@ static int energy_profiles(const struct eq_report_opts *o, struct eq_loaded_prof
  * returns where B starts, or -1 after saying what is wrong. */
 static int diff_sides(struct eq_report_opts *o)
 {
-	return eq_report_split_vs("diff", o, "give A's recordings, vs, B's",
+	return eq_report_split_vs(o, "give A's recordings, vs, B's",
 				  "give two recordings (A.eqp B.eqp), or several on each side "
 				  "separated by 'vs' (A1.eqp A2.eqp vs B1.eqp B2.eqp)",
 				  "; with more than two, 'vs' says where B starts");
@@ -169,19 +170,19 @@ int cmd_diff(int argc, char **argv)
 		o.interval = EQ_IV_RUN;
 	rc = 1;
 	for (n = 0; n < nf; n++) {
-		if (eq_report_load("diff", files[n], &o, &lp[n]))
+		if (eq_report_load(files[n], &o, &lp[n]))
 			goto out;
 		profs[n] = lp[n].profile;
 		if (profs[n]->mode != profs[0]->mode) {
-			fprintf(stderr, "eqprof diff: %s is %s-driven but %s is %s-driven; diff recordings "
-				"of one kind\n", files[n],
+			eq_error_msg("%s is %s-driven but %s is %s-driven; diff recordings "
+				"of one kind", files[n],
 				profs[n]->mode == EQP_MODE_ENERGY ? "energy" : "time", files[0],
 				profs[0]->mode == EQP_MODE_ENERGY ? "energy" : "time");
 			n++;
 			goto out;
 		}
 	}
-	if (eq_report_check_filter("diff", &o, lp, n))
+	if (eq_report_check_filter(&o, lp, n))
 		goto out;
 	for (i = 0; i < 2; i++) {
 		struct eq_profile *const *v = i ? profs + na : profs;
@@ -191,7 +192,7 @@ int cmd_diff(int argc, char **argv)
 			continue;
 		pool[i] = eq_profile_pool(v, (size_t)k, &err);
 		if (!pool[i]) {
-			fprintf(stderr, "eqprof diff: %s\n", err.msg);
+			eq_error_msg("%s", err.msg);
 			goto out;
 		}
 	}
@@ -199,7 +200,7 @@ int cmd_diff(int argc, char **argv)
 			  profs + na, (size_t)nb, pool[1] ? pool[1] : profs[na],
 			  o.interval, o.per_row, &err);
 	if (!d) {
-		fprintf(stderr, "eqprof diff: %s\n", err.msg);
+		eq_error_msg("%s", err.msg);
 		goto out;
 	}
 	side_name(sa, sizeof(sa), files, na);
@@ -207,14 +208,14 @@ int cmd_diff(int argc, char **argv)
 	rc = energy_profiles(&o, lp, n, ep);
 	if (rc < 0 || (rc == 1 && !(ed = ep_diff_build(ep, (size_t)na, ep + na, (size_t)nb, &err)))) {
 		if (rc == 1)
-			fprintf(stderr, "eqprof diff: %s\n", err.msg);
+			eq_error_msg("%s", err.msg);
 		rc = 1;
 		goto out;
 	}
 	{
 		struct print_arg pa = { d, o.fmt, sa, sb, o.percent_limit, ed };
 
-		rc = eq_report_write("diff", &o, NULL, print_diff, &pa);
+		rc = eq_report_write(&o, NULL, print_diff, &pa);
 	}
 out:
 	ep_diff_free(ed);

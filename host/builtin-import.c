@@ -456,7 +456,7 @@ int cmd_import(int argc, char **argv)
 	int rc;
 
 	if (!o) {
-		fputs("eqprof import: out of memory\n", stderr);
+		eq_error_msg("out of memory");
 		return 1;
 	}
 	rc = parse_args(argc, argv, o);

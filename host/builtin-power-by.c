@@ -89,14 +89,14 @@ int cmd_power_by(const struct power_by_args *by, const char *file, enum eq_forma
 	one.fmt = fmt;
 	one.out = out;
 	one.so.symfs = by->symfs;
-	if (eq_one_open("power", &one, file) == 0) {
+	if (eq_one_open(&one, file) == 0) {
 		r = eq_regress_fit(one.f, one.s, &o, &err);
 		if (!r) {
 			eq_error_msg("%s", err.msg);
 		} else {
 			struct print_arg pa = { r, file, one.fmt };
 
-			rc = eq_one_write("power", &one, print_fit, &pa);
+			rc = eq_one_write(&one, print_fit, &pa);
 			if (rc == 0 && r->warning[0] && one.out)
 				eq_warn("%s", r->warning);
 		}

@@ -10,6 +10,7 @@
 
 #include "align/align.h"
 #include "builtin.h"
+#include "cmd.h"
 #include "parse-options.h"
 #include "power_by.h"
 #include "util/labels.h"
@@ -56,11 +57,10 @@ static int usage_error(const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "eqprof power: ");
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	eq_verror_msg(fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\n'eqprof power --help' lists the options\n");
+	fputs("'eqprof power --help' lists the options\n", stderr);
 	return 2;
 }
 
@@ -466,7 +466,7 @@ static int print_summaries(const struct power_args *a, struct power_input *in,
 		power_summary_print(out, s, a->nfiles, a->fmt);
 	for (i = 0; i < a->nfiles; i++)
 		if (s[i].basis == POWER_BASIS_NONE && out != stderr && a->fmt != POWER_FMT_TABLE)
-			fprintf(stderr, "eqprof power: %s: no power: %s\n", s[i].name, s[i].why_none);
+			eq_error_msg("%s: no power: %s", s[i].name, s[i].why_none);
 	return 0;
 }
 
@@ -721,13 +721,13 @@ int cmd_power(int argc, char **argv)
 		f[i] = eqp_open(a.files[i], &err);
 		/* without samples, only the board's stream can give power */
 		if (f[i] && !eqp_nboard_records(f[i]) && eqp_require_samples(f[i], &err) < 0) {
-			fprintf(stderr, "eqprof power: %s\n", err.msg);
+			eq_error_msg("%s", err.msg);
 			eqp_close(f[i]);
 			rc = 1;
 			break;
 		}
 		if (!f[i] || power_input_from_file(&in[i], f[i], a.basis, &err) < 0) {
-			fprintf(stderr, "eqprof power: %s\n", err.msg);
+			eq_error_msg("%s", err.msg);
 			if (f[i])
 				eqp_close(f[i]);
 			rc = 1;
@@ -736,11 +736,11 @@ int cmd_power(int argc, char **argv)
 		a.eqps[i] = f[i];
 		in[i].name = a.labels[i];
 		if (eqp_warning(f[i]))
-			fprintf(stderr, "eqprof power: warning: %s\n", eqp_warning(f[i]));
+			eq_warn("%s", eqp_warning(f[i]));
 		eq_align_check_file(stderr, "power", f[i], a.verbose);
 	}
 	if (rc == 0 && run(&a, in, &err) < 0) {
-		fprintf(stderr, "eqprof power: %s\n", err.msg);
+		eq_error_msg("%s", err.msg);
 		rc = 1;
 	}
 	for (i = 0; i < opened; i++) {

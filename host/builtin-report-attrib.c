@@ -42,8 +42,8 @@ int cmd_report_attribute(const struct eq_report_opts *o, const struct eq_paths *
 	int rc = 1;
 
 	if (by != EQ_BY_EXE && by != EQ_BY_PID && by != EQ_BY_PROC) {
-		fprintf(stderr, "eqprof report: --attribute async groups by exe, pid or proc\n"
-			"'eqprof report --attribute async --help' lists its options\n");
+		eq_error_msg("--attribute async groups by exe, pid or proc\n"
+			"'eqprof report --attribute async --help' lists its options");
 		return 2;
 	}
 	for (i = 0; i < models->n; i++)
@@ -55,14 +55,14 @@ int cmd_report_attribute(const struct eq_report_opts *o, const struct eq_paths *
 	one.fmt = o->fmt;
 	one.out = o->out;
 	one.so.symfs = o->symfs;
-	if (eq_one_open("report", &one, file) == 0) {
+	if (eq_one_open(&one, file) == 0) {
 		a = eq_attrib_build(one.f, one.s, by, model, nmodels, &err);
 		if (!a) {
 			eq_error_msg("%s", err.msg);
 		} else {
 			struct print_arg pa = { a, file, one.fmt };
 
-			rc = eq_one_write("report", &one, print_attrib, &pa);
+			rc = eq_one_write(&one, print_attrib, &pa);
 		}
 	}
 	eq_attrib_free(a);

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "builtin.h"
+#include "cmd.h"
 #include "parse-options.h"
 #include "file/eqp.h"
 #include "file/outfile.h"
@@ -66,7 +67,7 @@ static int report_children(const struct eq_report_opts *o, struct eq_loaded_prof
 	if (st)
 		cg = eq_callgraph_build(st, &err);
 	if (!cg) {
-		fprintf(stderr, "eqprof report: %s\n", err.msg);
+		eq_error_msg("%s", err.msg);
 		goto out;
 	}
 	eq_callgraph_set_interval(cg, o->interval);
@@ -75,9 +76,9 @@ static int report_children(const struct eq_report_opts *o, struct eq_loaded_prof
 				     .callees = o->call_graph_callees, .width = tree_width(o),
 				     .percent_limit = o->percent_limit, .path_limit = 0.5 };
 	if (eq_report_has_energy(lp, 1))  /* record -g --energy: joules per procedure too */
-		rc = eq_report_energy_children("report", o, lp, print_cg, &a);
+		rc = eq_report_energy_children(o, lp, print_cg, &a);
 	else
-		rc = eq_report_write("report", o, NULL, print_cg, &a);
+		rc = eq_report_write(o, NULL, print_cg, &a);
 out:
 	eq_callgraph_free(cg);
 	eq_stacks_free(st);
@@ -91,8 +92,8 @@ static int check_alike(const struct eq_loaded_profile *lp, const struct eq_repor
 
 	for (i = 1; i < o->nfiles; i++)
 		if (lp[i].profile->mode != lp[0].profile->mode) {
-			fprintf(stderr, "eqprof report: %s is %s-driven but %s is %s-driven; "
-				"pool recordings of one kind\n", o->files[i],
+			eq_error_msg("%s is %s-driven but %s is %s-driven; "
+				"pool recordings of one kind", o->files[i],
 				lp[i].profile->mode == EQP_MODE_ENERGY ? "energy" : "time",
 				o->files[0],
 				lp[0].profile->mode == EQP_MODE_ENERGY ? "energy" : "time");
@@ -115,25 +116,25 @@ static int report_one(const struct eq_report_opts *o, struct eq_loaded_profile *
 	int flat_only = o->keys.n || eq_filter_active(&o->filter);
 
 	if (o->children == 1 && flat_only) {
-		fprintf(stderr, "eqprof report: --children is by procedure; it cannot go with --sort "
-			"or the --comm/--dso/--symbol filters (use --no-children)\n");
+		eq_error_msg("--children is by procedure; it cannot go with --sort "
+			"or the --comm/--dso/--symbol filters (use --no-children)");
 		return 2;
 	}
 	if (o->call_graph && flat_only) {
-		fprintf(stderr, "eqprof report: --call-graph cannot go with --sort or the "
-			"--comm/--dso/--symbol filters\n");
+		eq_error_msg("--call-graph cannot go with --sort or the "
+			"--comm/--dso/--symbol filters");
 		return 2;
 	}
 	if (o->children == 1 && o->by != EQ_BY_PROC) {
-		fprintf(stderr, "eqprof report: --children needs --by proc (call chains are of procedures)\n");
+		eq_error_msg("--children needs --by proc (call chains are of procedures)");
 		return 2;
 	}
 	if (o->children == 1 && !eqp_has_callchains(lp->file)) {
-		fprintf(stderr, "eqprof report: %s has no call chains; record with -g for them\n", o->files[0]);
+		eq_error_msg("%s has no call chains; record with -g for them", o->files[0]);
 		return 1;
 	}
 	if (o->call_graph && !eqp_has_callchains(lp->file)) {
-		fprintf(stderr, "eqprof report: --call-graph: %s has no call chains; record with -g for them\n",
+		eq_error_msg("--call-graph: %s has no call chains; record with -g for them",
 			o->files[0]);
 		return 1;
 	}
@@ -141,8 +142,8 @@ static int report_one(const struct eq_report_opts *o, struct eq_loaded_profile *
 		return report_children(o, lp);
 	limit_rows(lp->profile, o->percent_limit);
 	if (eq_report_has_energy(lp, 1))  /* record --energy: joules per row too */
-		return eq_report_energy("report", o, lp, 1, lp->profile);
-	return eq_report_write("report", o, lp->profile, NULL, NULL);
+		return eq_report_energy(o, lp, 1, lp->profile);
+	return eq_report_write(o, lp->profile, NULL, NULL);
 }
 
 #define REPORT_MAIN   EQ_MODE_MAIN
@@ -282,16 +283,16 @@ int cmd_report(int argc, char **argv)
 	if (!o.interval_given && o.nfiles > 1)
 		o.interval = EQ_IV_RUN;
 	if (o.nfiles > 1 && (o.children == 1 || o.call_graph)) {
-		fputs("eqprof report: --children and --call-graph take one recording\n", stderr);
+		eq_error_msg("--children and --call-graph take one recording");
 		return 2;
 	}
 	rc = 1;
 	for (n = 0; n < o.nfiles; n++) {
-		if (eq_report_load("report", o.files[n], &o, &lp[n]))
+		if (eq_report_load(o.files[n], &o, &lp[n]))
 			goto out;
 		profs[n] = lp[n].profile;
 	}
-	if (eq_report_check_filter("report", &o, lp, n))
+	if (eq_report_check_filter(&o, lp, n))
 		goto out;
 	if (o.nfiles == 1) {
 		rc = report_one(&o, &lp[0]);
@@ -301,16 +302,16 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	pooled = eq_profile_pool(profs, (size_t)o.nfiles, &err);
 	if (!pooled) {
-		fprintf(stderr, "eqprof report: %s\n", err.msg);
+		eq_error_msg("%s", err.msg);
 		goto out;
 	}
 	eq_profile_set_interval(pooled, o.interval);
 	pooled->verbose = o.verbose;
 	limit_rows(pooled, o.percent_limit);
 	if (eq_report_has_energy(lp, o.nfiles))
-		rc = eq_report_energy("report", &o, lp, o.nfiles, pooled);
+		rc = eq_report_energy(&o, lp, o.nfiles, pooled);
 	else
-		rc = eq_report_write("report", &o, pooled, NULL, NULL);
+		rc = eq_report_write(&o, pooled, NULL, NULL);
 out:
 	eq_profile_free(pooled);
 	for (i = 0; i < n; i++)

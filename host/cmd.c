@@ -38,6 +38,11 @@ void eq_error_msg(const char *fmt, ...)
 	va_end(ap);
 }
 
+void eq_verror_msg(const char *fmt, va_list ap)
+{
+	say("", fmt, ap);
+}
+
 void eq_warn(const char *fmt, ...)
 {
 	va_list ap;

@@ -12,6 +12,8 @@
 #ifndef EQ_CMD_H
 #define EQ_CMD_H
 
+#include <stdarg.h>
+
 /* -1 after -q, 0 by default, 1 and more per -v. */
 extern int eq_verbosity;
 
@@ -20,6 +22,8 @@ void eq_set_command(const char *name);
 const char *eq_command(void);
 
 void eq_error_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* eq_error_msg for a caller's own variadic function */
+void eq_verror_msg(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 void eq_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void eq_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void eq_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

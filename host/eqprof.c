@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "builtin.h"
+#include "cmd.h"
 
 #pragma weak cmd_import
 #pragma weak cmd_report
@@ -101,11 +102,11 @@ int main(int argc, char **argv)
 		if (strcmp(argv[1], commands[i].name) != 0)
 			continue;
 		if (!commands[i].fn) {
-			fprintf(stderr, "eqprof: '%s' is not part of this build\n", argv[1]);
+			eq_error_msg("'%s' is not part of this build", argv[1]);
 			return 2;
 		}
 		return commands[i].fn(argc - 1, argv + 1);
 	}
-	fprintf(stderr, "eqprof: '%s' is not an eqprof command; 'eqprof --help' lists them\n", argv[1]);
+	eq_error_msg("'%s' is not an eqprof command; 'eqprof --help' lists them", argv[1]);
 	return 2;
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "align/align.h"
+#include "cmd.h"
 #include "energy/eprofile.h"
 #include "file/outfile.h"
 #include "parse-options.h"
@@ -261,7 +262,7 @@ static int region_range(const struct eqp_file *f, const char *name, struct eq_ra
 }
 
 /* A board log: energy over time, no samples; what it holds, in one line. */
-static void note_board_only(const char *cmd, const char *path, const struct eqp_file *f)
+static void note_board_only(const char *path, const struct eqp_file *f)
 {
 	struct power_input in;
 	struct power_summary s;
@@ -275,9 +276,9 @@ static void note_board_only(const char *cmd, const char *path, const struct eqp_
 		}
 		power_input_free(&in);
 	}
-	fprintf(stderr, "eqprof %s: note: %s holds %zu board records%s%s%s%s%s and no samples: "
-		"nothing ties its energy to code; 'eqprof power %s' shows it over time\n",
-		cmd, path, eqp_nboard_records(f), *e ? " (" : "", e, *e ? " in " : "", t,
+	eq_error_msg("note: %s holds %zu board records%s%s%s%s%s and no samples: "
+		"nothing ties its energy to code; 'eqprof power %s' shows it over time",
+		path, eqp_nboard_records(f), *e ? " (" : "", e, *e ? " in " : "", t,
 		*e ? ")" : "", path);
 }
 
@@ -286,24 +287,24 @@ static void note_board_only(const char *cmd, const char *path, const struct eqp_
  * the profile reads them), then what is said of the file: -1 if one is
  * damaged, said as eqp_open() would have said it.
  */
-static int file_checked(const char *cmd, const char *path, const struct eq_report_opts *o,
+static int file_checked(const char *path, const struct eq_report_opts *o,
 			struct eq_loaded_profile *lp)
 {
 	struct eq_error err;
 
 	if (eqp_verify(lp->file, &err) < 0) {
-		fprintf(stderr, "eqprof %s: %s\n", cmd, err.msg);
+		eq_error_msg("%s", err.msg);
 		return -1;
 	}
 	if (eqp_warning(lp->file))
-		fprintf(stderr, "eqprof %s: warning: %s\n", cmd, eqp_warning(lp->file));
+		eq_warn("%s", eqp_warning(lp->file));
 	if (!eqp_nsamples(lp->file))
-		note_board_only(cmd, path, lp->file);
-	eq_align_check_file(stderr, cmd, lp->file, o->verbose);
+		note_board_only(path, lp->file);
+	eq_align_check_file(stderr, eq_command(), lp->file, o->verbose);
 	return 0;
 }
 
-int eq_report_load(const char *cmd, const char *path, const struct eq_report_opts *o,
+int eq_report_load(const char *path, const struct eq_report_opts *o,
 		   struct eq_loaded_profile *lp)
 {
 	struct eq_sym_options so = { .symfs = o->symfs,
@@ -322,16 +323,16 @@ int eq_report_load(const char *cmd, const char *path, const struct eq_report_opt
 		lp->file = NULL;
 	}
 	if (!lp->file) {
-		fprintf(stderr, "eqprof %s: %s\n", cmd, err.msg);
+		eq_error_msg("%s", err.msg);
 		if (o->default_file)
-			fprintf(stderr, "eqprof %s: no recording was named, so %s was read (what 'eqprof record' writes); give FILE.eqp\n",
-				cmd, path);
+			eq_error_msg("no recording was named, so %s was read (what 'eqprof record' writes); give FILE.eqp",
+				     path);
 		return -1;
 	}
 	lp->range = o->range;
 	if (o->region && region_range(lp->file, o->region, &lp->range, &err) < 0) {
-		if (file_checked(cmd, path, o, lp) == 0)
-			fprintf(stderr, "eqprof %s: %s\n", cmd, err.msg);
+		if (file_checked(path, o, lp) == 0)
+			eq_error_msg("%s", err.msg);
 		eq_report_unload(lp);
 		return -1;
 	}
@@ -340,7 +341,7 @@ int eq_report_load(const char *cmd, const char *path, const struct eq_report_opt
 		eq_sym_skip_lines(lp->sym, o->keys.n ? !eq_keys_need_lines(&o->keys) :
 				  o->by != EQ_BY_LINE);
 	if (lp->sym) {
-		struct report_progress pr = { .cmd = cmd };
+		struct report_progress pr = { .cmd = eq_command() };
 		struct eq_profile_opts po = { .flags = o->exclude_idle ? EQ_PROFILE_EXCLUDE_IDLE : 0,
 					      .keys = &o->keys, .filter = &o->filter };
 
@@ -365,23 +366,23 @@ int eq_report_load(const char *cmd, const char *path, const struct eq_report_opt
 			lp->profile = eq_profile_build_opts(lp->file, lp->sym, o->by, &po, &err);
 		}
 	}
-	if (file_checked(cmd, path, o, lp) < 0) {
+	if (file_checked(path, o, lp) < 0) {
 		eq_report_unload(lp);
 		return -1;
 	}
 	if (!lp->profile) {
-		fprintf(stderr, "eqprof %s: %s\n", cmd, err.msg);
+		eq_error_msg("%s", err.msg);
 		eq_report_unload(lp);
 		return -1;
 	}
 	eq_profile_set_interval(lp->profile, o->interval);
 	lp->profile->verbose = o->verbose;
 	if (lp->ranged && ep_has_energy(lp->file))
-		fprintf(stderr, "eqprof %s: note: %s: the energy source's joules per row are of the whole "
-			"recording; --from/--to shows shares and times only\n", cmd, path);
+		eq_error_msg("note: %s: the energy source's joules per row are of the whole "
+			"recording; --from/--to shows shares and times only", path);
 	for (i = 0; i < eq_sym_nwarnings(lp->sym); i++)
 		if (!noted_elsewhere(lp->profile, eq_sym_warning(lp->sym, i)))
-			fprintf(stderr, "eqprof %s: warning: %s\n", cmd, eq_sym_warning(lp->sym, i));
+			eq_warn("%s", eq_sym_warning(lp->sym, i));
 	return 0;
 }
 
@@ -418,24 +419,32 @@ out:
 		eq_profile_free(profs[j]);
 }
 
-int eq_report_check_filter(const char *cmd, const struct eq_report_opts *o,
+int eq_report_check_filter(const struct eq_report_opts *o,
 			   struct eq_loaded_profile *lp, int n)
 {
 	static const char *const what[3] = { "a thread or process", "a module", "a procedure" };
 	static const enum eq_key key[3] = { EQ_KEY_COMM, EQ_KEY_DSO, EQ_KEY_SYM };
 	size_t counts[3] = { o->filter.ncomm, o->filter.ndso, o->filter.nsym };
 	int w, bad = 0;
-	size_t i;
+	size_t i, len;
+	char *names;
+	FILE *m;
 
 	for (w = 0; w < 3; w++)
 		for (i = 0; i < counts[w]; i++) {
 			if (o->filter_hits[w][i])
 				continue;
-			fprintf(stderr, "eqprof %s: %s %s: no sample is in %s of that name; %s: ",
-				cmd, filter_opt[w], o->filter_names[w][i], what[w],
-				n > 1 ? "the recordings have" : "the recording has");
-			list_names(stderr, o, lp, n, key[w]);
-			fputc('\n', stderr);
+			names = NULL;
+			m = open_memstream(&names, &len);
+			if (m) {
+				list_names(m, o, lp, n, key[w]);
+				fclose(m);
+			}
+			eq_error_msg("%s %s: no sample is in %s of that name; %s: %s",
+				     filter_opt[w], o->filter_names[w][i], what[w],
+				     n > 1 ? "the recordings have" : "the recording has",
+				     names ? names : "(out of memory listing them)");
+			free(names);
 			bad = 1;
 		}
 	return bad ? -1 : 0;
@@ -451,7 +460,7 @@ void eq_report_unload(struct eq_loaded_profile *lp)
 	memset(lp, 0, sizeof(*lp));
 }
 
-int eq_report_write(const char *cmd, const struct eq_report_opts *o,
+int eq_report_write(const struct eq_report_opts *o,
 		    const struct eq_profile *p,
 		    void (*print)(FILE *out, const void *arg), const void *arg)
 {
@@ -466,7 +475,7 @@ int eq_report_write(const char *cmd, const struct eq_report_opts *o,
 		snprintf(source, sizeof(source), "%s", o->files[0]);
 	if (eq_output_not_input(o->out, o->files, (size_t)o->nfiles, &err) ||
 	    eq_outfile_open(&out, o->out ? o->out : "-", &err)) {
-		fprintf(stderr, "eqprof %s: %s\n", cmd, err.msg);
+		eq_error_msg("%s", err.msg);
 		return 1;
 	}
 	if (print)
@@ -474,7 +483,7 @@ int eq_report_write(const char *cmd, const struct eq_report_opts *o,
 	else
 		eq_profile_print(out.fp, p, o->fmt, source);
 	if (eq_outfile_commit(&out, &err)) {
-		fprintf(stderr, "eqprof %s: %s\n", cmd, err.msg);
+		eq_error_msg("%s", err.msg);
 		return 1;
 	}
 	return 0;
@@ -487,31 +496,31 @@ void eq_one_init(struct eq_one *o)
 	o->so.check_build_id = 1;
 }
 
-int eq_one_open(const char *cmd, struct eq_one *o, const char *path)
+int eq_one_open(struct eq_one *o, const char *path)
 {
 	struct eq_error err;
 
 	o->file = path;
 	o->f = eqp_open(path, &err);
 	if (!o->f || eqp_require_samples(o->f, &err) < 0) {
-		fprintf(stderr, "eqprof %s: %s\n", cmd, err.msg);
+		eq_error_msg("%s", err.msg);
 		if (o->f)
 			eqp_close(o->f);
 		o->f = NULL;
 		return -1;
 	}
 	if (eqp_warning(o->f))
-		fprintf(stderr, "eqprof %s: warning: %s\n", cmd, eqp_warning(o->f));
+		eq_warn("%s", eqp_warning(o->f));
 	o->s = eq_sym_new(o->f, &o->so, &err);
 	if (!o->s) {
-		fprintf(stderr, "eqprof %s: %s\n", cmd, err.msg);
+		eq_error_msg("%s", err.msg);
 		return -1;
 	}
 	eq_sym_skip_lines(o->s, 1);
 	return 0;
 }
 
-int eq_one_write(const char *cmd, const struct eq_one *o,
+int eq_one_write(const struct eq_one *o,
 		 void (*print)(FILE *out, const void *arg), const void *arg)
 {
 	struct eq_outfile of;
@@ -519,12 +528,12 @@ int eq_one_write(const char *cmd, const struct eq_one *o,
 
 	if (eq_output_not_input(o->out, &o->file, 1, &err) ||
 	    eq_outfile_open(&of, o->out ? o->out : "-", &err)) {
-		fprintf(stderr, "eqprof %s: %s\n", cmd, err.msg);
+		eq_error_msg("%s", err.msg);
 		return 1;
 	}
 	print(of.fp, arg);
 	if (eq_outfile_commit(&of, &err)) {
-		fprintf(stderr, "eqprof %s: %s\n", cmd, err.msg);
+		eq_error_msg("%s", err.msg);
 		return 1;
 	}
 	return 0;
@@ -569,7 +578,7 @@ int eq_json_add_member(FILE *out, void (*first)(FILE *out, const void *arg), con
 	return rc;
 }
 
-int eq_report_split_vs(const char *cmd, struct eq_report_opts *o, const char *twice,
+int eq_report_split_vs(struct eq_report_opts *o, const char *twice,
 		       const char *usage, const char *more)
 {
 	const char *files[EQ_REPORT_MAX_FILES];
@@ -578,7 +587,7 @@ int eq_report_split_vs(const char *cmd, struct eq_report_opts *o, const char *tw
 	for (i = 0; i < o->nfiles; i++) {
 		if (!strcmp(o->files[i], "vs")) {
 			if (split >= 0) {
-				fprintf(stderr, "eqprof %s: 'vs' given twice; %s\n", cmd, twice);
+				eq_error_msg("'vs' given twice; %s", twice);
 				return -1;
 			}
 			split = nf;
@@ -589,8 +598,8 @@ int eq_report_split_vs(const char *cmd, struct eq_report_opts *o, const char *tw
 	if (split < 0)
 		split = nf == 2 ? 1 : -1;
 	if (o->default_file || split <= 0 || split >= nf) {
-		fprintf(stderr, "eqprof %s: %s%s\n'eqprof %s --help' lists the options\n", cmd, usage,
-			nf > 2 && split < 0 ? more : "", cmd);
+		eq_error_msg("%s%s\n'eqprof %s --help' lists the options", usage,
+			nf > 2 && split < 0 ? more : "", eq_command());
 		return -1;
 	}
 	for (i = 0; i < nf; i++)

@@ -56,7 +56,7 @@ struct eq_report_opts {
 
 /* After every recording was loaded: a filter name that matched no sample is
  * an error naming what the recordings have instead (0 or -1). */
-int eq_report_check_filter(const char *cmd, const struct eq_report_opts *o,
+int eq_report_check_filter(const struct eq_report_opts *o,
 			   struct eq_loaded_profile *lp, int n);
 
 /*
@@ -73,7 +73,7 @@ void eq_report_opts_init(struct eq_report_opts *o);
  * the 'vs' from o->files and returns where the second side starts, or -1
  * after saying what is wrong in cmd's words: twice ('vs' twice), usage
  * (what to give) and more (the hint when more than two came without 'vs'). */
-int eq_report_split_vs(const char *cmd, struct eq_report_opts *o, const char *twice,
+int eq_report_split_vs(struct eq_report_opts *o, const char *twice,
 		       const char *usage, const char *more);
 int eq_report_args(const struct eq_command *cmd, int nargs, char **args, int nfiles,
 		   struct eq_report_opts *o);
@@ -164,13 +164,13 @@ struct eq_loaded_profile {
 };
 
 /* Opens path and builds its profile at o->by; prints errors; 0 or -1. */
-int eq_report_load(const char *cmd, const char *path, const struct eq_report_opts *o,
+int eq_report_load(const char *path, const struct eq_report_opts *o,
 		   struct eq_loaded_profile *lp);
 void eq_report_unload(struct eq_loaded_profile *lp);
 
 /* Prints p (or, when print is given, calls it) into o->out atomically.
  * Returns the exit status (0 or 1). */
-int eq_report_write(const char *cmd, const struct eq_report_opts *o,
+int eq_report_write(const struct eq_report_opts *o,
 		    const struct eq_profile *p,
 		    void (*print)(FILE *out, const void *arg), const void *arg);
 
@@ -194,9 +194,9 @@ struct eq_one {
 void eq_one_init(struct eq_one *o);
 /* Opens path and its symbolizer (line tables not read); 0, or -1 printed
  * as "eqprof CMD: ...". */
-int eq_one_open(const char *cmd, struct eq_one *o, const char *path);
+int eq_one_open(struct eq_one *o, const char *path);
 /* print(fp, arg) into o->out atomically; the exit status (0 or 1). */
-int eq_one_write(const char *cmd, const struct eq_one *o,
+int eq_one_write(const struct eq_one *o,
 		 void (*print)(FILE *out, const void *arg), const void *arg);
 void eq_one_close(struct eq_one *o);
 

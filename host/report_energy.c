@@ -2,6 +2,7 @@
  * report_energy.c - report's joules per row; see report_energy.h.
  */
 #include "report_energy.h"
+#include "cmd.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -71,7 +72,7 @@ static void print_both(FILE *out, const void *arg)
 	}
 }
 
-int eq_report_energy(const char *cmd, const struct eq_report_opts *o,
+int eq_report_energy(const struct eq_report_opts *o,
 		     const struct eq_loaded_profile *lp, int n, const struct eq_profile *profile)
 {
 	struct ep_profile *ep[EQ_REPORT_MAX_FILES] = { 0 }, *pooled = NULL;
@@ -83,14 +84,14 @@ int eq_report_energy(const char *cmd, const struct eq_report_opts *o,
 	for (i = 0; i < n; i++) {
 		ep[i] = ep_build(lp[i].file, lp[i].sym, o->by, o->exclude_idle, &err);
 		if (!ep[i]) {
-			fprintf(stderr, "eqprof %s: %s\n", cmd, err.msg);
+			eq_error_msg("%s", err.msg);
 			goto out;
 		}
 	}
 	if (n > 1) {
 		pooled = ep_pool(ep, (size_t)n, &err);
 		if (!pooled) {
-			fprintf(stderr, "eqprof %s: %s\n", cmd, err.msg);
+			eq_error_msg("%s", err.msg);
 			goto out;
 		}
 		snprintf(source, sizeof(source), "%s and %d more recording%s (pooled)", o->files[0],
@@ -98,7 +99,7 @@ int eq_report_energy(const char *cmd, const struct eq_report_opts *o,
 		b.source = source;
 	}
 	b.ep = pooled ? pooled : ep[0];
-	rc = eq_report_write(cmd, o, NULL, print_both, &b);
+	rc = eq_report_write(o, NULL, print_both, &b);
 out:
 	ep_free(pooled);
 	for (i = 0; i < n; i++)
@@ -106,7 +107,7 @@ out:
 	return rc;
 }
 
-int eq_report_energy_children(const char *cmd, const struct eq_report_opts *o,
+int eq_report_energy_children(const struct eq_report_opts *o,
 			      const struct eq_loaded_profile *lp,
 			      void (*print_cg)(FILE *out, const void *arg), const void *arg)
 {
@@ -117,11 +118,11 @@ int eq_report_energy_children(const char *cmd, const struct eq_report_opts *o,
 
 	ep = ep_build_children(lp->file, lp->sym, o->exclude_idle, &err);
 	if (!ep) {
-		fprintf(stderr, "eqprof %s: %s\n", cmd, err.msg);
+		eq_error_msg("%s", err.msg);
 		return 1;
 	}
 	b.ep = ep;
-	rc = eq_report_write(cmd, o, NULL, print_both, &b);
+	rc = eq_report_write(o, NULL, print_both, &b);
 	ep_free(ep);
 	return rc;
 }

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "client.h"
+#include "cmd.h"
 #include "counter.h"
 #include "util/grow.h"
 
@@ -32,7 +33,7 @@ void board_client_init(struct board_client *c, struct board_link *l)
 	if (c->trace && strchr(trace, '/')) {
 		c->trace_f = fopen(trace, "a");
 		if (!c->trace_f) {
-			fprintf(stderr, "eqprof board: EQPROF_BOARD_TRACE=%s: %s; tracing to stderr\n",
+			eq_error_msg("EQPROF_BOARD_TRACE=%s: %s; tracing to stderr",
 				trace, strerror(errno));
 			c->trace_f = stderr;
 		}
@@ -43,8 +44,8 @@ void board_client_init(struct board_client *c, struct board_link *l)
 	if (wait && *wait) {
 		ms = strtol(wait, &end, 10);
 		if (*end || ms < 10 || ms > REPLY_TIMEOUT_MAX_MS)
-			fprintf(stderr, "eqprof board: EQPROF_BOARD_REPLY_MS='%s' is not 10 to %d "
-				"(milliseconds); waiting %d ms per try\n", wait,
+			eq_error_msg("EQPROF_BOARD_REPLY_MS='%s' is not 10 to %d "
+				     "(milliseconds); waiting %d ms per try", wait,
 				REPLY_TIMEOUT_MAX_MS, REPLY_TIMEOUT_MS);
 		else
 			c->reply_ms = (int)ms;

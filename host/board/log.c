@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cmd.h"
 #include "file/eqp.h"
 #include "log.h"
 #include "progress.h"
@@ -78,11 +79,9 @@ static void warn(struct logger *L, const char *fmt, ...)
 	va_list ap;
 
 	eq_progress_end(&L->line, 0);
-	fprintf(stderr, "eqprof board: ");
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	eq_verror_msg(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 static int write_records(struct logger *L, struct eq_error *err)
@@ -580,7 +579,7 @@ static int open_recording(struct logger *L, struct eq_error *err)
 	if (!L->w)
 		return -1;
 	if (!L->o->quiet)
-		fprintf(stderr, "eqprof board: logging to %s (renamed to %s at the end)\n",
+		eq_error_msg("logging to %s (renamed to %s at the end)",
 			eqp_writer_file(L->w), L->o->out);
 	return 0;
 }

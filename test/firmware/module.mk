@@ -21,7 +21,8 @@ $(B)/test/firmware/proto_fuzz: test/firmware/proto_fuzz.c firmware/portable/prot
 
 # The board client is host code (in eqprof, not in a library): linked in.
 $(B)/test/firmware/client_test: $(B)/obj/test/firmware/client_test.o \
-		$(B)/obj/host/board/client.o $(B)/obj/host/board/tty.o $(B)/obj/host/board/usb.o $(LIBS)
+		$(B)/obj/host/board/client.o $(B)/obj/host/board/tty.o $(B)/obj/host/board/usb.o \
+		$(B)/obj/host/cmd.o $(LIBS)
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $(filter %.o,$^) $(LIBS) -lcmocka $(LDLIBS_ALL)

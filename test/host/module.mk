@@ -20,7 +20,7 @@ INTEG_SAN_TESTS += test/host/damaged-inputs.py
 FUZZ_UNITS_SRCS = test/host/fuzz_units.c analysis/util/units.c analysis/util/eq_error.c analysis/util/grow.c \
 	sim/scenario.c sim/scenario_util.c sim/scenario_parts.c sim/scenario_phase.c sim/params.c \
 	sim/calls.c sim/devices_parse.c \
-	host/board/client.c firmware/portable/proto.c firmware/portable/cal.c
+	host/board/client.c host/cmd.c firmware/portable/proto.c firmware/portable/cal.c
 EXTRA_PROGS += $(B)/fuzz/fuzz_units
 INTEG_TESTS += test/host/fuzz-units.sh
 
@@ -43,7 +43,7 @@ $(B)/test/host/test_trace_events: $(B)/obj/test/host/test_trace_events.o \
 # The board client's reply matching (host/board/client.c): stale replies.
 UNIT_TESTS += test/host/test_board_client
 $(B)/test/host/test_board_client: $(B)/obj/test/host/test_board_client.o \
-		$(B)/obj/host/board/client.o $(B)/libeqanalysis.a $(B)/libeqfw.a
+		$(B)/obj/host/board/client.o $(B)/obj/host/cmd.o $(B)/libeqanalysis.a $(B)/libeqfw.a
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^ -lcmocka $(LDLIBS_ALL)
