@@ -140,6 +140,8 @@ static int report_one(const struct eq_report_opts *o, struct eq_loaded_profile *
 	}
 	if (o->by == EQ_BY_PROC && o->children != 0 && !flat_only && eqp_has_callchains(lp->file))
 		return report_children(o, lp);
+	if (!eqp_nsamples(lp->file) && o->fmt == EQ_FMT_TABLE)
+		return eq_report_write(o, NULL, eq_report_print_board_log, lp);
 	limit_rows(lp->profile, o->percent_limit);
 	if (eq_report_has_energy(lp, 1))  /* record --energy: joules per row too */
 		return eq_report_energy(o, lp, 1, lp->profile);

@@ -261,25 +261,53 @@ static int region_range(const struct eqp_file *f, const char *name, struct eq_ra
 		       "being recorded makes them by writing to $EQPROF_MARKER_FD)", list);
 }
 
-/* A board log: energy over time, no samples; what it holds, in one line. */
-static void note_board_only(const char *path, const struct eqp_file *f)
+/* A board log's energy and duration ("1.479 J", "1.597 s"), or "" when
+ * its records give none. */
+static void board_totals(const struct eqp_file *f, char e[32], char t[32])
 {
 	struct power_input in;
 	struct power_summary s;
 	struct eq_error err;
-	char e[32] = "", t[32] = "";
 
+	e[0] = t[0] = '\0';
 	if (power_input_from_file(&in, f, POWER_BASIS_BOARD, &err) == 0) {
 		if (power_summarize(&in, &s, &err) == 0 && s.energy_j == s.energy_j) {
-			eq_format_quantity(e, sizeof(e), s.energy_j, "J");
-			eq_format_quantity(t, sizeof(t), s.duration_s, "s");
+			eq_format_quantity(e, 32, s.energy_j, "J");
+			eq_format_quantity(t, 32, s.duration_s, "s");
 		}
 		power_input_free(&in);
 	}
-	eq_error_msg("note: %s holds %zu board records%s%s%s%s%s and no samples: "
+}
+
+/* "500 board records (1.479 J in 1.597 s)" */
+static void board_holds(char *buf, size_t size, const struct eqp_file *f)
+{
+	char e[32], t[32];
+
+	board_totals(f, e, t);
+	snprintf(buf, size, "%zu board records%s%s%s%s%s", eqp_nboard_records(f), *e ? " (" : "",
+		 e, *e ? " in " : "", t, *e ? ")" : "");
+}
+
+/* A board log: energy over time, no samples; what it holds, in one line. */
+static void note_board_only(const char *path, const struct eqp_file *f)
+{
+	char holds[128];
+
+	board_holds(holds, sizeof(holds), f);
+	eq_error_msg("note: %s holds %s and no samples: "
 		"nothing ties its energy to code; 'eqprof power %s' shows it over time",
-		path, eqp_nboard_records(f), *e ? " (" : "", e, *e ? " in " : "", t,
-		*e ? ")" : "", path);
+		path, holds, path);
+}
+
+void eq_report_print_board_log(FILE *out, const void *arg)
+{
+	const struct eq_loaded_profile *lp = arg;
+	char holds[128];
+
+	board_holds(holds, sizeof(holds), lp->file);
+	fprintf(out, "# board log %s: %s and no samples; lost %llu\n", eqp_path(lp->file), holds,
+		(unsigned long long)lp->profile->lost_samples);
 }
 
 /*
@@ -377,6 +405,8 @@ int eq_report_load(const char *path, const struct eq_report_opts *o,
 	}
 	eq_profile_set_interval(lp->profile, o->interval);
 	lp->profile->verbose = o->verbose;
+	if (lp->ranged && o->region)
+		lp->profile->range_name = o->region;
 	if (lp->ranged && ep_has_energy(lp->file))
 		eq_error_msg("note: %s: the energy source's joules per row are of the whole "
 			"recording; --from/--to shows shares and times only", path);

@@ -170,6 +170,12 @@ void eq_report_unload(struct eq_loaded_profile *lp);
 
 /* Prints p (or, when print is given, calls it) into o->out atomically.
  * Returns the exit status (0 or 1). */
+/* The heading of a recording without samples, a board log, for
+ * eq_report_write(o, NULL, eq_report_print_board_log, lp): what it holds
+ * ("# board log F: 500 board records (1.479 J in 1.597 s) and no samples;
+ * lost 0"), where a profile's would say "0 samples ... = 0 J". */
+void eq_report_print_board_log(FILE *out, const void *arg);
+
 int eq_report_write(const struct eq_report_opts *o,
 		    const struct eq_profile *p,
 		    void (*print)(FILE *out, const void *arg), const void *arg);

@@ -209,6 +209,7 @@ struct eq_profile {
 				 total_samples unless filter_relative) */
 	int ranged;           /* built over a --from/--to range: */
 	double range_from_s, range_to_s; /* its ends (range.h edges; +-inf open) */
+	const char *range_name; /* the --region NAME it is, or NULL (--from/--to) */
 	int verbose;          /* printing: notes in full (-v), not one line */
 	struct eq_intern *strings_; /* private: backing store of row names */
 };

@@ -234,6 +234,10 @@ static void print_json(FILE *out, const struct eq_profile *p)
 		eq_json_number(out, isfinite(p->range_from_s) ? p->range_from_s : NAN);
 		fputs(", \"to_s\": ", out);
 		eq_json_number(out, isfinite(p->range_to_s) ? p->range_to_s : NAN);
+		if (p->range_name) {
+			fputs(", \"region\": ", out);
+			eq_json_string(out, p->range_name);
+		}
 	}
 	if (p->filtered)
 		fprintf(out, ",\n \"filtered_samples\": %llu, \"percentage\": \"%s\"",
@@ -310,17 +314,25 @@ static void print_unresolved(FILE *out, const struct eq_profile *p)
 			p->nunresolved - shown);
 }
 
-/* "# samples after 10 s up to 20 s (--from/--to)" */
+/* "# samples after 10 s up to 20 s since the first sample (--from/--to)",
+ * or "# samples of region 'alpha': after ... (--region alpha: from its
+ * marker to the next)" */
 static void print_range(FILE *out, const struct eq_profile *p)
 {
 	fputs("# samples", out);
+	if (p->range_name)
+		fprintf(out, " of region '%s':", p->range_name);
 	if (isfinite(p->range_from_s) && p->range_from_s > 0)
 		fprintf(out, " after %.9g s", p->range_from_s);
 	else
 		fputs(" from the first", out);
 	if (isfinite(p->range_to_s))
 		fprintf(out, " up to %.9g s", p->range_to_s);
-	fputs(" since the first sample (--from/--to)\n", out);
+	if (p->range_name)
+		fprintf(out, " since the first sample (--region %s: from its marker to %s)\n",
+			p->range_name, isfinite(p->range_to_s) ? "the next" : "the end");
+	else
+		fputs(" since the first sample (--from/--to)\n", out);
 }
 
 static void print_heading(FILE *out, const struct eq_profile *p, const char *source)

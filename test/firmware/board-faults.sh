@@ -108,6 +108,12 @@ verdict faults "the stall is warned about while it lasts, when it ends, and mark
 verdict faults "eqprof report's loss line: lost $missing; it says the board's records are there and no samples"
 "$EQPROF" report -q "$work/faults.eqp" 2>&1 | grep -q "lost $missing"
 verdict faults "report -q keeps the loss line"
+# Its heading says what the file holds, as the note does: no "0 samples
+# ... = 0 J" above a note giving its energy.
+"$EQPROF" report "$work/faults.eqp" 2>/dev/null >"$work/faults.heading" &&
+	head -n 1 "$work/faults.heading" | grep -q "^# board log .*faults.eqp: $(fact faults records) board records (.* J in .* s) and no samples; lost $missing\$" &&
+	! grep -q "0 samples\|= 0 J" "$work/faults.heading"
+verdict faults "report's heading says what the board log holds (its records, joules and losses), not 0 samples = 0 J"
 "$EQPROF" export --format chrome -o "$work/faults.json" "$work/faults.eqp" 2>"$work/faults.export"
 [ $? -eq 1 ] && grep -q "no samples, only the board's $(fact faults records) energy records" "$work/faults.export"
 verdict faults "export, which needs samples, refuses it naming the board's records"

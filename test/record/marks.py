@@ -15,6 +15,9 @@ durations:
   recording and no phase_beta sample (phase_beta starts after beta's
   time), --region beta the reverse: exact, whatever the machine's load;
 - --region of an unknown name fails, listing the markers;
+- the table's heading names the region (--region alpha, to the next
+  marker; --region end, to the end), never "--from/--to", which were not
+  given; the JSON says "region";
 - the Chrome trace has an instant event per marker.
 """
 import json
@@ -72,6 +75,17 @@ def main():
     t.ok(rc == 0 and b.get("phase_beta") == whole.get("phase_beta") and "phase_alpha" not in b,
          "--region beta: every phase_beta sample (%s), no phase_alpha" % b.get("phase_beta"),
          (b, whole, err))
+    rc, out, err = eqprof("report", rec, "--region", "alpha", "-q")
+    head = out.split("\n")[1] if rc == 0 and out.count("\n") > 1 else out
+    t.ok(rc == 0 and head.startswith("# samples of region 'alpha':") and
+         "(--region alpha: from its marker to the next)" in head and "--from/--to" not in out,
+         "--region alpha: the heading names the region, not --from/--to", out + err)
+    rc, out, err = eqprof("report", rec, "--region", "end", "-q")
+    t.ok(rc == 0 and "(--region end: from its marker to the end)" in out and "--from/--to" not in out,
+         "--region end (the last marker): the heading says to the end", out + err)
+    rc, out, err = eqprof("report", rec, "--region", "beta", "--format", "json", "-q")
+    t.ok(rc == 0 and json.loads(out).get("region") == "beta", "--region beta: the JSON says region beta",
+         out[:300] + err)
     rc, out, err = eqprof("report", rec, "--region", "gamma")
     t.ok(rc == 1 and "'alpha', 'beta', 'end'" in err and "gamma" in err,
          "--region of no marker: refused, listing the markers", err)
