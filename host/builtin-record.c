@@ -299,7 +299,6 @@ static const char record_about[] =
 	"Runs COMMAND (or watches the machine with -a, or processes with -p) and\n"
 	"writes its samples to a recording for report, annotate and export.\n";
 
-/* record's options; o gets this machine's, cm a Cortex-M target's. */
 /* What the table cannot say: the options that exclude each other, and the
  * command that each mode needs or refuses; n is how many arguments remain. */
 static int check_record_options(const struct eq_command *cmd, unsigned mode, int n, char **argv,
@@ -326,10 +325,10 @@ static int check_record_options(const struct eq_command *cmd, unsigned mode, int
 	return n;
 }
 
-static int parse_record_options(int argc, char **argv, struct record_opts *o,
-				struct cm_rec_opts *cm, unsigned *mode)
+/* How this machine is sampled: -e or -t, which processes, call chains. */
+static size_t sampling_options(struct eq_option *t, struct record_opts *o)
 {
-	const struct eq_option options[] = {
+	const struct eq_option opts[] = {
 		{ .type = EQ_OPTION_FLAG, .short_name = 'e', .value = &o->energy, .defval = 1,
 		  .modes = REC_LINUX,
 		  .help = "energy-driven: one sample per quantum of the board, from the\n"
@@ -370,6 +369,17 @@ static int parse_record_options(int argc, char **argv, struct record_opts *o,
 			  "bytes of user stack (default 8192, at most 65528) and the\n"
 			  "registers with each sample, unwound offline from the DWARF CFI\n"
 			  "(code built without frame pointers; perf only)" },
+	};
+
+	memcpy(t, opts, sizeof(opts));
+	return sizeof(opts) / sizeof(opts[0]);
+}
+
+/* What else is recorded beside the samples: an energy source, the kernel,
+ * tracepoints. */
+static size_t source_options(struct eq_option *t, struct record_opts *o)
+{
+	const struct eq_option opts[] = {
 		{ .type = EQ_OPTION_STRING, .long_name = "energy", .value = &o->esource,
 		  .argh = "SRC", .modes = REC_LINUX, .complete = "auto rapl battery hwmon",
 		  .help = "with -t: read the energy source SRC (rapl, battery, hwmon, a\n"
@@ -398,6 +408,16 @@ static int parse_record_options(int argc, char **argv, struct record_opts *o,
 		{ .type = EQ_OPTION_CALLBACK, .long_name = "no-events", .value = o, .cb = opt_events,
 		  .flags = EQ_OPT_NOARG, .modes = REC_LINUX,
 		  .help = "log none (same as --events none)" },
+	};
+
+	memcpy(t, opts, sizeof(opts));
+	return sizeof(opts) / sizeof(opts[0]);
+}
+
+/* The recording's joules and name; -q and -v. */
+static size_t output_options(struct eq_option *t, struct record_opts *o)
+{
+	const struct eq_option opts[] = {
 		OPT_CALLBACK(0, "quantum", &o->quantum_j, "E",
 			     "with -e (or a Cortex-M target's board): the board's energy per\n"
 			     "interrupt (e.g. 46uJ, from 'eqprof board info'), so the\n"
@@ -407,6 +427,16 @@ static int parse_record_options(int argc, char **argv, struct record_opts *o,
 		  .help = "output recording (default " EQ_DEFAULT_RECORDING ")" },
 		OPT_QUIET(&o->quiet, "no progress line and no summary"),
 		OPT_VERBOSE(NULL, "notes in full"),
+	};
+
+	memcpy(t, opts, sizeof(opts));
+	return sizeof(opts) / sizeof(opts[0]);
+}
+
+/* A bare-metal Cortex-M target instead of this machine. */
+static size_t cortexm_options(struct eq_option *t, struct cm_rec_opts *cm)
+{
+	const struct eq_option opts[] = {
 		OPT_GROUP("A bare-metal Cortex-M target (docs/target-cortexm.md):"),
 		{ .type = EQ_OPTION_CALLBACK, .long_name = "target", .argh = "cortexm",
 		  .cb = opt_target, .flags = EQ_OPT_MODE, .defmode = REC_CORTEXM,
@@ -426,14 +456,31 @@ static int parse_record_options(int argc, char **argv, struct record_opts *o,
 		{ .type = EQ_OPTION_CALLBACK, .long_name = "idle", .value = &cm->idle_s, .argh = "T",
 		  .cb = opt_idle, .modes = REC_CORTEXM,
 		  .help = "file: stop after T without new bytes (default 2s)" },
-		OPT_END(),
 	};
+
+	memcpy(t, opts, sizeof(opts));
+	return sizeof(opts) / sizeof(opts[0]);
+}
+
+/* record's options, one table in --help's order; o gets this machine's,
+ * cm a Cortex-M target's. */
+static int parse_record_options(int argc, char **argv, struct record_opts *o,
+				struct cm_rec_opts *cm, unsigned *mode)
+{
+	struct eq_option options[64]; /* 27 and the end */
+	size_t k = 0;
 	const struct eq_command cmd = {
 		.name = "record", .usage = record_usage, .about = record_about, .options = options,
 		.flags = EQ_PARSE_STOP_AT_ARG, .mode_names = { NULL, "--target cortexm" },
 	};
-	int n = eq_parse_options(&cmd, argc, argv, mode);
+	int n;
 
+	k += sampling_options(options + k, o);
+	k += source_options(options + k, o);
+	k += output_options(options + k, o);
+	k += cortexm_options(options + k, cm);
+	options[k] = (struct eq_option)OPT_END();
+	n = eq_parse_options(&cmd, argc, argv, mode);
 	if (n < 0)
 		return n;
 	return check_record_options(&cmd, *mode, n, argv, o, cm);
@@ -604,71 +651,122 @@ static void record_meta(struct eqp_meta *meta, const struct record_opts *o, cons
 	meta->start_unix_ns = (int64_t)wall.tv_sec * 1000000000 + wall.tv_nsec;
 }
 
+/* The sources opened before the header names them: --energy's, the
+ * module's (perf's when -t finds the module not ours to use), how the
+ * time-driven samples are taken, and the tracepoints of --events. */
+static int record_open_sources(struct record_opts *o, struct record_sources *src,
+			       struct eq_error *err)
+{
+	if (o->esource && record_energy_source(o, src, err) < 0)
+		return -1;
+	if (o->use_module && record_open_module(o, src, err) < 0) {
+		if (o->energy)
+			return -1;
+		/* -t: the module is there but not ours to use; perf will do */
+		eq_error_msg("not using the eqprof module: %s", err->msg);
+		module_recorder_close(src->mod);
+		src->mod = NULL;
+		o->use_module = 0;
+	}
+	record_sampling(o);
+	if (o->events) {
+		/* before the header: it names the devices and what is not logged */
+		src->trace = trace_recorder_open(o->events);
+		if (!src->trace)
+			return eq_fail(err, "out of memory");
+		if (trace_recorder_note(src->trace)[0])
+			eq_error_msg("not logging %s", trace_recorder_note(src->trace));
+	}
+	return 0;
+}
+
+/* The recording's file with its header, and --energy's readings started.
+ * The file exists before the command starts: an unwritable output is
+ * found at once, and a recorder killed later leaves what it recorded. */
+static struct recorder *record_create(const struct record_opts *o, struct record_sources *src,
+				      struct eq_error *err)
+{
+	static char extra[65536];
+	char target[512] = "";
+	struct eqp_meta meta = { .mode = EQP_MODE_TIME, .clock_hz = 1e9 };
+	struct recorder *rec;
+
+	record_describe(target, sizeof(target), extra, sizeof(extra), o, src);
+	if (src->trace)
+		trace_recorder_meta(src->trace, extra + strlen(extra), sizeof(extra) - strlen(extra));
+	record_meta(&meta, o, target, extra);
+	rec = recorder_open(o->out, &meta, err);
+	if (!rec)
+		return NULL;
+	src->rec = rec;
+	if (src->energy && record_energy_start(src->energy, rec, err) < 0) {
+		recorder_discard(rec);  /* a source that cannot be read: no output */
+		return NULL;
+	}
+	return rec;
+}
+
+/* After the run (rc its result): the kernel's symbols, the recording
+ * committed, the sources' summaries; the exit status. */
+static int record_finish(struct recorder *rec, const struct record_opts *o,
+			 struct record_sources *src, int rc, int status, struct eq_error *err)
+{
+	if (rc < 0) {
+		eq_error_msg("%s", err->msg);
+		eq_error_msg("finishing the recording with what was recorded");
+	}
+	/* Kernel samples symbolize through the kernel's own symbol table. */
+	if ((src->mod || o->all || o->kernel) && record_kernel_symbols(rec, err) < 0)
+		eq_warn("%s", err->msg);
+	if (record_commit(rec, o, src, err) < 0) {
+		record_sources_close(src);
+		return 1;
+	}
+	if (src->energy && !o->quiet)
+		record_energy_summary(src->energy, stderr);
+	if (src->trace && !o->quiet)
+		trace_recorder_summary(src->trace, stderr);
+	record_sources_close(src);
+	if (rc < 0)
+		return 1;
+	return record_exit(o, status);
+}
+
+/* --target cortexm: another target than this machine (docs/target-cortexm.md) */
+static int record_other_target(struct cm_rec_opts *cm, int argc, char **argv)
+{
+	if (!cmd_record_cortexm) {
+		eq_error_msg("--target is not in eqprof-record (it records this machine); record a Cortex-M target with the workstation's eqprof");
+		return 2;
+	}
+	return cmd_record_cortexm(cm, argc, argv);
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct record_opts o;
 	struct eq_error err = { "" };
 	struct recorder *rec;
 	struct record_sources src = { 0 };
-	static char extra[65536];
-	char target[512] = "";
 	int rc, status = 0, started = 0;
 	struct cm_rec_opts cm;
 	unsigned mode;
-	struct eqp_meta meta = { .mode = EQP_MODE_TIME, .clock_hz = 1e9 };
 
 	rc = parse_opts(argc, argv, &o, &cm, &mode);
 	if (rc)
 		return rc < 0 ? 0 : rc;
-	if (mode == REC_CORTEXM) {
-		/* another target than this machine (docs/target-cortexm.md) */
-		if (!cmd_record_cortexm) {
-			eq_error_msg("--target is not in eqprof-record (it records this machine); record a Cortex-M target with the workstation's eqprof");
-			return 2;
-		}
-		return cmd_record_cortexm(&cm, argc, argv);
-	}
+	if (mode == REC_CORTEXM)
+		return record_other_target(&cm, argc, argv);
 	if (o.energy && !module_recorder_available(NULL)) {
 		eq_error_msg("energy-driven recording (-e) needs the board's interrupt wired to a GPIO of this machine and the eqprof module loaded: %s does not exist (docs/target-linux.md); use -t for time-driven sampling, or 'eqprof sim' for a simulated energy-driven run",
 			"/dev/eqprof");
 		return 1;
 	}
-	if (o.esource && record_energy_source(&o, &src, &err) < 0)
+	if (record_open_sources(&o, &src, &err) < 0)
 		goto fail;
-	if (o.use_module && record_open_module(&o, &src, &err) < 0) {
-		if (o.energy)
-			goto fail;
-		/* -t: the module is there but not ours to use; perf will do */
-		eq_error_msg("not using the eqprof module: %s", err.msg);
-		module_recorder_close(src.mod);
-		src.mod = NULL;
-		o.use_module = 0;
-	}
-	record_sampling(&o);
-	if (o.events) {
-		/* before the header: it names the devices and what is not logged */
-		src.trace = trace_recorder_open(o.events);
-		if (!src.trace) {
-			eq_fail(&err, "out of memory");
-			goto fail;
-		}
-		if (trace_recorder_note(src.trace)[0])
-			eq_error_msg("not logging %s", trace_recorder_note(src.trace));
-	}
-	record_describe(target, sizeof(target), extra, sizeof(extra), &o, &src);
-	if (src.trace)
-		trace_recorder_meta(src.trace, extra + strlen(extra), sizeof(extra) - strlen(extra));
-	record_meta(&meta, &o, target, extra);
-	/* The file exists before the command starts: an unwritable output is
-	 * found at once, and a recorder killed later leaves what it recorded. */
-	rec = recorder_open(o.out, &meta, &err);
+	rec = record_create(&o, &src, &err);
 	if (!rec)
 		goto fail;
-	src.rec = rec;
-	if (src.energy && record_energy_start(src.energy, rec, &err) < 0) {
-		recorder_discard(rec);  /* a source that cannot be read: no output */
-		goto fail;
-	}
 	record_catch_stop_signals();
 	rc = record_run(&o, rec, &src, &err, &status, &started);
 	if (rc < 0 && src.energy_failed) {
@@ -681,25 +779,7 @@ int cmd_record(int argc, char **argv)
 		recorder_discard(rec); /* the command never ran: nothing to keep */
 		goto fail;
 	}
-	if (rc < 0) {
-		eq_error_msg("%s", err.msg);
-		eq_error_msg("finishing the recording with what was recorded");
-	}
-	/* Kernel samples symbolize through the kernel's own symbol table. */
-	if ((src.mod || o.all || o.kernel) && record_kernel_symbols(rec, &err) < 0)
-		eq_warn("%s", err.msg);
-	if (record_commit(rec, &o, &src, &err) < 0) {
-		record_sources_close(&src);
-		return 1;
-	}
-	if (src.energy && !o.quiet)
-		record_energy_summary(src.energy, stderr);
-	if (src.trace && !o.quiet)
-		trace_recorder_summary(src.trace, stderr);
-	record_sources_close(&src);
-	if (rc < 0)
-		return 1;
-	return record_exit(&o, status);
+	return record_finish(rec, &o, &src, rc, status, &err);
 fail:
 	record_sources_close(&src);
 	eq_error_msg("%s", err.msg);

@@ -612,113 +612,157 @@ static void usage(void)
 	exit(2);
 }
 
-int main(int argc, char **argv)
+struct bridge_args {
+	const char *elf, *dir, *powers, *qtest;
+	double life;
+	uint64_t seed;
+};
+
+static void parse_args(int argc, char **argv, struct bridge_args *a)
 {
-	static struct bridge b;
-	struct sim_params p;
-	struct eq_error err;
-	const char *elf, *dir, *powers = "0.27,1.2,0.5";
-	double life = 600, t0, start;
-	uint64_t c0, seed = 1;
-	char path[4096], *end;
-	const char *q, *qtest = NULL;
-	FILE *pf;
 	int i;
 
 	if (argc < 3)
 		usage();
-	elf = argv[1];
-	dir = argv[2];
+	a->elf = argv[1];
+	a->dir = argv[2];
 	for (i = 3; i < argc; i++) {
 		if (!strcmp(argv[i], "--powers") && i + 1 < argc)
-			powers = argv[++i];
+			a->powers = argv[++i];
 		else if (!strcmp(argv[i], "--seed") && i + 1 < argc)
-			seed = strtoull(argv[++i], NULL, 10);
+			a->seed = strtoull(argv[++i], NULL, 10);
 		else if (!strcmp(argv[i], "--life") && i + 1 < argc)
-			life = atof(argv[++i]);
+			a->life = atof(argv[++i]);
 		else if (!strcmp(argv[i], "--qtest") && i + 1 < argc)
-			qtest = argv[++i];
+			a->qtest = argv[++i];
 		else
 			usage();
 	}
-	for (q = powers; *q && b.nphases < MAX_PHASES; q = *end == ',' ? end + 1 : end) {
+}
+
+/* --powers W0,W1,...: the phases' powers, each one the simulated supply
+ * can deliver through the front end made with seed. */
+static void set_powers(struct bridge *b, const char *powers, uint64_t seed)
+{
+	struct sim_params p;
+	const char *q;
+	char *end;
+	size_t i;
+
+	for (q = powers; *q && b->nphases < MAX_PHASES; q = *end == ',' ? end + 1 : end) {
 		double w = strtod(q, &end);
 
 		if (end == q || !(w >= 0) || w > 20)
 			die("--powers", "expected watts separated by commas, e.g. 0.27,1.2,0.5");
-		b.powers[b.nphases++] = w;
+		b->powers[b->nphases++] = w;
 		if (!*end)
 			break;
 	}
 	sim_params_default(&p);
 	p.seed = seed;
-	sim_frontend_init(&b.fe, &p);
-	for (i = 0; i < (int)b.nphases; i++)
-		if (p.supply * p.supply < 4 * b.fe.r_total * b.powers[i])
+	sim_frontend_init(&b->fe, &p);
+	for (i = 0; i < b->nphases; i++)
+		if (p.supply * p.supply < 4 * b->fe.r_total * b->powers[i])
 			die("--powers", "the simulated supply cannot deliver that much power");
+}
 
+static void catch_signals(void)
+{
 	signal(SIGTERM, on_signal);
 	signal(SIGINT, on_signal);
 	signal(SIGUSR1, on_signal);
 	signal(SIGUSR2, on_signal);
 	signal(SIGRTMIN, on_signal);
 	signal(SIGPIPE, SIG_IGN);
-	setup_guest_side(&b, dir);
-	if (qtest) {
-		unsigned long irq = strtoul(qtest, &end, 0);
-		unsigned long addr = *end == ':' ? strtoul(end + 1, &end, 0) : 0;
-		unsigned long taken = *end == ':' ? strtoul(end + 1, &end, 0) : 0;
+}
 
-		if (*end || irq > 479 || !addr || addr > 0xfffffffful || taken > 0xfffffffful)
-			die("--qtest", "expected IRQ:COUNTER[:TAKEN], the guest's NVIC interrupt number, the address of its edge counter and (lockstep) of isr/cortexm's eqcm_edges_taken (16:0x20000248:0x20000a50)");
-		b.qt_taken = (uint32_t)taken;
-		b.qt = hil_qtest_listen(dir, (unsigned)irq, (uint32_t)addr);
-	}
-	b.master = posix_openpt(O_RDWR | O_NOCTTY);
-	if (b.master < 0 || grantpt(b.master) < 0 || unlockpt(b.master) < 0)
+/* --qtest IRQ:COUNTER[:TAKEN]: a Cortex-M guest in QEMU's qtest, whose
+ * phase is read from it rather than written by an ivshmem guest. */
+static void listen_qtest(struct bridge *b, const char *dir, const char *qtest)
+{
+	char *end;
+	unsigned long irq = strtoul(qtest, &end, 0);
+	unsigned long addr = *end == ':' ? strtoul(end + 1, &end, 0) : 0;
+	unsigned long taken = *end == ':' ? strtoul(end + 1, &end, 0) : 0;
+
+	if (*end || irq > 479 || !addr || addr > 0xfffffffful || taken > 0xfffffffful)
+		die("--qtest", "expected IRQ:COUNTER[:TAKEN], the guest's NVIC interrupt number, the address of its edge counter and (lockstep) of isr/cortexm's eqcm_edges_taken (16:0x20000248:0x20000a50)");
+	b->qt_taken = (uint32_t)taken;
+	b->qt = hil_qtest_listen(dir, (unsigned)irq, (uint32_t)addr);
+}
+
+/* The board: the firmware in simavr behind a pseudo-terminal, whose name
+ * goes to DIR/port ("tty:/dev/pts/N"). */
+static void start_board(struct bridge *b, const char *elf, const char *dir)
+{
+	struct eq_error err;
+	char path[4096];
+	FILE *pf;
+
+	b->master = posix_openpt(O_RDWR | O_NOCTTY);
+	if (b->master < 0 || grantpt(b->master) < 0 || unlockpt(b->master) < 0)
 		die("pseudo-terminal", strerror(errno));
-	fcntl(b.master, F_SETFL, O_NONBLOCK);
-	b.s = fwsim_open(elf, &err);
-	if (!b.s || fwsim_run_to(b.s, 32000, &err) < 0)
+	fcntl(b->master, F_SETFL, O_NONBLOCK);
+	b->s = fwsim_open(elf, &err);
+	if (!b->s || fwsim_run_to(b->s, 32000, &err) < 0)
 		die(elf, err.msg);
-	fwsim_set_uart_tap(b.s, to_pty, &b);
-	note_change(&b, 0);
-	flush_pty(&b, now_s());
+	fwsim_set_uart_tap(b->s, to_pty, b);
+	note_change(b, 0);
+	flush_pty(b, now_s());
 	snprintf(path, sizeof(path), "%s/port", dir);
 	pf = fopen(path, "w");
-	if (!pf || fprintf(pf, "tty:%s\n", ptsname(b.master)) < 0 || fclose(pf) != 0)
+	if (!pf || fprintf(pf, "tty:%s\n", ptsname(b->master)) < 0 || fclose(pf) != 0)
 		die(path, "cannot write the port name");
-	fprintf(stderr, "hilbridge: board on tty:%s, guest socket %s/ivshmem.sock, powers %s W\n",
-		ptsname(b.master), dir, powers);
+}
+
+/* The guest's side of one turn: the host's clock, and the phase from
+ * qtest when the guest is a Cortex-M there. */
+static void serve_guest(struct bridge *b, double now)
+{
+	/* the host's clock for the guest (hilclock.h) */
+	__atomic_store_n((volatile uint64_t *)((volatile char *)b->shm + HILCLOCK_OFFSET),
+			 (uint64_t)(now * 1e9), __ATOMIC_RELEASE);
+	serve_poll(b);
+	if (b->qt) {
+		/* the guest's phase, as the ivshmem guest would write it */
+		hil_qtest_poll(b->qt);
+		__atomic_store_n(&b->shm->phase, hil_qtest_phase(b->qt), __ATOMIC_RELEASE);
+		b->shm->phase_writes = hil_qtest_phase_writes(b->qt);
+	}
+}
+
+/* The board's side: the doorbells, and its serial line both ways. */
+static void serve_board(struct bridge *b, double now)
+{
+	uint8_t buf[256];
+	ssize_t n;
+
+	ring(b);
+	flush_pty(b, now);
+	while ((n = read(b->master, buf, sizeof(buf))) > 0)
+		if (!b->unpowered)
+			fwsim_send_bytes(b->s, buf, (size_t)n);
+}
+
+/* The board in real time for life seconds (or until a signal). */
+static void run_board(struct bridge *b, double life)
+{
+	double start, t0;
+	uint64_t c0;
 
 	start = t0 = now_s();
-	c0 = fwsim_cycle(b.s);
+	c0 = fwsim_cycle(b->s);
 	while (!stop && now_s() - start < life) {
-		uint8_t buf[256];
-		ssize_t n;
 		double now = now_s();
-		uint64_t target = c0 + (uint64_t)((now - t0) * HZ), cyc = fwsim_cycle(b.s);
+		uint64_t target = c0 + (uint64_t)((now - t0) * HZ), cyc = fwsim_cycle(b->s);
 
-		/* the host's clock for the guest (hilclock.h) */
-		__atomic_store_n((volatile uint64_t *)((volatile char *)b.shm + HILCLOCK_OFFSET),
-				 (uint64_t)(now * 1e9), __ATOMIC_RELEASE);
-		serve_poll(&b);
-		if (b.qt) {
-			/* the guest's phase, as the ivshmem guest would write it */
-			hil_qtest_poll(b.qt);
-			__atomic_store_n(&b.shm->phase, hil_qtest_phase(b.qt), __ATOMIC_RELEASE);
-			b.shm->phase_writes = hil_qtest_phase_writes(b.qt);
-		}
-		if (usb_power(&b)) {
+		serve_guest(b, now);
+		if (usb_power(b)) {
 			t0 = now_s();
-			c0 = fwsim_cycle(b.s);
+			c0 = fwsim_cycle(b->s);
 		}
-		ring(&b);
-		flush_pty(&b, now);
-		while ((n = read(b.master, buf, sizeof(buf))) > 0)
-			if (!b.unpowered)
-				fwsim_send_bytes(b.s, buf, (size_t)n);
-		if (target <= cyc || waiting(&b)) {
+		serve_board(b, now);
+		if (target <= cyc || waiting(b)) {
 			usleep(target <= cyc ? 50 : 10);
 			continue;
 		}
@@ -731,18 +775,35 @@ int main(int argc, char **argv)
 		 * are delivered as they are made, while the guest is in the
 		 * phase that made them; the truth is kept in board time.
 		 */
-		if ((target - cyc) / HZ > b.max_behind)
-			b.max_behind = (target - cyc) / HZ;
+		if ((target - cyc) / HZ > b->max_behind)
+			b->max_behind = (target - cyc) / HZ;
 		if (target - cyc > MAX_BEHIND_CYCLES) {
-			b.paused_s += (target - cyc - MAX_BEHIND_CYCLES) / HZ;
-			b.pauses++;
+			b->paused_s += (target - cyc - MAX_BEHIND_CYCLES) / HZ;
+			b->pauses++;
 			t0 = now;
 			c0 = cyc + MAX_BEHIND_CYCLES;
 			target = c0;
 		}
-		advance(&b, cyc + (target - cyc < CHUNK_CYCLES ? target - cyc : CHUNK_CYCLES));
+		advance(b, cyc + (target - cyc < CHUNK_CYCLES ? target - cyc : CHUNK_CYCLES));
 	}
-	write_truth(&b, dir);
+}
+
+int main(int argc, char **argv)
+{
+	static struct bridge b;
+	struct bridge_args a = { .powers = "0.27,1.2,0.5", .life = 600, .seed = 1 };
+
+	parse_args(argc, argv, &a);
+	set_powers(&b, a.powers, a.seed);
+	catch_signals();
+	setup_guest_side(&b, a.dir);
+	if (a.qtest)
+		listen_qtest(&b, a.dir, a.qtest);
+	start_board(&b, a.elf, a.dir);
+	fprintf(stderr, "hilbridge: board on tty:%s, guest socket %s/ivshmem.sock, powers %s W\n",
+		ptsname(b.master), a.dir, a.powers);
+	run_board(&b, a.life);
+	write_truth(&b, a.dir);
 	fprintf(stderr, "hilbridge: %zu edges, %llu doorbells, %llu pulses, %u boots\n", b.nedges,
 		(unsigned long long)b.doorbells, (unsigned long long)fwsim_pulses_fed(b.s),
 		fwsim_boots(b.s));
