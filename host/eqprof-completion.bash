@@ -2,7 +2,9 @@
 # "Shell completion").  Every word comes from eqprof itself: the commands
 # from `eqprof --list-cmds`, a command's options and what their values can
 # be from `eqprof COMMAND --list-opts` (its option table), so completion
-# never disagrees with what the command accepts.
+# never disagrees with what the command accepts.  A value is completed
+# after the option ("--format c") and attached ("--format=c"); a value that
+# may only be attached (--call-graph[=callee|caller]) only so.
 #
 #   . host/eqprof-completion.bash        (or: make install puts it in
 #                                          PREFIX/share/bash-completion/completions)
@@ -31,15 +33,33 @@ _eqprof()
 	while IFS=$'\t' read -r name kind; do
 		[ -n "$name" ] && kinds[$name]=$kind
 	done <<<"$line"
-	# the value of the option before the cursor
-	if [ -n "${kinds[$prev]+set}" ] && [ -n "${kinds[$prev]}" ]; then
-		case ${kinds[$prev]} in
+	# --name=VALUE: bash splits the word at '=' (COMP_WORDBREAKS), so the
+	# value is completed after "--name" "=" (cur "=" when nothing follows)
+	local opt=
+	if [ "$cur" = "=" ] && [ -n "${kinds[$prev]}" ]; then
+		opt=$prev
+		cur=
+	elif [ "$prev" = "=" ] && [ "$COMP_CWORD" -ge 3 ]; then
+		opt=${COMP_WORDS[COMP_CWORD-2]}
+		[ -n "${kinds[$opt]}" ] || opt=
+	fi
+	# the option before the cursor, whose value the next word is: not one
+	# whose value may only be attached ("[=]": --call-graph[=callee|caller])
+	if [ -z "$opt" ] && [ -n "${kinds[$prev]}" ] && [[ ${kinds[$prev]} != "[=]"* ]]; then
+		opt=$prev
+	fi
+	if [ -n "$opt" ]; then
+		kind=${kinds[$opt]#\[[= ]\]}
+		case $kind in
 		@file) COMPREPLY=($(compgen -f -- "$cur")) ;;
 		@dir)  COMPREPLY=($(compgen -d -- "$cur")) ;;
 		=)     ;;
-		*)     COMPREPLY=($(compgen -W "${kinds[$prev]}" -- "$cur")) ;;
+		*)     COMPREPLY=($(compgen -W "$kind" -- "$cur")) ;;
 		esac
-		return
+		# an optional value may be left out ("[ ]": -t [HZ] COMMAND):
+		# what else could come next, too
+		[[ ${kinds[$opt]} == "[ ]"* && $prev == "$opt" ]] || return
+		[ ${#COMPREPLY[@]} -eq 0 ] || return
 	fi
 	if [[ $cur == -* ]]; then
 		COMPREPLY=($(compgen -W "${!kinds[*]}" -- "$cur"))

@@ -468,9 +468,11 @@ static void print_option(FILE *out, const struct eq_option *o)
 	const char *h = o->help ? o->help : "", *nl;
 
 	fputs(left, out);
-	if (n + 2 > HELP_COLUMN)
-		fputs("  ", out);
-	else
+	/* a left part too wide for the column: the help starts on the next
+	 * line, at the column, as perf's does */
+	if (n + 2 > HELP_COLUMN && *h)
+		fprintf(out, "\n%*s", HELP_COLUMN, "");
+	else if (*h)
 		fprintf(out, "%*s", (int)(HELP_COLUMN - n), "");
 	for (;;) {
 		nl = strchr(h, '\n');
@@ -518,24 +520,28 @@ void eq_usage(FILE *out, const struct eq_command *cmd, unsigned mode)
 }
 
 /* One line per name: NAME, a tab, then how its value completes ("" for
- * none, "=" for any word, "@file", "@dir", or the words). */
+ * none, "=" for any word, "@file", "@dir", or the words).  A value that
+ * may be left out has a prefix: "[=]" when only an attached one is its
+ * value (--call-graph=callee, -Gcallee: the next word is not), "[ ]" when
+ * the next word may be too (record's -t [HZ]). */
 static void list_opts(FILE *out, const struct eq_command *cmd, unsigned mode)
 {
 	const struct eq_option *o;
 
 	for (o = cmd->options; o->type != EQ_OPTION_END; o++) {
-		const char *kind;
+		const char *kind, *optional = "";
 
 		if (!is_option(o) || !in_mode(o, mode))
 			continue;
-		kind = !takes_value(o) ? "" : (o->flags & EQ_OPT_OPTARG) ? "" :
-		       o->complete ? o->complete : "=";
+		kind = !takes_value(o) ? "" : o->complete ? o->complete : "=";
+		if (takes_value(o) && (o->flags & EQ_OPT_OPTARG))
+			optional = o->takes_next ? "[ ]" : "[=]";
 		if (o->short_name)
-			fprintf(out, "-%c\t%s\n", o->short_name, kind);
+			fprintf(out, "-%c\t%s%s\n", o->short_name, optional, kind);
 		if (o->long_name)
-			fprintf(out, "--%s\t%s\n", o->long_name, kind);
+			fprintf(out, "--%s\t%s%s\n", o->long_name, optional, kind);
 		if (o->alias)
-			fprintf(out, "--%s\t%s\n", o->alias, kind);
+			fprintf(out, "--%s\t%s%s\n", o->alias, optional, kind);
 	}
 	fprintf(out, "--help\t\n");
 }

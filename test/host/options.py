@@ -15,7 +15,13 @@ async, record --target cortexm) and every board subcommand:
   - a misspelt long option is one line naming it with "did you mean" the
     right option, then the line pointing at --help, exit 2;
   - the bash completion (host/eqprof-completion.bash) offers exactly the
-    listed long options after "--", and the listed words for a value.
+    listed long options after "--", and the listed words for a value, given
+    as the next word or attached (--name=); a value that may only be
+    attached (--call-graph[=callee|caller]) only attached;
+  - an option whose --help shows its value as optional ("--x[=V]", "-t
+    [HZ]") is listed so ("[=]" or "[ ]" before what completes it);
+  - each option's help starts at the help column: on its line, or on the
+    next one when the option is too wide (never pushed along its line).
 The expected sets come from the table itself (--list-opts) and are checked
 against the text a user reads (--help) and the completion bash runs: three
 outputs that must agree, none of them hard-coded here."""
@@ -95,6 +101,13 @@ def typo(name):
     return "--" + body[:2] + "x" + body[2:]
 
 
+def optional(kind):
+    """("[=]" or "[ ]" or "", what completes the value) of a listed kind."""
+    if kind[:3] in ("[=]", "[ ]"):
+        return kind[:3], kind[3:]
+    return "", kind
+
+
 def check_accepted(t, words, opts):
     """Each listed option, given before --help, is taken."""
     bad = []
@@ -102,7 +115,13 @@ def check_accepted(t, words, opts):
         if name == "--help":
             continue
         args = [name]
-        if kind and kind != "=":
+        opt, kind = optional(kind)
+        if opt == "[=]" and kind and kind != "=" and not kind.startswith("@"):
+            # an attached value: --name=V, -xV
+            args = [name + ("=" if name.startswith("--") else "") + kind.split()[0]]
+        elif opt:
+            pass        # left out
+        elif kind and kind != "=":
             value = "x" if kind.startswith("@") else kind.split()[0]
             args.append(value)
         elif kind == "=":
@@ -147,13 +166,51 @@ def check_completion(t, words, opts, path):
          % " ".join(words), "missing %s\nextra %s\n%s" % (sorted(longs - got), sorted(got - longs), err))
     bad = []
     for name, kind in sorted(opts.items()):
+        opt, kind = optional(kind)
         if not name.startswith("--") or not kind or kind in ("=",) or kind.startswith("@"):
             continue
+        want = set(kind.split())
+        # attached: bash splits "--name=" into "--name" "=" (COMP_WORDBREAKS)
+        for line in ([name, "="], [name, "=", ""]):
+            got, err = complete(["eqprof"] + words + line, path)
+            if got != want:
+                bad.append("%s: %s, want %s %s" % ("".join(line), sorted(got), kind, err))
         got, err = complete(["eqprof"] + words + [name, ""], path)
-        if got != set(kind.split()):
+        if opt == "[=]" and got & want:
+            bad.append("%s (the next word is not its value): %s" % (name, sorted(got & want)))
+        elif opt != "[=]" and got != want:
             bad.append("%s: %s, want %s %s" % (name, sorted(got), kind, err))
     t.ok(not bad, "%s: completion of each value offers the table's words" % " ".join(words),
          "\n".join(bad))
+
+
+HELP_COLUMN = 20    # host/parse-options.c: where every option's help starts
+
+
+def check_help_layout(t, words, help_text, opts):
+    """Optional values listed as --help shows them; the help at its column."""
+    bad = []
+    lines = help_text.splitlines()
+    for i, line in enumerate(lines):
+        if not re.match(r"  -", line):
+            continue
+        left = re.split(r"\s{2,}", line.strip(), maxsplit=1)[0]
+        # the value as --help shows it, for the short and long names alike
+        want = "[=]" if "[=" in left else "[ ]" if re.search(r"\s\[", left) else ""
+        for name in HELP_NAME.findall(left):
+            if name not in opts:
+                continue
+            if optional(opts[name])[0] != want:
+                bad.append("%s: --help shows %r, --list-opts %r" % (name, left, opts[name]))
+        if len(line) > len("  " + left):        # help on the option's own line
+            if not (line[HELP_COLUMN - 2:HELP_COLUMN] == "  " and line[HELP_COLUMN] != " "):
+                bad.append("help not at column %d: %r" % (HELP_COLUMN, line))
+        elif i + 1 < len(lines) and lines[i + 1].strip():
+            nxt = lines[i + 1]
+            if not (nxt.startswith(" " * HELP_COLUMN) and nxt[HELP_COLUMN] != " "):
+                bad.append("help not at column %d below %r: %r" % (HELP_COLUMN, line, nxt))
+    t.ok(not bad, "%s --help: optional values listed as optional, every help at column %d"
+         % (" ".join(words), HELP_COLUMN), "\n".join(bad))
 
 
 def check_one(t, words, path):
@@ -171,6 +228,7 @@ def check_one(t, words, path):
     check_accepted(t, words, opts)
     check_typos(t, words, opts)
     check_completion(t, words, opts, path)
+    check_help_layout(t, words, out, opts)
     return out, opts
 
 
