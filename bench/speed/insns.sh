@@ -10,21 +10,9 @@
 # Counted by `perf stat -e instructions:u` where the machine has counters,
 # else by valgrind --tool=callgrind (both count user instructions retired).
 # Prints figures; nothing here passes or fails.
-set -eu
-: "${EQPROF:?}" "${B:?}"
+. "$(dirname "$0")/../lib.sh"
 n=${BENCH_INSNS_N:-1000000}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-
-python3 - "$work/funcs.c" <<'PY'
-import sys
-with open(sys.argv[1], "w") as f:
-    for i in range(5000):
-        f.write("int f%d(int x)\n{\n\tint a = x * %d;\n\n\tfor (int i = 0; i < x; i++)\n"
-                "\t\ta = a * 31 + i;\n\treturn a + %d;\n}\n\n" % (i, i + 3, i))
-    f.write("int main(void)\n{\n\treturn f0(1) + f4999(2);\n}\n")
-PY
-cc -O0 -g -fPIE -pie -o "$work/funcs" "$work/funcs.c"
+bench_funcs 5000
 "$B/bench/speed_rec" "$work/funcs" "$n" 4096 "$work/a.eqp"
 "$B/bench/speed_rec" "$work/funcs" "$((2 * n))" 4096 "$work/b.eqp"
 

@@ -17,11 +17,7 @@
 # tools run in turn within a round.  CPU seconds (user + system) are what is
 # compared: this machine is shared and wall time waits for the others.
 # Prints figures, never passes or fails on them.
-set -eu
-: "${EQPROF:?}" "${B:?}"
-SRC=${SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+. "$(dirname "$0")/../lib.sh"
 
 # A program for the recorders: 64 functions, each calling the next, busy
 # for about 2 s of CPU; it prints its own CPU seconds on stderr.
@@ -43,14 +39,6 @@ PY
 cc -O1 -g -fno-omit-frame-pointer -o "$work/load" "$work/load.c"
 
 # A large program for the spread recording: 5,000 functions.
-python3 - "$work/funcs.c" <<'PY'
-import sys
-with open(sys.argv[1], "w") as f:
-    for i in range(5000):
-        f.write("int f%d(int x)\n{\n\tint a = x * %d;\n\n\tfor (int i = 0; i < x; i++)\n"
-                "\t\ta = a * 31 + i;\n\treturn a + %d;\n}\n\n" % (i, i + 3, i))
-    f.write("int main(void)\n{\n\treturn f0(1) + f4999(2);\n}\n")
-PY
-cc -O0 -g -fPIE -pie -o "$work/funcs" "$work/funcs.c"
+bench_funcs 5000
 
 exec python3 "$SRC/bench/speed/speed.py" "$EQPROF" "$B/bench/speed_rec" "$work"
