@@ -6,16 +6,11 @@
 # the host's clock read from the bridge's shared memory before and after
 # (hilclock), so that the host can tell each record's latency from the
 # moment the board made its quantum.
-export PATH=/bin
-mount -t proc proc /proc
-mount -t sysfs sys /sys
-mount -t devtmpfs dev /dev
-mkdir -p /out /tmp
-exec >/out/guest.log 2>&1
-set -x
-SERIAL=$(sed -n 's/.* eqserial=\([^ ]*\).*/\1/p' /proc/cmdline)
-rate=$(sed -n 's/.* eqrate=\([^ ]*\).*/\1/p' /proc/cmdline)
-for m in $(cat /lib/modules/extra/order); do insmod /lib/modules/extra/$m.ko; done
+. /lib/guest-lib.sh
+guest_start
+SERIAL=$(guest_arg eqserial)
+rate=$(guest_arg eqrate)
+guest_modules
 stty -F /dev/ttyS2 raw -echo
 exec 3<>/dev/ttyS2
 ctl() {
@@ -39,12 +34,6 @@ for n in 64 "${rate:-4}"; do
 	done
 done
 hilclock 300 >/out/sync1.txt
-set +x
-echo GUEST-DONE
-exec >/dev/console 2>&1
+guest_done
 ctl done
-stty -F /dev/ttyS1 raw -echo
-tar -czf - -C /out . >/dev/ttyS1
-sleep 1
-echo EQPROF-BOARD-DONE
-poweroff -f
+guest_send_out EQPROF-BOARD-DONE

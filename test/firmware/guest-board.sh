@@ -10,17 +10,13 @@
 # bridge), "freeze", "thaw" (the bridge stopped: a board that does not
 # answer), "mark" (a numbered mark in the bridge's truth).  Everything
 # goes to /out, back to the host as a tar stream on the second serial port.
-export PATH=/bin
-mount -t proc proc /proc
-mount -t sysfs sys /sys
-mount -t devtmpfs dev /dev
-mkdir -p /out /tmp /run
+. /lib/guest-lib.sh
+guest_start
+mkdir -p /run
 chmod 1777 /tmp
-exec >/out/guest.log 2>&1
-set -x
-SERIAL=$(sed -n 's/.* eqserial=\([^ ]*\).*/\1/p' /proc/cmdline)
-rate=$(sed -n 's/.* eqrate=\([^ ]*\).*/\1/p' /proc/cmdline)
-for m in $(cat /lib/modules/extra/order); do insmod /lib/modules/extra/$m.ko; done
+SERIAL=$(guest_arg eqserial)
+rate=$(guest_arg eqrate)
+guest_modules
 # TCG on a shared machine, the board in simavr beside it: replies may take
 # longer than a board's 300 ms (docs/protocol.md)
 export EQPROF_BOARD_REPLY_MS=3000
@@ -222,13 +218,6 @@ echo "rc=$?" >>/out/perm-ftdi-rules.txt
 su eq -s /bin/sh -c "eqprof board info --port /dev/eqprof-board-$SERIAL" >/out/perm-tty-rules.txt 2>&1
 echo "rc=$?" >>/out/perm-tty-rules.txt
 
-set +x
-dmesg >/out/dmesg.txt
-echo GUEST-DONE
-exec >/dev/console 2>&1
+guest_done
 ctl done
-stty -F /dev/ttyS1 raw -echo
-tar -czf - -C /out . >/dev/ttyS1
-sleep 1
-echo EQPROF-BOARD-DONE
-poweroff -f
+guest_send_out EQPROF-BOARD-DONE

@@ -12,15 +12,9 @@
 # bridge (hilphase, around each program's whole run), which gives each its
 # power.  /out goes back to the host as a tar
 # stream on the second serial port.
-export PATH=/bin
-[ -e /bin/mount ] || /bin/busybox --install -s /bin  # a foreign guest (test/arm)
-mount -t proc proc /proc
-mount -t sysfs sys /sys
-mount -t devtmpfs dev /dev
-mkdir -p /out /tmp
-exec >/out/guest.log 2>&1
-set -x
-secs=$(sed -n 's/.* hilsecs=\([0-9.]*\).*/\1/p' /proc/cmdline)
+. /lib/guest-lib.sh
+guest_start
+secs=$(guest_arg hilsecs)
 insmod /ko/eqprof.ko && echo MODULE-LOADED
 lspci 2>/dev/null || grep -l 0x1110 /sys/bus/pci/devices/*/device
 cat >/bin/hilrun <<RUN
@@ -44,13 +38,5 @@ wait $epid
 echo "record-edges=$?"
 grep eqprof /proc/interrupts
 gzip -c /proc/kallsyms >/out/kallsyms.gz
-set +x
-dmesg >/out/dmesg.txt
-echo GUEST-DONE
-exec >/dev/console 2>&1
-eqout=$(sed -n 's/.* eqout=\([^ ]*\).*/\1/p' /proc/cmdline)
-stty -F "${eqout:-/dev/ttyS1}" raw -echo
-tar -czf - -C /out . >"${eqout:-/dev/ttyS1}"
-sleep 1
-echo EQPROF-HIL-DONE
-poweroff -f
+guest_done
+guest_send_out EQPROF-HIL-DONE

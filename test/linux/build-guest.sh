@@ -5,6 +5,7 @@
 #   DIR/initramfs.gz                       the initramfs
 #   DIR/checkpatch/checkpatch.pl           from the matching linux-source
 #   DIR/root/lib/modules/extra/            kernel modules a test loads (order: insmod order)
+#   DIR/root/lib/guest-lib.sh              what the guests' /init scripts share
 # The kernel is the one linux-image-amd64 installs (test/linux/kernel-abi.sh).
 # Environment: SRC (source root), B (build dir), EQPROF (host-built eqprof,
 # copied into the guest with its shared libraries), GUEST_KMODS (more kernel
@@ -117,6 +118,8 @@ $tcc -static -O1 -g -fno-omit-frame-pointer -o "$r/bin/spinner" "$SRC/test/linux
 cp "${GUEST_INIT:-$SRC/test/linux/guest-init.sh}" "$r/init"
 cp "$SRC/bench/isr/guest-bench.sh" "$r/bench"
 chmod 755 "$r/init" "$r/bench"
+# what the guests' /init scripts share (mounts, the tar of /out at the end)
+cp "$SRC/test/linux/guest-lib.sh" "$r/lib/guest-lib.sh"
 # with_libs PROGRAM NAME: a host program as /bin/NAME with its shared
 # libraries (a foreign guest takes static programs only)
 with_libs() {
