@@ -594,6 +594,14 @@ count_keys_span(struct key_table *t, struct eq_agg *a, struct eq_symbolizer *s,
 	for (; k < end; k++) {
 		const struct key_slot *c;
 
+		/* Random pcs miss the cache: ask for a later sample's slot now. */
+		if (!multi && k + PREFETCH_AHEAD < end) {
+			const struct eq_sample *x = &smp[k + PREFETCH_AHEAD];
+
+			__builtin_prefetch(&t->slots[key_slot_hash(x->pc, x->pid, 0,
+								   t->tid ? x->tid : 0,
+								   t->cpu ? x->cpu : 0) & t->mask]);
+		}
 		/* room for one more key before looking (a miss fills its slot) */
 		if (2 * (t->count + 1) > t->mask && key_grow(t))
 			return -1;
