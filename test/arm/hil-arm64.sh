@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# run-tests: alone (a guest or the board in real time: nothing beside it)
+# run-tests: shares guest-arm64 ($B/kernel-arm64 and the image in $B/linux-arm64: each test fetches, rebuilds and boots them)
 # The hardware-in-the-loop chain on arm64 (docs/hil.md): the board firmware
 # in simavr (sim/hil/hilbridge) interrupting Debian's arm64 kernel in
 # qemu-system-aarch64 -M virt through the ivshmem doorbell over the virt

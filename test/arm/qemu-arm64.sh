@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# run-tests: alone (a guest or the board in real time: nothing beside it)
+# run-tests: shares guest-arm64 ($B/kernel-arm64 and the image in $B/linux-arm64: each test fetches, rebuilds and boots them)
 # eqprof.ko on arm64: cross-built against Debian's arm64 kernel (fetched by
 # test/linux/kernel-abi.sh arm64, never installed), its vermagic and symbol
 # versions checked against the kernel's own modules, loaded in

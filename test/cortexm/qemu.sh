@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# run-tests: alone (a guest or the board in real time: nothing beside it)
+# run-tests: long (QEMU's Cortex-M machines beside the board in simavr: a minute of a CPU)
 # isr/cortexm in QEMU (docs/target-cortexm.md): the example application
 # (test/cortexm/demo.c, built by `make cortexm-demo`) on mps2-an385
 # (Cortex-M3) and mps2-an386 (Cortex-M4), recorded by eqprof record

@@ -1,5 +1,5 @@
 #!/bin/bash
-# run-tests: alone (a guest or the board in real time: nothing beside it)
+# run-tests: long (the board firmware in simavr in real time, fault after fault)
 # `eqprof board log` against the firmware in simavr behind a pty
 # (test/firmware/ptybridge.c serve), with faults injected while it logs:
 # garbage and corrupted bytes on the link, a stall, a board reset, the board

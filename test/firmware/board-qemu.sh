@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# run-tests: alone (a guest or the board in real time: nothing beside it)
+# run-tests: shares guest-x86 (build-guest.sh's image in $B/linux: each test rebuilds it and boots it)
 # run-tests: not clang-san (3.5 min a run: its USB transport and the board
 # client run under gcc's ASan+UBSan in the guest; clang's UBSan adds only
 # float-to-integer checks, which the client's code meets in board-faults.sh

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# run-tests: alone (a guest or the board in real time: nothing beside it)
+# run-tests: shares guest-x86 (build-guest.sh's image in $B/linux: each test rebuilds it and boots it)
 # The whole chain in one test (docs/hil.md): the board firmware in simavr,
 # its pulse input driven by the simulator's front end following the phases
 # a Linux guest announces, every IRQ edge a real MSI-X interrupt in Debian's

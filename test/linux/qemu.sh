@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# run-tests: alone (a guest or the board in real time: nothing beside it)
+# run-tests: shares guest-x86 (build-guest.sh's image in $B/linux: each test rebuilds it and boots it)
 # The eqprof kernel module in a real kernel: boots Debian's kernel (the one
 # linux-image-amd64 installs) in QEMU (TCG: no KVM here) with a busybox
 # initramfs holding eqprof.ko, gpio-sim.ko (built from linux-source) and the
