@@ -15,25 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct stack {
-	char *key;
-	uint64_t samples;
-};
-
-static void append_frame(char *dst, size_t size, size_t *len, const char *name, int last)
-{
-	for (; *name && *len + 2 < size; name++)
-		dst[(*len)++] = *name == ';' ? ':' : (*name == '\n' ? ' ' : *name);
-	if (!last && *len + 2 < size)
-		dst[(*len)++] = ';';
-	dst[*len] = '\0';
-}
-
-static int cmp_stack(const void *a, const void *b)
-{
-	return strcmp(((const struct stack *)a)->key, ((const struct stack *)b)->key);
-}
-
 /* A recording with call chains: one line per distinct call stack,
  * exe;outermost caller;...;leaf (callgraph.h). */
 static int folded_stacks(FILE *out, struct export_ctx *x, struct eq_error *err)
@@ -52,51 +33,32 @@ static int folded_stacks(FILE *out, struct export_ctx *x, struct eq_error *err)
 int export_folded(FILE *out, struct export_ctx *x, struct eq_error *err)
 {
 	struct loc_count *lc;
-	struct stack *st;
+	struct eq_folded *fo;
 	uint64_t total;
-	size_t i, n, k;
-	char key[1024];
+	size_t i, n;
 
 	if (eqp_has_callchains(x->f))
 		return folded_stacks(out, x, err);
 	if (export_count_locs(x, &lc, &n, &total, err) < 0)
 		return -1;
-	st = calloc(n ? n : 1, sizeof(*st));
-	if (!st) {
+	fo = calloc(n ? n : 1, sizeof(*fo));
+	if (!fo) {
 		free(lc);
 		return eq_fail(err, "out of memory");
 	}
 	for (i = 0; i < n; i++) {
 		const struct eq_loc *l = lc[i].loc;
-		size_t len = 0;
+		size_t len = 0, cap = 0;
 
-		append_frame(key, sizeof(key), &len, l->exe ? l->exe : "[unknown]", 0);
-		append_frame(key, sizeof(key), &len, l->module_base ? l->module_base : l->module, 0);
-		append_frame(key, sizeof(key), &len, export_proc_name(l), 1);
-		st[i].key = strdup(key);
-		st[i].samples = lc[i].samples;
-		if (!st[i].key) {
-			n = i;
-			goto oom;
+		fo[i].samples = lc[i].samples;
+		if (eq_folded_put(&fo[i].key, &len, &cap, l->exe ? l->exe : "[unknown]", 0) ||
+		    eq_folded_put(&fo[i].key, &len, &cap, l->module_base ? l->module_base : l->module, 1) ||
+		    eq_folded_put(&fo[i].key, &len, &cap, export_proc_name(l), 1)) {
+			eq_folded_free(fo, i + 1);
+			free(lc);
+			return eq_fail(err, "out of memory");
 		}
 	}
-	qsort(st, n, sizeof(*st), cmp_stack);
-	for (i = 0; i < n; i = k) {
-		uint64_t sum = 0;
-
-		for (k = i; k < n && !strcmp(st[k].key, st[i].key); k++)
-			sum += st[k].samples;
-		fprintf(out, "%s %llu\n", st[i].key, (unsigned long long)sum);
-	}
-	for (i = 0; i < n; i++)
-		free(st[i].key);
-	free(st);
 	free(lc);
-	return ferror(out) ? eq_fail(err, "writing the folded stacks failed") : 0;
-oom:
-	for (i = 0; i < n; i++)
-		free(st[i].key);
-	free(st);
-	free(lc);
-	return eq_fail(err, "out of memory");
+	return eq_folded_write(out, fo, n, err);
 }

@@ -976,39 +976,60 @@ void eq_callgraph_print(FILE *out, const struct eq_callgraph *cg, const struct e
 
 /* ---- folded stacks ---------------------------------------------------------- */
 
-struct folded {
-	char *key;
-	uint64_t samples;
-};
-
-static int cmp_folded(const void *a, const void *b)
-{
-	return strcmp(((const struct folded *)a)->key, ((const struct folded *)b)->key);
-}
-
-static void put_frame(char **p, size_t *len, size_t *cap, const char *name, int sep)
+int eq_folded_put(char **key, size_t *len, size_t *cap, const char *name, int sep)
 {
 	size_t need = strlen(name) + 2;
 
 	if (*len + need + 1 > *cap) {
 		size_t ncap = (*len + need + 1) * 2;
-		char *n = realloc(*p, ncap);
+		char *n = realloc(*key, ncap);
 
 		if (!n)
-			return;
-		*p = n;
+			return -1;
+		*key = n;
 		*cap = ncap;
 	}
 	if (sep)
-		(*p)[(*len)++] = ';';
+		(*key)[(*len)++] = ';';
 	for (; *name; name++)
-		(*p)[(*len)++] = *name == ';' ? ':' : *name == '\n' ? ' ' : *name;
-	(*p)[*len] = '\0';
+		(*key)[(*len)++] = *name == ';' ? ':' : *name == '\n' ? ' ' : *name;
+	(*key)[*len] = '\0';
+	return 0;
+}
+
+static int cmp_folded(const void *a, const void *b)
+{
+	return strcmp(((const struct eq_folded *)a)->key, ((const struct eq_folded *)b)->key);
+}
+
+int eq_folded_write(FILE *out, struct eq_folded *fo, size_t n, struct eq_error *err)
+{
+	size_t i, k;
+
+	qsort(fo, n, sizeof(*fo), cmp_folded);
+	for (i = 0; i < n; i = k) {
+		uint64_t sum = 0;
+
+		for (k = i; k < n && !strcmp(fo[k].key, fo[i].key); k++)
+			sum += fo[k].samples;
+		fprintf(out, "%s %llu\n", fo[i].key, (unsigned long long)sum);
+	}
+	eq_folded_free(fo, n);
+	return ferror(out) ? eq_fail(err, "writing the folded stacks failed") : 0;
+}
+
+void eq_folded_free(struct eq_folded *fo, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(fo[i].key);
+	free(fo);
 }
 
 int eq_stacks_write_folded(FILE *out, const struct eq_stacks *st, struct eq_error *err)
 {
-	struct folded *fo = calloc(st->nstacks ? st->nstacks : 1, sizeof(*fo));
+	struct eq_folded *fo = calloc(st->nstacks ? st->nstacks : 1, sizeof(*fo));
 	size_t i, k, n = 0;
 
 	if (!fo)
@@ -1018,33 +1039,20 @@ int eq_stacks_write_folded(FILE *out, const struct eq_stacks *st, struct eq_erro
 		const struct eq_loc *leaf = sk->frames[0];
 		char *key = NULL;
 		size_t len = 0, cap = 0;
+		int bad = eq_folded_put(&key, &len, &cap, leaf->exe ? leaf->exe : unknown_name, 0);
 
-		put_frame(&key, &len, &cap, leaf->exe ? leaf->exe : unknown_name, 0);
-		for (k = sk->depth; k-- > 0;) {
+		for (k = sk->depth; k-- > 0 && !bad;) {
 			char b[600];
 
-			put_frame(&key, &len, &cap, eq_folded_frame_name(sk->frames[k], b, sizeof(b)), 1);
+			bad = eq_folded_put(&key, &len, &cap, eq_folded_frame_name(sk->frames[k], b, sizeof(b)), 1);
 		}
-		if (!key)
-			goto oom;
+		if (bad) {
+			free(key);
+			eq_folded_free(fo, n);
+			return eq_fail(err, "out of memory");
+		}
 		fo[n].key = key;
 		fo[n++].samples = sk->samples;
 	}
-	qsort(fo, n, sizeof(*fo), cmp_folded);
-	for (i = 0; i < n; i = k) {
-		uint64_t sum = 0;
-
-		for (k = i; k < n && !strcmp(fo[k].key, fo[i].key); k++)
-			sum += fo[k].samples;
-		fprintf(out, "%s %llu\n", fo[i].key, (unsigned long long)sum);
-	}
-	for (i = 0; i < n; i++)
-		free(fo[i].key);
-	free(fo);
-	return ferror(out) ? eq_fail(err, "writing the folded stacks failed") : 0;
-oom:
-	for (i = 0; i < n; i++)
-		free(fo[i].key);
-	free(fo);
-	return eq_fail(err, "out of memory");
+	return eq_folded_write(out, fo, n, err);
 }

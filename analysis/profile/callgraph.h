@@ -66,6 +66,19 @@ void eq_stacks_free(struct eq_stacks *st);
 size_t eq_sample_frames(const struct eqp_file *f, struct eq_symbolizer *s, size_t c, size_t i,
 			const struct eq_sample *smp, const struct eq_loc **frames, int *had_chain);
 
+/* Folded stacks ("frame;frame;... COUNT" lines), one writer for export
+ * and the call graph: eq_folded_put appends a frame to a growing key with
+ * the one escaping rule (';' becomes ':', a newline a space), after a ';'
+ * when sep; -1 when out of memory.  eq_folded_write sorts the keys, writes
+ * each distinct one once with its summed samples and frees fo and its keys. */
+struct eq_folded {
+	char *key;
+	uint64_t samples;
+};
+int eq_folded_put(char **key, size_t *len, size_t *cap, const char *name, int sep);
+int eq_folded_write(FILE *out, struct eq_folded *fo, size_t n, struct eq_error *err);
+void eq_folded_free(struct eq_folded *fo, size_t n);
+
 /* A frame's name in folded stacks: the procedure, else "[module]" (perf's
  * habit), else "[unknown]"; buf may hold it. */
 const char *eq_folded_frame_name(const struct eq_loc *l, char *buf, size_t n);
