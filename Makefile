@@ -104,15 +104,14 @@ deps:
 check-build: $(EQPROF) $(UNIT_BINS) $(if $(SAN),$(filter-out $(B)/fuzz/%,$(EXTRA_PROGS)),$(EXTRA_PROGS))
 
 # The whole suite: the plain build, then its tests while the sanitizer
-# builds (ASan+UBSan, by gcc and by clang, whose UBSan also catches
-# float-to-integer overflow) are made one after the other beside them; each
-# build's tests start when it is made.  The unit tests run in all three, the
-# integration tests once more under clang's sanitizers (see scripts/run-tests).
+# build (clang's ASan+UBSan; its UBSan also catches float-to-integer
+# overflow, which gcc's does not) is made beside them; its tests start when
+# it is made: every unit test and the integration tests of INTEG_SAN_TESTS
+# (see scripts/run-tests).
 check: deps
 	@$(MAKE) --no-print-directory -j$$(nproc) check-build B=$(B)
 	@$(if $(CHECK_EXTRA),$(MAKE) --no-print-directory $(CHECK_EXTRA) B=$(B))
-	@scripts/run-tests --build $(B) --san $(B)/san --clang-san $(B)/clang-san \
-		--build-later $(B)/san '$(MAKE) --no-print-directory -j$(shell nproc) check-build B=$(B)/san SAN=1' \
+	@scripts/run-tests --build $(B) --clang-san $(B)/clang-san \
 		--build-later $(B)/clang-san '$(MAKE) --no-print-directory -j$(shell nproc) check-build B=$(B)/clang-san SAN=1 CC=clang' \
 		--unit "$(UNIT_TESTS)" --integ "$(INTEG_TESTS)" --integ-san "$(INTEG_SAN_TESTS)"
 

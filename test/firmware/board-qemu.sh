@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
 # run-tests: shares guest-x86 (build-guest.sh's image in $B/linux: each test rebuilds it and boots it)
-# run-tests: not clang-san (3.5 min a run: its USB transport and the board
-# client run under gcc's ASan+UBSan in the guest; clang's UBSan adds only
-# float-to-integer checks, which the client's code meets in board-faults.sh
-# and run-ptybridge, run in all three builds)
+# run-tests: sanitizer build only (3-4 min a run: make check runs it once,
+# its USB transports and the board client under ASan+UBSan in the guest;
+# make check-plain runs it against the plain build)
 # The board over a real USB stack (docs/firmware.md, "Finding the board",
 # "When the cable is pulled"): the board firmware in simavr
 # (sim/hil/hilbridge) behind QEMU's emulated FT232 (-device usb-serial on a
