@@ -15,12 +15,8 @@ FUZZ_PARSERS_SRCS = test/analysis/fuzz_parsers.c analysis/file/csv_samples.c ana
 EXTRA_PROGS += $(B)/fuzz/fuzz_parsers
 INTEG_TESTS += test/analysis/fuzz-parsers.sh
 
-$(B)/fuzz/fuzz_parsers: $(FUZZ_PARSERS_SRCS) analysis/file/csv_samples.h analysis/symbols/maps.h \
-		analysis/symbols/symfile.h analysis/symbols/symtab.h analysis/align/knots.h
-	@mkdir -p $(dir $@)
-	$(if $(Q),@echo "  FUZZ    $@")
-	$(Q)clang $(CSTD) -g -O1 -fsanitize=fuzzer,address,undefined $(INCLUDES) -o $@ \
-		$(FUZZ_PARSERS_SRCS) -liberty
+$(B)/fuzz/fuzz_parsers: $(call fuzzobj,$(FUZZ_PARSERS_SRCS))
+	$(call fuzz_link,-liberty)
 
 # Everything report does with an accepted recording, fuzzed (CRCs skipped
 # like the reader's own target so mutations reach the contents).
@@ -33,11 +29,8 @@ FUZZ_PROFILE_SRCS = test/analysis/fuzz_profile.c analysis/file/eqp_read.c analys
 EXTRA_PROGS += $(B)/fuzz/fuzz_profile
 INTEG_TESTS += test/analysis/fuzz-profile.sh
 
-$(B)/fuzz/fuzz_profile: $(FUZZ_PROFILE_SRCS) $(wildcard analysis/*/*.h)
-	@mkdir -p $(dir $@)
-	$(if $(Q),@echo "  FUZZ    $@")
-	$(Q)clang $(CSTD) -g -O1 -fsanitize=fuzzer,address,undefined -DEQP_FUZZING=1 $(INCLUDES) \
-		-o $@ $(FUZZ_PROFILE_SRCS) -ldw -ldebuginfod -lelf -lz -liberty -lm
+$(B)/fuzz/fuzz_profile: $(call fuzzobj_nocrc,$(FUZZ_PROFILE_SRCS))
+	$(call fuzz_link,-ldw -ldebuginfod -lelf -lz -liberty -lm)
 # eqprof annotate against objdump and addr2line.
 INTEG_TESTS += test/analysis/annotate.py
 INTEG_SAN_TESTS += test/analysis/annotate.py

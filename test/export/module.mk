@@ -10,8 +10,5 @@ FUZZ_EXPORT_SRCS = test/export/fuzz_export.c $(filter-out analysis/power/plot.c 
 EXTRA_PROGS += $(B)/fuzz/fuzz_export
 INTEG_TESTS += test/export/fuzz-export.sh
 
-$(B)/fuzz/fuzz_export: $(FUZZ_EXPORT_SRCS) $(wildcard analysis/*/*.h)
-	@mkdir -p $(dir $@)
-	$(if $(Q),@echo "  FUZZ    $@")
-	$(Q)clang $(CSTD) -g -O1 -fsanitize=fuzzer,address,undefined -DEQP_FUZZING=1 $(INCLUDES) \
-		-o $@ $(FUZZ_EXPORT_SRCS) -ldw -ldebuginfod -lelf -lz -liberty -lm
+$(B)/fuzz/fuzz_export: $(call fuzzobj_nocrc,$(FUZZ_EXPORT_SRCS))
+	$(call fuzz_link,-ldw -ldebuginfod -lelf -lz -liberty -lm)

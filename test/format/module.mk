@@ -10,11 +10,8 @@ FUZZ_EQP_SRCS = test/format/fuzz_eqp.c analysis/file/eqp_read.c analysis/file/eq
 EXTRA_PROGS += $(B)/fuzz/fuzz_eqp
 
 # Built with clang: libFuzzer is clang's.  Sanitizers on, as a fuzzer should be.
-$(B)/fuzz/fuzz_eqp: $(FUZZ_EQP_SRCS) analysis/file/eqp.h analysis/file/eqp_format.h analysis/file/eqp_read_priv.h
-	@mkdir -p $(dir $@)
-	$(if $(Q),@echo "  FUZZ    $@")
-	$(Q)clang $(CSTD) -g -O1 -fsanitize=fuzzer,address,undefined -DEQP_FUZZING=1 $(INCLUDES) \
-		-o $@ $(FUZZ_EQP_SRCS) -lz
+$(B)/fuzz/fuzz_eqp: $(call fuzzobj_nocrc,$(FUZZ_EQP_SRCS))
+	$(call fuzz_link,-lz)
 
 # eqprof merge (alignment and the merged file's writer), fuzzed over pairs of
 # a target recording and a board log (test/format/corpus-merge).
@@ -23,8 +20,5 @@ FUZZ_MERGE_SRCS = test/format/fuzz_merge.c analysis/align/align.c analysis/align
 EXTRA_PROGS += $(B)/fuzz/fuzz_merge
 INTEG_TESTS += test/format/fuzz-merge.sh
 
-$(B)/fuzz/fuzz_merge: $(FUZZ_MERGE_SRCS) $(wildcard analysis/file/*.h) analysis/align/align.h analysis/align/knots.h
-	@mkdir -p $(dir $@)
-	$(if $(Q),@echo "  FUZZ    $@")
-	$(Q)clang $(CSTD) -g -O1 -fsanitize=fuzzer,address,undefined -DEQP_FUZZING=1 $(INCLUDES) \
-		-o $@ $(FUZZ_MERGE_SRCS) -lz -lm
+$(B)/fuzz/fuzz_merge: $(call fuzzobj_nocrc,$(FUZZ_MERGE_SRCS))
+	$(call fuzz_link,-lz -lm)

@@ -24,13 +24,9 @@ FUZZ_UNITS_SRCS = test/host/fuzz_units.c analysis/util/units.c analysis/util/eq_
 EXTRA_PROGS += $(B)/fuzz/fuzz_units
 INTEG_TESTS += test/host/fuzz-units.sh
 
-$(B)/fuzz/fuzz_units: $(FUZZ_UNITS_SRCS) host/board/client.h host/board/transport.h \
-		firmware/portable/proto.h firmware/portable/counter.h sim/sim.h sim/sim_internal.h \
-		sim/scenario_parse.h sim/defaults.h analysis/util/units.h
-	@mkdir -p $(dir $@)
-	$(if $(Q),@echo "  FUZZ    $@")
-	$(Q)clang $(CSTD) -g -O1 -fsanitize=fuzzer,address,undefined $(INCLUDES) -Ihost/board \
-		-o $@ $(FUZZ_UNITS_SRCS) -lm
+$(B)/fuzz/fuzz_units: $(call fuzzobj,$(FUZZ_UNITS_SRCS))
+	$(call fuzz_link,-lm)
+$(call fuzzobj,test/host/fuzz_units.c host/board/client.c): EXTRA_CFLAGS += -Ihost/board
 # Tracepoint format files and raw records (host/record/trace_events.c: record
 # --events): a unit test on two kernels' real format files, and a
 # libFuzzer target over test/host/corpus-trace.
@@ -52,10 +48,8 @@ FUZZ_TRACE_SRCS = test/host/fuzz_trace.c host/record/trace_events.c analysis/uti
 EXTRA_PROGS += $(B)/fuzz/fuzz_trace
 INTEG_TESTS += test/host/fuzz-trace.sh
 
-$(B)/fuzz/fuzz_trace: $(FUZZ_TRACE_SRCS) host/record/trace_events.h
-	@mkdir -p $(dir $@)
-	$(if $(Q),@echo "  FUZZ    $@")
-	$(Q)clang $(CSTD) -g -O1 -fsanitize=fuzzer,address,undefined $(INCLUDES) -o $@ $(FUZZ_TRACE_SRCS)
+$(B)/fuzz/fuzz_trace: $(call fuzzobj,$(FUZZ_TRACE_SRCS))
+	$(call fuzz_link,)
 # The one option parser of every command (host/parse-options.c).
 UNIT_TESTS += test/host/test_parse_options
 $(B)/test/host/test_parse_options: $(B)/obj/test/host/test_parse_options.o \

@@ -20,22 +20,12 @@ FUZZ_SIM_LIB_SRCS = $(filter-out sim/counter_simavr.c sim/builtin_scenarios.c,$(
 FUZZ_SIM_LIB = $(B)/fuzz/libeqsim-fuzz.a
 EXTRA_PROGS += $(B)/fuzz/fuzz_scenario
 
-$(B)/fuzzobj/%.o: %.c
-	@mkdir -p $(dir $@)
-	$(if $(Q),@echo "  FUZZCC  $<")
-	$(Q)clang $(CSTD) -g -O1 -fsanitize=fuzzer-no-link,address,undefined $(INCLUDES) \
-		$(EXTRA_CFLAGS) -MMD -MP -c $< -o $@
--include $(patsubst %.c,$(B)/fuzzobj/%.d,$(FUZZ_SIM_LIB_SRCS))
-
-$(FUZZ_SIM_LIB): $(patsubst %.c,$(B)/fuzzobj/%.o,$(FUZZ_SIM_LIB_SRCS))
+$(FUZZ_SIM_LIB): $(call fuzzobj,$(FUZZ_SIM_LIB_SRCS))
 	@mkdir -p $(dir $@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
 # Built with clang: libFuzzer is clang's.  Sanitizers on, as a fuzzer should be.
-$(B)/fuzz/fuzz_scenario: test/sim/fuzz_scenario.c $(FUZZ_SIM_LIB) $(wildcard sim/*.h)
-	@mkdir -p $(dir $@)
-	$(if $(Q),@echo "  FUZZ    $@")
-	$(Q)clang $(CSTD) -g -O1 -fsanitize=fuzzer,address,undefined $(INCLUDES) \
-		-o $@ test/sim/fuzz_scenario.c $(FUZZ_SIM_LIB) $(LDLIBS_ALL)
+$(B)/fuzz/fuzz_scenario: $(call fuzzobj,test/sim/fuzz_scenario.c) $(FUZZ_SIM_LIB)
+	$(call fuzz_link,$(LDLIBS_ALL))
 # The simulator's call stacks ("calls" in a scenario), exact by construction.
 INTEG_TESTS += test/sim/calls.py
