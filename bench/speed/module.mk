@@ -6,7 +6,8 @@
 BENCHES += bench/speed/speed.sh bench/speed/insns.sh
 EXTRA_PROGS += $(B)/bench/speed_rec
 
-$(B)/bench/speed_rec: $(B)/obj/bench/speed/speed_rec.o $(B)/obj/bench/report/synth_elf.o $(LIBS)
+$(B)/bench/speed_rec: $(B)/obj/bench/speed/speed_rec.o $(B)/obj/bench/speed/perf_data.o \
+		$(B)/obj/bench/report/synth_elf.o $(LIBS)
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  LD      $@")
-	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $< $(B)/obj/bench/report/synth_elf.o $(LIBS) $(LDLIBS_ALL)
+	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $< $(B)/obj/bench/speed/perf_data.o $(B)/obj/bench/report/synth_elf.o $(LIBS) $(LDLIBS_ALL)

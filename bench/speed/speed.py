@@ -3,8 +3,15 @@
 
 Runs perf and eqprof in turn, BENCH_SPEED_ROUNDS rounds, and prints the
 median CPU seconds (user + system of the command and what it waited for) of
-each, their ratio and each figure's goal (issue 30).  Figures only.
+each, their ratios, each figure's goal (issue 30) and whether it is met.
+Figures only: nothing here fails on a figure.
+
+perf reads the same samples as eqprof: speed_rec writes each synthetic
+recording twice, as .eqp and as perf.data (bench/speed/perf_data.c), and the
+script checks that perf report and eqprof report give every (comm, dso, sym)
+row the same number of samples before it times them.
 """
+import csv
 import os
 import re
 import shutil
@@ -17,73 +24,81 @@ rounds = int(os.environ.get("BENCH_SPEED_ROUNDS", "3"))
 big = int(os.environ.get("BENCH_SPEED_BIG", "100000000"))
 spread = int(os.environ.get("BENCH_SPEED_SPREAD", "3900000"))
 have_perf = shutil.which("perf") is not None
+verdicts = []
 
 
 def w(name):
     return os.path.join(work, name)
 
 
-def run(cmd, env=None):
-    """CPU seconds of cmd (and its children), its stderr."""
-    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                         env=env)
-    err = p.stderr.read()
-    _, status, ru = os.wait4(p.pid, 0)
-    p.returncode = os.waitstatus_to_exitcode(status)
-    if p.returncode != 0:
-        sys.exit("speed.py: %s failed (%d): %s" % (" ".join(cmd), p.returncode, err[-2000:]))
+def run(cmd, out=None):
+    """CPU seconds of cmd (and its children), its stderr; stdout to out."""
+    with open(out or os.devnull, "w") as o:
+        p = subprocess.Popen(cmd, stdout=o, stderr=subprocess.PIPE, text=True)
+        err = p.stderr.read()
+        _, status, ru = os.wait4(p.pid, 0)
+    code = os.waitstatus_to_exitcode(status)
+    if code != 0:
+        sys.exit("speed.py: %s failed (%d): %s" % (" ".join(cmd), code, err[-2000:]))
     return ru.ru_utime + ru.ru_stime, err
 
 
-def medians(cmds):
-    """{label: median CPU seconds} of the commands run in turn each round."""
+def medians(cmds, n=None):
+    """{label: median CPU seconds} of the commands run in turn each round;
+    a command given as (cmd, out) keeps its first round's stdout in out."""
     got = {k: [] for k in cmds}
-    for _ in range(rounds):
+    for r in range(n or rounds):
         for k, cmd in cmds.items():
-            got[k].append(run(cmd)[0])
-    return {k: statistics.median(v) for k, v in got.items()}
+            if cmd is None:
+                continue
+            cmd, out = cmd if isinstance(cmd, tuple) else (cmd, None)
+            got[k].append(run(cmd, out if r == 0 else None)[0])
+    return {k: statistics.median(v) if v else None for k, v in got.items()}
 
 
-def row(what, perf, eq, limit, goal):
-    ps = "%.3f s" % perf if perf is not None else "-"
-    ratio = " (%.2fx)" % (eq / perf) if perf else ""
-    ls = limit if isinstance(limit, str) else "%.3f s" % limit
-    print("| %s | %s | %.3f s%s | %s | %s |" % (what, ps, eq, ratio, ls, goal))
+def secs(v):
+    return "%.3f s" % v
 
 
-def eq_lost(path):
-    # (the flat view's header says the losses; with call chains the
-    # default view is the tree, whose header does not)
-    out = subprocess.run([eqprof, "report", path, "--by", "proc", "--no-children", "-o",
-                          w("lost.txt")],
-                         capture_output=True, text=True, check=True)
-    with open(w("lost.txt")) as f:
-        m = re.search(r"lost (\d+)", f.read())
-    return int(m.group(1)) if m else -1
+def row(what, perf, eq, limit=None, limit_name="", goal="", met=None):
+    """One line of the table: perf's figure, eqprof's (and its ratio to
+    perf's), the limit (and eqprof's ratio to it), the goal and the verdict."""
+    ps = secs(perf) if perf is not None else "-"
+    es = secs(eq) + (" (%.2fx perf)" % (eq / perf) if perf else "")
+    ls = "-"
+    if limit is not None:
+        ls = "%s%s (%.2fx)" % (secs(limit), " " + limit_name if limit_name else "", eq / limit)
+    verdict = "" if met is None else ("met" if met else "**missed**")
+    if met is not None:
+        verdicts.append((what, goal, met))
+    print("| %s | %s | %s | %s | %s | %s |" % (what, ps, es, ls, goal, verdict), flush=True)
 
 
-def eq_samples(path):
-    with open(w("n.txt"), "w"):
-        pass
-    subprocess.run([eqprof, "report", path, "--by", "proc", "--no-children", "-o", w("n.txt")],
-                   check=True,
-                   capture_output=True)
+def eq_header(path):
+    """(samples, lost) from the flat view's header (with call chains the
+    default view is the tree, whose header does not say them)."""
+    run([eqprof, "report", path, "--by", "proc", "--no-children", "-o", w("n.txt")])
     with open(w("n.txt")) as f:
-        m = re.search(r"# (\d+) samples", f.read())
-    return int(m.group(1))
+        text = f.read()
+    n = re.search(r"# (\d+) samples", text)
+    lost = re.search(r"lost (\d+)", text)
+    return int(n.group(1)) if n else -1, int(lost.group(1)) if lost else -1
 
 
-def perf_lost(path):
+def perf_stats(path):
+    """(samples, lost) from perf report --stats."""
     out = subprocess.run(["perf", "report", "--stats", "-i", path], capture_output=True,
                          text=True).stdout
-    m = re.search(r"LOST events:\s+(\d+)", out)
-    return int(m.group(1)) if m else 0
+    n = re.search(r"SAMPLE events:\s+(\d+)", out)
+    lost = re.search(r"LOST events:\s+(\d+)", out)
+    return int(n.group(1)) if n else -1, int(lost.group(1)) if lost else 0
 
 
-def recorder(label, perf_opts, eq_opts, out_perf, out_eq):
+def recorder(label, perf_opts, eq_opts, name):
     """Recorder CPU: the run's CPU less the program's own (it prints it)."""
     load = [w("load")]
     cost = {"perf": [], "eqprof": []}
+    out_perf, out_eq = w(name + ".data"), w(name + ".eqp")
     for _ in range(rounds):
         for tool, cmd in (("perf", ["perf", "record", "-q", *perf_opts, "-o", out_perf, "--", *load]),
                           ("eqprof", [eqprof, "record", "-q", *eq_opts, "-o", out_eq, "--", *load])):
@@ -94,55 +109,135 @@ def recorder(label, perf_opts, eq_opts, out_perf, out_eq):
             cost[tool].append(cpu - float(m.group(1)))
     pc = statistics.median(cost["perf"]) if cost["perf"] else None
     ec = statistics.median(cost["eqprof"])
-    lost = "lost %d of %d" % (eq_lost(out_eq), eq_samples(out_eq))
+    n, lost = eq_header(out_eq)
+    what = "recorder CPU, %s: eqprof lost %d of %d samples" % (label, lost, n)
+    met = lost == 0
     if have_perf:
-        lost += ", perf lost %d" % perf_lost(out_perf)
-    row("recorder CPU, %s (%s)" % (label, lost), pc, ec, "<= perf, 0 lost", "<= perf")
+        pn, plost = perf_stats(out_perf)
+        what += ", perf %d of %d" % (plost, pn)
+        met = ec <= pc and (lost == 0 or plost > 0)
+    row(what, pc, ec, goal="<= perf, none lost where perf loses none", met=met)
 
 
-print("bench/speed: eqprof beside perf, median CPU seconds of %d interleaved rounds" % rounds)
-print("| what | perf | eqprof | limit | goal |")
-print("|---|---|---|---|---|")
+def same_shares(perf_out, eq_path):
+    """perf report -n --sort comm,dso,sym's rows against eqprof's: the
+    same samples in every row?  Returns a sentence."""
+    p = {}
+    with open(perf_out) as f:
+        for line in f:
+            m = re.match(r"\s+[\d.]+%\s+(\d+)\s+(\S+)\s+(\S+)\s+\[.\]\s+(\S+)", line)
+            if m:
+                p[(m[2], m[3], m[4])] = int(m[1])
+    run([eqprof, "report", eq_path, "--sort", "comm,dso,sym", "--format", "csv", "-o",
+         w("s.csv")])
+    with open(w("s.csv")) as f:
+        e = {(r["comm"], r["dso"], r["sym"]): int(r["samples"]) for r in csv.DictReader(f)}
+    if p == e:
+        return "perf report and eqprof report agree: %d (comm, dso, sym) rows, %d samples" % (
+            len(e), sum(e.values()))
+    diff = sorted(k for k in set(p) | set(e) if p.get(k) != e.get(k))
+    return "**perf report and eqprof report DIFFER** in %d of %d rows, e.g. %s: perf %s, eqprof %s" % (
+        len(diff), len(set(p) | set(e)), diff[0], p.get(diff[0]), e.get(diff[0]))
 
-recorder("--call-graph dwarf at 4 kHz", ["-F", "4000", "--call-graph", "dwarf"],
-         ["-t", "4000", "--call-graph", "dwarf"], w("dwarf.data"), w("dwarf.eqp"))
-recorder("-g at 20 kHz", ["-F", "20000", "-g"], ["-t", "20000", "-g"], w("g.data"), w("g.eqp"))
+
+def synthetic(label, path, data, n, proc_goal, read_goal):
+    """report and its views on path beside perf report on its twin data."""
+    eq = lambda *a: [eqprof, "report", path, *a, "-o", w("r.txt")]
+    pf = lambda *a: ["perf", "report", "-i", data, "--stdio", *a] if have_perf else None
+    views = [  # (label, eqprof's options, perf's options)
+        ("`report --sort comm,dso,sym`", ["--sort", "comm,dso,sym"], ["-n", "--sort", "comm,dso,sym"]),
+        ("`report --sort sym`", ["--sort", "sym"], ["--sort", "sym"]),
+        ("`report --comm funcs` (perf: `--comms funcs --sort dso,sym`)", ["--comm", "funcs"],
+         ["--comms", "funcs", "--sort", "dso,sym"]),
+        ("`report --symbol 'f1*'` (perf has no glob)", ["--symbol", "f1*"], None),
+        ("`report --by line` (perf: see below)", ["--by", "line"], None),
+    ]
+    cmds = {"read": [speed_rec, "--read", path], "proc": eq("--by", "proc"),
+            "perf proc": pf("--sort", "dso,sym")}
+    for k, eo, po in views:
+        cmds[k] = eq(*eo)
+        cmds["perf " + k] = pf(*po) if po else None
+    sort = "perf " + views[0][0]
+    cmds[sort] = (cmds[sort], w("perf-sort.txt")) if have_perf else None
+    m = medians(cmds)
+    if have_perf:
+        print("| %s: %s | | | | | |" % (label, same_shares(w("perf-sort.txt"), path)), flush=True)
+    rate = n / m["proc"] / 1e6
+    met = m["proc"] <= read_goal * m["read"] and (proc_goal is None or rate >= proc_goal)
+    row("`report --by proc`, %s (%.1f M samples/s; perf: `--sort dso,sym`)" % (label, rate),
+        m.get("perf proc"), m["proc"], m["read"], "reading the file",
+        "%s<= %gx reading the file" % (">= %d M samples/s, " % proc_goal if proc_goal else "",
+                                      read_goal), met)
+    for k, _, _ in views:
+        row("%s, the same" % k, m.get("perf " + k), m[k], m["proc"], "`--by proc`",
+            "<= 2x `--by proc`", m[k] <= 2 * m["proc"])
 
 
-def report_vs_read(label, path, n):
-    m = medians({"read": [speed_rec, "--read", path],
-                 "proc": [eqprof, "report", path, "--by", "proc", "-o", w("r.txt")]})
-    row("`report --by proc`, %s (%.1f M samples/s)" % (label, n / m["proc"] / 1e6), None,
-        m["proc"], m["read"], "<= %s reading the file" % ("1.5x" if "64" in label else "5x"))
-    return m["proc"]
+def srcline(label, pcs):
+    """--by line beside perf report --sort srcline, on a small recording:
+    perf 6.1 runs addr2line for every sample (about 150 us each here), so
+    100 M samples would take hours; eqprof's --by line beside it."""
+    n = int(os.environ.get("BENCH_SPEED_SRCLINE", "50000"))
+    run([speed_rec, w("funcs"), str(n), str(pcs), w("l.eqp"), "--perf", w("l.data")])
+    m = medians({"perf": ["perf", "report", "-i", w("l.data"), "--stdio", "--sort", "srcline"],
+                 "line": [eqprof, "report", w("l.eqp"), "--by", "line", "-o", w("r.txt")],
+                 "proc": [eqprof, "report", w("l.eqp"), "--by", "proc", "-o", w("r.txt")]}, 1)
+    row("`report --by line`, %d k samples %s (perf: `--sort srcline`, 1 round)" % (n // 1000, label),
+        m["perf"], m["line"], m["proc"], "`--by proc`", "<= 2x `--by proc`",
+        m["line"] <= 2 * m["proc"])
 
 
-run([speed_rec, w("funcs"), str(big), "64", w("big.eqp")])
-report_vs_read("%d M samples at 64 pcs" % (big // 1000000), w("big.eqp"), big)
+print("bench/speed: eqprof beside perf, median CPU seconds (user + system) of %d interleaved rounds"
+      % rounds, flush=True)
+print("| what | perf | eqprof | limit | goal | verdict |")
+print("|---|---|---|---|---|---|")
+
+recorder("plain at 4 kHz", ["-F", "4000"], ["-t", "4000"], "plain")
+recorder("`-g` at 20 kHz", ["-F", "20000", "-g"], ["-t", "20000", "-g"], "g")
+recorder("`--call-graph dwarf` at 4 kHz", ["-F", "4000", "--call-graph", "dwarf"],
+         ["-t", "4000", "--call-graph", "dwarf"], "dwarf")
+
+run([speed_rec, w("funcs"), str(big), "64", w("big.eqp"), "--perf", w("big.data")])
+synthetic("%d M samples at 64 pcs" % (big // 1000000), w("big.eqp"), w("big.data"), big, 100,
+          1.5)
 os.unlink(w("big.eqp"))
+os.unlink(w("big.data"))
 
-run([speed_rec, w("funcs"), str(spread), "320000", w("spread.eqp")])
-proc = report_vs_read("%.1f M samples over 5,000 functions (320 k pcs)" % (spread / 1e6),
-                      w("spread.eqp"), spread)
-views = {"--sort comm,dso,sym": ["--sort", "comm,dso,sym"], "--by line": ["--by", "line"],
-         "--symbol 'f1*'": ["--symbol", "f1*"]}
-m = medians({k: [eqprof, "report", w("spread.eqp"), *v, "-o", w("r.txt")]
-             for k, v in views.items()})
-for k in views:
-    row("`report %s`, the same" % k, None, m[k], proc, "<= 2x --by proc")
-
-# The -g recording at 20 kHz: --children and the Chrome export.
-pc = {}
+run([speed_rec, w("funcs"), str(spread), "320000", w("spread.eqp"), "--perf", w("spread.data")])
+synthetic("%.1f M samples over 5,000 functions (320 k pcs)" % (spread / 1e6), w("spread.eqp"),
+          w("spread.data"), spread, None, 5)
+os.unlink(w("spread.data"))
 if have_perf:
-    pc = medians({"children": ["perf", "report", "--children", "-i", w("g.data"), "--stdio"],
-                  "json": ["perf", "data", "convert", "-i", w("g.data"), "--force",
-                           "--to-json", w("g.json")]})
-m = medians({"proc": [eqprof, "report", w("g.eqp"), "--by", "proc", "--no-children", "-o",
-                       w("r.txt")],
-             "children": [eqprof, "report", w("g.eqp"), "--children", "-o", w("r.txt")],
-             "chrome": [eqprof, "export", w("g.eqp"), "--format", "chrome", "-o", w("c.json")]})
-n = eq_samples(w("g.eqp"))
-row("`report --children`, %d samples with -g" % n, pc.get("children"), m["children"],
-    m["proc"], "<= 2x --by proc")
-row("`export --format chrome` of it (perf: `perf data convert --to-json`)", pc.get("json"),
-    m["chrome"], "-", "<= perf")
+    srcline("at 64 pcs", 64)
+    srcline("over 5,000 functions", 320000)
+
+# The -g recording at 20 kHz: --children and the exports beside perf's peers.
+g, gd = w("g.eqp"), w("g.data")
+ex = lambda fmt, out: [eqprof, "export", g, "--format", fmt, "-o", w(out)]
+pcmds = {}
+if have_perf:
+    pcmds = {"children": ["perf", "report", "--children", "-i", gd, "--stdio"],
+             "chrome": ["perf", "data", "convert", "-i", gd, "--force", "--to-json", w("g.json")],
+             "folded": ["perf", "script", "report", "stackcollapse", "-i", gd],
+             "csv": ["perf", "script", "-i", gd, "-F", "comm,pid,tid,time,ip,sym,dso"]}
+m = medians({"proc": [eqprof, "report", g, "--by", "proc", "--no-children", "-o", w("r.txt")],
+             "children": [eqprof, "report", g, "--children", "-o", w("r.txt")],
+             "chrome": ex("chrome", "c.json"), "folded": ex("folded", "f.txt"),
+             "csv": ex("csv", "s.csv"), "pprof": ex("pprof", "p.pb.gz"),
+             "callgrind": ex("callgrind", "callgrind.out"),
+             **{"perf " + k: v for k, v in pcmds.items()}})
+n, _ = eq_header(g)
+row("`report --children`, %d samples with -g (perf: `perf report --children`)" % n,
+    m.get("perf children"), m["children"], m["proc"], "`--by proc --no-children`",
+    "<= 2x `--by proc`", m["children"] <= 2 * m["proc"])
+for fmt, peer in (("chrome", "`perf data convert --to-json`"),
+                  ("folded", "`perf script report stackcollapse`"),
+                  ("csv", "`perf script -F comm,pid,tid,time,ip,sym,dso`"),
+                  ("pprof", None), ("callgrind", None)):
+    p = m.get("perf " + fmt) if peer else None
+    row("`export --format %s` of it (perf: %s)" % (fmt, peer or "none"), p, m[fmt],
+        goal="<= perf" if peer else "", met=(m[fmt] <= p) if p is not None else None)
+
+print("\n%d of %d goals met%s" % (sum(v[2] for v in verdicts), len(verdicts),
+                                  "; missed: " + "; ".join(v[0].split(" (")[0] for v in verdicts if not v[2])
+                                  if not all(v[2] for v in verdicts) else ""))

@@ -2,21 +2,31 @@
 # make bench: eqprof beside perf (issue 30's table, made again).
 #
 #   - the recorders: perf record and eqprof record on the same program,
-#     --call-graph dwarf at 4 kHz and -g at 20 kHz: the recorder's own CPU
-#     (the run's CPU less what the program says it used) and samples lost;
-#   - report --by proc over synthetic recordings: BENCH_SPEED_BIG samples
-#     (default 100 M) at 64 distinct pcs, and BENCH_SPEED_SPREAD (default
-#     3.9 M) over 5,000 functions (~320 k distinct pcs), each against
-#     reading the file (every word of it mapped and summed);
-#   - the views (--sort comm,dso,sym, --by line, a --symbol filter) against
-#     --by proc on the spread recording;
-#   - report --children and the Chrome export of the -g recording against
-#     perf report --children and perf data convert --to-json of perf's.
+#     plain at 4 kHz, -g at 20 kHz and --call-graph dwarf at 4 kHz: the
+#     recorder's own CPU (the run's CPU less what the program says it used)
+#     and samples lost by each;
+#   - report over synthetic recordings, BENCH_SPEED_BIG samples (default
+#     100 M) at 64 distinct pcs and BENCH_SPEED_SPREAD (default 3.9 M) over
+#     5,000 functions (~320 k distinct pcs), each written twice by speed_rec:
+#     as .eqp and as perf.data with the same samples (bench/speed/perf_data.c),
+#     checked by comparing perf report's and eqprof report's samples in
+#     every (comm, dso, sym) row: --by proc against reading the file (every
+#     word of it mapped and summed) and against perf report --sort dso,sym;
+#     --sort comm,dso,sym, --sort sym, --comm, --symbol and --by line against
+#     --by proc and against perf's equivalents;
+#   - --by line beside perf report --sort srcline on BENCH_SPEED_SRCLINE
+#     samples (default 50 k; perf runs addr2line for every sample);
+#   - report --children and the exports of the -g recording against perf
+#     report --children, perf data convert --to-json (chrome), perf script
+#     report stackcollapse (folded) and perf script (csv).
 #
+# Disk: the 100 M recordings take 3.2 GB (.eqp) and 4.8 GB (perf.data) in
+# $TMPDIR (mktemp -d), one at a time; perf report reads 100 M samples in
+# about a minute, which it does 4 times a round.
 # Each figure is the median of BENCH_SPEED_ROUNDS (default 3) rounds, the
 # tools run in turn within a round.  CPU seconds (user + system) are what is
 # compared: this machine is shared and wall time waits for the others.
-# Prints figures, never passes or fails on them.
+# Prints figures and whether each goal is met, never fails on them.
 . "$(dirname "$0")/../lib.sh"
 
 # A program for the recorders: 64 functions, each calling the next, busy

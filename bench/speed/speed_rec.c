@@ -1,7 +1,7 @@
 /*
  * speed_rec.c - synthetic recordings for bench/speed (make bench):
  *
- *   speed_rec ELF N PCS OUT.eqp [mixed]
+ *   speed_rec ELF N PCS OUT.eqp [mixed] [--perf OUT.data]
  *   speed_rec --read FILE
  *
  * N samples of one process that runs ELF (a PIE placed at BASE), each at a
@@ -12,6 +12,11 @@
  * two builds on every path: runs of samples at the same pc, 4 threads on
  * 2 CPUs, idle samples (pid 0, about 1 in 8, in runs), kernel samples,
  * samples marked after a loss, and jitter in the intervals.
+ *
+ * --perf OUT.data: the same samples besides in a perf.data (perf_data.c), so
+ * that perf report reads what eqprof report reads: the process's name and
+ * mappings, and every sample's ip, pid, tid, time and cpu (not with mixed:
+ * its kernel samples have no kernel map to resolve against).
  *
  * --read: what reading FILE costs, the limit a report is measured against:
  * every 8-byte word of it mapped and summed (the sum printed so that the
@@ -28,6 +33,7 @@
 
 #include "file/eqp.h"
 #include "../report/synth_elf.h"
+#include "perf_data.h"
 
 #define BASE 0x555555554000ull
 #define PID 4242
@@ -105,14 +111,21 @@ int main(int argc, char **argv)
 	struct eq_error err;
 	struct eqp_writer *w;
 	struct func *f;
+	struct perf_data *pd = NULL;
 	uint64_t *pcs = NULL, x = 88172645463325252ull, n, npcs, i, t = 1000000;
 	size_t nf, nb = 0;
+	const char *perf_path = NULL;
 	int mixed;
 
 	if (argc == 3 && !strcmp(argv[1], "--read"))
 		return read_file(argv[2]);
+	if (argc == 7 && !strcmp(argv[5], "--perf")) {
+		perf_path = argv[6];
+		argc = 5;
+	}
 	if (argc != 5 && !(argc == 6 && !strcmp(argv[5], "mixed"))) {
-		fprintf(stderr, "usage: speed_rec ELF N PCS OUT.eqp [mixed] | --read FILE\n");
+		fprintf(stderr, "usage: speed_rec ELF N PCS OUT.eqp [mixed] [--perf OUT.data]"
+			" | --read FILE\n");
 		return 2;
 	}
 	mixed = argc == 6;
@@ -134,6 +147,10 @@ int main(int argc, char **argv)
 	if (!w || eqp_add_maps(w, PID, 0, maps, strlen(maps), &err) ||
 	    eqp_add_comm(w, PID, 0, "funcs", &err))
 		die(argv[4], err.msg);
+	if (perf_path) {
+		pd = perf_data_create(perf_path, 250000);
+		perf_data_process(pd, PID, "funcs", maps);
+	}
 	for (i = 0; i < n; i++) {
 		uint64_t r = rng(&x), pc;
 
@@ -152,11 +169,18 @@ int main(int argc, char **argv)
 		if (nb == BATCH) {
 			if (eqp_add_samples(w, batch, nb, &err))
 				die(argv[4], err.msg);
+			if (pd)
+				perf_data_samples(pd, batch, nb);
 			nb = 0;
 		}
 	}
 	if ((nb && eqp_add_samples(w, batch, nb, &err)) || eqp_commit(w, &err))
 		die(argv[4], err.msg);
+	if (pd) {
+		if (nb)
+			perf_data_samples(pd, batch, nb);
+		perf_data_close(pd);
+	}
 	free(pcs);
 	free(f);
 	return 0;
