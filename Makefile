@@ -131,22 +131,21 @@ deps:
 # build, and run against the plain one only: the sanitizer builds skip them.
 check-build: $(EQPROF) $(UNIT_BINS) $(if $(SAN),$(filter-out $(B)/fuzz/%,$(EXTRA_PROGS)),$(EXTRA_PROGS))
 
-# The whole suite: the plain build, then its tests while the sanitizer
+# The whole suite: the plain build (and CHECK_EXTRA, in the same parallel
+# make: they ran one after another while a CPU idled), then its tests while the sanitizer
 # build (clang's ASan+UBSan; its UBSan also catches float-to-integer
 # overflow, which gcc's does not) is made beside them; its tests start when
 # it is made: every unit test and the integration tests of INTEG_SAN_TESTS
 # (see scripts/run-tests).
 check: deps
-	@$(MAKE) --no-print-directory -j$$(nproc) check-build B=$(B)
-	@$(if $(CHECK_EXTRA),$(MAKE) --no-print-directory $(CHECK_EXTRA) B=$(B))
+	@$(MAKE) --no-print-directory -j$$(nproc) check-build $(CHECK_EXTRA) B=$(B)
 	@scripts/run-tests --build $(B) --clang-san $(B)/clang-san \
 		--build-later $(B)/clang-san '$(MAKE) --no-print-directory -j$(shell nproc) check-build B=$(B)/clang-san SAN=1 CC=clang' \
 		--unit "$(UNIT_TESTS)" --integ "$(INTEG_TESTS)" --integ-san "$(INTEG_SAN_TESTS)"
 
 # Every test once, against the plain build: a quicker gate while working.
 check-plain: deps
-	@$(MAKE) --no-print-directory -j$$(nproc) check-build B=$(B)
-	@$(if $(CHECK_EXTRA),$(MAKE) --no-print-directory $(CHECK_EXTRA) B=$(B))
+	@$(MAKE) --no-print-directory -j$$(nproc) check-build $(CHECK_EXTRA) B=$(B)
 	@scripts/run-tests --build $(B) --unit "$(UNIT_TESTS)" --integ "$(INTEG_TESTS)"
 
 bench: deps
