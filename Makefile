@@ -128,8 +128,10 @@ deps:
 	@scripts/deps
 
 # The fuzzers are built by clang with their own instrumentation whatever the
-# build, and run against the plain one only: the sanitizer builds skip them.
-check-build: $(EQPROF) $(UNIT_BINS) $(if $(SAN),$(filter-out $(B)/fuzz/%,$(EXTRA_PROGS)),$(EXTRA_PROGS))
+# build, and run against the plain one only: the sanitizer builds skip them,
+# and the bench programs, which no test runs.
+SAN_SKIP = $(B)/fuzz/% $(B)/test/firmware/proto_fuzz $(B)/bench/%
+check-build: $(EQPROF) $(UNIT_BINS) $(if $(SAN),$(filter-out $(SAN_SKIP),$(EXTRA_PROGS)),$(EXTRA_PROGS))
 
 # The whole suite: the plain build (and CHECK_EXTRA, in the same parallel
 # make: they ran one after another while a CPU idled), then its tests while the sanitizer
