@@ -1,9 +1,10 @@
 #!/bin/bash
-# `eqprof board` finding boards with libusb-1.0, without a board: what can
-# be tested here is every path where none is found (or no USB is visible at
-# all) and the messages; enumerating a real board, permission denied and
-# hot-plug events are tested only on hardware (docs/firmware.md, "Finding
-# the board").  TAP output.
+# `eqprof board` finding boards with libusb-1.0 on this machine, where no
+# board is plugged in: every path where none is found (or no USB is visible
+# at all) and the messages.  Enumerating a board, permission denied and
+# hot-plug (docs/firmware.md, "Finding the board") are tested by
+# board-qemu.sh: the firmware in simavr behind QEMU's emulated FT232, in a
+# guest with ftdi_sio, libusb, libftdi1 and udev.  TAP output.
 set -u
 . "$SRC/test/lib/tap.sh"
 work=$(mktemp -d /tmp/board-usb.XXXXXX)
