@@ -165,28 +165,151 @@ static double per_sample_of(const struct eqp_file *f)
 	return eq_profile_period_s(f);
 }
 
-size_t eq_sample_frames(const struct eqp_file *f, struct eq_symbolizer *s, size_t c, size_t i,
-			const struct eq_sample *smp, const struct eq_loc **frames, int *had_chain)
+/* frames[0] = leaf, then the located callers of chain cc (nf frames). */
+static size_t chain_frames(struct eq_symbolizer *s, const struct eq_sample *smp,
+			   const struct eq_loc *leaf, const struct eqp_callchain *cc, int nf,
+			   const struct eq_loc **frames)
 {
-	struct eqp_callchain cc;
 	size_t depth = 0, k;
-	int nf;
 
-	frames[depth++] = eq_sym_lookup(s, smp);
-	(void)f;
-	nf = eq_sym_callchain(s, c, i, smp, &cc);
-	*had_chain = nf > 0;
+	frames[depth++] = leaf;
 	for (k = 0; k < (size_t)(nf > 0 ? nf : 0); k++) {
 		struct eq_sample caller = *smp;
 
 		/* inside the call instruction, not after it */
-		caller.pc = cc.frames[k] ? cc.frames[k] - 1 : 0;
+		caller.pc = cc->frames[k] ? cc->frames[k] - 1 : 0;
 		caller.flags &= (uint16_t)~(EQ_F_KERNEL | EQ_F_IDLE);
-		if (k < cc.nkernel)
+		if (k < cc->nkernel)
 			caller.flags |= EQ_F_KERNEL;
 		frames[depth++] = eq_sym_lookup(s, &caller);
 	}
 	return depth;
+}
+
+size_t eq_sample_frames(const struct eqp_file *f, struct eq_symbolizer *s, size_t c, size_t i,
+			const struct eq_sample *smp, const struct eq_loc **frames, int *had_chain)
+{
+	struct eqp_callchain cc;
+	const struct eq_loc *leaf = eq_sym_lookup(s, smp);
+	int nf;
+
+	(void)f;
+	nf = eq_sym_callchain(s, c, i, smp, &cc);
+	*had_chain = nf > 0;
+	return chain_frames(s, smp, leaf, &cc, nf, frames);
+}
+
+/* ---- raw chains interned -------------------------------------------------- */
+
+struct eq_chain_slot {
+	uint64_t hash;
+	size_t off;                   /* of the key in the pool */
+	uint32_t n;                   /* frame words (the key holds 2 more) */
+	uint32_t id1;                 /* id + 1; 0: empty */
+};
+
+#define CHAIN_K 0x9E3779B97F4A7C15ULL
+
+uint64_t eq_chain_hash(const uint64_t head[2], const uint64_t *w, size_t n)
+{
+	uint64_t h = (head[0] ^ 0x243F6A8885A308D3ULL) * CHAIN_K, g = (head[1] ^ n) * CHAIN_K;
+	size_t i;
+
+	/* two lanes, so that a deep chain is not one long chain of multiplies */
+	for (i = 0; i + 1 < n; i += 2) {
+		h = (h ^ w[i]) * CHAIN_K;
+		g = (g ^ w[i + 1]) * CHAIN_K;
+	}
+	if (i < n)
+		h = (h ^ w[i]) * CHAIN_K;
+	h ^= g + (g >> 31);
+	h ^= h >> 29;
+	h *= 0xBF58476D1CE4E5B9ULL;
+	return h ^ (h >> 32);
+}
+
+static int chain_set_grow(struct eq_chain_set *cs)
+{
+	size_t nmask = cs->mask ? cs->mask * 2 + 1 : 1023, i, j;
+	struct eq_chain_slot *ns = calloc(nmask + 1, sizeof(*ns));
+
+	if (!ns)
+		return -1;
+	for (i = 0; cs->slots && i <= cs->mask; i++) {
+		if (!cs->slots[i].id1)
+			continue;
+		for (j = cs->slots[i].hash & nmask; ns[j].id1; j = (j + 1) & nmask)
+			;
+		ns[j] = cs->slots[i];
+	}
+	free(cs->slots);
+	cs->slots = ns;
+	cs->mask = nmask;
+	return 0;
+}
+
+long eq_chain_set_id(struct eq_chain_set *cs, uint64_t hash, const uint64_t head[2],
+		     const uint64_t *w, size_t n, int *fresh)
+{
+	size_t j;
+
+	*fresh = 0;
+	if ((cs->count + 1) * 2 > cs->mask && chain_set_grow(cs) < 0)
+		return -1;
+	for (j = hash & cs->mask; cs->slots[j].id1; j = (j + 1) & cs->mask) {
+		const struct eq_chain_slot *sl = &cs->slots[j];
+		const uint64_t *k = cs->pool + sl->off;
+
+		if (sl->hash == hash && sl->n == n && k[0] == head[0] && k[1] == head[1] &&
+		    (!n || !memcmp(k + 2, w, n * sizeof(*w))))
+			return (long)sl->id1 - 1;
+	}
+	if (n > UINT32_MAX - 2 || cs->count >= UINT32_MAX - 1 ||
+	    EQ_GROW(cs->pool, cs->cap, cs->npool + n + 2, 4096) < 0)
+		return -1;
+	cs->pool[cs->npool] = head[0];
+	cs->pool[cs->npool + 1] = head[1];
+	if (n)
+		memcpy(cs->pool + cs->npool + 2, w, n * sizeof(*w));
+	cs->slots[j] = (struct eq_chain_slot){ .hash = hash, .off = cs->npool, .n = (uint32_t)n,
+					       .id1 = (uint32_t)++cs->count };
+	cs->npool += n + 2;
+	*fresh = 1;
+	return (long)cs->count - 1;
+}
+
+void eq_chain_set_free(struct eq_chain_set *cs)
+{
+	free(cs->slots);
+	free(cs->pool);
+	memset(cs, 0, sizeof(*cs));
+}
+
+/*
+ * The key of a sample's chain: its leaf's location (the lookup already
+ * made) and what its callers' locations depend on besides their addresses
+ * (chain_frames: the address space of the sample with its idle flag
+ * cleared, whether its pid is 0, which frames are the kernel's), so that
+ * equal keys have equal located frames.
+ */
+static void chain_head(struct eq_symbolizer *s, const struct eq_sample *smp,
+		       const struct eq_loc *leaf, const struct eqp_callchain *cc, int nf,
+		       uint64_t head[2])
+{
+	uint32_t who = smp->pid;
+
+	head[0] = (uint64_t)(uintptr_t)leaf;
+	if (nf <= 0) {
+		head[1] = 0;
+		return;
+	}
+	if (eq_sym_multi_space(s)) {
+		struct eq_sample caller = *smp;
+
+		caller.flags &= (uint16_t)~EQ_F_IDLE;
+		who = eq_sym_space_key(s, &caller);
+	}
+	head[1] = (uint64_t)who | (uint64_t)cc->nkernel << 32 | (uint64_t)(smp->pid == 0) << 63;
 }
 
 const char *eq_folded_frame_name(const struct eq_loc *l, char *buf, size_t n)
@@ -223,13 +346,61 @@ struct eq_stacks *eq_stacks_build(const struct eqp_file *f, struct eq_symbolizer
 	return eq_stacks_build_range(f, s, flags, NULL, err);
 }
 
+/* The building of eq_stacks: distinct stacks by located frames (stack_set),
+ * reached through the raw chains (chains; stack of each chain id). */
+struct stacks_pass {
+	struct stack_set ss;
+	struct eq_chain_set chains;
+	uint32_t *stack_of;           /* chain id -> stack index */
+	size_t cap;
+	const struct eq_loc **frames;
+};
+
+static void pass_free(struct stacks_pass *p)
+{
+	free(p->ss.slots);
+	eq_chain_set_free(&p->chains);
+	free(p->stack_of);
+	free(p->frames);
+}
+
+/* The stack index of sample i of chunk c (counted once more), or -1 if out
+ * of memory.  A chain seen before is not looked up again. */
+static long sample_stack(struct eq_stacks *st, struct stacks_pass *p, struct eq_symbolizer *s,
+			 size_t c, size_t i, const struct eq_sample *smp,
+			 const struct eq_loc *leaf, int *chain)
+{
+	struct eqp_callchain cc;
+	int nf = eq_sym_callchain(s, c, i, smp, &cc), fresh;
+	size_t n = nf > 0 ? (size_t)nf : 0;
+	uint64_t head[2];
+	long id, si;
+
+	*chain = nf > 0;
+	chain_head(s, smp, leaf, &cc, nf, head);
+	id = eq_chain_set_id(&p->chains, eq_chain_hash(head, cc.frames, n), head, cc.frames, n,
+			     &fresh);
+	if (id < 0)
+		return -1;
+	if (!fresh) {
+		si = p->stack_of[id];
+		st->stacks[si].samples++;
+		return si;
+	}
+	if (EQ_GROW(p->stack_of, p->cap, (size_t)id + 1, 1024) < 0)
+		return -1;
+	si = add_stack(st, &p->ss, p->frames, chain_frames(s, smp, leaf, &cc, nf, p->frames));
+	if (si >= 0)
+		p->stack_of[id] = (uint32_t)si;
+	return si;
+}
+
 struct eq_stacks *eq_stacks_build_range(const struct eqp_file *f, struct eq_symbolizer *s,
 					unsigned flags, const struct eq_range *range,
 					struct eq_error *err)
 {
 	struct eq_stacks *st = calloc(1, sizeof(*st));
-	struct stack_set ss = { 0 };
-	const struct eq_loc **frames = malloc((1 + 2 * EQP_MAX_CHAIN_FRAMES) * sizeof(*frames));
+	struct stacks_pass p = { .frames = malloc((1 + 2 * EQP_MAX_CHAIN_FRAMES) * sizeof(*p.frames)) };
 	struct stack_seq *q = calloc(1, sizeof(*q));
 	size_t c, i;
 	int ranged = eq_range_active(range);
@@ -239,9 +410,9 @@ struct eq_stacks *eq_stacks_build_range(const struct eqp_file *f, struct eq_symb
 	uint64_t cut0;
 
 	eq_range_ticks(range, eqp_meta(f)->clock_hz > 0 ? eqp_meta(f)->clock_hz : 1e9, &tr);
-	if (!st || !frames || !q) {
+	if (!st || !p.frames || !q) {
 		free(st);
-		free(frames);
+		free(p.frames);
 		free(q);
 		eq_fail(err, "out of memory");
 		return NULL;
@@ -260,7 +431,6 @@ struct eq_stacks *eq_stacks_build_range(const struct eqp_file *f, struct eq_symb
 
 		for (i = 0; i < n; i++) {
 			const struct eq_loc *leaf;
-			size_t depth;
 			long si;
 			int chain;
 
@@ -270,24 +440,22 @@ struct eq_stacks *eq_stacks_build_range(const struct eqp_file *f, struct eq_symb
 			eq_series_time(&q->times, smp[i].time, (smp[i].flags & EQ_F_LOST) != 0);
 			if ((flags & EQ_PROFILE_EXCLUDE_IDLE) && leaf->kind == EQ_LOC_IDLE)
 				continue;
-			depth = eq_sample_frames(f, s, c, i, &smp[i], frames, &chain);
+			si = sample_stack(st, &p, s, c, i, &smp[i], leaf, &chain);
 			st->with_chain += (uint64_t)chain;
 			st->total_samples++;
 			if (leaf->kind != EQ_LOC_IDLE) {
 				st->busy++;
 				st->unchained += !chain;
 			}
-			if ((si = add_stack(st, &ss, frames, depth)) < 0 || seq_add(q, (uint32_t)si)) {
-				free(ss.slots);
-				free(frames);
+			if (si < 0 || seq_add(q, (uint32_t)si)) {
+				pass_free(&p);
 				eq_stacks_free(st);
 				eq_fail(err, "out of memory for call stacks");
 				return NULL;
 			}
 		}
 	}
-	free(ss.slots);
-	free(frames);
+	pass_free(&p);
 	us = eq_sym_unwind_stats(s);
 	st->cut_stacks = us ? us->cut - cut0 : 0;
 	if (sort_stacks(st, q)) {
@@ -355,20 +523,85 @@ static int sr_add(struct stack_rows *sr, uint32_t row)
 	return 0;
 }
 
-/* Adds 1 to cnt[r] for every row in exactly one of stacks a and b. */
-static void symdiff(const struct stack_rows *sr, uint32_t a, uint32_t b, double *cnt)
+/* Adds w to cnt[r] for every row in exactly one of stacks a and b. */
+static void symdiff(const struct stack_rows *sr, uint32_t a, uint32_t b, double w, double *cnt)
 {
 	size_t i = sr->off[a], ie = sr->off[a + 1], j = sr->off[b], je = sr->off[b + 1];
 
 	while (i < ie || j < je) {
 		if (j == je || (i < ie && sr->rows[i] < sr->rows[j])) {
-			cnt[sr->rows[i++]]++;
+			cnt[sr->rows[i++]] += w;
 		} else if (i == ie || sr->rows[j] < sr->rows[i]) {
-			cnt[sr->rows[j++]]++;
+			cnt[sr->rows[j++]] += w;
 		} else {
 			i++;
 			j++;
 		}
+	}
+}
+
+/*
+ * How often each ordered pair of different stacks follows one another
+ * (at lag 1 or 2): the rows that differ between two stacks are found once
+ * per distinct pair, not once per sample.  The counts are whole numbers
+ * below 2^53, so adding a pair's count at once gives the same doubles as
+ * adding 1 per sample.
+ */
+struct pair_count {
+	uint64_t key;                 /* a << 32 | b, a != b; 0 empty */
+	uint64_t n;
+};
+
+struct pair_set {
+	struct pair_count *v;
+	size_t mask, count;
+};
+
+static int pair_add(struct pair_set *ps, uint32_t a, uint32_t b)
+{
+	uint64_t key = (uint64_t)a << 32 | b;
+	size_t j;
+
+	if ((ps->count + 1) * 2 > ps->mask) {
+		size_t nmask = ps->mask ? ps->mask * 2 + 1 : 1023, i;
+		struct pair_count *nv = calloc(nmask + 1, sizeof(*nv));
+
+		if (!nv)
+			return -1;
+		for (i = 0; ps->v && i <= ps->mask; i++) {
+			if (!ps->v[i].key)
+				continue;
+			for (j = (ps->v[i].key * CHAIN_K) >> 20 & nmask; nv[j].key; j = (j + 1) & nmask)
+				;
+			nv[j] = ps->v[i];
+		}
+		free(ps->v);
+		ps->v = nv;
+		ps->mask = nmask;
+	}
+	for (j = (key * CHAIN_K) >> 20 & ps->mask; ps->v[j].key; j = (j + 1) & ps->mask)
+		if (ps->v[j].key == key) {
+			ps->v[j].n++;
+			return 0;
+		}
+	ps->v[j] = (struct pair_count){ .key = key, .n = 1 };
+	ps->count++;
+	return 0;
+}
+
+/* A block's samples of each row set (in[set], the sets touched listed in
+ * touched[0..nt-1]) added to their rows' counts of block b. */
+static void block_flush(const struct stack_rows *sr, const uint32_t *rep, uint64_t *in,
+			const uint32_t *touched, size_t nt, unsigned nblocks, unsigned b, double *blk)
+{
+	size_t t, i;
+
+	for (t = 0; t < nt; t++) {
+		uint32_t set = touched[t], sg = rep[set];
+
+		for (i = sr->off[sg]; i < sr->off[sg + 1]; i++)
+			blk[(size_t)sr->rows[i] * nblocks + b] += (double)in[set];
+		in[set] = 0;
 	}
 }
 
@@ -386,14 +619,152 @@ static void cg_row_batches(void *arg, size_t i, unsigned nblocks, unsigned nb, d
 		c[b / per] += a->blk[i * nblocks + b];
 }
 
+/*
+ * Stacks with the same set of rows (the same procedures: stacks that
+ * differ in their pcs only) have the same indicators: row_sets numbers the
+ * distinct sets (set[stack]) and names a stack of each (rep[set]).
+ */
+struct row_sets {
+	uint32_t *set, *rep;
+	size_t n;
+};
+
+static int row_sets_make(struct row_sets *rs, const struct stack_rows *sr, size_t nstacks)
+{
+	struct eq_chain_set cs = { 0 };
+	uint64_t *w = NULL, head[2] = { 0, 0 };
+	size_t cap = 0, i, k;
+	int rc = -1;
+
+	if (!(rs->set = malloc((nstacks ? nstacks : 1) * sizeof(*rs->set))) ||
+	    !(rs->rep = malloc((nstacks ? nstacks : 1) * sizeof(*rs->rep))))
+		goto out;
+	for (i = 0; i < nstacks; i++) {
+		size_t len = sr->off[i + 1] - sr->off[i];
+		int fresh;
+		long id;
+
+		if (EQ_GROW(w, cap, len + 1, 256) < 0)
+			goto out;
+		for (k = 0; k < len; k++)
+			w[k] = sr->rows[sr->off[i] + k];
+		if ((id = eq_chain_set_id(&cs, eq_chain_hash(head, w, len), head, w, len, &fresh)) < 0)
+			goto out;
+		rs->set[i] = (uint32_t)id;
+		if (fresh)
+			rs->rep[id] = (uint32_t)i;
+	}
+	rs->n = cs.count;
+	rc = 0;
+out:
+	eq_chain_set_free(&cs);
+	free(w);
+	return rc;
+}
+
+/* Pairs of row sets (a, b), a != b, counted: those of the first DENSE_SETS
+ * sets (the stacks are numbered most samples first, and the sets in order
+ * of their first stack: the most frequent sets come first) in a dense
+ * array, the others in a pair_set. */
+#define DENSE_SETS 256
+
+struct pair_counts {
+	uint64_t *dense;              /* DENSE_SETS x DENSE_SETS */
+	struct pair_set hashed;
+};
+
+static inline int pc_add(struct pair_counts *pc, uint32_t a, uint32_t b)
+{
+	if (a < DENSE_SETS && b < DENSE_SETS) {
+		pc->dense[(size_t)a * DENSE_SETS + b]++;
+		return 0;
+	}
+	return pair_add(&pc->hashed, a, b);
+}
+
+static void pc_symdiff(const struct pair_counts *pc, const struct row_sets *rs,
+		       const struct stack_rows *sr, double *cnt)
+{
+	size_t a, b, i;
+	uint64_t k;
+
+	for (i = 0; pc->hashed.v && i <= pc->hashed.mask; i++)
+		if ((k = pc->hashed.v[i].key))
+			symdiff(sr, rs->rep[k >> 32], rs->rep[(uint32_t)k], (double)pc->hashed.v[i].n, cnt);
+	for (a = 0; a < DENSE_SETS && a < rs->n; a++)
+		for (b = 0; b < DENSE_SETS && b < rs->n; b++)
+			if (pc->dense[a * DENSE_SETS + b])
+				symdiff(sr, rs->rep[a], rs->rep[b], (double)pc->dense[a * DENSE_SETS + b], cnt);
+}
+
+/* The lag-1 and lag-2 pairs of different row sets (into s->rows.d) and
+ * the blocks' counts of every row (blk) over the samples in time order. */
+static int cg_series_counts(const struct stack_seq *q, size_t nstacks, const struct stack_rows *sr,
+			    struct eq_series *s, double *block_m, double *blk)
+{
+	struct pair_counts lag[2] = { { 0 } };
+	struct row_sets rs = { 0 };
+	uint64_t *in = NULL;
+	uint32_t *touched = NULL, p1 = 0, p2 = 0;
+	size_t nt = 0, ns;
+	unsigned nblocks = s->nblocks, b, cur = 0;
+	uint64_t n = q ? q->n : 0, g;
+	int rc = -1;
+
+	if (row_sets_make(&rs, sr, nstacks) < 0)
+		goto out;
+	ns = rs.n ? rs.n : 1;
+	if (!(lag[0].dense = calloc(DENSE_SETS * DENSE_SETS, sizeof(uint64_t))) ||
+	    !(lag[1].dense = calloc(DENSE_SETS * DENSE_SETS, sizeof(uint64_t))))
+		goto out;
+	if (nblocks && (!(in = calloc(ns, sizeof(*in))) || !(touched = malloc(ns * sizeof(*touched)))))
+		goto out;
+	for (g = 0; g < n; g++) {
+		uint32_t sg = rs.set[q->seq[g]];
+
+		if (g >= 1 && p1 != sg && pc_add(&lag[0], sg, p1) < 0)
+			goto out;
+		if (g >= 2 && p2 != sg && pc_add(&lag[1], sg, p2) < 0)
+			goto out;
+		p2 = p1;
+		p1 = sg;
+		if (nblocks) {
+			b = (unsigned)(g * nblocks / n);
+			if (b != cur) {
+				block_flush(sr, rs.rep, in, touched, nt, nblocks, cur, blk);
+				nt = 0;
+				cur = b;
+			}
+			block_m[b]++;
+			if (!in[sg]++)
+				touched[nt++] = sg;
+		}
+	}
+	if (nblocks)
+		block_flush(sr, rs.rep, in, touched, nt, nblocks, cur, blk);
+	pc_symdiff(&lag[0], &rs, sr, s->rows.d[0]);
+	pc_symdiff(&lag[1], &rs, sr, s->rows.d[1]);
+	rc = 0;
+out:
+	for (b = 0; b < 2; b++) {
+		free(lag[b].dense);
+		free(lag[b].hashed.v);
+	}
+	free(rs.set);
+	free(rs.rep);
+	free(in);
+	free(touched);
+	return rc;
+}
+
 /* Both design effects of every row (callgraph.h), rows in creation order. */
 static int cg_intervals(struct eq_callgraph *cg, const struct stack_rows *sr)
 {
 	const struct eq_stacks *st = cg->st;
 	const struct stack_seq *q = st->priv_;
 	static const struct eq_series_times none;
-	uint64_t n = q ? q->n : 0, g;
-	unsigned nblocks = eq_series_nblocks(n), b;
+	uint64_t n = q ? q->n : 0;
+	unsigned nblocks = eq_series_nblocks(n);
 	double *blk = NULL, block_m[EQ_BATCHES_MAX] = { 0 };
 	struct eq_series s = { .m = (double)n, .n = (double)n, .nblocks = nblocks,
 			       .block_m = block_m, .nrows = cg->nrows,
@@ -405,23 +776,11 @@ static int cg_intervals(struct eq_callgraph *cg, const struct stack_rows *sr)
 
 	if (eq_series_rows_alloc(&s.rows, cg->nrows) < 0)
 		return -1;
-	if (nblocks && !(blk = calloc((cg->nrows ? cg->nrows : 1) * nblocks, sizeof(double)))) {
+	if ((nblocks && !(blk = calloc((cg->nrows ? cg->nrows : 1) * nblocks, sizeof(double)))) ||
+	    cg_series_counts(q, st->nstacks, sr, &s, block_m, blk) < 0) {
 		eq_series_rows_free(&s.rows);
+		free(blk);
 		return -1;
-	}
-	for (g = 0; g < n; g++) {
-		uint32_t sg = q->seq[g];
-
-		if (g >= 1 && q->seq[g - 1] != sg)
-			symdiff(sr, sg, q->seq[g - 1], s.rows.d[0]);
-		if (g >= 2 && q->seq[g - 2] != sg)
-			symdiff(sr, sg, q->seq[g - 2], s.rows.d[1]);
-		if (nblocks) {
-			b = (unsigned)(g * nblocks / n);
-			block_m[b]++;
-			for (i = sr->off[sg]; i < sr->off[sg + 1]; i++)
-				blk[(size_t)sr->rows[i] * nblocks + b]++;
-		}
 	}
 	for (i = 0; i < cg->nrows; i++)
 		s.rows.k[i] = (double)cg->rows[i].children;

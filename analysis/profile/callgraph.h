@@ -50,6 +50,27 @@ struct eq_stacks {
 	void *priv_;
 };
 
+/*
+ * Raw call chains interned: a key of two head words and n frame words
+ * (for a sample: its leaf's location, its address space and the chain's
+ * kernel/user split, then the return addresses as recorded) gets a dense
+ * id, 0, 1, ... in order of first sight, so that a chain seen before costs
+ * a hash and one comparison, not a symbol lookup per frame.  The hash is
+ * the caller's (eq_chain_hash, or any function of the key: keys that
+ * collide are told apart by comparing them whole).
+ */
+struct eq_chain_set {
+	struct eq_chain_slot *slots;  /* open addressing; NULL until the first key */
+	size_t mask, count;
+	uint64_t *pool;               /* every key's words, one after the other */
+	size_t npool, cap;
+};
+uint64_t eq_chain_hash(const uint64_t head[2], const uint64_t *w, size_t n);
+/* The key's id, *fresh = 1 when it was not seen before; -1 when out of memory. */
+long eq_chain_set_id(struct eq_chain_set *cs, uint64_t hash, const uint64_t head[2],
+		     const uint64_t *w, size_t n, int *fresh);
+void eq_chain_set_free(struct eq_chain_set *cs);
+
 /* flags: EQ_PROFILE_EXCLUDE_IDLE */
 struct eq_stacks *eq_stacks_build(const struct eqp_file *f, struct eq_symbolizer *s,
 				  unsigned flags, struct eq_error *err);

@@ -34,3 +34,13 @@ $(B)/fuzz/fuzz_profile: $(call fuzzobj_nocrc,$(FUZZ_PROFILE_SRCS))
 # eqprof annotate against objdump and addr2line.
 INTEG_TESTS += test/analysis/annotate.py
 INTEG_SAN_TESTS += test/analysis/annotate.py
+
+# Synthetic recordings with call chains (deep, recursive, cut, kernel
+# frames, idle, threads, an exec), for comparing the call-chain views of
+# two builds byte for byte (issue 30).
+EXTRA_PROGS += $(B)/test/analysis/chain_rec
+
+$(B)/test/analysis/chain_rec: $(B)/obj/test/analysis/chain_rec.o $(B)/obj/bench/report/synth_elf.o $(LIBS)
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $< $(B)/obj/bench/report/synth_elf.o $(LIBS) $(LDLIBS_ALL)
