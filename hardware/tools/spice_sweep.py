@@ -82,6 +82,9 @@ def run_point(i_load, low, p, vbus=5.0, refmode=1):
 		'.param refmode = %d' % refmode,
 		'.include %s' % DECK,
 		'.options method=gear trtol=1 reltol=1e-4 chgtol=1e-18',
+		# ngspice reads /proc/meminfo at every time point it keeps in
+		# memory (about half of a point's CPU time); the points are small
+		'.options no_mem_check',
 		# start on the DC operating point of the slow nodes (uic skips it)
 		'.ic v(vcap)=%g v(q)=1 v(d)=1 v(cont)=%g v(vref)=%g v(vsen)=%g v(vsr)=%g'
 		% (lo + 0.05, hi, p['v_ref'] if refmode else 0, max(i_load, 0) * r_sensed, max(i_load, 0) * r_sensed),
