@@ -20,9 +20,12 @@
 #     report --children, perf data convert --to-json (chrome), perf script
 #     report stackcollapse (folded) and perf script (csv).
 #
-# Disk: the 100 M recordings take 3.2 GB (.eqp) and 4.8 GB (perf.data) in
-# $TMPDIR (mktemp -d), one at a time; perf report reads 100 M samples in
-# about a minute, which it does 4 times a round.
+# Disk: the 100 M recordings take 3.2 GB (.eqp) and 4.8 GB (perf.data)
+# together in $TMPDIR (mktemp -d).  perf report reads 100 M samples in about
+# two minutes of CPU: above 20 M samples perf runs --sort dso,sym and
+# comm,dso,sym only, in the first round only (its other views and all
+# rounds on the spread recording).
+#
 # Each figure is the median of BENCH_SPEED_ROUNDS (default 3) rounds, the
 # tools run in turn within a round.  CPU seconds (user + system) are what is
 # compared: this machine is shared and wall time waits for the others.
