@@ -100,9 +100,10 @@ def perf_stats(path):
     return int(n.group(1)) if n else -1, int(lost.group(1)) if lost else 0
 
 
-def recorder(label, perf_opts, eq_opts, name):
-    """Recorder CPU: the run's CPU less the program's own (it prints it)."""
-    load = [w("load")]
+def recorder(label, perf_opts, eq_opts, name, cmd=None):
+    """Recorder CPU: the run's CPU less the program's own (it prints it;
+    `sleep`, for the whole machine, uses next to none)."""
+    load = cmd or [w("load")]
     cost = {"perf": [], "eqprof": []}
     out_perf, out_eq = w(name + ".data"), w(name + ".eqp")
     for _ in range(rounds):
@@ -112,7 +113,7 @@ def recorder(label, perf_opts, eq_opts, name):
                 continue
             cpu, err = run(cmd)
             m = re.search(r"load cpu ([0-9.]+)", err)
-            cost[tool].append(cpu - float(m.group(1)))
+            cost[tool].append(cpu - (float(m.group(1)) if m else 0))
     pc = statistics.median(cost["perf"]) if cost["perf"] else None
     ec = statistics.median(cost["eqprof"])
     n, lost = eq_header(out_eq)
@@ -204,9 +205,12 @@ print("| what | perf | eqprof | limit | goal | verdict |")
 print("|---|---|---|---|---|---|")
 
 recorder("plain at 4 kHz", ["-F", "4000"], ["-t", "4000"], "plain")
+recorder("plain at 20 kHz", ["-F", "20000"], ["-t", "20000"], "plain20")
 recorder("`-g` at 20 kHz", ["-F", "20000", "-g"], ["-t", "20000", "-g"], "g")
 recorder("`--call-graph dwarf` at 4 kHz", ["-F", "4000", "--call-graph", "dwarf"],
          ["-t", "4000", "--call-graph", "dwarf"], "dwarf")
+recorder("the whole machine (`-a`) at 4 kHz for 2 s", ["-a", "-F", "4000"], ["-a", "-t", "4000"],
+         "all", ["sleep", "2"])
 
 run([speed_rec, w("funcs"), str(big), "64", w("big.eqp"), "--perf", w("big.data")])
 synthetic("%d M samples at 64 pcs" % (big // 1000000), w("big.eqp"), w("big.data"), big, 100,

@@ -2,7 +2,8 @@
 # make bench: eqprof beside perf (issue 30's table, made again).
 #
 #   - the recorders: perf record and eqprof record on the same program,
-#     plain at 4 kHz, -g at 20 kHz and --call-graph dwarf at 4 kHz: the
+#     plain at 4 and 20 kHz, -g at 20 kHz, --call-graph dwarf at 4 kHz and
+#     the whole machine (-a, at 4 kHz during `sleep 2`): the
 #     recorder's own CPU (the run's CPU less what the program says it used)
 #     and samples lost by each;
 #   - report over synthetic recordings, BENCH_SPEED_BIG samples (default
