@@ -212,20 +212,23 @@ struct eq_chain_slot {
 
 uint64_t eq_chain_hash(const uint64_t head[2], const uint64_t *w, size_t n)
 {
-	uint64_t h = (head[0] ^ 0x243F6A8885A308D3ULL) * CHAIN_K, g = (head[1] ^ n) * CHAIN_K;
+	uint64_t h0 = (head[0] ^ 0x243F6A8885A308D3ULL) * CHAIN_K, h1 = (head[1] ^ n) * CHAIN_K;
+	uint64_t h2 = 0x13198A2E03707344ULL, h3 = 0xA4093822299F31D0ULL;
 	size_t i;
 
-	/* two lanes, so that a deep chain is not one long chain of multiplies */
-	for (i = 0; i + 1 < n; i += 2) {
-		h = (h ^ w[i]) * CHAIN_K;
-		g = (g ^ w[i + 1]) * CHAIN_K;
+	/* four lanes, so that a deep chain is not one long chain of multiplies */
+	for (i = 0; i + 3 < n; i += 4) {
+		h0 = (h0 ^ w[i]) * CHAIN_K;
+		h1 = (h1 ^ w[i + 1]) * CHAIN_K;
+		h2 = (h2 ^ w[i + 2]) * CHAIN_K;
+		h3 = (h3 ^ w[i + 3]) * CHAIN_K;
 	}
-	if (i < n)
-		h = (h ^ w[i]) * CHAIN_K;
-	h ^= g + (g >> 31);
-	h ^= h >> 29;
-	h *= 0xBF58476D1CE4E5B9ULL;
-	return h ^ (h >> 32);
+	for (; i < n; i++)
+		h0 = (h0 ^ w[i]) * CHAIN_K;
+	h0 ^= (h1 + (h1 >> 31)) ^ (h2 >> 17) ^ (h2 << 29) ^ (h3 >> 41) ^ (h3 << 7);
+	h0 ^= h0 >> 29;
+	h0 *= 0xBF58476D1CE4E5B9ULL;
+	return h0 ^ (h0 >> 32);
 }
 
 static int chain_set_grow(struct eq_chain_set *cs)
@@ -286,20 +289,31 @@ void eq_chain_set_free(struct eq_chain_set *cs)
 }
 
 /*
- * The key of a sample's chain: its leaf's location (the lookup already
- * made) and what its callers' locations depend on besides their addresses
- * (chain_frames: the address space of the sample with its idle flag
- * cleared, whether its pid is 0, which frames are the kernel's), so that
- * equal keys have equal located frames.
+ * The key of a sample's chain: what its located frames depend on, so that
+ * equal keys have equal frames.  Its callers' places (chain_frames) depend
+ * on their addresses, on the address space of the sample with its idle
+ * flag cleared, on whether its pid is 0 and on which frames are the
+ * kernel's.  Its leaf is either the location already looked up (leaf:
+ * recordings with stack copies, whose leaf is looked up before unwinding,
+ * as eq_sample_frames does), or, with leaf NULL, what eq_sym_lookup keys
+ * its cache by: the pc (none for idle samples: one place) and the kernel
+ * and idle bits, in that same address space unless idle.
  */
+static inline uint32_t leaf_bits(const struct eq_sample *smp)
+{
+	if ((smp->flags & EQ_F_IDLE) || smp->pid == 0)
+		return 2;
+	return (smp->flags & EQ_F_KERNEL) ? 1 : 0;
+}
+
 static void chain_head(struct eq_symbolizer *s, const struct eq_sample *smp,
 		       const struct eq_loc *leaf, const struct eqp_callchain *cc, int nf,
 		       uint64_t head[2])
 {
-	uint32_t who = smp->pid;
+	uint32_t who = smp->pid, kbits = leaf_bits(smp);
 
-	head[0] = (uint64_t)(uintptr_t)leaf;
-	if (nf <= 0) {
+	if (leaf && nf <= 0) {
+		head[0] = (uint64_t)(uintptr_t)leaf;
 		head[1] = 0;
 		return;
 	}
@@ -309,7 +323,9 @@ static void chain_head(struct eq_symbolizer *s, const struct eq_sample *smp,
 		caller.flags &= (uint16_t)~EQ_F_IDLE;
 		who = eq_sym_space_key(s, &caller);
 	}
-	head[1] = (uint64_t)who | (uint64_t)cc->nkernel << 32 | (uint64_t)(smp->pid == 0) << 63;
+	head[0] = leaf ? (uint64_t)(uintptr_t)leaf : kbits == 2 ? 0 : smp->pc;
+	head[1] = (uint64_t)who | (uint64_t)(nf > 0 ? cc->nkernel : 0) << 32 |
+		  (uint64_t)(leaf ? 3 : kbits) << 48 | (uint64_t)(smp->pid == 0) << 63;
 }
 
 const char *eq_folded_frame_name(const struct eq_loc *l, char *buf, size_t n)
@@ -365,7 +381,8 @@ static void pass_free(struct stacks_pass *p)
 }
 
 /* The stack index of sample i of chunk c (counted once more), or -1 if out
- * of memory.  A chain seen before is not looked up again. */
+ * of memory.  A chain seen before is not looked up again.  leaf: the
+ * sample's location, or NULL to look it up only for a chain not seen. */
 static long sample_stack(struct eq_stacks *st, struct stacks_pass *p, struct eq_symbolizer *s,
 			 size_t c, size_t i, const struct eq_sample *smp,
 			 const struct eq_loc *leaf, int *chain)
@@ -389,6 +406,8 @@ static long sample_stack(struct eq_stacks *st, struct stacks_pass *p, struct eq_
 	}
 	if (EQ_GROW(p->stack_of, p->cap, (size_t)id + 1, 1024) < 0)
 		return -1;
+	if (!leaf)
+		leaf = eq_sym_lookup(s, smp);
 	si = add_stack(st, &p->ss, p->frames, chain_frames(s, smp, leaf, &cc, nf, p->frames));
 	if (si >= 0)
 		p->stack_of[id] = (uint32_t)si;
@@ -408,6 +427,9 @@ struct eq_stacks *eq_stacks_build_range(const struct eqp_file *f, struct eq_symb
 	uint64_t t0 = ranged ? eq_samples_t0(f) : 0;
 	const struct eq_unwind_stats *us;
 	uint64_t cut0;
+	/* unwinding a stack copy may load modules: their warnings come in the
+	 * order of the per-sample lookups, the leaf first */
+	int leaf_first = eqp_has_ustacks(f);
 
 	eq_range_ticks(range, eqp_meta(f)->clock_hz > 0 ? eqp_meta(f)->clock_hz : 1e9, &tr);
 	if (!st || !p.frames || !q) {
@@ -430,20 +452,23 @@ struct eq_stacks *eq_stacks_build_range(const struct eqp_file *f, struct eq_symb
 		const struct eq_sample *smp = eqp_sample_chunk(f, c, &n);
 
 		for (i = 0; i < n; i++) {
-			const struct eq_loc *leaf;
+			const struct eq_loc *leaf = NULL;
 			long si;
-			int chain;
+			int chain, idle;
 
 			if (ranged && !eq_tick_range_has(&tr, smp[i].time - t0))
 				continue;
-			leaf = eq_sym_lookup(s, &smp[i]);
+			if (leaf_first)
+				leaf = eq_sym_lookup(s, &smp[i]);
 			eq_series_time(&q->times, smp[i].time, (smp[i].flags & EQ_F_LOST) != 0);
-			if ((flags & EQ_PROFILE_EXCLUDE_IDLE) && leaf->kind == EQ_LOC_IDLE)
+			/* the idle location is the one of idle samples (symbolize.h) */
+			idle = leaf ? leaf->kind == EQ_LOC_IDLE : leaf_bits(&smp[i]) == 2;
+			if ((flags & EQ_PROFILE_EXCLUDE_IDLE) && idle)
 				continue;
 			si = sample_stack(st, &p, s, c, i, &smp[i], leaf, &chain);
 			st->with_chain += (uint64_t)chain;
 			st->total_samples++;
-			if (leaf->kind != EQ_LOC_IDLE) {
+			if (si >= 0 && st->stacks[si].frames[0]->kind != EQ_LOC_IDLE) {
 				st->busy++;
 				st->unchained += !chain;
 			}
@@ -821,6 +846,7 @@ struct eq_callgraph *eq_callgraph_build(const struct eq_stacks *st, struct eq_er
 {
 	struct eq_callgraph *cg = calloc(1, sizeof(*cg));
 	size_t *slots = NULL, mask = 0, cap = 0, i, j, k;
+	size_t *seen = NULL, seen_cap = 0;     /* row -> last stack index + 1 that held it */
 	struct stack_rows sr = { 0 };
 
 	if (!cg || !(sr.off = calloc(st->nstacks + 1, sizeof(*sr.off))))
@@ -834,15 +860,8 @@ struct eq_callgraph *eq_callgraph_build(const struct eq_stacks *st, struct eq_er
 		for (k = 0; k < sk->depth; k++) {
 			const char *name = eq_frame_name(sk->frames[k]);
 			const char *mod = frame_module(sk->frames[k]);
-			size_t d, h;
-			int again = 0;
+			size_t h;
 
-			/* recursion: a procedure counts once per stack */
-			for (d = 0; d < k && !again; d++)
-				again = eq_frame_name(sk->frames[d]) == name &&
-					frame_module(sk->frames[d]) == mod;
-			if (again)
-				continue;
 			if ((cg->nrows + 1) * 2 > mask) {
 				size_t nmask = mask ? mask * 2 + 1 : 255, r;
 				size_t *ns = calloc(nmask + 1, sizeof(*ns));
@@ -863,14 +882,20 @@ struct eq_callgraph *eq_callgraph_build(const struct eq_stacks *st, struct eq_er
 				if (cg->rows[slots[h] - 1].name == name && cg->rows[slots[h] - 1].module == mod)
 					break;
 			if (!slots[h]) {
-				if (EQ_GROW(cg->rows, cap, cg->nrows + 1, 64) < 0)
+				if (EQ_GROW(cg->rows, cap, cg->nrows + 1, 64) < 0 ||
+				    EQ_GROW(seen, seen_cap, cg->nrows + 1, 64) < 0)
 					goto oom;
 				memset(&cg->rows[cg->nrows], 0, sizeof(cg->rows[0]));
 				cg->rows[cg->nrows].name = name;
 				cg->rows[cg->nrows].module = mod;
+				seen[cg->nrows] = 0;
 				slots[h] = ++cg->nrows;
 			}
 			j = slots[h] - 1;
+			/* recursion: a procedure counts once per stack */
+			if (seen[j] == i + 1)
+				continue;
+			seen[j] = i + 1;
 			cg->rows[j].children += sk->samples;
 			if (k == 0)
 				cg->rows[j].self += sk->samples;
@@ -882,6 +907,8 @@ struct eq_callgraph *eq_callgraph_build(const struct eq_stacks *st, struct eq_er
 	sr.off[st->nstacks] = sr.n;
 	free(slots);
 	slots = NULL;
+	free(seen);
+	seen = NULL;
 	for (j = 0; j < cg->nrows; j++) {
 		struct eq_cg_row *r = &cg->rows[j];
 		uint64_t n = st->total_samples;
@@ -901,6 +928,7 @@ oom:
 	free(sr.off);
 	free(sr.rows);
 	free(slots);
+	free(seen);
 	eq_callgraph_free(cg);
 	eq_fail(err, "out of memory for the call graph");
 	return NULL;
