@@ -942,6 +942,104 @@ void eq_callgraph_free(struct eq_callgraph *cg)
 	free(cg);
 }
 
+/* ---- the stacks that hold each row --------------------------------------- */
+
+/* Where each row is: for row r (in cg->rows' order), the stacks that hold
+ * it, ascending, each with the row's outermost frame in it, so that a
+ * row's paths and tree visit those stacks only, not every stack. */
+struct row_where {
+	uint32_t stack, at;
+};
+
+struct row_index {
+	size_t *off;                  /* row r: e[off[r]] .. e[off[r + 1] - 1] */
+	struct row_where *e;
+};
+
+struct where_tmp {
+	uint32_t row;
+	struct row_where w;
+};
+
+static void row_index_free(struct row_index *ri)
+{
+	free(ri->off);
+	free(ri->e);
+	ri->off = NULL;
+	ri->e = NULL;
+}
+
+/* The row of frame l (cg's rows by name and module in slots), or -1. */
+static long row_of(const struct eq_callgraph *cg, const size_t *slots, size_t mask,
+		   const struct eq_loc *l)
+{
+	const char *name = eq_frame_name(l), *mod = frame_module(l);
+	size_t h;
+
+	for (h = hash_pair(name, mod) & mask; slots[h]; h = (h + 1) & mask)
+		if (cg->rows[slots[h] - 1].name == name && cg->rows[slots[h] - 1].module == mod)
+			return (long)slots[h] - 1;
+	return -1;
+}
+
+static int row_index_make(struct row_index *ri, const struct eq_callgraph *cg)
+{
+	const struct eq_stacks *st = cg->st;
+	size_t mask = 255, i, k, n = 0, cap = 0, *slots, h;
+	uint32_t *last = calloc(cg->nrows ? cg->nrows : 1, sizeof(*last));
+	struct where_tmp *tmp = NULL;
+	int rc = -1;
+
+	ri->off = NULL;
+	ri->e = NULL;
+	while (mask < 2 * cg->nrows)
+		mask = mask * 2 + 1;
+	slots = calloc(mask + 1, sizeof(*slots));
+	if (!slots || !last)
+		goto out;
+	for (i = 0; i < cg->nrows; i++) {
+		for (h = hash_pair(cg->rows[i].name, cg->rows[i].module) & mask; slots[h];
+		     h = (h + 1) & mask)
+			;
+		slots[h] = i + 1;
+	}
+	/* each stack's rows from the outermost frame in: the first sight of a
+	 * row is its outermost frame */
+	for (i = 0; i < st->nstacks; i++) {
+		const struct eq_stack *sk = &st->stacks[i];
+
+		for (k = sk->depth; k-- > 0;) {
+			long r = row_of(cg, slots, mask, sk->frames[k]);
+
+			if (r < 0 || last[r] == i + 1)
+				continue;
+			last[r] = (uint32_t)(i + 1);
+			if (EQ_GROW(tmp, cap, n + 1, 1024) < 0)
+				goto out;
+			tmp[n++] = (struct where_tmp){ (uint32_t)r, { (uint32_t)i, (uint32_t)k } };
+		}
+	}
+	/* by row, stacks ascending within (a counting sort keeps their order) */
+	if (!(ri->off = calloc(cg->nrows + 1, sizeof(*ri->off))) ||
+	    !(ri->e = malloc((n ? n : 1) * sizeof(*ri->e))))
+		goto out;
+	for (i = 0; i < n; i++)
+		ri->off[tmp[i].row + 1]++;
+	for (i = 0; i < cg->nrows; i++)
+		ri->off[i + 1] += ri->off[i];
+	memset(last, 0, (cg->nrows ? cg->nrows : 1) * sizeof(*last));
+	for (i = 0; i < n; i++)
+		ri->e[ri->off[tmp[i].row] + last[tmp[i].row]++] = tmp[i].w;
+	rc = 0;
+out:
+	if (rc)
+		row_index_free(ri);
+	free(slots);
+	free(last);
+	free(tmp);
+	return rc;
+}
+
 /* ---- call paths to a row ---------------------------------------------- */
 
 struct path {
@@ -973,23 +1071,18 @@ static int cmp_path(const void *a, const void *b)
 	return x->samples < y->samples ? 1 : x->samples > y->samples ? -1 : 0;
 }
 
-/* Distinct paths from the outermost caller to the row, most samples first. */
-static struct path *paths_to(const struct eq_stacks *st, const struct eq_cg_row *r, size_t *np)
+/* Distinct paths from the outermost caller to row r (the row index's
+ * row), most samples first. */
+static struct path *paths_to(const struct eq_stacks *st, const struct row_index *ri, size_t r,
+			     size_t *np)
 {
 	struct path *p = NULL;
-	size_t n = 0, i, k, q;
+	size_t n = 0, i, q;
 
-	for (i = 0; i < st->nstacks; i++) {
-		const struct eq_stack *sk = &st->stacks[i];
-		struct path cur = { sk, SIZE_MAX, sk->samples };
+	for (i = ri->off[r]; i < ri->off[r + 1]; i++) {
+		const struct eq_stack *sk = &st->stacks[ri->e[i].stack];
+		struct path cur = { sk, ri->e[i].at, sk->samples };
 
-		for (k = sk->depth; k-- > 0;)
-			if (eq_frame_name(sk->frames[k]) == r->name && frame_module(sk->frames[k]) == r->module) {
-				cur.at = k;
-				break;
-			}
-		if (cur.at == SIZE_MAX)
-			continue;
 		for (q = 0; q < n; q++)
 			if (same_path(&p[q], &cur)) {
 				p[q].samples += cur.samples;
@@ -1027,22 +1120,60 @@ struct tnode {
 struct tree {
 	struct tnode *n;
 	size_t len, cap;
+	size_t *slots, mask;          /* nodes by (parent, name, module): index + 1 */
+	size_t *parent;               /* of each node */
+	size_t pcap;
 	int bad;                      /* out of memory: print nothing */
 };
 
+static size_t hash_child(size_t parent, const char *name, const char *mod)
+{
+	return (hash_pair(name, mod) ^ parent) * 0x9E3779B97F4A7C15ULL >> 7;
+}
+
+static int tree_slots_grow(struct tree *t)
+{
+	size_t nmask = t->mask ? 2 * t->mask + 1 : 255, i, h;
+	size_t *ns = calloc(nmask + 1, sizeof(*ns));
+
+	if (!ns)
+		return -1;
+	for (i = 1; i < t->len; i++) {
+		for (h = hash_child(t->parent[i], t->n[i].name, t->n[i].module) & nmask; ns[h];
+		     h = (h + 1) & nmask)
+			;
+		ns[h] = i + 1;
+	}
+	free(t->slots);
+	t->slots = ns;
+	t->mask = nmask;
+	return 0;
+}
+
+/* The child of parent for frame l, made (first among its siblings) when new. */
 static size_t tree_child(struct tree *t, size_t parent, const struct eq_loc *l)
 {
 	const char *name = eq_frame_name(l), *mod = frame_module(l);
-	size_t k;
+	size_t h;
 
-	for (k = t->n[parent].first; k; k = t->n[k - 1].next)
-		if (t->n[k - 1].name == name && t->n[k - 1].module == mod)
-			return k - 1;
-	if (EQ_GROW(t->n, t->cap, t->len + 1, 64) < 0) {
+	if ((t->len + 1) * 2 > t->mask && tree_slots_grow(t) < 0) {
+		t->bad = 1;
+		return SIZE_MAX;
+	}
+	for (h = hash_child(parent, name, mod) & t->mask; t->slots[h]; h = (h + 1) & t->mask) {
+		size_t k = t->slots[h] - 1;
+
+		if (t->parent[k] == parent && t->n[k].name == name && t->n[k].module == mod)
+			return k;
+	}
+	if (EQ_GROW(t->n, t->cap, t->len + 1, 64) < 0 ||
+	    EQ_GROW(t->parent, t->pcap, t->len + 1, 64) < 0) {
 		t->bad = 1;
 		return SIZE_MAX;
 	}
 	t->n[t->len] = (struct tnode){ .name = name, .module = mod, .next = t->n[parent].first };
+	t->parent[t->len] = parent;
+	t->slots[h] = t->len + 1;
 	t->n[parent].first = ++t->len;
 	return t->len - 1;
 }
@@ -1050,26 +1181,21 @@ static size_t tree_child(struct tree *t, size_t parent, const struct eq_loc *l)
 /* The row's frames of every stack that holds it, from the row outwards to
  * the outermost caller (callers) or inwards to the leaf (callees). */
 static void tree_build(struct tree *t, const struct eq_stacks *st, const struct eq_cg_row *r,
-		       int callees)
+		       const struct row_index *ri, size_t ir, int callees)
 {
 	size_t i, k, at, node;
 
-	if (EQ_GROW(t->n, t->cap, 1, 64) < 0) {
+	if (EQ_GROW(t->n, t->cap, 1, 64) < 0 || EQ_GROW(t->parent, t->pcap, 1, 64) < 0) {
 		t->bad = 1;
 		return;
 	}
 	t->n[0] = (struct tnode){ .name = r->name, .module = r->module };
+	t->parent[0] = SIZE_MAX;
 	t->len = 1;
-	for (i = 0; i < st->nstacks && !t->bad; i++) {
-		const struct eq_stack *sk = &st->stacks[i];
+	for (i = ri->off[ir]; i < ri->off[ir + 1] && !t->bad; i++) {
+		const struct eq_stack *sk = &st->stacks[ri->e[i].stack];
 
-		for (at = SIZE_MAX, k = sk->depth; k-- > 0;)
-			if (eq_frame_name(sk->frames[k]) == r->name && frame_module(sk->frames[k]) == r->module) {
-				at = k;
-				break;
-			}
-		if (at == SIZE_MAX)
-			continue;
+		at = ri->e[i].at;
 		t->n[0].samples += sk->samples;
 		node = 0;
 		if (callees)
@@ -1168,12 +1294,12 @@ static void tree_children(struct tree_print *tp, size_t i, size_t plen, unsigned
  *                           main
  */
 static void print_tree(FILE *out, const struct eq_stacks *st, const struct eq_cg_row *r,
-		       const struct eq_cg_print *o)
+		       const struct row_index *ri, size_t ir, const struct eq_cg_print *o)
 {
 	struct tree t = { 0 };
 	struct tree_print tp = { .out = out, .t = &t, .limit = o->path_limit, .width = o->width };
 
-	tree_build(&t, st, r, o->callees);
+	tree_build(&t, st, r, ri, ir, o->callees);
 	if (!t.bad && t.n[0].samples) {
 		tp.total = t.n[0].samples;
 		memset(tp.prefix, ' ', 15);
@@ -1183,6 +1309,8 @@ static void print_tree(FILE *out, const struct eq_stacks *st, const struct eq_cg
 		fputc('\n', out);
 	}
 	free(t.n);
+	free(t.slots);
+	free(t.parent);
 }
 
 /* ---- printing ------------------------------------------------------------- */
@@ -1229,8 +1357,11 @@ static void print_chain_notes(FILE *out, const struct eq_stacks *st)
 static void print_table(FILE *out, const struct eq_callgraph *cg, const struct eq_cg_print *o)
 {
 	const struct eq_stacks *st = cg->st;
+	struct row_index ri = { 0 };
 	char b1[32], b2[32];
 	size_t i;
+	/* out of memory: no trees, as when a tree could not be made */
+	int trees = o->call_paths && row_index_make(&ri, cg) == 0;
 
 	fprintf(out, "# %s profile with call chains of %s\n",
 		st->mode == EQP_MODE_ENERGY ? "energy" : "time", o->source);
@@ -1254,9 +1385,10 @@ static void print_table(FILE *out, const struct eq_callgraph *cg, const struct e
 			100 * r->children_share, 100 * r->self_share, (unsigned long long)r->children,
 			st->per_sample > 0 ? eq_format_quantity(b2, sizeof(b2), r->children * st->per_sample, unit(st)) : "-",
 			100 * r->ci95_low, 100 * r->ci95_high, r->module ? r->module : "", r->name);
-		if (o->call_paths)
-			print_tree(out, st, r, o);
+		if (trees)
+			print_tree(out, st, r, &ri, i, o);
 	}
+	row_index_free(&ri);
 }
 
 static void print_csv(FILE *out, const struct eq_callgraph *cg, const struct eq_cg_print *o)
@@ -1290,6 +1422,8 @@ static void print_json(FILE *out, const struct eq_callgraph *cg, const struct eq
 	const struct eq_stacks *st = cg->st;
 	const char *u = st->mode == EQP_MODE_ENERGY ? "energy_j" : "time_s";
 	size_t i, k, m, printed = 0;
+	struct row_index ri = { 0 };
+	int have_ri = o->call_paths && row_index_make(&ri, cg) == 0;
 
 	fprintf(out, "{\n  \"mode\": \"%s\",\n  \"by\": \"proc\",\n  \"children\": true,\n  \"%s\": ",
 		st->mode == EQP_MODE_ENERGY ? "energy" : "time",
@@ -1330,7 +1464,11 @@ static void print_json(FILE *out, const struct eq_callgraph *cg, const struct eq
 		eq_json_number(out, cg->interval == EQ_IV_RUN ? r->deff_run : r->deff_sampling);
 		if (o->call_paths) {
 			size_t np;
-			struct path *p = paths_to(st, r, &np);
+			/* out of memory: no paths, as when they could not be made */
+			struct path *p = have_ri ? paths_to(st, &ri, i, &np) : NULL;
+
+			if (!p)
+				np = 0;
 
 			fputs(", \"paths\": [", out);
 			for (k = 0; k < np; k++) {
@@ -1349,6 +1487,7 @@ static void print_json(FILE *out, const struct eq_callgraph *cg, const struct eq
 		fputc('}', out);
 	}
 	fputs("\n  ]\n}\n", out);
+	row_index_free(&ri);
 }
 
 void eq_callgraph_print(FILE *out, const struct eq_callgraph *cg, const struct eq_cg_print *o)
