@@ -116,6 +116,19 @@ int eq_ropt_percent_limit(const struct eq_option *opt, const char *arg, struct e
 	return 0;
 }
 
+int eq_ropt_jobs(const struct eq_option *opt, const char *arg, struct eq_error *err)
+{
+	unsigned *v = opt->value;
+	char *end;
+	unsigned long n = strtoul(arg, &end, 10);
+
+	if (end == arg || *end || *arg == '-' || n < 1 || n > EQ_SPLIT_MAX_JOBS)
+		return eq_fail(err, "--jobs: give a number of threads from 1 to %d",
+			       EQ_SPLIT_MAX_JOBS);
+	*v = (unsigned)n;
+	return 0;
+}
+
 int eq_ropt_interval(const struct eq_option *opt, const char *arg, struct eq_error *err)
 {
 	struct eq_report_opts *o = opt->value;
@@ -371,7 +384,8 @@ int eq_report_load(const char *path, const struct eq_report_opts *o,
 	if (lp->sym) {
 		struct report_progress pr = { .cmd = eq_command() };
 		struct eq_profile_opts po = { .flags = o->exclude_idle ? EQ_PROFILE_EXCLUDE_IDLE : 0,
-					      .keys = &o->keys, .filter = &o->filter };
+					      .keys = &o->keys, .filter = &o->filter,
+					      .jobs = o->jobs };
 
 		eq_progress_start(&pr.line, o->quiet, 0.5);
 		po.range = &lp->range;
@@ -423,7 +437,7 @@ static void list_names(FILE *out, const struct eq_report_opts *o, struct eq_load
 	struct eq_keys keys = { .n = 1, .k = { k } };
 	struct eq_profile *profs[EQ_REPORT_MAX_FILES] = { 0 }, *p = NULL;
 	struct eq_profile_opts po = { .flags = o->exclude_idle ? EQ_PROFILE_EXCLUDE_IDLE : 0,
-				      .keys = &keys };
+				      .keys = &keys, .jobs = o->jobs };
 	struct eq_error err;
 	size_t i, shown;
 	int j, built = 0;

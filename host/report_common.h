@@ -52,6 +52,7 @@ struct eq_report_opts {
 	const char *filter_names[3][EQ_REPORT_MAX_NAMES];
 	unsigned char filter_hits[3][EQ_REPORT_MAX_NAMES];
 	char filter_buf[3][4096];
+	unsigned jobs;         /* -j/--jobs: threads (0: the online CPUs) */
 };
 
 /* After every recording was loaded: a filter name that matched no sample is
@@ -79,7 +80,7 @@ int eq_report_args(const struct eq_command *cmd, int nargs, char **args, int nfi
 		   struct eq_report_opts *o);
 
 eq_option_fn eq_ropt_by, eq_ropt_sort, eq_ropt_names, eq_ropt_percentage, eq_ropt_range,
-	eq_ropt_percent_limit, eq_ropt_interval;
+	eq_ropt_percent_limit, eq_ropt_interval, eq_ropt_jobs;
 eq_option_fn eq_opt_format;    /* enum eq_format *: table, csv or json */
 /* A file given once or several times (--device-model): the paths in order. */
 #define EQ_MAX_PATHS 16
@@ -114,6 +115,9 @@ eq_option_fn eq_opt_path;      /* struct eq_paths *: one more */
 #define EQ_ROPT_INTERVAL(o, h, ...) \
 	{ .type = EQ_OPTION_CALLBACK, .long_name = "interval", .value = (o), .argh = "I", \
 	  .help = (h), .cb = eq_ropt_interval, .complete = "sampling run-to-run", __VA_ARGS__ }
+#define EQ_ROPT_JOBS(o, h, ...) \
+	{ .type = EQ_OPTION_CALLBACK, .short_name = 'j', .long_name = "jobs", \
+	  .value = &(o)->jobs, .argh = "N", .help = (h), .cb = eq_ropt_jobs, __VA_ARGS__ }
 #define EQ_ROPT_PERCENT_LIMIT(o, h, ...) \
 	{ .type = EQ_OPTION_CALLBACK, .long_name = "percent-limit", .value = &(o)->percent_limit, \
 	  .argh = "P", .help = (h), .cb = eq_ropt_percent_limit, __VA_ARGS__ }

@@ -378,6 +378,8 @@ size_t eqp_nsample_chunks(const struct eqp_file *f);
  * (eqp_verify() says so). */
 const struct eq_sample *eqp_sample_chunk(const struct eqp_file *f, size_t i,
 					 size_t *n);
+/* How many samples chunk i holds (0 past the last), without checking it. */
+size_t eqp_sample_chunk_len(const struct eqp_file *f, size_t i);
 
 /* 1 when some samples have call chains (CHNS chunks) or user stack copies
  * to unwind (USTK chunks, analysis/symbols/unwind.h). */

@@ -92,6 +92,11 @@ const struct eq_sample *eqp_sample_chunk(const struct eqp_file *f, size_t i, siz
 	return f->samp.v[i].s;
 }
 
+size_t eqp_sample_chunk_len(const struct eqp_file *f, size_t i)
+{
+	return i < f->samp.n ? f->samp.v[i].n : 0;
+}
+
 int eqp_has_callchains(const struct eqp_file *f)
 {
 	return f->has_chains || f->has_ustacks;

@@ -50,12 +50,10 @@ struct eq_agg *eq_agg_new(enum eq_by by, unsigned flags, struct eq_error *err)
 
 void eq_agg_free(struct eq_agg *a)
 {
-	size_t i;
-
 	if (!a)
 		return;
-	for (i = 0; i < a->nrows; i++)
-		free(a->rows[i].blk.v);
+	free(a->blk_v);
+	eq_agg_counts_free(&a->cs);
 	free(a->ser.block_m);
 	free(a->fcache);
 	free(a->rows);
@@ -282,7 +280,8 @@ long eq_agg_row_index(struct eq_agg *a, const struct eq_loc *loc, const struct t
 		    !memcmp(r->key.kp, k.kp, sizeof(k.kp)) && !memcmp(r->key.kv, k.kv, sizeof(k.kv)))
 			return (long)(a->slots[j] - 1);
 	}
-	if (EQ_GROW(a->rows, a->cap, a->nrows + 1, 256) < 0)
+	if (EQ_GROW(a->rows, a->cap, a->nrows + 1, 256) < 0 ||
+	    eq_agg_counts_reserve(&a->cs, a->nrows + 1) < 0)
 		return -1;
 	r = &a->rows[a->nrows];
 	*r = (struct agg_row){ .key = k, .loc = loc };
@@ -328,7 +327,8 @@ long eq_agg_filtered_index(struct eq_agg *a)
 
 	if (a->filtered_row >= 0)
 		return a->filtered_row;
-	if (EQ_GROW(a->rows, a->cap, a->nrows + 1, 256) < 0)
+	if (EQ_GROW(a->rows, a->cap, a->nrows + 1, 256) < 0 ||
+	    eq_agg_counts_reserve(&a->cs, a->nrows + 1) < 0)
 		return -1;
 	if (a->nrows >= ROW_SKIP)
 		return -1;
@@ -452,7 +452,9 @@ struct eq_profile *eq_agg_finish(struct eq_agg *a, enum eqp_mode mode, double qu
 	double per_sample = mode == EQP_MODE_ENERGY ? quantum_j : period_s;
 	size_t i;
 
-	if (!p || !(p->rows = calloc(a->nrows ? a->nrows : 1, sizeof(*p->rows)))) {
+	/* the counts the series kept, into the rows (eq_agg_add_sample) */
+	if (eq_agg_counts_fold(a) || !p ||
+	    !(p->rows = calloc(a->nrows ? a->nrows : 1, sizeof(*p->rows)))) {
 		free(p);
 		eq_agg_free(a);
 		eq_fail(err, "profile: out of memory");

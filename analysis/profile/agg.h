@@ -22,18 +22,39 @@ struct agg_key {
 	uint64_t kv[EQ_KEYS_MAX];
 };
 
-/* Batch counts of a row: (block << 32 | count), blocks increasing. */
+/* Batch counts of a row: (block << 32 | count), blocks not decreasing (a
+ * block may come twice: its counts add). */
 struct blk_list {
-	uint64_t *v;
-	uint32_t n, cap;
+	const uint64_t *v;
+	uint32_t n;
 };
 
-struct agg_row {
-	/* what every sample of the row touches, together */
+/* What every sample of a row touches, together, as the samples pass; added
+ * to the row (eq_agg_counts_fold) when they have passed.  One array for
+ * all rows, apart from the rows' other fields: 32 bytes a row. */
+struct row_count {
 	uint64_t samples;
 	uint64_t same[2];     /* samples 1 (2) after one in this row, in it too */
 	uint32_t blk_cur;     /* the block of its latest sample + 1 (0: none yet) */
 	uint32_t blk_in;      /* its samples in that block so far */
+};
+
+/* A row's samples in one block, logged when the row leaves the block: one
+ * log for all rows (no array per row to grow), in time order. */
+struct blk_ent {
+	uint32_t row, block, count;
+};
+
+struct agg_counts {
+	struct row_count *rc;  /* per row, zeroed */
+	size_t cap;
+	struct blk_ent *log;
+	size_t nlog, logcap;
+};
+
+struct agg_row {
+	uint64_t samples;
+	uint64_t same[2];     /* samples 1 (2) after one in this row, in it too */
 	struct agg_key key;
 	const char *name, *module;
 	const struct eq_loc *loc;
@@ -83,6 +104,8 @@ struct eq_agg {
 	long filtered_row;         /* the hidden row of filtered-out samples, or -1 */
 	uint64_t filtered;         /* samples left out of the shares (relative) */
 	struct fcache_slot *fcache; /* the filter's verdicts (FCACHE_SIZE) */
+	struct agg_counts cs;      /* the rows' counts as samples pass (rc: nrows) */
+	uint64_t *blk_v;           /* every row's batch counts (rows[i].blk point in) */
 };
 
 #define FCACHE_SIZE 4096
@@ -101,6 +124,12 @@ extern const char eq_filtered_name[];
  * left (eq_agg_finish calls it once, before it reads them); -1 when out
  * of memory. */
 int eq_agg_series_close(struct eq_agg *a);
+/* The counts in a->cs added to the rows' samples and same[], a->cs's
+ * pending batch counts logged; -1 when out of memory. */
+int eq_agg_counts_fold(struct eq_agg *a);
+/* Room in cs for n rows (new ones zeroed); -1 when out of memory. */
+int eq_agg_counts_reserve(struct agg_counts *cs, size_t n);
+void eq_agg_counts_free(struct agg_counts *cs);
 
 /* Index of loc's row, created on first sight; -1 if out of memory. */
 long eq_agg_row_index(struct eq_agg *a, const struct eq_loc *loc, const struct task *task);

@@ -7,9 +7,12 @@
  * pcs only.  Samples go through in time order, so the time series both
  * intervals need is kept as they pass.
  */
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "profile/agg.h"
 #include "util/grow.h"
@@ -189,24 +192,83 @@ static int series_init(struct agg_series *ser, uint64_t n, double clock_hz)
 	return ser->block_m ? 0 : -1;
 }
 
-/* A row's samples in its latest block, appended to its batch counts. */
-static int blk_flush(struct agg_row *r)
+/* A row's samples in its latest block, logged. */
+static int blk_flush(struct agg_counts *cs, uint32_t row)
 {
-	struct blk_list *l = &r->blk;
+	struct row_count *c = &cs->rc[row];
 
-	if (!r->blk_in)
+	if (!c->blk_in)
 		return 0;
-	if (l->n == l->cap) {
-		uint32_t cap = l->cap ? 2 * l->cap : 2;
-		uint64_t *v = realloc(l->v, cap * sizeof(*v));
+	if (EQ_GROW(cs->log, cs->logcap, cs->nlog + 1, 1024) < 0)
+		return -1;
+	cs->log[cs->nlog++] = (struct blk_ent){ row, c->blk_cur - 1, c->blk_in };
+	c->blk_in = 0;
+	return 0;
+}
 
-		if (!v)
+int eq_agg_counts_reserve(struct agg_counts *cs, size_t n)
+{
+	size_t old = cs->cap;
+
+	if (n <= cs->cap)
+		return 0;
+	if (EQ_GROW(cs->rc, cs->cap, n, 256) < 0)
+		return -1;
+	memset(cs->rc + old, 0, (cs->cap - old) * sizeof(*cs->rc));
+	return 0;
+}
+
+void eq_agg_counts_free(struct agg_counts *cs)
+{
+	free(cs->rc);
+	free(cs->log);
+	memset(cs, 0, sizeof(*cs));
+}
+
+int eq_agg_counts_fold(struct eq_agg *a)
+{
+	struct agg_counts *cs = &a->cs;
+	size_t i;
+
+	for (i = 0; i < a->nrows; i++) {
+		struct row_count *c = &cs->rc[i];
+		struct agg_row *r = &a->rows[i];
+
+		if (blk_flush(cs, (uint32_t)i))
 			return -1;
-		l->v = v;
-		l->cap = cap;
+		r->samples += c->samples;
+		r->same[0] += c->same[0];
+		r->same[1] += c->same[1];
+		c->samples = c->same[0] = c->same[1] = 0;
 	}
-	l->v[l->n++] = (uint64_t)(r->blk_cur - 1) << 32 | r->blk_in;
-	r->blk_in = 0;
+	return 0;
+}
+
+/* Every row's batch counts from the log, in time order, into one array. */
+static int blk_index(struct eq_agg *a)
+{
+	const struct agg_counts *cs = &a->cs;
+	uint64_t *v = malloc((cs->nlog ? cs->nlog : 1) * sizeof(*v));
+	size_t i, at = 0;
+
+	if (!v)
+		return -1;
+	free(a->blk_v);
+	a->blk_v = v;
+	for (i = 0; i < a->nrows; i++)
+		a->rows[i].blk.n = 0;
+	for (i = 0; i < cs->nlog; i++)
+		a->rows[cs->log[i].row].blk.n++;
+	for (i = 0; i < a->nrows; i++) {
+		a->rows[i].blk.v = v + at;
+		at += a->rows[i].blk.n;
+		a->rows[i].blk.n = 0;
+	}
+	for (i = 0; i < cs->nlog; i++) {
+		struct blk_list *l = &a->rows[cs->log[i].row].blk;
+
+		v[l->v - v + l->n++] = (uint64_t)cs->log[i].block << 32 | cs->log[i].count;
+	}
 	return 0;
 }
 
@@ -284,29 +346,30 @@ static void skip_pairs(struct eq_agg *a, struct series_run *r, uint32_t row)
  * samples already and that no sample is excluded.
  */
 static inline __attribute__((always_inline)) int
-series_step(struct eq_agg *a, struct series_run *r, uint32_t row, uint64_t time, uint16_t flags,
-	    const int general)
+series_step(struct eq_agg *a, struct agg_series *ser, struct agg_counts *cs,
+	    struct series_run *r, uint32_t row, uint64_t time, uint16_t flags,
+	    const int general, const int timed)
 {
-	if (general)
+	if (general && timed)
 		eq_series_time(&r->times, time, (flags & EQ_F_LOST) != 0);
-	else
+	else if (timed)
 		eq_series_dt(&r->times, time, (flags & EQ_F_LOST) != 0);
 	if (general && r->p1 == ROW_NONE)
-		a->ser.first[r->p0 != ROW_NONE] = row;
+		ser->first[r->p0 != ROW_NONE] = row;
 	if (general && (row == ROW_SKIP || r->p0 == ROW_SKIP || r->p1 == ROW_SKIP))
 		skip_pairs(a, r, row);
 	if (!general || row != ROW_SKIP) {
-		struct agg_row *ar = &a->rows[row];
+		struct row_count *c = &cs->rc[row];
 
-		ar->samples++;
-		ar->same[0] += row == r->p0;
-		ar->same[1] += row == r->p1;
-		if (__builtin_expect(ar->blk_cur != r->blk, 0)) {
-			if (blk_flush(ar))
+		c->samples++;
+		c->same[0] += row == r->p0;
+		c->same[1] += row == r->p1;
+		if (__builtin_expect(c->blk_cur != r->blk, 0)) {
+			if (blk_flush(cs, row))
 				return -1;
-			ar->blk_cur = r->blk;
+			c->blk_cur = r->blk;
 		}
-		ar->blk_in++;
+		c->blk_in++;
 	}
 	r->p1 = r->p0;
 	r->p0 = row;
@@ -320,7 +383,7 @@ static int series_add(struct eq_agg *a, uint32_t row, uint64_t time, uint16_t fl
 
 	series_segment(&a->ser, 1);
 	series_load(&a->ser, &r);
-	if (series_step(a, &r, row, time, flags, 1))
+	if (series_step(a, &a->ser, &a->cs, &r, row, time, flags, 1, 1))
 		return -1;
 	series_store(&a->ser, &r, 1);
 	return 0;
@@ -331,6 +394,8 @@ int eq_agg_series_close(struct eq_agg *a)
 	const struct agg_series *ser = &a->ser;
 	size_t i;
 
+	if (eq_agg_counts_fold(a))
+		return -1;
 	for (i = 0; i < a->nrows; i++) {
 		struct agg_row *r = &a->rows[i];
 		/* the first d samples follow none, the last d precede none */
@@ -339,10 +404,8 @@ int eq_agg_series_close(struct eq_agg *a)
 
 		r->trans[0] = 2 * (r->samples - r->same[0]) - edge0;
 		r->trans[1] = 2 * (r->samples - r->same[1]) - edge1;
-		if (ser->nblocks && blk_flush(r))
-			return -1;
 	}
-	return 0;
+	return ser->nblocks ? blk_index(a) : 0;
 }
 
 int eq_agg_order(struct eq_agg *a, uint64_t nsamples, double clock_hz, struct eq_error *err)
@@ -408,7 +471,7 @@ count_span(struct pc_table *t, struct eq_agg *a, struct eq_symbolizer *s,
 		lost += (x->flags & EQ_F_LOST) != 0;
 		if (!fast)
 			idle += row == ROW_SKIP;
-		if (series_step(a, &r, row, x->time, x->flags, !fast))
+		if (series_step(a, &a->ser, &a->cs, &r, row, x->time, x->flags, !fast, 1))
 			return -1;
 	}
 	series_store(&a->ser, &r, len);
@@ -612,7 +675,7 @@ count_keys_span(struct key_table *t, struct eq_agg *a, struct eq_symbolizer *s,
 			return -1;
 		lost += (smp[k].flags & EQ_F_LOST) != 0;
 		idle += c->idle;
-		if (series_step(a, &r, c->row, smp[k].time, smp[k].flags, !fast))
+		if (series_step(a, &a->ser, &a->cs, &r, c->row, smp[k].time, smp[k].flags, !fast, 1))
 			return -1;
 	}
 	series_store(&a->ser, &r, len);
@@ -661,6 +724,458 @@ static int count_chunk_keys(struct key_table *t, struct eq_agg *a, struct eq_sym
 	return 0;
 }
 
+/*
+ * ---- the same on several threads (rows by pc: the fast path) ----
+ *
+ * The profile must come out the same bytes as from one thread: the same
+ * symbolizer calls in the same order (its warnings, its lazily loaded
+ * modules), the rows made in the same order (sums over rows are in row
+ * order), the same sums.  So it goes in three steps over parts of
+ * consecutive chunks:
+ *   1. each thread collects its part's distinct (pid, pc, flags), in the
+ *      order they first come (and checks its chunks' CRCs);
+ *   2. one thread makes their rows, part after part: exactly the misses,
+ *      in exactly the order, of one thread's pass;
+ *   3. each thread counts its part into rows of its own, the table read
+ *      only; the counts are integers and add up in any order.  Pairs across
+ *      a part's start are counted when the parts are joined.  The spread of
+ *      the intervals between samples is a sum of doubles that only one pass
+ *      in order gives to the bit: the first thread keeps it over its part
+ *      and then over every later one.
+ */
+struct split_worker {
+	pthread_t th;
+	const struct eqp_file *f;
+	size_t c0, c1;                /* chunks [c0, c1) */
+	uint64_t start;               /* its first sample's place in the series */
+	size_t c_end;                 /* the last part's end (the first thread's times) */
+	struct pc_table seen;         /* step 1: the part's keys (tag 1 | flags) */
+	const struct eq_sample **firsts;
+	size_t nfirst, capfirst;
+	const struct pc_table *t;     /* step 3: the rows' table, read only */
+	const char *const *mods;      /* its unresolved slots' modules */
+	struct agg_counts cs;
+	struct agg_series ser;        /* its own place in the blocks, block_m */
+	struct series_run run;
+	uint32_t first[2];            /* rows of its first two samples */
+	uint64_t lost;
+	struct unres_list unres;
+	int failed;
+};
+
+/* Step 1 for one sample: its key remembered on first sight. */
+static int seen_add(struct split_worker *w, const struct eq_sample *x)
+{
+	struct pc_table *t = &w->seen;
+	uint32_t kf = KFLAGS(x) | 1;
+	size_t j = pc_hash(x->pc, x->pid) & t->mask;
+
+	for (; t->slots[j].tag; j = (j + 1) & t->mask)
+		if (t->slots[j].pc == x->pc && t->slots[j].pid == x->pid && t->slots[j].tag == kf)
+			return 0;
+	t->slots[j] = (struct pc_slot){ .pc = x->pc, .pid = x->pid, .tag = kf };
+	if (EQ_GROW(w->firsts, w->capfirst, w->nfirst + 1, 256) < 0)
+		return -1;
+	w->firsts[w->nfirst++] = x;
+	if (2 * ++t->count > t->mask && pc_grow(t))
+		return -1;
+	return 0;
+}
+
+static void *split_scan(void *arg)
+{
+	struct split_worker *w = arg;
+	size_t c, k, n;
+
+	if (pc_grow(&w->seen)) {
+		w->failed = 1;
+		return NULL;
+	}
+	for (c = w->c0; c < w->c1; c++) {
+		const struct eq_sample *smp = eqp_sample_chunk(w->f, c, &n);
+
+		for (k = 0; smp && k < n; k++) {
+			/* a run at one pc: one look */
+			if (k && smp[k].pc == smp[k - 1].pc && smp[k].pid == smp[k - 1].pid &&
+			    KFLAGS(&smp[k]) == KFLAGS(&smp[k - 1]))
+				continue;
+			if (k + PREFETCH_AHEAD < n)
+				__builtin_prefetch(&w->seen.slots[pc_hash(smp[k + PREFETCH_AHEAD].pc,
+									 smp[k + PREFETCH_AHEAD].pid) &
+								 w->seen.mask]);
+			if (seen_add(w, &smp[k])) {
+				w->failed = 1;
+				return NULL;
+			}
+		}
+	}
+	return NULL;
+}
+
+/* The slot of a key made in step 2 (there is one). */
+static inline __attribute__((always_inline)) size_t pc_find(const struct pc_table *t, const struct eq_sample *x)
+{
+	uint32_t kf = KFLAGS(x);
+	size_t j = pc_hash(x->pc, x->pid) & t->mask;
+
+	for (; t->slots[j].tag; j = (j + 1) & t->mask) {
+		const struct pc_slot *c = &t->slots[j];
+
+		if (c->pc == x->pc && c->pid == x->pid &&
+		    (c->tag & ~TAG_ROW_MASK & ~TAG_UNRESOLVED) == kf)
+			return j;
+	}
+	return SIZE_MAX;
+}
+
+/* Step 3 for samples k to end of a chunk of n; general: the first two of
+ * the series (see series_step); timed: keep the intervals. */
+static inline __attribute__((always_inline)) int
+split_span(struct split_worker *w, const struct eq_sample *smp, size_t k, size_t end, size_t n,
+	   struct eq_agg *a, const int general, const int timed)
+{
+	const struct pc_table *t = w->t;
+	size_t len = end - k;
+	uint64_t lost = 0;
+	struct series_run *r = &w->run;
+
+	r->blk = w->ser.block + 1;
+	r->skips = 0;
+	for (; k < end; k++) {
+		const struct eq_sample *x = &smp[k];
+		size_t j;
+
+		if (k + PREFETCH_AHEAD < n)
+			__builtin_prefetch(&t->slots[pc_hash(x[PREFETCH_AHEAD].pc,
+							     x[PREFETCH_AHEAD].pid) & t->mask]);
+		if ((j = pc_find(t, x)) == SIZE_MAX)
+			return -1;
+		if (__builtin_expect((t->slots[j].tag & TAG_UNRESOLVED) != 0, 0) &&
+		    unres_add(&w->unres, w->mods[j]) < 0)
+			return -1;
+		lost += (x->flags & EQ_F_LOST) != 0;
+		if (series_step(a, &w->ser, &w->cs, r, (t->slots[j].tag & TAG_ROW_MASK) - 1,
+				x->time, x->flags, general, timed))
+			return -1;
+	}
+	if (w->ser.nblocks)
+		w->ser.block_m[w->ser.block] += (double)len;
+	w->ser.n += len;
+	w->lost += lost;
+	return 0;
+}
+
+/* Step 3 over a part; the first thread (start 0) keeps the times. */
+static int split_count_part(struct split_worker *w)
+{
+	size_t c, k, n, seg;
+
+	for (c = w->c0; c < w->c1; c++) {
+		const struct eq_sample *smp = eqp_sample_chunk(w->f, c, &n);
+
+		for (k = 0; smp && k < n; k += seg) {
+			seg = series_segment(&w->ser, n - k);
+			if (w->start == 0 && w->ser.n < 2) {
+				if (seg > 2 - w->ser.n)
+					seg = (size_t)(2 - w->ser.n);
+				if (split_span(w, smp, k, k + seg, n, NULL, 1, 1))
+					return -1;
+			} else if (w->start == 0) {
+				if (split_span(w, smp, k, k + seg, n, NULL, 0, 1))
+					return -1;
+			} else if (split_span(w, smp, k, k + seg, n, NULL, 0, 0)) {
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
+static void *split_count(void *arg)
+{
+	struct split_worker *w = arg;
+	size_t c, k, n, j;
+
+	/* the rows of its first two samples, for the pairs across its start */
+	for (c = w->c0, j = 0; c < w->c1 && j < 2; c++) {
+		const struct eq_sample *smp = eqp_sample_chunk(w->f, c, &n);
+
+		for (k = 0; smp && k < n && j < 2; k++, j++)
+			w->first[j] = (w->t->slots[pc_find(w->t, &smp[k])].tag & TAG_ROW_MASK) - 1;
+	}
+	if (split_count_part(w)) {
+		w->failed = 1;
+		return NULL;
+	}
+	if (w->start)
+		return NULL;
+	/* the first thread: the intervals of every later sample, in order */
+	for (c = w->c1; c < w->c_end; c++) {
+		const struct eq_sample *smp = eqp_sample_chunk(w->f, c, &n);
+
+		for (k = 0; smp && k < n; k++)
+			eq_series_dt(&w->run.times, smp[k].time, (smp[k].flags & EQ_F_LOST) != 0);
+	}
+	return NULL;
+}
+
+/* Run fn on every worker, the first on this thread; -1 if one failed. */
+static int split_run(struct split_worker *w, unsigned nw, void *(*fn)(void *))
+{
+	unsigned i, started;
+	int failed = 0;
+
+	for (started = 1; started < nw; started++)
+		if (pthread_create(&w[started].th, NULL, fn, &w[started]))
+			break;
+	fn(&w[0]);
+	/* threads that could not start: their parts here */
+	for (i = started; i < nw; i++)
+		fn(&w[i]);
+	for (i = 1; i < started; i++)
+		pthread_join(w[i].th, NULL);
+	for (i = 0; i < nw; i++)
+		failed |= w[i].failed;
+	return failed ? -1 : 0;
+}
+
+struct unres_first {
+	const struct eq_sample *x;
+	const char *module;
+};
+
+/* Step 2: the rows of every part's keys, part after part, and the
+ * modules of the unresolved ones (*mods, by slot of t). */
+static int split_rows(struct split_worker *w, unsigned nw, struct pc_table *t,
+		      struct eq_agg *a, struct eq_symbolizer *s, const char ***mods)
+{
+	struct unres_first *u = NULL;
+	size_t nu = 0, capu = 0, i;
+	unsigned p;
+	int rc = -1;
+
+	for (p = 0; p < nw; p++) {
+		for (i = 0; i < w[p].nfirst; i++) {
+			const struct eq_sample *x = w[p].firsts[i];
+			uint32_t row;
+			int un = row_for(t, a, s, 0, x, &row, 1);
+
+			if (un < 0 || (un && EQ_GROW(u, capu, nu + 1, 16) < 0))
+				goto out;
+			/* the module, asked as one thread's pass asks it */
+			if (un)
+				u[nu++] = (struct unres_first){ x, eq_sym_lookup(s, x)->module };
+		}
+	}
+	if (!(*mods = calloc(t->mask + 1, sizeof(**mods))))
+		goto out;
+	for (i = 0; i < nu; i++)
+		(*mods)[pc_find(t, u[i].x)] = u[i].module;
+	rc = 0;
+out:
+	free(u);
+	return rc;
+}
+
+/* Parts of about equal samples, of whole chunks, at least 2 samples each
+ * (the first a little smaller: it keeps the times of all); their count. */
+static unsigned split_parts(const struct eqp_file *f, unsigned jobs, struct split_worker *w)
+{
+	size_t nchunks = eqp_nsample_chunks(f), c = 0;
+	uint64_t total = eqp_nsamples(f), done = 0;
+	unsigned p;
+
+	for (p = 0; p < jobs && c < nchunks; p++) {
+		/* the first part weighs 3, the others 4 */
+		uint64_t goal = p + 1 == jobs ? total :
+				(uint64_t)((double)total * (3.0 + 4.0 * p) / (4.0 * jobs - 1.0));
+
+		w[p].c0 = c;
+		w[p].start = done;
+		while (c < nchunks && (done < goal || done - w[p].start < 2))
+			done += eqp_sample_chunk_len(f, c++);
+		w[p].c1 = c;
+	}
+	/* a last part of fewer than 2 samples joins the one before */
+	if (p > 1 && done - w[p - 1].start < 2) {
+		p--;
+		w[p - 1].c1 = c;
+	}
+	return p;
+}
+
+/* Threads for n samples in nchunks chunks (eq_profile_opts.jobs). */
+static unsigned split_jobs(unsigned jobs, uint64_t n, size_t nchunks)
+{
+	if (!jobs) {
+		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+		jobs = cpus > 0 ? (unsigned)cpus : 1;
+		if (n / EQ_SPLIT_MIN_SAMPLES < jobs)
+			jobs = (unsigned)(n / EQ_SPLIT_MIN_SAMPLES);
+	}
+	if (jobs > EQ_SPLIT_MAX_JOBS)
+		jobs = EQ_SPLIT_MAX_JOBS;
+	if (jobs > nchunks)
+		jobs = (unsigned)nchunks;
+	return jobs ? jobs : 1;
+}
+
+/* n more samples with no symbol in module. */
+static int unres_add_n(struct unres_list *u, const char *module, uint64_t n)
+{
+	size_t i;
+
+	for (i = 0; i < u->n && u->v[i].module != module; i++)
+		;
+	if (i == u->n) {
+		if (EQ_GROW(u->v, u->cap, u->n + 1, 16) < 0)
+			return -1;
+		u->v[u->n++] = (struct eq_unresolved){ .module = module };
+	}
+	u->v[i].samples += n;
+	return 0;
+}
+
+/* A part's counts added to a's. */
+static int split_join_counts(struct eq_agg *a, struct agg_counts *cs)
+{
+	size_t i;
+
+	for (i = 0; i < a->nrows; i++) {
+		if (blk_flush(cs, (uint32_t)i))
+			return -1;
+		a->cs.rc[i].samples += cs->rc[i].samples;
+		a->cs.rc[i].same[0] += cs->rc[i].same[0];
+		a->cs.rc[i].same[1] += cs->rc[i].same[1];
+	}
+	if (cs->nlog && EQ_GROW(a->cs.log, a->cs.logcap, a->cs.nlog + cs->nlog, 1024) < 0)
+		return -1;
+	if (cs->nlog)
+		memcpy(a->cs.log + a->cs.nlog, cs->log, cs->nlog * sizeof(*cs->log));
+	a->cs.nlog += cs->nlog;
+	return 0;
+}
+
+/* The parts joined into a: counts, pairs across the parts' starts, the
+ * series' ends and blocks, losses, samples with no symbol. */
+static int split_join(struct split_worker *w, unsigned nw, struct eq_agg *a,
+		      uint64_t *lost_marks, struct unres_list *unres)
+{
+	struct agg_series *ser = &a->ser;
+	unsigned p, b;
+	size_t i;
+
+	for (p = 0; p < nw; p++) {
+		if (split_join_counts(a, &w[p].cs))
+			return -1;
+		if (p) {
+			/* its first samples after the previous part's last two */
+			uint32_t l0 = w[p - 1].run.p0, l1 = w[p - 1].run.p1;
+			uint32_t f0 = w[p].first[0], f1 = w[p].first[1];
+
+			a->cs.rc[f0].same[0] += f0 == l0;
+			a->cs.rc[f0].same[1] += f0 == l1;
+			a->cs.rc[f1].same[1] += f1 == l0;
+		}
+		for (b = 0; b < ser->nblocks; b++)
+			ser->block_m[b] += w[p].ser.block_m[b];
+		*lost_marks += w[p].lost;
+		for (i = 0; i < w[p].unres.n; i++)
+			if (unres_add_n(unres, w[p].unres.v[i].module, w[p].unres.v[i].samples) < 0)
+				return -1;
+	}
+	ser->first[0] = w[0].ser.first[0];
+	ser->first[1] = w[0].ser.first[1];
+	ser->prev[0] = w[nw - 1].run.p0;
+	ser->prev[1] = w[nw - 1].run.p1;
+	ser->times = w[0].run.times;
+	ser->block = w[nw - 1].ser.block;
+	ser->next_boundary = w[nw - 1].ser.next_boundary;
+	ser->n = w[nw - 1].ser.n;
+	return 0;
+}
+
+static void split_free(struct split_worker *w, unsigned nw)
+{
+	unsigned p;
+
+	for (p = 0; p < nw; p++) {
+		free(w[p].seen.slots);
+		free(w[p].firsts);
+		eq_agg_counts_free(&w[p].cs);
+		free(w[p].ser.block_m);
+		free(w[p].unres.v);
+	}
+	free(w);
+}
+
+/* The whole recording's samples into a on nw threads (parts set). */
+static int split_build(struct split_worker *w, unsigned nw, struct pc_table *t,
+		       struct eq_agg *a, struct eq_symbolizer *s, uint64_t *lost_marks,
+		       struct unres_list *unres)
+{
+	const char **mods = NULL;
+	unsigned p;
+	int rc = -1;
+
+	if (split_run(w, nw, split_scan) || split_rows(w, nw, t, a, s, &mods))
+		goto out;
+	for (p = 0; p < nw; p++) {
+		struct split_worker *x = &w[p];
+
+		free(x->firsts);
+		free(x->seen.slots);
+		x->firsts = NULL;
+		x->seen.slots = NULL;
+		x->t = t;
+		x->mods = mods;
+		x->ser = a->ser;
+		x->ser.n = x->start;
+		x->ser.block_m = NULL;
+		x->run = (struct series_run){ .p0 = ROW_NONE, .p1 = ROW_NONE, .times = a->ser.times };
+		x->first[0] = x->first[1] = ROW_NONE;
+		if (eq_agg_counts_reserve(&x->cs, a->nrows) ||
+		    (a->ser.nblocks && !(x->ser.block_m = calloc(a->ser.nblocks, sizeof(double)))))
+			goto out;
+	}
+	if (split_run(w, nw, split_count) || split_join(w, nw, a, lost_marks, unres))
+		goto out;
+	rc = 0;
+out:
+	free(mods);
+	return rc;
+}
+
+/* eq_profile_build_opts's samples on several threads: 1 when it did them,
+ * 0 when one thread is to (a small recording, a view that does not
+ * split, jobs 1), -1 when out of memory. */
+static int split_try(const struct eqp_file *f, struct eq_symbolizer *s, struct pc_table *t,
+		     struct eq_agg *a, unsigned jobs, uint64_t *lost_marks,
+		     struct unres_list *unres)
+{
+	struct split_worker *w;
+	unsigned nw, p;
+	int rc;
+
+	if (eq_sym_multi_space(s) || a->by == EQ_BY_PID || a->by == EQ_BY_THREAD ||
+	    (a->flags & EQ_PROFILE_EXCLUDE_IDLE) || a->keys.n || a->filter)
+		return 0;
+	nw = split_jobs(jobs, eqp_nsamples(f), eqp_nsample_chunks(f));
+	if (nw < 2)
+		return 0;
+	if (!(w = calloc(nw, sizeof(*w))))
+		return -1;
+	nw = split_parts(f, nw, w);
+	for (p = 0; p < nw; p++) {
+		w[p].f = f;
+		w[p].c_end = w[nw - 1].c1;
+	}
+	rc = nw < 2 ? 0 : split_build(w, nw, t, a, s, lost_marks, unres) ? -1 : 1;
+	split_free(w, nw);
+	return rc;
+}
+
 struct eq_profile *eq_profile_build(const struct eqp_file *f, struct eq_symbolizer *s,
 				    enum eq_by by, unsigned flags, struct eq_error *err)
 {
@@ -692,7 +1207,7 @@ struct eq_profile *eq_profile_build_opts(const struct eqp_file *f, struct eq_sym
 	void *arg = o->progress_arg;
 	struct range_slices rs = { 0 };
 	size_t nslices;
-	int slow;
+	int slow, split = 0;
 	size_t c, i;
 
 	if (!a)
@@ -711,7 +1226,11 @@ struct eq_profile *eq_profile_build_opts(const struct eqp_file *f, struct eq_sym
 	}
 	if (pc_grow(&t) || series_init(&a->ser, rs.v ? rs.total : eqp_nsamples(f), m->clock_hz))
 		goto oom;
-	for (c = 0; c < nslices; c++) {
+	if (!rs.v && (split = split_try(f, s, &t, a, o->jobs, &lost_marks, &unres)) < 0)
+		goto oom;
+	if (split && progress)
+		progress(eqp_nsamples(f), eqp_nsamples(f), arg);
+	for (c = 0; !split && c < nslices; c++) {
 		size_t n;
 		const struct eq_sample *smp = rs.v ? rs.v[c].smp : eqp_sample_chunk(f, c, &n);
 
@@ -727,6 +1246,8 @@ struct eq_profile *eq_profile_build_opts(const struct eqp_file *f, struct eq_sym
 	eq_range_slices_free(&rs);
 	free(t.slots);
 	free(kt.slots);
+	if (eq_agg_counts_fold(a))
+		goto oom_freed;
 	for (i = 0; i < a->nrows; i++) {
 		a->total += a->rows[i].samples;
 		if (a->rows[i].loc && a->rows[i].loc->kind == EQ_LOC_IDLE)
@@ -758,9 +1279,10 @@ struct eq_profile *eq_profile_build_opts(const struct eqp_file *f, struct eq_sym
 	return p;
 oom:
 	eq_range_slices_free(&rs);
-	free(unres.v);
 	free(t.slots);
 	free(kt.slots);
+oom_freed:
+	free(unres.v);
 	eq_agg_free(a);
 	eq_fail(err, "profile of %s: out of memory", eqp_path(f));
 	return NULL;

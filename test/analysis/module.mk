@@ -4,7 +4,7 @@ UNIT_TESTS += $(patsubst %.c,%,$(wildcard test/analysis/test_*.c))
 EQ_ANALYSIS_INTEG = test/analysis/report-real.py test/analysis/compare-real.py test/analysis/compare-runs.py test/analysis/buildid-symfs.py \
 	test/analysis/safe-inputs.py test/analysis/intervals-real.py test/analysis/sort-filter.py \
 	test/analysis/diff.py test/analysis/children-intervals.py test/analysis/range.py \
-	test/analysis/report-output.py
+	test/analysis/report-output.py test/analysis/report-jobs.py
 INTEG_TESTS += $(EQ_ANALYSIS_INTEG)
 INTEG_SAN_TESTS += $(EQ_ANALYSIS_INTEG)
 
