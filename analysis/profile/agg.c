@@ -244,19 +244,26 @@ static const char *format_name(struct eq_agg *a, const struct eq_loc *loc,
 			  (unsigned long long)loc->module_off);
 }
 
+/* A slot: row index + 1 below (0: empty), the key's hash's top half above,
+ * so that a probe past other keys does not read their rows (each one a
+ * cache miss when the rows are many). */
+#define SLOT(h, row) ((h) >> 32 << 32 | (uint64_t)(row))
+#define SLOT_ROW(s) ((uint32_t)(s))
+
 static int agg_grow(struct eq_agg *a)
 {
 	size_t newmask = 2 * a->mask + 1, i;
-	uint32_t *slots = calloc(newmask + 1, sizeof(*slots));
+	uint64_t *slots = calloc(newmask + 1, sizeof(*slots));
 
 	if (!slots)
 		return -1;
 	for (i = 0; i < a->nrows; i++) {
-		size_t j = key_hash(&a->rows[i].key) & newmask;
+		uint64_t h = key_hash(&a->rows[i].key);
+		size_t j = h & newmask;
 
 		while (slots[j])
 			j = (j + 1) & newmask;
-		slots[j] = (uint32_t)(i + 1);
+		slots[j] = SLOT(h, i + 1);
 	}
 	free(a->slots);
 	a->slots = slots;
@@ -269,16 +276,20 @@ long eq_agg_row_index(struct eq_agg *a, const struct eq_loc *loc, const struct t
 	struct agg_key k;
 	const char *name, *module;
 	struct agg_row *r;
+	uint64_t h;
 	size_t j;
 
 	row_of(a, loc, task, &k, &name, &module);
 	if (2 * (a->nrows + 1) > a->mask && agg_grow(a))
 		return -1;
-	for (j = key_hash(&k) & a->mask; a->slots[j]; j = (j + 1) & a->mask) {
-		r = &a->rows[a->slots[j] - 1];
+	h = key_hash(&k);
+	for (j = h & a->mask; a->slots[j]; j = (j + 1) & a->mask) {
+		if (a->slots[j] >> 32 != h >> 32)
+			continue;
+		r = &a->rows[SLOT_ROW(a->slots[j]) - 1];
 		if (r->key.a == k.a && r->key.b == k.b && r->key.c == k.c &&
 		    !memcmp(r->key.kp, k.kp, sizeof(k.kp)) && !memcmp(r->key.kv, k.kv, sizeof(k.kv)))
-			return (long)(a->slots[j] - 1);
+			return (long)(SLOT_ROW(a->slots[j]) - 1);
 	}
 	if (EQ_GROW(a->rows, a->cap, a->nrows + 1, 256) < 0 ||
 	    eq_agg_counts_reserve(&a->cs, a->nrows + 1) < 0)
@@ -299,7 +310,7 @@ long eq_agg_row_index(struct eq_agg *a, const struct eq_loc *loc, const struct t
 		r->pid = loc->pid;
 		r->tid = a->by == EQ_BY_THREAD ? (uint32_t)k.c : 0;
 	}
-	a->slots[j] = (uint32_t)(++a->nrows);
+	a->slots[j] = SLOT(h, ++a->nrows);
 	return (long)(a->nrows - 1);
 }
 

@@ -95,7 +95,7 @@ struct eq_agg {
 	struct eq_intern *strings;
 	struct agg_row *rows;
 	size_t nrows, cap;
-	uint32_t *slots;           /* row index + 1; 0 = empty */
+	uint64_t *slots;           /* row index + 1; 0 = empty (agg.c: SLOT) */
 	size_t mask;
 	uint64_t total, idle;
 	struct agg_series ser;

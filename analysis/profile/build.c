@@ -244,31 +244,33 @@ int eq_agg_counts_fold(struct eq_agg *a)
 	return 0;
 }
 
-/* Every row's batch counts from the log, in time order, into one array. */
+/* Every row's batch counts from the log, in time order, into one array
+ * (a counting sort over a small array of offsets: the rows' own fields are
+ * far apart). */
 static int blk_index(struct eq_agg *a)
 {
 	const struct agg_counts *cs = &a->cs;
 	uint64_t *v = malloc((cs->nlog ? cs->nlog : 1) * sizeof(*v));
-	size_t i, at = 0;
+	size_t *at = calloc(a->nrows + 1, sizeof(*at));
+	size_t i;
 
-	if (!v)
+	if (!v || !at) {
+		free(v);
+		free(at);
 		return -1;
+	}
 	free(a->blk_v);
 	a->blk_v = v;
-	for (i = 0; i < a->nrows; i++)
-		a->rows[i].blk.n = 0;
 	for (i = 0; i < cs->nlog; i++)
-		a->rows[cs->log[i].row].blk.n++;
+		at[cs->log[i].row + 1]++;
 	for (i = 0; i < a->nrows; i++) {
-		a->rows[i].blk.v = v + at;
-		at += a->rows[i].blk.n;
-		a->rows[i].blk.n = 0;
+		a->rows[i].blk.v = v + at[i];
+		a->rows[i].blk.n = (uint32_t)at[i + 1];
+		at[i + 1] += at[i];
 	}
-	for (i = 0; i < cs->nlog; i++) {
-		struct blk_list *l = &a->rows[cs->log[i].row].blk;
-
-		v[l->v - v + l->n++] = (uint64_t)cs->log[i].block << 32 | cs->log[i].count;
-	}
+	for (i = 0; i < cs->nlog; i++)
+		v[at[cs->log[i].row]++] = (uint64_t)cs->log[i].block << 32 | cs->log[i].count;
+	free(at);
 	return 0;
 }
 
