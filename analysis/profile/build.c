@@ -751,6 +751,7 @@ struct split_worker {
 	size_t c0, c1;                /* chunks [c0, c1) */
 	uint64_t start;               /* its first sample's place in the series */
 	size_t c_end;                 /* the last part's end (the first thread's times) */
+	int timer;                    /* time-driven samples: the intervals' spread counts */
 	struct pc_table seen;         /* step 1: the part's keys (tag 1 | flags) */
 	const struct eq_sample **firsts;
 	size_t nfirst, capfirst;
@@ -911,8 +912,18 @@ static void *split_count(void *arg)
 	}
 	if (w->start)
 		return NULL;
-	/* the first thread: the intervals of every later sample, in order */
-	for (c = w->c1; c < w->c_end; c++) {
+	/* the first thread: the intervals of every later sample, in order;
+	 * energy-driven samples need the last one's time only (the spread
+	 * is the timer's jitter: stats.c reads it for time-driven ones) */
+	for (c = w->c_end; !w->timer && c-- > w->c1;) {
+		const struct eq_sample *smp = eqp_sample_chunk(w->f, c, &n);
+
+		if (smp && n) {
+			w->run.times.t_last = smp[n - 1].time;
+			return NULL;
+		}
+	}
+	for (c = w->c1; w->timer && c < w->c_end; c++) {
 		const struct eq_sample *smp = eqp_sample_chunk(w->f, c, &n);
 
 		for (k = 0; smp && k < n; k++)
@@ -980,17 +991,18 @@ out:
 }
 
 /* Parts of about equal samples, of whole chunks, at least 2 samples each
- * (the first a little smaller: it keeps the times of all); their count. */
-static unsigned split_parts(const struct eqp_file *f, unsigned jobs, struct split_worker *w)
+ * (the first weighs w0 against 4 for the others: it may keep the times of
+ * all); their count. */
+static unsigned split_parts(const struct eqp_file *f, unsigned jobs, double w0,
+			    struct split_worker *w)
 {
 	size_t nchunks = eqp_nsample_chunks(f), c = 0;
 	uint64_t total = eqp_nsamples(f), done = 0;
 	unsigned p;
 
 	for (p = 0; p < jobs && c < nchunks; p++) {
-		/* the first part weighs 3, the others 4 */
 		uint64_t goal = p + 1 == jobs ? total :
-				(uint64_t)((double)total * (3.0 + 4.0 * p) / (4.0 * jobs - 1.0));
+				(uint64_t)((double)total * (w0 + 4.0 * p) / (4.0 * jobs - 4.0 + w0));
 
 		w[p].c0 = c;
 		w[p].start = done;
@@ -1156,6 +1168,7 @@ static int split_try(const struct eqp_file *f, struct eq_symbolizer *s, struct p
 		     struct eq_agg *a, unsigned jobs, uint64_t *lost_marks,
 		     struct unres_list *unres)
 {
+	int timer = eqp_meta(f)->mode == EQP_MODE_TIME;
 	struct split_worker *w;
 	unsigned nw, p;
 	int rc;
@@ -1168,10 +1181,13 @@ static int split_try(const struct eqp_file *f, struct eq_symbolizer *s, struct p
 		return 0;
 	if (!(w = calloc(nw, sizeof(*w))))
 		return -1;
-	nw = split_parts(f, nw, w);
+	/* the first thread's times of later parts cost about a third of
+	 * counting them (time-driven samples only) */
+	nw = split_parts(f, nw, timer ? 3.0 : 4.0, w);
 	for (p = 0; p < nw; p++) {
 		w[p].f = f;
 		w[p].c_end = w[nw - 1].c1;
+		w[p].timer = timer;
 	}
 	rc = nw < 2 ? 0 : split_build(w, nw, t, a, s, lost_marks, unres) ? -1 : 1;
 	split_free(w, nw);
