@@ -785,12 +785,22 @@ static int seen_add(struct split_worker *w, const struct eq_sample *x)
 	return 0;
 }
 
+/* Step 1's first look: the key last seen at a small hash of it (L1-sized;
+ * few distinct pcs never reach the table). */
+#define SEEN_RECENT 512
+struct seen_recent {
+	uint64_t pc;
+	uint32_t pid, kf;      /* kf | 1: 0 is an empty entry */
+};
+
 static void *split_scan(void *arg)
 {
 	struct split_worker *w = arg;
+	struct seen_recent *rec = calloc(SEEN_RECENT, sizeof(*rec));
 	size_t c, k, n;
 
-	if (pc_grow(&w->seen)) {
+	if (!rec || pc_grow(&w->seen)) {
+		free(rec);
 		w->failed = 1;
 		return NULL;
 	}
@@ -798,20 +808,27 @@ static void *split_scan(void *arg)
 		const struct eq_sample *smp = eqp_sample_chunk(w->f, c, &n);
 
 		for (k = 0; smp && k < n; k++) {
-			/* a run at one pc: one look */
-			if (k && smp[k].pc == smp[k - 1].pc && smp[k].pid == smp[k - 1].pid &&
-			    KFLAGS(&smp[k]) == KFLAGS(&smp[k - 1]))
+			const struct eq_sample *x = &smp[k];
+			uint32_t kf = KFLAGS(x) | 1;
+			struct seen_recent *r = &rec[((x->pc >> 2) ^ (x->pc >> 11) ^ x->pid) &
+						     (SEEN_RECENT - 1)];
+
+			if (r->pc == x->pc && r->pid == x->pid && r->kf == kf)
 				continue;
-			if (k + PREFETCH_AHEAD < n)
-				__builtin_prefetch(&w->seen.slots[pc_hash(smp[k + PREFETCH_AHEAD].pc,
-									 smp[k + PREFETCH_AHEAD].pid) &
+			*r = (struct seen_recent){ x->pc, x->pid, kf };
+			/* many distinct pcs: the table misses the cache */
+			if (w->seen.mask > 65535 && k + PREFETCH_AHEAD < n)
+				__builtin_prefetch(&w->seen.slots[pc_hash(x[PREFETCH_AHEAD].pc,
+									 x[PREFETCH_AHEAD].pid) &
 								 w->seen.mask]);
-			if (seen_add(w, &smp[k])) {
+			if (seen_add(w, x)) {
 				w->failed = 1;
-				return NULL;
+				goto out;
 			}
 		}
 	}
+out:
+	free(rec);
 	return NULL;
 }
 
