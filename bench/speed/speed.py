@@ -18,6 +18,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import time
 
 eqprof, speed_rec, work = sys.argv[1:4]
 rounds = int(os.environ.get("BENCH_SPEED_ROUNDS", "3"))
@@ -31,12 +32,16 @@ def w(name):
     return os.path.join(work, name)
 
 
-def run(cmd, out=None):
-    """CPU seconds of cmd (and its children), its stderr; stdout to out."""
+def run(cmd, out=None, wall=None):
+    """CPU seconds of cmd (and its children), its stderr; stdout to out;
+    its wall seconds appended to the list wall."""
     with open(out or os.devnull, "w") as o:
+        t = time.monotonic()
         p = subprocess.Popen(cmd, stdout=o, stderr=subprocess.PIPE, text=True)
         err = p.stderr.read()
         _, status, ru = os.wait4(p.pid, 0)
+        if wall is not None:
+            wall.append(time.monotonic() - t)
     code = os.waitstatus_to_exitcode(status)
     if code != 0:
         sys.exit("speed.py: %s failed (%d): %s" % (" ".join(cmd), code, err[-2000:]))
@@ -45,16 +50,19 @@ def run(cmd, out=None):
 
 def medians(cmds, n=None, perf_rounds=None):
     """{label: median CPU seconds} of the commands run in turn each round
-    (those labelled "perf ..." in the first perf_rounds only); a command
-    given as (cmd, out) keeps its first round's stdout in out."""
+    (those labelled "perf ..." in the first perf_rounds only), and the
+    median wall seconds of each as "LABEL wall"; a command given as
+    (cmd, out) keeps its first round's stdout in out."""
     got = {k: [] for k in cmds}
+    walls = {k + " wall": [] for k in cmds}
     for r in range(n or rounds):
         for k, cmd in cmds.items():
             if cmd is None or (perf_rounds is not None and k.startswith("perf ") and
                                r >= perf_rounds):
                 continue
             cmd, out = cmd if isinstance(cmd, tuple) else (cmd, None)
-            got[k].append(run(cmd, out if r == 0 else None)[0])
+            got[k].append(run(cmd, out if r == 0 else None, walls[k + " wall"])[0])
+    got.update(walls)
     return {k: statistics.median(v) if v else None for k, v in got.items()}
 
 
@@ -66,11 +74,14 @@ def times(r):
     return ("%.3fx" if r < 0.1 else "%.2fx") % r
 
 
-def row(what, perf, eq, limit=None, limit_name="", goal="", met=None, short=None):
+def row(what, perf, eq, limit=None, limit_name="", goal="", met=None, short=None, wall=None):
     """One line of the table: perf's figure, eqprof's (and its ratio to
-    perf's), the limit (and eqprof's ratio to it), the goal and the verdict."""
+    perf's, and its wall time), the limit (and eqprof's ratio to it), the
+    goal and the verdict."""
     ps = secs(perf) if perf is not None else "-"
-    es = secs(eq) + (" (%s perf)" % times(eq / perf) if perf else "")
+    notes = ([times(eq / perf) + " perf"] if perf else []) + \
+        (["wall %.3f s" % wall] if wall is not None else [])
+    es = secs(eq) + (" (%s)" % "; ".join(notes) if notes else "")
     ls = "-"
     if limit is not None:
         ls = "%s%s (%s)" % (secs(limit), " " + limit_name if limit_name else "", times(eq / limit))
@@ -176,14 +187,16 @@ def synthetic(label, path, data, n, proc_goal, read_goal, perf_views):
     rate = n / m["proc"] / 1e6
     met = m["proc"] <= read_goal * m["read"] and (proc_goal is None or rate >= proc_goal)
     once = "" if perf_views else ", 1 round"
-    row("`report --by proc`, %s (%.1f M samples/s; perf: `--sort dso,sym`%s)" % (label, rate, once),
+    row("`report --by proc`, %s (%.1f M samples/s of CPU, %.1f M/s of wall time; perf: "
+        "`--sort dso,sym`%s)" % (label, rate, n / m["proc wall"] / 1e6, once),
         m.get("perf proc"), m["proc"], m["read"], "reading the file",
         "%s<= %gx reading the file" % (">= %d M samples/s, " % proc_goal if proc_goal else "",
-                                      read_goal), met, "`report --by proc` on " + label)
+                                      read_goal), met, "`report --by proc` on " + label,
+        m["proc wall"])
     for i, (k, _, _) in enumerate(views):
         row("%s, the same%s" % (k, " (perf: 1 round)" if once and i == 0 else ""),
             m.get("perf " + k), m[k], m["proc"], "`--by proc`", "<= 2x `--by proc`",
-            m[k] <= 2 * m["proc"], "%s on %s" % (k.split(" (")[0], label))
+            m[k] <= 2 * m["proc"], "%s on %s" % (k.split(" (")[0], label), m[k + " wall"])
 
 
 def srcline(label, pcs):
@@ -199,8 +212,8 @@ def srcline(label, pcs):
         m["perf"], m["line"], m["proc"], "`--by proc`")
 
 
-print("bench/speed: eqprof beside perf, median CPU seconds (user + system) of %d interleaved rounds"
-      % rounds, flush=True)
+print("bench/speed: eqprof beside perf, median CPU seconds (user + system) of %d interleaved rounds;"
+      " report's wall seconds beside (it reads on every CPU, -j)" % rounds, flush=True)
 print("| what | perf | eqprof | limit | goal | verdict |")
 print("|---|---|---|---|---|---|")
 
