@@ -289,15 +289,15 @@ void eq_chain_set_free(struct eq_chain_set *cs)
 }
 
 /*
- * The key of a sample's chain: what its located frames depend on, so that
- * equal keys have equal frames.  Its callers' places (chain_frames) depend
- * on their addresses, on the address space of the sample with its idle
- * flag cleared, on whether its pid is 0 and on which frames are the
- * kernel's.  Its leaf is either the location already looked up (leaf:
- * recordings with stack copies, whose leaf is looked up before unwinding,
- * as eq_sample_frames does), or, with leaf NULL, what eq_sym_lookup keys
- * its cache by: the pc (none for idle samples: one place) and the kernel
- * and idle bits, in that same address space unless idle.
+ * The keys of a sample's chain, so that equal keys have equal located
+ * frames.  Its callers' places (chain_frames) depend on their addresses,
+ * on the address space of the sample with its idle flag cleared (who), on
+ * whether its pid is 0 and on which frames are the kernel's: the callers'
+ * key.  Its leaf is either the location already looked up (recordings with
+ * stack copies, whose leaf is looked up before unwinding, as
+ * eq_sample_frames does), or what eq_sym_lookup keys its cache by: the pc
+ * (none for idle samples: one place) and the kernel and idle bits, in that
+ * same address space unless idle: the leaf's key.
  */
 static inline uint32_t leaf_bits(const struct eq_sample *smp)
 {
@@ -306,26 +306,33 @@ static inline uint32_t leaf_bits(const struct eq_sample *smp)
 	return (smp->flags & EQ_F_KERNEL) ? 1 : 0;
 }
 
-static void chain_head(struct eq_symbolizer *s, const struct eq_sample *smp,
-		       const struct eq_loc *leaf, const struct eqp_callchain *cc, int nf,
-		       uint64_t head[2])
+static inline uint32_t callers_space(struct eq_symbolizer *s, int multi, const struct eq_sample *smp)
 {
-	uint32_t who = smp->pid, kbits = leaf_bits(smp);
+	struct eq_sample caller;
 
-	if (leaf && nf <= 0) {
-		head[0] = (uint64_t)(uintptr_t)leaf;
-		head[1] = 0;
-		return;
-	}
-	if (eq_sym_multi_space(s)) {
-		struct eq_sample caller = *smp;
+	if (!multi)
+		return smp->pid;
+	caller = *smp;
+	caller.flags &= (uint16_t)~EQ_F_IDLE;
+	return eq_sym_space_key(s, &caller);
+}
 
-		caller.flags &= (uint16_t)~EQ_F_IDLE;
-		who = eq_sym_space_key(s, &caller);
-	}
+static void callers_head(const struct eq_sample *smp, uint32_t who,
+			 const struct eqp_callchain *cc, int nf, uint64_t head[2])
+{
+	head[0] = nf > 0 ? (uint64_t)who | (uint64_t)cc->nkernel << 32 | (uint64_t)(smp->pid == 0) << 63 : 0;
+	head[1] = 0;
+}
+
+/* The key of the whole chain: the leaf's key and the callers'. */
+static void chain_head(const struct eq_sample *smp, uint32_t who, const struct eq_loc *leaf,
+		       const struct eqp_callchain *cc, int nf, uint64_t head[2])
+{
+	uint32_t kbits = leaf ? 3 : leaf_bits(smp);
+
 	head[0] = leaf ? (uint64_t)(uintptr_t)leaf : kbits == 2 ? 0 : smp->pc;
 	head[1] = (uint64_t)who | (uint64_t)(nf > 0 ? cc->nkernel : 0) << 32 |
-		  (uint64_t)(leaf ? 3 : kbits) << 48 | (uint64_t)(smp->pid == 0) << 63;
+		  (uint64_t)kbits << 48 | (uint64_t)(smp->pid == 0) << 63;
 }
 
 const char *eq_folded_frame_name(const struct eq_loc *l, char *buf, size_t n)
@@ -362,40 +369,84 @@ struct eq_stacks *eq_stacks_build(const struct eqp_file *f, struct eq_symbolizer
 	return eq_stacks_build_range(f, s, flags, NULL, err);
 }
 
-/* The building of eq_stacks: distinct stacks by located frames (stack_set),
- * reached through the raw chains (chains; stack of each chain id). */
+/*
+ * The building of eq_stacks: distinct stacks by located frames (stack_set),
+ * reached through the whole chain's key (eq_chain_set stacks: a chain seen
+ * before costs no lookup).  A chain not seen before has its callers
+ * located once per distinct callers' chain (their key and return
+ * addresses: eq_chain_set callers, their locations kept in cpool), so that
+ * a new leaf under known callers costs one lookup, not one per frame.
+ */
 struct stacks_pass {
 	struct stack_set ss;
-	struct eq_chain_set chains;
-	uint32_t *stack_of;           /* chain id -> stack index */
+	struct eq_chain_set callers, stacks;
+	const struct eq_loc **cpool;  /* located callers of each callers' id */
+	size_t *coff;                 /* id -> its first in cpool */
+	size_t npool, poolcap, coffcap;
+	uint32_t *stack_of;           /* whole chain's id -> stack index */
 	size_t cap;
 	const struct eq_loc **frames;
+	int multi;                    /* eq_sym_multi_space */
+	int leaf_first;               /* the leaf is looked up for every sample */
 };
 
 static void pass_free(struct stacks_pass *p)
 {
 	free(p->ss.slots);
-	eq_chain_set_free(&p->chains);
+	eq_chain_set_free(&p->callers);
+	eq_chain_set_free(&p->stacks);
+	free(p->cpool);
+	free(p->coff);
 	free(p->stack_of);
 	free(p->frames);
 }
 
+/* The callers' id of the sample's chain cc (nf frames), located if new:
+ * then the leaf is looked up first (into *leaf), as per-sample lookups
+ * would.  -1 if out of memory. */
+static long callers_id(struct stacks_pass *p, struct eq_symbolizer *s, const struct eq_sample *smp,
+		       uint32_t who, const struct eqp_callchain *cc, int nf,
+		       const struct eq_loc **leaf)
+{
+	size_t n = nf > 0 ? (size_t)nf : 0, d;
+	uint64_t head[2];
+	int fresh;
+	long id;
+
+	callers_head(smp, who, cc, nf, head);
+	id = eq_chain_set_id(&p->callers, eq_chain_hash(head, cc->frames, n), head, cc->frames, n,
+			     &fresh);
+	if (id < 0 || !fresh)
+		return id;
+	if (!*leaf)
+		*leaf = eq_sym_lookup(s, smp);
+	d = chain_frames(s, smp, *leaf, cc, nf, p->frames);
+	if (EQ_GROW(p->coff, p->coffcap, (size_t)id + 1, 1024) < 0 ||
+	    EQ_GROW(p->cpool, p->poolcap, p->npool + d, 4096) < 0)
+		return -1;
+	p->coff[id] = p->npool;
+	memcpy(p->cpool + p->npool, p->frames + 1, (d - 1) * sizeof(*p->frames));
+	p->npool += d - 1;
+	return id;
+}
+
 /* The stack index of sample i of chunk c (counted once more), or -1 if out
- * of memory.  A chain seen before is not looked up again.  leaf: the
- * sample's location, or NULL to look it up only for a chain not seen. */
+ * of memory.  leaf: the sample's location, or NULL to look it up only for a
+ * chain not seen. */
 static long sample_stack(struct eq_stacks *st, struct stacks_pass *p, struct eq_symbolizer *s,
 			 size_t c, size_t i, const struct eq_sample *smp,
 			 const struct eq_loc *leaf, int *chain)
 {
 	struct eqp_callchain cc;
 	int nf = eq_sym_callchain(s, c, i, smp, &cc), fresh;
-	size_t n = nf > 0 ? (size_t)nf : 0;
+	uint32_t who = callers_space(s, p->multi, smp);
 	uint64_t head[2];
-	long id, si;
+	long cid, id, si;
+	size_t n = nf > 0 ? (size_t)nf : 0;
 
 	*chain = nf > 0;
-	chain_head(s, smp, leaf, &cc, nf, head);
-	id = eq_chain_set_id(&p->chains, eq_chain_hash(head, cc.frames, n), head, cc.frames, n,
+	chain_head(smp, who, p->leaf_first ? leaf : NULL, &cc, nf, head);
+	id = eq_chain_set_id(&p->stacks, eq_chain_hash(head, cc.frames, n), head, cc.frames, n,
 			     &fresh);
 	if (id < 0)
 		return -1;
@@ -404,11 +455,14 @@ static long sample_stack(struct eq_stacks *st, struct stacks_pass *p, struct eq_
 		st->stacks[si].samples++;
 		return si;
 	}
-	if (EQ_GROW(p->stack_of, p->cap, (size_t)id + 1, 1024) < 0)
+	if (EQ_GROW(p->stack_of, p->cap, (size_t)id + 1, 1024) < 0 ||
+	    (cid = callers_id(p, s, smp, who, &cc, nf, &leaf)) < 0)
 		return -1;
 	if (!leaf)
 		leaf = eq_sym_lookup(s, smp);
-	si = add_stack(st, &p->ss, p->frames, chain_frames(s, smp, leaf, &cc, nf, p->frames));
+	p->frames[0] = leaf;
+	memcpy(p->frames + 1, p->cpool + p->coff[cid], n * sizeof(*p->frames));
+	si = add_stack(st, &p->ss, p->frames, n + 1);
 	if (si >= 0)
 		p->stack_of[id] = (uint32_t)si;
 	return si;
@@ -440,6 +494,8 @@ struct eq_stacks *eq_stacks_build_range(const struct eqp_file *f, struct eq_symb
 		return NULL;
 	}
 	st->priv_ = q;
+	p.multi = eq_sym_multi_space(s);
+	p.leaf_first = leaf_first;
 	q->times.clock_hz = eqp_meta(f)->clock_hz;
 	st->mode = eqp_meta(f)->mode;
 	st->per_sample = per_sample_of(f);
