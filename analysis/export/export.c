@@ -160,7 +160,7 @@ static int table_add(struct loc_table *t, const struct eq_loc *l, struct eq_erro
 		}
 	t->slot[k].loc = l;
 	t->slot[k].samples = 1;
-	t->n++;
+	t->slot[k].seen = t->n++;
 	return 0;
 }
 
@@ -169,7 +169,7 @@ static int strcmp_null(const char *a, const char *b)
 	return strcmp(a ? a : "", b ? b : "");
 }
 
-static int cmp_loc_count(const void *a, const void *b)
+int export_loc_count_cmp(const void *a, const void *b)
 {
 	const struct eq_loc *x = ((const struct loc_count *)a)->loc;
 	const struct eq_loc *y = ((const struct loc_count *)b)->loc;
@@ -185,6 +185,15 @@ static int cmp_loc_count(const void *a, const void *b)
 		return x->module_off < y->module_off ? -1 : 1;
 	if (x->pid != y->pid)
 		return x->pid < y->pid ? -1 : 1;
+	/* one pid's address spaces before and after an exec: the same file
+	 * and offset are two locations; their order is the order they were
+	 * first met, not their addresses' (which differ from run to run) */
+	if ((c = strcmp_null(x->exe, y->exe)) != 0)
+		return c;
+	if (x->pc != y->pc)
+		return x->pc < y->pc ? -1 : 1;
+	if (((const struct loc_count *)a)->seen != ((const struct loc_count *)b)->seen)
+		return ((const struct loc_count *)a)->seen < ((const struct loc_count *)b)->seen ? -1 : 1;
 	return 0;
 }
 
@@ -213,7 +222,7 @@ int export_count_locs(struct export_ctx *x, struct loc_count **out, size_t *n,
 		if (t.slot[i].loc)
 			t.slot[k++] = t.slot[i];
 	if (k)  /* t.slot is NULL when no sample was counted */
-		qsort(t.slot, k, sizeof(*t.slot), cmp_loc_count);
+		qsort(t.slot, k, sizeof(*t.slot), export_loc_count_cmp);
 	*out = t.slot;
 	*n = k;
 	return 0;
@@ -235,7 +244,7 @@ int export_stack_locs(const struct eq_stacks *st, struct loc_count **out, size_t
 		if (t.slot[i].loc)
 			t.slot[k++] = t.slot[i];
 	if (k)
-		qsort(t.slot, k, sizeof(*t.slot), cmp_loc_count);
+		qsort(t.slot, k, sizeof(*t.slot), export_loc_count_cmp);
 	*out = t.slot;
 	*n = k;
 	return 0;

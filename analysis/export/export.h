@@ -71,12 +71,19 @@ int export_write(FILE *out, enum export_format fmt, struct export_ctx *x,
 struct loc_count {
 	const struct eq_loc *loc;
 	uint64_t samples;
+	uint64_t seen;  /* distinct locations met before this one */
 };
 
 /* Every sample looked up once, counted per location (idle excluded if
  * asked), sorted by module, file, proc, offset.  *out is malloc'd. */
 int export_count_locs(struct export_ctx *x, struct loc_count **out, size_t *n,
 		      uint64_t *total, struct eq_error *err);
+
+/* export_count_locs's order, for qsort: module, file, proc, offset, pid,
+ * then exe, pc and the order first met (one pid's address spaces around
+ * an exec are two locations at one file offset), so that it is the same
+ * in every run. */
+int export_loc_count_cmp(const void *a, const void *b);
 
 /* Every distinct frame of the stacks, sorted as export_count_locs sorts
  * (samples: how many distinct stack frames it is, not meaningful). */

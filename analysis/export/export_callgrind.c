@@ -77,13 +77,18 @@ static int by_module_proc(const void *a, const void *b)
 		return c;
 	if (x->module_off != y->module_off)
 		return x->module_off < y->module_off ? -1 : 1;
-	return x->pid < y->pid ? -1 : x->pid > y->pid;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	/* the rest (a pid's address spaces around an exec) in the order they
+	 * were met: qsort is not stable, and their addresses vary by run */
+	return export_loc_count_cmp(a, b);
 }
 
 /* ---- with call chains ------------------------------------------------------ */
 
 struct cg_loc {
 	const struct eq_loc *loc;
+	uint64_t seen;              /* as its struct loc_count's */
 	uint64_t self;
 	size_t edge0, nedges;       /* its edges in the sorted edge array */
 };
@@ -104,8 +109,8 @@ static int by_loc_ptr(const void *a, const void *b)
 
 static int by_cg_module_proc(const void *a, const void *b)
 {
-	struct loc_count x = { ((const struct cg_loc *)a)->loc, 0 };
-	struct loc_count y = { ((const struct cg_loc *)b)->loc, 0 };
+	struct loc_count x = { ((const struct cg_loc *)a)->loc, 0, ((const struct cg_loc *)a)->seen };
+	struct loc_count y = { ((const struct cg_loc *)b)->loc, 0, ((const struct cg_loc *)b)->seen };
 
 	return by_module_proc(&x, &y);
 }
@@ -240,8 +245,10 @@ static int callgrind_stacks(FILE *out, struct export_ctx *x, struct eq_error *er
 		eq_fail(err, "out of memory");
 		goto out;
 	}
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		v[i].loc = lc[i].loc;
+		v[i].seen = lc[i].seen;
+	}
 	if (n)
 		qsort(v, n, sizeof(*v), by_cg_module_proc);
 	/* byp: by pointer, edge0 holding the index in v */

@@ -1,6 +1,6 @@
 # test/export: every export format read back by its consumer tool
 # (callgrind_annotate, protoc --decode_raw, JSON and CSV parsers).
-INTEG_TESTS += test/export/export-cli.sh test/export/stacks.py test/export/flamegraph.py
+INTEG_TESTS += test/export/export-cli.sh test/export/stacks.py test/export/flamegraph.py test/export/repeatable.py
 INTEG_SAN_TESTS += test/export/export-cli.sh test/export/stacks.py
 
 # power and every export over an accepted recording, fuzzed (CRCs skipped
