@@ -234,8 +234,8 @@ static int parse_report_options(int argc, char **argv, struct eq_report_opts *o,
 			  "the terminal's width (or $COLUMNS)" },
 		EQ_ROPT_PERCENT_LIMIT(o, "leave out rows below P % of the samples", MAIN),
 		EQ_OPT_OUTPUT(&o->out, "write to OUT (atomically) instead of standard output"),
-		EQ_ROPT_JOBS(o, "read the samples on N threads (default: every online CPU,\n"
-				"fewer for a recording of few samples; 1: one); the same\n"
+		EQ_ROPT_JOBS(o, "read the samples on N threads (default 1; 0: every online\n"
+				"CPU, fewer for a recording of few samples); the same\n"
 				"output whatever N", MAIN),
 		OPT_QUIET(&o->quiet, "no progress line (shown only on a terminal, for long runs)"),
 		OPT_VERBOSE(&o->verbose, "notes in full: why samples have no symbol, a balanced\n"

@@ -122,10 +122,10 @@ int eq_ropt_jobs(const struct eq_option *opt, const char *arg, struct eq_error *
 	char *end;
 	unsigned long n = strtoul(arg, &end, 10);
 
-	if (end == arg || *end || *arg == '-' || n < 1 || n > EQ_SPLIT_MAX_JOBS)
-		return eq_fail(err, "--jobs: give a number of threads from 1 to %d",
+	if (end == arg || *end || *arg == '-' || n > EQ_SPLIT_MAX_JOBS)
+		return eq_fail(err, "--jobs: give a number of threads from 1 to %d, or 0 for every online CPU",
 			       EQ_SPLIT_MAX_JOBS);
-	*v = (unsigned)n;
+	*v = n ? (unsigned)n : EQ_JOBS_ONLINE;
 	return 0;
 }
 

@@ -52,7 +52,7 @@ struct eq_report_opts {
 	const char *filter_names[3][EQ_REPORT_MAX_NAMES];
 	unsigned char filter_hits[3][EQ_REPORT_MAX_NAMES];
 	char filter_buf[3][4096];
-	unsigned jobs;         /* -j/--jobs: threads (0: the online CPUs) */
+	unsigned jobs;         /* -j/--jobs: threads (0: one; EQ_JOBS_ONLINE: the online CPUs) */
 };
 
 /* After every recording was loaded: a filter name that matched no sample is

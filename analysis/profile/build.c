@@ -1039,7 +1039,7 @@ static unsigned split_parts(const struct eqp_file *f, unsigned jobs, double w0,
 /* Threads for n samples in nchunks chunks (eq_profile_opts.jobs). */
 static unsigned split_jobs(unsigned jobs, uint64_t n, size_t nchunks)
 {
-	if (!jobs) {
+	if (jobs == EQ_JOBS_ONLINE) {
 		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 
 		jobs = cpus > 0 ? (unsigned)cpus : 1;

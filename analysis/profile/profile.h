@@ -245,15 +245,16 @@ struct eq_profile_opts {
 	 * order (what the viewer's sums of time buckets reproduce); NULL or
 	 * no end given: every sample, in file order */
 	const struct eq_range *range;
-	/* threads for the samples: 0, the online CPUs, fewer for a recording
-	 * of few samples (EQ_SPLIT_MIN_SAMPLES each at least); 1, one; N, up
-	 * to N.  The profile is the same bytes whatever the number: rows by
+	/* threads for the samples: 0 or 1, one; EQ_JOBS_ONLINE, the online
+	 * CPUs, fewer for a recording of few samples (EQ_SPLIT_MIN_SAMPLES
+	 * each at least); N, up to N.  The profile is the same bytes whatever the number: rows by
 	 * pc (no --sort, filter, range, --exclude-idle; not by pid or
 	 * thread) split by sample chunk, the rest on one thread. */
 	unsigned jobs;
 };
 #define EQ_SPLIT_MIN_SAMPLES (1u << 20)
 #define EQ_SPLIT_MAX_JOBS 64
+#define EQ_JOBS_ONLINE (~0u)
 struct eq_profile *eq_profile_build_opts(const struct eqp_file *f, struct eq_symbolizer *s,
 					 enum eq_by by, const struct eq_profile_opts *o,
 					 struct eq_error *err);
