@@ -2,8 +2,8 @@
 """repeatable.py - every export and call-graph view of one recording gives
 the same bytes every run.
 
-The recording (test/analysis/chain_rec, seeded: the same file every time)
-holds a process that execs, so one pid has two address spaces whose
+The recording (test/analysis/chain_rec over test/fixtures/callers.c's
+functions, seeded: the same file every time) holds a process that execs, so one pid has two address spaces whose
 locations share a module, procedure and file offset.  Ties like these were
 ordered by the locations' addresses in memory, which address space layout
 randomisation changes from run to run: pprof and callgrind exports of the
@@ -18,7 +18,7 @@ import tempfile
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "analysis"))
-from eqtest import EQPROF, Tap, eqprof  # noqa: E402
+from eqtest import EQPROF, SRC, Tap, eqprof  # noqa: E402
 
 B = os.environ.get("B", os.path.dirname(EQPROF))
 VIEWS = [["export", "--format", f] for f in ("pprof", "callgrind", "folded", "chrome", "csv")] + \
@@ -28,8 +28,14 @@ VIEWS = [["export", "--format", f] for f in ("pprof", "callgrind", "folded", "ch
 def main():
     t = Tap()
     with tempfile.TemporaryDirectory(prefix="eqprof-repeatable-") as d:
+        # a small program's symbols (eqprof's own, with its DWARF, made
+        # the views take seconds each)
+        prog = os.path.join(d, "callers")
+        r = subprocess.run(["cc", "-O0", "-g", "-o", prog, os.path.join(SRC, "test", "fixtures", "callers.c")],
+                           capture_output=True, text=True)
+        t.ok(r.returncode == 0, "cc builds test/fixtures/callers.c", r.stderr)
         rec = os.path.join(d, "chains.eqp")
-        r = subprocess.run([os.path.join(B, "test", "analysis", "chain_rec"), EQPROF, "20000", rec, "7"],
+        r = subprocess.run([os.path.join(B, "test", "analysis", "chain_rec"), prog, "20000", rec, "7"],
                            capture_output=True, text=True)
         t.ok(r.returncode == 0, "chain_rec writes a recording with call chains and an exec", r.stderr)
         for v in VIEWS:
