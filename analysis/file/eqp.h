@@ -378,6 +378,22 @@ size_t eqp_nsample_chunks(const struct eqp_file *f);
  * (eqp_verify() says so). */
 const struct eq_sample *eqp_sample_chunk(const struct eqp_file *f, size_t i,
 					 size_t *n);
+/*
+ * The same for one pass that checks the chunk as it goes, each piece while
+ * it is in the cache for the pass's own work: the samples, unchecked, and in
+ * *ck the checksum so far when the chunk is still to be checked.  The pass
+ * gives every sample, in order, to eqp_chunk_check_feed() and then calls
+ * eqp_chunk_check_end(): the chunk is then checked as eqp_sample_chunk()
+ * checks it (eqp_verify() says whether it was bad).
+ */
+struct eqp_chunk_check {
+	uint32_t crc;
+	int on;                /* 0: checked already (or not lazily opened) */
+};
+const struct eq_sample *eqp_sample_chunk_unchecked(const struct eqp_file *f, size_t i,
+						   size_t *n, struct eqp_chunk_check *ck);
+void eqp_chunk_check_feed(struct eqp_chunk_check *ck, const struct eq_sample *s, size_t n);
+void eqp_chunk_check_end(const struct eqp_file *f, size_t i, struct eqp_chunk_check *ck);
 /* How many samples chunk i holds (0 past the last), without checking it. */
 size_t eqp_sample_chunk_len(const struct eqp_file *f, size_t i);
 

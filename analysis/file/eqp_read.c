@@ -1012,6 +1012,46 @@ int eqp_check_chunk(const struct eqp_file *f, struct sample_chunk *sc)
 	return st == CRC_BAD ? -1 : 0;
 }
 
+const struct eq_sample *eqp_sample_chunk_unchecked(const struct eqp_file *f, size_t i,
+						   size_t *n, struct eqp_chunk_check *ck)
+{
+	const struct sample_chunk *sc;
+
+	ck->on = 0;
+	if (i >= f->samp.n) {
+		*n = 0;
+		return NULL;
+	}
+	sc = &f->samp.v[i];
+	*n = sc->n;
+	if (f->lazy && __atomic_load_n(&sc->crc_state, __ATOMIC_ACQUIRE) == CRC_UNCHECKED) {
+		const unsigned char *h = f->base + sc->off;
+
+		ck->on = 1;
+		ck->crc = eq_crc32c(eq_crc32c(0, h, EQP_CHUNK_HDR_LEN), h + EQP_CHUNK_HDR_LEN,
+				    EQP_SAMP_HDR_LEN);
+	}
+	return sc->s;
+}
+
+void eqp_chunk_check_feed(struct eqp_chunk_check *ck, const struct eq_sample *s, size_t n)
+{
+	if (ck->on)
+		ck->crc = eq_crc32c(ck->crc, s, n * sizeof(*s));
+}
+
+void eqp_chunk_check_end(const struct eqp_file *f, size_t i, struct eqp_chunk_check *ck)
+{
+	struct sample_chunk *sc;
+
+	if (!ck->on || i >= f->samp.n)
+		return;
+	sc = &f->samp.v[i];
+	__atomic_store_n(&sc->crc_state, ck->crc == sc->crc || EQP_FUZZING ? CRC_GOOD : CRC_BAD,
+			 __ATOMIC_RELEASE);
+	ck->on = 0;
+}
+
 int eqp_verify(const struct eqp_file *f, struct eq_error *err)
 {
 	size_t i;

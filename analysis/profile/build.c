@@ -151,6 +151,9 @@ row_for(struct pc_table *t, struct eq_agg *a, struct eq_symbolizer *s, int multi
 }
 
 #define PREFETCH_AHEAD 8
+/* Samples a pass takes at a time: 3 x 8 KiB, one round of the CRC's three
+ * streams (crc32c.c), then still in the first-level cache for the pass. */
+#define SUB_SAMPLES (3 * 8192 / sizeof(struct eq_sample))
 
 /* Samples with no symbol, per module (few modules: a list). */
 struct unres_list {
@@ -202,6 +205,7 @@ static int blk_flush(struct agg_counts *cs, uint32_t row)
 	if (EQ_GROW(cs->log, cs->logcap, cs->nlog + 1, 1024) < 0)
 		return -1;
 	cs->log[cs->nlog++] = (struct blk_ent){ row, c->blk_cur - 1, c->blk_in };
+	c->samples += c->blk_in;
 	c->blk_in = 0;
 	return 0;
 }
@@ -363,7 +367,6 @@ series_step(struct eq_agg *a, struct agg_series *ser, struct agg_counts *cs,
 	if (!general || row != ROW_SKIP) {
 		struct row_count *c = &cs->rc[row];
 
-		c->samples++;
 		c->same[0] += row == r->p0;
 		c->same[1] += row == r->p1;
 		if (__builtin_expect(c->blk_cur != r->blk, 0)) {
@@ -439,15 +442,14 @@ int eq_agg_add_sample(struct eq_agg *a, const struct eq_loc *loc, uint64_t time,
 	return 0;
 }
 
-/* Samples k to end of a chunk of n into the profile; fast: see row_for and
- * series_step (a constant). */
-static inline __attribute__((always_inline)) int
-count_span(struct pc_table *t, struct eq_agg *a, struct eq_symbolizer *s,
-	   const struct eq_sample *smp, size_t k, size_t end, size_t n, uint64_t *lost_marks,
-	   struct unres_list *unres, const int fast)
+/* Samples k to end of a chunk of n into the profile, one at a time: the
+ * general path (count_fast is the fast one). */
+static int count_span(struct pc_table *t, struct eq_agg *a, struct eq_symbolizer *s,
+		      const struct eq_sample *smp, size_t k, size_t end, size_t n,
+		      uint64_t *lost_marks, struct unres_list *unres)
 {
-	int multi = !fast && eq_sym_multi_space(s);
-	int ahead = fast || (!multi && a->by != EQ_BY_PID && a->by != EQ_BY_THREAD);
+	int multi = eq_sym_multi_space(s);
+	int ahead = !multi && a->by != EQ_BY_PID && a->by != EQ_BY_THREAD;
 	size_t len = end - k;
 	uint64_t lost = 0, idle = 0;
 	struct series_run r;
@@ -461,7 +463,7 @@ count_span(struct pc_table *t, struct eq_agg *a, struct eq_symbolizer *s,
 		if (ahead && k + PREFETCH_AHEAD < n)
 			__builtin_prefetch(&t->slots[pc_hash(x[PREFETCH_AHEAD].pc,
 							     x[PREFETCH_AHEAD].pid) & t->mask]);
-		int u = row_for(t, a, s, multi, x, &row, fast);
+		int u = row_for(t, a, s, multi, x, &row, 0);
 
 		if (__builtin_expect(u != 0, 0)) {
 			if (u < 0)
@@ -471,9 +473,8 @@ count_span(struct pc_table *t, struct eq_agg *a, struct eq_symbolizer *s,
 				return -1;
 		}
 		lost += (x->flags & EQ_F_LOST) != 0;
-		if (!fast)
-			idle += row == ROW_SKIP;
-		if (series_step(a, &a->ser, &a->cs, &r, row, x->time, x->flags, !fast, 1))
+		idle += row == ROW_SKIP;
+		if (series_step(a, &a->ser, &a->cs, &r, row, x->time, x->flags, 1, 1))
 			return -1;
 	}
 	series_store(&a->ser, &r, len);
@@ -482,29 +483,234 @@ count_span(struct pc_table *t, struct eq_agg *a, struct eq_symbolizer *s,
 	return 0;
 }
 
-static int count_chunk(struct pc_table *t, struct eq_agg *a, struct eq_symbolizer *s,
-		       const struct eq_sample *smp, size_t n, uint64_t *lost_marks,
+/*
+ * The fast path's samples, a sub-block at a time (count_chunk): one block of
+ * the series, which holds two samples already; rows by pc, each pid its
+ * own address space, no sample left out.  Three short loops over samples
+ * in the first-level cache: their rows (ROW_UNRES marks a pc with no
+ * symbol), then the counts, then the intervals, each with its state in
+ * registers.
+ */
+#define ROW_UNRES 0x80000000u
+/* a table larger than the second-level cache: fetch slots ahead */
+#define PREFETCH_MIN_SLOTS (64 * 1024)
+
+static __attribute__((noinline)) int
+fast_rows(struct pc_table *t, struct eq_agg *a, struct eq_symbolizer *s,
+		     const struct eq_sample *x, size_t m, size_t avail, uint32_t *rows)
+{
+	const struct pc_slot *slots = t->slots;
+	size_t mask = t->mask, i, j;
+	int ahead = mask + 1 >= PREFETCH_MIN_SLOTS;
+	uint32_t row, tag;
+
+	for (i = 0; i < m; i++) {
+		uint64_t pc = x[i].pc;
+		uint32_t pid = x[i].pid, kf = KFLAGS(&x[i]);
+
+		if (ahead && i + PREFETCH_AHEAD < avail)
+			__builtin_prefetch(&slots[pc_hash(x[i + PREFETCH_AHEAD].pc,
+							  x[i + PREFETCH_AHEAD].pid) & mask]);
+		for (j = pc_hash(pc, pid) & mask; (tag = slots[j].tag); j = (j + 1) & mask)
+			if (slots[j].pc == pc && slots[j].pid == pid &&
+			    (tag & ~TAG_ROW_MASK & ~TAG_UNRESOLVED) == kf)
+				break;
+		if (__builtin_expect(!tag, 0)) {
+			if (row_miss(t, a, s, &x[i], pc, pid, j, &row, &tag) < 0)
+				return -1;
+			slots = t->slots;
+			mask = t->mask;
+			ahead = mask + 1 >= PREFETCH_MIN_SLOTS;
+		}
+		rows[i] = ((tag & TAG_ROW_MASK) - 1) | (tag & TAG_UNRESOLVED ? ROW_UNRES : 0);
+	}
+	return 0;
+}
+
+static __attribute__((noinline)) int
+fast_counts(struct eq_agg *a, struct eq_symbolizer *s, struct series_run *r,
+		       const struct eq_sample *x, const uint32_t *rows, size_t m,
 		       struct unres_list *unres)
+{
+	struct agg_counts *cs = &a->cs;
+	struct row_count *rc = cs->rc;
+	uint32_t p0 = r->p0, p1 = r->p1, blk = r->blk;
+	size_t i;
+
+	for (i = 0; i < m; i++) {
+		uint32_t row = rows[i];
+		struct row_count *c;
+
+		if (__builtin_expect(row & ROW_UNRES, 0)) {
+			row &= ~ROW_UNRES;
+			/* the symbolizer's own cache has the pc's module */
+			if (unres_add(unres, eq_sym_lookup(s, &x[i])->module) < 0)
+				return -1;
+		}
+		c = &rc[row];
+		c->same[0] += row == p0;
+		c->same[1] += row == p1;
+		if (__builtin_expect(c->blk_cur != blk, 0)) {
+			if (blk_flush(cs, row))
+				return -1;
+			c->blk_cur = blk;
+		}
+		c->blk_in++;
+		p1 = p0;
+		p0 = row;
+	}
+	r->p0 = p0;
+	r->p1 = p1;
+	return 0;
+}
+
+/* eq_series_dt over m samples, and the samples marked after a loss; the
+ * count of intervals adds up exactly in a double, so it is added once. */
+static uint64_t fast_times(struct eq_series_times *t, const struct eq_sample *x, size_t m)
+{
+	uint64_t last = t->t_last, n = 0, lost = 0;
+	double sum = t->dt_sum, sum2 = t->dt_sum2;
+	size_t i;
+
+	for (i = 0; i < m; i++) {
+		uint64_t time = x[i].time;
+		int after_loss = (x[i].flags & EQ_F_LOST) != 0;
+
+		lost += (uint64_t)after_loss;
+		if (!after_loss && time >= last) {
+			double dt = (double)(time - last);
+
+			n++;
+			sum += dt;
+			sum2 += dt * dt;
+		}
+		last = time;
+	}
+	t->t_last = last;
+	t->dt_n += (double)n;
+	t->dt_sum = sum;
+	t->dt_sum2 = sum2;
+	return lost;
+}
+
+/*
+ * The commonest samples in one loop, with nothing to call: of a process
+ * (pid not 0), in user space, not after a loss, no earlier than the one
+ * before, at a pc seen before, resolved and in the slot its hash names, in
+ * a row already met in this block.  Returns how many of the m it took, up
+ * to the first that is not such a sample (count_fast takes that one).
+ */
+static __attribute__((noinline)) size_t
+fast_plain(const struct pc_table *t, struct row_count *rc, struct series_run *r,
+			 const struct eq_sample *x, size_t m)
+{
+	const struct pc_slot *slots = t->slots;
+	const size_t mask = t->mask;
+	const struct eq_sample *p = x, *end = x + m;
+	uint64_t last = r->times.t_last;
+	uint32_t p0 = r->p0, p1 = r->p1, blk = r->blk;
+	double sum = r->times.dt_sum, sum2 = r->times.dt_sum2;
+
+	for (; p < end; p++) {
+		uint64_t pc = p->pc, time = p->time, pid = p->pid, w;
+		const struct pc_slot *sl;
+		struct row_count *c;
+		uint32_t row;
+		double dt;
+
+		/* (a difference of 2^63 or more would convert apart) */
+		if (!pid || (p->flags & (EQ_F_KERNEL | EQ_F_IDLE | EQ_F_LOST)) || time < last ||
+		    (int64_t)(time - last) < 0)
+			break;
+		/* the next sub-block on its way while this one is counted */
+		__builtin_prefetch((const char *)p + SUB_SAMPLES * sizeof(*p));
+		sl = &slots[pc_hash(pc, (uint32_t)pid) & mask];
+		/* pid and tag as one word: no kernel/idle/unresolved bits */
+		memcpy(&w, &sl->pid, sizeof(w));
+		if (sl->pc != pc || (w & 0xf0000000ffffffffull) != pid)
+			break;
+		row = (uint32_t)(w >> 32) - 1;
+		c = &rc[row];
+		if (c->blk_cur != blk)
+			break;
+		c->blk_in++;
+		if (row == p0)
+			c->same[0]++;
+		if (row == p1)
+			c->same[1]++;
+		p1 = p0;
+		p0 = row;
+		dt = (double)(int64_t)(time - last);
+		sum += dt;
+		sum2 += dt * dt;
+		last = time;
+	}
+	r->p0 = p0;
+	r->p1 = p1;
+	r->times.t_last = last;
+	r->times.dt_n += (double)(size_t)(p - x);
+	r->times.dt_sum = sum;
+	r->times.dt_sum2 = sum2;
+	return (size_t)(p - x);
+}
+
+/* Samples k to end (at most SUB_SAMPLES) of a chunk of n on the fast path:
+ * runs of plain samples in one loop, the others through the three. */
+static int count_fast(struct pc_table *t, struct eq_agg *a, struct eq_symbolizer *s,
+		      const struct eq_sample *smp, size_t k, size_t end, size_t n,
+		      uint64_t *lost_marks, struct unres_list *unres)
+{
+	uint32_t rows[1];
+	struct series_run r;
+	size_t len = end - k;
+
+	series_load(&a->ser, &r);
+	while (k < end) {
+		k += fast_plain(t, a->cs.rc, &r, smp + k, end - k);
+		if (k == end)
+			break;
+		/* the one it stopped at (a new pc, a row new to the block...) */
+		if (fast_rows(t, a, s, smp + k, 1, n - k, rows) ||
+		    fast_counts(a, s, &r, smp + k, rows, 1, unres))
+			return -1;
+		*lost_marks += fast_times(&r.times, smp + k, 1);
+		k++;
+	}
+	series_store(&a->ser, &r, len);
+	return 0;
+}
+
+/*
+ * A chunk's samples into the profile, a sub-block at a time, the CRC of
+ * each fed to ck (when not NULL) just before the pass reads it.
+ */
+static int count_chunk(struct pc_table *t, struct eq_agg *a, struct eq_symbolizer *s,
+		       const struct eq_sample *smp, size_t n, struct eqp_chunk_check *ck,
+		       uint64_t *lost_marks, struct unres_list *unres)
 {
 	/* The pid names the address space unless some process exec'ed; no
 	 * sample is left out unless idle ones are. */
 	int fast = !eq_sym_multi_space(s) && a->by != EQ_BY_PID && a->by != EQ_BY_THREAD &&
 		   !(a->flags & EQ_PROFILE_EXCLUDE_IDLE);
-	size_t k = 0, seg;
+	size_t k = 0, e, seg;
 
-	while (k < n) {
-		seg = series_segment(&a->ser, n - k);
-		if (fast && a->ser.n >= 2) {
-			if (count_span(t, a, s, smp, k, k + seg, n, lost_marks, unres, 1))
-				return -1;
-		} else {
+	for (; k < n; k = e) {
+		e = n - k < SUB_SAMPLES ? n : k + SUB_SAMPLES;
+		if (ck)
+			eqp_chunk_check_feed(ck, smp + k, e - k);
+		for (; k < e; k += seg) {
+			seg = series_segment(&a->ser, e - k);
+			if (fast && a->ser.n >= 2) {
+				if (count_fast(t, a, s, smp, k, k + seg, n, lost_marks, unres))
+					return -1;
+				continue;
+			}
 			/* the first two samples of the series apart (they have no pairs) */
 			if (a->ser.n < 2 && seg > 2 - a->ser.n)
 				seg = (size_t)(2 - a->ser.n);
-			if (count_span(t, a, s, smp, k, k + seg, n, lost_marks, unres, 0))
+			if (count_span(t, a, s, smp, k, k + seg, n, lost_marks, unres))
 				return -1;
 		}
-		k += seg;
 	}
 	return 0;
 }
@@ -688,8 +894,8 @@ count_keys_span(struct key_table *t, struct eq_agg *a, struct eq_symbolizer *s,
 }
 
 static int count_chunk_keys(struct key_table *t, struct eq_agg *a, struct eq_symbolizer *s,
-			    const struct eq_sample *smp, size_t n, uint64_t *lost_marks,
-			    struct unres_list *unres)
+			    const struct eq_sample *smp, size_t n, struct eqp_chunk_check *ck,
+			    uint64_t *lost_marks, struct unres_list *unres)
 {
 	int need_thread = a->by == EQ_BY_THREAD || (a->filter && a->filter->ncomm);
 	int multi = eq_sym_multi_space(s);
@@ -697,7 +903,7 @@ static int count_chunk_keys(struct key_table *t, struct eq_agg *a, struct eq_sym
 	 * relative shares, filtered ones are */
 	int fast = !(a->flags & EQ_PROFILE_EXCLUDE_IDLE) && !(a->filter && a->filter->relative);
 	unsigned i;
-	size_t k = 0, seg;
+	size_t k = 0, e, seg;
 
 	for (i = 0; i < a->keys.n; i++) {
 		need_thread |= a->keys.k[i] == EQ_KEY_COMM || a->keys.k[i] == EQ_KEY_TID;
@@ -707,13 +913,18 @@ static int count_chunk_keys(struct key_table *t, struct eq_agg *a, struct eq_sym
 	t->tid = need_thread;
 	if (a->filter && !a->fcache && !(a->fcache = calloc(FCACHE_SIZE, sizeof(*a->fcache))))
 		return -1;
-	while (k < n) {
-		seg = series_segment(&a->ser, n - k);
-		if (fast && a->ser.n >= 2) {
-			if (count_keys_span(t, a, s, smp, k, k + seg, lost_marks, unres, multi,
-					    need_thread, 1))
-				return -1;
-		} else {
+	for (; k < n; k = e) {
+		e = n - k < SUB_SAMPLES ? n : k + SUB_SAMPLES;
+		if (ck)
+			eqp_chunk_check_feed(ck, smp + k, e - k);
+		for (; k < e; k += seg) {
+			seg = series_segment(&a->ser, e - k);
+			if (fast && a->ser.n >= 2) {
+				if (count_keys_span(t, a, s, smp, k, k + seg, lost_marks, unres,
+						    multi, need_thread, 1))
+					return -1;
+				continue;
+			}
 			/* the first two samples of the series apart (they have no pairs) */
 			if (a->ser.n < 2 && seg > 2 - a->ser.n)
 				seg = (size_t)(2 - a->ser.n);
@@ -721,7 +932,6 @@ static int count_chunk_keys(struct key_table *t, struct eq_agg *a, struct eq_sym
 					    need_thread, 0))
 				return -1;
 		}
-		k += seg;
 	}
 	return 0;
 }
@@ -1276,14 +1486,19 @@ struct eq_profile *eq_profile_build_opts(const struct eqp_file *f, struct eq_sym
 	if (split && progress)
 		progress(eqp_nsamples(f), eqp_nsamples(f), arg);
 	for (c = 0; !split && c < nslices; c++) {
+		struct eqp_chunk_check ck = { 0 };
 		size_t n;
-		const struct eq_sample *smp = rs.v ? rs.v[c].smp : eqp_sample_chunk(f, c, &n);
+		/* a whole chunk is checked as it is read; a range's slices were
+		 * checked when they were cut */
+		const struct eq_sample *smp = rs.v ? rs.v[c].smp :
+					      eqp_sample_chunk_unchecked(f, c, &n, &ck);
 
 		if (rs.v)
 			n = rs.v[c].n;
-		if (smp && (slow ? count_chunk_keys(&kt, a, s, smp, n, &lost_marks, &unres) :
-			    count_chunk(&t, a, s, smp, n, &lost_marks, &unres)))
+		if (smp && (slow ? count_chunk_keys(&kt, a, s, smp, n, &ck, &lost_marks, &unres) :
+			    count_chunk(&t, a, s, smp, n, &ck, &lost_marks, &unres)))
 			goto oom;
+		eqp_chunk_check_end(f, c, &ck);
 		done += smp ? n : 0;
 		if (progress)
 			progress(done, rs.v ? rs.total : eqp_nsamples(f), arg);
