@@ -484,116 +484,6 @@ static int count_span(struct pc_table *t, struct eq_agg *a, struct eq_symbolizer
 }
 
 /*
- * The fast path's samples, a sub-block at a time (count_chunk): one block of
- * the series, which holds two samples already; rows by pc, each pid its
- * own address space, no sample left out.  Three short loops over samples
- * in the first-level cache: their rows (ROW_UNRES marks a pc with no
- * symbol), then the counts, then the intervals, each with its state in
- * registers.
- */
-#define ROW_UNRES 0x80000000u
-/* a table larger than the second-level cache: fetch slots ahead */
-#define PREFETCH_MIN_SLOTS (64 * 1024)
-
-static __attribute__((noinline)) int
-fast_rows(struct pc_table *t, struct eq_agg *a, struct eq_symbolizer *s,
-		     const struct eq_sample *x, size_t m, size_t avail, uint32_t *rows)
-{
-	const struct pc_slot *slots = t->slots;
-	size_t mask = t->mask, i, j;
-	int ahead = mask + 1 >= PREFETCH_MIN_SLOTS;
-	uint32_t row, tag;
-
-	for (i = 0; i < m; i++) {
-		uint64_t pc = x[i].pc;
-		uint32_t pid = x[i].pid, kf = KFLAGS(&x[i]);
-
-		if (ahead && i + PREFETCH_AHEAD < avail)
-			__builtin_prefetch(&slots[pc_hash(x[i + PREFETCH_AHEAD].pc,
-							  x[i + PREFETCH_AHEAD].pid) & mask]);
-		for (j = pc_hash(pc, pid) & mask; (tag = slots[j].tag); j = (j + 1) & mask)
-			if (slots[j].pc == pc && slots[j].pid == pid &&
-			    (tag & ~TAG_ROW_MASK & ~TAG_UNRESOLVED) == kf)
-				break;
-		if (__builtin_expect(!tag, 0)) {
-			if (row_miss(t, a, s, &x[i], pc, pid, j, &row, &tag) < 0)
-				return -1;
-			slots = t->slots;
-			mask = t->mask;
-			ahead = mask + 1 >= PREFETCH_MIN_SLOTS;
-		}
-		rows[i] = ((tag & TAG_ROW_MASK) - 1) | (tag & TAG_UNRESOLVED ? ROW_UNRES : 0);
-	}
-	return 0;
-}
-
-static __attribute__((noinline)) int
-fast_counts(struct eq_agg *a, struct eq_symbolizer *s, struct series_run *r,
-		       const struct eq_sample *x, const uint32_t *rows, size_t m,
-		       struct unres_list *unres)
-{
-	struct agg_counts *cs = &a->cs;
-	struct row_count *rc = cs->rc;
-	uint32_t p0 = r->p0, p1 = r->p1, blk = r->blk;
-	size_t i;
-
-	for (i = 0; i < m; i++) {
-		uint32_t row = rows[i];
-		struct row_count *c;
-
-		if (__builtin_expect(row & ROW_UNRES, 0)) {
-			row &= ~ROW_UNRES;
-			/* the symbolizer's own cache has the pc's module */
-			if (unres_add(unres, eq_sym_lookup(s, &x[i])->module) < 0)
-				return -1;
-		}
-		c = &rc[row];
-		c->same[0] += row == p0;
-		c->same[1] += row == p1;
-		if (__builtin_expect(c->blk_cur != blk, 0)) {
-			if (blk_flush(cs, row))
-				return -1;
-			c->blk_cur = blk;
-		}
-		c->blk_in++;
-		p1 = p0;
-		p0 = row;
-	}
-	r->p0 = p0;
-	r->p1 = p1;
-	return 0;
-}
-
-/* eq_series_dt over m samples, and the samples marked after a loss; the
- * count of intervals adds up exactly in a double, so it is added once. */
-static uint64_t fast_times(struct eq_series_times *t, const struct eq_sample *x, size_t m)
-{
-	uint64_t last = t->t_last, n = 0, lost = 0;
-	double sum = t->dt_sum, sum2 = t->dt_sum2;
-	size_t i;
-
-	for (i = 0; i < m; i++) {
-		uint64_t time = x[i].time;
-		int after_loss = (x[i].flags & EQ_F_LOST) != 0;
-
-		lost += (uint64_t)after_loss;
-		if (!after_loss && time >= last) {
-			double dt = (double)(time - last);
-
-			n++;
-			sum += dt;
-			sum2 += dt * dt;
-		}
-		last = time;
-	}
-	t->t_last = last;
-	t->dt_n += (double)n;
-	t->dt_sum = sum;
-	t->dt_sum2 = sum2;
-	return lost;
-}
-
-/*
  * The commonest samples in one loop, with nothing to call: of a process
  * (pid not 0), in user space, not after a loss, no earlier than the one
  * before, at a pc seen before, resolved and in the slot its hash names, in
@@ -623,7 +513,7 @@ fast_plain(const struct pc_table *t, struct row_count *rc, struct series_run *r,
 		    (int64_t)(time - last) < 0)
 			break;
 		/* the next sub-block on its way while this one is counted */
-		__builtin_prefetch((const char *)p + SUB_SAMPLES * sizeof(*p));
+		__builtin_prefetch(p + SUB_SAMPLES);
 		sl = &slots[pc_hash(pc, (uint32_t)pid) & mask];
 		/* pid and tag as one word: no kernel/idle/unresolved bits */
 		memcpy(&w, &sl->pid, sizeof(w));
@@ -654,29 +544,27 @@ fast_plain(const struct pc_table *t, struct row_count *rc, struct series_run *r,
 	return (size_t)(p - x);
 }
 
-/* Samples k to end (at most SUB_SAMPLES) of a chunk of n on the fast path:
- * runs of plain samples in one loop, the others through the three. */
+/* Samples k to end of a chunk of n on the fast path (one block of the
+ * series, which holds two samples already; rows by pc, each pid its own
+ * address space, none left out): runs of plain samples in one loop, each
+ * sample it stops at one at a time. */
 static int count_fast(struct pc_table *t, struct eq_agg *a, struct eq_symbolizer *s,
 		      const struct eq_sample *smp, size_t k, size_t end, size_t n,
 		      uint64_t *lost_marks, struct unres_list *unres)
 {
-	uint32_t rows[1];
-	struct series_run r;
-	size_t len = end - k;
-
-	series_load(&a->ser, &r);
 	while (k < end) {
-		k += fast_plain(t, a->cs.rc, &r, smp + k, end - k);
-		if (k == end)
-			break;
-		/* the one it stopped at (a new pc, a row new to the block...) */
-		if (fast_rows(t, a, s, smp + k, 1, n - k, rows) ||
-		    fast_counts(a, s, &r, smp + k, rows, 1, unres))
+		struct series_run r;
+		size_t got;
+
+		series_load(&a->ser, &r);
+		got = fast_plain(t, a->cs.rc, &r, smp + k, end - k);
+		series_store(&a->ser, &r, got);
+		k += got;
+		/* the one it stopped at: a new pc, a row new to the block... */
+		if (k < end && count_span(t, a, s, smp, k, k + 1, n, lost_marks, unres))
 			return -1;
-		*lost_marks += fast_times(&r.times, smp + k, 1);
-		k++;
+		k += k < end;
 	}
-	series_store(&a->ser, &r, len);
 	return 0;
 }
 
@@ -873,6 +761,8 @@ count_keys_span(struct key_table *t, struct eq_agg *a, struct eq_symbolizer *s,
 								   t->tid ? x->tid : 0,
 								   t->cpu ? x->cpu : 0) & t->mask]);
 		}
+		/* the next sub-block on its way (count_chunk_keys checks it next) */
+		__builtin_prefetch(&smp[k] + SUB_SAMPLES);
 		/* room for one more key before looking (a miss fills its slot) */
 		if (2 * (t->count + 1) > t->mask && key_grow(t))
 			return -1;
@@ -890,6 +780,92 @@ count_keys_span(struct key_table *t, struct eq_agg *a, struct eq_symbolizer *s,
 	*lost_marks += lost;
 	a->idle += idle;
 	a->filtered += filtered;
+	return 0;
+}
+
+/*
+ * fast_plain for key sets, where nothing is left out and every pid is its
+ * own address space: samples in user space, not after a loss, in time
+ * order, whose key (pc, pid, and the tid and CPU where they count) was
+ * seen and is in the slot its hash names, in a row with a symbol, already
+ * met in this block.  Returns how many of the m it took.
+ */
+static __attribute__((noinline)) size_t
+fast_keys_plain(const struct key_table *t, struct row_count *rc, struct series_run *r,
+		const struct eq_sample *x, size_t m)
+{
+	const struct key_slot *slots = t->slots;
+	const size_t mask = t->mask;
+	const uint32_t tids = t->tid ? UINT32_MAX : 0;
+	const uint16_t cpus = t->cpu ? UINT16_MAX : 0;
+	const struct eq_sample *p = x, *end = x + m;
+	uint64_t last = r->times.t_last;
+	uint32_t p0 = r->p0, p1 = r->p1, blk = r->blk;
+	double sum = r->times.dt_sum, sum2 = r->times.dt_sum2;
+
+	for (; p < end; p++) {
+		uint64_t pc = p->pc, time = p->time;
+		uint32_t pid = p->pid, tid = p->tid & tids, row;
+		uint16_t cpu = p->cpu & cpus;
+		const struct key_slot *k;
+		struct row_count *c;
+		double dt;
+
+		if ((p->flags & (EQ_F_KERNEL | EQ_F_IDLE | EQ_F_LOST)) || time < last ||
+		    (int64_t)(time - last) < 0)
+			break;
+		__builtin_prefetch(p + SUB_SAMPLES);
+		k = &slots[key_slot_hash(pc, pid, 0, tid, cpu) & mask];
+		if (!k->used || k->pc != pc || k->pid != pid || k->who || k->tid != tid ||
+		    k->cpu != cpu || k->kf || k->unres || k->idle || k->dropped)
+			break;
+		row = k->row;
+		c = &rc[row];
+		if (c->blk_cur != blk)
+			break;
+		c->blk_in++;
+		if (row == p0)
+			c->same[0]++;
+		if (row == p1)
+			c->same[1]++;
+		p1 = p0;
+		p0 = row;
+		dt = (double)(int64_t)(time - last);
+		sum += dt;
+		sum2 += dt * dt;
+		last = time;
+	}
+	r->p0 = p0;
+	r->p1 = p1;
+	r->times.t_last = last;
+	r->times.dt_n += (double)(size_t)(p - x);
+	r->times.dt_sum = sum;
+	r->times.dt_sum2 = sum2;
+	return (size_t)(p - x);
+}
+
+/* count_keys_span's fast case: runs of plain samples in one loop (when
+ * each pid is its own address space), the others one at a time. */
+static int count_keys_fast(struct key_table *t, struct eq_agg *a, struct eq_symbolizer *s,
+			   const struct eq_sample *smp, size_t k, size_t end,
+			   uint64_t *lost_marks, struct unres_list *unres, int multi,
+			   int need_thread)
+{
+	while (k < end) {
+		if (!multi && t->slots) {
+			struct series_run r;
+			size_t got;
+
+			series_load(&a->ser, &r);
+			got = fast_keys_plain(t, a->cs.rc, &r, smp + k, end - k);
+			series_store(&a->ser, &r, got);
+			k += got;
+		}
+		if (k < end && count_keys_span(t, a, s, smp, k, k + 1, lost_marks, unres, multi,
+					       need_thread, 1))
+			return -1;
+		k += k < end;
+	}
 	return 0;
 }
 
@@ -920,8 +896,8 @@ static int count_chunk_keys(struct key_table *t, struct eq_agg *a, struct eq_sym
 		for (; k < e; k += seg) {
 			seg = series_segment(&a->ser, e - k);
 			if (fast && a->ser.n >= 2) {
-				if (count_keys_span(t, a, s, smp, k, k + seg, lost_marks, unres,
-						    multi, need_thread, 1))
+				if (count_keys_fast(t, a, s, smp, k, k + seg, lost_marks, unres,
+						    multi, need_thread))
 					return -1;
 				continue;
 			}
