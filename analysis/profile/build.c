@@ -154,6 +154,8 @@ row_for(struct pc_table *t, struct eq_agg *a, struct eq_symbolizer *s, int multi
 /* Samples a pass takes at a time: 3 x 8 KiB, one round of the CRC's three
  * streams (crc32c.c), then still in the first-level cache for the pass. */
 #define SUB_SAMPLES (3 * 8192 / sizeof(struct eq_sample))
+/* a pc table larger than the second-level cache (16-byte slots) */
+#define PREFETCH_MIN_SLOTS (64 * 1024)
 
 /* Samples with no symbol, per module (few modules: a list). */
 struct unres_list {
@@ -492,10 +494,13 @@ static int count_span(struct pc_table *t, struct eq_agg *a, struct eq_symbolizer
  */
 static __attribute__((noinline)) size_t
 fast_plain(const struct pc_table *t, struct row_count *rc, struct series_run *r,
-			 const struct eq_sample *x, size_t m)
+	   const struct eq_sample *x, size_t m, size_t avail)
 {
 	const struct pc_slot *slots = t->slots;
 	const size_t mask = t->mask;
+	/* a table beyond the second-level cache: its slots fetched ahead */
+	const struct eq_sample *far = mask + 1 >= PREFETCH_MIN_SLOTS ?
+				      x + avail - PREFETCH_AHEAD : x;
 	const struct eq_sample *p = x, *end = x + m;
 	uint64_t last = r->times.t_last;
 	uint32_t p0 = r->p0, p1 = r->p1, blk = r->blk;
@@ -514,6 +519,9 @@ fast_plain(const struct pc_table *t, struct row_count *rc, struct series_run *r,
 			break;
 		/* the next sub-block on its way while this one is counted */
 		__builtin_prefetch(p + SUB_SAMPLES);
+		if (p < far)
+			__builtin_prefetch(&slots[pc_hash(p[PREFETCH_AHEAD].pc,
+							  p[PREFETCH_AHEAD].pid) & mask]);
 		sl = &slots[pc_hash(pc, (uint32_t)pid) & mask];
 		/* pid and tag as one word: no kernel/idle/unresolved bits */
 		memcpy(&w, &sl->pid, sizeof(w));
@@ -557,7 +565,7 @@ static int count_fast(struct pc_table *t, struct eq_agg *a, struct eq_symbolizer
 		size_t got;
 
 		series_load(&a->ser, &r);
-		got = fast_plain(t, a->cs.rc, &r, smp + k, end - k);
+		got = fast_plain(t, a->cs.rc, &r, smp + k, end - k, n - k);
 		series_store(&a->ser, &r, got);
 		k += got;
 		/* the one it stopped at: a new pc, a row new to the block... */
@@ -792,10 +800,12 @@ count_keys_span(struct key_table *t, struct eq_agg *a, struct eq_symbolizer *s,
  */
 static __attribute__((noinline)) size_t
 fast_keys_plain(const struct key_table *t, struct row_count *rc, struct series_run *r,
-		const struct eq_sample *x, size_t m)
+		const struct eq_sample *x, size_t m, size_t avail)
 {
 	const struct key_slot *slots = t->slots;
 	const size_t mask = t->mask;
+	const struct eq_sample *far = mask + 1 >= PREFETCH_MIN_SLOTS / 2 ?
+				      x + avail - PREFETCH_AHEAD : x;
 	const uint32_t tids = t->tid ? UINT32_MAX : 0;
 	const uint16_t cpus = t->cpu ? UINT16_MAX : 0;
 	const struct eq_sample *p = x, *end = x + m;
@@ -815,6 +825,11 @@ fast_keys_plain(const struct key_table *t, struct row_count *rc, struct series_r
 		    (int64_t)(time - last) < 0)
 			break;
 		__builtin_prefetch(p + SUB_SAMPLES);
+		if (p < far)
+			__builtin_prefetch(&slots[key_slot_hash(p[PREFETCH_AHEAD].pc,
+								p[PREFETCH_AHEAD].pid, 0,
+								p[PREFETCH_AHEAD].tid & tids,
+								p[PREFETCH_AHEAD].cpu & cpus) & mask]);
 		k = &slots[key_slot_hash(pc, pid, 0, tid, cpu) & mask];
 		if (!k->used || k->pc != pc || k->pid != pid || k->who || k->tid != tid ||
 		    k->cpu != cpu || k->kf || k->unres || k->idle || k->dropped)
@@ -847,7 +862,7 @@ fast_keys_plain(const struct key_table *t, struct row_count *rc, struct series_r
 /* count_keys_span's fast case: runs of plain samples in one loop (when
  * each pid is its own address space), the others one at a time. */
 static int count_keys_fast(struct key_table *t, struct eq_agg *a, struct eq_symbolizer *s,
-			   const struct eq_sample *smp, size_t k, size_t end,
+			   const struct eq_sample *smp, size_t k, size_t end, size_t n,
 			   uint64_t *lost_marks, struct unres_list *unres, int multi,
 			   int need_thread)
 {
@@ -857,7 +872,7 @@ static int count_keys_fast(struct key_table *t, struct eq_agg *a, struct eq_symb
 			size_t got;
 
 			series_load(&a->ser, &r);
-			got = fast_keys_plain(t, a->cs.rc, &r, smp + k, end - k);
+			got = fast_keys_plain(t, a->cs.rc, &r, smp + k, end - k, n - k);
 			series_store(&a->ser, &r, got);
 			k += got;
 		}
@@ -896,7 +911,7 @@ static int count_chunk_keys(struct key_table *t, struct eq_agg *a, struct eq_sym
 		for (; k < e; k += seg) {
 			seg = series_segment(&a->ser, e - k);
 			if (fast && a->ser.n >= 2) {
-				if (count_keys_fast(t, a, s, smp, k, k + seg, lost_marks, unres,
+				if (count_keys_fast(t, a, s, smp, k, k + seg, n, lost_marks, unres,
 						    multi, need_thread))
 					return -1;
 				continue;
