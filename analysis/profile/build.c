@@ -486,40 +486,44 @@ static int count_span(struct pc_table *t, struct eq_agg *a, struct eq_symbolizer
 }
 
 /*
- * The commonest samples in one loop, with nothing to call: of a process
- * (pid not 0), in user space, not after a loss, no earlier than the one
- * before, at a pc seen before, resolved and in the slot its hash names, in
- * a row already met in this block.  Returns how many of the m it took, up
- * to the first that is not such a sample (count_fast takes that one).
+ * The commonest samples in one loop, with nothing to call: not in the
+ * kernel or idle, not after a loss, no earlier than the one before (and
+ * times below 2^63, which convert alike signed), at a pc seen before,
+ * resolved and in the slot its hash names, in a row already met in this
+ * block.  Returns how many of the m it took, up to the first that is not
+ * such a sample (count_fast takes that one).  Rows are kept as their tags
+ * (row + 1) in the loop.
  */
-static __attribute__((noinline)) size_t
-fast_plain(const struct pc_table *t, struct row_count *rc, struct series_run *r,
-	   const struct eq_sample *x, size_t m, size_t avail)
+static inline __attribute__((always_inline)) size_t
+fast_plain_loop(const struct pc_table *t, struct row_count *rc, struct series_run *r,
+		const struct eq_sample *x, size_t m, size_t avail, const int big)
 {
 	const struct pc_slot *slots = t->slots;
 	const size_t mask = t->mask;
-	/* a table beyond the second-level cache: its slots fetched ahead */
-	const struct eq_sample *far = mask + 1 >= PREFETCH_MIN_SLOTS ?
-				      x + avail - PREFETCH_AHEAD : x;
+	/* big: a table beyond the second-level cache, its slots fetched ahead */
+	const struct eq_sample *far = big ? x + avail - PREFETCH_AHEAD : x;
 	const struct eq_sample *p = x, *end = x + m;
+	struct row_count *rc1 = rc - 1;       /* indexed by tag */
 	uint64_t last = r->times.t_last;
-	uint32_t p0 = r->p0, p1 = r->p1, blk = r->blk;
+	uint32_t p0 = r->p0 + 1, p1 = r->p1 + 1, blk = r->blk;  /* ROW_NONE: 0 */
 	double sum = r->times.dt_sum, sum2 = r->times.dt_sum2;
 
+	if ((int64_t)last < 0)
+		return 0;
 	for (; p < end; p++) {
 		uint64_t pc = p->pc, time = p->time, pid = p->pid, w;
 		const struct pc_slot *sl;
 		struct row_count *c;
-		uint32_t row;
+		uint32_t tag;
 		double dt;
 
-		/* (a difference of 2^63 or more would convert apart) */
-		if (!pid || (p->flags & (EQ_F_KERNEL | EQ_F_IDLE | EQ_F_LOST)) || time < last ||
-		    (int64_t)(time - last) < 0)
+		/* an empty slot is all zero: (pc, pid) (0, 0) is looked up apart */
+		if ((p->flags & (EQ_F_KERNEL | EQ_F_IDLE | EQ_F_LOST)) || !(pc | pid) ||
+		    (int64_t)(time | (time - last)) < 0)
 			break;
 		/* the next sub-block on its way while this one is counted */
 		__builtin_prefetch(p + SUB_SAMPLES);
-		if (p < far)
+		if (big && p < far)
 			__builtin_prefetch(&slots[pc_hash(p[PREFETCH_AHEAD].pc,
 							  p[PREFETCH_AHEAD].pid) & mask]);
 		sl = &slots[pc_hash(pc, (uint32_t)pid) & mask];
@@ -527,29 +531,38 @@ fast_plain(const struct pc_table *t, struct row_count *rc, struct series_run *r,
 		memcpy(&w, &sl->pid, sizeof(w));
 		if (sl->pc != pc || (w & 0xf0000000ffffffffull) != pid)
 			break;
-		row = (uint32_t)(w >> 32) - 1;
-		c = &rc[row];
+		tag = (uint32_t)(w >> 32);
+		c = &rc1[tag];
 		if (c->blk_cur != blk)
 			break;
 		c->blk_in++;
-		if (row == p0)
+		if (tag == p0)
 			c->same[0]++;
-		if (row == p1)
+		if (tag == p1)
 			c->same[1]++;
 		p1 = p0;
-		p0 = row;
+		p0 = tag;
 		dt = (double)(int64_t)(time - last);
 		sum += dt;
 		sum2 += dt * dt;
 		last = time;
 	}
-	r->p0 = p0;
-	r->p1 = p1;
+	r->p0 = p0 - 1;
+	r->p1 = p1 - 1;
 	r->times.t_last = last;
 	r->times.dt_n += (double)(size_t)(p - x);
 	r->times.dt_sum = sum;
 	r->times.dt_sum2 = sum2;
 	return (size_t)(p - x);
+}
+
+static __attribute__((noinline)) size_t
+fast_plain(const struct pc_table *t, struct row_count *rc, struct series_run *r,
+	   const struct eq_sample *x, size_t m, size_t avail)
+{
+	if (t->mask + 1 >= PREFETCH_MIN_SLOTS)
+		return fast_plain_loop(t, rc, r, x, m, avail, 1);
+	return fast_plain_loop(t, rc, r, x, m, avail, 0);
 }
 
 /* Samples k to end of a chunk of n on the fast path (one block of the
