@@ -29,7 +29,7 @@ SANITIZE  = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-r
 SANFLAGS  = $(if $(SAN),$(SANITIZE))
 CFLAGS_ALL = $(CSTD) $(WARN) $(OPT) $(INCLUDES) $(SANFLAGS) $(EXTRA_CFLAGS) -MMD -MP
 LDFLAGS_ALL = $(SANFLAGS) $(EXTRA_LDFLAGS)
-LDLIBS_ALL  = -ldw -ldebuginfod -lelf -lcapstone -lz -liberty -lm -lpthread $(EXTRA_LDLIBS)
+LDLIBS_ALL  = -ldw -lelf -lcapstone -lz -liberty -lm -lpthread $(EXTRA_LDLIBS)
 
 .DEFAULT_GOAL := all
 .SECONDARY:          # keep objects of tests: no rebuild on every make check

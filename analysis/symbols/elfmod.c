@@ -5,6 +5,7 @@
 #include <elfutils/libdw.h>
 #include <elfutils/libdwelf.h>
 #include <elfutils/debuginfod.h>
+#include <dlfcn.h>
 #include <dwarf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -101,6 +102,35 @@ static int try_debug(const struct eq_root *root, const char *path, const unsigne
  * ~/.cache/debuginfod_client).  The file it gives must carry the build-id
  * asked for.  -1 when the variable is unset or empty, or nothing is found.
  */
+/*
+ * elfutils' client library, loaded on first need (as libdw loads it): linked
+ * in, it brought libcurl and some 30 libraries besides that every command
+ * loaded and relocated at start, 18 M instructions of the dynamic linker
+ * (about two thirds of `eqprof report` on a small recording), though only
+ * DEBUGINFOD_URLS asks for it.
+ */
+static struct {
+	debuginfod_client *(*begin)(void);
+	int (*find_debuginfo)(debuginfod_client *, const unsigned char *, int, char **);
+} dfod;
+
+static int debuginfod_load(void)
+{
+	void *h = dlopen("libdebuginfod.so.1", RTLD_NOW | RTLD_LOCAL);
+	void *begin = h ? dlsym(h, "debuginfod_begin") : NULL;
+	void *find = h ? dlsym(h, "debuginfod_find_debuginfo") : NULL;
+
+	if (!begin || !find) {
+		fprintf(stderr, "%s: DEBUGINFOD_URLS is set, but elfutils' client library cannot be loaded (%s): install libdebuginfod1, or unset DEBUGINFOD_URLS\n",
+			program_invocation_short_name, dlerror());
+		return -1;
+	}
+	/* POSIX: a function's address from dlsym() converts back */
+	memcpy(&dfod.begin, &begin, sizeof(begin));
+	memcpy(&dfod.find_debuginfo, &find, sizeof(find));
+	return 0;
+}
+
 static int try_debuginfod(const unsigned char *id, int idlen, char **found)
 {
 	static debuginfod_client *client;
@@ -111,11 +141,11 @@ static int try_debuginfod(const unsigned char *id, int idlen, char **found)
 
 	if (!urls || !*urls || idlen <= 0 || failed)
 		return -1;
-	if (!client && !(client = debuginfod_begin())) {
+	if (!client && (debuginfod_load() < 0 || !(client = dfod.begin()))) {
 		failed = 1;
 		return -1;
 	}
-	fd = debuginfod_find_debuginfo(client, id, idlen, &path);
+	fd = dfod.find_debuginfo(client, id, idlen, &path);
 	if (fd < 0) {
 		free(path);
 		return -1;
