@@ -212,6 +212,22 @@ static int blk_flush(struct agg_counts *cs, uint32_t row)
 	return 0;
 }
 
+/* The same when a row's sample is its first in block blk, without a call
+ * unless the log is full: 0, or -1 when the caller must blk_flush. */
+static inline __attribute__((always_inline)) int
+blk_enter(struct agg_counts *cs, struct row_count *c, uint32_t row, uint32_t blk)
+{
+	if (c->blk_in) {
+		if (cs->nlog == cs->logcap)
+			return -1;
+		cs->log[cs->nlog++] = (struct blk_ent){ row, c->blk_cur - 1, c->blk_in };
+		c->samples += c->blk_in;
+		c->blk_in = 0;
+	}
+	c->blk_cur = blk;
+	return 0;
+}
+
 int eq_agg_counts_reserve(struct agg_counts *cs, size_t n)
 {
 	size_t old = cs->cap;
@@ -489,15 +505,16 @@ static int count_span(struct pc_table *t, struct eq_agg *a, struct eq_symbolizer
  * The commonest samples in one loop, with nothing to call: not in the
  * kernel or idle, not after a loss, no earlier than the one before (and
  * times below 2^63, which convert alike signed), at a pc seen before,
- * resolved and in the slot its hash names, in a row already met in this
- * block.  Returns how many of the m it took, up to the first that is not
- * such a sample (count_fast takes that one).  Rows are kept as their tags
- * (row + 1) in the loop.
+ * resolved and in the slot its hash names (a row's first sample in a block
+ * too, while the batch log has room).  Returns how many of the m it took,
+ * up to the first that is not such a sample (count_fast takes that one).
+ * Rows are kept as their tags (row + 1) in the loop.
  */
 static inline __attribute__((always_inline)) size_t
-fast_plain_loop(const struct pc_table *t, struct row_count *rc, struct series_run *r,
+fast_plain_loop(const struct pc_table *t, struct agg_counts *cs, struct series_run *r,
 		const struct eq_sample *x, size_t m, size_t avail, const int big)
 {
+	struct row_count *rc = cs->rc;
 	const struct pc_slot *slots = t->slots;
 	const size_t mask = t->mask;
 	/* big: a table beyond the second-level cache, its slots fetched ahead */
@@ -533,7 +550,7 @@ fast_plain_loop(const struct pc_table *t, struct row_count *rc, struct series_ru
 			break;
 		tag = (uint32_t)(w >> 32);
 		c = &rc1[tag];
-		if (c->blk_cur != blk)
+		if (__builtin_expect(c->blk_cur != blk, 0) && blk_enter(cs, c, tag - 1, blk))
 			break;
 		c->blk_in++;
 		if (tag == p0)
@@ -557,12 +574,12 @@ fast_plain_loop(const struct pc_table *t, struct row_count *rc, struct series_ru
 }
 
 static __attribute__((noinline)) size_t
-fast_plain(const struct pc_table *t, struct row_count *rc, struct series_run *r,
+fast_plain(const struct pc_table *t, struct agg_counts *cs, struct series_run *r,
 	   const struct eq_sample *x, size_t m, size_t avail)
 {
 	if (t->mask + 1 >= PREFETCH_MIN_SLOTS)
-		return fast_plain_loop(t, rc, r, x, m, avail, 1);
-	return fast_plain_loop(t, rc, r, x, m, avail, 0);
+		return fast_plain_loop(t, cs, r, x, m, avail, 1);
+	return fast_plain_loop(t, cs, r, x, m, avail, 0);
 }
 
 /* Samples k to end of a chunk of n on the fast path (one block of the
@@ -578,7 +595,7 @@ static int count_fast(struct pc_table *t, struct eq_agg *a, struct eq_symbolizer
 		size_t got;
 
 		series_load(&a->ser, &r);
-		got = fast_plain(t, a->cs.rc, &r, smp + k, end - k, n - k);
+		got = fast_plain(t, &a->cs, &r, smp + k, end - k, n - k);
 		series_store(&a->ser, &r, got);
 		k += got;
 		/* the one it stopped at: a new pc, a row new to the block... */
@@ -808,13 +825,14 @@ count_keys_span(struct key_table *t, struct eq_agg *a, struct eq_symbolizer *s,
  * fast_plain for key sets, where nothing is left out and every pid is its
  * own address space: samples in user space, not after a loss, in time
  * order, whose key (pc, pid, and the tid and CPU where they count) was
- * seen and is in the slot its hash names, in a row with a symbol, already
- * met in this block.  Returns how many of the m it took.
+ * seen and is in the slot its hash names, in a row with a symbol.  Returns
+ * how many of the m it took.
  */
 static __attribute__((noinline)) size_t
-fast_keys_plain(const struct key_table *t, struct row_count *rc, struct series_run *r,
+fast_keys_plain(const struct key_table *t, struct agg_counts *cs, struct series_run *r,
 		const struct eq_sample *x, size_t m, size_t avail)
 {
+	struct row_count *rc = cs->rc;
 	const struct key_slot *slots = t->slots;
 	const size_t mask = t->mask;
 	const struct eq_sample *far = mask + 1 >= PREFETCH_MIN_SLOTS / 2 ?
@@ -849,7 +867,7 @@ fast_keys_plain(const struct key_table *t, struct row_count *rc, struct series_r
 			break;
 		row = k->row;
 		c = &rc[row];
-		if (c->blk_cur != blk)
+		if (__builtin_expect(c->blk_cur != blk, 0) && blk_enter(cs, c, row, blk))
 			break;
 		c->blk_in++;
 		if (row == p0)
@@ -885,7 +903,7 @@ static int count_keys_fast(struct key_table *t, struct eq_agg *a, struct eq_symb
 			size_t got;
 
 			series_load(&a->ser, &r);
-			got = fast_keys_plain(t, a->cs.rc, &r, smp + k, end - k, n - k);
+			got = fast_keys_plain(t, &a->cs, &r, smp + k, end - k, n - k);
 			series_store(&a->ser, &r, got);
 			k += got;
 		}
