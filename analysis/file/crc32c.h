@@ -16,4 +16,14 @@ uint32_t eq_crc32c(uint32_t crc, const void *buf, size_t len);
 /* The portable table-driven code, whatever the machine has (tests compare). */
 uint32_t eq_crc32c_sw(uint32_t crc, const void *buf, size_t len);
 
+/*
+ * Which code eq_crc32c() runs: on x86-64 the first of "vpclmulqdq",
+ * "sse4.2", "table" the CPU has, or the one the environment
+ * variable EQPROF_CRC32C names (read once; ignored if the CPU lacks it).
+ * eq_crc32c_use() switches to another, for tests and benches (not while
+ * other threads checksum); -1 if unknown or the CPU lacks it.
+ */
+const char *eq_crc32c_impl(void);
+int eq_crc32c_use(const char *name);
+
 #endif

@@ -1,6 +1,9 @@
-/* test_crc32c.c - the chunk checksum: known values, hardware against the
- * portable code at every alignment and length (three streams on long
- * buffers), and composition. */
+/* test_crc32c.c - the chunk checksum: known values, and each x86-64
+ * implementation the CPU has (carry-less folding on 256-bit registers
+ * beside crc32 streams, the crc32 instruction on three streams) against the portable
+ * table code at every alignment and length, every split, and on long
+ * buffers.  The expected values come from the table code, which shares
+ * nothing with the others but the polynomial. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -84,6 +87,150 @@ static void composes_like_zlib(void **state)
 				 eq_crc32c(0, buf, sizeof(buf)));
 }
 
+/* The implementations to check, each as a test's state; the ones the CPU
+ * lacks are skipped (a machine without vpclmulqdq still runs the rest). */
+static const char *use(void **state)
+{
+	const char *name = *state;
+
+	if (eq_crc32c_use(name) < 0) {
+		print_message("[     SKIP ] this CPU has no %s\n", name);
+		skip();
+	}
+	return name;
+}
+
+static unsigned char *random_bytes(size_t n, unsigned seed)
+{
+	unsigned char *buf = malloc(n);
+	uint64_t x = seed * 0x9e3779b97f4a7c15ull + 1;
+
+	assert_non_null(buf);
+	for (size_t i = 0; i < n; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		buf[i] = (unsigned char)(x >> 24);
+	}
+	return buf;
+}
+
+/* Every length 0..4096 at every alignment 0..63: the folding code takes
+ * 128 bytes a step and hands the rest, and anything under 256 bytes, to
+ * the crc32 instruction (three streams from 768 bytes), so this crosses
+ * every boundary below the 24 KiB blocks of the fused loop.  The table's
+ * value of each prefix is made from the previous one, a byte more. */
+static void every_length_and_alignment(void **state)
+{
+	enum { MAX = 4096, ALIGN = 64 };
+	unsigned char *buf = random_bytes(MAX + ALIGN, 3);
+	const char *name = use(state);
+
+	for (size_t off = 0; off < ALIGN; off++) {
+		uint32_t sw = 0;
+
+		for (size_t len = 0; len <= MAX; len++) {
+			if (len)
+				sw = eq_crc32c_sw(sw, buf + off + len - 1, 1);
+			if (eq_crc32c(0, buf + off, len) != sw)
+				fail_msg("%s: length %zu at offset %zu: %08x, the table says %08x",
+					 name, len, off, eq_crc32c(0, buf + off, len), sw);
+		}
+	}
+	free(buf);
+}
+
+/* crc(crc(0, a), b) == crc(0, ab) at every cut of buffers around the
+ * folding sizes, and the running CRC enters the folding right. */
+static void every_split(void **state)
+{
+	static const size_t lens[] = { 255, 256, 257, 383, 384, 1000, 1024, 2047 };
+	unsigned char *buf = random_bytes(4096, 5);
+	const char *name = use(state);
+
+	for (size_t i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+		uint32_t whole = eq_crc32c_sw(0, buf + i, lens[i]);
+
+		for (size_t cut = 0; cut <= lens[i]; cut++) {
+			uint32_t a = eq_crc32c(0, buf + i, cut);
+
+			if (eq_crc32c(a, buf + i + cut, lens[i] - cut) != whole)
+				fail_msg("%s: %zu bytes cut at %zu", name, lens[i], cut);
+		}
+	}
+	free(buf);
+}
+
+/* Cuts across the fused blocks of 24 KiB: in the middle of the folded
+ * part, of each crc32 stream, and around the block's end. */
+static void long_splits(void **state)
+{
+	enum { LEN = 2 * 24576 + 333 };
+	unsigned char *buf = random_bytes(LEN, 9);
+	const char *name = use(state);
+	uint32_t whole = eq_crc32c_sw(0, buf, LEN);
+
+	for (size_t cut = 0; cut <= LEN; cut += cut < 256 || LEN - cut < 256 ? 1 : 97) {
+		uint32_t a = eq_crc32c(0, buf, cut);
+
+		if (eq_crc32c(a, buf + cut, LEN - cut) != whole)
+			fail_msg("%s: %d bytes cut at %zu", name, LEN, cut);
+	}
+	free(buf);
+}
+
+/* Long buffers: the sub-blocks report feeds (3 x 8192 bytes), lengths
+ * around them that are no multiple of 16, 32 or 64, and a few MiB, at
+ * several alignments and from a running CRC. */
+static void long_buffers(void **state)
+{
+	static const size_t lens[] = { 24576, 24577, 24591, 24607, 24639, 24703, 49152, 49153,
+				       100003, 131080, 262143, (4 << 20) + 77 };
+	size_t max = (4 << 20) + 77 + 64;
+	unsigned char *buf = random_bytes(max, 7);
+	const char *name = use(state);
+
+	for (size_t i = 0; i < sizeof(lens) / sizeof(lens[0]); i++)
+		for (size_t off = 0; off < 64; off += 13) {
+			uint32_t sw = eq_crc32c_sw(0, buf + off, lens[i]);
+			uint32_t head = eq_crc32c(0, buf, off);
+
+			if (eq_crc32c(0, buf + off, lens[i]) != sw)
+				fail_msg("%s: %zu bytes at offset %zu", name, lens[i], off);
+			assert_int_equal(eq_crc32c(head, buf + off, lens[i]),
+					 eq_crc32c_sw(0, buf, off + lens[i]));
+		}
+	free(buf);
+}
+
+/* What eq_crc32c chose before any test picked one. */
+static const char *initial;
+
+/* EQPROF_CRC32C, read once, forces an implementation the CPU has (run by
+ * hand: EQPROF_CRC32C=sse4.2 build/test/format/test_crc32c). */
+static void environment_picks(void **state)
+{
+	const char *want = getenv("EQPROF_CRC32C");
+
+	(void)state;
+	if (!want || eq_crc32c_use(want) < 0)
+		skip();
+	assert_string_equal(initial, want);
+}
+
+static void names(void **state)
+{
+	(void)state;
+	assert_int_equal(eq_crc32c_use("no such code"), -1);
+	assert_int_equal(eq_crc32c_use("table"), 0);
+	assert_string_equal(eq_crc32c_impl(), "table");
+}
+
+#define ONE(name, test) { name ": " #test, test, NULL, NULL, (void *)(name) }
+#define EACH_IMPL(name)                                  \
+	ONE(name, every_length_and_alignment), ONE(name, every_split), \
+	ONE(name, long_splits), ONE(name, long_buffers)
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -91,7 +238,14 @@ int main(void)
 		cmocka_unit_test(hardware_matches_portable),
 		cmocka_unit_test(three_streams_match_portable),
 		cmocka_unit_test(composes_like_zlib),
+#if defined(__x86_64__)
+		EACH_IMPL("vpclmulqdq"),
+		EACH_IMPL("sse4.2"),
+#endif
+		cmocka_unit_test(environment_picks),
+		cmocka_unit_test(names),
 	};
 
+	initial = eq_crc32c_impl();
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
