@@ -18,14 +18,14 @@ count() {
 		sed -n 's/.*Collected : *\([0-9]*\).*/\1/p'
 }
 
-echo "instructions a byte, 1 GB in 24 KiB pieces (valgrind --tool=callgrind):"
+echo "instructions a byte, 1 GB in 24 KiB pieces (difference of 43,690 and 21,845 pieces; valgrind --tool=callgrind):"
 for impl in vpclmulqdq sse4.2 table; do
 	if ! valgrind -q "$B/bench/crc_bench" --bytes 24576 "$impl" >/dev/null 2>&1; then
 		echo "  $impl: not on valgrind's CPU"
 		continue
 	fi
-	a=$(count "$impl" 536870912)
-	b=$(count "$impl" 1073741824)
+	a=$(count "$impl" 536862720)
+	b=$(count "$impl" 1073725440)
 	awk -v a="$a" -v b="$b" -v i="$impl" \
-		'BEGIN { printf "  %-11s %.3f\n", i, (b - a) / (1073741824 - 536870912) }'
+		'BEGIN { printf "  %-11s %.3f\n", i, (b - a) / (1073725440 - 536862720) }'
 done

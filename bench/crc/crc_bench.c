@@ -5,7 +5,7 @@
  * run is the one least disturbed), for
  *   - 24 KiB pieces of one buffer, in L1 (report's sub-blocks, prefetched);
  *   - 24 KiB pieces walking 384 KiB, in L2;
- *   - one call over 256 MB, from memory.
+ *   - 24 KiB pieces walking 256 MB, and one call over 256 MB, from memory.
  * Never fails on time.
  *
  *   crc_bench [RUNS]           (default 300; a tenth of them over 256 MB)
@@ -40,15 +40,15 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-/* total bytes in pieces of piece bytes, walking span bytes of buf over and
- * over; the CRCs are chained so that no call can be skipped. */
+/* total bytes (whole pieces of piece bytes) walking span bytes of buf
+ * over and over; the CRCs are chained so that no call can be skipped. */
 static uint32_t hash(const unsigned char *buf, size_t span, size_t piece, size_t total)
 {
 	uint32_t c = 0;
 
-	for (size_t done = 0, at = 0; done < total; done += piece) {
+	for (size_t done = 0, at = 0; done + piece <= total; done += piece) {
 		c = eq_crc32c(c, buf + at, piece);
-		at = at + piece >= span ? 0 : at + piece;
+		at = at + 2 * piece > span ? 0 : at + piece;
 	}
 	return c;
 }
@@ -57,12 +57,15 @@ static uint32_t hash(const unsigned char *buf, size_t span, size_t piece, size_t
 
 /* The cases: 24 KiB pieces of one buffer (L1), of 384 KiB (L2), 4 MiB a
  * run, runs times over (short runs: the best of many finds the moments
- * when no other process shared the core); one call over 256 MB (memory),
- * a tenth as many runs. */
+ * when no other process shared the core); 24 KiB pieces of 256 MB and one
+ * call over 256 MB (from memory), a tenth as many runs. */
 static const struct {
 	size_t span, piece, total;
 	int runs_div;
-} cases[] = { { PIECE, PIECE, 4 << 20, 1 }, { L2_SPAN, PIECE, 4 << 20, 1 }, { BIG, BIG, BIG, 10 } };
+} cases[] = { { PIECE, PIECE, 4 << 20, 1 },
+	      { L2_SPAN, PIECE, 4 << 20, 1 },
+	      { BIG, PIECE, BIG, 10 },
+	      { BIG, BIG, BIG, 10 } };
 #define N_CASES (sizeof(cases) / sizeof(cases[0]))
 
 /* GB/s, the best of runs for each implementation and case; the
@@ -90,7 +93,8 @@ static void rates(const unsigned char *buf, int runs, double gbs[][N_CASES], uin
 			}
 	for (size_t i = 0; i < N_IMPLS; i++)
 		for (size_t c = 0; c < N_CASES; c++)
-			gbs[i][c] = best[i][c] < 1e30 ? cases[c].total / best[i][c] / 1e9 : 0;
+			gbs[i][c] = best[i][c] < 1e30 ?
+				cases[c].total / cases[c].piece * cases[c].piece / best[i][c] / 1e9 : 0;
 }
 
 static unsigned char *make_buf(size_t n)
@@ -140,10 +144,12 @@ int main(int argc, char **argv)
 	rates(buf, runs, gbs, &crc);
 	printf("eq_crc32c GB/s, best of %d runs (default here: %s; checksum %08x)\n", runs, dflt,
 	       crc);
-	printf("%-11s %12s %12s %12s\n", "code", "24K in L1", "24K in L2", "256 MB");
+	printf("%-11s %12s %12s %12s %12s\n", "code", "24K in L1", "24K in L2", "24K of 256M",
+	       "256 MB");
 	for (size_t i = 0; i < N_IMPLS; i++)
 		if (gbs[i][0] > 0)
-			printf("%-11s %12.2f %12.2f %12.2f\n", impls[i], gbs[i][0], gbs[i][1], gbs[i][2]);
+			printf("%-11s %12.2f %12.2f %12.2f %12.2f\n", impls[i], gbs[i][0], gbs[i][1],
+			       gbs[i][2], gbs[i][3]);
 		else
 			printf("%-11s (not on this CPU)\n", impls[i]);
 	free(buf);
