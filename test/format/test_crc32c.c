@@ -222,8 +222,13 @@ static void names(void **state)
 {
 	(void)state;
 	assert_int_equal(eq_crc32c_use("no such code"), -1);
+#if defined(__x86_64__)
 	assert_int_equal(eq_crc32c_use("table"), 0);
 	assert_string_equal(eq_crc32c_impl(), "table");
+#else
+	/* one implementation elsewhere: only itself to pick */
+	assert_int_equal(eq_crc32c_use(eq_crc32c_impl()), 0);
+#endif
 }
 
 #define ONE(name, test) { name ": " #test, test, NULL, NULL, (void *)(name) }
