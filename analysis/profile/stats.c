@@ -135,22 +135,24 @@ double eq_lag_rho(double k, double m, double n, double d, unsigned lag)
 double eq_batch_var(const double *c, const double *mb, unsigned nb, double p,
 		    double *s0, double *s1)
 {
-	double prev = 0, total = 0;
+	double prev = 0, total = 0, sum0 = 0, sum1 = 0;  /* (sums in registers:
+							  the same order) */
 	unsigned b;
 
-	*s0 = *s1 = 0;
 	for (b = 0; b < nb; b++) {
 		double r = c[b] - p * mb[b];
 
-		*s0 += r * r;
+		sum0 += r * r;
 		if (b)
-			*s1 += r * prev;
+			sum1 += r * prev;
 		prev = r;
 		total += mb[b];
 	}
+	*s0 = sum0;
+	*s1 = sum1;
 	if (nb < 2 || total <= 0)
 		return NAN;
-	return (double)nb / (nb - 1) * *s0 / (total * total);
+	return (double)nb / (nb - 1) * sum0 / (total * total);
 }
 
 int eq_shares_differ(double k1, double n1, double deff1, unsigned df1,
