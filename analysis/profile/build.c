@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "profile/agg.h"
+#include "profile/pcmap.h"
 #include "util/grow.h"
 
 double eq_profile_period_s(const struct eqp_file *f)
@@ -61,6 +62,7 @@ struct pc_slot {
 struct pc_table {
 	struct pc_slot *slots;
 	size_t mask, count;
+	struct eq_pcmap *ranges;  /* rows by pc range (row_for), or NULL */
 };
 
 #define TAG_UNRESOLVED 0x80000000u  /* the pc has no symbol: counted per module */
@@ -122,13 +124,10 @@ static int row_miss(struct pc_table *t, struct eq_agg *a, struct eq_symbolizer *
 	return 0;
 }
 
-/*
- * The row of a sample, -1 when out of memory; 1 when its pc has no symbol.
- * fast (a constant): rows by pc, and each pid its own address space.
- */
+/* row_for by the sample's own slot in t. */
 static inline __attribute__((always_inline)) int
-row_for(struct pc_table *t, struct eq_agg *a, struct eq_symbolizer *s, int multi,
-	const struct eq_sample *smp, uint32_t *row, const int fast)
+row_by_pc(struct pc_table *t, struct eq_agg *a, struct eq_symbolizer *s, int multi,
+	  const struct eq_sample *smp, uint32_t *row, const int fast)
 {
 	uint32_t kf = KFLAGS(smp);
 	uint32_t who = !fast && multi ? eq_sym_space_key(s, smp) : smp->pid;
@@ -148,6 +147,48 @@ row_for(struct pc_table *t, struct eq_agg *a, struct eq_symbolizer *s, int multi
 	if (row_miss(t, a, s, smp, pc, who, j, row, &tag) < 0)
 		return -1;
 	return (tag & TAG_UNRESOLVED) != 0;
+}
+
+/* First sight of a user pc where no range was filled: the sample's row as
+ * by pc, then the same for the pcs of its page that its extent
+ * (symbolize.h) holds: the row's key (module and procedure, module, or
+ * exe) and whether the pc has a symbol are the same for every pc in it. */
+static int range_miss(struct pc_table *t, struct eq_agg *a, struct eq_symbolizer *s,
+		      const struct eq_sample *smp, uint32_t *row)
+{
+	int u = row_by_pc(t, a, s, 0, smp, row, 1);
+	uint64_t first, last;
+
+	if (u < 0)
+		return -1;
+	eq_sym_lookup_extent(s, smp, &first, &last);
+	if (eq_pcmap_fill(t->ranges, smp->pid, smp->pc, first, last,
+			  (*row + 1) | (u ? TAG_UNRESOLVED : 0)) < 0)
+		return -1;
+	return u;
+}
+
+/*
+ * The row of a sample, -1 when out of memory; 1 when its pc has no symbol.
+ * fast (a constant): rows by pc, and each pid its own address space.  With
+ * t->ranges (rows by procedure, module or exe, each pid its own address
+ * space), a user pc's row is its range's (pcmap.h), and only the first pc
+ * met in a range (within a page) is looked up by pc.
+ */
+static inline __attribute__((always_inline)) int
+row_for(struct pc_table *t, struct eq_agg *a, struct eq_symbolizer *s, int multi,
+	const struct eq_sample *smp, uint32_t *row, const int fast)
+{
+	if (t->ranges && !(smp->flags & (EQ_F_KERNEL | EQ_F_IDLE)) && smp->pid) {
+		uint32_t v = eq_pcmap_get(t->ranges, smp->pid, smp->pc);
+
+		if (__builtin_expect(v != 0, 1)) {
+			*row = (v & TAG_ROW_MASK) - 1;
+			return (v & TAG_UNRESOLVED) != 0;
+		}
+		return range_miss(t, a, s, smp, row);
+	}
+	return row_by_pc(t, a, s, multi, smp, row, fast);
 }
 
 #define PREFETCH_AHEAD 8
@@ -467,7 +508,7 @@ static int count_span(struct pc_table *t, struct eq_agg *a, struct eq_symbolizer
 		      uint64_t *lost_marks, struct unres_list *unres)
 {
 	int multi = eq_sym_multi_space(s);
-	int ahead = !multi && a->by != EQ_BY_PID && a->by != EQ_BY_THREAD;
+	int ahead = !t->ranges && !multi && a->by != EQ_BY_PID && a->by != EQ_BY_THREAD;
 	size_t len = end - k;
 	uint64_t lost = 0, idle = 0;
 	struct series_run r;
@@ -512,7 +553,7 @@ static int count_span(struct pc_table *t, struct eq_agg *a, struct eq_symbolizer
  */
 static inline __attribute__((always_inline)) size_t
 fast_plain_loop(const struct pc_table *t, struct agg_counts *cs, struct series_run *r,
-		const struct eq_sample *x, size_t m, size_t avail, const int big)
+		const struct eq_sample *x, size_t m, size_t avail, const int big, const int ranges)
 {
 	struct row_count *rc = cs->rc;
 	const struct pc_slot *slots = t->slots;
@@ -535,7 +576,7 @@ fast_plain_loop(const struct pc_table *t, struct agg_counts *cs, struct series_r
 		double dt;
 
 		/* an empty slot is all zero: (pc, pid) (0, 0) is looked up apart */
-		if ((p->flags & (EQ_F_KERNEL | EQ_F_IDLE | EQ_F_LOST)) || !(pc | pid) ||
+		if ((p->flags & (EQ_F_KERNEL | EQ_F_IDLE | EQ_F_LOST)) || !(ranges ? pid : pc | pid) ||
 		    (int64_t)(time | (time - last)) < 0)
 			break;
 		/* the next sub-block on its way while this one is counted */
@@ -543,12 +584,20 @@ fast_plain_loop(const struct pc_table *t, struct agg_counts *cs, struct series_r
 		if (big && p < far)
 			__builtin_prefetch(&slots[pc_hash(p[PREFETCH_AHEAD].pc,
 							  p[PREFETCH_AHEAD].pid) & mask]);
-		sl = &slots[pc_hash(pc, (uint32_t)pid) & mask];
-		/* pid and tag as one word: no kernel/idle/unresolved bits */
-		memcpy(&w, &sl->pid, sizeof(w));
-		if (sl->pc != pc || (w & 0xf0000000ffffffffull) != pid)
-			break;
-		tag = (uint32_t)(w >> 32);
+		if (ranges) {
+			/* its range's row (row_for), if met and resolved */
+			w = eq_pcmap_get(t->ranges, (uint32_t)pid, pc);
+			if (!w || (w & TAG_UNRESOLVED))
+				break;
+			tag = (uint32_t)w;
+		} else {
+			sl = &slots[pc_hash(pc, (uint32_t)pid) & mask];
+			/* pid and tag as one word: no kernel/idle/unresolved bits */
+			memcpy(&w, &sl->pid, sizeof(w));
+			if (sl->pc != pc || (w & 0xf0000000ffffffffull) != pid)
+				break;
+			tag = (uint32_t)(w >> 32);
+		}
 		c = &rc1[tag];
 		if (__builtin_expect(c->blk_cur != blk, 0) && blk_enter(cs, c, tag - 1, blk))
 			break;
@@ -578,8 +627,16 @@ fast_plain(const struct pc_table *t, struct agg_counts *cs, struct series_run *r
 	   const struct eq_sample *x, size_t m, size_t avail)
 {
 	if (t->mask + 1 >= PREFETCH_MIN_SLOTS)
-		return fast_plain_loop(t, cs, r, x, m, avail, 1);
-	return fast_plain_loop(t, cs, r, x, m, avail, 0);
+		return fast_plain_loop(t, cs, r, x, m, avail, 1, 0);
+	return fast_plain_loop(t, cs, r, x, m, avail, 0, 0);
+}
+
+/* fast_plain with rows by range (t->ranges, row_for): user pcs of a pid. */
+static __attribute__((noinline)) size_t
+fast_plain_ranges(const struct pc_table *t, struct agg_counts *cs, struct series_run *r,
+		  const struct eq_sample *x, size_t m, size_t avail)
+{
+	return fast_plain_loop(t, cs, r, x, m, avail, 0, 1);
 }
 
 /* Samples k to end of a chunk of n on the fast path (one block of the
@@ -595,7 +652,8 @@ static int count_fast(struct pc_table *t, struct eq_agg *a, struct eq_symbolizer
 		size_t got;
 
 		series_load(&a->ser, &r);
-		got = fast_plain(t, &a->cs, &r, smp + k, end - k, n - k);
+		got = t->ranges ? fast_plain_ranges(t, &a->cs, &r, smp + k, end - k, n - k) :
+		      fast_plain(t, &a->cs, &r, smp + k, end - k, n - k);
 		series_store(&a->ser, &r, got);
 		k += got;
 		/* the one it stopped at: a new pc, a row new to the block... */
@@ -1475,6 +1533,7 @@ struct eq_profile *eq_profile_build_opts(const struct eqp_file *f, struct eq_sym
 {
 	const struct eqp_meta *m = eqp_meta(f);
 	struct pc_table t = { 0 };
+	struct eq_pcmap ranges = { 0 };
 	struct key_table kt = { 0 };
 	struct eq_agg *a = eq_agg_new(by, o->flags, err);
 	struct eq_profile *p;
@@ -1507,6 +1566,15 @@ struct eq_profile *eq_profile_build_opts(const struct eqp_file *f, struct eq_sym
 		goto oom;
 	if (split && progress)
 		progress(eqp_nsamples(f), eqp_nsamples(f), arg);
+	/* one row over a procedure's (a module's, a process's) pcs: rows by
+	 * range (not by line or instruction: rows within a procedure), where
+	 * each pid is one address space */
+	if (!split && !slow && !eq_sym_multi_space(s) &&
+	    (by == EQ_BY_PROC || by == EQ_BY_MODULE || by == EQ_BY_EXE)) {
+		if (eq_pcmap_init(&ranges))
+			goto oom;
+		t.ranges = &ranges;
+	}
 	for (c = 0; !split && c < nslices; c++) {
 		struct eqp_chunk_check ck = { 0 };
 		size_t n;
@@ -1527,6 +1595,7 @@ struct eq_profile *eq_profile_build_opts(const struct eqp_file *f, struct eq_sym
 	}
 	eq_range_slices_free(&rs);
 	free(t.slots);
+	eq_pcmap_free(&ranges);
 	free(kt.slots);
 	if (eq_agg_counts_fold(a))
 		goto oom_freed;
@@ -1562,6 +1631,7 @@ struct eq_profile *eq_profile_build_opts(const struct eqp_file *f, struct eq_sym
 oom:
 	eq_range_slices_free(&rs);
 	free(t.slots);
+	eq_pcmap_free(&ranges);
 	free(kt.slots);
 oom_freed:
 	free(unres.v);

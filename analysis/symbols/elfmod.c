@@ -751,6 +751,110 @@ const char *eq_elfmod_lookup(struct eq_elfmod *m, uint64_t off, uint64_t *proc_o
 	return sym->name;
 }
 
+/* [*first, *last] narrowed to [lo, hi]. */
+static void narrow(uint64_t *first, uint64_t *last, uint64_t lo, uint64_t hi)
+{
+	if (lo > *first)
+		*first = lo;
+	if (hi < *last)
+		*last = hi;
+}
+
+/*
+ * The loaded segment offset_to_vaddr() takes for off (the first holding
+ * it), and in [*first, *last] the offsets around off it takes too; NULL
+ * when off is in none (then the offsets around in none either).
+ */
+static const GElf_Phdr *segment_extent(const struct eq_elfmod *m, uint64_t off,
+				       uint64_t *first, uint64_t *last)
+{
+	const GElf_Phdr *seg = NULL;
+	size_t i;
+
+	*first = 0;
+	*last = UINT64_MAX;
+	for (i = 0; i < m->nloads && !seg; i++)
+		if (off >= m->loads[i].p_offset && off - m->loads[i].p_offset < m->loads[i].p_filesz)
+			seg = &m->loads[i];
+	if (seg)
+		narrow(first, last, seg->p_offset, seg->p_offset + seg->p_filesz - 1);
+	/* every segment before it (every one without it) holds none of them */
+	for (i = 0; i < m->nloads && &m->loads[i] != seg; i++) {
+		uint64_t start = m->loads[i].p_offset, end = start + m->loads[i].p_filesz;
+
+		if (!m->loads[i].p_filesz)
+			continue;
+		if (end <= off)
+			narrow(first, last, end, UINT64_MAX);
+		else if (start > off)
+			narrow(first, last, 0, start - 1);
+	}
+	return seg;
+}
+
+/* fde_at(m, vaddr), and in [*first, *last] the vaddrs around it that get
+ * the same answer. */
+static const struct fde_range *fde_extent(struct eq_elfmod *m, uint64_t vaddr,
+					  uint64_t *first, uint64_t *last)
+{
+	size_t lo = 0, hi;
+	const struct fde_range *f;
+
+	if (!m->fdes_loaded)
+		load_fdes(m);
+	hi = m->nfdes;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m->fdes[mid].start <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*first = 0;
+	*last = lo < m->nfdes ? m->fdes[lo].start - 1 : UINT64_MAX;
+	if (!lo)
+		return NULL;
+	f = &m->fdes[lo - 1];
+	if (vaddr < f->end) {
+		narrow(first, last, f->start, f->end - 1);
+		return f;
+	}
+	narrow(first, last, f->end > f->start ? f->end : f->start, UINT64_MAX);
+	return NULL;
+}
+
+void eq_elfmod_extent(struct eq_elfmod *m, uint64_t off, uint64_t *first, uint64_t *last)
+{
+	const GElf_Phdr *seg = segment_extent(m, off, first, last);
+	const struct eqp_symbol *sym = NULL;
+	const struct fde_range *f;
+	uint64_t vaddr, vfirst, vlast, sf, sl, ff, fl, start;
+
+	if (!seg)
+		return;            /* no vaddr: no symbol, no region */
+	/* the rest in vaddrs, over the segment */
+	vaddr = off - seg->p_offset + seg->p_vaddr;
+	vfirst = *first - seg->p_offset + seg->p_vaddr;
+	vlast = *last - seg->p_offset + seg->p_vaddr;
+	if (m->index) {
+		sym = eq_symtab_index_extent(m->index, vaddr, &sf, &sl);
+		narrow(&vfirst, &vlast, sf, sl);
+	}
+	if (!sym || !sym->size) {
+		/* a sizeless symbol's reach, or the region, by the CFI */
+		f = fde_extent(m, vaddr, &ff, &fl);
+		narrow(&vfirst, &vlast, ff, fl);
+		if ((!sym || (f && f->start > sym->addr)) &&
+		    (!f || vaddr_to_offset(m, f->start, &start)))
+			/* a 256-byte block of file offsets */
+			narrow(&vfirst, &vlast, vaddr - off % EQ_REGION_BLOCK,
+			       vaddr - off % EQ_REGION_BLOCK + (EQ_REGION_BLOCK - 1));
+	}
+	*first = vfirst - seg->p_vaddr + seg->p_offset;
+	*last = vlast - seg->p_vaddr + seg->p_offset;
+}
+
 int eq_elf_build_id_in(const struct eq_root *root, const char *path, char *hex,
 		       size_t size, struct eq_error *err)
 {

@@ -54,6 +54,16 @@ const char *eq_elfmod_lookup(struct eq_elfmod *m, uint64_t off, uint64_t *proc_o
 #define EQ_REGION_BLOCK 256
 int eq_elfmod_region(struct eq_elfmod *m, uint64_t off, uint64_t *start_off);
 
+/*
+ * The file offsets [*first, *last] around off (inclusive) over which
+ * eq_elfmod_lookup() names the same symbol (or none) and, where it names
+ * none, eq_elfmod_region() gives the same answer: the symbol's extent (as
+ * the sorted index and a sizeless symbol's reach define it), within one
+ * loaded segment, within one CFI function or 256-byte block where that
+ * decides.
+ */
+void eq_elfmod_extent(struct eq_elfmod *m, uint64_t off, uint64_t *first, uint64_t *last);
+
 /* 1 when DEBUGINFOD_URLS names servers: debug files missing here are
  * fetched from them (elfutils' libdebuginfod), after the local places. */
 int eq_debuginfod_enabled(void);

@@ -671,6 +671,66 @@ const struct eq_loc *eq_sym_lookup(struct eq_symbolizer *s, const struct eq_samp
 	return loc;
 }
 
+/* ---- extents ------------------------------------------------------------ */
+
+/* [*first, *last] (pcs of map) narrowed to the pcs whose addresses in the
+ * table's terms (file offsets, or pcs when absolute) lie in [lo, hi]. */
+static void narrow_map(const struct eq_map *map, int absolute, uint64_t lo, uint64_t hi,
+		       uint64_t *first, uint64_t *last)
+{
+	uint64_t base = absolute ? map->start : map->offset;  /* map->start's address */
+	uint64_t top = base + (map->end - 1 - map->start);
+
+	if (lo > base)
+		*first = map->start + (lo - base);
+	if (hi < top)
+		*last = map->start + (hi - base);
+}
+
+/* A user pc's extent in its mapping (loc already located). */
+static void user_extent(struct eq_symbolizer *s, const struct eq_sample *smp,
+			const struct eq_loc *loc, uint64_t *first, uint64_t *last)
+{
+	struct eq_space *sp = eq_tasks_space(s->tasks, smp->pid, smp->time);
+	struct spaceinfo *p = sp ? load_space(s, sp) : NULL;
+	const struct eq_map *map = p && p->have_maps ? eq_maps_find(&p->maps, smp->pc) : NULL;
+	struct modfile *m;
+	uint64_t lo, hi, addr;
+
+	/* no file (a JIT's map may name it), or a name only: the pc alone */
+	if (!map || anonymous(map->path))
+		return;
+	m = p->mod_of_map[map - p->maps.maps];
+	*first = map->start;
+	*last = map->end - 1;
+	if (!m || (m->state != MOD_ELF && m->state != MOD_EMBEDDED))
+		return;            /* no symbols: all its pcs alike */
+	if (m->state == MOD_ELF) {
+		eq_elfmod_extent(m->elf, loc->module_off, &lo, &hi);
+		narrow_map(map, 0, lo, hi, first, last);
+		return;
+	}
+	addr = m->embedded_absolute ? smp->pc : loc->module_off;
+	eq_symtab_index_extent(m->embedded, addr, &lo, &hi);
+	narrow_map(map, m->embedded_absolute, lo, hi, first, last);
+}
+
+const struct eq_loc *eq_sym_lookup_extent(struct eq_symbolizer *s, const struct eq_sample *smp,
+					  uint64_t *first, uint64_t *last)
+{
+	const struct eq_loc *loc = eq_sym_lookup(s, smp);
+	uint32_t kbits = kbits_of(smp);
+
+	*first = *last = smp->pc;
+	if (kbits == 2) {
+		*first = 0;
+		*last = UINT64_MAX;
+	} else if (kbits == 0 && loc->kind != EQ_LOC_NO_MODULE && loc->kind != EQ_LOC_IDLE) {
+		user_extent(s, smp, loc, first, last);
+	}
+	return loc;
+}
+
 /* ---- setup -------------------------------------------------------------- */
 
 static void load_kallsyms(struct eq_symbolizer *s)

@@ -87,6 +87,17 @@ void eq_sym_skip_lines(struct eq_symbolizer *s, int skip);
 const struct eq_loc *eq_sym_lookup(struct eq_symbolizer *s,
 				   const struct eq_sample *smp);
 
+/*
+ * eq_sym_lookup(s, smp), and in [*first, *last] (inclusive) pcs around
+ * smp->pc where a sample like smp (same pid, time, flags) gets a loc of the
+ * same kind, kernel-ness, exe, module, module_base and proc: the extent of
+ * its symbol (or of the gap, the CFI function or block an unresolved pc
+ * is named by) within its mapping; all pcs for idle samples; the pc alone
+ * where no more is known (kernel pcs, pcs in no mapping, JIT code).
+ */
+const struct eq_loc *eq_sym_lookup_extent(struct eq_symbolizer *s, const struct eq_sample *smp,
+					  uint64_t *first, uint64_t *last);
+
 /* A number that, with the pc and the kernel/idle flags, names one place:
  * the pid when no process of the recording had more than one address space,
  * else one number per address space.  For callers' own caches of lookups. */

@@ -83,6 +83,48 @@ const struct eqp_symbol *eq_symtab_index_find(const struct eq_symtab_index *x, u
 	return addr - s->addr < LAST_SIZELESS_REACH ? s : NULL;
 }
 
+/* addr + len - 1, or the top of the address space when that is beyond it
+ * (len > 0). */
+static uint64_t end_incl(uint64_t addr, uint64_t len)
+{
+	return len - 1 > UINT64_MAX - addr ? UINT64_MAX : addr + (len - 1);
+}
+
+const struct eqp_symbol *eq_symtab_index_extent(const struct eq_symtab_index *x, uint64_t addr,
+						uint64_t *first, uint64_t *last)
+{
+	size_t lo = 0, hi = x->n;
+	const struct eqp_symbol *s;
+	uint64_t next_last, end;
+
+	while (lo < hi) {              /* first symbol with addr > addr */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (x->syms[mid]->addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* every address up to the next symbol has the same last symbol */
+	next_last = lo < x->n ? x->syms[lo]->addr - 1 : UINT64_MAX;
+	*last = next_last;
+	if (lo == 0) {
+		*first = 0;
+		return NULL;
+	}
+	s = x->syms[lo - 1];
+	/* what it covers: its size, up to the next, or the last's reach */
+	end = s->size ? end_incl(s->addr, s->size) :
+	      lo < x->n ? next_last : end_incl(s->addr, LAST_SIZELESS_REACH);
+	if (addr <= end) {
+		*first = s->addr;
+		*last = end < next_last ? end : next_last;
+		return s;
+	}
+	*first = end + 1;
+	return NULL;
+}
+
 const struct eqp_symbol *eq_symtab_index_before(const struct eq_symtab_index *x, uint64_t addr)
 {
 	size_t lo = 0, hi = x->n;

@@ -23,6 +23,14 @@ void eq_symtab_index_free(struct eq_symtab_index *x);
  */
 const struct eqp_symbol *eq_symtab_index_find(const struct eq_symtab_index *x, uint64_t addr);
 
+/*
+ * eq_symtab_index_find(x, addr), and in [*first, *last] (inclusive: an
+ * extent may end at the top of the address space) addresses around addr
+ * for all of which eq_symtab_index_find gives that same answer.
+ */
+const struct eqp_symbol *eq_symtab_index_extent(const struct eq_symtab_index *x, uint64_t addr,
+						uint64_t *first, uint64_t *last);
+
 /* The last symbol starting at or below addr, whatever its size; NULL if none. */
 const struct eqp_symbol *eq_symtab_index_before(const struct eq_symtab_index *x, uint64_t addr);
 

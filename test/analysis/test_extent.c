@@ -1,0 +1,519 @@
+/*
+ * test_extent.c - the extent of a pc (eq_sym_lookup_extent: the pcs around
+ * it that symbolize alike) checked against eq_sym_lookup itself at every
+ * pc of real ELF code (this program, libc, the vdso from the recording's
+ * saved image) and of an embedded table with sizeless, overlapping,
+ * aliased and tiny symbols, gaps and a symbol across two mappings; the
+ * pc -> row map of analysis/profile built on it (pcmap.h); and --by proc
+ * and --by module profiles, which use both, against rows counted from
+ * eq_sym_lookup sample by sample.
+ *
+ * The expected values come from eq_sym_lookup, which the extents do not
+ * use to find their edges (they come from the symbol index, the CFI and
+ * the maps), and from counting by hand.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "file/eqp.h"
+#include "profile/pcmap.h"
+#include "profile/profile.h"
+#include "symbols/maps.h"
+#include "symbols/symbolize.h"
+
+#define T0 1000  /* every sample's time: after the maps */
+
+/* A fake module known by its embedded table (file offsets), in two
+ * adjacent mappings, and one whose table has absolute addresses. */
+static const char app_maps[] =
+	"401000-40a000 r-xp 00001000 00:00 0 /target/app\n"
+	"40a000-40c000 r-xp 0000a000 00:00 0 /target/app\n"
+	"500000-502000 r-xp 00000000 00:00 0 /target/abs\n"
+	"600000-601000 rw-p 00000000 00:00 0 \n";
+static const struct eqp_symbol app_syms[] = {
+	{ 0x1010, 0x100, "alpha" },      /* 0x1000-0x100f: before every symbol */
+	{ 0x1110, 0, "beta" },           /* sizeless: up to gamma */
+	{ 0x1800, 0x400, "gamma" },      /* overlapped by delta: */
+	{ 0x1900, 0x10, "delta" },       /* after it nothing, up to alias */
+	{ 0x2000, 0x20, "alias_weak" },
+	{ 0x2000, 0x20, "alias" },
+	{ 0x3000, 0x7, "eps" },          /* three in one 16-byte granule */
+	{ 0x3007, 0x3, "zeta" },
+	{ 0x300a, 0x100, "eta" },
+	{ 0x9ff0, 0x40, "across" },      /* over the two mappings' edge */
+	{ 0xb003, 0, "omega" },          /* the last, sizeless: 1 MiB reach */
+};
+static const struct eqp_symbol abs_syms[] = {
+	{ 0x500100, 0x50, "abs_one" }, { 0x500400, 0, "abs_two" },
+};
+
+struct fixture {
+	char path[64];
+	struct eqp_file *f;
+	struct eq_symbolizer *s;
+	struct { uint64_t start, end; char path[256]; } code[64];  /* pid 10's r-xp */
+	size_t ncode;
+};
+
+static char *self_maps(size_t *len)
+{
+	FILE *in = fopen("/proc/self/maps", "r");
+	char *text = calloc(1, 1 << 20);
+
+	assert_non_null(in);
+	assert_non_null(text);
+	*len = fread(text, 1, (1 << 20) - 1, in);
+	fclose(in);
+	return text;
+}
+
+static void find_code(struct fixture *fx, const char *maps)
+{
+	const char *line = maps;
+
+	while (*line && fx->ncode < 64) {
+		unsigned long long a, b;
+		char perm[8];
+		int at = 0;
+
+		if (sscanf(line, "%llx-%llx %7s %*s %*s %*s %n", &a, &b, perm, &at) == 3 &&
+		    perm[2] == 'x') {
+			const char *end = strchr(line + at, '\n');
+			size_t n = end ? (size_t)(end - line - at) : strlen(line + at);
+
+			fx->code[fx->ncode].start = a;
+			fx->code[fx->ncode].end = b;
+			snprintf(fx->code[fx->ncode].path, sizeof(fx->code[0].path), "%.*s", (int)n,
+				 line + at);
+			fx->ncode++;
+		}
+		line = strchr(line, '\n');
+		line = line ? line + 1 : "";
+	}
+}
+
+static int setup(void **state)
+{
+	struct fixture *fx = calloc(1, sizeof(*fx));
+	struct eqp_meta meta = { .mode = EQP_MODE_ENERGY, .quantum_j = 0.001, .clock_hz = 1e9,
+				 .target = "unit test" };
+	struct eqp_symtab app = { "/target/app", 0, sizeof(app_syms) / sizeof(app_syms[0]),
+				  app_syms };
+	struct eqp_symtab abs = { "/target/abs", 1, 2, abs_syms };
+	struct eq_sample one = { .time = T0, .pc = 0x401020, .pid = 11, .tid = 11 };
+	struct eq_error err;
+	struct eqp_writer *w;
+	size_t len, i;
+	char *maps = self_maps(&len);
+
+	assert_non_null(fx);
+	find_code(fx, maps);
+	snprintf(fx->path, sizeof(fx->path), "/tmp/test_extent.%d.eqp", (int)getpid());
+	w = eqp_create(fx->path, &meta, &err);
+	assert_non_null(w);
+	assert_int_equal(eqp_add_maps(w, 10, 0, maps, len, &err), 0);
+	assert_int_equal(eqp_add_maps(w, 11, 0, app_maps, strlen(app_maps), &err), 0);
+	assert_int_equal(eqp_add_symtab(w, &app, &err), 0);
+	assert_int_equal(eqp_add_symtab(w, &abs, &err), 0);
+	/* the vdso's bytes, as eqprof record saves them */
+	for (i = 0; i < fx->ncode; i++)
+		if (!strcmp(fx->code[i].path, "[vdso]") && getauxval(AT_SYSINFO_EHDR))
+			assert_int_equal(eqp_add_image(w, "[vdso]",
+						       (const void *)getauxval(AT_SYSINFO_EHDR),
+						       fx->code[i].end - fx->code[i].start, &err), 0);
+	assert_int_equal(eqp_add_samples(w, &one, 1, &err), 0);
+	assert_int_equal(eqp_commit(w, &err), 0);
+	free(maps);
+	fx->f = eqp_open(fx->path, &err);
+	assert_non_null(fx->f);
+	fx->s = eq_sym_new(fx->f, NULL, &err);
+	assert_non_null(fx->s);
+	eq_sym_skip_lines(fx->s, 1);
+	*state = fx;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *fx = *state;
+
+	eq_sym_free(fx->s);
+	eqp_close(fx->f);
+	unlink(fx->path);
+	free(fx);
+	return 0;
+}
+
+/* What the extent promises to keep: the loc's kind, kernel-ness, exe,
+ * module and procedure (the same pointers: strings are interned). */
+static void same_place(const struct eq_loc *want, const struct eq_loc *got, uint64_t pc,
+		       uint64_t from)
+{
+	if (want->kind != got->kind || want->kernel != got->kernel || want->exe != got->exe ||
+	    want->module != got->module || want->module_base != got->module_base ||
+	    want->proc != got->proc)
+		fail_msg("pc 0x%llx in the extent of 0x%llx: %s %s (kind %d), not %s %s (kind %d)",
+			 (unsigned long long)pc, (unsigned long long)from, got->module,
+			 got->proc ? got->proc : "-", got->kind, want->module,
+			 want->proc ? want->proc : "-", want->kind);
+}
+
+static uint64_t rnd(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+/*
+ * Every pc of [from, to] of pid's space, extent by extent: each extent
+ * holds its pc, stays in its mapping, and every pc in it (dense), or its
+ * two ends and 8 others (not dense), symbolizes as the pc did.  Returns
+ * the number of extents.
+ */
+static size_t walk(struct fixture *fx, uint32_t pid, uint16_t flags, uint64_t from, uint64_t to,
+		   int dense)
+{
+	struct eq_sample smp = { .time = T0, .pid = pid, .tid = pid, .flags = flags };
+	uint64_t pc = from, first, last, q, seed = 0x9e3779b97f4a7c15ull ^ from;
+	size_t n = 0;
+
+	for (;;) {
+		const struct eq_loc *loc, *at;
+		const struct eq_maps *maps;
+		const struct eq_map *map;
+		uint64_t lo, hi;
+		int k;
+
+		smp.pc = pc;
+		loc = eq_sym_lookup_extent(fx->s, &smp, &first, &last);
+		assert_true(first <= pc && pc <= last);
+		n++;
+		maps = eq_sym_space_maps(fx->s, &smp);
+		map = maps ? eq_maps_find(maps, pc) : NULL;
+		if (map && !(flags & (EQ_F_KERNEL | EQ_F_IDLE)))
+			assert_true(first >= map->start && last < map->end);
+		lo = first > from ? first : from;
+		hi = last < to ? last : to;
+		for (q = lo; q <= hi; q = dense || q == hi ? q + 1 : hi) {
+			smp.pc = q;
+			at = eq_sym_lookup(fx->s, &smp);
+			same_place(loc, at, q, pc);
+			if (q == hi)
+				break;
+		}
+		for (k = 0; !dense && k < 8 && hi > lo; k++) {
+			smp.pc = lo + rnd(&seed) % (hi - lo);
+			at = eq_sym_lookup(fx->s, &smp);
+			same_place(loc, at, smp.pc, pc);
+		}
+		if (last >= to)
+			return n;
+		pc = last + 1;
+	}
+}
+
+static void embedded_table_every_pc(void **state)
+{
+	struct fixture *fx = *state;
+
+	/* both mappings of the fake app, the absolute one, the anonymous
+	 * one and the unmapped pcs around them, pc by pc */
+	assert_true(walk(fx, 11, 0, 0x400f00, 0x40c100, 1) > 20);
+	assert_true(walk(fx, 11, 0, 0x4fff00, 0x502100, 1) >= 5);
+	assert_int_equal(walk(fx, 11, 0, 0x600000, 0x6000ff, 1), 0x100);
+}
+
+static void embedded_table_extents(void **state)
+{
+	struct fixture *fx = *state;
+	struct eq_sample smp = { .time = T0, .pid = 11, .tid = 11 };
+	static const struct { uint64_t pc, first, last; } want[] = {
+		{ 0x401000, 0x401000, 0x40100f },  /* before the first symbol */
+		{ 0x401010, 0x401010, 0x40110f },  /* alpha */
+		{ 0x401110, 0x401110, 0x4017ff },  /* beta, sizeless, up to gamma */
+		{ 0x4018ff, 0x401800, 0x4018ff },  /* gamma, up to delta */
+		{ 0x40190f, 0x401900, 0x40190f },  /* delta */
+		{ 0x401910, 0x401910, 0x401fff },  /* nothing: gamma does not resume */
+		{ 0x402000, 0x402000, 0x40201f },  /* alias */
+		{ 0x403006, 0x403000, 0x403006 },  /* eps */
+		{ 0x403007, 0x403007, 0x403009 },  /* zeta */
+		{ 0x409ff0, 0x409ff0, 0x409fff },  /* across, first mapping */
+		{ 0x40a000, 0x40a000, 0x40a02f },  /* across, second mapping */
+		{ 0x40b002, 0x40a030, 0x40b002 },  /* after across */
+		{ 0x40b003, 0x40b003, 0x40bfff },  /* omega: the mapping's end */
+		{ 0x500149, 0x500100, 0x50014f },  /* abs_one (absolute table) */
+		{ 0x500400, 0x500400, 0x501fff },  /* abs_two */
+		{ 0x600010, 0x600010, 0x600010 },  /* anonymous: the pc alone */
+		{ 0x700000, 0x700000, 0x700000 },  /* unmapped: the pc alone */
+	};
+	uint64_t first, last;
+	size_t i;
+
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		smp.pc = want[i].pc;
+		eq_sym_lookup_extent(fx->s, &smp, &first, &last);
+		if (first != want[i].first || last != want[i].last)
+			fail_msg("0x%llx: extent 0x%llx-0x%llx, not 0x%llx-0x%llx",
+				 (unsigned long long)want[i].pc, (unsigned long long)first,
+				 (unsigned long long)last, (unsigned long long)want[i].first,
+				 (unsigned long long)want[i].last);
+	}
+	/* kernel pcs: the pc alone; idle: every pc */
+	smp.pc = 0xffffffff81000000ull;
+	smp.flags = EQ_F_KERNEL;
+	eq_sym_lookup_extent(fx->s, &smp, &first, &last);
+	assert_true(first == smp.pc && last == smp.pc);
+	smp.flags = EQ_F_KERNEL | EQ_F_IDLE;
+	eq_sym_lookup_extent(fx->s, &smp, &first, &last);
+	assert_true(first == 0 && last == UINT64_MAX);
+}
+
+/* The code mapping of pid 10 whose path ends in name, or -1. */
+static int code_of(const struct fixture *fx, const char *name)
+{
+	size_t i, n = strlen(name);
+
+	for (i = 0; i < fx->ncode; i++) {
+		size_t l = strlen(fx->code[i].path);
+
+		if (l >= n && !strcmp(fx->code[i].path + l - n, name))
+			return (int)i;
+	}
+	return -1;
+}
+
+static void real_elf_every_pc(void **state)
+{
+	struct fixture *fx = *state;
+	char exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	int v = code_of(fx, "[vdso]"), c = -1;
+	uint64_t s, e;
+	size_t i;
+
+	assert_true(n > 0);
+	exe[n] = 0;
+	/* the vdso: code outside every .dynsym symbol, named by its CFI */
+	if (v >= 0)
+		walk(fx, 10, 0, fx->code[v].start, fx->code[v].end - 1, 1);
+	/* this program: its first and last 16 KiB pc by pc, all of it sparsely */
+	c = code_of(fx, exe);
+	assert_true(c >= 0);
+	s = fx->code[c].start;
+	e = fx->code[c].end - 1;
+	walk(fx, 10, 0, s, s + 0x4000 < e ? s + 0x4000 : e, 1);
+	walk(fx, 10, 0, e - 0x4000 > s ? e - 0x4000 : s, e, 1);
+	assert_true(walk(fx, 10, 0, s, e, 0) > 100);
+	/* every other code mapping (libc, ld.so, libdw...: stripped to
+	 * .dynsym, static functions named by CFI) sparsely, 16 KiB of libc
+	 * pc by pc, and each one's end and the unmapped pcs after it */
+	for (i = 0; i < fx->ncode; i++) {
+		if ((int)i == c || (int)i == v)
+			continue;
+		s = fx->code[i].start;
+		e = fx->code[i].end - 1;
+		walk(fx, 10, 0, s, e, 0);
+		if (strstr(fx->code[i].path, "/libc.so"))
+			walk(fx, 10, 0, s + (e - s) / 2, s + (e - s) / 2 + 0x4000 < e ?
+			     s + (e - s) / 2 + 0x4000 : e, 1);
+		walk(fx, 10, 0, e - 0x100, e + 0x100, 1);
+	}
+}
+
+/* ---- the map built on extents --------------------------------------------- */
+
+static void pcmap_fills_a_range(void **state)
+{
+	struct eq_pcmap m = { 0 };
+	uint64_t pc;
+
+	(void)state;
+	assert_int_equal(eq_pcmap_init(&m), 0);
+	assert_int_equal(eq_pcmap_get(&m, 1, 0x1000), 0);
+	/* [0x1003, 0x1041]: two cut granules, three whole ones */
+	assert_int_equal(eq_pcmap_fill(&m, 1, 0x1010, 0x1003, 0x1041, 7), 0);
+	for (pc = 0x0f00; pc < 0x1100; pc++)
+		assert_int_equal(eq_pcmap_get(&m, 1, pc), pc >= 0x1003 && pc <= 0x1041 ? 7 : 0);
+	/* the cut granules' other pcs: another range's */
+	assert_int_equal(eq_pcmap_fill(&m, 1, 0x1042, 0x1042, 0x1042, 8), 0);
+	assert_int_equal(eq_pcmap_fill(&m, 1, 0x1000, 0x0ff0, 0x1002, 9), 0);
+	assert_int_equal(eq_pcmap_get(&m, 1, 0x1002), 9);
+	assert_int_equal(eq_pcmap_get(&m, 1, 0x1003), 7);
+	assert_int_equal(eq_pcmap_get(&m, 1, 0x1041), 7);
+	assert_int_equal(eq_pcmap_get(&m, 1, 0x1042), 8);
+	assert_int_equal(eq_pcmap_get(&m, 1, 0x1043), 0);
+	/* within the pc's page only: 0x0ff0-0x0fff is another page */
+	assert_int_equal(eq_pcmap_get(&m, 1, 0x0fff), 0);
+	/* one pc short of whole granules at either end */
+	assert_int_equal(eq_pcmap_fill(&m, 1, 0x2001, 0x2001, 0x203e, 5), 0);
+	assert_int_equal(eq_pcmap_get(&m, 1, 0x2000), 0);
+	assert_int_equal(eq_pcmap_get(&m, 1, 0x2001), 5);
+	assert_int_equal(eq_pcmap_get(&m, 1, 0x203e), 5);
+	assert_int_equal(eq_pcmap_get(&m, 1, 0x203f), 0);
+	/* another space is another map */
+	assert_int_equal(eq_pcmap_get(&m, 2, 0x1010), 0);
+	eq_pcmap_free(&m);
+}
+
+static void pcmap_many_pages(void **state)
+{
+	struct eq_pcmap m = { 0 };
+	uint64_t p;
+
+	(void)state;
+	assert_int_equal(eq_pcmap_init(&m), 0);
+	/* whole pages of 3000 spaces and addresses: the page table grows,
+	 * pages collide in slots */
+	for (p = 0; p < 3000; p++)
+		assert_int_equal(eq_pcmap_fill(&m, (uint32_t)(p % 7 + 1), p << 20, 0, UINT64_MAX,
+					       (uint32_t)p + 1), 0);
+	for (p = 0; p < 3000; p++) {
+		assert_int_equal(eq_pcmap_get(&m, (uint32_t)(p % 7 + 1), (p << 20) + 0xfff), p + 1);
+		assert_int_equal(eq_pcmap_get(&m, (uint32_t)(p % 7 + 1), (p << 20) + 0x1000), 0);
+		assert_int_equal(eq_pcmap_get(&m, (uint32_t)(p % 7 + 2), p << 20), 0);
+	}
+	eq_pcmap_free(&m);
+}
+
+/* ---- profiles that use them ------------------------------------------------ */
+
+struct expect {
+	const char *module, *proc;
+	uint64_t samples;
+};
+
+/* Samples at every 3rd pc of [from, to] of pid's space, in a scrambled
+ * order, appended to v; the rows by (module, proc) counted into x. */
+static size_t spread(struct fixture *fx, struct eq_sample *v, size_t n, uint32_t pid,
+		     uint64_t from, uint64_t to, struct expect *x, size_t *nx)
+{
+	uint64_t seed = 88172645463325252ull ^ from, pc;
+	size_t i, start = n;
+
+	for (pc = from; pc <= to; pc += 3)
+		v[n++] = (struct eq_sample){ .pc = pc, .pid = pid, .tid = pid };
+	for (i = n - 1; i > start; i--) {  /* shuffled: pcs met out of order */
+		size_t j = start + rnd(&seed) % (i - start + 1);
+		struct eq_sample t = v[i];
+
+		v[i] = v[j];
+		v[j] = t;
+	}
+	for (i = start; i < n; i++) {
+		const struct eq_loc *l;
+		const char *proc;
+		size_t k;
+
+		v[i].time = T0;
+		l = eq_sym_lookup(fx->s, &v[i]);
+		proc = l->proc ? l->proc : "[unknown]";
+		for (k = 0; k < *nx && (x[k].module != l->module_base || strcmp(x[k].proc, proc)); k++)
+			;
+		if (k == *nx)
+			x[(*nx)++] = (struct expect){ l->module_base, proc, 0 };
+		x[k].samples++;
+	}
+	return n;
+}
+
+static void profile_by_proc_module_counts(void **state)
+{
+	struct fixture *fx = *state;
+	struct eq_sample *v = calloc(200000, sizeof(*v));
+	struct expect *x = calloc(20000, sizeof(*x));
+	struct eqp_meta meta = { .mode = EQP_MODE_ENERGY, .quantum_j = 0.001, .clock_hz = 1e9,
+				 .target = "unit test" };
+	char path[64];
+	struct eq_error err;
+	struct eqp_writer *w;
+	struct eqp_file *f;
+	struct eq_symbolizer *s;
+	struct eq_profile *p;
+	size_t n = 0, nx = 0, i, k;
+	int vd = code_of(fx, "[vdso]"), lc = code_of(fx, "libc.so.6");
+	const struct eqp_maps *self = eqp_maps_for(fx->f, 10);
+	const char *text = self ? self->text : NULL;
+
+	assert_non_null(v);
+	assert_non_null(x);
+	n = spread(fx, v, n, 11, 0x401000, 0x40bfff, x, &nx);
+	if (vd >= 0)
+		n = spread(fx, v, n, 10, fx->code[vd].start, fx->code[vd].end - 1, x, &nx);
+	if (lc >= 0)
+		n = spread(fx, v, n, 10, fx->code[lc].start + 0x8000,
+			   fx->code[lc].start + 0x8000 + 0x18000, x, &nx);
+	for (i = 0; i < n; i++) {
+		v[i].time = T0 + i;
+		v[i].seq = (uint32_t)i;
+	}
+	snprintf(path, sizeof(path), "/tmp/test_extent_p.%d.eqp", (int)getpid());
+	w = eqp_create(path, &meta, &err);
+	assert_non_null(w);
+	assert_non_null(text);
+	assert_int_equal(eqp_add_maps(w, 10, 0, text, strlen(text), &err), 0);
+	assert_int_equal(eqp_add_maps(w, 11, 0, app_maps, strlen(app_maps), &err), 0);
+	for (i = 0; i < eqp_nsymtabs(fx->f); i++)
+		assert_int_equal(eqp_add_symtab(w, eqp_symtab_at(fx->f, i), &err), 0);
+	if (vd >= 0)
+		assert_int_equal(eqp_add_image(w, "[vdso]", (const void *)getauxval(AT_SYSINFO_EHDR),
+					       fx->code[vd].end - fx->code[vd].start, &err), 0);
+	assert_int_equal(eqp_add_samples(w, v, n, &err), 0);
+	assert_int_equal(eqp_commit(w, &err), 0);
+	f = eqp_open(path, &err);
+	assert_non_null(f);
+	s = eq_sym_new(f, NULL, &err);
+	assert_non_null(s);
+	p = eq_profile_build(f, s, EQ_BY_PROC, 0, &err);
+	assert_non_null(p);
+	assert_int_equal(p->nrows, nx);
+	for (i = 0; i < p->nrows; i++) {
+		for (k = 0; k < nx && (strcmp(x[k].module, p->rows[i].module) ||
+				       strcmp(x[k].proc, p->rows[i].name)); k++)
+			;
+		if (k == nx || x[k].samples != p->rows[i].samples)
+			fail_msg("row %s %s: %llu samples, %s", p->rows[i].module, p->rows[i].name,
+				 (unsigned long long)p->rows[i].samples,
+				 k == nx ? "not expected" : "not as counted");
+	}
+	eq_profile_free(p);
+	/* by module: each module's rows added up */
+	p = eq_profile_build(f, s, EQ_BY_MODULE, 0, &err);
+	assert_non_null(p);
+	for (i = 0; i < p->nrows; i++) {
+		uint64_t want = 0;
+
+		for (k = 0; k < nx; k++)
+			want += strcmp(x[k].module, p->rows[i].module) ? 0 : x[k].samples;
+		assert_int_equal(p->rows[i].samples, want);
+	}
+	eq_profile_free(p);
+	eq_sym_free(s);
+	eqp_close(f);
+	unlink(path);
+	free(v);
+	free(x);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(pcmap_fills_a_range),
+		cmocka_unit_test(pcmap_many_pages),
+		cmocka_unit_test_setup_teardown(embedded_table_extents, setup, teardown),
+		cmocka_unit_test_setup_teardown(embedded_table_every_pc, setup, teardown),
+		cmocka_unit_test_setup_teardown(real_elf_every_pc, setup, teardown),
+		cmocka_unit_test_setup_teardown(profile_by_proc_module_counts, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
