@@ -191,6 +191,20 @@ row_for(struct pc_table *t, struct eq_agg *a, struct eq_symbolizer *s, int multi
 	return row_by_pc(t, a, s, multi, smp, row, fast);
 }
 
+/*
+ * The module of a sample with no symbol in row: the row's own (its key's
+ * first part is its locs' module, agg.c's row_of, but by exe), else the
+ * symbolizer's (its cache has the pc; with rows by range, a lookup more
+ * per sample: every sample of a stripped program).
+ */
+static inline const char *unres_module(const struct eq_agg *a, struct eq_symbolizer *s,
+				       const struct eq_sample *x, uint32_t row)
+{
+	if (!a->keys.n && a->by != EQ_BY_EXE && a->by != EQ_BY_PID && a->by != EQ_BY_THREAD)
+		return a->rows[row].key.a;
+	return eq_sym_lookup(s, x)->module;
+}
+
 #define PREFETCH_AHEAD 8
 /* Samples a pass takes at a time: 3 x 8 KiB, one round of the CRC's three
  * streams (crc32c.c), then still in the first-level cache for the pass. */
@@ -527,8 +541,7 @@ static int count_span(struct pc_table *t, struct eq_agg *a, struct eq_symbolizer
 		if (__builtin_expect(u != 0, 0)) {
 			if (u < 0)
 				return -1;
-			/* the symbolizer's own cache has the pc's module */
-			if (row != ROW_SKIP && unres_add(unres, eq_sym_lookup(s, x)->module) < 0)
+			if (row != ROW_SKIP && unres_add(unres, unres_module(a, s, x, row)) < 0)
 				return -1;
 		}
 		lost += (x->flags & EQ_F_LOST) != 0;

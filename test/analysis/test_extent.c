@@ -390,10 +390,31 @@ static void pcmap_many_pages(void **state)
 struct expect {
 	const char *module, *proc;
 	uint64_t samples;
+	const char *path;      /* the module's path */
+	uint64_t unresolved;   /* of samples with no symbol */
 };
 
 /* Samples at every 3rd pc of [from, to] of pid's space, in a scrambled
  * order, appended to v; the rows by (module, proc) counted into x. */
+/* The profile's samples with no symbol per module against x's. */
+static void check_unresolved(const struct eq_profile *p, const struct expect *x, size_t nx)
+{
+	uint64_t total = 0;
+	size_t i, k;
+
+	for (k = 0; k < nx; k++)
+		total += x[k].unresolved;
+	assert_int_equal(p->unresolved_samples, total);
+	assert_true(total > 0);
+	for (i = 0; i < p->nunresolved; i++) {
+		uint64_t want = 0;
+
+		for (k = 0; k < nx; k++)
+			want += strcmp(x[k].path, p->unresolved[i].module) ? 0 : x[k].unresolved;
+		assert_int_equal(p->unresolved[i].samples, want);
+	}
+}
+
 static size_t spread(struct fixture *fx, struct eq_sample *v, size_t n, uint32_t pid,
 		     uint64_t from, uint64_t to, struct expect *x, size_t *nx)
 {
@@ -420,8 +441,9 @@ static size_t spread(struct fixture *fx, struct eq_sample *v, size_t n, uint32_t
 		for (k = 0; k < *nx && (x[k].module != l->module_base || strcmp(x[k].proc, proc)); k++)
 			;
 		if (k == *nx)
-			x[(*nx)++] = (struct expect){ l->module_base, proc, 0 };
+			x[(*nx)++] = (struct expect){ l->module_base, proc, 0, l->module, 0 };
 		x[k].samples++;
+		x[k].unresolved += l->kind == EQ_LOC_UNRESOLVED || l->kind == EQ_LOC_NO_MODULE;
 	}
 	return n;
 }
@@ -485,6 +507,7 @@ static void profile_by_proc_module_counts(void **state)
 				 (unsigned long long)p->rows[i].samples,
 				 k == nx ? "not expected" : "not as counted");
 	}
+	check_unresolved(p, x, nx);
 	eq_profile_free(p);
 	/* by module: each module's rows added up */
 	p = eq_profile_build(f, s, EQ_BY_MODULE, 0, &err);
@@ -496,6 +519,7 @@ static void profile_by_proc_module_counts(void **state)
 			want += strcmp(x[k].module, p->rows[i].module) ? 0 : x[k].samples;
 		assert_int_equal(p->rows[i].samples, want);
 	}
+	check_unresolved(p, x, nx);
 	eq_profile_free(p);
 	eq_sym_free(s);
 	eqp_close(f);
