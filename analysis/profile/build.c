@@ -751,10 +751,21 @@ struct key_slot {
 	const char *module;      /* with unres: counted per module */
 };
 
+/* A (pid, tid, CPU) of a key set, numbered for the range map (id 0: an
+ * empty slot). */
+struct key_space {
+	uint32_t pid, tid, cpu, id;
+};
+
 struct key_table {
 	struct key_slot *slots;
 	size_t mask, count;
 	int tid, cpu;            /* the tid, the CPU are part of the key */
+	/* keys_ranged(): a user pc's row by its extent (pcmap.h) in its
+	 * (pid, tid, CPU)'s space; NULL: by key slot only */
+	struct eq_pcmap *ranges;
+	struct key_space *spaces;
+	size_t smask, scount;
 };
 
 static inline size_t key_slot_hash(uint64_t pc, uint32_t pid, uint32_t who, uint32_t tid,
@@ -847,6 +858,87 @@ static inline const struct key_slot *key_for(struct key_table *t, struct eq_agg 
 	return key_miss(a, s, need_thread, smp, k) < 0 ? NULL : k;
 }
 
+/*
+ * Whether a key set's row is the same for every pc of an extent
+ * (eq_sym_lookup_extent) of one (pid, tid, CPU): its keys and filters
+ * read the thread, the process, the CPU, the module and the procedure, not
+ * the line; rows without keys by procedure, module or exe.
+ */
+static int keys_ranged(const struct eq_agg *a)
+{
+	unsigned i;
+
+	for (i = 0; i < a->keys.n; i++)
+		if (a->keys.k[i] == EQ_KEY_SRCLINE || a->keys.k[i] == EQ_KEY_SRCFILE)
+			return 0;
+	return a->keys.n || a->by == EQ_BY_PROC || a->by == EQ_BY_MODULE || a->by == EQ_BY_EXE;
+}
+
+static inline size_t key_space_hash(uint32_t pid, uint32_t tid, uint32_t cpu)
+{
+	return (size_t)((((uint64_t)pid << 32 | tid) * 0x9e3779b97f4a7c15ull ^
+			 (uint64_t)cpu * 0xc2b2ae3d27d4eb4full) >> 24);
+}
+
+static int key_space_grow(struct key_table *t)
+{
+	size_t newmask = t->smask ? 2 * t->smask + 1 : 63, i, j;
+	struct key_space *v = calloc(newmask + 1, sizeof(*v));
+
+	if (!v)
+		return -1;
+	for (i = 0; t->spaces && i <= t->smask; i++) {
+		const struct key_space *e = &t->spaces[i];
+
+		if (!e->id)
+			continue;
+		for (j = key_space_hash(e->pid, e->tid, e->cpu) & newmask; v[j].id;
+		     j = (j + 1) & newmask)
+			;
+		v[j] = *e;
+	}
+	free(t->spaces);
+	t->spaces = v;
+	t->smask = newmask;
+	return 0;
+}
+
+/* The space of (pid, tid, cpu) (the parts the keys read), numbered from 1
+ * on first sight; 0 when out of memory. */
+static uint32_t key_space_id(struct key_table *t, uint32_t pid, uint32_t tid, uint32_t cpu)
+{
+	size_t j;
+
+	if (2 * (t->scount + 1) > t->smask && key_space_grow(t))
+		return 0;
+	for (j = key_space_hash(pid, tid, cpu) & t->smask; t->spaces[j].id;
+	     j = (j + 1) & t->smask)
+		if (t->spaces[j].pid == pid && t->spaces[j].tid == tid && t->spaces[j].cpu == cpu)
+			return t->spaces[j].id;
+	t->spaces[j] = (struct key_space){ pid, tid, cpu, (uint32_t)++t->scount };
+	return t->spaces[j].id;
+}
+
+/* After a user sample's key was looked up by slot: its row for its whole
+ * extent, when the row is a plain one (resolved, not idle, not left out). */
+static int key_range_fill(struct key_table *t, struct eq_agg *a, struct eq_symbolizer *s,
+			  const struct eq_sample *smp)
+{
+	const struct key_slot *k = key_for(t, a, s, 0, 0, smp);
+	uint32_t space;
+	uint64_t first, last;
+
+	if (!k)
+		return -1;
+	if (k->unres || k->idle || k->dropped || k->row == ROW_SKIP)
+		return 0;
+	space = key_space_id(t, smp->pid, t->tid ? smp->tid : 0, t->cpu ? smp->cpu : 0);
+	if (!space)
+		return -1;
+	eq_sym_lookup_extent(s, smp, &first, &last);
+	return eq_pcmap_fill(t->ranges, space, smp->pc, first, last, k->row + 1) < 0 ? -1 : 0;
+}
+
 /* Samples k to end of a chunk of n by key; fast: see series_step (a
  * constant). */
 static inline __attribute__((always_inline)) int
@@ -899,14 +991,15 @@ count_keys_span(struct key_table *t, struct eq_agg *a, struct eq_symbolizer *s,
  * seen and is in the slot its hash names, in a row with a symbol.  Returns
  * how many of the m it took.
  */
-static __attribute__((noinline)) size_t
-fast_keys_plain(const struct key_table *t, struct agg_counts *cs, struct series_run *r,
-		const struct eq_sample *x, size_t m, size_t avail)
+static inline __attribute__((always_inline)) size_t
+fast_keys_loop(struct key_table *t, struct agg_counts *cs, struct series_run *r,
+	       const struct eq_sample *x, size_t m, size_t avail, const int ranges)
 {
+	uint32_t lpid = 0, ltid = 0, lcpu = 0, space = 0;
 	struct row_count *rc = cs->rc;
 	const struct key_slot *slots = t->slots;
 	const size_t mask = t->mask;
-	const struct eq_sample *far = mask + 1 >= PREFETCH_MIN_SLOTS / 2 ?
+	const struct eq_sample *far = !ranges && mask + 1 >= PREFETCH_MIN_SLOTS / 2 ?
 				      x + avail - PREFETCH_AHEAD : x;
 	const uint32_t tids = t->tid ? UINT32_MAX : 0;
 	const uint16_t cpus = t->cpu ? UINT16_MAX : 0;
@@ -932,11 +1025,27 @@ fast_keys_plain(const struct key_table *t, struct agg_counts *cs, struct series_
 								p[PREFETCH_AHEAD].pid, 0,
 								p[PREFETCH_AHEAD].tid & tids,
 								p[PREFETCH_AHEAD].cpu & cpus) & mask]);
-		k = &slots[key_slot_hash(pc, pid, 0, tid, cpu) & mask];
-		if (!k->used || k->pc != pc || k->pid != pid || k->who || k->tid != tid ||
-		    k->cpu != cpu || k->kf || k->unres || k->idle || k->dropped)
-			break;
-		row = k->row;
+		if (ranges) {
+			uint32_t v;
+
+			/* its (pid, tid, CPU)'s space, then its extent's row */
+			if (!space || pid != lpid || tid != ltid || cpu != lcpu) {
+				if (!(space = key_space_id(t, pid, tid, cpu)))
+					break;
+				lpid = pid;
+				ltid = tid;
+				lcpu = cpu;
+			}
+			if (!(v = eq_pcmap_get(t->ranges, space, pc)))
+				break;
+			row = v - 1;
+		} else {
+			k = &slots[key_slot_hash(pc, pid, 0, tid, cpu) & mask];
+			if (!k->used || k->pc != pc || k->pid != pid || k->who || k->tid != tid ||
+			    k->cpu != cpu || k->kf || k->unres || k->idle || k->dropped)
+				break;
+			row = k->row;
+		}
 		c = &rc[row];
 		if (__builtin_expect(c->blk_cur != blk, 0) && blk_enter(cs, c, row, blk))
 			break;
@@ -961,8 +1070,18 @@ fast_keys_plain(const struct key_table *t, struct agg_counts *cs, struct series_
 	return (size_t)(p - x);
 }
 
+static __attribute__((noinline)) size_t
+fast_keys_plain(struct key_table *t, struct agg_counts *cs, struct series_run *r,
+		const struct eq_sample *x, size_t m, size_t avail)
+{
+	if (t->ranges)
+		return fast_keys_loop(t, cs, r, x, m, avail, 1);
+	return fast_keys_loop(t, cs, r, x, m, avail, 0);
+}
+
 /* count_keys_span's fast case: runs of plain samples in one loop (when
- * each pid is its own address space), the others one at a time. */
+ * each pid is its own address space), the others one at a time (and, with
+ * t->ranges, a user sample's row then kept for its extent). */
 static int count_keys_fast(struct key_table *t, struct eq_agg *a, struct eq_symbolizer *s,
 			   const struct eq_sample *smp, size_t k, size_t end, size_t n,
 			   uint64_t *lost_marks, struct unres_list *unres, int multi,
@@ -980,6 +1099,9 @@ static int count_keys_fast(struct key_table *t, struct eq_agg *a, struct eq_symb
 		}
 		if (k < end && count_keys_span(t, a, s, smp, k, k + 1, lost_marks, unres, multi,
 					       need_thread, 1))
+			return -1;
+		if (k < end && t->ranges && !(smp[k].flags & (EQ_F_KERNEL | EQ_F_IDLE)) &&
+		    key_range_fill(t, a, s, &smp[k]) < 0)
 			return -1;
 		k += k < end;
 	}
@@ -1546,7 +1668,7 @@ struct eq_profile *eq_profile_build_opts(const struct eqp_file *f, struct eq_sym
 {
 	const struct eqp_meta *m = eqp_meta(f);
 	struct pc_table t = { 0 };
-	struct eq_pcmap ranges = { 0 };
+	struct eq_pcmap ranges = { 0 }, kranges = { 0 };
 	struct key_table kt = { 0 };
 	struct eq_agg *a = eq_agg_new(by, o->flags, err);
 	struct eq_profile *p;
@@ -1588,6 +1710,12 @@ struct eq_profile *eq_profile_build_opts(const struct eqp_file *f, struct eq_sym
 			goto oom;
 		t.ranges = &ranges;
 	}
+	/* the same for key sets and filters that read no line (keys_ranged) */
+	if (!split && slow && !eq_sym_multi_space(s) && keys_ranged(a)) {
+		if (eq_pcmap_init(&kranges))
+			goto oom;
+		kt.ranges = &kranges;
+	}
 	for (c = 0; !split && c < nslices; c++) {
 		struct eqp_chunk_check ck = { 0 };
 		size_t n;
@@ -1609,7 +1737,9 @@ struct eq_profile *eq_profile_build_opts(const struct eqp_file *f, struct eq_sym
 	eq_range_slices_free(&rs);
 	free(t.slots);
 	eq_pcmap_free(&ranges);
+	eq_pcmap_free(&kranges);
 	free(kt.slots);
+	free(kt.spaces);
 	if (eq_agg_counts_fold(a))
 		goto oom_freed;
 	for (i = 0; i < a->nrows; i++) {
@@ -1645,7 +1775,9 @@ oom:
 	eq_range_slices_free(&rs);
 	free(t.slots);
 	eq_pcmap_free(&ranges);
+	eq_pcmap_free(&kranges);
 	free(kt.slots);
+	free(kt.spaces);
 oom_freed:
 	free(unres.v);
 	eq_agg_free(a);
