@@ -161,7 +161,10 @@ static int range_miss(struct pc_table *t, struct eq_agg *a, struct eq_symbolizer
 
 	if (u < 0)
 		return -1;
-	eq_sym_lookup_extent(s, smp, &first, &last);
+	if (a->by == EQ_BY_LINE)
+		eq_sym_lookup_line_extent(s, smp, &first, &last);
+	else
+		eq_sym_lookup_extent(s, smp, &first, &last);
 	if (eq_pcmap_fill(t->ranges, smp->pid, smp->pc, first, last,
 			  (*row + 1) | (u ? TAG_UNRESOLVED : 0)) < 0)
 		return -1;
@@ -859,19 +862,27 @@ static inline const struct key_slot *key_for(struct key_table *t, struct eq_agg 
 }
 
 /*
- * Whether a key set's row is the same for every pc of an extent
- * (eq_sym_lookup_extent) of one (pid, tid, CPU): its keys and filters
- * read the thread, the process, the CPU, the module and the procedure, not
- * the line; rows without keys by procedure, module or exe.
+ * Whether a key set's row is the same for every pc of an extent of one
+ * (pid, tid, CPU): its keys and filters read the thread, the process, the
+ * CPU, the module, the procedure and the line (keys_lines: the extent of a
+ * line record, eq_sym_lookup_line_extent); rows without keys by procedure,
+ * module, exe or line (not by instruction).
  */
 static int keys_ranged(const struct eq_agg *a)
+{
+	return a->keys.n || a->by == EQ_BY_PROC || a->by == EQ_BY_MODULE || a->by == EQ_BY_EXE ||
+	       a->by == EQ_BY_LINE;
+}
+
+/* Whether its rows read the line: extents of a line record then. */
+static int keys_lines(const struct eq_agg *a)
 {
 	unsigned i;
 
 	for (i = 0; i < a->keys.n; i++)
 		if (a->keys.k[i] == EQ_KEY_SRCLINE || a->keys.k[i] == EQ_KEY_SRCFILE)
-			return 0;
-	return a->keys.n || a->by == EQ_BY_PROC || a->by == EQ_BY_MODULE || a->by == EQ_BY_EXE;
+			return 1;
+	return !a->keys.n && a->by == EQ_BY_LINE;
 }
 
 static inline size_t key_space_hash(uint32_t pid, uint32_t tid, uint32_t cpu)
@@ -935,7 +946,10 @@ static int key_range_fill(struct key_table *t, struct eq_agg *a, struct eq_symbo
 	space = key_space_id(t, smp->pid, t->tid ? smp->tid : 0, t->cpu ? smp->cpu : 0);
 	if (!space)
 		return -1;
-	eq_sym_lookup_extent(s, smp, &first, &last);
+	if (keys_lines(a))
+		eq_sym_lookup_line_extent(s, smp, &first, &last);
+	else
+		eq_sym_lookup_extent(s, smp, &first, &last);
 	return eq_pcmap_fill(t->ranges, space, smp->pc, first, last, k->row + 1) < 0 ? -1 : 0;
 }
 
@@ -1701,11 +1715,11 @@ struct eq_profile *eq_profile_build_opts(const struct eqp_file *f, struct eq_sym
 		goto oom;
 	if (split && progress)
 		progress(eqp_nsamples(f), eqp_nsamples(f), arg);
-	/* one row over a procedure's (a module's, a process's) pcs: rows by
-	 * range (not by line or instruction: rows within a procedure), where
-	 * each pid is one address space */
+	/* one row over a procedure's (a module's, a process's, a line
+	 * record's) pcs: rows by range (not by instruction), where each pid is
+	 * one address space */
 	if (!split && !slow && !eq_sym_multi_space(s) &&
-	    (by == EQ_BY_PROC || by == EQ_BY_MODULE || by == EQ_BY_EXE)) {
+	    (by == EQ_BY_PROC || by == EQ_BY_MODULE || by == EQ_BY_EXE || by == EQ_BY_LINE)) {
 		if (eq_pcmap_init(&ranges))
 			goto oom;
 		t.ranges = &ranges;

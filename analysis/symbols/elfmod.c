@@ -855,6 +855,57 @@ void eq_elfmod_extent(struct eq_elfmod *m, uint64_t off, uint64_t *first, uint64
 	*last = vlast - seg->p_vaddr + seg->p_offset;
 }
 
+/* The first of a CU's line records (sorted by address) above addr, or NULL. */
+static Dwfl_Line *first_record_after(Dwarf_Die *cu, size_t nlines, Dwarf_Addr addr)
+{
+	size_t lo = 0, hi = nlines;
+	Dwarf_Addr at;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		Dwfl_Line *l = dwfl_onesrcline(cu, mid);
+
+		if (!l || !dwfl_lineinfo(l, &at, NULL, NULL, NULL, NULL))
+			return NULL;
+		if (at <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < nlines ? dwfl_onesrcline(cu, lo) : NULL;
+}
+
+/*
+ * eq_elfmod_extent narrowed to the pcs that eq_elfmod_lookup() gives off's
+ * DWARF line: dwfl_module_getsrc() takes the last line record of the
+ * address's CU at or below it, so the record's address up to the next
+ * record's, both ends checked to give that same record (an edge of the CU
+ * in between is cut off there).  A module without DWARF names no line
+ * anywhere: the symbol's extent stands.  A pc with no line in a module
+ * with some: off alone.
+ */
+void eq_elfmod_line_extent(struct eq_elfmod *m, uint64_t off, uint64_t *first, uint64_t *last)
+{
+	Dwarf_Addr bias, a, b;
+	Dwarf_Die *cu;
+	Dwfl_Line *l, *next;
+	uint64_t vaddr;
+	size_t nlines;
+
+	eq_elfmod_extent(m, off, first, last);
+	if (offset_to_vaddr(m, off, &vaddr) || !dwfl_module_getdwarf(m->mod, &bias))
+		return;
+	if (!(l = dwfl_module_getsrc(m->mod, vaddr)) || !(cu = dwfl_linecu(l)) ||
+	    dwfl_getsrclines(cu, &nlines) != 0 || !dwfl_lineinfo(l, &a, NULL, NULL, NULL, NULL) ||
+	    !(next = first_record_after(cu, nlines, a)) ||
+	    !dwfl_lineinfo(next, &b, NULL, NULL, NULL, NULL) || a > vaddr || b <= vaddr ||
+	    dwfl_module_getsrc(m->mod, a) != l || dwfl_module_getsrc(m->mod, b - 1) != l) {
+		*first = *last = off;
+		return;
+	}
+	narrow(first, last, a - vaddr + off, b - 1 - vaddr + off);
+}
+
 int eq_elf_build_id_in(const struct eq_root *root, const char *path, char *hex,
 		       size_t size, struct eq_error *err)
 {

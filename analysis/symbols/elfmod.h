@@ -63,6 +63,9 @@ int eq_elfmod_region(struct eq_elfmod *m, uint64_t off, uint64_t *start_off);
  * decides.
  */
 void eq_elfmod_extent(struct eq_elfmod *m, uint64_t off, uint64_t *first, uint64_t *last);
+/* The same narrowed to the pcs of off's DWARF line (file and line alike in
+ * eq_elfmod_lookup()); see elfmod.c. */
+void eq_elfmod_line_extent(struct eq_elfmod *m, uint64_t off, uint64_t *first, uint64_t *last);
 
 /* 1 when DEBUGINFOD_URLS names servers: debug files missing here are
  * fetched from them (elfutils' libdebuginfod), after the local places. */

@@ -689,7 +689,7 @@ static void narrow_map(const struct eq_map *map, int absolute, uint64_t lo, uint
 
 /* A user pc's extent in its mapping (loc already located). */
 static void user_extent(struct eq_symbolizer *s, const struct eq_sample *smp,
-			const struct eq_loc *loc, uint64_t *first, uint64_t *last)
+			const struct eq_loc *loc, uint64_t *first, uint64_t *last, int lines)
 {
 	struct eq_space *sp = eq_tasks_space(s->tasks, smp->pid, smp->time);
 	struct spaceinfo *p = sp ? load_space(s, sp) : NULL;
@@ -706,7 +706,10 @@ static void user_extent(struct eq_symbolizer *s, const struct eq_sample *smp,
 	if (!m || (m->state != MOD_ELF && m->state != MOD_EMBEDDED))
 		return;            /* no symbols: all its pcs alike */
 	if (m->state == MOD_ELF) {
-		eq_elfmod_extent(m->elf, loc->module_off, &lo, &hi);
+		if (lines && !s->skip_lines)
+			eq_elfmod_line_extent(m->elf, loc->module_off, &lo, &hi);
+		else
+			eq_elfmod_extent(m->elf, loc->module_off, &lo, &hi);
 		narrow_map(map, 0, lo, hi, first, last);
 		return;
 	}
@@ -715,8 +718,8 @@ static void user_extent(struct eq_symbolizer *s, const struct eq_sample *smp,
 	narrow_map(map, m->embedded_absolute, lo, hi, first, last);
 }
 
-const struct eq_loc *eq_sym_lookup_extent(struct eq_symbolizer *s, const struct eq_sample *smp,
-					  uint64_t *first, uint64_t *last)
+static const struct eq_loc *lookup_extent(struct eq_symbolizer *s, const struct eq_sample *smp,
+					  uint64_t *first, uint64_t *last, int lines)
 {
 	const struct eq_loc *loc = eq_sym_lookup(s, smp);
 	uint32_t kbits = kbits_of(smp);
@@ -726,9 +729,22 @@ const struct eq_loc *eq_sym_lookup_extent(struct eq_symbolizer *s, const struct 
 		*first = 0;
 		*last = UINT64_MAX;
 	} else if (kbits == 0 && loc->kind != EQ_LOC_NO_MODULE && loc->kind != EQ_LOC_IDLE) {
-		user_extent(s, smp, loc, first, last);
+		user_extent(s, smp, loc, first, last, lines);
 	}
 	return loc;
+}
+
+const struct eq_loc *eq_sym_lookup_extent(struct eq_symbolizer *s, const struct eq_sample *smp,
+					  uint64_t *first, uint64_t *last)
+{
+	return lookup_extent(s, smp, first, last, 0);
+}
+
+const struct eq_loc *eq_sym_lookup_line_extent(struct eq_symbolizer *s,
+					       const struct eq_sample *smp, uint64_t *first,
+					       uint64_t *last)
+{
+	return lookup_extent(s, smp, first, last, 1);
 }
 
 /* ---- setup -------------------------------------------------------------- */

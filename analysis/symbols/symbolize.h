@@ -97,6 +97,11 @@ const struct eq_loc *eq_sym_lookup(struct eq_symbolizer *s,
  */
 const struct eq_loc *eq_sym_lookup_extent(struct eq_symbolizer *s, const struct eq_sample *smp,
 					  uint64_t *first, uint64_t *last);
+/* The same where the loc's file and line stay the same too (its DWARF
+ * line record's pcs, unless lines are skipped). */
+const struct eq_loc *eq_sym_lookup_line_extent(struct eq_symbolizer *s,
+					       const struct eq_sample *smp, uint64_t *first,
+					       uint64_t *last);
 
 /* A number that, with the pc and the kernel/idle flags, names one place:
  * the pid when no process of the recording had more than one address space,

@@ -155,8 +155,14 @@ static int teardown(void **state)
 /* What the extent promises to keep: the loc's kind, kernel-ness, exe,
  * module and procedure (the same pointers: strings are interned). */
 static void same_place(const struct eq_loc *want, const struct eq_loc *got, uint64_t pc,
-		       uint64_t from)
+		       uint64_t from, int lines)
 {
+	/* a line's extent (eq_sym_lookup_line_extent) keeps file and line too */
+	if (lines && (want->file != got->file || want->line != got->line))
+		fail_msg("pc 0x%llx in the line extent of 0x%llx: %s:%u, not %s:%u",
+			 (unsigned long long)pc, (unsigned long long)from,
+			 got->file ? got->file : "-", got->line, want->file ? want->file : "-",
+			 want->line);
 	if (want->kind != got->kind || want->kernel != got->kernel || want->exe != got->exe ||
 	    want->module != got->module || want->module_base != got->module_base ||
 	    want->proc != got->proc)
@@ -180,8 +186,8 @@ static uint64_t rnd(uint64_t *x)
  * two ends and 8 others (not dense), symbolizes as the pc did.  Returns
  * the number of extents.
  */
-static size_t walk(struct fixture *fx, uint32_t pid, uint16_t flags, uint64_t from, uint64_t to,
-		   int dense)
+static size_t walk_by(struct fixture *fx, uint32_t pid, uint16_t flags, uint64_t from,
+		      uint64_t to, int dense, int lines)
 {
 	struct eq_sample smp = { .time = T0, .pid = pid, .tid = pid, .flags = flags };
 	uint64_t pc = from, first, last, q, seed = 0x9e3779b97f4a7c15ull ^ from;
@@ -195,7 +201,8 @@ static size_t walk(struct fixture *fx, uint32_t pid, uint16_t flags, uint64_t fr
 		int k;
 
 		smp.pc = pc;
-		loc = eq_sym_lookup_extent(fx->s, &smp, &first, &last);
+		loc = lines ? eq_sym_lookup_line_extent(fx->s, &smp, &first, &last) :
+			      eq_sym_lookup_extent(fx->s, &smp, &first, &last);
 		assert_true(first <= pc && pc <= last);
 		n++;
 		maps = eq_sym_space_maps(fx->s, &smp);
@@ -207,19 +214,25 @@ static size_t walk(struct fixture *fx, uint32_t pid, uint16_t flags, uint64_t fr
 		for (q = lo; q <= hi; q = dense || q == hi ? q + 1 : hi) {
 			smp.pc = q;
 			at = eq_sym_lookup(fx->s, &smp);
-			same_place(loc, at, q, pc);
+			same_place(loc, at, q, pc, lines);
 			if (q == hi)
 				break;
 		}
 		for (k = 0; !dense && k < 8 && hi > lo; k++) {
 			smp.pc = lo + rnd(&seed) % (hi - lo);
 			at = eq_sym_lookup(fx->s, &smp);
-			same_place(loc, at, smp.pc, pc);
+			same_place(loc, at, smp.pc, pc, lines);
 		}
 		if (last >= to)
 			return n;
 		pc = last + 1;
 	}
+}
+
+static size_t walk(struct fixture *fx, uint32_t pid, uint16_t flags, uint64_t from, uint64_t to,
+		   int dense)
+{
+	return walk_by(fx, pid, flags, from, to, dense, 0);
 }
 
 static void embedded_table_every_pc(void **state)
@@ -328,6 +341,32 @@ static void real_elf_every_pc(void **state)
 			     s + (e - s) / 2 + 0x4000 : e, 1);
 		walk(fx, 10, 0, e - 0x100, e + 0x100, 1);
 	}
+}
+
+/* Line extents over this program (built with -g): its first and last 16
+ * KiB pc by pc, file and line kept over each extent; more extents than by
+ * procedure (a pc with no line is an extent of its own). */
+static void real_elf_every_pc_lines(void **state)
+{
+	struct fixture *fx = *state;
+	char exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	int c;
+	uint64_t s, e, to;
+	size_t by_line, by_proc;
+
+	assert_true(n > 0);
+	exe[n] = 0;
+	c = code_of(fx, exe);
+	assert_true(c >= 0);
+	s = fx->code[c].start;
+	e = fx->code[c].end - 1;
+	to = s + 0x4000 < e ? s + 0x4000 : e;
+	eq_sym_skip_lines(fx->s, 0);
+	by_line = walk_by(fx, 10, 0, s, to, 1, 1);
+	by_proc = walk_by(fx, 10, 0, s, to, 1, 0);
+	assert_true(by_line > by_proc);
+	walk_by(fx, 10, 0, e - 0x4000 > s ? e - 0x4000 : s, e, 1, 1);
 }
 
 /* ---- the map built on extents --------------------------------------------- */
@@ -536,6 +575,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(embedded_table_extents, setup, teardown),
 		cmocka_unit_test_setup_teardown(embedded_table_every_pc, setup, teardown),
 		cmocka_unit_test_setup_teardown(real_elf_every_pc, setup, teardown),
+		cmocka_unit_test_setup_teardown(real_elf_every_pc_lines, setup, teardown),
 		cmocka_unit_test_setup_teardown(profile_by_proc_module_counts, setup, teardown),
 	};
 
