@@ -582,12 +582,15 @@ static void locate(struct eq_symbolizer *s, const struct eq_sample *smp, uint32_
 		loc->module_off = loc->pc;
 		{
 			/* a module's code: the table starting last at or below the pc,
-			 * above the core kernel's */
+			 * on the pc's side of the core kernel (x86-64 loads modules
+			 * above the kernel's image, arm64 below it) */
 			const struct kmod *best = NULL;
+			int below = loc->pc < s->kallsyms_start;
 			size_t k;
 
 			for (k = 0; k < s->nkmods; k++)
-				if (s->kmods[k].start <= loc->pc && s->kmods[k].start > s->kallsyms_start &&
+				if (s->kmods[k].start <= loc->pc &&
+				    (below || s->kmods[k].start > s->kallsyms_start) &&
 				    (!best || s->kmods[k].start > best->start))
 					best = &s->kmods[k];
 			if (best) {

@@ -222,9 +222,70 @@ static void by_parse(void **state)
 	assert_non_null(strstr(err.msg, "exe, module, proc, line, insn, pid or thread"));
 }
 
+/*
+ * Kernel modules' tables (kallsyms lines "[mod]", recorded absolute) on
+ * either side of the core kernel's: above it as x86-64 loads them, below
+ * it as arm64 does (a sample of the eqprof module's poll in an arm64 guest
+ * was [unknown] in [kernel.kallsyms]).  Each module pc gets its module's
+ * symbol; core kernel pcs above a module below stay the core's.
+ */
+static void kernel_modules_either_side(void **state)
+{
+	static const struct eqp_symbol core[] = {
+		{ 0xffff800081000000ull, 0x100, "core_a" }, { 0xffff800081000100ull, 0x100, "core_b" },
+	};
+	static const struct eqp_symbol lo[] = { { 0xffff800079000000ull, 0x94, "lo_poll" } };
+	static const struct eqp_symbol hi[] = { { 0xffff800090000000ull, 0x40, "hi_fn" } };
+	static const struct { uint64_t pc; const char *module, *proc; } want[] = {
+		{ 0xffff800079000054ull, "[lo]", "lo_poll" },
+		{ 0xffff800081000010ull, "[kernel.kallsyms]", "core_a" },
+		{ 0xffff800081000180ull, "[kernel.kallsyms]", "core_b" },
+		{ 0xffff800090000020ull, "[hi]", "hi_fn" },
+	};
+	struct eqp_meta meta = { .mode = EQP_MODE_TIME, .clock_hz = 1e9, .target = "unit test" };
+	struct eqp_symtab tk = { "[kernel.kallsyms]", 1, 2, core };
+	struct eqp_symtab tl = { "[lo]", 1, 1, lo }, th = { "[hi]", 1, 1, hi };
+	struct eq_sample v[4];
+	char path[64];
+	struct eq_error err;
+	struct eqp_writer *w;
+	struct eqp_file *f;
+	struct eq_symbolizer *s;
+	size_t i;
+
+	(void)state;
+	snprintf(path, sizeof(path), "/tmp/test_profile_kmod.%d.eqp", (int)getpid());
+	for (i = 0; i < 4; i++)
+		v[i] = (struct eq_sample){ .time = 1000 * i, .pc = want[i].pc, .pid = 10, .tid = 10,
+					   .seq = (uint32_t)i, .flags = EQ_F_KERNEL };
+	w = eqp_create(path, &meta, &err);
+	assert_non_null(w);
+	assert_int_equal(eqp_add_symtab(w, &tk, &err), 0);
+	assert_int_equal(eqp_add_symtab(w, &tl, &err), 0);
+	assert_int_equal(eqp_add_symtab(w, &th, &err), 0);
+	assert_int_equal(eqp_add_samples(w, v, 4, &err), 0);
+	assert_int_equal(eqp_commit(w, &err), 0);
+	f = eqp_open(path, &err);
+	assert_non_null(f);
+	s = eq_sym_new(f, NULL, &err);
+	assert_non_null(s);
+	for (i = 0; i < 4; i++) {
+		const struct eq_loc *loc = eq_sym_lookup(s, &v[i]);
+
+		if (strcmp(loc->module, want[i].module) || !loc->proc || strcmp(loc->proc, want[i].proc))
+			fail_msg("pc 0x%llx: %s in %s, not %s in %s", (unsigned long long)want[i].pc,
+				 loc->proc ? loc->proc : "[unknown]", loc->module, want[i].proc,
+				 want[i].module);
+	}
+	eq_sym_free(s);
+	eqp_close(f);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(kernel_modules_either_side),
 		cmocka_unit_test_setup_teardown(by_proc, setup_energy, teardown),
 		cmocka_unit_test_setup_teardown(by_exe_module_insn, setup_energy, teardown),
 		cmocka_unit_test_setup_teardown(exclude_idle_renormalizes, setup_energy, teardown),
