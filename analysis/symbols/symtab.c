@@ -60,12 +60,12 @@ void eq_symtab_index_free(struct eq_symtab_index *x)
 	free(x);
 }
 
-const struct eqp_symbol *eq_symtab_index_find(const struct eq_symtab_index *x, uint64_t addr)
+/* The index of the first symbol above addr (x->n: none). */
+static size_t first_above(const struct eq_symtab_index *x, uint64_t addr)
 {
 	size_t lo = 0, hi = x->n;
-	const struct eqp_symbol *s;
 
-	while (lo < hi) {              /* first symbol with addr > addr */
+	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
 		if (x->syms[mid]->addr <= addr)
@@ -73,6 +73,14 @@ const struct eqp_symbol *eq_symtab_index_find(const struct eq_symtab_index *x, u
 		else
 			hi = mid;
 	}
+	return lo;
+}
+
+const struct eqp_symbol *eq_symtab_index_find(const struct eq_symtab_index *x, uint64_t addr)
+{
+	size_t lo = first_above(x, addr);
+	const struct eqp_symbol *s;
+
 	if (lo == 0)
 		return NULL;
 	s = x->syms[lo - 1];
@@ -93,18 +101,10 @@ static uint64_t end_incl(uint64_t addr, uint64_t len)
 const struct eqp_symbol *eq_symtab_index_extent(const struct eq_symtab_index *x, uint64_t addr,
 						uint64_t *first, uint64_t *last)
 {
-	size_t lo = 0, hi = x->n;
+	size_t lo = first_above(x, addr);
 	const struct eqp_symbol *s;
 	uint64_t next_last, end;
 
-	while (lo < hi) {              /* first symbol with addr > addr */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (x->syms[mid]->addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	/* every address up to the next symbol has the same last symbol */
 	next_last = lo < x->n ? x->syms[lo]->addr - 1 : UINT64_MAX;
 	*last = next_last;
@@ -127,15 +127,7 @@ const struct eqp_symbol *eq_symtab_index_extent(const struct eq_symtab_index *x,
 
 const struct eqp_symbol *eq_symtab_index_before(const struct eq_symtab_index *x, uint64_t addr)
 {
-	size_t lo = 0, hi = x->n;
+	size_t lo = first_above(x, addr);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (x->syms[mid]->addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	return lo ? x->syms[lo - 1] : NULL;
 }
