@@ -558,6 +558,58 @@ static int count_span(struct pc_table *t, struct eq_agg *a, struct eq_symbolizer
 	return 0;
 }
 
+/* The fast loops' state (fast_plain_loop, fast_keys_loop), in registers
+ * while they run: rows as ids (fast_plain: tags, row + 1; the pairs compare
+ * alike), the block, the last time and the sums of the intervals. */
+struct fast_run {
+	uint32_t p0, p1, blk;
+	uint64_t last;
+	double sum, sum2;
+};
+
+static inline __attribute__((always_inline)) void
+fast_load(struct fast_run *f, const struct series_run *r, uint32_t bias)
+{
+	*f = (struct fast_run){ r->p0 + bias, r->p1 + bias, r->blk, r->times.t_last,
+				r->times.dt_sum, r->times.dt_sum2 };
+}
+
+static inline __attribute__((always_inline)) void
+fast_store(const struct fast_run *f, struct series_run *r, uint32_t bias, size_t n)
+{
+	r->p0 = f->p0 - bias;
+	r->p1 = f->p1 - bias;
+	r->times.t_last = f->last;
+	r->times.dt_n += (double)n;
+	r->times.dt_sum = f->sum;
+	r->times.dt_sum2 = f->sum2;
+}
+
+/* A sample at time in row (id: as the loop keeps it) of count c: its
+ * block, its pairs, its interval; -1 when the batch log is full (the loop
+ * stops before it). */
+static inline __attribute__((always_inline)) int
+fast_count(struct fast_run *f, struct agg_counts *cs, struct row_count *c, uint32_t row,
+	   uint32_t id, uint64_t time)
+{
+	double dt;
+
+	if (__builtin_expect(c->blk_cur != f->blk, 0) && blk_enter(cs, c, row, f->blk))
+		return -1;
+	c->blk_in++;
+	if (id == f->p0)
+		c->same[0]++;
+	if (id == f->p1)
+		c->same[1]++;
+	f->p1 = f->p0;
+	f->p0 = id;
+	dt = (double)(int64_t)(time - f->last);
+	f->sum += dt;
+	f->sum2 += dt * dt;
+	f->last = time;
+	return 0;
+}
+
 /*
  * The commonest samples in one loop, with nothing to call: not in the
  * kernel or idle, not after a loss, no earlier than the one before (and
@@ -578,22 +630,19 @@ fast_plain_loop(const struct pc_table *t, struct agg_counts *cs, struct series_r
 	const struct eq_sample *far = big ? x + avail - PREFETCH_AHEAD : x;
 	const struct eq_sample *p = x, *end = x + m;
 	struct row_count *rc1 = rc - 1;       /* indexed by tag */
-	uint64_t last = r->times.t_last;
-	uint32_t p0 = r->p0 + 1, p1 = r->p1 + 1, blk = r->blk;  /* ROW_NONE: 0 */
-	double sum = r->times.dt_sum, sum2 = r->times.dt_sum2;
+	struct fast_run f;
 
-	if ((int64_t)last < 0)
+	fast_load(&f, r, 1);                  /* tags: ROW_NONE is 0 */
+	if ((int64_t)f.last < 0)
 		return 0;
 	for (; p < end; p++) {
 		uint64_t pc = p->pc, time = p->time, pid = p->pid, w;
 		const struct pc_slot *sl;
-		struct row_count *c;
 		uint32_t tag;
-		double dt;
 
 		/* an empty slot is all zero: (pc, pid) (0, 0) is looked up apart */
 		if ((p->flags & (EQ_F_KERNEL | EQ_F_IDLE | EQ_F_LOST)) || !(ranges ? pid : pc | pid) ||
-		    (int64_t)(time | (time - last)) < 0)
+		    (int64_t)(time | (time - f.last)) < 0)
 			break;
 		/* the next sub-block on its way while this one is counted */
 		__builtin_prefetch(p + SUB_SAMPLES);
@@ -614,27 +663,10 @@ fast_plain_loop(const struct pc_table *t, struct agg_counts *cs, struct series_r
 				break;
 			tag = (uint32_t)(w >> 32);
 		}
-		c = &rc1[tag];
-		if (__builtin_expect(c->blk_cur != blk, 0) && blk_enter(cs, c, tag - 1, blk))
+		if (fast_count(&f, cs, &rc1[tag], tag - 1, tag, time))
 			break;
-		c->blk_in++;
-		if (tag == p0)
-			c->same[0]++;
-		if (tag == p1)
-			c->same[1]++;
-		p1 = p0;
-		p0 = tag;
-		dt = (double)(int64_t)(time - last);
-		sum += dt;
-		sum2 += dt * dt;
-		last = time;
 	}
-	r->p0 = p0 - 1;
-	r->p1 = p1 - 1;
-	r->times.t_last = last;
-	r->times.dt_n += (double)(size_t)(p - x);
-	r->times.dt_sum = sum;
-	r->times.dt_sum2 = sum2;
+	fast_store(&f, r, 1, (size_t)(p - x));
 	return (size_t)(p - x);
 }
 
@@ -1018,20 +1050,17 @@ fast_keys_loop(struct key_table *t, struct agg_counts *cs, struct series_run *r,
 	const uint32_t tids = t->tid ? UINT32_MAX : 0;
 	const uint16_t cpus = t->cpu ? UINT16_MAX : 0;
 	const struct eq_sample *p = x, *end = x + m;
-	uint64_t last = r->times.t_last;
-	uint32_t p0 = r->p0, p1 = r->p1, blk = r->blk;
-	double sum = r->times.dt_sum, sum2 = r->times.dt_sum2;
+	struct fast_run f;
 
+	fast_load(&f, r, 0);
 	for (; p < end; p++) {
 		uint64_t pc = p->pc, time = p->time;
 		uint32_t pid = p->pid, tid = p->tid & tids, row;
 		uint16_t cpu = p->cpu & cpus;
 		const struct key_slot *k;
-		struct row_count *c;
-		double dt;
 
-		if ((p->flags & (EQ_F_KERNEL | EQ_F_IDLE | EQ_F_LOST)) || time < last ||
-		    (int64_t)(time - last) < 0)
+		if ((p->flags & (EQ_F_KERNEL | EQ_F_IDLE | EQ_F_LOST)) || time < f.last ||
+		    (int64_t)(time - f.last) < 0)
 			break;
 		__builtin_prefetch(p + SUB_SAMPLES);
 		if (p < far)
@@ -1060,27 +1089,10 @@ fast_keys_loop(struct key_table *t, struct agg_counts *cs, struct series_run *r,
 				break;
 			row = k->row;
 		}
-		c = &rc[row];
-		if (__builtin_expect(c->blk_cur != blk, 0) && blk_enter(cs, c, row, blk))
+		if (fast_count(&f, cs, &rc[row], row, row, time))
 			break;
-		c->blk_in++;
-		if (row == p0)
-			c->same[0]++;
-		if (row == p1)
-			c->same[1]++;
-		p1 = p0;
-		p0 = row;
-		dt = (double)(int64_t)(time - last);
-		sum += dt;
-		sum2 += dt * dt;
-		last = time;
 	}
-	r->p0 = p0;
-	r->p1 = p1;
-	r->times.t_last = last;
-	r->times.dt_n += (double)(size_t)(p - x);
-	r->times.dt_sum = sum;
-	r->times.dt_sum2 = sum2;
+	fast_store(&f, r, 0, (size_t)(p - x));
 	return (size_t)(p - x);
 }
 
