@@ -585,15 +585,23 @@ fast_store(const struct fast_run *f, struct series_run *r, uint32_t bias, size_t
 	r->times.dt_sum2 = f->sum2;
 }
 
-/* A sample at time in row (id: as the loop keeps it) of count c: its
- * block, its pairs, its interval; -1 when the batch log is full (the loop
- * stops before it). */
+/* A sample's interval (at time, after f->last) into the sums. */
+static inline __attribute__((always_inline)) void
+fast_time(struct fast_run *f, uint64_t time)
+{
+	double dt = (double)(int64_t)(time - f->last);
+
+	f->sum += dt;
+	f->sum2 += dt * dt;
+	f->last = time;
+}
+
+/* A sample in row (id: as the loop keeps it) of count c: its block and its
+ * pairs; -1 when the batch log is full (the loop stops before it). */
 static inline __attribute__((always_inline)) int
 fast_count(struct fast_run *f, struct agg_counts *cs, struct row_count *c, uint32_t row,
-	   uint32_t id, uint64_t time)
+	   uint32_t id)
 {
-	double dt;
-
 	if (__builtin_expect(c->blk_cur != f->blk, 0) && blk_enter(cs, c, row, f->blk))
 		return -1;
 	c->blk_in++;
@@ -603,46 +611,93 @@ fast_count(struct fast_run *f, struct agg_counts *cs, struct row_count *c, uint3
 		c->same[1]++;
 	f->p1 = f->p0;
 	f->p0 = id;
-	dt = (double)(int64_t)(time - f->last);
-	f->sum += dt;
-	f->sum2 += dt * dt;
-	f->last = time;
 	return 0;
 }
 
+/* Samples the fast loops look up before they count them: a span's
+ * lookups depend on nothing but their own sample, so the processor has
+ * many in flight, and samples spread over many pcs wait on memory once a
+ * few instead of once each. */
+#define FAST_SPAN 128
+/* rows from which the counts of the rows ahead are fetched (32 bytes a
+ * row: beyond the second-level cache) */
+#define FAST_MANY_ROWS 1024
+
 /*
- * The commonest samples in one loop, with nothing to call: not in the
- * kernel or idle, not after a loss, no earlier than the one before (and
- * times below 2^63, which convert alike signed), at a pc seen before,
- * resolved and in the slot its hash names (a row's first sample in a block
- * too, while the batch log has room).  Returns how many of the m it took,
- * up to the first that is not such a sample (count_fast takes that one).
- * Rows are kept as their tags (row + 1) in the loop.
+ * The counting half of the fast loops: the n samples whose rows (as ids,
+ * row + bias) the looking-up half put in ids[0..n), ids[n..n +
+ * PREFETCH_AHEAD) readable.  Returns how many it took: all, or fewer when
+ * the batch log filled.
  */
 static inline __attribute__((always_inline)) size_t
-fast_plain_loop(const struct pc_table *t, struct agg_counts *cs, struct series_run *r,
-		const struct eq_sample *x, size_t m, size_t avail, const int big, const int ranges)
+fast_count_ids(struct fast_run *f, struct agg_counts *cs, const uint32_t *ids, size_t n,
+	       const uint32_t bias, const int many)
 {
-	struct row_count *rc = cs->rc;
+	struct row_count *rcb = cs->rc - bias;  /* indexed by id */
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		uint32_t id = ids[i];
+
+		if (many)
+			__builtin_prefetch(&rcb[ids[i + PREFETCH_AHEAD]], 1);
+		if (fast_count(f, cs, &rcb[id], id - bias, id))
+			break;
+	}
+	return i;
+}
+
+/*
+ * The fast loops' span: the looking-up half took got of the span's samples
+ * at x (their intervals summed in f; ids[got..got + PREFETCH_AHEAD) are
+ * its own).  Counts them; when the log filled first, the intervals
+ * of those it took are summed again from keep.  Returns how many it took.
+ */
+static inline __attribute__((always_inline)) size_t
+fast_span_count(struct fast_run *f, const struct fast_run *keep, struct agg_counts *cs,
+		const struct eq_sample *x, uint32_t *ids, size_t got, const uint32_t bias,
+		const int many)
+{
+	uint32_t pad = got ? ids[got - 1] : bias;
+	size_t i, took;
+
+	for (i = 0; i < PREFETCH_AHEAD; i++)
+		ids[got + i] = pad;
+	took = fast_count_ids(f, cs, ids, got, bias, many);
+	if (__builtin_expect(took < got, 0)) {
+		f->last = keep->last;
+		f->sum = keep->sum;
+		f->sum2 = keep->sum2;
+		for (i = 0; i < took; i++)
+			fast_time(f, x[i].time);
+	}
+	return took;
+}
+
+/*
+ * The looking-up half for rows by pc: of the m samples at x (avail left in
+ * the chunk), how many in a row are such as fast_plain_loop takes; each
+ * one's tag (row + 1) into ids, its interval into f.
+ */
+static inline __attribute__((always_inline)) size_t
+fast_plain_ids(const struct pc_table *t, const struct eq_sample *x, size_t m, size_t avail,
+	       struct fast_run *f, uint32_t *ids, const int big, const int ranges)
+{
 	const struct pc_slot *slots = t->slots;
 	const size_t mask = t->mask;
 	/* big: a table beyond the second-level cache, its slots fetched ahead */
 	const struct eq_sample *far = big ? x + avail - PREFETCH_AHEAD : x;
-	const struct eq_sample *p = x, *end = x + m;
-	struct row_count *rc1 = rc - 1;       /* indexed by tag */
-	struct fast_run f;
+	struct fast_run g = *f;
+	size_t i;
 
-	fast_load(&f, r, 1);                  /* tags: ROW_NONE is 0 */
-	if ((int64_t)f.last < 0)
-		return 0;
-	for (; p < end; p++) {
+	for (i = 0; i < m; i++) {
+		const struct eq_sample *p = &x[i];
 		uint64_t pc = p->pc, time = p->time, pid = p->pid, w;
 		const struct pc_slot *sl;
-		uint32_t tag;
 
 		/* an empty slot is all zero: (pc, pid) (0, 0) is looked up apart */
 		if ((p->flags & (EQ_F_KERNEL | EQ_F_IDLE | EQ_F_LOST)) || !(ranges ? pid : pc | pid) ||
-		    (int64_t)(time | (time - f.last)) < 0)
+		    (int64_t)(time | (time - g.last)) < 0)
 			break;
 		/* the next sub-block on its way while this one is counted */
 		__builtin_prefetch(p + SUB_SAMPLES);
@@ -652,22 +707,57 @@ fast_plain_loop(const struct pc_table *t, struct agg_counts *cs, struct series_r
 		if (ranges) {
 			/* its range's row (row_for), if met and resolved */
 			w = eq_pcmap_get(t->ranges, (uint32_t)pid, pc);
-			if (!w || (w & TAG_UNRESOLVED))
+			if ((int32_t)w <= 0)     /* none, or TAG_UNRESOLVED */
 				break;
-			tag = (uint32_t)w;
 		} else {
 			sl = &slots[pc_hash(pc, (uint32_t)pid) & mask];
 			/* pid and tag as one word: no kernel/idle/unresolved bits */
 			memcpy(&w, &sl->pid, sizeof(w));
 			if (sl->pc != pc || (w & 0xf0000000ffffffffull) != pid)
 				break;
-			tag = (uint32_t)(w >> 32);
+			w >>= 32;
 		}
-		if (fast_count(&f, cs, &rc1[tag], tag - 1, tag, time))
-			break;
+		ids[i] = (uint32_t)w;
+		fast_time(&g, time);
 	}
-	fast_store(&f, r, 1, (size_t)(p - x));
-	return (size_t)(p - x);
+	*f = g;
+	return i;
+}
+
+/*
+ * The commonest samples, with nothing to call: not in the kernel or idle,
+ * not after a loss, no earlier than the one before (and times below 2^63,
+ * which convert alike signed), at a pc seen before, resolved and in the
+ * slot its hash names (a row's first sample in a block too, while the
+ * batch log has room).  A span at a time: looked up, then counted.
+ * Returns how many of the m it took, up to the first that is not such a
+ * sample (count_fast takes that one).  Rows are kept as their tags (row +
+ * 1).
+ */
+static inline __attribute__((always_inline)) size_t
+fast_plain_loop(const struct pc_table *t, struct agg_counts *cs, struct series_run *r,
+		const struct eq_sample *x, size_t m, size_t avail, const int big, const int ranges,
+		const int many)
+{
+	uint32_t ids[FAST_SPAN + PREFETCH_AHEAD];
+	size_t done = 0, span, got, took;
+	struct fast_run f, keep;
+
+	fast_load(&f, r, 1);                  /* tags: ROW_NONE is 0 */
+	if ((int64_t)f.last < 0)
+		return 0;
+	for (; done < m; done += took) {
+		span = m - done < FAST_SPAN ? m - done : FAST_SPAN;
+		keep = f;
+		got = fast_plain_ids(t, x + done, span, avail - done, &f, ids, big, ranges);
+		took = fast_span_count(&f, &keep, cs, x + done, ids, got, 1, many);
+		if (took < span) {
+			done += took;
+			break;
+		}
+	}
+	fast_store(&f, r, 1, done);
+	return done;
 }
 
 static __attribute__((noinline)) size_t
@@ -675,8 +765,8 @@ fast_plain(const struct pc_table *t, struct agg_counts *cs, struct series_run *r
 	   const struct eq_sample *x, size_t m, size_t avail)
 {
 	if (t->mask + 1 >= PREFETCH_MIN_SLOTS)
-		return fast_plain_loop(t, cs, r, x, m, avail, 1, 0);
-	return fast_plain_loop(t, cs, r, x, m, avail, 0, 0);
+		return fast_plain_loop(t, cs, r, x, m, avail, 1, 0, cs->cap >= FAST_MANY_ROWS);
+	return fast_plain_loop(t, cs, r, x, m, avail, 0, 0, 0);
 }
 
 /* fast_plain with rows by range (t->ranges, row_for): user pcs of a pid. */
@@ -684,7 +774,9 @@ static __attribute__((noinline)) size_t
 fast_plain_ranges(const struct pc_table *t, struct agg_counts *cs, struct series_run *r,
 		  const struct eq_sample *x, size_t m, size_t avail)
 {
-	return fast_plain_loop(t, cs, r, x, m, avail, 0, 1);
+	if (cs->cap >= FAST_MANY_ROWS)
+		return fast_plain_loop(t, cs, r, x, m, avail, 0, 1, 1);
+	return fast_plain_loop(t, cs, r, x, m, avail, 0, 1, 0);
 }
 
 /* Samples k to end of a chunk of n on the fast path (one block of the
@@ -1030,37 +1122,32 @@ count_keys_span(struct key_table *t, struct eq_agg *a, struct eq_symbolizer *s,
 	return 0;
 }
 
-/*
- * fast_plain for key sets, where nothing is left out and every pid is its
- * own address space: samples in user space, not after a loss, in time
- * order, whose key (pc, pid, and the tid and CPU where they count) was
- * seen and is in the slot its hash names, in a row with a symbol.  Returns
- * how many of the m it took.
- */
+/* The looking-up half for key sets (fast_keys_loop): how many of the m
+ * samples at x in a row it takes, each one's row into ids, its interval
+ * into f. */
 static inline __attribute__((always_inline)) size_t
-fast_keys_loop(struct key_table *t, struct agg_counts *cs, struct series_run *r,
-	       const struct eq_sample *x, size_t m, size_t avail, const int ranges)
+fast_keys_ids(struct key_table *t, const struct eq_sample *x, size_t m, size_t avail,
+	      struct fast_run *f, uint32_t *ids, const int ranges)
 {
 	uint32_t lpid = 0, ltid = 0, lcpu = 0, space = 0;
-	struct row_count *rc = cs->rc;
 	const struct key_slot *slots = t->slots;
 	const size_t mask = t->mask;
 	const struct eq_sample *far = !ranges && mask + 1 >= PREFETCH_MIN_SLOTS / 2 ?
 				      x + avail - PREFETCH_AHEAD : x;
 	const uint32_t tids = t->tid ? UINT32_MAX : 0;
 	const uint16_t cpus = t->cpu ? UINT16_MAX : 0;
-	const struct eq_sample *p = x, *end = x + m;
-	struct fast_run f;
+	struct fast_run g = *f;
+	size_t i;
 
-	fast_load(&f, r, 0);
-	for (; p < end; p++) {
+	for (i = 0; i < m; i++) {
+		const struct eq_sample *p = &x[i];
 		uint64_t pc = p->pc, time = p->time;
 		uint32_t pid = p->pid, tid = p->tid & tids, row;
 		uint16_t cpu = p->cpu & cpus;
 		const struct key_slot *k;
 
-		if ((p->flags & (EQ_F_KERNEL | EQ_F_IDLE | EQ_F_LOST)) || time < f.last ||
-		    (int64_t)(time - f.last) < 0)
+		if ((p->flags & (EQ_F_KERNEL | EQ_F_IDLE | EQ_F_LOST)) || time < g.last ||
+		    (int64_t)(time - g.last) < 0)
 			break;
 		__builtin_prefetch(p + SUB_SAMPLES);
 		if (p < far)
@@ -1089,20 +1176,55 @@ fast_keys_loop(struct key_table *t, struct agg_counts *cs, struct series_run *r,
 				break;
 			row = k->row;
 		}
-		if (fast_count(&f, cs, &rc[row], row, row, time))
-			break;
+		ids[i] = row;
+		fast_time(&g, time);
 	}
-	fast_store(&f, r, 0, (size_t)(p - x));
-	return (size_t)(p - x);
+	*f = g;
+	return i;
+}
+
+/*
+ * fast_plain for key sets, where nothing is left out and every pid is its
+ * own address space: samples in user space, not after a loss, in time
+ * order, whose key (pc, pid, and the tid and CPU where they count) was
+ * seen and is in the slot its hash names, in a row with a symbol.  A span
+ * at a time, as there.  Returns how many of the m it took.
+ */
+static inline __attribute__((always_inline)) size_t
+fast_keys_loop(struct key_table *t, struct agg_counts *cs, struct series_run *r,
+	       const struct eq_sample *x, size_t m, size_t avail, const int ranges,
+	       const int many)
+{
+	uint32_t ids[FAST_SPAN + PREFETCH_AHEAD];
+	size_t done = 0, span, got, took;
+	struct fast_run f, keep;
+
+	fast_load(&f, r, 0);
+	for (; done < m; done += took) {
+		span = m - done < FAST_SPAN ? m - done : FAST_SPAN;
+		keep = f;
+		got = fast_keys_ids(t, x + done, span, avail - done, &f, ids, ranges);
+		took = fast_span_count(&f, &keep, cs, x + done, ids, got, 0, many);
+		if (took < span) {
+			done += took;
+			break;
+		}
+	}
+	fast_store(&f, r, 0, done);
+	return done;
 }
 
 static __attribute__((noinline)) size_t
 fast_keys_plain(struct key_table *t, struct agg_counts *cs, struct series_run *r,
 		const struct eq_sample *x, size_t m, size_t avail)
 {
+	int many = cs->cap >= FAST_MANY_ROWS;
+
 	if (t->ranges)
-		return fast_keys_loop(t, cs, r, x, m, avail, 1);
-	return fast_keys_loop(t, cs, r, x, m, avail, 0);
+		return many ? fast_keys_loop(t, cs, r, x, m, avail, 1, 1) :
+		       fast_keys_loop(t, cs, r, x, m, avail, 1, 0);
+	return many ? fast_keys_loop(t, cs, r, x, m, avail, 0, 1) :
+	       fast_keys_loop(t, cs, r, x, m, avail, 0, 0);
 }
 
 /* count_keys_span's fast case: runs of plain samples in one loop (when
