@@ -596,13 +596,14 @@ fast_time(struct fast_run *f, uint64_t time)
 	f->last = time;
 }
 
-/* A sample in row (id: as the loop keeps it) of count c: its block and its
- * pairs; -1 when the batch log is full (the loop stops before it). */
+/* A sample in the row of count c, id as the loop keeps it (row + bias):
+ * its block and its pairs; -1 when the batch log is full (the loop stops
+ * before it). */
 static inline __attribute__((always_inline)) int
-fast_count(struct fast_run *f, struct agg_counts *cs, struct row_count *c, uint32_t row,
-	   uint32_t id)
+fast_count(struct fast_run *f, struct agg_counts *cs, struct row_count *c, uint32_t id,
+	   uint32_t bias)
 {
-	if (__builtin_expect(c->blk_cur != f->blk, 0) && blk_enter(cs, c, row, f->blk))
+	if (__builtin_expect(c->blk_cur != f->blk, 0) && blk_enter(cs, c, id - bias, f->blk))
 		return -1;
 	c->blk_in++;
 	if (id == f->p0)
@@ -620,7 +621,7 @@ fast_count(struct fast_run *f, struct agg_counts *cs, struct row_count *c, uint3
  * few instead of once each. */
 #define FAST_SPAN 128
 /* rows from which the counts of the rows ahead are fetched (32 bytes a
- * row: beyond the second-level cache) */
+ * row: beyond the first-level cache) */
 #define FAST_MANY_ROWS 1024
 
 /*
@@ -631,7 +632,7 @@ fast_count(struct fast_run *f, struct agg_counts *cs, struct row_count *c, uint3
  */
 static inline __attribute__((always_inline)) size_t
 fast_count_ids(struct fast_run *f, struct agg_counts *cs, const uint32_t *ids, size_t n,
-	       const uint32_t bias, const int many)
+	       const uint32_t bias)
 {
 	struct row_count *rcb = cs->rc - bias;  /* indexed by id */
 	size_t i;
@@ -639,9 +640,9 @@ fast_count_ids(struct fast_run *f, struct agg_counts *cs, const uint32_t *ids, s
 	for (i = 0; i < n; i++) {
 		uint32_t id = ids[i];
 
-		if (many)
-			__builtin_prefetch(&rcb[ids[i + PREFETCH_AHEAD]], 1);
-		if (fast_count(f, cs, &rcb[id], id - bias, id))
+		/* many rows: their counts are far apart */
+		__builtin_prefetch(&rcb[ids[i + PREFETCH_AHEAD]], 1);
+		if (fast_count(f, cs, &rcb[id], id, bias))
 			break;
 	}
 	return i;
@@ -655,15 +656,14 @@ fast_count_ids(struct fast_run *f, struct agg_counts *cs, const uint32_t *ids, s
  */
 static inline __attribute__((always_inline)) size_t
 fast_span_count(struct fast_run *f, const struct fast_run *keep, struct agg_counts *cs,
-		const struct eq_sample *x, uint32_t *ids, size_t got, const uint32_t bias,
-		const int many)
+		const struct eq_sample *x, uint32_t *ids, size_t got, const uint32_t bias)
 {
 	uint32_t pad = got ? ids[got - 1] : bias;
 	size_t i, took;
 
 	for (i = 0; i < PREFETCH_AHEAD; i++)
 		ids[got + i] = pad;
-	took = fast_count_ids(f, cs, ids, got, bias, many);
+	took = fast_count_ids(f, cs, ids, got, bias);
 	if (__builtin_expect(took < got, 0)) {
 		f->last = keep->last;
 		f->sum = keep->sum;
@@ -674,71 +674,116 @@ fast_span_count(struct fast_run *f, const struct fast_run *keep, struct agg_coun
 	return took;
 }
 
+/* What the fast loops over rows by pc read of the table, in registers
+ * while they run. */
+struct fast_plain_tab {
+	const struct pc_slot *slots;
+	size_t mask;
+	struct eq_pcmap *map;
+};
+
 /*
- * The looking-up half for rows by pc: of the m samples at x (avail left in
- * the chunk), how many in a row are such as fast_plain_loop takes; each
- * one's tag (row + 1) into ids, its interval into f.
+ * A sample the fast loops over rows by pc take (its time read), after one
+ * at time last:
+ * not in the kernel or idle, not after a loss, no earlier than the one
+ * before (and times below 2^63, which convert alike signed), at a pc seen
+ * before, resolved and in the slot its hash names.  Its tag (row + 1) into
+ * *id; 0 when it is not such a sample.  far: fetch the slot of a sample
+ * ahead (a table beyond the second-level cache).
  */
-static inline __attribute__((always_inline)) size_t
-fast_plain_ids(const struct pc_table *t, const struct eq_sample *x, size_t m, size_t avail,
-	       struct fast_run *f, uint32_t *ids, const int big, const int ranges)
+static inline __attribute__((always_inline)) int
+fast_plain_tag(const struct fast_plain_tab *tb, const struct eq_sample *p, uint64_t time,
+	       uint64_t last, uint32_t *id, const int far, const int ranges)
 {
-	const struct pc_slot *slots = t->slots;
-	const size_t mask = t->mask;
-	/* big: a table beyond the second-level cache, its slots fetched ahead */
-	const struct eq_sample *far = big ? x + avail - PREFETCH_AHEAD : x;
+	uint64_t pc = p->pc, pid = p->pid, w;
+	const struct pc_slot *sl;
+
+	/* an empty slot is all zero: (pc, pid) (0, 0) is looked up apart */
+	if ((p->flags & (EQ_F_KERNEL | EQ_F_IDLE | EQ_F_LOST)) || !(ranges ? pid : pc | pid) ||
+	    (int64_t)(time | (time - last)) < 0)
+		return 0;
+	/* the next sub-block on its way while this one is counted */
+	__builtin_prefetch(p + SUB_SAMPLES);
+	if (far)
+		__builtin_prefetch(&tb->slots[pc_hash(p[PREFETCH_AHEAD].pc,
+						      p[PREFETCH_AHEAD].pid) & tb->mask]);
+	if (ranges) {
+		/* its range's row (row_for), if met and resolved */
+		w = eq_pcmap_get(tb->map, (uint32_t)pid, pc);
+		if ((int32_t)w <= 0)     /* none, or TAG_UNRESOLVED */
+			return 0;
+	} else {
+		sl = &tb->slots[pc_hash(pc, (uint32_t)pid) & tb->mask];
+		/* pid and tag as one word: no kernel/idle/unresolved bits */
+		memcpy(&w, &sl->pid, sizeof(w));
+		if (sl->pc != pc || (w & 0xf0000000ffffffffull) != pid)
+			return 0;
+		w >>= 32;
+	}
+	*id = (uint32_t)w;
+	return 1;
+}
+
+/* The looking-up half for rows by pc: of the m samples at x (avail left in
+ * the chunk), how many in a row fast_plain_tag takes, each one's tag into
+ * ids, its interval into f. */
+static inline __attribute__((always_inline)) size_t
+fast_plain_ids(const struct fast_plain_tab *tb, const struct eq_sample *x, size_t m,
+	       size_t avail, struct fast_run *f, uint32_t *ids, const int big, const int ranges)
+{
+	size_t i, far = big && avail > PREFETCH_AHEAD ? avail - PREFETCH_AHEAD : 0;
 	struct fast_run g = *f;
-	size_t i;
 
 	for (i = 0; i < m; i++) {
-		const struct eq_sample *p = &x[i];
-		uint64_t pc = p->pc, time = p->time, pid = p->pid, w;
-		const struct pc_slot *sl;
+		uint64_t time = x[i].time;
 
-		/* an empty slot is all zero: (pc, pid) (0, 0) is looked up apart */
-		if ((p->flags & (EQ_F_KERNEL | EQ_F_IDLE | EQ_F_LOST)) || !(ranges ? pid : pc | pid) ||
-		    (int64_t)(time | (time - g.last)) < 0)
+		if (!fast_plain_tag(tb, &x[i], time, g.last, &ids[i], big && i < far, ranges))
 			break;
-		/* the next sub-block on its way while this one is counted */
-		__builtin_prefetch(p + SUB_SAMPLES);
-		if (big && p < far)
-			__builtin_prefetch(&slots[pc_hash(p[PREFETCH_AHEAD].pc,
-							  p[PREFETCH_AHEAD].pid) & mask]);
-		if (ranges) {
-			/* its range's row (row_for), if met and resolved */
-			w = eq_pcmap_get(t->ranges, (uint32_t)pid, pc);
-			if ((int32_t)w <= 0)     /* none, or TAG_UNRESOLVED */
-				break;
-		} else {
-			sl = &slots[pc_hash(pc, (uint32_t)pid) & mask];
-			/* pid and tag as one word: no kernel/idle/unresolved bits */
-			memcpy(&w, &sl->pid, sizeof(w));
-			if (sl->pc != pc || (w & 0xf0000000ffffffffull) != pid)
-				break;
-			w >>= 32;
-		}
-		ids[i] = (uint32_t)w;
 		fast_time(&g, time);
 	}
 	*f = g;
 	return i;
 }
 
+/* The same, each sample counted as soon as it is looked up: when rows are
+ * few (their counts stay in the first-level cache).  Returns how many it
+ * took (it stops before one the log has no room for too). */
+static inline __attribute__((always_inline)) size_t
+fast_plain_fused(const struct fast_plain_tab *tb, struct agg_counts *cs, struct fast_run *f,
+		 const struct eq_sample *x, size_t m, size_t avail, const int big,
+		 const int ranges)
+{
+	const struct eq_sample *p = x, *end = x + m,
+			       *far = big && avail > PREFETCH_AHEAD ? x + avail - PREFETCH_AHEAD : x;
+	struct row_count *rc1 = cs->rc - 1;   /* indexed by tag */
+	struct fast_run g = *f;
+	uint32_t id;
+
+	for (; p < end; p++) {
+		uint64_t time = p->time;
+
+		if (!fast_plain_tag(tb, p, time, g.last, &id, big && p < far, ranges) ||
+		    fast_count(&g, cs, &rc1[id], id, 1))
+			break;
+		fast_time(&g, time);
+	}
+	*f = g;
+	return (size_t)(p - x);
+}
+
 /*
- * The commonest samples, with nothing to call: not in the kernel or idle,
- * not after a loss, no earlier than the one before (and times below 2^63,
- * which convert alike signed), at a pc seen before, resolved and in the
- * slot its hash names (a row's first sample in a block too, while the
- * batch log has room).  A span at a time: looked up, then counted.
- * Returns how many of the m it took, up to the first that is not such a
- * sample (count_fast takes that one).  Rows are kept as their tags (row +
- * 1).
+ * The commonest samples (fast_plain_tag), with nothing to call: a row's
+ * first sample in a block too, while the batch log has room.  With many
+ * rows a span at a time, looked up, then counted; with few, one pass.
+ * Returns how many of the m it took, up to the first it does not take
+ * (count_fast takes that one).  Rows are kept as their tags (row + 1).
  */
 static inline __attribute__((always_inline)) size_t
 fast_plain_loop(const struct pc_table *t, struct agg_counts *cs, struct series_run *r,
 		const struct eq_sample *x, size_t m, size_t avail, const int big, const int ranges,
 		const int many)
 {
+	const struct fast_plain_tab tb = { t->slots, t->mask, t->ranges };
 	uint32_t ids[FAST_SPAN + PREFETCH_AHEAD];
 	size_t done = 0, span, got, took;
 	struct fast_run f, keep;
@@ -746,11 +791,16 @@ fast_plain_loop(const struct pc_table *t, struct agg_counts *cs, struct series_r
 	fast_load(&f, r, 1);                  /* tags: ROW_NONE is 0 */
 	if ((int64_t)f.last < 0)
 		return 0;
+	if (!many) {
+		done = fast_plain_fused(&tb, cs, &f, x, m, avail, big, ranges);
+		fast_store(&f, r, 1, done);
+		return done;
+	}
 	for (; done < m; done += took) {
 		span = m - done < FAST_SPAN ? m - done : FAST_SPAN;
 		keep = f;
-		got = fast_plain_ids(t, x + done, span, avail - done, &f, ids, big, ranges);
-		took = fast_span_count(&f, &keep, cs, x + done, ids, got, 1, many);
+		got = fast_plain_ids(&tb, x + done, span, avail - done, &f, ids, big, ranges);
+		took = fast_span_count(&f, &keep, cs, x + done, ids, got, 1);
 		if (took < span) {
 			done += took;
 			break;
@@ -764,9 +814,13 @@ static __attribute__((noinline)) size_t
 fast_plain(const struct pc_table *t, struct agg_counts *cs, struct series_run *r,
 	   const struct eq_sample *x, size_t m, size_t avail)
 {
+	int many = cs->cap >= FAST_MANY_ROWS;
+
 	if (t->mask + 1 >= PREFETCH_MIN_SLOTS)
-		return fast_plain_loop(t, cs, r, x, m, avail, 1, 0, cs->cap >= FAST_MANY_ROWS);
-	return fast_plain_loop(t, cs, r, x, m, avail, 0, 0, 0);
+		return many ? fast_plain_loop(t, cs, r, x, m, avail, 1, 0, 1) :
+		       fast_plain_loop(t, cs, r, x, m, avail, 1, 0, 0);
+	return many ? fast_plain_loop(t, cs, r, x, m, avail, 0, 0, 1) :
+	       fast_plain_loop(t, cs, r, x, m, avail, 0, 0, 0);
 }
 
 /* fast_plain with rows by range (t->ranges, row_for): user pcs of a pid. */
@@ -1122,89 +1176,113 @@ count_keys_span(struct key_table *t, struct eq_agg *a, struct eq_symbolizer *s,
 	return 0;
 }
 
-/* The looking-up half for key sets (fast_keys_loop): how many of the m
- * samples at x in a row it takes, each one's row into ids, its interval
- * into f. */
-static inline __attribute__((always_inline)) size_t
-fast_keys_ids(struct key_table *t, const struct eq_sample *x, size_t m, size_t avail,
-	      struct fast_run *f, uint32_t *ids, const int ranges)
+/* What the fast loops over key sets read of the table, and the space of
+ * the latest (pid, tid, CPU). */
+struct fast_keys_tab {
+	struct key_table *t;
+	uint32_t tids;            /* masks: the tid, the CPU where keys read them */
+	uint16_t cpus;
+	uint32_t lpid, ltid, lcpu, space;
+};
+
+/*
+ * A sample the fast loops over key sets take (its time read), after one at
+ * time last: in
+ * user space, not after a loss, in time order, whose key (pc, pid, and the
+ * tid and CPU where they count) was seen and is in the slot its hash
+ * names, in a row with a symbol.  Its row into *id; 0 when it is not such
+ * a sample.  far: fetch the slot of a sample ahead.
+ */
+static inline __attribute__((always_inline)) int
+fast_keys_row(struct fast_keys_tab *kt, const struct eq_sample *p, uint64_t time,
+	      uint64_t last, uint32_t *id, const int far, const int ranges)
 {
-	uint32_t lpid = 0, ltid = 0, lcpu = 0, space = 0;
-	const struct key_slot *slots = t->slots;
-	const size_t mask = t->mask;
-	const struct eq_sample *far = !ranges && mask + 1 >= PREFETCH_MIN_SLOTS / 2 ?
-				      x + avail - PREFETCH_AHEAD : x;
-	const uint32_t tids = t->tid ? UINT32_MAX : 0;
-	const uint16_t cpus = t->cpu ? UINT16_MAX : 0;
-	struct fast_run g = *f;
-	size_t i;
+	struct key_table *t = kt->t;
+	uint64_t pc = p->pc;
+	uint32_t pid = p->pid, tid = p->tid & kt->tids;
+	uint16_t cpu = p->cpu & kt->cpus;
+	const struct key_slot *k;
 
-	for (i = 0; i < m; i++) {
-		const struct eq_sample *p = &x[i];
-		uint64_t pc = p->pc, time = p->time;
-		uint32_t pid = p->pid, tid = p->tid & tids, row;
-		uint16_t cpu = p->cpu & cpus;
-		const struct key_slot *k;
+	if ((p->flags & (EQ_F_KERNEL | EQ_F_IDLE | EQ_F_LOST)) || time < last ||
+	    (int64_t)(time - last) < 0)
+		return 0;
+	__builtin_prefetch(p + SUB_SAMPLES);
+	if (far)
+		__builtin_prefetch(&t->slots[key_slot_hash(p[PREFETCH_AHEAD].pc,
+							   p[PREFETCH_AHEAD].pid, 0,
+							   p[PREFETCH_AHEAD].tid & kt->tids,
+							   p[PREFETCH_AHEAD].cpu & kt->cpus) &
+					     t->mask]);
+	if (ranges) {
+		uint32_t v;
 
-		if ((p->flags & (EQ_F_KERNEL | EQ_F_IDLE | EQ_F_LOST)) || time < g.last ||
-		    (int64_t)(time - g.last) < 0)
-			break;
-		__builtin_prefetch(p + SUB_SAMPLES);
-		if (p < far)
-			__builtin_prefetch(&slots[key_slot_hash(p[PREFETCH_AHEAD].pc,
-								p[PREFETCH_AHEAD].pid, 0,
-								p[PREFETCH_AHEAD].tid & tids,
-								p[PREFETCH_AHEAD].cpu & cpus) & mask]);
-		if (ranges) {
-			uint32_t v;
-
-			/* its (pid, tid, CPU)'s space, then its extent's row */
-			if (!space || pid != lpid || tid != ltid || cpu != lcpu) {
-				if (!(space = key_space_id(t, pid, tid, cpu)))
-					break;
-				lpid = pid;
-				ltid = tid;
-				lcpu = cpu;
-			}
-			if (!(v = eq_pcmap_get(t->ranges, space, pc)))
-				break;
-			row = v - 1;
-		} else {
-			k = &slots[key_slot_hash(pc, pid, 0, tid, cpu) & mask];
-			if (!k->used || k->pc != pc || k->pid != pid || k->who || k->tid != tid ||
-			    k->cpu != cpu || k->kf || k->unres || k->idle || k->dropped)
-				break;
-			row = k->row;
+		/* its (pid, tid, CPU)'s space, then its extent's row */
+		if (!kt->space || pid != kt->lpid || tid != kt->ltid || cpu != kt->lcpu) {
+			if (!(kt->space = key_space_id(t, pid, tid, cpu)))
+				return 0;
+			kt->lpid = pid;
+			kt->ltid = tid;
+			kt->lcpu = cpu;
 		}
-		ids[i] = row;
-		fast_time(&g, time);
+		if (!(v = eq_pcmap_get(t->ranges, kt->space, pc)))
+			return 0;
+		*id = v - 1;
+	} else {
+		k = &t->slots[key_slot_hash(pc, pid, 0, tid, cpu) & t->mask];
+		if (!k->used || k->pc != pc || k->pid != pid || k->who || k->tid != tid ||
+		    k->cpu != cpu || k->kf || k->unres || k->idle || k->dropped)
+			return 0;
+		*id = k->row;
 	}
-	*f = g;
-	return i;
+	return 1;
 }
 
 /*
- * fast_plain for key sets, where nothing is left out and every pid is its
- * own address space: samples in user space, not after a loss, in time
- * order, whose key (pc, pid, and the tid and CPU where they count) was
- * seen and is in the slot its hash names, in a row with a symbol.  A span
- * at a time, as there.  Returns how many of the m it took.
+ * fast_plain_loop for key sets, where nothing is left out and every pid is
+ * its own address space (fast_keys_row): with many rows a span at a time,
+ * looked up, then counted; with few, one pass.  Returns how many of the m
+ * it took.
  */
 static inline __attribute__((always_inline)) size_t
 fast_keys_loop(struct key_table *t, struct agg_counts *cs, struct series_run *r,
 	       const struct eq_sample *x, size_t m, size_t avail, const int ranges,
 	       const int many)
 {
+	struct fast_keys_tab kt = { .t = t, .tids = t->tid ? UINT32_MAX : 0,
+				    .cpus = t->cpu ? UINT16_MAX : 0 };
+	size_t i, done = 0, span, got, took,
+	       far = !ranges && t->mask + 1 >= PREFETCH_MIN_SLOTS / 2 && avail > PREFETCH_AHEAD ?
+		     avail - PREFETCH_AHEAD : 0;
 	uint32_t ids[FAST_SPAN + PREFETCH_AHEAD];
-	size_t done = 0, span, got, took;
 	struct fast_run f, keep;
 
 	fast_load(&f, r, 0);
+	if (!many) {
+		for (; done < m; done++) {
+			uint64_t time = x[done].time;
+
+			if (!fast_keys_row(&kt, &x[done], time, f.last, &ids[0], done < far,
+					   ranges) ||
+			    fast_count(&f, cs, &cs->rc[ids[0]], ids[0], 0))
+				break;
+			fast_time(&f, time);
+		}
+		fast_store(&f, r, 0, done);
+		return done;
+	}
 	for (; done < m; done += took) {
 		span = m - done < FAST_SPAN ? m - done : FAST_SPAN;
 		keep = f;
-		got = fast_keys_ids(t, x + done, span, avail - done, &f, ids, ranges);
-		took = fast_span_count(&f, &keep, cs, x + done, ids, got, 0, many);
+		for (i = 0; i < span; i++) {
+			uint64_t time = x[done + i].time;
+
+			if (!fast_keys_row(&kt, &x[done + i], time, f.last, &ids[i],
+					   done + i < far, ranges))
+				break;
+			fast_time(&f, time);
+		}
+		got = i;
+		took = fast_span_count(&f, &keep, cs, x + done, ids, got, 0);
 		if (took < span) {
 			done += took;
 			break;
