@@ -37,6 +37,7 @@ struct eq_elfmod {
 	int fdes_loaded;
 	struct fde_range { uint64_t start, end; } *fdes; /* vaddrs, sorted */
 	size_t nfdes;
+	struct line_table *lines;    /* DWARF lines, on first need (line_table()) */
 };
 
 /* ---- separate debug info, looked for without trusting any name --------- */
@@ -563,6 +564,287 @@ fail:
 	return NULL;
 }
 
+/* ---- DWARF lines, each CU's line table read once ------------------------ */
+
+/*
+ * What dwfl_module_getsrc() and dwfl_lineinfo() answer for an address, from
+ * copies of libdw's own tables made once: libdw finds the address's CU by
+ * .debug_aranges (runs of ranges of one CU, each reaching up to the next
+ * run's start: the gaps inside the module belong to the CU before them),
+ * then takes the last of the CU's line records (sorted by address) at or
+ * below it, or none when that is an end_sequence.  Per pc that cost two
+ * binary searches inside libdw, a file name interned and, for the line's
+ * extent, three more lookups (some 4,500 instructions a new pc); here the
+ * searches are the same ones over plain arrays, each file name interned
+ * once per CU, and a CU's lines are read only when a pc of it is asked for.
+ * The searches are libdw 0.188's (libdwfl/cu.c addrarange,
+ * dwfl_module_getsrc.c) step for step, so equal addresses, end_sequence
+ * records and the gaps between runs give what libdw gives;
+ * test_extent's real_elf_lines_as_libdw checks it at every pc.
+ */
+struct line_rec {
+	uint64_t addr;           /* DWARF address (vaddr - bias) */
+	const char *file;        /* interned; NULL with line 0 when no file or line */
+	unsigned line;
+	int end;                 /* an end_sequence record */
+};
+
+struct line_cu {
+	Dwarf_Off off;           /* its DIE, as .debug_aranges names it */
+	int state;               /* 0 unread, 1 read, -1 libdw gives it no lines */
+	int sorted;              /* recs by address, as libdw sorts them */
+	struct line_rec *recs;
+	size_t n;
+};
+
+struct line_run {
+	uint64_t start;          /* first address of a run of one CU's aranges */
+	struct line_cu *cu;
+};
+
+struct line_table {
+	int dwarf;               /* 0: the module has no DWARF */
+	Dwarf *dw;
+	Dwarf_Addr bias;
+	struct line_run *runs;   /* sorted as libdw sorts its aranges */
+	size_t nruns;
+	uint64_t last_end;       /* the last arange's addr + length */
+	struct line_cu *cus;     /* one per CU, by offset */
+	size_t ncus;
+	/* the last rec_at() answer: a pc's line, then its extent, ask alike */
+	int memo;
+	uint64_t memo_a;
+	const struct line_rec *memo_rec;
+	struct line_cu *memo_cu;
+};
+
+static void free_lines(struct line_table *t)
+{
+	size_t i;
+
+	if (!t)
+		return;
+	for (i = 0; i < t->ncus; i++)
+		free(t->cus[i].recs);
+	free(t->cus);
+	free(t->runs);
+	free(t);
+}
+
+static int cmp_off(const void *a, const void *b)
+{
+	Dwarf_Off x = *(const Dwarf_Off *)a, y = *(const Dwarf_Off *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The runs of .debug_aranges, as libdwfl's addrarange() collects them. */
+static void read_runs(struct line_table *t)
+{
+	Dwarf_Aranges *ar;
+	size_t n, i, k;
+	Dwarf_Off *offs, lastcu = 0;
+
+	if (dwarf_getaranges(t->dw, &ar, &n) != 0 || !n)
+		return;
+	t->runs = malloc(n * sizeof(*t->runs));
+	offs = malloc(n * sizeof(*offs));
+	if (!t->runs || !offs)
+		goto fail;
+	for (i = 0; i < n; i++) {
+		Dwarf_Addr addr;
+		Dwarf_Word len;
+		Dwarf_Off off;
+
+		if (dwarf_getarangeinfo(dwarf_onearange(ar, i), &addr, &len, &off) != 0)
+			goto fail;
+		if (i == n - 1)
+			t->last_end = addr + len;
+		if (i == 0 || off != lastcu) {
+			t->runs[t->nruns].start = addr;
+			offs[t->nruns++] = lastcu = off;
+		}
+	}
+	/* the CUs, each once */
+	t->cus = calloc(t->nruns, sizeof(*t->cus));
+	if (!t->cus)
+		goto fail;
+	for (i = 0; i < t->nruns; i++)
+		t->runs[i].cu = (struct line_cu *)(uintptr_t)offs[i];
+	qsort(offs, t->nruns, sizeof(*offs), cmp_off);
+	for (i = 0; i < t->nruns; i++)
+		if (!i || offs[i] != offs[i - 1])
+			t->cus[t->ncus++].off = offs[i];
+	for (i = 0; i < t->nruns; i++) {
+		Dwarf_Off off = (Dwarf_Off)(uintptr_t)t->runs[i].cu;
+		size_t lo = 0, hi = t->ncus;
+
+		while (lo < hi) {
+			k = lo + (hi - lo) / 2;
+			if (t->cus[k].off < off)
+				lo = k + 1;
+			else
+				hi = k;
+		}
+		t->runs[i].cu = &t->cus[lo];
+	}
+	free(offs);
+	return;
+fail:
+	free(offs);
+	free(t->runs);
+	free(t->cus);
+	t->runs = NULL;
+	t->cus = NULL;
+	t->nruns = t->ncus = 0;
+}
+
+static struct line_table *line_table(struct eq_elfmod *m)
+{
+	struct line_table *t = m->lines;
+
+	if (t)
+		return t;
+	t = m->lines = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	t->dw = dwfl_module_getdwarf(m->mod, &t->bias);
+	t->dwarf = t->dw != NULL;
+	if (t->dwarf)
+		read_runs(t);
+	return t;
+}
+
+/* A CU's line records, its file names interned (a few files, interned once
+ * each through a small cache of libdw's name pointers). */
+static void read_cu(struct eq_elfmod *m, struct line_table *t, struct line_cu *cu)
+{
+	struct { const char *src, *file; } seen[64] = { { NULL, NULL } };
+	Dwarf_Die die;
+	Dwarf_Lines *lines;
+	size_t n, i;
+
+	cu->state = -1;
+	if (!dwarf_offdie(t->dw, cu->off, &die) || dwarf_getsrclines(&die, &lines, &n) != 0)
+		return;
+	cu->recs = n ? malloc(n * sizeof(*cu->recs)) : NULL;
+	if (n && !cu->recs)
+		return;
+	for (i = 0; i < n; i++) {
+		Dwarf_Line *l = dwarf_onesrcline(lines, i);
+		struct line_rec *r = &cu->recs[i];
+		Dwarf_Addr addr = 0;
+		bool end = false;
+		int lineno = 0;
+		const char *src;
+		size_t h;
+
+		if (!l || dwarf_lineaddr(l, &addr) || dwarf_lineendsequence(l, &end) ||
+		    dwarf_lineno(l, &lineno)) {
+			free(cu->recs);
+			cu->recs = NULL;
+			return;
+		}
+		src = dwarf_linesrc(l, NULL, NULL);
+		*r = (struct line_rec){ .addr = addr, .end = end };
+		if (!src || lineno <= 0)
+			continue;
+		h = ((uintptr_t)src >> 3) % 64;
+		if (seen[h].src != src) {
+			seen[h].src = src;
+			seen[h].file = eq_intern(m->strings, src);
+		}
+		r->file = seen[h].file;
+		r->line = r->file ? (unsigned)lineno : 0;
+	}
+	cu->n = n;
+	cu->state = 1;
+	cu->sorted = 1;
+	for (i = 1; i < n; i++)
+		if (cu->recs[i].addr < cu->recs[i - 1].addr)
+			cu->sorted = 0;
+}
+
+/* The run holding DWARF address a, as libdwfl's addrarange() finds it. */
+static const struct line_run *run_at(const struct line_table *t, uint64_t a)
+{
+	size_t l = 0, u = t->nruns;
+
+	while (l < u) {
+		size_t idx = (l + u) / 2;
+		uint64_t start = t->runs[idx].start;
+
+		if (a < start) {
+			u = idx;
+			continue;
+		}
+		if (a > start) {
+			if (idx + 1 < t->nruns) {
+				if (a >= t->runs[idx + 1].start) {
+					l = idx + 1;
+					continue;
+				}
+			} else if (a > t->last_end) {
+				break;
+			}
+		}
+		return &t->runs[idx];
+	}
+	return NULL;
+}
+
+/* The line record dwfl_module_getsrc() gives for DWARF address a (its CU
+ * in *cup), or NULL where it gives none. */
+static const struct line_rec *rec_search(struct eq_elfmod *m, struct line_table *t, uint64_t a,
+					 struct line_cu **cup)
+{
+	const struct line_run *r = run_at(t, a);
+	struct line_cu *cu;
+	size_t l = 0, u;
+
+	if (!r)
+		return NULL;
+	cu = r->cu;
+	if (!cu->state)
+		read_cu(m, t, cu);
+	if (cu->state < 0 || !cu->n)
+		return NULL;
+	u = cu->n - 1;
+	while (l < u) {
+		size_t idx = u - (u - l) / 2;
+
+		if (a < cu->recs[idx].addr)
+			u = idx - 1;
+		else
+			l = idx;
+	}
+	if (cu->recs[l].end || cu->recs[l].addr > a)
+		return NULL;
+	*cup = cu;
+	return &cu->recs[l];
+}
+
+static const struct line_rec *rec_at(struct eq_elfmod *m, struct line_table *t, uint64_t a,
+				     struct line_cu **cup)
+{
+	if (!t->memo || t->memo_a != a) {
+		t->memo_cu = NULL;
+		t->memo_rec = rec_search(m, t, a, &t->memo_cu);
+		t->memo_a = a;
+		t->memo = 1;
+	}
+	*cup = t->memo_cu;
+	return t->memo_rec;
+}
+
+/* The CU dwfl_module_getsrc() searches for DWARF address a, or NULL. */
+static const struct line_cu *cu_at(const struct line_table *t, uint64_t a)
+{
+	const struct line_run *r = run_at(t, a);
+
+	return r ? r->cu : NULL;
+}
+
 void eq_elfmod_close(struct eq_elfmod *m)
 {
 	if (!m)
@@ -573,6 +855,7 @@ void eq_elfmod_close(struct eq_elfmod *m)
 	eq_symtab_index_free(m->index);
 	free(m->syms);
 	free(m->fdes);
+	free_lines(m->lines);
 	free(m);
 }
 
@@ -716,13 +999,28 @@ static int sizeless_reaches(struct eq_elfmod *m, const struct eqp_symbol *sym, u
 	return !f || f->start <= sym->addr;
 }
 
+int eq_elfmod_line(struct eq_elfmod *m, uint64_t off, const char **file, unsigned *line)
+{
+	struct line_table *t;
+	const struct line_rec *r;
+	struct line_cu *cu;
+	uint64_t vaddr;
+
+	*file = NULL;
+	*line = 0;
+	if (offset_to_vaddr(m, off, &vaddr) || !(t = line_table(m)) || !t->dwarf ||
+	    !(r = rec_at(m, t, vaddr - t->bias, &cu)))
+		return -1;
+	*file = r->file;
+	*line = r->line;
+	return 0;
+}
+
 const char *eq_elfmod_lookup(struct eq_elfmod *m, uint64_t off, uint64_t *proc_off,
 			     const char **file, unsigned *line)
 {
 	const struct eqp_symbol *sym;
-	Dwfl_Line *l;
 	uint64_t vaddr;
-	int lineno = 0;
 
 	if (file) {
 		*file = NULL;
@@ -740,14 +1038,8 @@ const char *eq_elfmod_lookup(struct eq_elfmod *m, uint64_t off, uint64_t *proc_o
 		if (d)
 			((struct eqp_symbol *)sym)->name = d;
 	}
-	if (file && (l = dwfl_module_getsrc(m->mod, vaddr)) != NULL) {
-		const char *src = dwfl_lineinfo(l, NULL, &lineno, NULL, NULL, NULL);
-
-		if (src && lineno > 0) {
-			*file = eq_intern(m->strings, src);
-			*line = *file ? (unsigned)lineno : 0;
-		}
-	}
+	if (file)
+		eq_elfmod_line(m, off, file, line);
 	return sym->name;
 }
 
@@ -855,24 +1147,21 @@ void eq_elfmod_extent(struct eq_elfmod *m, uint64_t off, uint64_t *first, uint64
 	*last = vlast - seg->p_vaddr + seg->p_offset;
 }
 
-/* The first of a CU's line records (sorted by address) above addr, or NULL. */
-static Dwfl_Line *first_record_after(Dwarf_Die *cu, size_t nlines, Dwarf_Addr addr)
+/* The first of a CU's line records above DWARF address a (libdw sorts
+ * them by address), or NULL. */
+static const struct line_rec *first_record_after(const struct line_cu *cu, uint64_t a)
 {
-	size_t lo = 0, hi = nlines;
-	Dwarf_Addr at;
+	size_t lo = 0, hi = cu->n;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		Dwfl_Line *l = dwfl_onesrcline(cu, mid);
 
-		if (!l || !dwfl_lineinfo(l, &at, NULL, NULL, NULL, NULL))
-			return NULL;
-		if (at <= addr)
+		if (cu->recs[mid].addr <= a)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo < nlines ? dwfl_onesrcline(cu, lo) : NULL;
+	return lo < cu->n ? &cu->recs[lo] : NULL;
 }
 
 /*
@@ -886,20 +1175,32 @@ static Dwfl_Line *first_record_after(Dwarf_Die *cu, size_t nlines, Dwarf_Addr ad
  */
 void eq_elfmod_line_extent(struct eq_elfmod *m, uint64_t off, uint64_t *first, uint64_t *last)
 {
-	Dwarf_Addr bias, a, b;
-	Dwarf_Die *cu;
-	Dwfl_Line *l, *next;
-	uint64_t vaddr;
-	size_t nlines;
+	struct line_table *t;
+	const struct line_rec *l, *next;
+	struct line_cu *cu, *cu2;
+	uint64_t vaddr, a, b;
 
 	eq_elfmod_extent(m, off, first, last);
-	if (offset_to_vaddr(m, off, &vaddr) || !dwfl_module_getdwarf(m->mod, &bias))
+	if (offset_to_vaddr(m, off, &vaddr) || !(t = line_table(m)) || !t->dwarf)
 		return;
-	if (!(l = dwfl_module_getsrc(m->mod, vaddr)) || !(cu = dwfl_linecu(l)) ||
-	    dwfl_getsrclines(cu, &nlines) != 0 || !dwfl_lineinfo(l, &a, NULL, NULL, NULL, NULL) ||
-	    !(next = first_record_after(cu, nlines, a)) ||
-	    !dwfl_lineinfo(next, &b, NULL, NULL, NULL, NULL) || a > vaddr || b <= vaddr ||
-	    dwfl_module_getsrc(m->mod, a) != l || dwfl_module_getsrc(m->mod, b - 1) != l) {
+	if (!(l = rec_at(m, t, vaddr - t->bias, &cu)) ||
+	    !(next = cu->sorted ? (l + 1 < cu->recs + cu->n ? l + 1 : NULL) :
+			 first_record_after(cu, l->addr))) {
+		*first = *last = off;
+		return;
+	}
+	/* in module addresses, as dwfl_lineinfo() gives them */
+	a = l->addr + t->bias;
+	b = next->addr + t->bias;
+	if (a > vaddr || b <= vaddr) {
+		*first = *last = off;
+		return;
+	}
+	/* Records sorted by address: l is the last at a, next the first above
+	 * it, so a and b - 1 find l again in cu whenever their arange run is
+	 * cu's; else libdw's own searches, as the same question put to it. */
+	if (cu->sorted ? cu_at(t, a - t->bias) != cu || cu_at(t, b - 1 - t->bias) != cu :
+	    rec_search(m, t, a - t->bias, &cu2) != l || rec_search(m, t, b - 1 - t->bias, &cu2) != l) {
 		*first = *last = off;
 		return;
 	}

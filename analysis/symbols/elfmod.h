@@ -6,7 +6,7 @@
  * pc into a file offset with the maps, and eq_elfmod_lookup() turns the
  * offset into a vaddr with the PT_LOAD headers.  Function symbols (.symtab,
  * or .dynsym, or those of separate debug info) are copied into a sorted
- * index once; lines come from DWARF through libdwfl.
+ * index once; lines come from DWARF, each CU's line table copied once.
  */
 #ifndef EQ_ELFMOD_H
 #define EQ_ELFMOD_H
@@ -63,6 +63,14 @@ int eq_elfmod_region(struct eq_elfmod *m, uint64_t off, uint64_t *start_off);
  * decides.
  */
 void eq_elfmod_extent(struct eq_elfmod *m, uint64_t off, uint64_t *first, uint64_t *last);
+/*
+ * The DWARF line of file offset off, as dwfl_module_getsrc() and
+ * dwfl_lineinfo() give it: the file (interned) and line, NULL and 0 where
+ * it names no file or a line <= 0.  Returns 0, or -1 where libdw has no
+ * line record for it (no DWARF, no CU, before the CU's first record, or an
+ * end_sequence).  Each CU's line table is read once, on first need.
+ */
+int eq_elfmod_line(struct eq_elfmod *m, uint64_t off, const char **file, unsigned *line);
 /* The same narrowed to the pcs of off's DWARF line (file and line alike in
  * eq_elfmod_lookup()); see elfmod.c. */
 void eq_elfmod_line_extent(struct eq_elfmod *m, uint64_t off, uint64_t *first, uint64_t *last);

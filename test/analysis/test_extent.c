@@ -10,8 +10,13 @@
  *
  * The expected values come from eq_sym_lookup, which the extents do not
  * use to find their edges (they come from the symbol index, the CFI and
- * the maps), and from counting by hand.
+ * the maps), and from counting by hand.  The DWARF lines, which elfmod
+ * copies from libdw once per CU, are checked against libdw itself asked
+ * pc by pc (dwfl_module_getsrc, dwfl_lineinfo) in a session of its own.
  */
+#include <elfutils/libdwfl.h>
+#include <fcntl.h>
+#include <gelf.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -26,6 +31,8 @@
 #include "file/eqp.h"
 #include "profile/pcmap.h"
 #include "profile/profile.h"
+#include "symbols/elfmod.h"
+#include "symbols/intern.h"
 #include "symbols/maps.h"
 #include "symbols/symbolize.h"
 
@@ -369,6 +376,156 @@ static void real_elf_every_pc_lines(void **state)
 	walk_by(fx, 10, 0, e - 0x4000 > s ? e - 0x4000 : s, e, 1, 1);
 }
 
+/* ---- DWARF lines against libdw, pc by pc ---------------------------------- */
+
+/* The first of l's CU's line records above a (libdw's order), or NULL. */
+static Dwfl_Line *libdw_record_after(Dwfl_Line *l, Dwarf_Addr a)
+{
+	Dwarf_Die *cu = dwfl_linecu(l);
+	size_t lo = 0, hi, n;
+	Dwarf_Addr at;
+
+	assert_int_equal(dwfl_getsrclines(cu, &n), 0);
+	hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		assert_non_null(dwfl_lineinfo(dwfl_onesrcline(cu, mid), &at, NULL, NULL, NULL, NULL));
+		if (at <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n ? dwfl_onesrcline(cu, lo) : NULL;
+}
+
+/*
+ * What libdw says of vaddr (file offset off): its line (file interned in
+ * strings, NULL and 0 without a name or a line > 0; -1 without a record),
+ * and its line's extent, [*first, *last] from eq_elfmod_extent(): the
+ * record's address up to the next record's, when libdw gives both ends
+ * that same record, else off alone.
+ */
+static int libdw_line(Dwfl_Module *mod, struct eq_intern *strings, uint64_t vaddr, uint64_t off,
+		      const char **file, unsigned *line, uint64_t *first, uint64_t *last)
+{
+	Dwfl_Line *l = dwfl_module_getsrc(mod, vaddr), *next;
+	Dwarf_Addr a, b;
+	const char *src;
+	int lineno = 0;
+
+	*file = NULL;
+	*line = 0;
+	if (!l) {
+		*first = *last = off;
+		return -1;
+	}
+	src = dwfl_lineinfo(l, &a, &lineno, NULL, NULL, NULL);
+	if (src && lineno > 0) {
+		*file = eq_intern(strings, src);
+		*line = (unsigned)lineno;
+	}
+	next = libdw_record_after(l, a);
+	if (!next || !dwfl_lineinfo(next, &b, NULL, NULL, NULL, NULL) || a > vaddr || b <= vaddr ||
+	    dwfl_module_getsrc(mod, a) != l || dwfl_module_getsrc(mod, b - 1) != l) {
+		*first = *last = off;
+		return 0;
+	}
+	if (a - vaddr + off > *first)
+		*first = a - vaddr + off;
+	if (b - 1 - vaddr + off < *last)
+		*last = b - 1 - vaddr + off;
+	return 0;
+}
+
+/*
+ * Every pc of this program's code (built with -g, many CUs, pcs without
+ * lines between them, records sharing an address, end_sequence records):
+ * eq_elfmod_line() and eq_elfmod_line_extent() give what libdw gives.
+ */
+static void real_elf_lines_as_libdw(void **state)
+{
+	static const Dwfl_Callbacks cb = { .find_elf = dwfl_build_id_find_elf,
+					   .find_debuginfo = dwfl_standard_find_debuginfo,
+					   .section_address = dwfl_offline_section_address };
+	char exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	struct eq_intern *strings = eq_intern_new();
+	struct eq_error err;
+	struct eq_elfmod *m;
+	Dwfl *dwfl = dwfl_begin(&cb);
+	Dwfl_Module *mod;
+	Dwarf_Addr bias;
+	GElf_Phdr ph;
+	Elf *elf;
+	size_t nph, i, nar = 0, lined = 0, unlined = 0, files = 0;
+	Dwarf_Aranges *ar;
+	Dwarf *dw;
+	const char *prev_file = NULL;
+
+	(void)state;
+	assert_true(n > 0);
+	exe[n] = 0;
+	assert_non_null(strings);
+	m = eq_elfmod_open(NULL, open(exe, O_RDONLY), exe, NULL, strings, &err);
+	assert_non_null(m);
+	assert_non_null(dwfl);
+	dwfl_report_begin(dwfl);
+	mod = dwfl_report_elf(dwfl, "self", exe, -1, 0, true);  /* as elfmod: base 0 */
+	dwfl_report_end(dwfl, NULL, NULL);
+	assert_non_null(mod);
+	dw = dwfl_module_getdwarf(mod, &bias);
+	assert_non_null(dw);
+	elf = dwfl_module_getelf(mod, &bias);
+	assert_non_null(elf);
+	assert_int_equal(elf_getphdrnum(elf, &nph), 0);
+	for (i = 0; i < nph; i++) {
+		uint64_t off;
+
+		assert_non_null(gelf_getphdr(elf, (int)i, &ph));
+		if (ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
+			continue;
+		for (off = ph.p_offset; off < ph.p_offset + ph.p_filesz; off++) {
+			uint64_t vaddr = off - ph.p_offset + ph.p_vaddr, wf, wl, gf, gl;
+			const char *want_file, *got_file;
+			unsigned want_line, got_line;
+			int want, got;
+
+			eq_elfmod_extent(m, off, &wf, &wl);
+			want = libdw_line(mod, strings, vaddr, off, &want_file, &want_line, &wf, &wl);
+			got = eq_elfmod_line(m, off, &got_file, &got_line);
+			eq_elfmod_line_extent(m, off, &gf, &gl);
+			if (got != want || got_file != want_file || got_line != want_line ||
+			    gf != wf || gl != wl)
+				fail_msg("offset 0x%llx: %d %s:%u 0x%llx-0x%llx, libdw %d %s:%u "
+					 "0x%llx-0x%llx", (unsigned long long)off, got,
+					 got_file ? got_file : "-", got_line, (unsigned long long)gf,
+					 (unsigned long long)gl, want, want_file ? want_file : "-",
+					 want_line, (unsigned long long)wf, (unsigned long long)wl);
+			lined += want == 0;
+			unlined += want != 0;
+			files += want_file && want_file != prev_file;
+			prev_file = want_file ? want_file : prev_file;
+		}
+	}
+	/*
+	 * The cases were there: pcs with lines in many files, pcs without.
+	 * libdw 0.188 finds a pc's CU only by .debug_aranges, which clang
+	 * does not write unless told (-gdwarf-aranges): there, no pc has a
+	 * line, for libdw as for elfmod.
+	 */
+	if (dwarf_getaranges(dw, &ar, &nar) == 0 && nar > 0) {
+		assert_true(lined > 10000);
+		assert_true(files > 10);
+	} else {
+		assert_int_equal(lined, 0);
+	}
+	assert_true(unlined > 0);
+	dwfl_end(dwfl);
+	eq_elfmod_close(m);
+	eq_intern_free(strings);
+}
+
 /* ---- the map built on extents --------------------------------------------- */
 
 static void pcmap_fills_a_range(void **state)
@@ -576,6 +733,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(embedded_table_every_pc, setup, teardown),
 		cmocka_unit_test_setup_teardown(real_elf_every_pc, setup, teardown),
 		cmocka_unit_test_setup_teardown(real_elf_every_pc_lines, setup, teardown),
+		cmocka_unit_test(real_elf_lines_as_libdw),
 		cmocka_unit_test_setup_teardown(profile_by_proc_module_counts, setup, teardown),
 	};
 
