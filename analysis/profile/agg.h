@@ -42,15 +42,16 @@ struct row_count {
 };
 
 /* A row's samples in one block, logged when the row leaves the block: one
- * log for all rows (no array per row to grow), in time order. */
-struct blk_ent {
-	uint32_t row, block, count;
-};
+ * log for all rows (no array per row to grow), in time order, 8 bytes an
+ * entry: row << 32 | block << AGG_BLK_COUNT_BITS | count (a count of
+ * AGG_BLK_COUNT_MAX or more in several entries). */
+#define AGG_BLK_COUNT_BITS 25
+#define AGG_BLK_COUNT_MAX ((1u << AGG_BLK_COUNT_BITS) - 1)
 
 struct agg_counts {
 	struct row_count *rc;  /* per row, zeroed */
 	size_t cap;
-	struct blk_ent *log;
+	uint64_t *log;
 	size_t nlog, logcap;
 };
 

@@ -255,30 +255,42 @@ static int series_init(struct agg_series *ser, uint64_t n, double clock_hz)
 	return ser->block_m ? 0 : -1;
 }
 
+_Static_assert(EQ_BATCHES_MAX <= 1u << (32 - AGG_BLK_COUNT_BITS), "a block in the log's bits");
+
+/* The batch log's entry of count samples (at most AGG_BLK_COUNT_MAX) of row
+ * in block + 1 blk. */
+static inline uint64_t blk_ent(uint32_t row, uint32_t blk, uint32_t count)
+{
+	return (uint64_t)row << 32 | (uint64_t)(blk - 1) << AGG_BLK_COUNT_BITS | count;
+}
+
 /* A row's samples in its latest block, logged. */
 static int blk_flush(struct agg_counts *cs, uint32_t row)
 {
 	struct row_count *c = &cs->rc[row];
+	uint32_t n = c->blk_in, k;
 
-	if (!c->blk_in)
-		return 0;
-	if (EQ_GROW(cs->log, cs->logcap, cs->nlog + 1, 1024) < 0)
-		return -1;
-	cs->log[cs->nlog++] = (struct blk_ent){ row, c->blk_cur - 1, c->blk_in };
+	for (; n; n -= k) {
+		k = n < AGG_BLK_COUNT_MAX ? n : AGG_BLK_COUNT_MAX;
+		if (EQ_GROW(cs->log, cs->logcap, cs->nlog + 1, 1024) < 0)
+			return -1;
+		cs->log[cs->nlog++] = blk_ent(row, c->blk_cur, k);
+	}
 	c->samples += c->blk_in;
 	c->blk_in = 0;
 	return 0;
 }
 
 /* The same when a row's sample is its first in block blk, without a call
- * unless the log is full: 0, or -1 when the caller must blk_flush. */
+ * unless the log is full (or the count needs more than one entry): 0, or
+ * -1 when the caller must blk_flush. */
 static inline __attribute__((always_inline)) int
 blk_enter(struct agg_counts *cs, struct row_count *c, uint32_t row, uint32_t blk)
 {
 	if (c->blk_in) {
-		if (cs->nlog == cs->logcap)
+		if (cs->nlog == cs->logcap || c->blk_in > AGG_BLK_COUNT_MAX)
 			return -1;
-		cs->log[cs->nlog++] = (struct blk_ent){ row, c->blk_cur - 1, c->blk_in };
+		cs->log[cs->nlog++] = blk_ent(row, c->blk_cur, c->blk_in);
 		c->samples += c->blk_in;
 		c->blk_in = 0;
 	}
@@ -326,10 +338,10 @@ int eq_agg_counts_fold(struct eq_agg *a)
 
 /* Every row's batch counts from the log, in time order, into one array
  * (a counting sort over a small array of offsets: the rows' own fields are
- * far apart). */
+ * far apart), block << 32 | count: rows[i].blk point in. */
 static int blk_index(struct eq_agg *a)
 {
-	const struct agg_counts *cs = &a->cs;
+	struct agg_counts *cs = &a->cs;
 	uint64_t *v = malloc((cs->nlog ? cs->nlog : 1) * sizeof(*v));
 	size_t *at = calloc(a->nrows + 1, sizeof(*at));
 	size_t i;
@@ -342,15 +354,22 @@ static int blk_index(struct eq_agg *a)
 	free(a->blk_v);
 	a->blk_v = v;
 	for (i = 0; i < cs->nlog; i++)
-		at[cs->log[i].row + 1]++;
+		at[(cs->log[i] >> 32) + 1]++;
 	for (i = 0; i < a->nrows; i++) {
 		a->rows[i].blk.v = v + at[i];
 		a->rows[i].blk.n = (uint32_t)at[i + 1];
 		at[i + 1] += at[i];
 	}
-	for (i = 0; i < cs->nlog; i++)
-		v[at[cs->log[i].row]++] = (uint64_t)cs->log[i].block << 32 | cs->log[i].count;
+	for (i = 0; i < cs->nlog; i++) {
+		uint64_t e = cs->log[i];
+
+		v[at[e >> 32]++] = (e >> AGG_BLK_COUNT_BITS & ((1u << (32 - AGG_BLK_COUNT_BITS)) - 1))
+				   << 32 | (e & AGG_BLK_COUNT_MAX);
+	}
 	free(at);
+	free(cs->log);
+	cs->log = NULL;
+	cs->nlog = cs->logcap = 0;
 	return 0;
 }
 

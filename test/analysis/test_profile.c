@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "file/eqp.h"
+#include "profile/agg.h"
 #include "profile/profile.h"
 #include "symbols/symbolize.h"
 
@@ -209,6 +210,50 @@ static void aggregator_directly(void **state)
 	eq_profile_free(p);
 }
 
+/*
+ * A row with more samples in one block than a batch log entry holds
+ * (AGG_BLK_COUNT_MAX): its count in that block is logged in several
+ * entries, which the batches add up.  The expected counts are the samples
+ * added here, per block.
+ */
+static void batch_log_long_runs(void **state)
+{
+	const uint64_t big = (uint64_t)AGG_BLK_COUNT_MAX + 3, per = 4;
+	struct eq_error err;
+	struct eq_loc a = { .kind = EQ_LOC_RESOLVED, .exe = "x", .module = "/m",
+			    .module_base = "m", .proc = "f" };
+	struct eq_loc b = a;
+	struct eq_agg *g = eq_agg_new(EQ_BY_PROC, 0, &err);
+	uint64_t i, sum[2][2] = { { 0 } }, t = 0;
+	uint32_t j;
+
+	(void)state;
+	b.proc = "g";
+	/* blocks of big + per samples: f's first run fills block 0 past an
+	 * entry, g ends it, f's next samples are in block 1 */
+	assert_int_equal(eq_agg_order(g, (big + per) * EQ_BATCHES_MAX, 1e9, &err), 0);
+	for (i = 0; i < big; i++)
+		assert_int_equal(eq_agg_add_sample(g, &a, t++, &err), 0);
+	for (i = 0; i < per; i++)
+		assert_int_equal(eq_agg_add_sample(g, &b, t++, &err), 0);
+	for (i = 0; i < per; i++)
+		assert_int_equal(eq_agg_add_sample(g, &a, t++, &err), 0);
+	assert_int_equal(eq_agg_series_close(g), 0);
+	assert_int_equal(g->nrows, 2);
+	for (i = 0; i < 2; i++)
+		for (j = 0; j < g->rows[i].blk.n; j++) {
+			uint64_t e = g->rows[i].blk.v[j];
+
+			assert_true(e >> 32 < 2);
+			sum[i][e >> 32] += (uint32_t)e;
+		}
+	assert_int_equal(sum[0][0], big);
+	assert_int_equal(sum[0][1], per);
+	assert_int_equal(sum[1][0], per);
+	assert_int_equal(sum[1][1], 0);
+	eq_agg_free(g);
+}
+
 static void by_parse(void **state)
 {
 	struct eq_error err;
@@ -292,6 +337,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(time_mode_uses_the_sample_interval, setup_time,
 						teardown),
 		cmocka_unit_test(aggregator_directly),
+		cmocka_unit_test(batch_log_long_runs),
 		cmocka_unit_test(by_parse),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
