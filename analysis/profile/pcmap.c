@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "profile/pcmap.h"
-#include "util/grow.h"
 
 #define GRAN (1u << EQ_PCMAP_GRAN_SHIFT)
 
@@ -33,9 +32,9 @@ static int pcmap_grow(struct eq_pcmap *m)
 	return 0;
 }
 
-/* The entries of a page of space, made (cleared) on first use; NULL when
- * out of memory. */
-static uint32_t *pcmap_page(struct eq_pcmap *m, uint32_t space, uint64_t page)
+/* The slot of a page of space, made (its entries cleared) on first use;
+ * NULL when out of memory. */
+static struct eq_pcmap_slot *pcmap_page(struct eq_pcmap *m, uint32_t space, uint64_t page)
 {
 	size_t j;
 
@@ -43,34 +42,92 @@ static uint32_t *pcmap_page(struct eq_pcmap *m, uint32_t space, uint64_t page)
 		return NULL;
 	for (j = eq_pcmap_hash(page, space) & m->mask; m->slots[j].grans; j = (j + 1) & m->mask)
 		if (m->slots[j].page == page && m->slots[j].space == space)
-			return m->slots[j].grans;
+			return &m->slots[j];
 	m->slots[j].grans = calloc(EQ_PCMAP_GRANS, sizeof(uint32_t));
 	if (!m->slots[j].grans)
 		return NULL;
 	m->slots[j].page = page;
 	m->slots[j].space = space;
 	m->count++;
-	return m->slots[j].grans;
+	return &m->slots[j];
 }
 
-/* A granule from lo the range cuts: its own entries, one a byte (made on
- * first use), filled over [first, last]. */
-static int sub_fill(struct eq_pcmap *m, uint32_t *e, uint64_t lo, uint64_t first,
+/* The runs of a cut granule's entry e. */
+static unsigned runs_of(uint32_t e)
+{
+	return 1 + eq_pcmap_ones((e >> EQ_PCMAP_RUN_SHIFT) & (EQ_PCMAP_VALS - 1));
+}
+
+/*
+ * Room for r runs at the end of the page's vals: their index, or -1 when
+ * out of memory.  When full, the vals are copied to room for twice what
+ * the granules have now (with r), in their order, and what cut_fill left
+ * behind dropped: a page's granules have 4096 runs at most, so the index
+ * stays below EQ_PCMAP_VALS, and a page is copied once every so many runs.
+ */
+static int64_t vals_room(struct eq_pcmap_slot *sl, uint32_t r)
+{
+	uint32_t live = r, cap = 16, n = 0, *vals;
+	unsigned g;
+
+	if (sl->nvals + r <= sl->capvals) {
+		sl->nvals = (uint16_t)(sl->nvals + r);
+		return sl->nvals - r;
+	}
+	for (g = 0; g < EQ_PCMAP_GRANS; g++)
+		live += sl->grans[g] & EQ_PCMAP_SUB ? runs_of(sl->grans[g]) : 0;
+	while (cap < 2 * live)
+		cap *= 2;
+	if (!(vals = malloc(cap * sizeof(*vals))))
+		return -1;
+	for (g = 0; g < EQ_PCMAP_GRANS; g++) {
+		uint32_t e = sl->grans[g];
+
+		if (!(e & EQ_PCMAP_SUB))
+			continue;
+		memcpy(&vals[n], &sl->vals[e & (EQ_PCMAP_VALS - 1)], runs_of(e) * sizeof(*vals));
+		sl->grans[g] = (e & ~(EQ_PCMAP_VALS - 1)) | n;
+		n += runs_of(e);
+	}
+	free(sl->vals);
+	sl->vals = vals;
+	sl->capvals = (uint16_t)cap;
+	sl->nvals = (uint16_t)(n + r);
+	return n;
+}
+
+/* A granule from lo the range cuts (*e 0 or cut): value over [first,
+ * last] where nothing is yet, kept as one value when that fills it, else
+ * as runs (in place when there are no more of them than before). */
+static int cut_fill(struct eq_pcmap_slot *sl, uint32_t *e, uint64_t lo, uint64_t first,
 		    uint64_t last, uint32_t value)
 {
-	uint32_t *sub;
-	unsigned i;
+	uint32_t byte[GRAN], runs[GRAN], starts = 0, r = 0;
+	uint32_t was = *e ? (*e >> EQ_PCMAP_RUN_SHIFT) & (EQ_PCMAP_VALS - 1) : 0;
+	const uint32_t *had = *e ? &sl->vals[*e & (EQ_PCMAP_VALS - 1)] : NULL;
+	int64_t at;
+	unsigned i, k = 0;
 
-	if (!*e) {
-		if (m->nsub >= EQ_PCMAP_SUB || EQ_GROW(m->sub, m->capsub, m->nsub + 1, 256) < 0)
-			return -1;
-		memset(m->sub[m->nsub], 0, sizeof(m->sub[m->nsub]));
-		*e = EQ_PCMAP_SUB | (uint32_t)m->nsub++;
+	for (i = 0; i < GRAN; i++) {
+		k += i && (was >> (i - 1) & 1);
+		byte[i] = had ? had[k] : 0;
+		if (!byte[i] && lo + i >= first && lo + i <= last)
+			byte[i] = value;
+		if (!i || byte[i] != byte[i - 1]) {
+			starts |= i ? 1u << (i - 1) : 0;
+			runs[r++] = byte[i];
+		}
 	}
-	sub = m->sub[*e & ~EQ_PCMAP_SUB];
-	for (i = 0; i < GRAN; i++)
-		if (!sub[i] && lo + i >= first && lo + i <= last)
-			sub[i] = value;
+	if (r == 1) {
+		*e = byte[0];
+		return 0;
+	}
+	if (*e && runs_of(*e) >= r)
+		at = *e & (EQ_PCMAP_VALS - 1);
+	else if ((at = vals_room(sl, r)) < 0)
+		return -1;
+	memcpy(&sl->vals[at], runs, r * sizeof(*runs));
+	*e = EQ_PCMAP_SUB | starts << EQ_PCMAP_RUN_SHIFT | (uint32_t)at;
 	return 0;
 }
 
@@ -79,9 +136,9 @@ int eq_pcmap_fill(struct eq_pcmap *m, uint32_t space, uint64_t pc, uint64_t firs
 {
 	uint64_t page = pc >> EQ_PCMAP_PAGE_SHIFT, base = page << EQ_PCMAP_PAGE_SHIFT;
 	uint64_t top = base + ((1u << EQ_PCMAP_PAGE_SHIFT) - 1), g;
-	uint32_t *grans = pcmap_page(m, space, page);
+	struct eq_pcmap_slot *sl = pcmap_page(m, space, page);
 
-	if (!grans)
+	if (!sl)
 		return -1;
 	if (first < base)
 		first = base;
@@ -90,11 +147,11 @@ int eq_pcmap_fill(struct eq_pcmap *m, uint32_t space, uint64_t pc, uint64_t firs
 	/* granules from first's to last's, both within the page */
 	for (g = first >> EQ_PCMAP_GRAN_SHIFT; g <= last >> EQ_PCMAP_GRAN_SHIFT; g++) {
 		uint64_t lo = g << EQ_PCMAP_GRAN_SHIFT, hi = lo + (GRAN - 1);
-		uint32_t *e = &grans[g & (EQ_PCMAP_GRANS - 1)];
+		uint32_t *e = &sl->grans[g & (EQ_PCMAP_GRANS - 1)];
 
 		if (!*e && first <= lo && hi <= last)
 			*e = value;
-		else if ((!*e || (*e & EQ_PCMAP_SUB)) && sub_fill(m, e, lo, first, last, value))
+		else if ((!*e || (*e & EQ_PCMAP_SUB)) && cut_fill(sl, e, lo, first, last, value))
 			return -1;
 	}
 	return 0;
@@ -107,14 +164,50 @@ uint32_t eq_pcmap_get_probe(const struct eq_pcmap *m, uint32_t space, uint64_t p
 
 	for (j = eq_pcmap_hash(page, space) & m->mask; m->slots[j].grans; j = (j + 1) & m->mask)
 		if (m->slots[j].page == page && m->slots[j].space == space)
-			return eq_pcmap_at(m, m->slots[j].grans, pc);
+			return eq_pcmap_at(&m->slots[j], pc);
 	return 0;
+}
+
+void eq_pcmap_tune(struct eq_pcmap *m)
+{
+	m->mode = EQ_PCMAP_MODE_TRIAL;
+	m->hits = m->gets = 0;
+}
+
+/* The end of a trial: recent on while at least half the lookups found
+ * their pc there. */
+static void trial_end(struct eq_pcmap *m)
+{
+	if (2 * m->hits >= m->gets) {
+		m->mode = EQ_PCMAP_MODE_ON;
+		m->left = EQ_PCMAP_ON;
+	} else {
+		m->mode = EQ_PCMAP_MODE_OFF;
+		m->left = EQ_PCMAP_OFF;
+	}
+}
+
+uint32_t eq_pcmap_trial(struct eq_pcmap *m, uint32_t space, uint64_t pc)
+{
+	struct eq_pcmap_recent *r = &m->pcs[(pc ^ (pc >> 10) ^ space) & (EQ_PCMAP_RECENT - 1)];
+	uint32_t v;
+
+	if (r->pc == pc && r->space == space) {
+		m->hits++;
+		v = r->v;
+	} else if ((v = eq_pcmap_get_probe(m, space, pc)))
+		*r = (struct eq_pcmap_recent){ pc, space, v };
+	if (++m->gets == EQ_PCMAP_TRIAL)
+		trial_end(m);
+	return v;
 }
 
 int eq_pcmap_init(struct eq_pcmap *m)
 {
-	if (!m->recent && !(m->recent = calloc(EQ_PCMAP_RECENT, sizeof(*m->recent))))
+	if (!m->pcs && !(m->pcs = calloc(EQ_PCMAP_RECENT, sizeof(*m->pcs))))
 		return -1;
+	m->mode = EQ_PCMAP_MODE_ON;
+	m->left = EQ_PCMAP_ON;
 	return m->slots ? 0 : pcmap_grow(m);
 }
 
@@ -122,10 +215,11 @@ void eq_pcmap_free(struct eq_pcmap *m)
 {
 	size_t i;
 
-	for (i = 0; m->slots && i <= m->mask; i++)
+	for (i = 0; m->slots && i <= m->mask; i++) {
 		free(m->slots[i].grans);
+		free(m->slots[i].vals);
+	}
 	free(m->slots);
-	free(m->sub);
-	free(m->recent);
+	free(m->pcs);
 	memset(m, 0, sizeof(*m));
 }

@@ -7,8 +7,12 @@
  * 4 KiB pages of 16-byte granules, one 32-bit entry a granule: 1 KiB a page
  * of code touched, found through a small hash table of pages.  A granule
  * holds 0 (nothing known yet), a value, or, when the edge of a range cuts
- * it (functions need not start on 16 bytes), EQ_PCMAP_SUB and the index of
- * 16 entries of its own, one a byte: 64 bytes a function edge.
+ * it (functions and lines need not start on 16 bytes), EQ_PCMAP_SUB, the
+ * bytes 1-15 at which a run of equal entries starts (bits 15-29) and the
+ * index (bits 0-14) of the runs' values, one after the other in the
+ * page's vals: 4 bytes a run where one a byte took 64 bytes a granule, so
+ * that a map of line records, cut nearly everywhere, stays in the
+ * second-level cache.
  */
 #ifndef EQ_PROFILE_PCMAP_H
 #define EQ_PROFILE_PCMAP_H
@@ -20,16 +24,32 @@
 #define EQ_PCMAP_GRAN_SHIFT 4
 #define EQ_PCMAP_GRANS (1u << (EQ_PCMAP_PAGE_SHIFT - EQ_PCMAP_GRAN_SHIFT))
 #define EQ_PCMAP_SUB 0x40000000u   /* in no value */
+#define EQ_PCMAP_RUN_SHIFT 15      /* a cut granule's run starts */
+#define EQ_PCMAP_VALS (1u << EQ_PCMAP_RUN_SHIFT)  /* a page's vals, above all */
 
 struct eq_pcmap_slot {
 	uint64_t page;         /* pc >> EQ_PCMAP_PAGE_SHIFT */
 	uint32_t space;
+	uint16_t nvals, capvals;  /* vals used (some by runs no granule has
+				     now), and room for */
 	uint32_t *grans;       /* EQ_PCMAP_GRANS entries; NULL: an empty slot */
+	uint32_t *vals;        /* cut granules' runs' values */
 };
 
-/* The last pcs looked up, by a hash of the pc: with few pcs they are all
- * here, in 16 KiB, and cost a compare. */
+/*
+ * The last pcs looked up, by a hash of the pc: with few pcs they are all
+ * here, in 16 KiB, and cost a compare.  With many, the compare mostly
+ * fails and costs a miss in the first-level cache and a store.  So after
+ * EQ_PCMAP_ON misses, EQ_PCMAP_TRIAL lookups are made out of line, hits
+ * and misses counted; when fewer than half found their pc, recent is off
+ * (m->recent is m->none, one entry that stays in the cache) for
+ * EQ_PCMAP_OFF lookups, then tried again.  Nothing is counted on a hit.
+ */
 #define EQ_PCMAP_RECENT 1024
+#define EQ_PCMAP_ON 65536
+#define EQ_PCMAP_TRIAL 16384
+#define EQ_PCMAP_OFF (1u << 20)
+enum { EQ_PCMAP_MODE_ON, EQ_PCMAP_MODE_OFF, EQ_PCMAP_MODE_TRIAL };
 struct eq_pcmap_recent {
 	uint64_t pc;
 	uint32_t space;        /* 0: an empty entry */
@@ -37,11 +57,12 @@ struct eq_pcmap_recent {
 };
 
 struct eq_pcmap {
-	struct eq_pcmap_recent *recent;
+	struct eq_pcmap_recent *pcs;  /* EQ_PCMAP_RECENT */
+	int mode;              /* EQ_PCMAP_MODE_ */
+	uint64_t left;         /* misses (lookups while off) before eq_pcmap_tune */
+	uint64_t hits, gets;   /* in the trial */
 	struct eq_pcmap_slot *slots;
 	size_t mask, count;
-	uint32_t (*sub)[1u << EQ_PCMAP_GRAN_SHIFT];  /* cut granules' entries */
-	size_t nsub, capsub;
 };
 
 static inline size_t eq_pcmap_hash(uint64_t page, uint32_t space)
@@ -49,13 +70,28 @@ static inline size_t eq_pcmap_hash(uint64_t page, uint32_t space)
 	return (size_t)(((page ^ ((uint64_t)space << 40)) * 0x9e3779b97f4a7c15ull) >> 24);
 }
 
-/* The entry of pc in a page's granules. */
-static inline uint32_t eq_pcmap_at(const struct eq_pcmap *m, const uint32_t *grans, uint64_t pc)
+/* The bits set in x (below 2^15), without a call to libgcc where the CPU
+ * has no popcnt instruction. */
+static inline uint32_t eq_pcmap_ones(uint32_t x)
 {
-	uint32_t v = grans[(pc >> EQ_PCMAP_GRAN_SHIFT) & (EQ_PCMAP_GRANS - 1)];
+	x -= (x >> 1) & 0x5555u;
+	x = (x & 0x3333u) + ((x >> 2) & 0x3333u);
+	x = (x + (x >> 4)) & 0x0f0fu;
+	return (x + (x >> 8)) & 0x1fu;
+}
 
-	if (__builtin_expect((v & EQ_PCMAP_SUB) != 0, 0))
-		v = m->sub[v & ~EQ_PCMAP_SUB][pc & ((1u << EQ_PCMAP_GRAN_SHIFT) - 1)];
+/* The entry of pc in its page's slot: a cut granule's value is that of
+ * the run holding pc, the runs starting at bytes 1 to pc's. */
+static inline uint32_t eq_pcmap_at(const struct eq_pcmap_slot *sl, uint64_t pc)
+{
+	uint32_t v = sl->grans[(pc >> EQ_PCMAP_GRAN_SHIFT) & (EQ_PCMAP_GRANS - 1)];
+
+	if (__builtin_expect((v & EQ_PCMAP_SUB) != 0, 0)) {
+		uint32_t below = (v >> EQ_PCMAP_RUN_SHIFT) &
+				 ((1u << (pc & ((1u << EQ_PCMAP_GRAN_SHIFT) - 1))) - 1);
+
+		v = sl->vals[(v & (EQ_PCMAP_VALS - 1)) + eq_pcmap_ones(below)];
+	}
 	return v;
 }
 
@@ -64,21 +100,41 @@ uint32_t eq_pcmap_get_probe(const struct eq_pcmap *m, uint32_t space, uint64_t p
 
 /* The value at pc in space (not 0: no space): 0 when no range filled
  * there holds it.  The map is eq_pcmap_init'ed. */
-static inline uint32_t eq_pcmap_get(struct eq_pcmap *m, uint32_t space, uint64_t pc)
+/* A lookup in the trial of recent, and what follows it (pcmap.c). */
+uint32_t eq_pcmap_trial(struct eq_pcmap *m, uint32_t space, uint64_t pc);
+/* What follows the misses of recent on, or the lookups with it off. */
+void eq_pcmap_tune(struct eq_pcmap *m);
+
+/* The value at pc in space (not 0: no space): 0 when no range filled
+ * there holds it.  The map is eq_pcmap_init'ed. */
+static inline __attribute__((always_inline)) uint32_t
+eq_pcmap_get(struct eq_pcmap *m, uint32_t space, uint64_t pc)
 {
-	struct eq_pcmap_recent *r = &m->recent[(pc ^ (pc >> 10) ^ space) & (EQ_PCMAP_RECENT - 1)];
 	uint64_t page = pc >> EQ_PCMAP_PAGE_SHIFT;
 	const struct eq_pcmap_slot *sl;
+	struct eq_pcmap_recent *r;
 	uint32_t v;
 
-	if (__builtin_expect(r->pc == pc && r->space == space, 1))
-		return r->v;
-	sl = &m->slots[eq_pcmap_hash(page, space) & m->mask];
-	/* (an empty slot is page 0 of space 0) */
-	v = sl->page == page && sl->space == space ? eq_pcmap_at(m, sl->grans, pc) :
-	    eq_pcmap_get_probe(m, space, pc);
-	if (v)
-		*r = (struct eq_pcmap_recent){ pc, space, v };
+	if (__builtin_expect(m->mode == EQ_PCMAP_MODE_ON, 1)) {
+		r = &m->pcs[(pc ^ (pc >> 10) ^ space) & (EQ_PCMAP_RECENT - 1)];
+		if (__builtin_expect(r->pc == pc && r->space == space, 1))
+			return r->v;
+		sl = &m->slots[eq_pcmap_hash(page, space) & m->mask];
+		/* (an empty slot is page 0 of space 0) */
+		v = sl->page == page && sl->space == space ? eq_pcmap_at(sl, pc) :
+		    eq_pcmap_get_probe(m, space, pc);
+		/* (a value once there stays: what recent has is never stale) */
+		if (v)
+			*r = (struct eq_pcmap_recent){ pc, space, v };
+	} else if (m->mode == EQ_PCMAP_MODE_OFF) {
+		sl = &m->slots[eq_pcmap_hash(page, space) & m->mask];
+		v = sl->page == page && sl->space == space ? eq_pcmap_at(sl, pc) :
+		    eq_pcmap_get_probe(m, space, pc);
+	} else {
+		return eq_pcmap_trial(m, space, pc);
+	}
+	if (__builtin_expect(--m->left == 0, 0))
+		eq_pcmap_tune(m);
 	return v;
 }
 

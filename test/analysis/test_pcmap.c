@@ -1,0 +1,245 @@
+/*
+ * test_pcmap.c - the pc -> value map of analysis/profile (pcmap.h) against
+ * a plain array of one value a byte, filled the same way: ranges of a few
+ * bytes in a random order (granules cut into up to 16 runs, runs that
+ * grow, merge into one value, and are copied when a page's vals are
+ * full), lookups between the fills; and its cache of recent pcs, which
+ * turns itself off while most lookups miss it and on again when they
+ * stop missing, without changing any value.
+ *
+ * The expected values come from the array, which keeps one entry a byte
+ * and no runs; the sizes from the runs counted in the array.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "profile/pcmap.h"
+
+#define PAGE (1u << EQ_PCMAP_PAGE_SHIFT)
+#define GRAN (1u << EQ_PCMAP_GRAN_SHIFT)
+#define NPAGES 3
+#define BASE 0x7f0000001000ull    /* the first page of the model */
+#define SPACE 5
+
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+
+static uint64_t next(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+/* A value as build.c makes them: row + 1, maybe the unresolved bit. */
+static uint32_t some_value(void)
+{
+	uint32_t v = (uint32_t)(next() % 100000) + 1;
+
+	return next() % 4 ? v : v | 0x80000000u;
+}
+
+/* pc's value in the model of pages [BASE, BASE + NPAGES pages). */
+static void model_fill(uint32_t *model, uint64_t pc, uint64_t first, uint64_t last, uint32_t v)
+{
+	uint64_t base = pc & ~(uint64_t)(PAGE - 1), b;
+
+	for (b = first < base ? base : first; b <= last && b < base + PAGE; b++)
+		if (!model[b - BASE])
+			model[b - BASE] = v;
+}
+
+static void check_all(struct eq_pcmap *m, const uint32_t *model)
+{
+	uint64_t i;
+
+	for (i = 0; i < NPAGES * PAGE; i++)
+		assert_int_equal(eq_pcmap_get(m, SPACE, BASE + i), model[i]);
+	assert_int_equal(eq_pcmap_get(m, SPACE + 1, BASE), 0);
+	assert_int_equal(eq_pcmap_get(m, SPACE, BASE - 1), 0);
+	assert_int_equal(eq_pcmap_get(m, SPACE, BASE + NPAGES * PAGE), 0);
+}
+
+/* The slot of the page at pc (the map holds it). */
+static const struct eq_pcmap_slot *slot_of(const struct eq_pcmap *m, uint64_t pc)
+{
+	size_t j;
+
+	for (j = 0; j <= m->mask; j++)
+		if (m->slots[j].grans && m->slots[j].space == SPACE &&
+		    m->slots[j].page == pc >> EQ_PCMAP_PAGE_SHIFT)
+			return &m->slots[j];
+	fail();
+	return NULL;
+}
+
+/* Ranges of 1 to maxlen bytes at random places (overlapping ones keep
+ * what they found), each filled from a random pc in it, with lookups of
+ * random pcs between them; the whole model checked every so often. */
+static void random_fills(uint64_t seed, unsigned nfill, unsigned maxlen)
+{
+	struct eq_pcmap m = { 0 };
+	uint32_t *model = calloc(NPAGES * PAGE, sizeof(*model));
+	unsigned f, k;
+
+	assert_non_null(model);
+	rng = seed;
+	assert_int_equal(eq_pcmap_init(&m), 0);
+	for (f = 0; f < nfill; f++) {
+		uint64_t first = BASE + next() % (NPAGES * PAGE), len = next() % maxlen;
+		uint64_t last = first + len, pc = first + (len ? next() % (len + 1) : 0);
+		uint32_t v = some_value();
+
+		if (last >= BASE + NPAGES * PAGE)
+			last = BASE + NPAGES * PAGE - 1;
+		if (pc > last)
+			pc = last;
+		/* the page's edges reach past it */
+		if (next() % 8 == 0)
+			first = first > BASE + 40 ? first - 40 : BASE;
+		model_fill(model, pc, first, last, v);
+		assert_int_equal(eq_pcmap_fill(&m, SPACE, pc, first, last, v), 0);
+		for (k = 0; k < 8; k++) {
+			uint64_t i = next() % (NPAGES * PAGE);
+
+			assert_int_equal(eq_pcmap_get(&m, SPACE, BASE + i), model[i]);
+		}
+		if (f % 512 == 0)
+			check_all(&m, model);
+	}
+	check_all(&m, model);
+	/* and again, now from recent */
+	check_all(&m, model);
+	eq_pcmap_free(&m);
+	free(model);
+}
+
+static void pcmap_short_ranges(void **state)
+{
+	(void)state;
+	/* line records: runs of a few bytes, granules cut two to four times */
+	random_fills(1, 6000, 12);
+}
+
+static void pcmap_single_bytes(void **state)
+{
+	(void)state;
+	/* every byte its own range: granules of 16 runs, runs that grow one
+	 * at a time (each page's vals copied over and over) */
+	random_fills(2, 20000, 1);
+}
+
+static void pcmap_long_ranges(void **state)
+{
+	(void)state;
+	/* functions: whole granules, a cut one at each edge */
+	random_fills(3, 400, 300);
+}
+
+/* A cut granule that ends up with one value is one entry again; a page
+ * of granules cut in four keeps 4 bytes a run, and what runs that grew
+ * left behind is dropped when its vals are full. */
+static void pcmap_runs_are_dense(void **state)
+{
+	struct eq_pcmap m = { 0 };
+	const struct eq_pcmap_slot *sl;
+	uint64_t g, b, runs = 0;
+	uint32_t i;
+
+	(void)state;
+	assert_int_equal(eq_pcmap_init(&m), 0);
+	/* two ranges of the same value over one granule: one value */
+	assert_int_equal(eq_pcmap_fill(&m, SPACE, BASE + 3, BASE + 3, BASE + 20, 9), 0);
+	assert_int_equal(eq_pcmap_fill(&m, SPACE, BASE, BASE, BASE + 2, 9), 0);
+	sl = slot_of(&m, BASE);
+	assert_int_equal(sl->grans[0], 9);
+	assert_int_not_equal(sl->grans[1] & EQ_PCMAP_SUB, 0);
+	for (b = 0; b < 2 * GRAN; b++)
+		assert_int_equal(eq_pcmap_get(&m, SPACE, BASE + b), b <= 20 ? 9 : 0);
+	/* the rest of the page in quarters of granules, each granule's
+	 * quarters filled one at a time, last to first: its runs grow from
+	 * two to four, moving to the end of the page's vals each time */
+	for (g = 2; g < EQ_PCMAP_GRANS; g++)
+		for (i = 4; i-- > 0;) {
+			uint64_t lo = BASE + g * GRAN + 4 * i;
+
+			assert_int_equal(eq_pcmap_fill(&m, SPACE, lo, lo, lo + 3,
+						       (uint32_t)(g * 4 + i + 100)), 0);
+		}
+	for (g = 2; g < EQ_PCMAP_GRANS; g++) {
+		assert_int_not_equal(sl->grans[g] & EQ_PCMAP_SUB, 0);
+		for (b = 0; b < GRAN; b++)
+			assert_int_equal(eq_pcmap_get(&m, SPACE, BASE + g * GRAN + b),
+					 g * 4 + b / 4 + 100);
+		runs += 4;
+	}
+	runs += 2;   /* granule 1: 9, then nothing */
+	/* 4 bytes a run, what moved dropped: at most twice the runs (and
+	 * their room doubled), where one entry a byte took 64 bytes a granule */
+	assert_true(sl->nvals <= sl->capvals);
+	assert_true(sl->capvals <= 4 * runs);
+	/* appended, had nothing been dropped: 2, then 2 + 3 + 4 a granule */
+	assert_true(sl->nvals < 2 + 9 * (EQ_PCMAP_GRANS - 2));
+	eq_pcmap_free(&m);
+}
+
+/* The cache of recent pcs: on while lookups find their pc there (few
+ * pcs), off after a trial in which most did not (many pcs), on again
+ * after a trial in which they do; the values alike in every mode. */
+static void pcmap_recent_turns_off_and_on(void **state)
+{
+	struct eq_pcmap m = { 0 };
+	uint64_t n, i;
+	int tried;
+
+	(void)state;
+	assert_int_equal(eq_pcmap_init(&m), 0);
+	for (i = 0; i < 16; i++)
+		assert_int_equal(eq_pcmap_fill(&m, SPACE, BASE + i * PAGE, BASE,
+					       UINT64_MAX, (uint32_t)i + 1), 0);
+	/* 64 pcs: every lookup but the first 64 a hit, nothing counted */
+	for (n = 0; n < 4 * EQ_PCMAP_ON; n++) {
+		i = n % 64;
+		assert_int_equal(eq_pcmap_get(&m, SPACE, BASE + i * 1000 + 1), i * 1000 / PAGE + 1);
+	}
+	assert_int_equal(m.mode, EQ_PCMAP_MODE_ON);
+	/* 64 k pcs in turn: every lookup a miss; after EQ_PCMAP_ON of them a
+	 * trial, and after it, off */
+	for (n = 0, tried = 0; n < EQ_PCMAP_ON + EQ_PCMAP_TRIAL; n++) {
+		i = n % 65536;
+		assert_int_equal(eq_pcmap_get(&m, SPACE, BASE + i), i / PAGE + 1);
+		tried |= m.mode == EQ_PCMAP_MODE_TRIAL;
+	}
+	assert_true(tried);
+	assert_int_equal(m.mode, EQ_PCMAP_MODE_OFF);
+	/* off: 64 pcs again, until the next trial, which finds them */
+	for (n = 0, tried = 0; n < EQ_PCMAP_OFF + EQ_PCMAP_TRIAL; n++) {
+		i = n % 64;
+		assert_int_equal(eq_pcmap_get(&m, SPACE, BASE + i * 1000 + 7), i * 1000 / PAGE + 1);
+		tried |= m.mode == EQ_PCMAP_MODE_TRIAL;
+		if (n < EQ_PCMAP_OFF / 2)
+			assert_int_equal(m.mode, EQ_PCMAP_MODE_OFF);
+	}
+	assert_true(tried);
+	assert_int_equal(m.mode, EQ_PCMAP_MODE_ON);
+	assert_int_equal(eq_pcmap_get(&m, SPACE, BASE + 16 * PAGE), 0);
+	eq_pcmap_free(&m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(pcmap_short_ranges),
+		cmocka_unit_test(pcmap_single_bytes),
+		cmocka_unit_test(pcmap_long_ranges),
+		cmocka_unit_test(pcmap_runs_are_dense),
+		cmocka_unit_test(pcmap_recent_turns_off_and_on),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
