@@ -579,8 +579,10 @@ fail:
  * once per CU, and a CU's lines are read only when a pc of it is asked for.
  * The searches are libdw 0.188's (libdwfl/cu.c addrarange,
  * dwfl_module_getsrc.c) step for step, so equal addresses, end_sequence
- * records and the gaps between runs give what libdw gives;
- * test_extent's real_elf_lines_as_libdw checks it at every pc.
+ * records and the gaps between runs give what libdw gives (and a file
+ * without .debug_aranges, clang's default, no line at all, as libdw 0.188
+ * finds no CU there); test_extent's real_elf_lines_as_libdw checks it at
+ * every pc.
  */
 struct line_rec {
 	uint64_t addr;           /* DWARF address (vaddr - bias) */

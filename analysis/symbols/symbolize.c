@@ -37,6 +37,7 @@ enum mod_state { MOD_UNTRIED, MOD_ELF, MOD_EMBEDDED, MOD_NONE };
 
 struct modfile {
 	const char *path;          /* interned, as in the maps */
+	const char *base;          /* its base name, interned on first need */
 	enum mod_state state;
 	struct eq_elfmod *elf;
 	struct eq_symtab_index *embedded;
@@ -51,6 +52,7 @@ struct spaceinfo {
 	int have_maps;
 	struct eq_maps maps;
 	struct modfile **mod_of_map; /* parallel to maps.maps (NULL: anonymous) */
+	unsigned char *anon_of_map;  /* parallel too: anonymous(path), once a map */
 	const char *exe;
 };
 
@@ -332,6 +334,9 @@ static struct spaceinfo *load_space(struct eq_symbolizer *s, struct eq_space *sp
 			if (si->maps.maps[i].path[0])
 				si->mod_of_map[i] = module_for(s,
 					eq_intern(s->strings, si->maps.maps[i].path));
+		si->anon_of_map = malloc(si->maps.n ? si->maps.n : 1);
+		for (i = 0; si->anon_of_map && i < si->maps.n; i++)
+			si->anon_of_map[i] = (unsigned char)anonymous(si->maps.maps[i].path);
 	}
 	if (sp->exe)
 		si->exe = sp->exe;
@@ -349,6 +354,7 @@ static void release_space(void *user)
 
 	eq_maps_release(&si->maps);
 	free(si->mod_of_map);
+	free(si->anon_of_map);
 	free(si);
 }
 
@@ -512,12 +518,18 @@ static int locate_jit(struct eq_symbolizer *s, struct eq_loc *loc)
 	return 1;
 }
 
+/* anonymous(map->path) for a map of p, from p's table when it has one. */
+static int map_anonymous(const struct spaceinfo *p, const struct eq_map *map)
+{
+	return p->anon_of_map ? p->anon_of_map[map - p->maps.maps] : anonymous(map->path);
+}
+
 static void locate_user(struct eq_symbolizer *s, struct spaceinfo *p, struct eq_loc *loc)
 {
 	const struct eq_map *map = p && p->have_maps ? eq_maps_find(&p->maps, loc->pc) : NULL;
 	struct modfile *m;
 
-	if ((!map || anonymous(map->path)) && locate_jit(s, loc))
+	if ((!map || map_anonymous(p, map)) && locate_jit(s, loc))
 		return;
 	if (!map || !map->path[0]) {
 		loc->kind = EQ_LOC_NO_MODULE;
@@ -527,7 +539,9 @@ static void locate_user(struct eq_symbolizer *s, struct spaceinfo *p, struct eq_
 	}
 	m = p->mod_of_map[map - p->maps.maps];
 	loc->module = m ? m->path : eq_intern(s->strings, map->path);
-	loc->module_base = eq_intern(s->strings, base_name(loc->module));
+	if (m && !m->base)
+		m->base = eq_intern(s->strings, base_name(m->path));
+	loc->module_base = m ? m->base : eq_intern(s->strings, base_name(loc->module));
 	loc->module_off = loc->pc - map->start + map->offset;
 	loc->kind = EQ_LOC_UNRESOLVED;
 	if (!m)
@@ -701,7 +715,7 @@ static void user_extent(struct eq_symbolizer *s, const struct eq_sample *smp,
 	uint64_t lo, hi, addr;
 
 	/* no file (a JIT's map may name it), or a name only: the pc alone */
-	if (!map || anonymous(map->path))
+	if (!map || map_anonymous(p, map))
 		return;
 	m = p->mod_of_map[map - p->maps.maps];
 	*first = map->start;
