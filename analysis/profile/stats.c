@@ -295,11 +295,45 @@ double eq_small_count_floor(double deff, uint64_t k, uint64_t m)
 	return deff;
 }
 
+/* Row i's batch variances at every batching from level `from` (nblocks >>
+ * level batches) down to EQ_BATCHES_MIN into s->rows.batch_v, their sums
+ * s0, s1 over the rows (in row order, as before) into t0, t1: one call of
+ * s->batches per row, at the finest batching, and each coarser batching
+ * the sums of neighbours.  The counts are whole numbers below 2^53, so any
+ * order of adding them gives the same doubles as adding them block by
+ * block into the coarser batch. */
+static void series_levels(const struct eq_series *s, const double (*mb)[EQ_BATCHES_MAX],
+			  unsigned from, unsigned levels, double *t0, double *t1)
+{
+	double c[EQ_BATCHES_MAX], s0, s1;
+	size_t i;
+	unsigned lv, b, nb;
+
+	for (i = 0; i < s->nrows; i++) {
+		double pr = s->rows.k[i] / s->m;
+
+		s->batches(s->arg, i, s->nblocks, s->nblocks, c);
+		for (lv = 0, nb = s->nblocks; lv < levels; lv++, nb /= 2) {
+			if (lv) {
+				for (b = 0; b < nb; b++)
+					c[b] = c[2 * b] + c[2 * b + 1];
+			}
+			if (lv < from)
+				continue;
+			s->rows.batch_v[i * EQ_BATCH_LEVELS + lv] = eq_batch_var(c, mb[lv], nb, pr,
+										 &s0, &s1);
+			t0[lv] += s0;
+			t1[lv] += s1;
+		}
+	}
+}
+
 /* Both design effects of every row (eq_series_intervals in stats.h). */
 static void series_deffs(const struct eq_series *s, struct eq_series_out *o)
 {
-	double mb[EQ_BATCHES_MAX], c[EQ_BATCHES_MAX], s0, s1, r1 = 0, inflate;
-	unsigned nb = 0, try, per, b;
+	double mb[EQ_BATCH_LEVELS][EQ_BATCHES_MAX], t0[EQ_BATCH_LEVELS] = { 0 };
+	double t1[EQ_BATCH_LEVELS] = { 0 }, r1 = 0, inflate;
+	unsigned nb = 0, try, per, b, levels = 0, lv;
 	size_t i;
 
 	for (i = 0; i < s->nrows; i++) {
@@ -318,38 +352,35 @@ static void series_deffs(const struct eq_series *s, struct eq_series_out *o)
 	o->lag1 = 0;
 	if (!s->nblocks || !(s->m > 0))
 		return;
-	for (try = s->nblocks; try >= EQ_BATCHES_MIN; try /= 2) {
-		double t0 = 0, t1 = 0;
-
+	for (try = s->nblocks; try >= EQ_BATCHES_MIN && levels < EQ_BATCH_LEVELS; try /= 2) {
 		per = s->nblocks / try;
-		memset(mb, 0, try * sizeof(*mb));
+		memset(mb[levels], 0, try * sizeof(*mb[levels]));
 		for (b = 0; b < s->nblocks; b++)
-			mb[b / per] += s->block_m[b];
-		for (i = 0; i < s->nrows; i++) {
-			s->batches(s->arg, i, s->nblocks, try, c);
-			eq_batch_var(c, mb, try, s->rows.k[i] / s->m, &s0, &s1);
-			t0 += s0;
-			t1 += s1;
-		}
+			mb[levels][b / per] += s->block_m[b];
+		levels++;
+	}
+	/* The finest batching first: the usual answer; the coarser ones only
+	 * when its batches are still correlated. */
+	series_levels(s, (const double (*)[EQ_BATCHES_MAX])mb, 0, 1, t0, t1);
+	for (lv = 0, try = s->nblocks; lv < levels; lv++, try /= 2) {
+		if (lv == 1)
+			series_levels(s, (const double (*)[EQ_BATCHES_MAX])mb, 1, levels, t0, t1);
 		nb = try;
-		r1 = t0 > 0 ? t1 / t0 : 0;
+		r1 = t0[lv] > 0 ? t1[lv] / t0[lv] : 0;
 		if (r1 <= -1.0 / try)
 			break;
 	}
+	if (lv == levels)
+		lv--;
 	o->batches = nb;
 	o->lag1 = r1;
 	/* Correlation left between the 16 batches (r1 above its -1/B bias):
 	 * their mean's variance is larger by about 1 + 2 rho. */
 	inflate = 1 + 2 * (r1 + 1.0 / nb > 0 ? r1 + 1.0 / nb : 0);
-	per = s->nblocks / nb;
-	memset(mb, 0, nb * sizeof(*mb));
-	for (b = 0; b < s->nblocks; b++)
-		mb[b / per] += s->block_m[b];
 	for (i = 0; i < s->nrows; i++) {
 		double pr = s->rows.k[i] / s->m, v;
 
-		s->batches(s->arg, i, s->nblocks, nb, c);
-		v = eq_batch_var(c, mb, nb, pr, &s0, &s1) * inflate;
+		v = s->rows.batch_v[i * EQ_BATCH_LEVELS + lv] * inflate;
 		s->rows.deff_run[i] = pr > 0 && pr < 1 && isfinite(v) ? v / (pr * (1 - pr) / s->m) : 1;
 		s->rows.deff_run[i] = eq_small_count_floor(s->rows.deff_run[i], (uint64_t)s->rows.k[i],
 							   (uint64_t)s->m);
@@ -374,8 +405,10 @@ int eq_series_rows_alloc(struct eq_series_rows *r, size_t nrows)
 	*r = (struct eq_series_rows){
 		.k = calloc(n, sizeof(double)), .d = { calloc(n, sizeof(double)), calloc(n, sizeof(double)) },
 		.deff_sampling = calloc(n, sizeof(double)), .deff_run = calloc(n, sizeof(double)),
-		.df_run = calloc(n, sizeof(unsigned)) };
-	if (r->k && r->d[0] && r->d[1] && r->deff_sampling && r->deff_run && r->df_run)
+		.df_run = calloc(n, sizeof(unsigned)),
+		.batch_v = malloc(n * EQ_BATCH_LEVELS * sizeof(double)) };
+	if (r->k && r->d[0] && r->d[1] && r->deff_sampling && r->deff_run && r->df_run &&
+	    r->batch_v)
 		return 0;
 	eq_series_rows_free(r);
 	return -1;
@@ -389,6 +422,7 @@ void eq_series_rows_free(struct eq_series_rows *r)
 	free(r->deff_sampling);
 	free(r->deff_run);
 	free(r->df_run);
+	free(r->batch_v);
 	memset(r, 0, sizeof(*r));
 }
 

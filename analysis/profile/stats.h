@@ -46,6 +46,8 @@ enum eq_interval {
 #define EQ_BATCH_MIN_SAMPLES 8
 #define EQ_BATCHES_MIN 16
 #define EQ_BATCHES_MAX 128
+/* Batchings tried: 128, 64, 32 and 16 batches. */
+#define EQ_BATCH_LEVELS 4
 /* Lag-1 correlation of the batch means above which the run-to-run
  * interval is flagged: the work changes more slowly than a batch, and the
  * interval errs, one way or the other (table.c says which, and by how
@@ -110,6 +112,7 @@ struct eq_series_rows {
 	double *d[2];                     /* see eq_series below */
 	double *deff_sampling, *deff_run; /* the two design effects */
 	unsigned *df_run;                 /* run-to-run degrees of freedom */
+	double *batch_v;                  /* scratch: EQ_BATCH_LEVELS batch variances a row */
 };
 /* Zeroed arrays for nrows rows (at least one); -1 if out of memory. */
 int eq_series_rows_alloc(struct eq_series_rows *r, size_t nrows);
@@ -122,8 +125,11 @@ void eq_series_rows_free(struct eq_series_rows *r);
  * (eq_lag_rho); nblocks (eq_series_nblocks, or 0) equal blocks of
  * consecutive samples with block_m[b] counted samples each, and
  * batches(arg, i, nblocks, nb, c) fills row i's counts in nb batches of
- * nblocks / nb blocks.  timer: time-driven samples, whose timer jitter
- * (the intervals' cv^2 from times) adds to the sampling variance.
+ * nblocks / nb blocks (eq_series_intervals asks for nb = nblocks only,
+ * once a row, and adds neighbours for the coarser batchings: the counts
+ * must be whole numbers below 2^53, whose sums are exact in any order).
+ * timer: time-driven samples, whose timer jitter (the intervals' cv^2 from
+ * times) adds to the sampling variance.
  */
 struct eq_series {
 	double m, n;

@@ -151,6 +151,134 @@ static void batch_means(void **state)
 	assert_true(isnan(eq_batch_var(c, m, 1, 0.3, &s0, &s1)));
 }
 
+/* ---- eq_series_intervals against the batching it replaced -------------
+ * The reference below is the code before the batch counts were made once a
+ * row (each batching asked the rows for their counts again, block by
+ * block): the run-to-run design effects must be the same doubles, bit for
+ * bit, whichever batching the pooled lag-1 correlation picks. */
+struct ref_rows {
+	unsigned nblocks;
+	const uint32_t *cnt;  /* nrows x nblocks */
+};
+
+static void ref_batches(void *arg, size_t i, unsigned nblocks, unsigned nb, double *c)
+{
+	const struct ref_rows *r = arg;
+	unsigned per = nblocks / nb, b;
+
+	memset(c, 0, nb * sizeof(*c));
+	for (b = 0; b < nblocks; b++)
+		c[b / per] += (double)r->cnt[i * nblocks + b];
+}
+
+static void ref_deff_run(const struct eq_series *s, double *deff, unsigned *df, unsigned *nbo,
+			 double *lag1)
+{
+	double mb[EQ_BATCHES_MAX], c[EQ_BATCHES_MAX], s0, s1, r1 = 0, inflate;
+	unsigned nb = 0, try, per, b;
+	size_t i;
+
+	for (try = s->nblocks; try >= EQ_BATCHES_MIN; try /= 2) {
+		double t0 = 0, t1 = 0;
+
+		per = s->nblocks / try;
+		memset(mb, 0, try * sizeof(*mb));
+		for (b = 0; b < s->nblocks; b++)
+			mb[b / per] += s->block_m[b];
+		for (i = 0; i < s->nrows; i++) {
+			s->batches(s->arg, i, s->nblocks, try, c);
+			eq_batch_var(c, mb, try, s->rows.k[i] / s->m, &s0, &s1);
+			t0 += s0;
+			t1 += s1;
+		}
+		nb = try;
+		r1 = t0 > 0 ? t1 / t0 : 0;
+		if (r1 <= -1.0 / try)
+			break;
+	}
+	*nbo = nb;
+	*lag1 = r1;
+	inflate = 1 + 2 * (r1 + 1.0 / nb > 0 ? r1 + 1.0 / nb : 0);
+	per = s->nblocks / nb;
+	memset(mb, 0, nb * sizeof(*mb));
+	for (b = 0; b < s->nblocks; b++)
+		mb[b / per] += s->block_m[b];
+	for (i = 0; i < s->nrows; i++) {
+		double pr = s->rows.k[i] / s->m, v;
+
+		s->batches(s->arg, i, s->nblocks, nb, c);
+		v = eq_batch_var(c, mb, nb, pr, &s0, &s1) * inflate;
+		deff[i] = pr > 0 && pr < 1 && isfinite(v) ? v / (pr * (1 - pr) / s->m) : 1;
+		deff[i] = eq_small_count_floor(deff[i], (uint64_t)s->rows.k[i], (uint64_t)s->m);
+		df[i] = pr > 0 && pr < 1 ? nb - 1 : 0;
+	}
+}
+
+static uint64_t lcg(uint64_t *x)
+{
+	*x = *x * 6364136223846793005ull + 1442695040888963407ull;
+	return *x >> 33;
+}
+
+static void series_batchings_as_before(void **state)
+{
+	enum { ROWS = 24 };
+	static uint32_t cnt[ROWS * EQ_BATCHES_MAX];
+	static const struct eq_series_times times;
+	double block_m[EQ_BATCHES_MAX], deff[ROWS], lag1;
+	unsigned df[ROWS], nb, picked[EQ_BATCHES_MAX + 1] = { 0 }, seed;
+	uint64_t x = 12345;
+
+	(void)state;
+	for (seed = 0; seed < 400; seed++) {
+		unsigned nblocks = EQ_BATCHES_MIN << (seed % 4), b, r;
+		/* slow drift (the batches stay correlated: coarser batchings)
+		 * from none to strong */
+		unsigned drift = (unsigned)(lcg(&x) % 4) * (unsigned)(lcg(&x) % 3);
+		struct ref_rows rr = { nblocks, cnt };
+		struct eq_series s = { .n = 0, .times = &times, .nblocks = nblocks,
+				       .block_m = block_m, .nrows = ROWS, .batches = ref_batches,
+				       .arg = &rr };
+		struct eq_series_out o;
+
+		assert_int_equal(eq_series_rows_alloc(&s.rows, ROWS), 0);
+		for (b = 0; b < nblocks; b++)
+			block_m[b] = 0;
+		for (r = 0; r < ROWS; r++) {
+			uint64_t k = 0;
+			/* rows of 0 samples, of a few (below EQ_SMALL_COUNT) and many */
+			unsigned scale = r % 5 == 0 ? 0 : r % 5 == 1 ? 1 : 1 + (unsigned)(lcg(&x) % 300);
+
+			for (b = 0; b < nblocks; b++) {
+				unsigned phase = drift * (r % 3 == 0 ? b : nblocks - b) / nblocks;
+				uint32_t c = scale ? (uint32_t)(lcg(&x) % (scale * (1 + phase))) : 0;
+
+				c = r % 5 == 1 ? (lcg(&x) % 7 == 0) : c;
+				cnt[r * nblocks + b] = c;
+				block_m[b] += c;
+				k += c;
+			}
+			s.rows.k[r] = (double)k;
+		}
+		for (b = 0; b < nblocks; b++)
+			s.m += block_m[b];
+		s.n = s.m + (double)(lcg(&x) % 1000);
+		eq_series_intervals(&s, &o);
+		ref_deff_run(&s, deff, df, &nb, &lag1);
+		assert_int_equal(o.batches, nb);
+		assert_memory_equal(&o.lag1, &lag1, sizeof(lag1));
+		assert_memory_equal(s.rows.deff_run, deff, sizeof(deff));
+		assert_memory_equal(s.rows.df_run, df, sizeof(df));
+		picked[nb == nblocks ? 0 : nb]++;
+		eq_series_rows_free(&s.rows);
+	}
+	/* every way out of the search was taken: the finest batching, a
+	 * middle one, the coarsest (16 of more blocks) */
+	assert_true(picked[0] > 0);
+	assert_true(picked[32] > 0 || picked[64] > 0);
+	assert_true(picked[16] > 0);
+}
+
 static void wilson_effective(void **state)
 {
 	double lo, hi, lo2, hi2;
@@ -254,6 +382,7 @@ int main(void)
 		cmocka_unit_test(lags),
 		cmocka_unit_test(sampling_deff_from_lags),
 		cmocka_unit_test(batch_means),
+		cmocka_unit_test(series_batchings_as_before),
 		cmocka_unit_test(wilson_effective),
 		cmocka_unit_test(shares_differ),
 		cmocka_unit_test(interval_names),
