@@ -6,6 +6,7 @@
 
 #include "profile/table.h"
 #include "states/split.h"
+#include "util/fmtnum.h"
 #include "util/units.h"
 
 /*
@@ -502,11 +503,83 @@ int eq_by_module_column(enum eq_by by)
 	return primary != EQ_BY_EXE && primary != EQ_BY_NONE;
 }
 
+/* s, then spaces up to width (printf's "%-*s") */
+static char *put_left(char *d, const char *s, size_t n, size_t width)
+{
+	memcpy(d, s, n);
+	d += n;
+	for (; n < width; n++)
+		*d++ = ' ';
+	return d;
+}
+
+/* spaces, then s, width in all (printf's "%*s") */
+static char *put_right(char *d, const char *s, size_t n, size_t width)
+{
+	for (; n < width; width--)
+		*d++ = ' ';
+	memcpy(d, s, n);
+	return d + n;
+}
+
+/* A row of the table: the bytes of
+ *   fprintf("%6.2f%% %12llu %11s  %-17s  ", 100 share, samples, amount, ci)
+ *   [fprintf("%-20s ", module)] fprintf("%s\n", name)
+ * with ci "[%.2f%%, %.2f%%]" of the bounds in percent, made by fmtnum.h
+ * (printf's digits exactly) and written at once. */
+static void print_table_row(FILE *out, const struct eq_profile *p, const struct eq_row *r,
+			    int with_module)
+{
+	char line[512], num[EQ_FMTNUM_SIZE], ci[2 * EQ_FMTNUM_SIZE], amt[32], *d = line, *c = ci;
+	size_t n, lm = with_module ? strlen(r->module) : 0, ln = strlen(r->name);
+
+	if (isfinite(r->amount))
+		eq_format_quantity(amt, sizeof(amt), r->amount, p->mode == EQP_MODE_ENERGY ? "J" : "s");
+	else
+		strcpy(amt, "-");
+	*c++ = '[';
+	c += eq_fmt_fixed(c, 100 * r->ci95_low, 2);
+	memcpy(c, "%, ", 3);
+	c += 3;
+	c += eq_fmt_fixed(c, 100 * r->ci95_high, 2);
+	memcpy(c, "%]", 2);
+	c += 2;
+	n = eq_fmt_fixed(num, 100 * r->share, 2);
+	if (n + (size_t)(c - ci) + strlen(amt) + lm + ln + 96 > sizeof(line)) {
+		/* a long name: the same in pieces */
+		*c = '\0';
+		fprintf(out, "%s%% %12llu %11s  %-17s  ", num, (unsigned long long)r->samples, amt, ci);
+		if (with_module)
+			fprintf(out, "%-20s ", r->module);
+		fprintf(out, "%s\n", r->name);
+		return;
+	}
+	d = put_right(d, num, n, 6);
+	*d++ = '%';
+	*d++ = ' ';
+	n = eq_fmt_u64(num, r->samples);
+	d = put_right(d, num, n, 12);
+	*d++ = ' ';
+	d = put_right(d, amt, strlen(amt), 11);
+	*d++ = ' ';
+	*d++ = ' ';
+	d = put_left(d, ci, (size_t)(c - ci), 17);
+	*d++ = ' ';
+	*d++ = ' ';
+	if (with_module) {
+		d = put_left(d, r->module, lm, 20);
+		*d++ = ' ';
+	}
+	memcpy(d, r->name, ln);
+	d += ln;
+	*d++ = '\n';
+	fwrite(line, 1, (size_t)(d - line), out);
+}
+
 static void print_table(FILE *out, const struct eq_profile *p, const char *source)
 {
 	const char *what = p->mode == EQP_MODE_ENERGY ? "energy" : "time";
 	int with_module = eq_by_module_column(p->by);
-	char amt[32];
 	size_t i;
 
 	print_heading(out, p, source);
@@ -519,23 +592,8 @@ static void print_table(FILE *out, const struct eq_profile *p, const char *sourc
 	if (with_module)
 		fprintf(out, "%-20s ", "module");
 	fprintf(out, "%s\n", p->by == EQ_BY_MODULE ? "module path" : eq_by_name(p->by));
-	for (i = 0; i < p->nrows; i++) {
-		const struct eq_row *r = &p->rows[i];
-		char ci[40];
-
-		snprintf(ci, sizeof(ci), "[%.2f%%, %.2f%%]", 100 * r->ci95_low,
-			 100 * r->ci95_high);
-		if (isfinite(r->amount))
-			eq_format_quantity(amt, sizeof(amt), r->amount,
-					   p->mode == EQP_MODE_ENERGY ? "J" : "s");
-		else
-			strcpy(amt, "-");
-		fprintf(out, "%6.2f%% %12llu %11s  %-17s  ", 100 * r->share,
-			(unsigned long long)r->samples, amt, ci);
-		if (with_module)
-			fprintf(out, "%-20s ", r->module);
-		fprintf(out, "%s\n", r->name);
-	}
+	for (i = 0; i < p->nrows; i++)
+		print_table_row(out, p, &p->rows[i], with_module);
 }
 
 void eq_profile_print(FILE *out, const struct eq_profile *p, enum eq_format fmt,

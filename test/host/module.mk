@@ -17,7 +17,7 @@ INTEG_TESTS += test/host/damaged-inputs.py
 INTEG_SAN_TESTS += test/host/damaged-inputs.py
 # SI quantities, `sim --set` and the board's byte stream (client, range
 # checks): their libFuzzer target over test/host/corpus-units.
-FUZZ_UNITS_SRCS = test/host/fuzz_units.c analysis/util/units.c analysis/util/eq_error.c analysis/util/grow.c \
+FUZZ_UNITS_SRCS = test/host/fuzz_units.c analysis/util/units.c analysis/util/fmtnum.c analysis/util/eq_error.c analysis/util/grow.c \
 	sim/scenario.c sim/scenario_util.c sim/scenario_parts.c sim/scenario_phase.c sim/params.c \
 	sim/calls.c sim/devices_parse.c \
 	host/board/client.c host/cmd.c firmware/portable/proto.c firmware/portable/cal.c
