@@ -14,18 +14,31 @@
 
 const char eq_filtered_name[] = "[filtered out]";
 
-static uint64_t key_hash(const struct agg_key *k)
+/* The hash of a row's key: a, b, c and the first nkeys sort keys (the
+ * rest are zero in every key: rows by granularity have none).  The hash
+ * only finds rows; their order is that of creation. */
+static uint64_t key_hash(const struct agg_key *k, unsigned nkeys)
 {
 	uint64_t h = (uint64_t)(uintptr_t)k->a * 0x9e3779b97f4a7c15ull;
 
 	h ^= (uint64_t)(uintptr_t)k->b * 0xc2b2ae3d27d4eb4full;
 	h ^= k->c * 0x165667b19e3779f9ull;
-	for (unsigned i = 0; i < EQ_KEYS_MAX; i++) {
+	for (unsigned i = 0; i < nkeys; i++) {
 		h = (h ^ (h >> 31)) * 0xbf58476d1ce4e5b9ull;
 		h ^= (uint64_t)(uintptr_t)k->kp[i] * 0x94d049bb133111ebull ^ k->kv[i];
 	}
+	h = (h ^ (h >> 31)) * 0xbf58476d1ce4e5b9ull;
 	h ^= h >> 29;
 	return h;
+}
+
+/* Same key?  Only what can differ is read (sort keys beyond nkeys are
+ * zero): with no sort keys the row's first cache line of its key. */
+static int key_equal(const struct agg_key *x, const struct agg_key *y, unsigned nkeys)
+{
+	return x->a == y->a && x->b == y->b && x->c == y->c &&
+	       (!nkeys || (!memcmp(x->kp, y->kp, nkeys * sizeof(x->kp[0])) &&
+			   !memcmp(x->kv, y->kv, nkeys * sizeof(x->kv[0]))));
 }
 
 struct eq_agg *eq_agg_new(enum eq_by by, unsigned flags, struct eq_error *err)
@@ -258,7 +271,7 @@ static int agg_grow(struct eq_agg *a)
 	if (!slots)
 		return -1;
 	for (i = 0; i < a->nrows; i++) {
-		uint64_t h = key_hash(&a->rows[i].key);
+		uint64_t h = key_hash(&a->rows[i].key, a->keys.n);
 		size_t j = h & newmask;
 
 		while (slots[j])
@@ -282,13 +295,12 @@ long eq_agg_row_index(struct eq_agg *a, const struct eq_loc *loc, const struct t
 	row_of(a, loc, task, &k, &name, &module);
 	if (2 * (a->nrows + 1) > a->mask && agg_grow(a))
 		return -1;
-	h = key_hash(&k);
+	h = key_hash(&k, a->keys.n);
 	for (j = h & a->mask; a->slots[j]; j = (j + 1) & a->mask) {
 		if (a->slots[j] >> 32 != h >> 32)
 			continue;
 		r = &a->rows[SLOT_ROW(a->slots[j]) - 1];
-		if (r->key.a == k.a && r->key.b == k.b && r->key.c == k.c &&
-		    !memcmp(r->key.kp, k.kp, sizeof(k.kp)) && !memcmp(r->key.kv, k.kv, sizeof(k.kv)))
+		if (key_equal(&r->key, &k, a->keys.n))
 			return (long)(SLOT_ROW(a->slots[j]) - 1);
 	}
 	if (EQ_GROW(a->rows, a->cap, a->nrows + 1, 256) < 0 ||
