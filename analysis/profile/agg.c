@@ -400,6 +400,12 @@ static void row_batches(const struct agg_row *r, unsigned nblocks, unsigned nb, 
 	uint32_t j;
 
 	memset(c, 0, nb * sizeof(*c));
+	if (per == 1) {
+		/* a batch a block (what eq_series_intervals asks): no divide */
+		for (j = 0; j < r->blk.n; j++)
+			c[r->blk.v[j] >> 32] += (double)(uint32_t)r->blk.v[j];
+		return;
+	}
 	for (j = 0; j < r->blk.n; j++)
 		c[(unsigned)(r->blk.v[j] >> 32) / per] += (double)(uint32_t)r->blk.v[j];
 }

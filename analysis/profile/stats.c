@@ -132,27 +132,80 @@ double eq_lag_rho(double k, double m, double n, double d, unsigned lag)
 	return rho < -1 ? -1 : rho > 1 ? 1 : rho;
 }
 
-double eq_batch_var(const double *c, const double *mb, unsigned nb, double p,
-		    double *s0, double *s1)
+/* The sums of eq_batch_var: sum r_b^2 and sum r_b r_{b-1} over nb >= 1
+ * batches, in batch order. */
+static void batch_sums(const double *c, const double *mb, unsigned nb, double p, double *s0,
+		       double *s1)
 {
-	double prev = 0, total = 0, sum0 = 0, sum1 = 0;  /* (sums in registers:
-							  the same order) */
+	double prev = c[0] - p * mb[0], sum0 = 0, sum1 = 0;  /* (sums in registers:
+								 the same order) */
 	unsigned b;
 
-	for (b = 0; b < nb; b++) {
+	sum0 += prev * prev;
+	for (b = 1; b < nb; b++) {
 		double r = c[b] - p * mb[b];
 
 		sum0 += r * r;
-		if (b)
-			sum1 += r * prev;
+		sum1 += r * prev;
 		prev = r;
-		total += mb[b];
 	}
 	*s0 = sum0;
 	*s1 = sum1;
+}
+
+/* The same for two rows at once: the same operations on each, in the same
+ * order, as two independent chains (each add waits on the one before). */
+static void batch_sums2(const double *c0, const double *c1, const double *mb, unsigned nb,
+			double p0, double p1, double *s0, double *s1)
+{
+	double prev0 = c0[0] - p0 * mb[0], prev1 = c1[0] - p1 * mb[0];
+	double a0 = 0, a1 = 0, b0 = 0, b1 = 0;
+	unsigned b;
+
+	a0 += prev0 * prev0;
+	b0 += prev1 * prev1;
+	for (b = 1; b < nb; b++) {
+		double r0 = c0[b] - p0 * mb[b], r1 = c1[b] - p1 * mb[b];
+
+		a0 += r0 * r0;
+		a1 += r0 * prev0;
+		b0 += r1 * r1;
+		b1 += r1 * prev1;
+		prev0 = r0;
+		prev1 = r1;
+	}
+	s0[0] = a0;
+	s1[0] = a1;
+	s0[1] = b0;
+	s1[1] = b1;
+}
+
+static double batch_total(const double *mb, unsigned nb)
+{
+	double total = 0;
+	unsigned b;
+
+	for (b = 0; b < nb; b++)
+		total += mb[b];
+	return total;
+}
+
+static double batch_var_of(double sum0, double total, unsigned nb)
+{
 	if (nb < 2 || total <= 0)
 		return NAN;
 	return (double)nb / (nb - 1) * sum0 / (total * total);
+}
+
+double eq_batch_var(const double *c, const double *mb, unsigned nb, double p,
+		    double *s0, double *s1)
+{
+	if (!nb) {
+		*s0 = *s1 = 0;
+		return NAN;
+	}
+	batch_sums(c, mb, nb, p, s0, s1);
+	return batch_var_of(*s0, batch_total(mb, nb), nb);
 }
 
 int eq_shares_differ(double k1, double n1, double deff1, unsigned df1,
@@ -305,25 +358,37 @@ double eq_small_count_floor(double deff, uint64_t k, uint64_t m)
 static void series_levels(const struct eq_series *s, const double (*mb)[EQ_BATCHES_MAX],
 			  unsigned from, unsigned levels, double *t0, double *t1)
 {
-	double c[EQ_BATCHES_MAX], s0, s1;
-	size_t i;
+	double c[2][EQ_BATCHES_MAX], total[EQ_BATCH_LEVELS], s0[2], s1[2];
+	size_t i, n, j;
 	unsigned lv, b, nb;
 
-	for (i = 0; i < s->nrows; i++) {
-		double pr = s->rows.k[i] / s->m;
+	for (lv = 0; lv < levels; lv++)
+		total[lv] = batch_total(mb[lv], s->nblocks >> lv);
+	/* two rows at a time: two chains of adds instead of one */
+	for (i = 0; i < s->nrows; i += n) {
+		double pr[2];
 
-		s->batches(s->arg, i, s->nblocks, s->nblocks, c);
+		n = s->nrows - i < 2 ? 1 : 2;
+		for (j = 0; j < n; j++) {
+			pr[j] = s->rows.k[i + j] / s->m;
+			s->batches(s->arg, i + j, s->nblocks, s->nblocks, c[j]);
+		}
 		for (lv = 0, nb = s->nblocks; lv < levels; lv++, nb /= 2) {
-			if (lv) {
+			for (j = 0; lv && j < n; j++)
 				for (b = 0; b < nb; b++)
-					c[b] = c[2 * b] + c[2 * b + 1];
-			}
+					c[j][b] = c[j][2 * b] + c[j][2 * b + 1];
 			if (lv < from)
 				continue;
-			s->rows.batch_v[i * EQ_BATCH_LEVELS + lv] = eq_batch_var(c, mb[lv], nb, pr,
-										 &s0, &s1);
-			t0[lv] += s0;
-			t1[lv] += s1;
+			if (n == 2)
+				batch_sums2(c[0], c[1], mb[lv], nb, pr[0], pr[1], s0, s1);
+			else
+				batch_sums(c[0], mb[lv], nb, pr[0], s0, s1);
+			for (j = 0; j < n; j++) {
+				s->rows.batch_v[(i + j) * EQ_BATCH_LEVELS + lv] =
+					batch_var_of(s0[j], total[lv], nb);
+				t0[lv] += s0[j];
+				t1[lv] += s1[j];
+			}
 		}
 	}
 }

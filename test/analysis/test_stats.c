@@ -222,7 +222,7 @@ static uint64_t lcg(uint64_t *x)
 
 static void series_batchings_as_before(void **state)
 {
-	enum { ROWS = 24 };
+	enum { ROWS = 25 };  /* odd: series_levels takes rows two at a time */
 	static uint32_t cnt[ROWS * EQ_BATCHES_MAX];
 	static const struct eq_series_times times;
 	double block_m[EQ_BATCHES_MAX], deff[ROWS], lag1;
