@@ -10,6 +10,7 @@
 
 #include "profile/agg.h"
 #include "symbols/intern.h"
+#include "util/fmtnum.h"
 #include "util/grow.h"
 
 const char eq_filtered_name[] = "[filtered out]";
@@ -246,8 +247,19 @@ static const char *format_name(struct eq_agg *a, const struct eq_loc *loc,
 		return eq_internf(a->strings, "%u:%s", loc->pid, loc->exe);
 	if (a->by == EQ_BY_THREAD)
 		return eq_internf(a->strings, "%u:%s", (uint32_t)k->c, (const char *)k->b);
-	if (a->by == EQ_BY_LINE)
-		return eq_internf(a->strings, "%s:%u", loc->file, loc->line);
+	if (a->by == EQ_BY_LINE) {
+		/* eq_internf(a->strings, "%s:%u", file, line) without printf
+		 * (a row each): the same bytes, cut at 4095 like it */
+		char buf[4096], num[24];
+		size_t lf = strlen(loc->file), ln = eq_fmt_u64(num, loc->line);
+
+		if (lf + 1 + ln >= sizeof(buf))
+			return eq_internf(a->strings, "%s:%u", loc->file, loc->line);
+		memcpy(buf, loc->file, lf);
+		buf[lf] = ':';
+		memcpy(buf + lf + 1, num, ln);
+		return eq_intern_n(a->strings, buf, lf + 1 + ln);
+	}
 	if (loc->proc)
 		return eq_internf(a->strings, "%s+0x%llx", loc->proc,
 				  (unsigned long long)loc->proc_off);

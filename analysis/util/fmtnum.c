@@ -150,20 +150,36 @@ slow:
 	return (size_t)snprintf(buf, EQ_FMTNUM_SIZE, "%.*f", prec, v);
 }
 
-/* floor(log10(m 2^e)) into *x; -1 out of scaled's range. */
+/* 10^0 .. 10^22: exact doubles */
+static const double pow10_dbl[23] = {
+	1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+	1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+};
+
+/* floor(log10(a)), a = m 2^e > 0, into *x; -1 out of scaled's range. */
 static int decimal_exponent(double a, uint64_t m, int e, int *x)
 {
-	int g = (int)floor(log10(a)), tries;
+	/* 2^b <= a < 2^(b+1): log10(a) is within 0.302 of b log10(2), and the
+	 * guess one below or above at most: exact comparisons decide (the
+	 * powers 10^0..10^22 are doubles; below 1, a 10^-g >= 1 in integers) */
+	int b = e + 63 - __builtin_clzll(m), g = (int)floor(b * 0.30102999566398120), tries;
 	uint64_t f;
 
-	/* log10 may be one off next to a power of ten: the exact floor of
-	 * a / 10^g says which way */
-	for (tries = 0; tries < 3; tries++) {
-		if (scaled(m, e, -g, 0, &f))
-			return -1;
-		if (f == 0)
+	for (tries = 0; tries < 4; tries++) {
+		int ge, lt;
+
+		if (g >= 0 && g < 22) {
+			ge = a >= pow10_dbl[g];
+			lt = a < pow10_dbl[g + 1];
+		} else {
+			if (scaled(m, e, -g, 0, &f))
+				return -1;
+			ge = f >= 1;
+			lt = f < 10;
+		}
+		if (!ge)
 			g--;
-		else if (f >= 10)
+		else if (!lt)
 			g++;
 		else {
 			*x = g;
