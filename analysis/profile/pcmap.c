@@ -172,6 +172,9 @@ void eq_pcmap_tune(struct eq_pcmap *m)
 {
 	m->mode = EQ_PCMAP_MODE_TRIAL;
 	m->hits = m->gets = 0;
+	m->recent = &m->none;
+	m->rmask = 0;
+	m->none.space = 0;     /* (a pc of no space: every lookup is the trial's) */
 }
 
 /* The end of a trial: recent on while at least half the lookups found
@@ -181,6 +184,8 @@ static void trial_end(struct eq_pcmap *m)
 	if (2 * m->hits >= m->gets) {
 		m->mode = EQ_PCMAP_MODE_ON;
 		m->left = EQ_PCMAP_ON;
+		m->recent = m->pcs;
+		m->rmask = EQ_PCMAP_RECENT - 1;
 	} else {
 		m->mode = EQ_PCMAP_MODE_OFF;
 		m->left = EQ_PCMAP_OFF;
@@ -208,6 +213,8 @@ int eq_pcmap_init(struct eq_pcmap *m)
 		return -1;
 	m->mode = EQ_PCMAP_MODE_ON;
 	m->left = EQ_PCMAP_ON;
+	m->recent = m->pcs;
+	m->rmask = EQ_PCMAP_RECENT - 1;
 	return m->slots ? 0 : pcmap_grow(m);
 }
 

@@ -42,7 +42,7 @@ struct eq_pcmap_slot {
  * fails and costs a miss in the first-level cache and a store.  So after
  * EQ_PCMAP_ON misses, EQ_PCMAP_TRIAL lookups are made out of line, hits
  * and misses counted; when fewer than half found their pc, recent is off
- * (m->recent is m->none, one entry that stays in the cache) for
+ * (m->recent is &m->none, an entry of no space that stays in the cache) for
  * EQ_PCMAP_OFF lookups, then tried again.  Nothing is counted on a hit.
  */
 #define EQ_PCMAP_RECENT 1024
@@ -57,10 +57,12 @@ struct eq_pcmap_recent {
 };
 
 struct eq_pcmap {
-	struct eq_pcmap_recent *pcs;  /* EQ_PCMAP_RECENT */
+	struct eq_pcmap_recent *recent;  /* pcs (on), or &none */
+	size_t rmask;          /* EQ_PCMAP_RECENT - 1 (on), or 0 */
 	int mode;              /* EQ_PCMAP_MODE_ */
 	uint64_t left;         /* misses (lookups while off) before eq_pcmap_tune */
 	uint64_t hits, gets;   /* in the trial */
+	struct eq_pcmap_recent *pcs, none;  /* EQ_PCMAP_RECENT, and one */
 	struct eq_pcmap_slot *slots;
 	size_t mask, count;
 };
@@ -110,29 +112,24 @@ void eq_pcmap_tune(struct eq_pcmap *m);
 static inline __attribute__((always_inline)) uint32_t
 eq_pcmap_get(struct eq_pcmap *m, uint32_t space, uint64_t pc)
 {
-	uint64_t page = pc >> EQ_PCMAP_PAGE_SHIFT;
+	struct eq_pcmap_recent *r = &m->recent[(pc ^ (pc >> 10) ^ space) & m->rmask];
 	const struct eq_pcmap_slot *sl;
-	struct eq_pcmap_recent *r;
+	uint64_t page;
 	uint32_t v;
 
-	if (__builtin_expect(m->mode == EQ_PCMAP_MODE_ON, 1)) {
-		r = &m->pcs[(pc ^ (pc >> 10) ^ space) & (EQ_PCMAP_RECENT - 1)];
-		if (__builtin_expect(r->pc == pc && r->space == space, 1))
-			return r->v;
-		sl = &m->slots[eq_pcmap_hash(page, space) & m->mask];
-		/* (an empty slot is page 0 of space 0) */
-		v = sl->page == page && sl->space == space ? eq_pcmap_at(sl, pc) :
-		    eq_pcmap_get_probe(m, space, pc);
-		/* (a value once there stays: what recent has is never stale) */
-		if (v)
-			*r = (struct eq_pcmap_recent){ pc, space, v };
-	} else if (m->mode == EQ_PCMAP_MODE_OFF) {
-		sl = &m->slots[eq_pcmap_hash(page, space) & m->mask];
-		v = sl->page == page && sl->space == space ? eq_pcmap_at(sl, pc) :
-		    eq_pcmap_get_probe(m, space, pc);
-	} else {
+	if (__builtin_expect(r->pc == pc && r->space == space, 1))
+		return r->v;
+	if (__builtin_expect(m->mode == EQ_PCMAP_MODE_TRIAL, 0))
 		return eq_pcmap_trial(m, space, pc);
-	}
+	page = pc >> EQ_PCMAP_PAGE_SHIFT;
+	sl = &m->slots[eq_pcmap_hash(page, space) & m->mask];
+	/* (an empty slot is page 0 of space 0) */
+	v = sl->page == page && sl->space == space ? eq_pcmap_at(sl, pc) :
+	    eq_pcmap_get_probe(m, space, pc);
+	/* (a value once there stays: what recent has is never stale; off,
+	 * nothing is stored, for the next lookup not to wait on this one) */
+	if (v && m->rmask)
+		*r = (struct eq_pcmap_recent){ pc, space, v };
 	if (__builtin_expect(--m->left == 0, 0))
 		eq_pcmap_tune(m);
 	return v;
