@@ -90,8 +90,10 @@ void eq_json_string(FILE *out, const char *s)
 
 void eq_json_number(FILE *out, double v)
 {
+	char b[EQ_FMTNUM_SIZE];
+
 	if (isfinite(v))
-		fprintf(out, "%.15g", v);
+		fwrite(b, 1, eq_fmt_g(b, v, 15), out);  /* "%.15g" */
 	else
 		fputs("null", out);
 }
@@ -99,6 +101,27 @@ void eq_json_number(FILE *out, double v)
 static const char *amount_key(const struct eq_profile *p)
 {
 	return p->mode == EQP_MODE_ENERGY ? "energy_j" : "time_s";
+}
+
+/* ",%llu,%.8f,[%.10g],%.8f,%.8f\n" of a row's numbers (fmtnum.h: printf's
+ * bytes), written at once */
+static void print_csv_numbers(FILE *out, const struct eq_row *r)
+{
+	char line[5 * EQ_FMTNUM_SIZE + 8], *d = line;
+
+	*d++ = ',';
+	d += eq_fmt_u64(d, r->samples);
+	*d++ = ',';
+	d += eq_fmt_fixed(d, r->share, 8);
+	*d++ = ',';
+	if (isfinite(r->amount))
+		d += eq_fmt_g(d, r->amount, 10);
+	*d++ = ',';
+	d += eq_fmt_fixed(d, r->ci95_low, 8);
+	*d++ = ',';
+	d += eq_fmt_fixed(d, r->ci95_high, 8);
+	*d++ = '\n';
+	fwrite(line, 1, (size_t)(d - line), out);
 }
 
 static void print_csv(FILE *out, const struct eq_profile *p)
@@ -125,10 +148,7 @@ static void print_csv(FILE *out, const struct eq_profile *p)
 			fputc(',', out);
 			eq_csv_field(out, r->module);
 		}
-		fprintf(out, ",%llu,%.8f,", (unsigned long long)r->samples, r->share);
-		if (isfinite(r->amount))
-			fprintf(out, "%.10g", r->amount);
-		fprintf(out, ",%.8f,%.8f\n", r->ci95_low, r->ci95_high);
+		print_csv_numbers(out, r);
 	}
 }
 

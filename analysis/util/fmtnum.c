@@ -56,10 +56,20 @@ static void split(double v, uint64_t *m, int *e)
  * (round) or down (!round).  -1 if the integers would not fit (k above 21
  * or below -37, or a quotient of 2^64 or more).
  */
-static int scaled(uint64_t m, int e, int k, int round, uint64_t *q)
+static int scaled(uint64_t m, int e, int k, int round, uint64_t *q_out)
 {
 	u128 num = m, den = 1, quo, rem;
 
+	if (k >= 0 && k <= 3 && e < 0 && e > -64) {
+		/* the usual case (%.2f, %.4g of 1..999): m 10^k < 2^63, in 64 bits */
+		uint64_t n = m * pow10_64[k], q = n >> -e, r = n & ((1ull << -e) - 1);
+		uint64_t half = 1ull << (-e - 1);
+
+		if (round && (r > half || (r == half && (q & 1))))
+			q++;
+		*q_out = q;
+		return 0;
+	}
 	if (k > 21 || k < -37)
 		return -1;
 	if (k > 0)
@@ -74,7 +84,7 @@ static int scaled(uint64_t m, int e, int k, int round, uint64_t *q)
 		if (bits128(den) - e > LIMIT_BITS) {
 			/* den >= 2^126 > 2 num (num < 2^123 here: e < 0):
 			 * below one half, 0 either way */
-			*q = 0;
+			*q_out = 0;
 			return 0;
 		}
 		den <<= -e;
@@ -93,16 +103,33 @@ static int scaled(uint64_t m, int e, int k, int round, uint64_t *q)
 		quo++;
 	if (quo >> 64)
 		return -1;
-	*q = (uint64_t)quo;
+	*q_out = (uint64_t)quo;
 	return 0;
 }
 
 /* The digits of n, at least `min` of them (zeros before), ending at end;
  * returns where they start. */
+static const char two_digits[201] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
 static char *digits_back(char *end, uint64_t n, int min)
 {
 	char *p = end;
 
+	/* two at a time while at least two are wanted */
+	while (n >= 100 || min >= 2) {
+		unsigned d = (unsigned)(n % 100);
+
+		p -= 2;
+		p[0] = two_digits[2 * d];
+		p[1] = two_digits[2 * d + 1];
+		n /= 100;
+		min -= 2;
+		if (!n && min <= 0)
+			return p;
+	}
 	do {
 		*--p = (char)('0' + n % 10);
 		n /= 10;
