@@ -168,14 +168,10 @@ uint32_t eq_pcmap_get_probe(const struct eq_pcmap *m, uint32_t space, uint64_t p
 	return 0;
 }
 
-void eq_pcmap_tune(struct eq_pcmap *m)
-{
-	m->mode = EQ_PCMAP_MODE_TRIAL;
-	m->hits = m->gets = 0;
-	m->recent = &m->none;
-	m->rmask = 0;
-	m->none.space = 0;     /* (a pc of no space: every lookup is the trial's) */
-}
+#define B2(n) n, n + 1, n + 1, n + 2
+#define B4(n) B2(n), B2(n + 1), B2(n + 1), B2(n + 2)
+#define B6(n) B4(n), B4(n + 1), B4(n + 1), B4(n + 2)
+const uint8_t eq_pcmap_ones8[256] = { B6(0), B6(1), B6(1), B6(2) };
 
 /* The end of a trial: recent on while at least half the lookups found
  * their pc there. */
@@ -189,22 +185,35 @@ static void trial_end(struct eq_pcmap *m)
 	} else {
 		m->mode = EQ_PCMAP_MODE_OFF;
 		m->left = EQ_PCMAP_OFF;
+		m->store = 0;
 	}
 }
 
-uint32_t eq_pcmap_trial(struct eq_pcmap *m, uint32_t space, uint64_t pc)
+void eq_pcmap_tune(struct eq_pcmap *m)
 {
-	struct eq_pcmap_recent *r = &m->pcs[(pc ^ (pc >> 10) ^ space) & (EQ_PCMAP_RECENT - 1)];
-	uint32_t v;
+	const struct eq_pcmap_recent *n = &m->none;
+	struct eq_pcmap_recent *r = &m->pcs[(n->pc ^ (n->pc >> 10) ^ n->space) & (EQ_PCMAP_RECENT - 1)];
 
-	if (r->pc == pc && r->space == space) {
+	m->left = 1;
+	if (m->mode != EQ_PCMAP_MODE_TRIAL) {
+		/* every lookup a miss of m->none (of no space), stored there
+		 * when it has a value, and here */
+		m->mode = EQ_PCMAP_MODE_TRIAL;
+		m->hits = m->gets = 0;
+		m->recent = &m->none;
+		m->rmask = 0;
+		m->store = 1;
+		m->none.space = 0;
+		return;
+	}
+	/* (a pc without a value is in no entry) */
+	if (n->space && r->pc == n->pc && r->space == n->space)
 		m->hits++;
-		v = r->v;
-	} else if ((v = eq_pcmap_get_probe(m, space, pc)))
-		*r = (struct eq_pcmap_recent){ pc, space, v };
+	else if (n->space)
+		*r = *n;
+	m->none.space = 0;
 	if (++m->gets == EQ_PCMAP_TRIAL)
 		trial_end(m);
-	return v;
 }
 
 int eq_pcmap_init(struct eq_pcmap *m)
@@ -215,6 +224,7 @@ int eq_pcmap_init(struct eq_pcmap *m)
 	m->left = EQ_PCMAP_ON;
 	m->recent = m->pcs;
 	m->rmask = EQ_PCMAP_RECENT - 1;
+	m->store = 1;
 	return m->slots ? 0 : pcmap_grow(m);
 }
 

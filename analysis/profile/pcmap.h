@@ -40,8 +40,8 @@ struct eq_pcmap_slot {
  * The last pcs looked up, by a hash of the pc: with few pcs they are all
  * here, in 16 KiB, and cost a compare.  With many, the compare mostly
  * fails and costs a miss in the first-level cache and a store.  So after
- * EQ_PCMAP_ON misses, EQ_PCMAP_TRIAL lookups are made out of line, hits
- * and misses counted; when fewer than half found their pc, recent is off
+ * EQ_PCMAP_ON misses, EQ_PCMAP_TRIAL lookups are counted out of line, hits
+ * and misses; when fewer than half found their pc, recent is off
  * (m->recent is &m->none, an entry of no space that stays in the cache) for
  * EQ_PCMAP_OFF lookups, then tried again.  Nothing is counted on a hit.
  */
@@ -60,7 +60,9 @@ struct eq_pcmap {
 	struct eq_pcmap_recent *recent;  /* pcs (on), or &none */
 	size_t rmask;          /* EQ_PCMAP_RECENT - 1 (on), or 0 */
 	int mode;              /* EQ_PCMAP_MODE_ */
-	uint64_t left;         /* misses (lookups while off) before eq_pcmap_tune */
+	int store;             /* a miss is stored in recent (not off) */
+	uint64_t left;         /* misses (lookups while off or in a trial)
+				  before eq_pcmap_tune */
 	uint64_t hits, gets;   /* in the trial */
 	struct eq_pcmap_recent *pcs, none;  /* EQ_PCMAP_RECENT, and one */
 	struct eq_pcmap_slot *slots;
@@ -72,14 +74,14 @@ static inline size_t eq_pcmap_hash(uint64_t page, uint32_t space)
 	return (size_t)(((page ^ ((uint64_t)space << 40)) * 0x9e3779b97f4a7c15ull) >> 24);
 }
 
-/* The bits set in x (below 2^15), without a call to libgcc where the CPU
- * has no popcnt instruction. */
+/* The bits set in each byte value: eq_pcmap_ones without a call to
+ * libgcc where the CPU has no popcnt instruction. */
+extern const uint8_t eq_pcmap_ones8[256];
+
+/* The bits set in x (below 2^15). */
 static inline uint32_t eq_pcmap_ones(uint32_t x)
 {
-	x -= (x >> 1) & 0x5555u;
-	x = (x & 0x3333u) + ((x >> 2) & 0x3333u);
-	x = (x + (x >> 4)) & 0x0f0fu;
-	return (x + (x >> 8)) & 0x1fu;
+	return (uint32_t)eq_pcmap_ones8[x & 0xff] + eq_pcmap_ones8[x >> 8];
 }
 
 /* The entry of pc in its page's slot: a cut granule's value is that of
@@ -100,11 +102,9 @@ static inline uint32_t eq_pcmap_at(const struct eq_pcmap_slot *sl, uint64_t pc)
 /* eq_pcmap_get for a page not in its hash's own slot. */
 uint32_t eq_pcmap_get_probe(const struct eq_pcmap *m, uint32_t space, uint64_t pc);
 
-/* The value at pc in space (not 0: no space): 0 when no range filled
- * there holds it.  The map is eq_pcmap_init'ed. */
-/* A lookup in the trial of recent, and what follows it (pcmap.c). */
-uint32_t eq_pcmap_trial(struct eq_pcmap *m, uint32_t space, uint64_t pc);
-/* What follows the misses of recent on, or the lookups with it off. */
+/* What follows EQ_PCMAP_ON misses of recent, or EQ_PCMAP_OFF lookups
+ * with it off: a trial, whose every lookup comes here, in m->none
+ * (pcmap.c). */
 void eq_pcmap_tune(struct eq_pcmap *m);
 
 /* The value at pc in space (not 0: no space): 0 when no range filled
@@ -119,8 +119,6 @@ eq_pcmap_get(struct eq_pcmap *m, uint32_t space, uint64_t pc)
 
 	if (__builtin_expect(r->pc == pc && r->space == space, 1))
 		return r->v;
-	if (__builtin_expect(m->mode == EQ_PCMAP_MODE_TRIAL, 0))
-		return eq_pcmap_trial(m, space, pc);
 	page = pc >> EQ_PCMAP_PAGE_SHIFT;
 	sl = &m->slots[eq_pcmap_hash(page, space) & m->mask];
 	/* (an empty slot is page 0 of space 0) */
@@ -128,7 +126,7 @@ eq_pcmap_get(struct eq_pcmap *m, uint32_t space, uint64_t pc)
 	    eq_pcmap_get_probe(m, space, pc);
 	/* (a value once there stays: what recent has is never stale; off,
 	 * nothing is stored, for the next lookup not to wait on this one) */
-	if (v && m->rmask)
+	if (v && m->store)
 		*r = (struct eq_pcmap_recent){ pc, space, v };
 	if (__builtin_expect(--m->left == 0, 0))
 		eq_pcmap_tune(m);
