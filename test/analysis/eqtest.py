@@ -6,6 +6,7 @@ Every address fact a test relies on comes from the real tools (nm,
 readelf, addr2line) run on the real binaries the test just compiled, so
 the expectations are independent of eqprof's own ELF code.
 """
+import functools
 import json
 import math
 import os
@@ -230,9 +231,11 @@ def wilson_eff(p, n, z=Z95):
     return (0.0 if p == 0 else max(lo, 0.0)), (1.0 if p == 1 else min(hi, 1.0))
 
 
+@functools.lru_cache(maxsize=None)
 def t95(df):
     """Two-sided 95% quantile of Student's t, by integrating its density
-    (Simpson) and bisecting: independent of eqprof's table."""
+    (Simpson) and bisecting: independent of eqprof's table (each df once:
+    every row of a run-to-run table asks for the same)."""
     if df == 0:
         return Z95
     c = math.exp(math.lgamma((df + 1) / 2) - math.lgamma(df / 2)) / math.sqrt(df * math.pi)
