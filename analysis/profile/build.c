@@ -819,6 +819,8 @@ fast_plain_loop(const struct pc_table *t, struct agg_counts *cs, struct series_r
 		span = m - done < FAST_SPAN ? m - done : FAST_SPAN;
 		keep = f;
 		got = fast_plain_ids(&tb, x + done, span, avail - done, &f, ids, big, ranges);
+		if (!got)               /* the first one it does not take */
+			break;
 		took = fast_span_count(&f, &keep, cs, x + done, ids, got, 1);
 		if (took < span) {
 			done += took;
@@ -1301,6 +1303,8 @@ fast_keys_loop(struct key_table *t, struct agg_counts *cs, struct series_run *r,
 			fast_time(&f, time);
 		}
 		got = i;
+		if (!got)               /* the first one it does not take */
+			break;
 		took = fast_span_count(&f, &keep, cs, x + done, ids, got, 0);
 		if (took < span) {
 			done += took;
