@@ -1201,6 +1201,7 @@ count_keys_span(struct key_table *t, struct eq_agg *a, struct eq_symbolizer *s,
  * the latest (pid, tid, CPU). */
 struct fast_keys_tab {
 	struct key_table *t;
+	struct eq_pcmap *map;     /* t->ranges */
 	uint32_t tids;            /* masks: the tid, the CPU where keys read them */
 	uint16_t cpus;
 	uint32_t lpid, ltid, lcpu, space;
@@ -1245,7 +1246,7 @@ fast_keys_row(struct fast_keys_tab *kt, const struct eq_sample *p, uint64_t time
 			kt->ltid = tid;
 			kt->lcpu = cpu;
 		}
-		if (!(v = eq_pcmap_get(t->ranges, kt->space, pc)))
+		if (!(v = eq_pcmap_get(kt->map, kt->space, pc)))
 			return 0;
 		*id = v - 1;
 	} else {
@@ -1269,7 +1270,7 @@ fast_keys_loop(struct key_table *t, struct agg_counts *cs, struct series_run *r,
 	       const struct eq_sample *x, size_t m, size_t avail, const int ranges,
 	       const int many)
 {
-	struct fast_keys_tab kt = { .t = t, .tids = t->tid ? UINT32_MAX : 0,
+	struct fast_keys_tab kt = { .t = t, .map = t->ranges, .tids = t->tid ? UINT32_MAX : 0,
 				    .cpus = t->cpu ? UINT16_MAX : 0 };
 	size_t i, done = 0, span, got, took,
 	       far = !ranges && t->mask + 1 >= PREFETCH_MIN_SLOTS / 2 && avail > PREFETCH_AHEAD ?
@@ -1279,17 +1280,20 @@ fast_keys_loop(struct key_table *t, struct agg_counts *cs, struct series_run *r,
 
 	fast_load(&f, r, 0);
 	if (!many) {
-		for (; done < m; done++) {
-			uint64_t time = x[done].time;
+		const struct eq_sample *p = x, *end = x + m, *pfar = x + far;
+		struct row_count *rc = cs->rc;
+		uint32_t row;
 
-			if (!fast_keys_row(&kt, &x[done], time, f.last, &ids[0], done < far,
-					   ranges) ||
-			    fast_count(&f, cs, &cs->rc[ids[0]], ids[0], 0))
+		for (; p < end; p++) {
+			uint64_t time = p->time;
+
+			if (!fast_keys_row(&kt, p, time, f.last, &row, !ranges && p < pfar, ranges) ||
+			    fast_count(&f, cs, &rc[row], row, 0))
 				break;
 			fast_time(&f, time);
 		}
-		fast_store(&f, r, 0, done);
-		return done;
+		fast_store(&f, r, 0, (size_t)(p - x));
+		return (size_t)(p - x);
 	}
 	for (; done < m; done += took) {
 		span = m - done < FAST_SPAN ? m - done : FAST_SPAN;
