@@ -9,6 +9,24 @@
 
 #include "util/fmtnum.h"
 
+#ifndef __SIZEOF_INT128__
+/* No 128-bit integers (32-bit targets, such as the armhf recorder, which
+ * prints few numbers): printf itself. */
+size_t eq_fmt_u64(char *buf, uint64_t v)
+{
+	return (size_t)snprintf(buf, 21, "%llu", (unsigned long long)v);
+}
+
+size_t eq_fmt_fixed(char *buf, double v, int prec)
+{
+	return (size_t)snprintf(buf, EQ_FMTNUM_SIZE, "%.*f", prec, v);
+}
+
+size_t eq_fmt_g(char *buf, double v, int prec)
+{
+	return (size_t)snprintf(buf, EQ_FMTNUM_SIZE, "%.*g", prec, v);
+}
+#else
 __extension__ typedef unsigned __int128 u128;
 
 /* 10^0 .. 10^19 */
@@ -282,3 +300,4 @@ size_t eq_fmt_g(char *buf, double v, int prec)
 slow:
 	return (size_t)snprintf(buf, EQ_FMTNUM_SIZE, "%.*g", prec, v);
 }
+#endif
