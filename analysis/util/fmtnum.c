@@ -156,6 +156,19 @@ static char *digits_back(char *end, uint64_t n, int min)
 	return p;
 }
 
+/* The digits p..end, after v's sign, into buf: their length. */
+static size_t put_signed(char *buf, char *p, const char *end, double v)
+{
+	size_t len;
+
+	if (signbit(v))
+		*--p = '-';
+	len = (size_t)(end - p);
+	memcpy(buf, p, len);
+	buf[len] = '\0';
+	return len;
+}
+
 size_t eq_fmt_u64(char *buf, uint64_t v)
 {
 	char b[24], *p = digits_back(b + sizeof(b), v, 1);
@@ -171,7 +184,6 @@ size_t eq_fmt_fixed(char *buf, double v, int prec)
 	char b[48], *end = b + sizeof(b), *p;
 	uint64_t m, q;
 	int e;
-	size_t len;
 
 	if (!isfinite(v) || prec < 0 || prec > 19)
 		goto slow;
@@ -185,12 +197,7 @@ size_t eq_fmt_fixed(char *buf, double v, int prec)
 		q /= pow10_64[prec];
 	}
 	p = digits_back(p, q, 1);
-	if (signbit(v))
-		*--p = '-';
-	len = (size_t)(end - p);
-	memcpy(buf, p, len);
-	buf[len] = '\0';
-	return len;
+	return put_signed(buf, p, end, v);
 slow:
 	return (size_t)snprintf(buf, EQ_FMTNUM_SIZE, "%.*f", prec, v);
 }
@@ -239,7 +246,6 @@ size_t eq_fmt_g(char *buf, double v, int prec)
 	char b[64], *end = b + sizeof(b), *p;
 	uint64_t m, s;
 	int e, p10, x, k;
-	size_t len;
 
 	p10 = prec == 0 ? 1 : prec;
 	if (!isfinite(v) || v == 0 || prec < 0 || p10 > 15)
@@ -291,12 +297,7 @@ size_t eq_fmt_g(char *buf, double v, int prec)
 		}
 		p = digits_back(p, s, 1);
 	}
-	if (signbit(v))
-		*--p = '-';
-	len = (size_t)(end - p);
-	memcpy(buf, p, len);
-	buf[len] = '\0';
-	return len;
+	return put_signed(buf, p, end, v);
 slow:
 	return (size_t)snprintf(buf, EQ_FMTNUM_SIZE, "%.*g", prec, v);
 }
