@@ -699,7 +699,14 @@ struct fast_plain_tab {
 	const struct pc_slot *slots;
 	size_t mask;
 	struct eq_pcmap *map;
+	struct eq_pcmap_reg g;   /* map's, with FAST_MAP_ON and _OFF */
 };
+
+/* How the fast loops find a sample's row (their `ranges`, a constant in
+ * each copy): by pc in the table's slots, or by range in the map,
+ * through eq_pcmap_get (in a trial of its recent cache), or with the map
+ * in registers, its recent cache on or off (pcmap.h). */
+enum { FAST_SLOTS, FAST_MAP, FAST_MAP_ON, FAST_MAP_OFF };
 
 /*
  * A sample the fast loops over rows by pc take (its time read), after one
@@ -711,7 +718,7 @@ struct fast_plain_tab {
  * ahead (a table beyond the second-level cache).
  */
 static inline __attribute__((always_inline)) int
-fast_plain_tag(const struct fast_plain_tab *tb, const struct eq_sample *p, uint64_t time,
+fast_plain_tag(struct fast_plain_tab *tb, const struct eq_sample *p, uint64_t time,
 	       uint64_t last, uint32_t *id, const int far, const int ranges)
 {
 	uint64_t pc = p->pc, pid = p->pid, w;
@@ -728,7 +735,8 @@ fast_plain_tag(const struct fast_plain_tab *tb, const struct eq_sample *p, uint6
 						      p[PREFETCH_AHEAD].pid) & tb->mask]);
 	if (ranges) {
 		/* its range's row (row_for), if met and resolved */
-		w = eq_pcmap_get(tb->map, (uint32_t)pid, pc);
+		w = ranges == FAST_MAP ? eq_pcmap_get(tb->map, (uint32_t)pid, pc) :
+		    eq_pcmap_reg_get(tb->map, &tb->g, (uint32_t)pid, pc, ranges == FAST_MAP_ON);
 		if ((int32_t)w <= 0)     /* none, or TAG_UNRESOLVED */
 			return 0;
 	} else {
@@ -747,7 +755,7 @@ fast_plain_tag(const struct fast_plain_tab *tb, const struct eq_sample *p, uint6
  * the chunk), how many in a row fast_plain_tag takes, each one's tag into
  * ids, its interval into f. */
 static inline __attribute__((always_inline)) size_t
-fast_plain_ids(const struct fast_plain_tab *tb, const struct eq_sample *x, size_t m,
+fast_plain_ids(struct fast_plain_tab *tb, const struct eq_sample *x, size_t m,
 	       size_t avail, struct fast_run *f, uint32_t *ids, const int big, const int ranges)
 {
 	size_t i, far = big && avail > PREFETCH_AHEAD ? avail - PREFETCH_AHEAD : 0;
@@ -768,7 +776,7 @@ fast_plain_ids(const struct fast_plain_tab *tb, const struct eq_sample *x, size_
  * few (their counts stay in the first-level cache).  Returns how many it
  * took (it stops before one the log has no room for too). */
 static inline __attribute__((always_inline)) size_t
-fast_plain_fused(const struct fast_plain_tab *tb, struct agg_counts *cs, struct fast_run *f,
+fast_plain_fused(struct fast_plain_tab *tb, struct agg_counts *cs, struct fast_run *f,
 		 const struct eq_sample *x, size_t m, size_t avail, const int big,
 		 const int ranges)
 {
@@ -802,7 +810,7 @@ fast_plain_loop(const struct pc_table *t, struct agg_counts *cs, struct series_r
 		const struct eq_sample *x, size_t m, size_t avail, const int big, const int ranges,
 		const int many)
 {
-	const struct fast_plain_tab tb = { t->slots, t->mask, t->ranges };
+	struct fast_plain_tab tb = { t->slots, t->mask, t->ranges, { 0 } };
 	uint32_t ids[FAST_SPAN + PREFETCH_AHEAD];
 	size_t done = 0, span, got, took;
 	struct fast_run f, keep;
@@ -810,10 +818,11 @@ fast_plain_loop(const struct pc_table *t, struct agg_counts *cs, struct series_r
 	fast_load(&f, r, 1);                  /* tags: ROW_NONE is 0 */
 	if ((int64_t)f.last < 0)
 		return 0;
+	if (ranges >= FAST_MAP_ON)
+		eq_pcmap_reg_load(t->ranges, &tb.g);
 	if (!many) {
 		done = fast_plain_fused(&tb, cs, &f, x, m, avail, big, ranges);
-		fast_store(&f, r, 1, done);
-		return done;
+		goto out;
 	}
 	for (; done < m; done += took) {
 		span = m - done < FAST_SPAN ? m - done : FAST_SPAN;
@@ -827,6 +836,9 @@ fast_plain_loop(const struct pc_table *t, struct agg_counts *cs, struct series_r
 			break;
 		}
 	}
+out:
+	if (ranges >= FAST_MAP_ON)
+		eq_pcmap_reg_store(t->ranges, &tb.g);
 	fast_store(&f, r, 1, done);
 	return done;
 }
@@ -838,20 +850,40 @@ fast_plain(const struct pc_table *t, struct agg_counts *cs, struct series_run *r
 	int many = cs->cap >= FAST_MANY_ROWS;
 
 	if (t->mask + 1 >= PREFETCH_MIN_SLOTS)
-		return many ? fast_plain_loop(t, cs, r, x, m, avail, 1, 0, 1) :
-		       fast_plain_loop(t, cs, r, x, m, avail, 1, 0, 0);
-	return many ? fast_plain_loop(t, cs, r, x, m, avail, 0, 0, 1) :
-	       fast_plain_loop(t, cs, r, x, m, avail, 0, 0, 0);
+		return many ? fast_plain_loop(t, cs, r, x, m, avail, 1, FAST_SLOTS, 1) :
+		       fast_plain_loop(t, cs, r, x, m, avail, 1, FAST_SLOTS, 0);
+	return many ? fast_plain_loop(t, cs, r, x, m, avail, 0, FAST_SLOTS, 1) :
+	       fast_plain_loop(t, cs, r, x, m, avail, 0, FAST_SLOTS, 0);
 }
 
-/* fast_plain with rows by range (t->ranges, row_for): user pcs of a pid. */
-static __attribute__((noinline)) size_t
-fast_plain_ranges(const struct pc_table *t, struct agg_counts *cs, struct series_run *r,
-		  const struct eq_sample *x, size_t m, size_t avail)
+/* fast_plain with rows by range (t->ranges, row_for): user pcs of a pid,
+ * the map's recent cache on, off or in a trial (one function each: the
+ * loops keep what they need in registers). */
+#define FAST_RANGES(name, how)                                                              \
+	static __attribute__((noinline)) size_t                                         \
+	name(const struct pc_table *t, struct agg_counts *cs, struct series_run *r,     \
+	     const struct eq_sample *x, size_t m, size_t avail)                         \
+	{                                                                               \
+		return cs->cap >= FAST_MANY_ROWS ?                                      \
+		       fast_plain_loop(t, cs, r, x, m, avail, 0, how, 1) :              \
+		       fast_plain_loop(t, cs, r, x, m, avail, 0, how, 0);               \
+	}
+FAST_RANGES(fast_ranges_on, FAST_MAP_ON)
+FAST_RANGES(fast_ranges_off, FAST_MAP_OFF)
+FAST_RANGES(fast_ranges_trial, FAST_MAP)
+
+static size_t fast_plain_ranges(const struct pc_table *t, struct agg_counts *cs,
+				struct series_run *r, const struct eq_sample *x, size_t m,
+				size_t avail)
 {
-	if (cs->cap >= FAST_MANY_ROWS)
-		return fast_plain_loop(t, cs, r, x, m, avail, 0, 1, 1);
-	return fast_plain_loop(t, cs, r, x, m, avail, 0, 1, 0);
+	switch (t->ranges->mode) {
+	case EQ_PCMAP_MODE_ON:
+		return fast_ranges_on(t, cs, r, x, m, avail);
+	case EQ_PCMAP_MODE_OFF:
+		return fast_ranges_off(t, cs, r, x, m, avail);
+	default:
+		return fast_ranges_trial(t, cs, r, x, m, avail);
+	}
 }
 
 /* Samples k to end of a chunk of n on the fast path (one block of the

@@ -168,6 +168,17 @@ uint32_t eq_pcmap_get_probe(const struct eq_pcmap *m, uint32_t space, uint64_t p
 	return 0;
 }
 
+uint32_t eq_pcmap_miss(struct eq_pcmap *m, uint32_t space, uint64_t pc)
+{
+	struct eq_pcmap_recent *r = &m->pcs[(pc ^ (pc >> 10) ^ space) & (EQ_PCMAP_RECENT - 1)];
+	uint32_t v = eq_pcmap_get_probe(m, space, pc);
+
+	if (v)
+		*r = (struct eq_pcmap_recent){ pc, space, v };
+	m->left -= m->left != 0;
+	return v;
+}
+
 #define B2(n) n, n + 1, n + 1, n + 2
 #define B4(n) B2(n), B2(n + 1), B2(n + 1), B2(n + 2)
 #define B6(n) B4(n), B4(n + 1), B4(n + 1), B4(n + 2)

@@ -134,6 +134,66 @@ eq_pcmap_get(struct eq_pcmap *m, uint32_t space, uint64_t pc)
 }
 
 /*
+ * What a loop keeps of the map in registers, with the mode of the recent
+ * cache fixed while it runs (eq_pcmap_get reads the map through m at every
+ * lookup, and counts down m->left there): from eq_pcmap_reg_load to
+ * eq_pcmap_reg_store, during which nothing is filled.  on: the mode is
+ * EQ_PCMAP_MODE_ON, and only the recent cache is kept (a miss costs a
+ * call, eq_pcmap_miss); off: EQ_PCMAP_MODE_OFF, only the pages (every
+ * lookup counted in n).  In a trial every lookup goes through eq_pcmap_get.
+ */
+struct eq_pcmap_reg {
+	struct eq_pcmap_recent *recent;  /* on: EQ_PCMAP_RECENT of them */
+	const struct eq_pcmap_slot *slots;
+	size_t mask;
+	uint64_t n;            /* off: lookups m->left counts down */
+};
+
+static inline __attribute__((always_inline)) void
+eq_pcmap_reg_load(const struct eq_pcmap *m, struct eq_pcmap_reg *g)
+{
+	*g = (struct eq_pcmap_reg){ m->recent, m->slots, m->mask, 0 };
+}
+
+/* The loop's lookups counted down; eq_pcmap_tune when they reached
+ * m->left (up to a loop's lookups later than eq_pcmap_get would: which
+ * mode the cache is in changes no value). */
+static inline void eq_pcmap_reg_store(struct eq_pcmap *m, const struct eq_pcmap_reg *g)
+{
+	if (g->n < m->left)
+		m->left -= g->n;
+	else
+		eq_pcmap_tune(m);
+}
+
+/* A miss of the recent cache in mode on: eq_pcmap_get's, except that
+ * m->left stops at 0 (eq_pcmap_reg_store tunes). */
+uint32_t eq_pcmap_miss(struct eq_pcmap *m, uint32_t space, uint64_t pc);
+
+/* eq_pcmap_get in mode on (1: EQ_PCMAP_MODE_ON) or off (0:
+ * EQ_PCMAP_MODE_OFF) through g. */
+static inline __attribute__((always_inline)) uint32_t
+eq_pcmap_reg_get(struct eq_pcmap *m, struct eq_pcmap_reg *g, uint32_t space, uint64_t pc,
+		 const int on)
+{
+	const struct eq_pcmap_slot *sl;
+	uint64_t page = pc >> EQ_PCMAP_PAGE_SHIFT;
+
+	if (on) {
+		const struct eq_pcmap_recent *r =
+			&g->recent[(pc ^ (pc >> 10) ^ space) & (EQ_PCMAP_RECENT - 1)];
+
+		if (__builtin_expect(r->pc == pc && r->space == space, 1))
+			return r->v;
+		return eq_pcmap_miss(m, space, pc);
+	}
+	g->n++;
+	sl = &g->slots[eq_pcmap_hash(page, space) & g->mask];
+	return sl->page == page && sl->space == space ? eq_pcmap_at(sl, pc) :
+	       eq_pcmap_get_probe(m, space, pc);
+}
+
+/*
  * value (not 0, EQ_PCMAP_SUB clear) for the pcs [first, last] (inclusive)
  * of space, which hold pc, within pc's page (pcs filled already keep what
  * they have: ranges filled are to agree where they meet).  0, or -1 when

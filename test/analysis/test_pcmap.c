@@ -5,7 +5,8 @@
  * grow, merge into one value, and are copied when a page's vals are
  * full), lookups between the fills; and its cache of recent pcs, which
  * turns itself off while most lookups miss it and on again when they
- * stop missing, without changing any value.
+ * stop missing, without changing any value; the same through the map
+ * kept in registers, as the fast loops look it up.
  *
  * The expected values come from the array, which keeps one entry a byte
  * and no runs; the sizes from the runs counted in the array.
@@ -231,6 +232,116 @@ static void pcmap_recent_turns_off_and_on(void **state)
 	eq_pcmap_free(&m);
 }
 
+/*
+ * A lookup as build.c's fast loops make them: in a trial through
+ * eq_pcmap_get, else with the map in registers (eq_pcmap_reg_get, the
+ * mode fixed), batch lookups between eq_pcmap_reg_load and _store.
+ */
+struct batched {
+	struct eq_pcmap_reg g;
+	int mode;               /* the mode the batch runs in, or -1: none open */
+	unsigned in;            /* lookups in the open batch */
+};
+
+static uint32_t get_batched(struct eq_pcmap *m, struct batched *b, unsigned batch, uint64_t pc)
+{
+	uint32_t v;
+
+	if (b->mode < 0 && m->mode != EQ_PCMAP_MODE_TRIAL) {
+		eq_pcmap_reg_load(m, &b->g);
+		b->mode = m->mode;
+		b->in = 0;
+	}
+	if (b->mode < 0)
+		return eq_pcmap_get(m, SPACE, pc);
+	v = eq_pcmap_reg_get(m, &b->g, SPACE, pc, b->mode == EQ_PCMAP_MODE_ON);
+	if (++b->in == batch) {
+		eq_pcmap_reg_store(m, &b->g);
+		b->mode = -1;
+	}
+	return v;
+}
+
+/* pcmap_recent_turns_off_and_on's lookups, in batches of batch (0: each
+ * through eq_pcmap_get): the lookups at which the two trials began into
+ * at[0] and at[1]. */
+static void turns(unsigned batch, uint64_t *at)
+{
+	struct eq_pcmap m = { 0 };
+	struct batched b = { .mode = -1 };
+	uint64_t n, i;
+
+	assert_int_equal(eq_pcmap_init(&m), 0);
+	for (i = 0; i < 16; i++)
+		assert_int_equal(eq_pcmap_fill(&m, SPACE, BASE + i * PAGE, BASE,
+					       UINT64_MAX, (uint32_t)i + 1), 0);
+	at[0] = at[1] = UINT64_MAX;
+	for (n = 0; n < 4 * EQ_PCMAP_ON + EQ_PCMAP_ON + EQ_PCMAP_TRIAL + 100 + EQ_PCMAP_OFF +
+		    EQ_PCMAP_TRIAL + 100; n++) {
+		int phase = n < 4 * EQ_PCMAP_ON ? 0 : n < 5 * EQ_PCMAP_ON + EQ_PCMAP_TRIAL + 100 ? 1 : 2;
+		uint64_t pc = phase == 1 ? BASE + n % 65536 : BASE + n % 64 * 1000 + 1 + 6 * (phase == 2);
+		uint32_t want = (uint32_t)((pc - BASE) / PAGE + 1);
+
+		if (n == 4 * EQ_PCMAP_ON)
+			assert_int_equal(m.mode, EQ_PCMAP_MODE_ON);
+		if (n == 5 * EQ_PCMAP_ON + EQ_PCMAP_TRIAL + 100)
+			assert_int_equal(m.mode, EQ_PCMAP_MODE_OFF);
+		assert_int_equal(batch ? get_batched(&m, &b, batch, pc) : eq_pcmap_get(&m, SPACE, pc),
+				 want);
+		if (phase && m.mode == EQ_PCMAP_MODE_TRIAL && at[phase - 1] == UINT64_MAX)
+			at[phase - 1] = n;
+	}
+	assert_int_equal(m.mode, EQ_PCMAP_MODE_ON);
+	assert_int_equal(eq_pcmap_get(&m, SPACE, BASE + 16 * PAGE), 0);
+	eq_pcmap_free(&m);
+}
+
+/* The same in batches of 100 lookups, the map in registers: the same
+ * values, off after a trial when every lookup misses, on again after a
+ * trial of few pcs; each trial begins where eq_pcmap_get's does, or up
+ * to a batch later. */
+static void pcmap_reg_as_get(void **state)
+{
+	struct eq_pcmap m = { 0 };
+	struct batched b = { .mode = -1 };
+	uint32_t *model = calloc(NPAGES * PAGE, sizeof(*model));
+	uint64_t at[2], want[2], n, i;
+
+	(void)state;
+	assert_non_null(model);
+	turns(0, want);
+	turns(100, at);
+	for (i = 0; i < 2; i++) {
+		assert_true(want[i] != UINT64_MAX);
+		assert_true(at[i] >= want[i] && at[i] < want[i] + 100);
+	}
+
+	/* random fills, then every byte through registers, on and off */
+	memset(&m, 0, sizeof(m));
+	rng = 77;
+	assert_int_equal(eq_pcmap_init(&m), 0);
+	for (n = 0; n < 3000; n++) {
+		uint64_t first = BASE + next() % (NPAGES * PAGE), last = first + next() % 40;
+		uint32_t v = some_value();
+
+		if (last >= BASE + NPAGES * PAGE)
+			last = BASE + NPAGES * PAGE - 1;
+		model_fill(model, first, first, last, v);
+		assert_int_equal(eq_pcmap_fill(&m, SPACE, first, first, last, v), 0);
+	}
+	for (n = 0; n < 2; n++) {
+		m.mode = n ? EQ_PCMAP_MODE_OFF : EQ_PCMAP_MODE_ON;
+		m.left = UINT64_MAX;
+		b.mode = -1;
+		for (i = 0; i < NPAGES * PAGE; i++)
+			assert_int_equal(get_batched(&m, &b, 100, BASE + i), model[i]);
+		for (i = 0; i < NPAGES * PAGE; i++)
+			assert_int_equal(get_batched(&m, &b, 100, BASE + i), model[i]);
+	}
+	eq_pcmap_free(&m);
+	free(model);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -239,6 +350,7 @@ int main(void)
 		cmocka_unit_test(pcmap_long_ranges),
 		cmocka_unit_test(pcmap_runs_are_dense),
 		cmocka_unit_test(pcmap_recent_turns_off_and_on),
+		cmocka_unit_test(pcmap_reg_as_get),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
