@@ -96,12 +96,11 @@ static int pc_grow(struct pc_table *t)
 	return 0;
 }
 
-/* First sight of a (pid, pc, flags): symbolize, group, remember in slot j. */
-static int row_miss(struct pc_table *t, struct eq_agg *a, struct eq_symbolizer *s,
-		    const struct eq_sample *smp, uint64_t pc, uint32_t who, size_t j,
-		    uint32_t *row, uint32_t *tag)
+/* The row of a sample at loc (its tag: kernel/idle flags, row + 1, and
+ * TAG_UNRESOLVED when the pc has no symbol); -1 when out of memory. */
+static int loc_row(struct eq_agg *a, struct eq_symbolizer *s, const struct eq_sample *smp,
+		   const struct eq_loc *loc, uint32_t *row, uint32_t *tag)
 {
-	const struct eq_loc *loc = eq_sym_lookup(s, smp);
 	struct task task = { smp->pid, smp->tid, NULL, smp->cpu };
 	long i;
 
@@ -118,6 +117,16 @@ static int row_miss(struct pc_table *t, struct eq_agg *a, struct eq_symbolizer *
 	if ((loc->kind == EQ_LOC_UNRESOLVED || loc->kind == EQ_LOC_NO_MODULE) &&
 	    a->by != EQ_BY_PID && a->by != EQ_BY_THREAD)
 		*tag |= TAG_UNRESOLVED;
+	return 0;
+}
+
+/* First sight of a (pid, pc, flags): symbolize, group, remember in slot j. */
+static int row_miss(struct pc_table *t, struct eq_agg *a, struct eq_symbolizer *s,
+		    const struct eq_sample *smp, uint64_t pc, uint32_t who, size_t j,
+		    uint32_t *row, uint32_t *tag)
+{
+	if (loc_row(a, s, smp, eq_sym_lookup(s, smp), row, tag) < 0)
+		return -1;
 	t->slots[j] = (struct pc_slot){ .pc = pc, .pid = who, .tag = *tag };
 	if (2 * ++t->count > t->mask && pc_grow(t))
 		return -1;
@@ -149,26 +158,25 @@ row_by_pc(struct pc_table *t, struct eq_agg *a, struct eq_symbolizer *s, int mul
 	return (tag & TAG_UNRESOLVED) != 0;
 }
 
-/* First sight of a user pc where no range was filled: the sample's row as
- * by pc, then the same for the pcs of its page that its extent
- * (symbolize.h) holds: the row's key (module and procedure, module, or
- * exe) and whether the pc has a symbol are the same for every pc in it. */
+/* First sight of a user pc where no range was filled: the sample's row,
+ * then the same for the pcs of its page that its extent (symbolize.h)
+ * holds: the row's key (module and procedure, line, module, or exe) and
+ * whether the pc has a symbol are the same for every pc in it.  Neither
+ * the pc table nor the symbolizer's cache keeps the pc: the map answers
+ * for it from now on (each would cost a miss in a table as large as the
+ * pcs are many). */
 static int range_miss(struct pc_table *t, struct eq_agg *a, struct eq_symbolizer *s,
 		      const struct eq_sample *smp, uint32_t *row)
 {
-	int u = row_by_pc(t, a, s, 0, smp, row, 1);
 	uint64_t first, last;
+	const struct eq_loc *loc = eq_sym_locate_extent(s, smp, a->by == EQ_BY_LINE, &first, &last);
+	uint32_t tag;
 
-	if (u < 0)
+	if (loc_row(a, s, smp, loc, row, &tag) < 0 ||
+	    eq_pcmap_fill(t->ranges, smp->pid, smp->pc, first, last,
+			  (*row + 1) | (tag & TAG_UNRESOLVED)) < 0)
 		return -1;
-	if (a->by == EQ_BY_LINE)
-		eq_sym_lookup_line_extent(s, smp, &first, &last);
-	else
-		eq_sym_lookup_extent(s, smp, &first, &last);
-	if (eq_pcmap_fill(t->ranges, smp->pid, smp->pc, first, last,
-			  (*row + 1) | (u ? TAG_UNRESOLVED : 0)) < 0)
-		return -1;
-	return u;
+	return (tag & TAG_UNRESOLVED) != 0;
 }
 
 /*

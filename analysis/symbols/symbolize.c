@@ -663,10 +663,11 @@ static inline uint32_t kbits_of(const struct eq_sample *smp)
 	return (smp->flags & EQ_F_KERNEL) ? 1 : 0;
 }
 
+static struct eq_loc oom_loc = { .kind = EQ_LOC_NO_MODULE, .exe = "[unknown]",
+				 .module = "[unknown]", .module_base = "[unknown]" };
+
 const struct eq_loc *eq_sym_lookup(struct eq_symbolizer *s, const struct eq_sample *smp)
 {
-	static struct eq_loc oom_loc = { .kind = EQ_LOC_NO_MODULE, .exe = "[unknown]",
-					 .module = "[unknown]", .module_base = "[unknown]" };
 	uint32_t kbits = kbits_of(smp);
 	uint64_t pc = kbits == 2 ? 0 : smp->pc;  /* all idle samples are one place */
 	uint32_t who = kbits == 2 ? 0 : eq_sym_space_key(s, smp);
@@ -762,6 +763,23 @@ const struct eq_loc *eq_sym_lookup_line_extent(struct eq_symbolizer *s,
 					       uint64_t *last)
 {
 	return lookup_extent(s, smp, first, last, 1);
+}
+
+const struct eq_loc *eq_sym_locate_extent(struct eq_symbolizer *s, const struct eq_sample *smp,
+					  int lines, uint64_t *first, uint64_t *last)
+{
+	struct eq_loc *loc;
+
+	if (kbits_of(smp))
+		return lookup_extent(s, smp, first, last, lines);
+	*first = *last = smp->pc;
+	loc = new_loc(s);
+	if (!loc)
+		return &oom_loc;
+	locate(s, smp, 0, loc);
+	if (loc->kind != EQ_LOC_NO_MODULE && loc->kind != EQ_LOC_IDLE)
+		user_extent(s, smp, loc, first, last, lines);
+	return loc;
 }
 
 /* ---- setup -------------------------------------------------------------- */

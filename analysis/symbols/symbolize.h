@@ -103,6 +103,13 @@ const struct eq_loc *eq_sym_lookup_line_extent(struct eq_symbolizer *s,
 					       const struct eq_sample *smp, uint64_t *first,
 					       uint64_t *last);
 
+/* eq_sym_lookup_line_extent (lines 1) or eq_sym_lookup_extent (0) for a
+ * pc the caller remembers the answer for by extent: the same loc and
+ * extent, the loc not kept in the symbolizer's cache of pcs (a user pc's:
+ * asked again, it is located again). */
+const struct eq_loc *eq_sym_locate_extent(struct eq_symbolizer *s, const struct eq_sample *smp,
+					  int lines, uint64_t *first, uint64_t *last);
+
 /* A number that, with the pc and the kernel/idle flags, names one place:
  * the pid when no process of the recording had more than one address space,
  * else one number per address space.  For callers' own caches of lookups. */
