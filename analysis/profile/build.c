@@ -1242,6 +1242,7 @@ count_keys_span(struct key_table *t, struct eq_agg *a, struct eq_symbolizer *s,
 struct fast_keys_tab {
 	struct key_table *t;
 	struct eq_pcmap *map;     /* t->ranges */
+	struct eq_pcmap_reg g;    /* map's, with FAST_MAP_ON and _OFF */
 	uint32_t tids;            /* masks: the tid, the CPU where keys read them */
 	uint16_t cpus;
 	uint32_t lpid, ltid, lcpu, space;
@@ -1286,7 +1287,9 @@ fast_keys_row(struct fast_keys_tab *kt, const struct eq_sample *p, uint64_t time
 			kt->ltid = tid;
 			kt->lcpu = cpu;
 		}
-		if (!(v = eq_pcmap_get(kt->map, kt->space, pc)))
+		v = ranges == FAST_MAP ? eq_pcmap_get(kt->map, kt->space, pc) :
+		    eq_pcmap_reg_get(kt->map, &kt->g, kt->space, pc, ranges == FAST_MAP_ON);
+		if (!v)
 			return 0;
 		*id = v - 1;
 	} else {
@@ -1319,6 +1322,8 @@ fast_keys_loop(struct key_table *t, struct agg_counts *cs, struct series_run *r,
 	struct fast_run f, keep;
 
 	fast_load(&f, r, 0);
+	if (ranges >= FAST_MAP_ON)
+		eq_pcmap_reg_load(t->ranges, &kt.g);
 	if (!many) {
 		const struct eq_sample *p = x, *end = x + m, *pfar = x + far;
 		struct row_count *rc = cs->rc;
@@ -1332,8 +1337,8 @@ fast_keys_loop(struct key_table *t, struct agg_counts *cs, struct series_run *r,
 				break;
 			fast_time(&f, time);
 		}
-		fast_store(&f, r, 0, (size_t)(p - x));
-		return (size_t)(p - x);
+		done = (size_t)(p - x);
+		goto out;
 	}
 	for (; done < m; done += took) {
 		span = m - done < FAST_SPAN ? m - done : FAST_SPAN;
@@ -1355,21 +1360,42 @@ fast_keys_loop(struct key_table *t, struct agg_counts *cs, struct series_run *r,
 			break;
 		}
 	}
+out:
+	if (ranges >= FAST_MAP_ON)
+		eq_pcmap_reg_store(t->ranges, &kt.g);
 	fast_store(&f, r, 0, done);
 	return done;
 }
 
-static __attribute__((noinline)) size_t
-fast_keys_plain(struct key_table *t, struct agg_counts *cs, struct series_run *r,
-		const struct eq_sample *x, size_t m, size_t avail)
-{
-	int many = cs->cap >= FAST_MANY_ROWS;
+/* fast_keys_loop by extent (t->ranges), the map's recent cache on, off or
+ * in a trial, and by key (one function each, as FAST_RANGES). */
+#define FAST_KEYS(name, how)                                                            \
+	static __attribute__((noinline)) size_t                                         \
+	name(struct key_table *t, struct agg_counts *cs, struct series_run *r,          \
+	     const struct eq_sample *x, size_t m, size_t avail)                         \
+	{                                                                               \
+		return cs->cap >= FAST_MANY_ROWS ?                                      \
+		       fast_keys_loop(t, cs, r, x, m, avail, how, 1) :                  \
+		       fast_keys_loop(t, cs, r, x, m, avail, how, 0);                   \
+	}
+FAST_KEYS(fast_keys_on, FAST_MAP_ON)
+FAST_KEYS(fast_keys_off, FAST_MAP_OFF)
+FAST_KEYS(fast_keys_trial, FAST_MAP)
+FAST_KEYS(fast_keys_slots, FAST_SLOTS)
 
-	if (t->ranges)
-		return many ? fast_keys_loop(t, cs, r, x, m, avail, 1, 1) :
-		       fast_keys_loop(t, cs, r, x, m, avail, 1, 0);
-	return many ? fast_keys_loop(t, cs, r, x, m, avail, 0, 1) :
-	       fast_keys_loop(t, cs, r, x, m, avail, 0, 0);
+static size_t fast_keys_plain(struct key_table *t, struct agg_counts *cs, struct series_run *r,
+			      const struct eq_sample *x, size_t m, size_t avail)
+{
+	if (!t->ranges)
+		return fast_keys_slots(t, cs, r, x, m, avail);
+	switch (t->ranges->mode) {
+	case EQ_PCMAP_MODE_ON:
+		return fast_keys_on(t, cs, r, x, m, avail);
+	case EQ_PCMAP_MODE_OFF:
+		return fast_keys_off(t, cs, r, x, m, avail);
+	default:
+		return fast_keys_trial(t, cs, r, x, m, avail);
+	}
 }
 
 /* count_keys_span's fast case: runs of plain samples in one loop (when
