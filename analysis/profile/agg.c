@@ -10,6 +10,7 @@
 
 #include "profile/agg.h"
 #include "symbols/intern.h"
+#include "util/bigarr.h"
 #include "util/fmtnum.h"
 #include "util/grow.h"
 
@@ -51,7 +52,7 @@ struct eq_agg *eq_agg_new(enum eq_by by, unsigned flags, struct eq_error *err)
 		a->flags = flags;
 		a->filtered_row = -1;
 		a->mask = 1023;
-		a->slots = calloc(a->mask + 1, sizeof(*a->slots));
+		a->slots = eq_big_calloc(a->mask + 1, sizeof(*a->slots));
 		a->strings = eq_intern_new();
 	}
 	if (!a || !a->slots || !a->strings) {
@@ -66,12 +67,12 @@ void eq_agg_free(struct eq_agg *a)
 {
 	if (!a)
 		return;
-	free(a->blk_v);
+	eq_big_free(a->blk_v);
 	eq_agg_counts_free(&a->cs);
 	free(a->ser.block_m);
 	free(a->fcache);
-	free(a->rows);
-	free(a->slots);
+	eq_big_free(a->rows);
+	eq_big_free(a->slots);
 	eq_intern_free(a->strings);
 	free(a);
 }
@@ -278,7 +279,7 @@ static const char *format_name(struct eq_agg *a, const struct eq_loc *loc,
 static int agg_grow(struct eq_agg *a)
 {
 	size_t newmask = 2 * a->mask + 1, i;
-	uint64_t *slots = calloc(newmask + 1, sizeof(*slots));
+	uint64_t *slots = eq_big_calloc(newmask + 1, sizeof(*slots));
 
 	if (!slots)
 		return -1;
@@ -290,7 +291,7 @@ static int agg_grow(struct eq_agg *a)
 			j = (j + 1) & newmask;
 		slots[j] = SLOT(h, i + 1);
 	}
-	free(a->slots);
+	eq_big_free(a->slots);
 	a->slots = slots;
 	a->mask = newmask;
 	return 0;
@@ -315,7 +316,7 @@ long eq_agg_row_index(struct eq_agg *a, const struct eq_loc *loc, const struct t
 		if (key_equal(&r->key, &k, a->keys.n))
 			return (long)(SLOT_ROW(a->slots[j]) - 1);
 	}
-	if (EQ_GROW(a->rows, a->cap, a->nrows + 1, 256) < 0 ||
+	if (EQ_BIG_GROW(a->rows, a->cap, a->nrows + 1, 256) < 0 ||
 	    eq_agg_counts_reserve(&a->cs, a->nrows + 1) < 0)
 		return -1;
 	r = &a->rows[a->nrows];
@@ -362,7 +363,7 @@ long eq_agg_filtered_index(struct eq_agg *a)
 
 	if (a->filtered_row >= 0)
 		return a->filtered_row;
-	if (EQ_GROW(a->rows, a->cap, a->nrows + 1, 256) < 0 ||
+	if (EQ_BIG_GROW(a->rows, a->cap, a->nrows + 1, 256) < 0 ||
 	    eq_agg_counts_reserve(&a->cs, a->nrows + 1) < 0)
 		return -1;
 	if (a->nrows >= ROW_SKIP)

@@ -16,6 +16,7 @@
 
 #include "profile/agg.h"
 #include "profile/pcmap.h"
+#include "util/bigarr.h"
 #include "util/grow.h"
 
 double eq_profile_period_s(const struct eqp_file *f)
@@ -76,7 +77,7 @@ static inline size_t pc_hash(uint64_t pc, uint32_t pid)
 static int pc_grow(struct pc_table *t)
 {
 	size_t newmask = t->mask ? 2 * t->mask + 1 : 8191, i;
-	struct pc_slot *slots = calloc(newmask + 1, sizeof(*slots));
+	struct pc_slot *slots = eq_big_calloc(newmask + 1, sizeof(*slots));
 
 	if (!slots)
 		return -1;
@@ -90,7 +91,7 @@ static int pc_grow(struct pc_table *t)
 			;
 		slots[j] = *s;
 	}
-	free(t->slots);
+	eq_big_free(t->slots);
 	t->slots = slots;
 	t->mask = newmask;
 	return 0;
@@ -280,7 +281,7 @@ static int blk_flush(struct agg_counts *cs, uint32_t row)
 
 	for (; n; n -= k) {
 		k = n < AGG_BLK_COUNT_MAX ? n : AGG_BLK_COUNT_MAX;
-		if (EQ_GROW(cs->log, cs->logcap, cs->nlog + 1, 1024) < 0)
+		if (EQ_BIG_GROW(cs->log, cs->logcap, cs->nlog + 1, 1024) < 0)
 			return -1;
 		cs->log[cs->nlog++] = blk_ent(row, c->blk_cur, k);
 	}
@@ -308,20 +309,13 @@ blk_enter(struct agg_counts *cs, struct row_count *c, uint32_t row, uint32_t blk
 
 int eq_agg_counts_reserve(struct agg_counts *cs, size_t n)
 {
-	size_t old = cs->cap;
-
-	if (n <= cs->cap)
-		return 0;
-	if (EQ_GROW(cs->rc, cs->cap, n, 256) < 0)
-		return -1;
-	memset(cs->rc + old, 0, (cs->cap - old) * sizeof(*cs->rc));
-	return 0;
+	return n <= cs->cap ? 0 : EQ_BIG_GROW(cs->rc, cs->cap, n, 256);   /* new ones zero */
 }
 
 void eq_agg_counts_free(struct agg_counts *cs)
 {
-	free(cs->rc);
-	free(cs->log);
+	eq_big_free(cs->rc);
+	eq_big_free(cs->log);
 	memset(cs, 0, sizeof(*cs));
 }
 
@@ -350,16 +344,16 @@ int eq_agg_counts_fold(struct eq_agg *a)
 static int blk_index(struct eq_agg *a)
 {
 	struct agg_counts *cs = &a->cs;
-	uint64_t *v = malloc((cs->nlog ? cs->nlog : 1) * sizeof(*v));
+	uint64_t *v = eq_big_malloc(cs->nlog, sizeof(*v));
 	size_t *at = calloc(a->nrows + 1, sizeof(*at));
 	size_t i;
 
 	if (!v || !at) {
-		free(v);
+		eq_big_free(v);
 		free(at);
 		return -1;
 	}
-	free(a->blk_v);
+	eq_big_free(a->blk_v);
 	a->blk_v = v;
 	for (i = 0; i < cs->nlog; i++)
 		at[(cs->log[i] >> 32) + 1]++;
@@ -375,7 +369,7 @@ static int blk_index(struct eq_agg *a)
 				   << 32 | (e & AGG_BLK_COUNT_MAX);
 	}
 	free(at);
-	free(cs->log);
+	eq_big_free(cs->log);
 	cs->log = NULL;
 	cs->nlog = cs->logcap = 0;
 	return 0;
@@ -1825,7 +1819,7 @@ static int split_join_counts(struct eq_agg *a, struct agg_counts *cs)
 		a->cs.rc[i].same[0] += cs->rc[i].same[0];
 		a->cs.rc[i].same[1] += cs->rc[i].same[1];
 	}
-	if (cs->nlog && EQ_GROW(a->cs.log, a->cs.logcap, a->cs.nlog + cs->nlog, 1024) < 0)
+	if (cs->nlog && EQ_BIG_GROW(a->cs.log, a->cs.logcap, a->cs.nlog + cs->nlog, 1024) < 0)
 		return -1;
 	if (cs->nlog)
 		memcpy(a->cs.log + a->cs.nlog, cs->log, cs->nlog * sizeof(*cs->log));
@@ -1877,7 +1871,7 @@ static void split_free(struct split_worker *w, unsigned nw)
 	unsigned p;
 
 	for (p = 0; p < nw; p++) {
-		free(w[p].seen.slots);
+		eq_big_free(w[p].seen.slots);
 		free(w[p].firsts);
 		eq_agg_counts_free(&w[p].cs);
 		free(w[p].ser.block_m);
@@ -1901,7 +1895,7 @@ static int split_build(struct split_worker *w, unsigned nw, struct pc_table *t,
 		struct split_worker *x = &w[p];
 
 		free(x->firsts);
-		free(x->seen.slots);
+		eq_big_free(x->seen.slots);
 		x->firsts = NULL;
 		x->seen.slots = NULL;
 		x->t = t;
@@ -2054,7 +2048,7 @@ struct eq_profile *eq_profile_build_opts(const struct eqp_file *f, struct eq_sym
 			progress(done, rs.v ? rs.total : eqp_nsamples(f), arg);
 	}
 	eq_range_slices_free(&rs);
-	free(t.slots);
+	eq_big_free(t.slots);
 	eq_pcmap_free(&ranges);
 	eq_pcmap_free(&kranges);
 	free(kt.slots);
@@ -2092,7 +2086,7 @@ struct eq_profile *eq_profile_build_opts(const struct eqp_file *f, struct eq_sym
 	return p;
 oom:
 	eq_range_slices_free(&rs);
-	free(t.slots);
+	eq_big_free(t.slots);
 	eq_pcmap_free(&ranges);
 	eq_pcmap_free(&kranges);
 	free(kt.slots);

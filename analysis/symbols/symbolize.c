@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "symbols/elfmod.h"
+#include "util/bigarr.h"
 #include "file/infile.h"
 #include "symbols/intern.h"
 #include "symbols/maps.h"
@@ -635,7 +636,7 @@ static inline uint64_t mix(uint64_t pc, uint32_t who, uint32_t kbits)
 static int cache_grow(struct eq_symbolizer *s)
 {
 	size_t newmask = s->cache_mask ? 2 * s->cache_mask + 1 : 4095, i;
-	struct cache_slot *slots = calloc(newmask + 1, sizeof(*slots));
+	struct cache_slot *slots = eq_big_calloc(newmask + 1, sizeof(*slots));
 
 	if (!slots)
 		return -1;
@@ -650,7 +651,7 @@ static int cache_grow(struct eq_symbolizer *s)
 			j = (j + 1) & newmask;
 		slots[j] = *c;
 	}
-	free(s->cache);
+	eq_big_free(s->cache);
 	s->cache = slots;
 	s->cache_mask = newmask;
 	return 0;
@@ -883,7 +884,7 @@ void eq_sym_free(struct eq_symbolizer *s)
 	free(s->kmods);
 	if (s->rootp)
 		eq_root_close(&s->root);
-	free(s->cache);
+	eq_big_free(s->cache);
 	free(s->warnings);
 	eq_intern_free(s->strings);
 	free(s);
