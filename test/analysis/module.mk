@@ -21,7 +21,7 @@ $(B)/fuzz/fuzz_parsers: $(call fuzzobj,$(FUZZ_PARSERS_SRCS))
 # Everything report does with an accepted recording, fuzzed (CRCs skipped
 # like the reader's own target so mutations reach the contents).
 FUZZ_PROFILE_SRCS = test/analysis/fuzz_profile.c analysis/file/eqp_read.c analysis/file/eqp_access.c \
-	analysis/util/eq_error.c analysis/util/grow.c analysis/util/range.c analysis/symbols/symbolize.c analysis/symbols/unwind.c analysis/symbols/elfmod.c analysis/profile/agg.c analysis/profile/keys.c analysis/profile/pool.c analysis/profile/build.c analysis/profile/pcmap.c analysis/profile/slices.c \
+	analysis/util/eq_error.c analysis/util/grow.c analysis/util/bigarr.c analysis/util/range.c analysis/symbols/symbolize.c analysis/symbols/unwind.c analysis/symbols/elfmod.c analysis/profile/agg.c analysis/profile/keys.c analysis/profile/pool.c analysis/profile/build.c analysis/profile/pcmap.c analysis/profile/slices.c \
 	analysis/profile/table.c analysis/profile/compare.c analysis/symbols/intern.c analysis/symbols/maps.c \
 	analysis/states/split.c analysis/states/pstate.c analysis/attrib/attrib.c \
 	analysis/symbols/symtab.c analysis/symbols/tasks.c analysis/symbols/names.c analysis/profile/stats.c analysis/util/units.c analysis/util/fmtnum.c analysis/power/power.c analysis/file/crc32c.c analysis/file/eqp_regs.c \
