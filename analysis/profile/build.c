@@ -309,7 +309,7 @@ blk_enter(struct agg_counts *cs, struct row_count *c, uint32_t row, uint32_t blk
 
 int eq_agg_counts_reserve(struct agg_counts *cs, size_t n)
 {
-	return n <= cs->cap ? 0 : EQ_BIG_GROW(cs->rc, cs->cap, n, 256);   /* new ones zero */
+	return n <= cs->cap ? 0 : EQ_BIG_GROW0(cs->rc, cs->cap, n, 256);   /* new ones zero */
 }
 
 void eq_agg_counts_free(struct agg_counts *cs)

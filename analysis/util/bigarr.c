@@ -111,8 +111,9 @@ static struct hdr *remap(struct hdr *h, size_t map)
 	return h;
 }
 
-/* h (malloc's, or NULL) grown to bytes, the new bytes zero. */
-static struct hdr *regrow(struct hdr *h, size_t bytes)
+/* h (malloc's, or NULL) grown to bytes, the new bytes zero when zero
+ * (a mapping's always are). */
+static struct hdr *regrow(struct hdr *h, size_t bytes, int zero)
 {
 	size_t old = h ? h->bytes : 0;
 	struct hdr *n;
@@ -122,7 +123,8 @@ static struct hdr *regrow(struct hdr *h, size_t bytes)
 	if (bytes < BIG_MIN - sizeof(*h)) {
 		if (!(n = realloc(h, sizeof(*h) + bytes)))
 			return NULL;
-		memset((char *)(n + 1) + old, 0, bytes - old);
+		if (zero)
+			memset((char *)(n + 1) + old, 0, bytes - old);
 		n->map = 0;
 		n->bytes = bytes;
 		return n;
@@ -136,7 +138,7 @@ static struct hdr *regrow(struct hdr *h, size_t bytes)
 	return n;
 }
 
-int eq_big_grow(void **arr, size_t *cap, size_t need, size_t elem, size_t first)
+int eq_big_grow(void **arr, size_t *cap, size_t need, size_t elem, size_t first, int zero)
 {
 	struct hdr *h = *arr ? hdr_of(*arr) : NULL;
 	size_t nc, bytes;
@@ -152,7 +154,7 @@ int eq_big_grow(void **arr, size_t *cap, size_t need, size_t elem, size_t first)
 	if (bytes_of(nc, elem, &bytes) || bytes > SIZE_MAX / 2)
 		return -1;
 	if (!h || bytes > h->bytes) {
-		if (!(h = regrow(h, bytes)))
+		if (!(h = regrow(h, bytes, zero)))
 			return -1;
 		*arr = h + 1;
 	}

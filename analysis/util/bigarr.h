@@ -33,13 +33,16 @@ void *eq_big_malloc(size_t n, size_t elem);
  * eq_grow (grow.h) for these arrays: room for need (at least 1) elements
  * in *arr of capacity *cap, doubling from first; the capacity may come out
  * larger than a doubling (to the mapping's end).  0, or -1 with *arr and
- * *cap as they were.  The old elements are kept; the new ones are zero.
- * *arr NULL (with *cap 0) starts an array.
+ * *cap as they were.  The old elements are kept; the new ones are zero
+ * when zero, else undefined.  *arr NULL (with *cap 0) starts an array.
  */
-int eq_big_grow(void **arr, size_t *cap, size_t need, size_t elem, size_t first);
+int eq_big_grow(void **arr, size_t *cap, size_t need, size_t elem, size_t first, int zero);
 
 #define EQ_BIG_GROW(arr, cap, need, first) \
-	eq_big_grow((void **)&(arr), &(cap), (need), sizeof(*(arr)), (first))
+	eq_big_grow((void **)&(arr), &(cap), (need), sizeof(*(arr)), (first), 0)
+/* The same, the new elements zero. */
+#define EQ_BIG_GROW0(arr, cap, need, first) \
+	eq_big_grow((void **)&(arr), &(cap), (need), sizeof(*(arr)), (first), 1)
 
 /* Frees an array of these (NULL: nothing). */
 void eq_big_free(void *p);

@@ -25,7 +25,7 @@ static void small_doubles_like_eq_grow(void **state)
 
 	(void)state;
 	for (n = 0; n < 1000; n++) {
-		assert_int_equal(EQ_BIG_GROW(v, cap, n + 1, 16), 0);
+		assert_int_equal(EQ_BIG_GROW0(v, cap, n + 1, 16), 0);
 		assert_int_equal(v[n], 0);                   /* new elements zero */
 		v[n] = (int)n + 1;
 		assert_true(cap == 16 || cap / 2 < n + 1);   /* doubled only when needed */
@@ -76,7 +76,7 @@ static void grows_into_mapping(void **state)
 	(void)state;
 	for (n = 0; n < 3 * MIB; n++) {        /* 24 MiB: 4 KiB, ..., 1 MiB, 2, 4, .. 32 */
 		if (n == cap) {
-			assert_int_equal(EQ_BIG_GROW(v, cap, n + 1, 512), 0);
+			assert_int_equal(EQ_BIG_GROW0(v, cap, n + 1, 512), 0);
 			for (i = n; i < cap; i += 4093)
 				assert_true(v[i] == 0);
 			assert_true(v[cap - 1] == 0);
