@@ -496,7 +496,7 @@ struct eq_profile *eq_agg_finish(struct eq_agg *a, enum eqp_mode mode, double qu
 
 	/* the counts the series kept, into the rows (eq_agg_add_sample) */
 	if (eq_agg_counts_fold(a) || !p ||
-	    !(p->rows = calloc(a->nrows ? a->nrows : 1, sizeof(*p->rows)))) {
+	    !(p->rows = eq_big_calloc(a->nrows, sizeof(*p->rows)))) {
 		free(p);
 		eq_agg_free(a);
 		eq_fail(err, "profile: out of memory");
@@ -561,7 +561,7 @@ void eq_profile_free(struct eq_profile *p)
 		return;
 	eq_intern_free(p->strings_);
 	free(p->unresolved);
-	free(p->rows);
+	eq_big_free(p->rows);   /* eq_agg_finish's, eq_profile_pool's */
 	free(p);
 }
 

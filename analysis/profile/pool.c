@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/bigarr.h"
 #include "profile/agg.h"
 
 struct pool_ref {
@@ -74,7 +75,7 @@ struct eq_profile *eq_profile_pool(struct eq_profile *const *profs, size_t np,
 	for (i = 0; i < np; i++)
 		nref += profs[i]->nrows;
 	if (p) {
-		p->rows = calloc(nref ? nref : 1, sizeof(*p->rows));
+		p->rows = eq_big_calloc(nref, sizeof(*p->rows));   /* eq_profile_free's */
 		refs = malloc((nref ? nref : 1) * sizeof(*refs));
 		scratch = malloc(2 * (np ? np : 1) * sizeof(*scratch));
 	}
