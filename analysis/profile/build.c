@@ -710,6 +710,13 @@ struct fast_plain_tab {
  * in registers, its recent cache on or off (pcmap.h). */
 enum { FAST_SLOTS, FAST_MAP, FAST_MAP_ON, FAST_MAP_OFF };
 
+/* The copy of a fast loop for the map's mode now. */
+static int fast_map_how(const struct eq_pcmap *m)
+{
+	return m->mode == EQ_PCMAP_MODE_ON ? FAST_MAP_ON :
+	       m->mode == EQ_PCMAP_MODE_OFF ? FAST_MAP_OFF : FAST_MAP;
+}
+
 /*
  * A sample the fast loops over rows by pc take (its time read), after one
  * at time last:
@@ -861,7 +868,7 @@ fast_plain(const struct pc_table *t, struct agg_counts *cs, struct series_run *r
 /* fast_plain with rows by range (t->ranges, row_for): user pcs of a pid,
  * the map's recent cache on, off or in a trial (one function each: the
  * loops keep what they need in registers). */
-#define FAST_RANGES(name, how)                                                              \
+#define FAST_RANGES(name, how)                                                          \
 	static __attribute__((noinline)) size_t                                         \
 	name(const struct pc_table *t, struct agg_counts *cs, struct series_run *r,     \
 	     const struct eq_sample *x, size_t m, size_t avail)                         \
@@ -874,19 +881,12 @@ FAST_RANGES(fast_ranges_on, FAST_MAP_ON)
 FAST_RANGES(fast_ranges_off, FAST_MAP_OFF)
 FAST_RANGES(fast_ranges_trial, FAST_MAP)
 
-static size_t fast_plain_ranges(const struct pc_table *t, struct agg_counts *cs,
-				struct series_run *r, const struct eq_sample *x, size_t m,
-				size_t avail)
-{
-	switch (t->ranges->mode) {
-	case EQ_PCMAP_MODE_ON:
-		return fast_ranges_on(t, cs, r, x, m, avail);
-	case EQ_PCMAP_MODE_OFF:
-		return fast_ranges_off(t, cs, r, x, m, avail);
-	default:
-		return fast_ranges_trial(t, cs, r, x, m, avail);
-	}
-}
+static size_t (*const fast_ranges_by[])(const struct pc_table *, struct agg_counts *,
+					struct series_run *, const struct eq_sample *, size_t,
+					size_t) = {
+	[FAST_MAP] = fast_ranges_trial, [FAST_MAP_ON] = fast_ranges_on,
+	[FAST_MAP_OFF] = fast_ranges_off,
+};
 
 /* Samples k to end of a chunk of n on the fast path (one block of the
  * series, which holds two samples already; rows by pc, each pid its own
@@ -901,7 +901,8 @@ static int count_fast(struct pc_table *t, struct eq_agg *a, struct eq_symbolizer
 		size_t got;
 
 		series_load(&a->ser, &r);
-		got = t->ranges ? fast_plain_ranges(t, &a->cs, &r, smp + k, end - k, n - k) :
+		got = t->ranges ? fast_ranges_by[fast_map_how(t->ranges)](t, &a->cs, &r, smp + k,
+									  end - k, n - k) :
 		      fast_plain(t, &a->cs, &r, smp + k, end - k, n - k);
 		series_store(&a->ser, &r, got);
 		k += got;
@@ -1377,20 +1378,12 @@ FAST_KEYS(fast_keys_off, FAST_MAP_OFF)
 FAST_KEYS(fast_keys_trial, FAST_MAP)
 FAST_KEYS(fast_keys_slots, FAST_SLOTS)
 
-static size_t fast_keys_plain(struct key_table *t, struct agg_counts *cs, struct series_run *r,
-			      const struct eq_sample *x, size_t m, size_t avail)
-{
-	if (!t->ranges)
-		return fast_keys_slots(t, cs, r, x, m, avail);
-	switch (t->ranges->mode) {
-	case EQ_PCMAP_MODE_ON:
-		return fast_keys_on(t, cs, r, x, m, avail);
-	case EQ_PCMAP_MODE_OFF:
-		return fast_keys_off(t, cs, r, x, m, avail);
-	default:
-		return fast_keys_trial(t, cs, r, x, m, avail);
-	}
-}
+static size_t (*const fast_keys_by[])(struct key_table *, struct agg_counts *,
+				      struct series_run *, const struct eq_sample *, size_t,
+				      size_t) = {
+	[FAST_SLOTS] = fast_keys_slots, [FAST_MAP] = fast_keys_trial,
+	[FAST_MAP_ON] = fast_keys_on, [FAST_MAP_OFF] = fast_keys_off,
+};
 
 /* count_keys_span's fast case: runs of plain samples in one loop (when
  * each pid is its own address space), the others one at a time (and, with
@@ -1406,7 +1399,8 @@ static int count_keys_fast(struct key_table *t, struct eq_agg *a, struct eq_symb
 			size_t got;
 
 			series_load(&a->ser, &r);
-			got = fast_keys_plain(t, &a->cs, &r, smp + k, end - k, n - k);
+			got = fast_keys_by[t->ranges ? fast_map_how(t->ranges) : FAST_SLOTS](
+				t, &a->cs, &r, smp + k, end - k, n - k);
 			series_store(&a->ser, &r, got);
 			k += got;
 		}
