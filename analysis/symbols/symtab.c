@@ -15,6 +15,8 @@
 struct eq_symtab_index {
 	size_t n;
 	const struct eqp_symbol **syms;  /* sorted by addr */
+	uint64_t *addrs;                 /* syms[i]->addr: searched without
+					    a miss a step for each symbol */
 };
 
 static int by_addr(const void *a, const void *b)
@@ -41,14 +43,17 @@ struct eq_symtab_index *eq_symtab_index_new(const struct eqp_symtab *t)
 	if (!x)
 		return NULL;
 	x->syms = malloc(t->nsyms * sizeof(*x->syms));
-	if (!x->syms) {
-		free(x);
+	x->addrs = malloc(t->nsyms * sizeof(*x->addrs));
+	if (!x->syms || !x->addrs) {
+		eq_symtab_index_free(x);
 		return NULL;
 	}
 	for (i = 0; i < t->nsyms; i++)
 		x->syms[i] = &t->syms[i];
 	x->n = t->nsyms;
 	qsort(x->syms, x->n, sizeof(*x->syms), by_addr);
+	for (i = 0; i < x->n; i++)
+		x->addrs[i] = x->syms[i]->addr;
 	return x;
 }
 
@@ -57,6 +62,7 @@ void eq_symtab_index_free(struct eq_symtab_index *x)
 	if (!x)
 		return;
 	free(x->syms);
+	free(x->addrs);
 	free(x);
 }
 
@@ -68,7 +74,7 @@ static size_t first_above(const struct eq_symtab_index *x, uint64_t addr)
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (x->syms[mid]->addr <= addr)
+		if (x->addrs[mid] <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -106,7 +112,7 @@ const struct eqp_symbol *eq_symtab_index_extent(const struct eq_symtab_index *x,
 	uint64_t next_last, end;
 
 	/* every address up to the next symbol has the same last symbol */
-	next_last = lo < x->n ? x->syms[lo]->addr - 1 : UINT64_MAX;
+	next_last = lo < x->n ? x->addrs[lo] - 1 : UINT64_MAX;
 	*last = next_last;
 	if (lo == 0) {
 		*first = 0;
