@@ -24,6 +24,7 @@
 #include <time.h>
 
 #include "file/crc32c.h"
+#include "test/lib/xorshift.h"
 
 #define PIECE (24 << 10)
 #define L2_SPAN (384 << 10)
@@ -107,9 +108,7 @@ static unsigned char *make_buf(size_t n)
 		exit(1);
 	}
 	for (size_t i = 0; i < n; i += 8) {
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
+		eq_xorshift64(&x);
 		memcpy(buf + i, &x, 8);
 	}
 	return buf;

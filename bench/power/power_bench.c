@@ -18,6 +18,7 @@
 
 #include "power/power.h"
 #include "power/power_plot.h"
+#include "test/lib/xorshift.h"
 
 #define Q 2.94e-3
 
@@ -27,14 +28,6 @@ static double now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static uint64_t rng(uint64_t *s)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return *s;
 }
 
 static struct eq_sample *make_samples(size_t n)
@@ -48,7 +41,7 @@ static struct eq_sample *make_samples(size_t n)
 	if (!s)
 		return NULL;
 	for (i = 0; i < n; i++) {
-		uint64_t r = rng(&seed);
+		uint64_t r = eq_xorshift64(&seed);
 		double p = watts[level] * (0.9 + 0.2 * (double)(r & 0xffff) / 65536.0);
 
 		if ((r >> 20) % 500 == 0)

@@ -25,6 +25,7 @@
 
 #include "file/eqp.h"
 #include "synth_elf.h"
+#include "test/lib/xorshift.h"
 
 #define BASE 0x555555554000ull
 #define PID 4242
@@ -63,9 +64,7 @@ static void write_recording(const char *out, const char *elf_path, const struct 
 	for (i = 0; i < nsamples; i++) {
 		const struct func *fn;
 
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
+		eq_xorshift64(&x);
 		fn = &f[x % nf];
 		batch[n++] = (struct eq_sample){ .time = i * 1000, .pc = BASE + fn->vaddr +
 						 ((x >> 32) % fn->size), .pid = PID, .tid = PID,

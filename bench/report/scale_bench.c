@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "file/eqp.h"
+#include "test/lib/xorshift.h"
 
 #define BASE 0x555555554000ull
 #define BATCH 65536
@@ -24,14 +25,6 @@ static void die(const char *what, const char *msg)
 {
 	fprintf(stderr, "scale_bench: %s: %s\n", what, msg);
 	exit(1);
-}
-
-static uint64_t rng(uint64_t *x)
-{
-	*x ^= *x << 13;
-	*x ^= *x >> 7;
-	*x ^= *x << 17;
-	return *x;
 }
 
 static struct eqp_writer *start(const char *out)
@@ -71,7 +64,7 @@ static void procs(uint32_t n, const char *elf, const char *out)
 		for (p = 0; p < n; p++) {
 			t += 1000;
 			batch[nb++] = (struct eq_sample){ .time = t,
-				.pc = BASE + 0x1000 + rng(&x) % 0x8000, .pid = 1000 + p,
+				.pc = BASE + 0x1000 + eq_xorshift64(&x) % 0x8000, .pid = 1000 + p,
 				.tid = 1000 + p, .seq = (uint32_t)(t / 1000), .flags = EQ_F_ENERGY };
 			if (nb == BATCH) {
 				if (eqp_add_samples(w, batch, nb, &err))
@@ -100,7 +93,7 @@ static void unsorted(uint64_t n, const char *out)
 		uint64_t m = n - first < BATCH ? n - first : BATCH;
 
 		for (i = 0; i < m; i++) {
-			uint64_t r = rng(&x);
+			uint64_t r = eq_xorshift64(&x);
 
 			block[i] = (struct eq_sample){ .time = (first + i) * 1000 + r % 1000,
 				.pc = 0x401000 + (r >> 40) % 0x4000, .pid = 100 + (uint32_t)(i & 3),

@@ -34,6 +34,7 @@
 #include "file/eqp.h"
 #include "../report/synth_elf.h"
 #include "perf_data.h"
+#include "test/lib/xorshift.h"
 
 #define BASE 0x555555554000ull
 #define PID 4242
@@ -44,14 +45,6 @@ static void die(const char *what, const char *msg)
 {
 	fprintf(stderr, "speed_rec: %s: %s\n", what, msg);
 	exit(1);
-}
-
-static uint64_t rng(uint64_t *x)
-{
-	*x ^= *x << 13;
-	*x ^= *x >> 7;
-	*x ^= *x << 17;
-	return *x;
 }
 
 static int read_file(const char *path)
@@ -140,7 +133,7 @@ int main(int argc, char **argv)
 		for (i = 0; i < npcs; i++) {
 			const struct func *fn = &f[i % nf];
 
-			pcs[i] = BASE + fn->vaddr + rng(&x) % fn->size;
+			pcs[i] = BASE + fn->vaddr + eq_xorshift64(&x) % fn->size;
 		}
 	}
 	w = eqp_create(argv[4], &meta, &err);
@@ -152,7 +145,7 @@ int main(int argc, char **argv)
 		perf_data_process(pd, PID, "funcs", maps);
 	}
 	for (i = 0; i < n; i++) {
-		uint64_t r = rng(&x), pc;
+		uint64_t r = eq_xorshift64(&x), pc;
 
 		if (pcs) {
 			pc = pcs[r % npcs];
@@ -164,7 +157,7 @@ int main(int argc, char **argv)
 		batch[nb] = (struct eq_sample){ .time = 1000000 + i * 250000, .pc = pc,
 			.pid = PID, .tid = PID, .seq = (uint32_t)i };
 		if (mixed)
-			mix(&batch[nb], nb ? &batch[nb - 1] : NULL, &t, r, rng(&x));
+			mix(&batch[nb], nb ? &batch[nb - 1] : NULL, &t, r, eq_xorshift64(&x));
 		nb++;
 		if (nb == BATCH) {
 			if (eqp_add_samples(w, batch, nb, &err))

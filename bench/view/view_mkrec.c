@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "file/eqp.h"
+#include "test/lib/xorshift.h"
 
 #define PID 100
 #define NAPP 60
@@ -29,10 +30,7 @@ static uint64_t rng = 0x9e3779b97f4a7c15ull;
 
 static uint64_t next(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	return eq_xorshift64(&rng);
 }
 
 static double uni(void)

@@ -20,6 +20,7 @@
 
 #include "file/eqp.h"
 #include "../../bench/report/synth_elf.h"
+#include "test/lib/xorshift.h"
 
 #define BASE  0x555555554000ull
 #define BASE2 0x565555554000ull /* the first process after its exec */
@@ -32,14 +33,6 @@ static void die(const char *what, const char *msg)
 {
 	fprintf(stderr, "chain_rec: %s: %s\n", what, msg);
 	exit(1);
-}
-
-static uint64_t rng(uint64_t *x)
-{
-	*x ^= *x << 13;
-	*x ^= *x >> 7;
-	*x ^= *x << 17;
-	return *x;
 }
 
 struct chain {
@@ -58,7 +51,7 @@ static uint64_t in_fn(const struct func *f, size_t nf, unsigned fn, uint64_t r)
 /* Frames as offsets from the base (user) or kernel addresses. */
 static void make_chain(struct chain *c, const struct func *f, size_t nf, uint64_t *x)
 {
-	uint64_t r = rng(x);
+	uint64_t r = eq_xorshift64(x);
 	unsigned kind = (unsigned)(r % 16), k, depth, rec = (unsigned)(r >> 8) % nf;
 
 	c->nkernel = kind < 3 ? 1 + (unsigned)(r >> 20) % 6 : 0;
@@ -71,9 +64,9 @@ static void make_chain(struct chain *c, const struct func *f, size_t nf, uint64_
 	if (!c->frames)
 		die("chains", "out of memory");
 	for (k = 0; k < c->nkernel; k++)
-		c->frames[k] = KBASE + rng(x) % 4096 * 16;
+		c->frames[k] = KBASE + eq_xorshift64(x) % 4096 * 16;
 	for (k = 0; k < depth; k++) {
-		uint64_t r2 = rng(x);
+		uint64_t r2 = eq_xorshift64(x);
 		unsigned fn = kind == 14 && k % 7 ? rec : (unsigned)(r2 % nf);
 
 		c->frames[c->nkernel + k] = in_fn(f, nf, fn, r2 >> 16);
@@ -82,7 +75,7 @@ static void make_chain(struct chain *c, const struct func *f, size_t nf, uint64_
 		c->frames[c->nkernel + depth - 1] = 0;                /* cut: a 0 frame */
 	if (kind == 11 && depth > 2)
 		c->frames[c->nkernel + depth / 2] = 0x7f0000001000ull; /* in no mapping */
-	c->leaf_fn = (unsigned)(rng(x) % nf);
+	c->leaf_fn = (unsigned)(eq_xorshift64(x) % nf);
 }
 
 int main(int argc, char **argv)
@@ -127,7 +120,7 @@ int main(int argc, char **argv)
 	    eqp_add_comm(w, PID, exec_at, "execd", &err))
 		die(argv[3], err.msg);
 	for (i = 0; i < n; i++) {
-		uint64_t r = rng(&x), r2 = rng(&x), base;
+		uint64_t r = eq_xorshift64(&x), r2 = eq_xorshift64(&x), base;
 		/* most samples among the first few hundred chains */
 		const struct chain *c = &pool[(r % 8 ? r % 300 : r % POOL)];
 		struct eq_sample s = { .seq = (uint32_t)i, .cpu = (uint16_t)(r2 & 1) };

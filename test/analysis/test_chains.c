@@ -23,14 +23,7 @@
 #include "profile/callgraph.h"
 #include "profile/profile.h"
 #include "symbols/symbolize.h"
-
-static uint64_t rng(uint64_t *x)
-{
-	*x ^= *x << 13;
-	*x ^= *x >> 7;
-	*x ^= *x << 17;
-	return *x;
-}
+#include "test/lib/xorshift.h"
 
 #define NKEYS 3000
 
@@ -51,11 +44,11 @@ static struct key *make_keys(void)
 	assert_non_null(k);
 	for (i = 0; i < NKEYS; i++) {
 		if (i == 0 || i % 4 == 0) {
-			k[i].head[0] = rng(&x);
-			k[i].head[1] = i % 8 ? rng(&x) : 0;
-			k[i].n = i % 3 == 0 ? 0 : 1 + rng(&x) % 39;
+			k[i].head[0] = eq_xorshift64(&x);
+			k[i].head[1] = i % 8 ? eq_xorshift64(&x) : 0;
+			k[i].n = i % 3 == 0 ? 0 : 1 + eq_xorshift64(&x) % 39;
 			for (size_t j = 0; j < k[i].n; j++)
-				k[i].w[j] = rng(&x) % 16;   /* small values: near misses */
+				k[i].w[j] = eq_xorshift64(&x) % 16;   /* small values: near misses */
 			continue;
 		}
 		k[i] = k[i - 1];
@@ -65,7 +58,7 @@ static struct key *make_keys(void)
 			break;
 		case 2:
 			if (k[i].n)
-				k[i].w[rng(&x) % k[i].n] += 1000;
+				k[i].w[eq_xorshift64(&x) % k[i].n] += 1000;
 			else
 				k[i].head[0] ^= 2;
 			break;
@@ -171,7 +164,7 @@ static void write_recording(const char *path)
 	assert_int_equal(eqp_add_symtab(w, &other, &err), 0);
 	assert_int_equal(eqp_add_symtab(w, &kern, &err), 0);
 	for (i = 0; i < NSAMPLES; i++) {
-		uint64_t r = rng(&x);
+		uint64_t r = eq_xorshift64(&x);
 		/* pid 12 has no maps: its address space is unknown */
 		struct eq_sample s = { .time = 1000 * i, .pid = 10 + (uint32_t)(r % 3), .seq = (uint32_t)i,
 				       .pc = 0x401000 + (r >> 8) % 3 * 0x100 + (r >> 12) % 4 };
@@ -182,7 +175,7 @@ static void write_recording(const char *path)
 		for (k = 0; k < cc.nkernel; k++)
 			fr[k] = 0xffffffff81000008ull;
 		for (; k < cc.nkernel + cc.nuser; k++)  /* return addresses, a few places */
-			fr[k] = 0x401001 + (rng(&x) % 3) * 0x100 + (k & 1);
+			fr[k] = 0x401001 + (eq_xorshift64(&x) % 3) * 0x100 + (k & 1);
 		if (!cc.nkernel && cc.nuser && (r >> 28) % 2)
 			fr[0] = 0xffffffff81000008ull;          /* a kernel address as a user frame */
 		switch ((r >> 24) % 10) {

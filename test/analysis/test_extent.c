@@ -35,6 +35,7 @@
 #include "symbols/intern.h"
 #include "symbols/maps.h"
 #include "symbols/symbolize.h"
+#include "test/lib/xorshift.h"
 
 #define T0 1000  /* every sample's time: after the maps */
 
@@ -179,14 +180,6 @@ static void same_place(const struct eq_loc *want, const struct eq_loc *got, uint
 			 want->proc ? want->proc : "-", want->kind);
 }
 
-static uint64_t rnd(uint64_t *x)
-{
-	*x ^= *x << 13;
-	*x ^= *x >> 7;
-	*x ^= *x << 17;
-	return *x;
-}
-
 /*
  * Every pc of [from, to] of pid's space, extent by extent: each extent
  * holds its pc, stays in its mapping, and every pc in it (dense), or its
@@ -226,7 +219,7 @@ static size_t walk_by(struct fixture *fx, uint32_t pid, uint16_t flags, uint64_t
 				break;
 		}
 		for (k = 0; !dense && k < 8 && hi > lo; k++) {
-			smp.pc = lo + rnd(&seed) % (hi - lo);
+			smp.pc = lo + eq_xorshift64(&seed) % (hi - lo);
 			at = eq_sym_lookup(fx->s, &smp);
 			same_place(loc, at, smp.pc, pc, lines);
 		}
@@ -620,7 +613,7 @@ static size_t spread(struct fixture *fx, struct eq_sample *v, size_t n, uint32_t
 	for (pc = from; pc <= to; pc += 3)
 		v[n++] = (struct eq_sample){ .pc = pc, .pid = pid, .tid = pid };
 	for (i = n - 1; i > start; i--) {  /* shuffled: pcs met out of order */
-		size_t j = start + rnd(&seed) % (i - start + 1);
+		size_t j = start + eq_xorshift64(&seed) % (i - start + 1);
 		struct eq_sample t = v[i];
 
 		v[i] = v[j];

@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "util/fmtnum.h"
+#include "test/lib/xorshift.h"
 
 static const int fixed_precs[] = { 0, 1, 2, 3, 6, 8, 10, 17, 19, 20 };
 static const int g_precs[] = { 0, 1, 3, 4, 6, 9, 10, 15, 16 };
@@ -42,14 +43,6 @@ static void same(double v)
 				 got);
 	}
 	compared++;
-}
-
-static uint64_t xs(uint64_t *x)
-{
-	*x ^= *x << 13;
-	*x ^= *x >> 7;
-	*x ^= *x << 17;
-	return *x;
 }
 
 static unsigned rounds(void)
@@ -90,8 +83,8 @@ static void ties(void **state)
 
 	(void)state;
 	for (i = 0; i < n; i++) {
-		uint64_t u = (xs(&x) >> (11 + xs(&x) % 50)) | 1;
-		int j = (int)(xs(&x) % 90) - 20;
+		uint64_t u = (eq_xorshift64(&x) >> (11 + eq_xorshift64(&x) % 50)) | 1;
+		int j = (int)(eq_xorshift64(&x) % 90) - 20;
 		double v = ldexp((double)u, -j);
 
 		same(v);
@@ -136,12 +129,12 @@ static void random_numbers(void **state)
 
 	(void)state;
 	for (i = 0; i < n; i++) {
-		uint64_t b = xs(&x);
+		uint64_t b = eq_xorshift64(&x);
 		double v;
 
 		memcpy(&v, &b, sizeof(v));
 		same(v);
-		v = ldexp((double)(xs(&x) >> 11), -53) * pow(10.0, (double)(xs(&x) % 66) - 25.0);
+		v = ldexp((double)(eq_xorshift64(&x) >> 11), -53) * pow(10.0, (double)(eq_xorshift64(&x) % 66) - 25.0);
 		same(v);
 	}
 }
@@ -156,7 +149,7 @@ static void report_numbers(void **state)
 
 	(void)state;
 	for (i = 0; i < n; i++) {
-		uint64_t tot = 1 + xs(&x) % 100000000, k = xs(&x) % (tot + 1);
+		uint64_t tot = 1 + eq_xorshift64(&x) % 100000000, k = eq_xorshift64(&x) % (tot + 1);
 		double p = (double)k / (double)tot, z2n = 3.84 / (double)tot;
 		double c = (p + z2n / 2) / (1 + z2n), h = 1.96 * sqrt(p * (1 - p) / (double)tot +
 							    z2n / (4 * (double)tot)) / (1 + z2n);
@@ -169,7 +162,7 @@ static void report_numbers(void **state)
 		same((double)k * per[i % 7]);
 		same((double)k * per[i % 7] / 1e-3);
 		snprintf(dec, sizeof(dec), "%llu.%03llu5", (unsigned long long)(k % 1000),
-			 (unsigned long long)(xs(&x) % 1000));
+			 (unsigned long long)(eq_xorshift64(&x) % 1000));
 		same(strtod(dec, NULL));
 	}
 }
@@ -182,7 +175,7 @@ static void integers(void **state)
 
 	(void)state;
 	for (i = 0; i < 1000000; i++) {
-		v = xs(&x) >> (xs(&x) % 64);
+		v = eq_xorshift64(&x) >> (eq_xorshift64(&x) % 64);
 		if (i < 1000)
 			v = i;
 		if (i == 1000)

@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "profile/pcmap.h"
+#include "test/lib/xorshift.h"
 
 #define PAGE (1u << EQ_PCMAP_PAGE_SHIFT)
 #define GRAN (1u << EQ_PCMAP_GRAN_SHIFT)
@@ -31,10 +32,7 @@ static uint64_t rng = 0x9e3779b97f4a7c15ull;
 
 static uint64_t next(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	return eq_xorshift64(&rng);
 }
 
 /* A value as build.c makes them: row + 1, maybe the unresolved bit. */

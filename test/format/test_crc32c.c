@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "file/crc32c.h"
+#include "test/lib/xorshift.h"
 
 static void known_values(void **state)
 {
@@ -107,9 +108,7 @@ static unsigned char *random_bytes(size_t n, unsigned seed)
 
 	assert_non_null(buf);
 	for (size_t i = 0; i < n; i++) {
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
+		eq_xorshift64(&x);
 		buf[i] = (unsigned char)(x >> 24);
 	}
 	return buf;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "util/units.h"
+#include "test/lib/xorshift.h"
 
 static double parse_ok(const char *text, const char *unit)
 {
@@ -138,9 +139,7 @@ static void fixed3_is_printf(void **state)
 	for (i = 0; i < 400000; i++) {
 		double v, base;
 
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
+		eq_xorshift64(&x);
 		/* a magnitude from 1e-6 to 1e11, then a random mantissa */
 		v = ldexp((double)(x >> 11), -53) * pow(10.0, (double)(x % 18) - 6.0);
 		fixed3_is(v);

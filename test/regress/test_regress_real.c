@@ -36,6 +36,7 @@
 #include "file/eqp.h"
 #include "regress/regress.h"
 #include "symbols/symbolize.h"
+#include "test/lib/xorshift.h"
 
 #define NPROC 3
 #define SECONDS 40.0
@@ -60,10 +61,7 @@ static uint64_t rng = 0x2545f4914f6cdd1dull;
 
 static double uniform(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return (double)(rng >> 11) / 9007199254740992.0;
+	return (double)(eq_xorshift64(&rng) >> 11) / 9007199254740992.0;
 }
 
 static void make_timeline(struct timeline *tl)
