@@ -170,7 +170,8 @@ static int range_miss(struct pc_table *t, struct eq_agg *a, struct eq_symbolizer
 		      const struct eq_sample *smp, uint32_t *row)
 {
 	uint64_t first, last;
-	const struct eq_loc *loc = eq_sym_locate_extent(s, smp, a->by == EQ_BY_LINE, &first, &last);
+	const struct eq_loc *loc = eq_sym_locate_extent(s, smp, a->by == EQ_BY_LINE ? 2 : 0,
+							      &first, &last);
 	uint32_t tag;
 
 	if (loc_row(a, s, smp, loc, row, &tag) < 0 ||

@@ -1227,7 +1227,38 @@ static const struct line_rec *first_record_after(const struct line_cu *cu, uint6
  * anywhere: the symbol's extent stands.  A pc with no line in a module
  * with some: off alone.
  */
-void eq_elfmod_line_extent(struct eq_elfmod *m, uint64_t off, uint64_t *first, uint64_t *last)
+/* A sorted CU's records from l to hi (exclusive; hi's address ends l's
+ * pcs) widened over the neighbours at other addresses that give the same
+ * file and line: *lo the first record whose address starts the pcs, *hi
+ * the one whose address ends them.  Each neighbour is what rec_search
+ * gives over its pcs (the last record at its address), its pcs in cu's
+ * arange runs at both ends, as for l itself. */
+static void same_line_run(const struct line_table *t, const struct line_cu *cu,
+			  const struct line_rec *l, const struct line_rec **lo,
+			  const struct line_rec **hi)
+{
+	const struct line_rec *end = cu->recs + cu->n, *e, *g;
+
+	for (;;) {
+		for (e = *hi; e + 1 < end && e[1].addr == (*hi)->addr; e++)
+			;
+		if (e->end || e->file != l->file || e->line != l->line || e + 1 >= end ||
+		    cu_at(t, e->addr) != cu || cu_at(t, e[1].addr - 1) != cu)
+			break;
+		*hi = e + 1;
+	}
+	for (;;) {
+		for (g = *lo; g > cu->recs && g[-1].addr == (*lo)->addr; g--)
+			;
+		if (g == cu->recs || g[-1].end || g[-1].file != l->file || g[-1].line != l->line ||
+		    cu_at(t, g[-1].addr) != cu || cu_at(t, (*lo)->addr - 1) != cu)
+			break;
+		*lo = g - 1;
+	}
+}
+
+static void line_extent(struct eq_elfmod *m, uint64_t off, uint64_t *first, uint64_t *last,
+			int same)
 {
 	struct line_table *t;
 	const struct line_rec *l, *next;
@@ -1258,7 +1289,25 @@ void eq_elfmod_line_extent(struct eq_elfmod *m, uint64_t off, uint64_t *first, u
 		*first = *last = off;
 		return;
 	}
+	if (same && cu->sorted) {
+		const struct line_rec *lo = l, *hi = next;
+
+		same_line_run(t, cu, l, &lo, &hi);
+		a = lo->addr + t->bias;
+		b = hi->addr + t->bias;
+	}
 	narrow(first, last, a - vaddr + off, b - 1 - vaddr + off);
+}
+
+void eq_elfmod_line_extent(struct eq_elfmod *m, uint64_t off, uint64_t *first, uint64_t *last)
+{
+	line_extent(m, off, first, last, 0);
+}
+
+void eq_elfmod_same_line_extent(struct eq_elfmod *m, uint64_t off, uint64_t *first,
+				uint64_t *last)
+{
+	line_extent(m, off, first, last, 1);
 }
 
 int eq_elf_build_id_in(const struct eq_root *root, const char *path, char *hex,

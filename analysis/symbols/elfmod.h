@@ -74,6 +74,11 @@ int eq_elfmod_line(struct eq_elfmod *m, uint64_t off, const char **file, unsigne
 /* The same narrowed to the pcs of off's DWARF line (file and line alike in
  * eq_elfmod_lookup()); see elfmod.c. */
 void eq_elfmod_line_extent(struct eq_elfmod *m, uint64_t off, uint64_t *first, uint64_t *last);
+/* The same widened over the line records next to off's that give the same
+ * file and line (where the CU's records are sorted): fewer, larger extents
+ * of the pcs where eq_elfmod_lookup() gives off's procedure, file and line. */
+void eq_elfmod_same_line_extent(struct eq_elfmod *m, uint64_t off, uint64_t *first,
+				uint64_t *last);
 
 /* 1 when DEBUGINFOD_URLS names servers: debug files missing here are
  * fetched from them (elfutils' libdebuginfod), after the local places. */

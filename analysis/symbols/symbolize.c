@@ -725,7 +725,9 @@ static void user_extent(struct eq_symbolizer *s, const struct eq_sample *smp,
 	if (!m || (m->state != MOD_ELF && m->state != MOD_EMBEDDED))
 		return;            /* no symbols: all its pcs alike */
 	if (m->state == MOD_ELF) {
-		if (lines && !s->skip_lines)
+		if (lines == 2 && !s->skip_lines)
+			eq_elfmod_same_line_extent(m->elf, loc->module_off, &lo, &hi);
+		else if (lines && !s->skip_lines)
 			eq_elfmod_line_extent(m->elf, loc->module_off, &lo, &hi);
 		else
 			eq_elfmod_extent(m->elf, loc->module_off, &lo, &hi);

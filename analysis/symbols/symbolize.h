@@ -106,7 +106,9 @@ const struct eq_loc *eq_sym_lookup_line_extent(struct eq_symbolizer *s,
 /* eq_sym_lookup_line_extent (lines 1) or eq_sym_lookup_extent (0) for a
  * pc the caller remembers the answer for by extent: the same loc and
  * extent, the loc not kept in the symbolizer's cache of pcs (a user pc's:
- * asked again, it is located again). */
+ * asked again, it is located again).  lines 2: the line's extent widened
+ * over the DWARF line records next to the pc's that give the same file
+ * and line (eq_elfmod_same_line_extent). */
 const struct eq_loc *eq_sym_locate_extent(struct eq_symbolizer *s, const struct eq_sample *smp,
 					  int lines, uint64_t *first, uint64_t *last);
 

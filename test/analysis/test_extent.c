@@ -519,6 +519,105 @@ static void real_elf_lines_as_libdw(void **state)
 	eq_intern_free(strings);
 }
 
+/* What a loc of off would have in a line's row: procedure (or the region
+ * naming a pc without one), whether off has a line record, file and line. */
+struct line_key {
+	const char *proc, *file;
+	uint64_t region;
+	unsigned line;
+	int got;
+};
+
+static void line_key_of(struct eq_elfmod *m, uint64_t off, struct line_key *k)
+{
+	uint64_t proc_off;
+
+	memset(k, 0, sizeof(*k));
+	k->proc = eq_elfmod_lookup(m, off, &proc_off, &k->file, &k->line);
+	if (!k->proc && eq_elfmod_region(m, off, &k->region) < 0)
+		k->region = UINT64_MAX;
+	k->got = eq_elfmod_line(m, off, &k->file, &k->line);
+}
+
+/*
+ * Every pc of this program's code: eq_elfmod_same_line_extent() holds
+ * eq_elfmod_line_extent()'s pcs, and every pc in it has the procedure,
+ * file and line of the pc asked (runs of equal keys over the offsets,
+ * numbered: equal at both ends, equal between) -- computed here pc by pc
+ * from eq_elfmod_lookup(), eq_elfmod_region() and eq_elfmod_line(), which
+ * real_elf_lines_as_libdw holds to libdw.  And it is wider somewhere (this
+ * program's code, from gcc, has lines split over several records).
+ */
+static void real_elf_same_line_extents(void **state)
+{
+	char exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	struct eq_intern *strings = eq_intern_new();
+	struct eq_error err;
+	struct eq_elfmod *m;
+	Elf *elf;
+	GElf_Phdr ph;
+	size_t nph, i, wider = 0, lined = 0;
+	int fd;
+
+	(void)state;
+	assert_true(n > 0);
+	exe[n] = 0;
+	assert_non_null(strings);
+	m = eq_elfmod_open(NULL, open(exe, O_RDONLY), exe, NULL, strings, &err);
+	assert_non_null(m);
+	assert_int_equal(elf_version(EV_CURRENT) == EV_NONE, 0);
+	fd = open(exe, O_RDONLY);
+	assert_true(fd >= 0);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	assert_non_null(elf);
+	assert_int_equal(elf_getphdrnum(elf, &nph), 0);
+	for (i = 0; i < nph; i++) {
+		uint64_t off, k, end, *run;
+		struct line_key prev, cur;
+
+		assert_non_null(gelf_getphdr(elf, (int)i, &ph));
+		if (ph.p_type != PT_LOAD || !(ph.p_flags & PF_X) || !ph.p_filesz)
+			continue;
+		end = ph.p_offset + ph.p_filesz;
+		run = malloc(ph.p_filesz * sizeof(*run));
+		assert_non_null(run);
+		for (off = ph.p_offset, k = 0; off < end; off++) {
+			line_key_of(m, off, &cur);
+			if (off > ph.p_offset && memcmp(&cur, &prev, sizeof(cur)))
+				k++;
+			run[off - ph.p_offset] = k;
+			lined += cur.got == 0;
+			prev = cur;
+		}
+		for (off = ph.p_offset; off < end; off++) {
+			uint64_t gf, gl, sf, sl;
+
+			eq_elfmod_line_extent(m, off, &gf, &gl);
+			eq_elfmod_same_line_extent(m, off, &sf, &sl);
+			if (sf > gf || sl < gl || sf < ph.p_offset || sl >= end ||
+			    run[sf - ph.p_offset] != run[off - ph.p_offset] ||
+			    run[sl - ph.p_offset] != run[off - ph.p_offset])
+				fail_msg("offset 0x%llx: same-line extent 0x%llx-0x%llx, line's "
+					 "0x%llx-0x%llx", (unsigned long long)off,
+					 (unsigned long long)sf, (unsigned long long)sl,
+					 (unsigned long long)gf, (unsigned long long)gl);
+			wider += sf < gf || sl > gl;
+		}
+		free(run);
+	}
+	/* (clang writes no .debug_aranges unless told: libdw, and so elfmod,
+	 * find no line there, as in real_elf_lines_as_libdw) */
+	if (lined > 10000)
+		assert_true(wider > 0);
+	else
+		assert_int_equal(wider, 0);
+	elf_end(elf);
+	close(fd);
+	eq_elfmod_close(m);
+	eq_intern_free(strings);
+}
+
 /* ---- the map built on extents --------------------------------------------- */
 
 static void pcmap_fills_a_range(void **state)
@@ -727,6 +826,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(real_elf_every_pc, setup, teardown),
 		cmocka_unit_test_setup_teardown(real_elf_every_pc_lines, setup, teardown),
 		cmocka_unit_test(real_elf_lines_as_libdw),
+		cmocka_unit_test(real_elf_same_line_extents),
 		cmocka_unit_test_setup_teardown(profile_by_proc_module_counts, setup, teardown),
 	};
 
