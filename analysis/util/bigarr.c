@@ -7,7 +7,7 @@
 #include "util/bigarr.h"
 
 #define HUGE_SZ  ((size_t)2 << 20)   /* a transparent huge page (x86-64, arm64 4K) */
-#define BIG_MIN  ((size_t)1 << 20)   /* arrays from this many bytes are mappings */
+#define BIG_MIN  ((size_t)1 << 18)   /* arrays from this many bytes are mappings */
 
 /* Before every array, keeping its elements 64-byte aligned. */
 struct hdr {
