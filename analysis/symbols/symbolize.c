@@ -64,11 +64,14 @@ struct cache_slot {
 	struct eq_loc *loc;        /* NULL = empty */
 };
 
+/* Locations in blocks of 1,024, each block twice the last up to 16,384
+ * (1.4 MB; the larger ones bigarr's mappings, a few faults each). */
 #define LOC_BLOCK 1024
+#define LOC_BLOCK_MAX 16384
 struct loc_block {
 	struct loc_block *next;
-	size_t used;
-	struct eq_loc locs[LOC_BLOCK];
+	size_t used, cap;
+	struct eq_loc locs[];
 };
 
 struct eq_symbolizer {
@@ -563,10 +566,13 @@ static struct eq_loc *new_loc(struct eq_symbolizer *s)
 {
 	struct loc_block *b = s->locs;
 
-	if (!b || b->used == LOC_BLOCK) {
-		b = calloc(1, sizeof(*b));
+	if (!b || b->used == b->cap) {
+		size_t cap = !b ? LOC_BLOCK : b->cap < LOC_BLOCK_MAX ? 2 * b->cap : b->cap;
+
+		b = eq_big_calloc(1, sizeof(*b) + cap * sizeof(b->locs[0]));
 		if (!b)
 			return NULL;
+		b->cap = cap;
 		b->next = s->locs;
 		s->locs = b;
 	}
@@ -878,7 +884,7 @@ void eq_sym_free(struct eq_symbolizer *s)
 	}
 	for (b = s->locs; b; b = nb) {
 		nb = b->next;
-		free(b);
+		eq_big_free(b);
 	}
 	eq_symtab_index_free(s->kallsyms);
 	for (i = 0; i < s->nkmods; i++)
