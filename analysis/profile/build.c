@@ -1018,7 +1018,7 @@ static inline size_t key_slot_hash(uint64_t pc, uint32_t pid, uint32_t who, uint
 static int key_grow(struct key_table *t)
 {
 	size_t newmask = t->mask ? 2 * t->mask + 1 : 8191, i;
-	struct key_slot *slots = calloc(newmask + 1, sizeof(*slots));
+	struct key_slot *slots = eq_big_calloc(newmask + 1, sizeof(*slots));
 
 	if (!slots)
 		return -1;
@@ -1033,7 +1033,7 @@ static int key_grow(struct key_table *t)
 			;
 		slots[j] = *k;
 	}
-	free(t->slots);
+	eq_big_free(t->slots);
 	t->slots = slots;
 	t->mask = newmask;
 	return 0;
@@ -2046,7 +2046,7 @@ struct eq_profile *eq_profile_build_opts(const struct eqp_file *f, struct eq_sym
 	eq_big_free(t.slots);
 	eq_pcmap_free(&ranges);
 	eq_pcmap_free(&kranges);
-	free(kt.slots);
+	eq_big_free(kt.slots);
 	free(kt.spaces);
 	if (eq_agg_counts_fold(a))
 		goto oom_freed;
@@ -2084,7 +2084,7 @@ oom:
 	eq_big_free(t.slots);
 	eq_pcmap_free(&ranges);
 	eq_pcmap_free(&kranges);
-	free(kt.slots);
+	eq_big_free(kt.slots);
 	free(kt.spaces);
 oom_freed:
 	free(unres.v);
