@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "symbols/intern.h"
+#include "util/bigarr.h"
 
 #define BLOCK_SIZE 65536
 
@@ -40,7 +41,7 @@ struct eq_intern *eq_intern_new(void)
 	if (!t)
 		return NULL;
 	t->mask = 255;
-	t->slots = calloc(t->mask + 1, sizeof(*t->slots));
+	t->slots = eq_big_calloc(t->mask + 1, sizeof(*t->slots));
 	if (!t->slots) {
 		free(t);
 		return NULL;
@@ -58,7 +59,7 @@ void eq_intern_free(struct eq_intern *t)
 		next = b->next;
 		free(b);
 	}
-	free(t->slots);
+	eq_big_free(t->slots);
 	free(t);
 }
 
@@ -88,7 +89,7 @@ static char *store(struct eq_intern *t, const char *s, size_t len)
 static int grow(struct eq_intern *t)
 {
 	size_t newmask = 2 * t->mask + 1, i;
-	const char **slots = calloc(newmask + 1, sizeof(*slots));
+	const char **slots = eq_big_calloc(newmask + 1, sizeof(*slots));
 
 	if (!slots)
 		return -1;
@@ -103,7 +104,7 @@ static int grow(struct eq_intern *t)
 			j = (j + 1) & newmask;
 		slots[j] = s;
 	}
-	free(t->slots);
+	eq_big_free(t->slots);
 	t->slots = slots;
 	t->mask = newmask;
 	return 0;

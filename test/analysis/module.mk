@@ -11,7 +11,7 @@ INTEG_SAN_TESTS += $(EQ_ANALYSIS_INTEG)
 # The import parsers' libFuzzer target, built with clang like every fuzzer.
 FUZZ_PARSERS_SRCS = test/analysis/fuzz_parsers.c analysis/file/csv_samples.c analysis/symbols/maps.c \
 	analysis/symbols/symfile.c analysis/symbols/symtab.c analysis/symbols/names.c \
-	analysis/symbols/intern.c analysis/util/eq_error.c analysis/util/grow.c analysis/align/knots.c
+	analysis/symbols/intern.c analysis/util/eq_error.c analysis/util/grow.c analysis/util/bigarr.c analysis/align/knots.c
 EXTRA_PROGS += $(B)/fuzz/fuzz_parsers
 INTEG_TESTS += test/analysis/fuzz-parsers.sh
 
