@@ -56,7 +56,7 @@ static void *big_alloc(size_t bytes, int zero)
 	struct hdr *h;
 	size_t map = 0;
 
-	if (bytes >= BIG_MIN - sizeof(struct hdr)) {
+	if (EQ_BIG_MAPS && bytes >= BIG_MIN - sizeof(struct hdr)) {
 		if (!(map = map_size(bytes)) || !(h = map_aligned(map)))
 			return NULL;
 	} else {
@@ -120,7 +120,7 @@ static struct hdr *regrow(struct hdr *h, size_t bytes, int zero)
 
 	if (h && h->map)
 		return map_size(bytes) ? remap(h, map_size(bytes)) : NULL;
-	if (bytes < BIG_MIN - sizeof(*h)) {
+	if (!EQ_BIG_MAPS || bytes < BIG_MIN - sizeof(*h)) {
 		if (!(n = realloc(h, sizeof(*h) + bytes)))
 			return NULL;
 		if (zero)

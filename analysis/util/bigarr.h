@@ -22,6 +22,19 @@
 
 #include <stddef.h>
 
+/* Under AddressSanitizer every array is malloc's, so that its redzones
+ * catch an index past the end (a mapping has none). */
+#if defined(__SANITIZE_ADDRESS__)
+#define EQ_BIG_MAPS 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define EQ_BIG_MAPS 0
+#endif
+#endif
+#ifndef EQ_BIG_MAPS
+#define EQ_BIG_MAPS 1
+#endif
+
 /* n elements of elem bytes, all zero; NULL when out of memory or the size
  * overflows.  n 0 is one element. */
 void *eq_big_calloc(size_t n, size_t elem);
