@@ -18,9 +18,16 @@ struct block {
 	char data[];
 };
 
+/* A string and what finds it without reading it (a miss a probe when
+ * the strings are many): its hash's low half and its length's. */
+struct islot {
+	const char *s;       /* NULL = free */
+	uint32_t h, len;
+};
+
 struct eq_intern {
-	const char **slots;  /* NULL = free */
-	size_t mask, count;
+	struct islot *slots;
+	size_t mask, count;  /* mask below 2^32: the slot is h & mask */
 	struct block *blocks;
 };
 
@@ -89,20 +96,21 @@ static char *store(struct eq_intern *t, const char *s, size_t len)
 static int grow(struct eq_intern *t)
 {
 	size_t newmask = 2 * t->mask + 1, i;
-	const char **slots = eq_big_calloc(newmask + 1, sizeof(*slots));
+	struct islot *slots;
 
+	if (newmask > UINT32_MAX)
+		return -1;
+	slots = eq_big_calloc(newmask + 1, sizeof(*slots));
 	if (!slots)
 		return -1;
 	for (i = 0; i <= t->mask; i++) {
-		const char *s = t->slots[i];
 		size_t j;
 
-		if (!s)
+		if (!t->slots[i].s)
 			continue;
-		j = hash_bytes(s, strlen(s)) & newmask;
-		while (slots[j])
-			j = (j + 1) & newmask;
-		slots[j] = s;
+		for (j = t->slots[i].h & newmask; slots[j].s; j = (j + 1) & newmask)
+			;
+		slots[j] = t->slots[i];
 	}
 	eq_big_free(t->slots);
 	t->slots = slots;
@@ -112,20 +120,25 @@ static int grow(struct eq_intern *t)
 
 const char *eq_intern_n(struct eq_intern *t, const char *s, size_t len)
 {
+	uint32_t h;
 	size_t j;
 	char *copy;
 
 	len = strnlen(s, len); /* a string ends at its first NUL */
 	if (2 * (t->count + 1) > t->mask && grow(t))
 		return NULL;
-	j = hash_bytes(s, len) & t->mask;
-	for (; t->slots[j]; j = (j + 1) & t->mask)
-		if (!strncmp(t->slots[j], s, len) && t->slots[j][len] == '\0')
-			return t->slots[j];
+	h = (uint32_t)hash_bytes(s, len);
+	for (j = h & t->mask; t->slots[j].s; j = (j + 1) & t->mask) {
+		const struct islot *e = &t->slots[j];
+
+		if (e->h == h && e->len == (uint32_t)len && !strncmp(e->s, s, len) &&
+		    e->s[len] == '\0')
+			return e->s;
+	}
 	copy = store(t, s, len);
 	if (!copy)
 		return NULL;
-	t->slots[j] = copy;
+	t->slots[j] = (struct islot){ copy, h, (uint32_t)len };
 	t->count++;
 	return copy;
 }

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -125,6 +126,44 @@ static void intern_gives_one_pointer_per_string(void **state)
 	eq_intern_free(t);
 }
 
+/*
+ * Strings found again by their slot's hash and length after every growth
+ * of the table: 1,000,000 names (prefixes of each other among them: "g1",
+ * "g10", "g100"; 900,000 of 7 bytes, so about a hundred pairs of equal
+ * length share the 32 bits of hash a slot keeps), each interned twice, once
+ * before and once after all the others, give one pointer each, to their
+ * own bytes; and a prefix asked by length is its own string.
+ */
+static void intern_finds_every_string_after_growth(void **state)
+{
+	enum { N = 1000000 };
+	struct eq_intern *t = eq_intern_new();
+	const char **p = malloc(N * sizeof(*p));
+	char name[32];
+	int i;
+
+	(void)state;
+	assert_non_null(t);
+	assert_non_null(p);
+	for (i = 0; i < N; i++) {
+		snprintf(name, sizeof(name), "g%d", i);
+		p[i] = eq_intern(t, name);
+		assert_non_null(p[i]);
+		assert_string_equal(p[i], name);
+	}
+	for (i = 0; i < N; i++) {
+		snprintf(name, sizeof(name), "g%d", i);
+		assert_ptr_equal(eq_intern(t, name), p[i]);
+		assert_ptr_equal(eq_intern_n(t, name, strlen(name)), p[i]);
+		if (i >= 10)   /* "g1234" cut to "g123" */
+			assert_ptr_equal(eq_intern_n(t, name, strlen(name) - 1), p[i / 10]);
+		if (i)
+			assert_ptr_not_equal(p[i], p[i - 1]);
+	}
+	free(p);
+	eq_intern_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -133,6 +172,7 @@ int main(void)
 		cmocka_unit_test(symfile_skips_arm_mapping_symbols),
 		cmocka_unit_test(index_finds_covering_symbol),
 		cmocka_unit_test(intern_gives_one_pointer_per_string),
+		cmocka_unit_test(intern_finds_every_string_after_growth),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
