@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "profile/stats.h"
+#include "util/bigarr.h"
 
 static const char *const interval_names[] = { "sampling", "run-to-run" };
 
@@ -463,31 +464,28 @@ unsigned eq_series_nblocks(uint64_t n)
 	return nb < EQ_BATCHES_MIN ? 0 : nb;
 }
 
+/* The arrays in one block (bigarr: a few faults where there are many rows). */
 int eq_series_rows_alloc(struct eq_series_rows *r, size_t nrows)
 {
-	size_t n = nrows ? nrows : 1;
+	size_t n = nrows ? nrows : 1, per = (5 + EQ_BATCH_LEVELS) * sizeof(double) + sizeof(unsigned);
+	double *v = n <= ((size_t)-1) / per ? eq_big_calloc(n, per) : NULL;
 
-	*r = (struct eq_series_rows){
-		.k = calloc(n, sizeof(double)), .d = { calloc(n, sizeof(double)), calloc(n, sizeof(double)) },
-		.deff_sampling = calloc(n, sizeof(double)), .deff_run = calloc(n, sizeof(double)),
-		.df_run = calloc(n, sizeof(unsigned)),
-		.batch_v = malloc(n * EQ_BATCH_LEVELS * sizeof(double)) };
-	if (r->k && r->d[0] && r->d[1] && r->deff_sampling && r->deff_run && r->df_run &&
-	    r->batch_v)
-		return 0;
-	eq_series_rows_free(r);
-	return -1;
+	memset(r, 0, sizeof(*r));
+	if (!v)
+		return -1;
+	r->k = v;
+	r->d[0] = v + n;
+	r->d[1] = v + 2 * n;
+	r->deff_sampling = v + 3 * n;
+	r->deff_run = v + 4 * n;
+	r->batch_v = v + 5 * n;
+	r->df_run = (unsigned *)(v + (5 + EQ_BATCH_LEVELS) * n);
+	return 0;
 }
 
 void eq_series_rows_free(struct eq_series_rows *r)
 {
-	free(r->k);
-	free(r->d[0]);
-	free(r->d[1]);
-	free(r->deff_sampling);
-	free(r->deff_run);
-	free(r->df_run);
-	free(r->batch_v);
+	eq_big_free(r->k);   /* all of them */
 	memset(r, 0, sizeof(*r));
 }
 
