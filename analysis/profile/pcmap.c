@@ -108,6 +108,27 @@ static int cut_fill(struct eq_pcmap_slot *sl, uint32_t *e, uint64_t lo, uint64_t
 	int64_t at;
 	unsigned i, k = 0;
 
+	if (!*e && first <= last) {
+		/* an empty granule: value over bytes a to b, 0 around them */
+		unsigned a = first > lo ? (unsigned)(first - lo) : 0;
+		unsigned b = last < lo + (GRAN - 1) ? (unsigned)(last - lo) : GRAN - 1;
+
+		if (a)
+			runs[r++] = 0;
+		runs[r++] = value;
+		if (b < GRAN - 1)
+			runs[r++] = 0;
+		if (r == 1) {
+			*e = value;
+			return 0;
+		}
+		starts = (a ? 1u << (a - 1) : 0) | (b < GRAN - 1 ? 1u << b : 0);
+		if ((at = vals_room(sl, r)) < 0)
+			return -1;
+		memcpy(&sl->vals[at], runs, r * sizeof(*runs));
+		*e = EQ_PCMAP_SUB | starts << EQ_PCMAP_RUN_SHIFT | (uint32_t)at;
+		return 0;
+	}
 	for (i = 0; i < GRAN; i++) {
 		k += i && (was >> (i - 1) & 1);
 		byte[i] = had ? had[k] : 0;
