@@ -96,6 +96,17 @@ static int64_t vals_room(struct eq_pcmap_slot *sl, uint32_t r)
 	return n;
 }
 
+/* A run of value v from byte at on, after runs[0, *r): one run with the
+ * last when equal. */
+static inline void cut_run(uint32_t *runs, uint32_t *r, uint32_t *starts, unsigned at,
+			   uint32_t v)
+{
+	if (*r && runs[*r - 1] == v)
+		return;
+	*starts |= at ? 1u << (at - 1) : 0;
+	runs[(*r)++] = v;
+}
+
 /* A granule from lo the range cuts (*e 0 or cut): value over [first,
  * last] where nothing is yet, kept as one value when that fills it, else
  * as runs (in place when there are no more of them than before). */
@@ -129,18 +140,42 @@ static int cut_fill(struct eq_pcmap_slot *sl, uint32_t *e, uint64_t lo, uint64_t
 		*e = EQ_PCMAP_SUB | starts << EQ_PCMAP_RUN_SHIFT | (uint32_t)at;
 		return 0;
 	}
-	for (i = 0; i < GRAN; i++) {
-		k += i && (was >> (i - 1) & 1);
-		byte[i] = had ? had[k] : 0;
-		if (!byte[i] && lo + i >= first && lo + i <= last)
-			byte[i] = value;
-		if (!i || byte[i] != byte[i - 1]) {
-			starts |= i ? 1u << (i - 1) : 0;
-			runs[r++] = byte[i];
+	if (had && first <= last) {
+		/* a cut granule: its runs, the empty ones' bytes a to b the
+		 * value, equal neighbours one run */
+		unsigned a = first > lo ? (unsigned)(first - lo) : 0;
+		unsigned b = last < lo + (GRAN - 1) ? (unsigned)(last - lo) : GRAN - 1;
+		unsigned s, t, j = 0, p, q;
+
+		for (s = 0; s < GRAN; s = t + 1) {
+			uint32_t v = had[j++], m = was >> s;
+
+			t = m ? s + (unsigned)__builtin_ctz(m) : GRAN - 1;
+			/* pieces [s, p), [p, q] (the value if v is 0), (q, t] */
+			p = v || b < s || a > t ? t + 1 : a > s ? a : s;
+			q = p > t ? t : b < t ? b : t;
+			if (p > s)
+				cut_run(runs, &r, &starts, s, v);
+			if (p <= t) {
+				cut_run(runs, &r, &starts, p, value);
+				if (q < t)
+					cut_run(runs, &r, &starts, q + 1, v);
+			}
+		}
+	} else {
+		for (i = 0; i < GRAN; i++) {
+			k += i && (was >> (i - 1) & 1);
+			byte[i] = had ? had[k] : 0;
+			if (!byte[i] && lo + i >= first && lo + i <= last)
+				byte[i] = value;
+			if (!i || byte[i] != byte[i - 1]) {
+				starts |= i ? 1u << (i - 1) : 0;
+				runs[r++] = byte[i];
+			}
 		}
 	}
 	if (r == 1) {
-		*e = byte[0];
+		*e = runs[0];
 		return 0;
 	}
 	if (*e && runs_of(*e) >= r)
