@@ -5,6 +5,7 @@
 #include <sys/mman.h>
 
 #include "util/bigarr.h"
+#include "util/grow.h"
 
 #define HUGE_SZ  ((size_t)2 << 20)   /* a transparent huge page (x86-64, arm64 4K) */
 #define BIG_MIN  ((size_t)1 << 18)   /* arrays from this many bytes are mappings */
@@ -145,13 +146,8 @@ int eq_big_grow(void **arr, size_t *cap, size_t need, size_t elem, size_t first,
 
 	if (need <= *cap && *arr)
 		return 0;
-	nc = *cap ? *cap : (first ? first : 1);
-	while (nc < need) {
-		if (nc > SIZE_MAX / 2)
-			return -1;
-		nc *= 2;
-	}
-	if (bytes_of(nc, elem, &bytes) || bytes > SIZE_MAX / 2)
+	if (!(nc = eq_grow_cap(*cap, need, elem, first)) || bytes_of(nc, elem, &bytes) ||
+	    bytes > SIZE_MAX / 2)
 		return -1;
 	if (!h || bytes > h->bytes) {
 		if (!(h = regrow(h, bytes, zero)))

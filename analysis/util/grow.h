@@ -18,6 +18,11 @@
  */
 int eq_grow(void **arr, size_t *cap, size_t need, size_t elem, size_t first);
 
+/* The capacity eq_grow makes for need elements of elem bytes from cap (0:
+ * from first): cap when need fits, else cap doubled until it does; 0 when
+ * the bytes would overflow. */
+size_t eq_grow_cap(size_t cap, size_t need, size_t elem, size_t first);
+
 /* arr: a pointer lvalue; cap: a size_t lvalue. */
 #define EQ_GROW(arr, cap, need, first) \
 	eq_grow((void **)&(arr), &(cap), (need), sizeof(*(arr)), (first))
