@@ -113,7 +113,9 @@ static long minflt(void)
 
 /* 64 MiB written, grown to 128: moving the pages faults none of them in
  * again; a copy (realloc's memcpy, or a fresh array filled) would take at
- * least 32 faults with huge pages and 16,384 without. */
+ * least 32 faults with huge pages and 16,384 without.  Under
+ * AddressSanitizer (no mappings: malloc's, which copies) the contents are
+ * still kept. */
 static void grows_without_copying(void **state)
 {
 	char *v = NULL;
@@ -121,22 +123,24 @@ static void grows_without_copying(void **state)
 	long f0;
 
 	(void)state;
-	if (!EQ_BIG_MAPS)
-		skip();
 	assert_int_equal(EQ_BIG_GROW(v, cap, n, n), 0);
-	assert_int_equal(eq_big_mapped(v), 64 * MIB);
+	assert_int_equal(eq_big_mapped(v), EQ_BIG_MAPS ? 64 * MIB : 0);
 	for (i = 0; i < n; i += 4096)
 		v[i] = (char)(i >> 12 | 1);
 	v[n - 1] = 7;
 	f0 = minflt();
 	assert_int_equal(EQ_BIG_GROW(v, cap, n + 1, 0), 0);
-	assert_true(minflt() - f0 < 16);
-	assert_int_equal(eq_big_mapped(v), 128 * MIB);
+	assert_true(cap >= n + 1);
+	if (EQ_BIG_MAPS) {
+		assert_true(minflt() - f0 < 16);
+		assert_int_equal(eq_big_mapped(v), 128 * MIB);
+		/* a mapping's new pages are zero */
+		assert_int_equal(v[n], 0);
+		assert_int_equal(v[cap - 1], 0);
+	}
 	for (i = 0; i < n; i += 4096)
 		assert_int_equal(v[i], (char)(i >> 12 | 1));
 	assert_int_equal(v[n - 1], 7);
-	assert_int_equal(v[n], 0);
-	assert_int_equal(v[cap - 1], 0);
 	eq_big_free(v);
 }
 
