@@ -431,6 +431,22 @@ static int libdw_line(Dwfl_Module *mod, struct eq_intern *strings, uint64_t vadd
 	return 0;
 }
 
+/* This program's own ELF as eq_elfmod opens it (its names into strings),
+ * its path into exe (size bytes). */
+static struct eq_elfmod *open_self(struct eq_intern *strings, char *exe, size_t size)
+{
+	ssize_t n = readlink("/proc/self/exe", exe, size - 1);
+	struct eq_error err;
+	struct eq_elfmod *m;
+
+	assert_true(n > 0);
+	exe[n] = 0;
+	assert_non_null(strings);
+	m = eq_elfmod_open(NULL, open(exe, O_RDONLY), exe, NULL, strings, &err);
+	assert_non_null(m);
+	return m;
+}
+
 /*
  * Every pc of this program's code (built with -g, many CUs, pcs without
  * lines between them, records sharing an address, end_sequence records):
@@ -442,10 +458,8 @@ static void real_elf_lines_as_libdw(void **state)
 					   .find_debuginfo = dwfl_standard_find_debuginfo,
 					   .section_address = dwfl_offline_section_address };
 	char exe[4096];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	struct eq_intern *strings = eq_intern_new();
-	struct eq_error err;
-	struct eq_elfmod *m;
+	struct eq_elfmod *m = open_self(strings, exe, sizeof(exe));
 	Dwfl *dwfl = dwfl_begin(&cb);
 	Dwfl_Module *mod;
 	Dwarf_Addr bias;
@@ -457,11 +471,6 @@ static void real_elf_lines_as_libdw(void **state)
 	const char *prev_file = NULL;
 
 	(void)state;
-	assert_true(n > 0);
-	exe[n] = 0;
-	assert_non_null(strings);
-	m = eq_elfmod_open(NULL, open(exe, O_RDONLY), exe, NULL, strings, &err);
-	assert_non_null(m);
 	assert_non_null(dwfl);
 	dwfl_report_begin(dwfl);
 	mod = dwfl_report_elf(dwfl, "self", exe, -1, 0, true);  /* as elfmod: base 0 */
@@ -551,21 +560,14 @@ static void line_key_of(struct eq_elfmod *m, uint64_t off, struct line_key *k)
 static void real_elf_same_line_extents(void **state)
 {
 	char exe[4096];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	struct eq_intern *strings = eq_intern_new();
-	struct eq_error err;
-	struct eq_elfmod *m;
+	struct eq_elfmod *m = open_self(strings, exe, sizeof(exe));
 	Elf *elf;
 	GElf_Phdr ph;
 	size_t nph, i, wider = 0, lined = 0;
 	int fd;
 
 	(void)state;
-	assert_true(n > 0);
-	exe[n] = 0;
-	assert_non_null(strings);
-	m = eq_elfmod_open(NULL, open(exe, O_RDONLY), exe, NULL, strings, &err);
-	assert_non_null(m);
 	assert_int_equal(elf_version(EV_CURRENT) == EV_NONE, 0);
 	fd = open(exe, O_RDONLY);
 	assert_true(fd >= 0);
