@@ -134,25 +134,36 @@ static int row_miss(struct pc_table *t, struct eq_agg *a, struct eq_symbolizer *
 	return 0;
 }
 
-/* row_for by the sample's own slot in t. */
-static inline __attribute__((always_inline)) int
-row_by_pc(struct pc_table *t, struct eq_agg *a, struct eq_symbolizer *s, int multi,
-	  const struct eq_sample *smp, uint32_t *row, const int fast)
+/* The slot of (pc, who, kernel/idle flags kf) in t: its own, or the
+ * empty one where it goes. */
+static inline __attribute__((always_inline)) size_t
+pc_probe(const struct pc_table *t, uint64_t pc, uint32_t who, uint32_t kf)
 {
-	uint32_t kf = KFLAGS(smp);
-	uint32_t who = !fast && multi ? eq_sym_space_key(s, smp) : smp->pid;
-	uint32_t tag;
-	uint64_t pc = fast ? smp->pc : a->by == EQ_BY_THREAD ? smp->tid :
-		      a->by == EQ_BY_PID ? 0 : smp->pc;
 	size_t j = pc_hash(pc, who) & t->mask;
 
 	for (; t->slots[j].tag; j = (j + 1) & t->mask) {
 		const struct pc_slot *c = &t->slots[j];
 
-		if (c->pc == pc && c->pid == who && (c->tag & ~TAG_ROW_MASK & ~TAG_UNRESOLVED) == kf) {
-			*row = (c->tag & TAG_ROW_MASK) - 1;
-			return (c->tag & TAG_UNRESOLVED) != 0;
-		}
+		if (c->pc == pc && c->pid == who && (c->tag & ~TAG_ROW_MASK & ~TAG_UNRESOLVED) == kf)
+			break;
+	}
+	return j;
+}
+
+/* row_for by the sample's own slot in t. */
+static inline __attribute__((always_inline)) int
+row_by_pc(struct pc_table *t, struct eq_agg *a, struct eq_symbolizer *s, int multi,
+	  const struct eq_sample *smp, uint32_t *row, const int fast)
+{
+	uint32_t who = !fast && multi ? eq_sym_space_key(s, smp) : smp->pid;
+	uint32_t tag;
+	uint64_t pc = fast ? smp->pc : a->by == EQ_BY_THREAD ? smp->tid :
+		      a->by == EQ_BY_PID ? 0 : smp->pc;
+	size_t j = pc_probe(t, pc, who, KFLAGS(smp));
+
+	if (t->slots[j].tag) {
+		*row = (t->slots[j].tag & TAG_ROW_MASK) - 1;
+		return (t->slots[j].tag & TAG_UNRESOLVED) != 0;
 	}
 	if (row_miss(t, a, s, smp, pc, who, j, row, &tag) < 0)
 		return -1;
@@ -166,7 +177,7 @@ row_by_pc(struct pc_table *t, struct eq_agg *a, struct eq_symbolizer *s, int mul
  * the pc table nor the symbolizer's cache keeps the pc: the map answers
  * for it from now on (each would cost a miss in a table as large as the
  * pcs are many). */
-static int range_miss(struct pc_table *t, struct eq_agg *a, struct eq_symbolizer *s,
+static int range_miss(struct eq_pcmap *ranges, struct eq_agg *a, struct eq_symbolizer *s,
 		      const struct eq_sample *smp, uint32_t *row)
 {
 	uint64_t first, last;
@@ -175,10 +186,18 @@ static int range_miss(struct pc_table *t, struct eq_agg *a, struct eq_symbolizer
 	uint32_t tag;
 
 	if (loc_row(a, s, smp, loc, row, &tag) < 0 ||
-	    eq_pcmap_fill(t->ranges, smp->pid, smp->pc, first, last,
+	    eq_pcmap_fill(ranges, smp->pid, smp->pc, first, last,
 			  (*row + 1) | (tag & TAG_UNRESOLVED)) < 0)
 		return -1;
 	return (tag & TAG_UNRESOLVED) != 0;
+}
+
+/* Whether rows by `by` are rows over ranges of pcs (a procedure's, a line
+ * record's, a module's, a process's): row_for then asks the symbolizer
+ * for a range's first pc only. */
+static int by_ranges(enum eq_by by)
+{
+	return by == EQ_BY_PROC || by == EQ_BY_MODULE || by == EQ_BY_EXE || by == EQ_BY_LINE;
 }
 
 /*
@@ -199,7 +218,7 @@ row_for(struct pc_table *t, struct eq_agg *a, struct eq_symbolizer *s, int multi
 			*row = (v & TAG_ROW_MASK) - 1;
 			return (v & TAG_UNRESOLVED) != 0;
 		}
-		return range_miss(t, a, s, smp, row);
+		return range_miss(t->ranges, a, s, smp, row);
 	}
 	return row_by_pc(t, a, s, multi, smp, row, fast);
 }
@@ -1569,17 +1588,9 @@ out:
 /* The slot of a key made in step 2 (there is one). */
 static inline __attribute__((always_inline)) size_t pc_find(const struct pc_table *t, const struct eq_sample *x)
 {
-	uint32_t kf = KFLAGS(x);
-	size_t j = pc_hash(x->pc, x->pid) & t->mask;
+	size_t j = pc_probe(t, x->pc, x->pid, KFLAGS(x));
 
-	for (; t->slots[j].tag; j = (j + 1) & t->mask) {
-		const struct pc_slot *c = &t->slots[j];
-
-		if (c->pc == x->pc && c->pid == x->pid &&
-		    (c->tag & ~TAG_ROW_MASK & ~TAG_UNRESOLVED) == kf)
-			return j;
-	}
-	return SIZE_MAX;
+	return t->slots[j].tag ? j : SIZE_MAX;
 }
 
 /* Step 3 for samples k to end of a chunk of n; general: the first two of
@@ -1619,6 +1630,31 @@ split_span(struct split_worker *w, const struct eq_sample *smp, size_t k, size_t
 	return 0;
 }
 
+/* Step 3 for samples k to end of a chunk of n, the series holding two
+ * samples already: runs of plain samples in fast_plain's loop (the table
+ * read only), each sample it stops at through split_span. */
+static int split_fast(struct split_worker *w, const struct eq_sample *smp, size_t k, size_t end,
+		      size_t n, const int timed)
+{
+	while (k < end) {
+		struct series_run r = w->run;
+		size_t got;
+
+		r.blk = w->ser.block + 1;
+		r.skips = 0;
+		got = fast_plain(w->t, &w->cs, &r, smp + k, end - k, n - k);
+		w->run = r;
+		if (w->ser.nblocks)
+			w->ser.block_m[w->ser.block] += (double)got;
+		w->ser.n += got;
+		k += got;
+		if (k < end && split_span(w, smp, k, k + 1, n, NULL, 0, timed))
+			return -1;
+		k += k < end;
+	}
+	return 0;
+}
+
 /* Step 3 over a part; the first thread (start 0) keeps the times. */
 static int split_count_part(struct split_worker *w)
 {
@@ -1634,10 +1670,7 @@ static int split_count_part(struct split_worker *w)
 					seg = (size_t)(2 - w->ser.n);
 				if (split_span(w, smp, k, k + seg, n, NULL, 1, 1))
 					return -1;
-			} else if (w->start == 0) {
-				if (split_span(w, smp, k, k + seg, n, NULL, 0, 1))
-					return -1;
-			} else if (split_span(w, smp, k, k + seg, n, NULL, 0, 0)) {
+			} else if (split_fast(w, smp, k, k + seg, n, w->start == 0)) {
 				return -1;
 			}
 		}
@@ -1703,6 +1736,39 @@ static int split_run(struct split_worker *w, unsigned nw, void *(*fn)(void *))
 	return failed ? -1 : 0;
 }
 
+/*
+ * Step 2 for a key first seen in a part (x): its row (row_for's answer
+ * for it), and its slot in t made.  With ranges (rows by range, as
+ * eq_profile_build_opts makes them on one thread), a user pc's row is its
+ * range's: the symbolizer is asked once per range, not once per pc.
+ */
+static int split_row(struct pc_table *t, struct eq_pcmap *ranges, struct eq_agg *a,
+		     struct eq_symbolizer *s, const struct eq_sample *x, uint32_t *row)
+{
+	size_t j;
+	uint32_t v;
+
+	if (!ranges || (x->flags & (EQ_F_KERNEL | EQ_F_IDLE)) || !x->pid)
+		return row_by_pc(t, a, s, 0, x, row, 1);
+	j = pc_probe(t, x->pc, x->pid, 0);
+	if (!t->slots[j].tag) {
+		if (!(v = eq_pcmap_get(ranges, x->pid, x->pc))) {
+			int un = range_miss(ranges, a, s, x, row);
+
+			if (un < 0)
+				return -1;
+			v = (*row + 1) | (un ? TAG_UNRESOLVED : 0);
+		}
+		t->slots[j] = (struct pc_slot){ .pc = x->pc, .pid = x->pid, .tag = v };
+		if (2 * ++t->count > t->mask && pc_grow(t))
+			return -1;
+	} else {
+		v = t->slots[j].tag;
+	}
+	*row = (v & TAG_ROW_MASK) - 1;
+	return (v & TAG_UNRESOLVED) != 0;
+}
+
 struct unres_first {
 	const struct eq_sample *x;
 	const char *module;
@@ -1711,7 +1777,8 @@ struct unres_first {
 /* Step 2: the rows of every part's keys, part after part, and the
  * modules of the unresolved ones (*mods, by slot of t). */
 static int split_rows(struct split_worker *w, unsigned nw, struct pc_table *t,
-		      struct eq_agg *a, struct eq_symbolizer *s, const char ***mods)
+		      struct eq_pcmap *ranges, struct eq_agg *a, struct eq_symbolizer *s,
+		      const char ***mods)
 {
 	struct unres_first *u = NULL;
 	size_t nu = 0, capu = 0, i;
@@ -1722,7 +1789,7 @@ static int split_rows(struct split_worker *w, unsigned nw, struct pc_table *t,
 		for (i = 0; i < w[p].nfirst; i++) {
 			const struct eq_sample *x = w[p].firsts[i];
 			uint32_t row;
-			int un = row_for(t, a, s, 0, x, &row, 1);
+			int un = split_row(t, ranges, a, s, x, &row);
 
 			if (un < 0 || (un && EQ_GROW(u, capu, nu + 1, 16) < 0))
 				goto out;
@@ -1880,11 +1947,13 @@ static int split_build(struct split_worker *w, unsigned nw, struct pc_table *t,
 		       struct eq_agg *a, struct eq_symbolizer *s, uint64_t *lost_marks,
 		       struct unres_list *unres)
 {
+	struct eq_pcmap ranges = { 0 };
 	const char **mods = NULL;
 	unsigned p;
 	int rc = -1;
 
-	if (split_run(w, nw, split_scan) || split_rows(w, nw, t, a, s, &mods))
+	if ((by_ranges(a->by) && eq_pcmap_init(&ranges)) || split_run(w, nw, split_scan) ||
+	    split_rows(w, nw, t, by_ranges(a->by) ? &ranges : NULL, a, s, &mods))
 		goto out;
 	for (p = 0; p < nw; p++) {
 		struct split_worker *x = &w[p];
@@ -1908,6 +1977,7 @@ static int split_build(struct split_worker *w, unsigned nw, struct pc_table *t,
 		goto out;
 	rc = 0;
 out:
+	eq_pcmap_free(&ranges);
 	free(mods);
 	return rc;
 }
@@ -2012,8 +2082,7 @@ struct eq_profile *eq_profile_build_opts(const struct eqp_file *f, struct eq_sym
 	/* one row over a procedure's (a module's, a process's, a line
 	 * record's) pcs: rows by range (not by instruction), where each pid is
 	 * one address space */
-	if (!split && !slow && !eq_sym_multi_space(s) &&
-	    (by == EQ_BY_PROC || by == EQ_BY_MODULE || by == EQ_BY_EXE || by == EQ_BY_LINE)) {
+	if (!split && !slow && !eq_sym_multi_space(s) && by_ranges(by)) {
 		if (eq_pcmap_init(&ranges))
 			goto oom;
 		t.ranges = &ranges;
