@@ -213,7 +213,7 @@ def srcline(label, pcs):
 
 
 print("bench/speed: eqprof beside perf, median CPU seconds (user + system) of %d interleaved rounds;"
-      " report's wall seconds beside (it reads on every CPU, -j)" % rounds, flush=True)
+      " report's wall seconds beside (one thread, the default: docs/guide.md, --jobs)" % rounds, flush=True)
 print("| what | perf | eqprof | limit | goal | verdict |")
 print("|---|---|---|---|---|---|")
 
