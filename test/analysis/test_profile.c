@@ -20,6 +20,7 @@
 #include "profile/agg.h"
 #include "profile/profile.h"
 #include "symbols/symbolize.h"
+#include "test/lib/xorshift.h"
 
 static const char maps[] =
 	"400000-401000 r--p 00000000 00:00 0 /target/app\n"
@@ -254,6 +255,155 @@ static void batch_log_long_runs(void **state)
 	eq_agg_free(g);
 }
 
+/*
+ * The count loop four samples at a time (AVX2, eq_profile_use_simd) gives
+ * the profile the one-at-a-time loop gives, to the bit: counts, pairs,
+ * batches, and the timer's interval sums (a double summed in order).  The
+ * recording has what stops the fast loops: kernel, idle and lost samples,
+ * pid 0, time going back, intervals at and past 2^52 (where the vector's
+ * conversion would not be exact), pcs with no symbol and in no module, a
+ * second process, and a phase over 3,000 pcs (the recent cache misses and
+ * turns off), between phases over 64 in runs (rows correlated at lags 1
+ * and 2, so that the pair counts reach the intervals); intervals
+ * jittered.  Each setting is compared with the other, by proc, module and
+ * exe (rows by range).
+ */
+#define SIMD_N 300000
+static const struct eqp_symbol simd_syms[] = {
+	{ 0x1000, 0x400, "s0" }, { 0x1400, 0x400, "s1" }, { 0x1800, 0x400, "s2" },
+	{ 0x1c00, 0x400, "s3" }, { 0x2000, 0x800, "s4" }, { 0x2800, 0x800, "s5" },
+};
+static const char simd_maps[] =
+	"400000-401000 r--p 00000000 00:00 0 /target/app\n"
+	"401000-404000 r-xp 00001000 00:00 0 /target/app\n";
+
+static struct eq_sample simd_sample(uint64_t *rng, uint64_t i, uint64_t *t, const uint64_t *few,
+				    uint64_t hist[2])
+{
+	uint64_t r = eq_xorshift64(rng), odd = r % 3000, pick = (r >> 12) % 8;
+	int many = i >= SIMD_N / 3 && i < SIMD_N / 2;
+	/* runs at a pc, and returns to the one before it: rows correlated
+	 * at lags 1 and 2, whose pair counts the intervals then read */
+	struct eq_sample x = { .pc = many ? 0x401000 + (r >> 20) % 0x3000 :
+				     pick < 4 ? hist[0] : pick < 6 ? hist[1] : few[(r >> 20) % 64],
+			       .pid = 10, .tid = 10, .seq = (uint32_t)i };
+
+	hist[1] = hist[0];
+	hist[0] = x.pc;
+
+	*t += 900 + (r >> 40) % 200;
+	if (odd == 1)
+		x.flags = EQ_F_KERNEL, x.pc = 0xffffffff81000010ull;
+	else if (odd == 2)
+		x.flags = EQ_F_IDLE;
+	else if (odd == 3)
+		x.flags = EQ_F_LOST;
+	else if (odd == 4)
+		x.pid = 0, x.pc = 0xffffffff81001000ull, x.flags = EQ_F_KERNEL;
+	else if (odd == 5)
+		*t -= 3000;                         /* back in time */
+	else if (odd == 6 && i % 7 == 0)
+		*t += (1ull << 52) + (r & 1);       /* no exact vector conversion */
+	else if (odd == 7 && i % 5 == 0)
+		*t += (1ull << 52) - 1 - 1000;      /* the largest that has one */
+	else if (odd == 8)
+		x.pc = 0x400800;                    /* mapped, no symbol */
+	else if (odd == 9)
+		x.pc = 0x900000;                    /* in no module */
+	else if (odd == 10)
+		x.pid = 11, x.tid = 11;
+	x.time = *t;
+	return x;
+}
+
+static void same_profile(const struct eq_profile *a, const struct eq_profile *b)
+{
+	size_t i;
+
+	assert_int_equal(a->total_samples, b->total_samples);
+	assert_int_equal(a->idle_samples, b->idle_samples);
+	assert_int_equal(a->nrows, b->nrows);
+	assert_memory_equal(&a->interval_cv2, &b->interval_cv2, sizeof(double));
+	assert_int_equal(a->batches, b->batches);
+	assert_memory_equal(&a->batch_lag1, &b->batch_lag1, sizeof(double));
+	for (i = 0; i < a->nrows; i++) {
+		const struct eq_row *x = &a->rows[i], *y = &b->rows[i];
+
+		assert_string_equal(x->name, y->name);
+		assert_string_equal(x->module, y->module);
+		assert_int_equal(x->samples, y->samples);
+		assert_memory_equal(&x->share, &y->share, sizeof(double));
+		assert_memory_equal(&x->ci95_low, &y->ci95_low, sizeof(double));
+		assert_memory_equal(&x->ci95_high, &y->ci95_high, sizeof(double));
+		assert_memory_equal(&x->deff_sampling, &y->deff_sampling, sizeof(double));
+		assert_memory_equal(&x->deff_run, &y->deff_run, sizeof(double));
+		assert_int_equal(x->df_run, y->df_run);
+	}
+}
+
+static void simd_as_scalar(void **state)
+{
+	static struct eq_sample v[SIMD_N];
+	struct eqp_meta meta = { .mode = EQP_MODE_TIME, .clock_hz = 1e9, .target = "unit test" };
+	struct eqp_symtab app = { "/target/app", 0, 6, simd_syms };
+	struct eqp_symtab kern = { "[kernel.kallsyms]", 1, 2, kern_syms };
+	static const enum eq_by bys[] = { EQ_BY_PROC, EQ_BY_MODULE, EQ_BY_EXE };
+	uint64_t rng = 0x5eed4a11, t = 1000000, few[64], hist[2];
+	char path[64];
+	struct eq_error err;
+	struct eqp_writer *w;
+	struct eqp_file *f;
+	size_t i, b;
+
+	(void)state;
+	for (i = 0; i < 64; i++)
+		few[i] = 0x401000 + eq_xorshift64(&rng) % 0x3000;
+	hist[0] = few[0];
+	hist[1] = few[1];
+	for (i = 0; i < SIMD_N; i++)
+		v[i] = simd_sample(&rng, i, &t, few, hist);
+	snprintf(path, sizeof(path), "/tmp/test_profile_simd.%d.eqp", (int)getpid());
+	w = eqp_create(path, &meta, &err);
+	assert_non_null(w);
+	assert_int_equal(eqp_add_maps(w, 10, 0, simd_maps, strlen(simd_maps), &err), 0);
+	assert_int_equal(eqp_add_maps(w, 11, 0, simd_maps, strlen(simd_maps), &err), 0);
+	assert_int_equal(eqp_add_symtab(w, &app, &err), 0);
+	assert_int_equal(eqp_add_symtab(w, &kern, &err), 0);
+	assert_int_equal(eqp_add_samples(w, v, SIMD_N, &err), 0);
+	assert_int_equal(eqp_commit(w, &err), 0);
+	f = eqp_open(path, &err);
+	assert_non_null(f);
+	/* a CPU without AVX2 compares the one-at-a-time loop with itself */
+	if (eq_profile_use_simd(1))
+		print_message("no AVX2 here: the four-at-a-time loop is not run\n");
+	for (b = 0; b < sizeof(bys) / sizeof(*bys); b++) {
+		struct eq_profile *p[2];
+		struct eq_symbolizer *s[2];  /* (the rows' names are theirs) */
+		int on;
+
+		for (on = 0; on < 2; on++) {
+			s[on] = eq_sym_new(f, NULL, &err);
+			assert_non_null(s[on]);
+			if (!on || !eq_profile_use_simd(1))
+				assert_int_equal(eq_profile_use_simd(on), 0);
+			p[on] = eq_profile_build(f, s[on], bys[b], 0, &err);
+			assert_non_null(p[on]);
+		}
+		assert_true(p[0]->nrows >= (bys[b] == EQ_BY_PROC ? 6u : 2u) && p[0]->interval_cv2 > 0);
+		/* rows correlated: design effects that read the pair counts */
+		for (i = 0; i < p[0]->nrows && !(p[0]->rows[i].deff_sampling > 1); i++)
+			;
+		assert_true(bys[b] != EQ_BY_PROC || i < p[0]->nrows);
+		same_profile(p[0], p[1]);
+		for (on = 0; on < 2; on++) {
+			eq_profile_free(p[on]);
+			eq_sym_free(s[on]);
+		}
+	}
+	eqp_close(f);
+	unlink(path);
+}
+
 static void by_parse(void **state)
 {
 	struct eq_error err;
@@ -339,6 +489,7 @@ int main(void)
 		cmocka_unit_test(aggregator_directly),
 		cmocka_unit_test(batch_log_long_runs),
 		cmocka_unit_test(by_parse),
+		cmocka_unit_test(simd_as_scalar),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
