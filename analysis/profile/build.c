@@ -1417,9 +1417,10 @@ struct fast_keys_tab {
 	struct key_table *t;
 	struct eq_pcmap *map;     /* t->ranges */
 	struct eq_pcmap_reg g;    /* map's, with FAST_MAP_ON and _OFF */
-	uint32_t tids;            /* masks: the tid, the CPU where keys read them */
-	uint16_t cpus;
-	uint32_t lpid, ltid, lcpu, space;
+	uint64_t whos;            /* masks of pid | tid << 32 and of the CPU: */
+	uint32_t cpus;            /* the tid and the CPU where keys read them */
+	uint64_t lwho;            /* the latest pid | tid << 32 and CPU, as */
+	uint32_t lcpu, space;     /* masked (lcpu UINT32_MAX: none), its space */
 };
 
 /*
@@ -1435,10 +1436,14 @@ fast_keys_row(struct fast_keys_tab *kt, const struct eq_sample *p, uint64_t time
 	      uint64_t last, uint32_t *id, const int far, const int ranges)
 {
 	struct key_table *t = kt->t;
-	uint64_t pc = p->pc;
-	uint32_t pid = p->pid, tid = p->tid & kt->tids;
-	uint16_t cpu = p->cpu & kt->cpus;
+	uint64_t pc = p->pc, who;
+	uint32_t cpu = p->cpu & kt->cpus;
 	const struct key_slot *k;
+
+	/* pid and tid (where keys read it), side by side in the sample, as
+	 * one word */
+	memcpy(&who, &p->pid, sizeof(who));
+	who &= kt->whos;
 
 	if ((p->flags & (EQ_F_KERNEL | EQ_F_IDLE | EQ_F_LOST)) || time < last ||
 	    (int64_t)(time - last) < 0)
@@ -1447,18 +1452,21 @@ fast_keys_row(struct fast_keys_tab *kt, const struct eq_sample *p, uint64_t time
 	if (far)
 		__builtin_prefetch(&t->slots[key_slot_hash(p[PREFETCH_AHEAD].pc,
 							   p[PREFETCH_AHEAD].pid, 0,
-							   p[PREFETCH_AHEAD].tid & kt->tids,
+							   p[PREFETCH_AHEAD].tid &
+							   (uint32_t)(kt->whos >> 32),
 							   p[PREFETCH_AHEAD].cpu & kt->cpus) &
 					     t->mask]);
 	if (ranges) {
 		uint32_t v;
 
 		/* its (pid, tid, CPU)'s space, then its extent's row */
-		if (!kt->space || pid != kt->lpid || tid != kt->ltid || cpu != kt->lcpu) {
-			if (!(kt->space = key_space_id(t, pid, tid, cpu)))
+		if (who != kt->lwho || cpu != kt->lcpu) {
+			if (!(kt->space = key_space_id(t, (uint32_t)who, (uint32_t)(who >> 32),
+						       cpu))) {
+				kt->lcpu = UINT32_MAX;
 				return 0;
-			kt->lpid = pid;
-			kt->ltid = tid;
+			}
+			kt->lwho = who;
 			kt->lcpu = cpu;
 		}
 		v = ranges == FAST_MAP ? eq_pcmap_get(kt->map, kt->space, pc) :
@@ -1467,6 +1475,8 @@ fast_keys_row(struct fast_keys_tab *kt, const struct eq_sample *p, uint64_t time
 			return 0;
 		*id = v - 1;
 	} else {
+		uint32_t pid = (uint32_t)who, tid = (uint32_t)(who >> 32);
+
 		k = &t->slots[key_slot_hash(pc, pid, 0, tid, cpu) & t->mask];
 		if (!k->used || k->pc != pc || k->pid != pid || k->who || k->tid != tid ||
 		    k->cpu != cpu || k->kf || k->unres || k->idle || k->dropped)
@@ -1487,8 +1497,9 @@ fast_keys_loop(struct key_table *t, struct agg_counts *cs, struct series_run *r,
 	       const struct eq_sample *x, size_t m, size_t avail, const int ranges,
 	       const int many)
 {
-	struct fast_keys_tab kt = { .t = t, .map = t->ranges, .tids = t->tid ? UINT32_MAX : 0,
-				    .cpus = t->cpu ? UINT16_MAX : 0 };
+	struct fast_keys_tab kt = { .t = t, .map = t->ranges,
+				    .whos = t->tid ? UINT64_MAX : UINT32_MAX,
+				    .cpus = t->cpu ? UINT16_MAX : 0, .lcpu = UINT32_MAX };
 	size_t i, done = 0, span, got, took,
 	       far = !ranges && t->mask + 1 >= PREFETCH_MIN_SLOTS / 2 && avail > PREFETCH_AHEAD ?
 		     avail - PREFETCH_AHEAD : 0;
