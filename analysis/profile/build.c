@@ -645,20 +645,33 @@ fast_time(struct fast_run *f, uint64_t time)
 	f->last = time;
 }
 
-/* A sample in the row of count c, id as the loop keeps it (row + bias):
+/*
+ * A sample in the row of count c, id as the loop keeps it (row + bias):
  * its block and its pairs; -1 when the batch log is full (the loop stops
- * before it). */
+ * before it).  few (a constant): the loop over few rows (under
+ * FAST_MANY_ROWS), where a row follows itself often (in runs, or 1 in 10
+ * with 10 rows): its pairs are added without a branch, which would be
+ * guessed wrong each time the run begins or ends.  (Over a recording with
+ * runs and 71 rows that takes 13% less time, over 10 rows 12-20%; over
+ * rows drawn at random with no runs, 2.5% less at 64 rows and up to 9%
+ * more at 500, where a branch that is never taken is guessed right.)
+ */
 static inline __attribute__((always_inline)) int
 fast_count(struct fast_run *f, struct agg_counts *cs, struct row_count *c, uint32_t id,
-	   uint32_t bias)
+	   uint32_t bias, const int few)
 {
 	if (__builtin_expect(c->blk_cur != f->blk, 0) && blk_enter(cs, c, id - bias, f->blk))
 		return -1;
 	c->blk_in++;
-	if (id == f->p0)
-		c->same[0]++;
-	if (id == f->p1)
-		c->same[1]++;
+	if (few) {
+		c->same[0] += id == f->p0;
+		c->same[1] += id == f->p1;
+	} else {
+		if (id == f->p0)
+			c->same[0]++;
+		if (id == f->p1)
+			c->same[1]++;
+	}
 	f->p1 = f->p0;
 	f->p0 = id;
 	return 0;
@@ -691,7 +704,7 @@ fast_count_ids(struct fast_run *f, struct agg_counts *cs, const uint32_t *ids, s
 
 		/* many rows: their counts are far apart */
 		__builtin_prefetch(&rcb[ids[i + PREFETCH_AHEAD]], 1);
-		if (fast_count(f, cs, &rcb[id], id, bias))
+		if (fast_count(f, cs, &rcb[id], id, bias, 0))
 			break;
 	}
 	return i;
@@ -888,11 +901,9 @@ fast_on4(const struct eq_pcmap_recent *rec, struct row_count *rc1, struct fast_r
 			uint32_t id = tg[j];
 			struct row_count *r = &rc1[id];
 
-			r->blk_in++;
-			if (id == g.p0)
-				r->same[0]++;
-			if (id == g.p1)
-				r->same[1]++;
+			r->blk_in++;       /* (pairs without a branch: fast_count's few) */
+			r->same[0] += id == g.p0;
+			r->same[1] += id == g.p1;
 			g.p1 = g.p0;
 			g.p0 = id;
 			g.sum += dv[j];
@@ -978,7 +989,7 @@ fast_plain_fused(struct fast_plain_tab *tb, struct agg_counts *cs, struct fast_r
 			time = p->time;
 		}
 		if (!fast_plain_tag(tb, p, time, g.last, &id, big && p < far, ranges) ||
-		    fast_count(&g, cs, &rc1[id], id, 1))
+		    fast_count(&g, cs, &rc1[id], id, 1, 1))
 			break;
 		fast_time(&g, time);
 	}
@@ -1518,7 +1529,7 @@ fast_keys_loop(struct key_table *t, struct agg_counts *cs, struct series_run *r,
 			uint64_t time = p->time;
 
 			if (!fast_keys_row(&kt, p, time, f.last, &row, !ranges && p < pfar, ranges) ||
-			    fast_count(&f, cs, &rc[row], row, 0))
+			    fast_count(&f, cs, &rc[row], row, 0, 1))
 				break;
 			fast_time(&f, time);
 		}
