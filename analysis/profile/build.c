@@ -882,7 +882,7 @@ fast_on4(const struct eq_pcmap_recent *rec, struct row_count *rc1, struct fast_r
 			uint64_t q = p[j].pc;
 			uint32_t sp = p[j].pid;
 			const struct eq_pcmap_recent *e =
-				&rec[(q ^ (q >> 10) ^ sp) & (EQ_PCMAP_RECENT - 1)];
+				&rec[eq_pcmap_recent_hash(q, sp) & (EQ_PCMAP_RECENT - 1)];
 
 			if (e->pc != q || e->space != sp || (int32_t)e->v <= 0 ||
 			    rc1[e->v].blk_cur != g.blk)

@@ -226,7 +226,7 @@ uint32_t eq_pcmap_get_probe(const struct eq_pcmap *m, uint32_t space, uint64_t p
 
 uint32_t eq_pcmap_miss(struct eq_pcmap *m, uint32_t space, uint64_t pc)
 {
-	struct eq_pcmap_recent *r = &m->pcs[(pc ^ (pc >> 10) ^ space) & (EQ_PCMAP_RECENT - 1)];
+	struct eq_pcmap_recent *r = &m->pcs[eq_pcmap_recent_hash(pc, space) & (EQ_PCMAP_RECENT - 1)];
 	uint32_t v = eq_pcmap_get_probe(m, space, pc);
 
 	if (v)
@@ -259,7 +259,8 @@ static void trial_end(struct eq_pcmap *m)
 void eq_pcmap_tune(struct eq_pcmap *m)
 {
 	const struct eq_pcmap_recent *n = &m->none;
-	struct eq_pcmap_recent *r = &m->pcs[(n->pc ^ (n->pc >> 10) ^ n->space) & (EQ_PCMAP_RECENT - 1)];
+	struct eq_pcmap_recent *r =
+		&m->pcs[eq_pcmap_recent_hash(n->pc, n->space) & (EQ_PCMAP_RECENT - 1)];
 
 	m->left = 1;
 	if (m->mode != EQ_PCMAP_MODE_TRIAL) {

@@ -56,6 +56,13 @@ struct eq_pcmap_recent {
 	uint32_t v;
 };
 
+/* Where pc of space goes in a cache of recent pcs, before the mask
+ * (EQ_PCMAP_RECENT - 1, or m->rmask). */
+static inline uint64_t eq_pcmap_recent_hash(uint64_t pc, uint32_t space)
+{
+	return pc ^ (pc >> 10) ^ space;
+}
+
 struct eq_pcmap {
 	struct eq_pcmap_recent *recent;  /* pcs (on), or &none */
 	size_t rmask;          /* EQ_PCMAP_RECENT - 1 (on), or 0 */
@@ -112,7 +119,7 @@ void eq_pcmap_tune(struct eq_pcmap *m);
 static inline __attribute__((always_inline)) uint32_t
 eq_pcmap_get(struct eq_pcmap *m, uint32_t space, uint64_t pc)
 {
-	struct eq_pcmap_recent *r = &m->recent[(pc ^ (pc >> 10) ^ space) & m->rmask];
+	struct eq_pcmap_recent *r = &m->recent[eq_pcmap_recent_hash(pc, space) & m->rmask];
 	const struct eq_pcmap_slot *sl;
 	uint64_t page;
 	uint32_t v;
@@ -181,7 +188,7 @@ eq_pcmap_reg_get(struct eq_pcmap *m, struct eq_pcmap_reg *g, uint32_t space, uin
 
 	if (on) {
 		const struct eq_pcmap_recent *r =
-			&g->recent[(pc ^ (pc >> 10) ^ space) & (EQ_PCMAP_RECENT - 1)];
+			&g->recent[eq_pcmap_recent_hash(pc, space) & (EQ_PCMAP_RECENT - 1)];
 
 		if (__builtin_expect(r->pc == pc && r->space == space, 1))
 			return r->v;
