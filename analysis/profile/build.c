@@ -917,6 +917,12 @@ fast_on4(const struct eq_pcmap_recent *rec, struct row_count *rc1, struct fast_r
 
 static int fast4_state = -1;   /* -1: not decided yet */
 
+static int cpu_avx2(void)
+{
+	__builtin_cpu_init();
+	return __builtin_cpu_supports("avx2");
+}
+
 /* Whether fast_on4 may run: the CPU has AVX2, and EQPROF_SIMD is not 0
  * (or eq_profile_use_simd said). */
 static int fast4_on(void)
@@ -926,8 +932,7 @@ static int fast4_on(void)
 	if (v < 0) {
 		const char *e = getenv("EQPROF_SIMD");
 
-		__builtin_cpu_init();
-		v = __builtin_cpu_supports("avx2") && !(e && !strcmp(e, "0"));
+		v = cpu_avx2() && !(e && !strcmp(e, "0"));
 		__atomic_store_n(&fast4_state, v, __ATOMIC_RELAXED);
 	}
 	return v;
@@ -935,8 +940,7 @@ static int fast4_on(void)
 
 int eq_profile_use_simd(int on)
 {
-	__builtin_cpu_init();
-	if (on && !__builtin_cpu_supports("avx2"))
+	if (on && !cpu_avx2())
 		return -1;
 	__atomic_store_n(&fast4_state, !!on, __ATOMIC_RELAXED);
 	return 0;
@@ -971,11 +975,10 @@ fast_plain_fused(struct fast_plain_tab *tb, struct agg_counts *cs, struct fast_r
 	const struct eq_sample *p = x, *end = x + m,
 			       *far = big && avail > PREFETCH_AHEAD ? x + avail - PREFETCH_AHEAD : x;
 	struct row_count *rc1 = cs->rc - 1;   /* indexed by tag */
+	const struct eq_sample *next4 = x;
 	struct fast_run g = *f;
 	uint32_t id;
-
 	int four = ranges == FAST_MAP_ON && !big && fast4_on();
-	const struct eq_sample *next4 = x;
 
 	for (; p < end; p++) {
 		uint64_t time = p->time;
@@ -1294,8 +1297,7 @@ static inline const struct key_slot *key_for(struct key_table *t, struct eq_agg 
  */
 static int keys_ranged(const struct eq_agg *a)
 {
-	return a->keys.n || a->by == EQ_BY_PROC || a->by == EQ_BY_MODULE || a->by == EQ_BY_EXE ||
-	       a->by == EQ_BY_LINE;
+	return a->keys.n || by_ranges(a->by);
 }
 
 /* Whether its rows read the line: extents of a line record then. */
