@@ -476,53 +476,6 @@ void eq_interval_describe(FILE *out, const struct eq_profile *p)
 	}
 }
 
-/* Rows by sort keys: a column per key, each as wide as its widest value
- * (the last one unpadded). */
-static void print_keys_table(FILE *out, const struct eq_profile *p)
-{
-	const char *what = p->mode == EQP_MODE_ENERGY ? "energy" : "time";
-	int w[EQ_KEYS_MAX];
-	unsigned k;
-	size_t i;
-	char amt[32];
-
-	for (k = 0; k < p->keys.n; k++) {
-		w[k] = (int)strlen(eq_key_name(p->keys.k[k]));
-		for (i = 0; i < p->nrows; i++)
-			if ((int)strlen(p->rows[i].fields[k]) > w[k])
-				w[k] = (int)strlen(p->rows[i].fields[k]);
-		if (w[k] > 40)
-			w[k] = 40;
-	}
-	fprintf(out, "%7s %12s %11s  %-17s", "share", "samples", what, "95% CI of share");
-	for (k = 0; k < p->keys.n; k++)
-		fprintf(out, "  %-*s", k + 1 < p->keys.n ? w[k] : 0, eq_key_name(p->keys.k[k]));
-	fputc('\n', out);
-	for (i = 0; i < p->nrows; i++) {
-		const struct eq_row *r = &p->rows[i];
-		char ci[40];
-
-		snprintf(ci, sizeof(ci), "[%.2f%%, %.2f%%]", 100 * r->ci95_low, 100 * r->ci95_high);
-		if (isfinite(r->amount))
-			eq_format_quantity(amt, sizeof(amt), r->amount,
-					   p->mode == EQP_MODE_ENERGY ? "J" : "s");
-		else
-			strcpy(amt, "-");
-		fprintf(out, "%6.2f%% %12llu %11s  %-17s", 100 * r->share,
-			(unsigned long long)r->samples, amt, ci);
-		for (k = 0; k < p->keys.n; k++)
-			fprintf(out, "  %-*s", k + 1 < p->keys.n ? w[k] : 0, r->fields[k]);
-		fputc('\n', out);
-	}
-}
-
-int eq_by_module_column(enum eq_by by)
-{
-	unsigned primary = (unsigned)by & EQ_BY_SPLIT ? EQ_BY_PRIMARY(by) : (unsigned)by;
-
-	return primary != EQ_BY_EXE && primary != EQ_BY_NONE;
-}
-
 /* s, then spaces up to width (printf's "%-*s") */
 static char *put_left(char *d, const char *s, size_t n, size_t width)
 {
@@ -542,16 +495,18 @@ static char *put_right(char *d, const char *s, size_t n, size_t width)
 	return d + n;
 }
 
-/* A row of the table: the bytes of
- *   fprintf("%6.2f%% %12llu %11s  %-17s  ", 100 share, samples, amount, ci)
- *   [fprintf("%-20s ", module)] fprintf("%s\n", name)
+/* The bytes row_head writes at most: the share and the two bounds at
+ * EQ_FMTNUM_SIZE each, the samples, the amount and the spaces. */
+#define ROW_HEAD_MAX (3 * EQ_FMTNUM_SIZE + 96)
+
+/* The columns every table row begins with, into d: the bytes of
+ *   fprintf("%6.2f%% %12llu %11s  %-17s", 100 share, samples, amount, ci)
  * with ci "[%.2f%%, %.2f%%]" of the bounds in percent, made by fmtnum.h
- * (printf's digits exactly) and written at once. */
-static void print_table_row(FILE *out, const struct eq_profile *p, const struct eq_row *r,
-			    int with_module)
+ * (printf's digits exactly).  Returns their end. */
+static char *row_head(char *d, const struct eq_profile *p, const struct eq_row *r)
 {
-	char line[512], num[EQ_FMTNUM_SIZE], ci[2 * EQ_FMTNUM_SIZE], amt[32], *d = line, *c = ci;
-	size_t n, lm = with_module ? strlen(r->module) : 0, ln = strlen(r->name);
+	char num[EQ_FMTNUM_SIZE], ci[2 * EQ_FMTNUM_SIZE + 8], amt[32], *c = ci;
+	size_t n;
 
 	if (isfinite(r->amount))
 		eq_format_quantity(amt, sizeof(amt), r->amount, p->mode == EQP_MODE_ENERGY ? "J" : "s");
@@ -565,15 +520,6 @@ static void print_table_row(FILE *out, const struct eq_profile *p, const struct 
 	memcpy(c, "%]", 2);
 	c += 2;
 	n = eq_fmt_fixed(num, 100 * r->share, 2);
-	if (n + (size_t)(c - ci) + strlen(amt) + lm + ln + 96 > sizeof(line)) {
-		/* a long name: the same in pieces */
-		*c = '\0';
-		fprintf(out, "%s%% %12llu %11s  %-17s  ", num, (unsigned long long)r->samples, amt, ci);
-		if (with_module)
-			fprintf(out, "%-20s ", r->module);
-		fprintf(out, "%s\n", r->name);
-		return;
-	}
 	d = put_right(d, num, n, 6);
 	*d++ = '%';
 	*d++ = ' ';
@@ -583,9 +529,87 @@ static void print_table_row(FILE *out, const struct eq_profile *p, const struct 
 	d = put_right(d, amt, strlen(amt), 11);
 	*d++ = ' ';
 	*d++ = ' ';
-	d = put_left(d, ci, (size_t)(c - ci), 17);
+	return put_left(d, ci, (size_t)(c - ci), 17);
+}
+
+/* Rows by sort keys: a column per key, each as wide as its widest value
+ * (the last one unpadded). */
+static void print_keys_table(FILE *out, const struct eq_profile *p)
+{
+	const char *what = p->mode == EQP_MODE_ENERGY ? "energy" : "time";
+	int w[EQ_KEYS_MAX];
+	unsigned k;
+	size_t i;
+
+	for (k = 0; k < p->keys.n; k++) {
+		w[k] = (int)strlen(eq_key_name(p->keys.k[k]));
+		for (i = 0; i < p->nrows; i++)
+			if ((int)strlen(p->rows[i].fields[k]) > w[k])
+				w[k] = (int)strlen(p->rows[i].fields[k]);
+		if (w[k] > 40)
+			w[k] = 40;
+	}
+	fprintf(out, "%7s %12s %11s  %-17s", "share", "samples", what, "95% CI of share");
+	for (k = 0; k < p->keys.n; k++)
+		fprintf(out, "  %-*s", k + 1 < p->keys.n ? w[k] : 0, eq_key_name(p->keys.k[k]));
+	fputc('\n', out);
+	for (i = 0; i < p->nrows; i++) {
+		const struct eq_row *r = &p->rows[i];
+		char line[ROW_HEAD_MAX + 1024], *d = row_head(line, p, r);
+		size_t n[EQ_KEYS_MAX], room = sizeof(line) - (size_t)(d - line) - 1;
+
+		for (k = 0; k < p->keys.n; k++) {
+			size_t pad = k + 1 < p->keys.n ? (size_t)w[k] : 0;
+
+			n[k] = strlen(r->fields[k]);
+			if (room < 2 + (n[k] > pad ? n[k] : pad))
+				break;
+			room -= 2 + (n[k] > pad ? n[k] : pad);
+		}
+		if (k < p->keys.n) {
+			/* long fields: the same in pieces */
+			fwrite(line, 1, (size_t)(d - line), out);
+			for (k = 0; k < p->keys.n; k++)
+				fprintf(out, "  %-*s", k + 1 < p->keys.n ? w[k] : 0, r->fields[k]);
+			fputc('\n', out);
+			continue;
+		}
+		for (k = 0; k < p->keys.n; k++) {
+			*d++ = ' ';
+			*d++ = ' ';
+			d = put_left(d, r->fields[k], n[k], k + 1 < p->keys.n ? (size_t)w[k] : 0);
+		}
+		*d++ = '\n';
+		fwrite(line, 1, (size_t)(d - line), out);
+	}
+}
+
+int eq_by_module_column(enum eq_by by)
+{
+	unsigned primary = (unsigned)by & EQ_BY_SPLIT ? EQ_BY_PRIMARY(by) : (unsigned)by;
+
+	return primary != EQ_BY_EXE && primary != EQ_BY_NONE;
+}
+
+/* A row of the table: row_head's bytes, then those of
+ *   fprintf("  [%-20s ]%s\n", module, name)
+ * written at once. */
+static void print_table_row(FILE *out, const struct eq_profile *p, const struct eq_row *r,
+			    int with_module)
+{
+	char line[ROW_HEAD_MAX + 512], *d = row_head(line, p, r);
+	size_t lm = with_module ? strlen(r->module) : 0, ln = strlen(r->name);
+
 	*d++ = ' ';
 	*d++ = ' ';
+	if ((size_t)(d - line) + lm + ln + 24 > sizeof(line)) {
+		/* a long name: the same in pieces */
+		fwrite(line, 1, (size_t)(d - line), out);
+		if (with_module)
+			fprintf(out, "%-20s ", r->module);
+		fprintf(out, "%s\n", r->name);
+		return;
+	}
 	if (with_module) {
 		d = put_left(d, r->module, lm, 20);
 		*d++ = ' ';

@@ -14,6 +14,7 @@
 
 #include "profile/compare.h"
 #include "profile/table.h"
+#include "util/units.h"
 
 /* Runs fn into a memory stream and returns the text (caller frees). */
 static char *capture(void (*fn)(FILE *, const void *), const void *arg)
@@ -134,6 +135,97 @@ static void profile_in_three_formats(void **state)
 	eq_profile_free(p);
 }
 
+/* A row's line as printf writes it, for the table (no keys) and for the
+ * keys' table (w: the columns' widths). */
+static void printf_row(char *buf, size_t size, const struct eq_profile *p, const struct eq_row *r,
+		       const int *w)
+{
+	char ci[64], amt[32];
+	int n;
+	unsigned k;
+
+	snprintf(ci, sizeof(ci), "[%.2f%%, %.2f%%]", 100 * r->ci95_low, 100 * r->ci95_high);
+	if (isfinite(r->amount))
+		eq_format_quantity(amt, sizeof(amt), r->amount, p->mode == EQP_MODE_ENERGY ? "J" : "s");
+	else
+		strcpy(amt, "-");
+	n = snprintf(buf, size, "\n%6.2f%% %12llu %11s  %-17s", 100 * r->share,
+		     (unsigned long long)r->samples, amt, ci);
+	if (!p->keys.n) {
+		snprintf(buf + n, size - (size_t)n, "  %-20s %s\n", r->module, r->name);
+		return;
+	}
+	for (k = 0; k < p->keys.n; k++)
+		n += snprintf(buf + n, size - (size_t)n, "  %-*s", k + 1 < p->keys.n ? w[k] : 0,
+			      r->fields[k]);
+	snprintf(buf + n, size - (size_t)n, "\n");
+}
+
+/* The table's rows are made without printf, and with keys too: each the
+ * bytes printf makes, long names and fields (beyond the line's buffer)
+ * and extreme numbers included. */
+static void rows_as_printf(void **state)
+{
+	static char longname[3000], longfield[2000], buf[8192];
+	struct eq_row rows[6];
+	struct eq_profile p;
+	struct print_arg a = { &p, EQ_FMT_TABLE };
+	int w[2];
+	unsigned k, round;
+	size_t i;
+	char *out;
+
+	(void)state;
+	memset(longname, 'n', sizeof(longname) - 1);
+	memset(longfield, 'f', sizeof(longfield) - 1);
+	memset(rows, 0, sizeof(rows));
+	rows[0] = (struct eq_row){ .name = "main", .module = "x", .samples = 3, .share = 1,
+				   .ci95_low = 0.99, .ci95_high = 1, .amount = 0.03,
+				   .fields = { "x", "main" } };
+	rows[1] = (struct eq_row){ .name = longname, .module = "a-module-name-longer-than-20",
+				   .samples = UINT64_MAX, .share = 1e-9, .ci95_low = 0,
+				   .ci95_high = 2.5e-7, .amount = NAN, .fields = { "y", longfield } };
+	rows[2] = (struct eq_row){ .name = "", .module = "", .samples = 0, .share = 0.123456,
+				   .ci95_low = 0.1, .ci95_high = 0.14, .amount = 1234.5,
+				   .fields = { longfield, "" } };
+	rows[3] = (struct eq_row){ .name = "g", .module = "m", .samples = 42, .share = 0.00499,
+				   .ci95_low = 0.004994999, .ci95_high = 0.005, .amount = 4.2e-7,
+				   .fields = { "a-field-just-over-forty-characters-long-x", "g" } };
+	rows[4] = (struct eq_row){ .name = "h", .module = "m", .samples = 7, .share = 0.5,
+				   .ci95_low = 0.125, .ci95_high = 0.875, .amount = 1e300,
+				   .fields = { "m", "h" } };
+	rows[5] = (struct eq_row){ .name = "i", .module = "m", .samples = 1, .share = 0.999999,
+				   .ci95_low = -0.0, .ci95_high = 1e20, .amount = INFINITY,
+				   .fields = { "m", "i" } };
+	for (round = 0; round < 4; round++) {
+		memset(&p, 0, sizeof(p));
+		p.by = EQ_BY_PROC;
+		p.mode = round & 1 ? EQP_MODE_ENERGY : EQP_MODE_TIME;
+		p.rows = rows;
+		p.nrows = sizeof(rows) / sizeof(rows[0]);
+		if (round >= 2) {
+			p.keys.n = 2;
+			p.keys.k[0] = EQ_KEY_DSO;
+			p.keys.k[1] = EQ_KEY_SYM;
+		}
+		for (k = 0; k < p.keys.n; k++) {
+			w[k] = (int)strlen(eq_key_name(p.keys.k[k]));
+			for (i = 0; i < p.nrows; i++)
+				if ((int)strlen(rows[i].fields[k]) > w[k])
+					w[k] = (int)strlen(rows[i].fields[k]);
+			if (w[k] > 40)
+				w[k] = 40;
+		}
+		out = capture(print, &a);
+		for (i = 0; i < p.nrows; i++) {
+			printf_row(buf, sizeof(buf), &p, &rows[i], w);
+			if (!strstr(out, buf))
+				fail_msg("round %u, row %zu: no line \"%.120s\"", round, i, buf + 1);
+		}
+		free(out);
+	}
+}
+
 static void comparison_joins_rows(void **state)
 {
 	struct eq_profile *t = small_profile(EQP_MODE_TIME), *e = small_profile(EQP_MODE_ENERGY);
@@ -157,6 +249,7 @@ int main(void)
 		cmocka_unit_test(quoting_and_escaping),
 		cmocka_unit_test(format_names),
 		cmocka_unit_test(profile_in_three_formats),
+		cmocka_unit_test(rows_as_printf),
 		cmocka_unit_test(comparison_joins_rows),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
