@@ -416,11 +416,12 @@ static void row_batches(const struct agg_row *r, unsigned nblocks, unsigned nb, 
 	if (per == 1) {
 		/* a batch a block (what eq_series_intervals asks): no divide */
 		for (j = 0; j < r->blk.n; j++)
-			c[r->blk.v[j] >> 32] += (double)(uint32_t)r->blk.v[j];
+			c[r->blk.v[j] >> AGG_BLK_COUNT_BITS] += (double)(r->blk.v[j] & AGG_BLK_COUNT_MAX);
 		return;
 	}
 	for (j = 0; j < r->blk.n; j++)
-		c[(unsigned)(r->blk.v[j] >> 32) / per] += (double)(uint32_t)r->blk.v[j];
+		c[(r->blk.v[j] >> AGG_BLK_COUNT_BITS) / per] +=
+			(double)(r->blk.v[j] & AGG_BLK_COUNT_MAX);
 }
 
 /* eq_series.batches over an aggregator's rows. */

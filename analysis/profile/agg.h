@@ -22,10 +22,10 @@ struct agg_key {
 	uint64_t kv[EQ_KEYS_MAX];
 };
 
-/* Batch counts of a row: (block << 32 | count), blocks not decreasing (a
- * block may come twice: its counts add). */
+/* Batch counts of a row: block << AGG_BLK_COUNT_BITS | count, blocks not
+ * decreasing (a block may come twice: its counts add). */
 struct blk_list {
-	const uint64_t *v;
+	const uint32_t *v;
 	uint32_t n;
 };
 
@@ -108,7 +108,7 @@ struct eq_agg {
 	uint64_t filtered;         /* samples left out of the shares (relative) */
 	struct fcache_slot *fcache; /* the filter's verdicts (FCACHE_SIZE) */
 	struct agg_counts cs;      /* the rows' counts as samples pass (rc: nrows) */
-	uint64_t *blk_v;           /* every row's batch counts (rows[i].blk point in) */
+	uint32_t *blk_v;           /* every row's batch counts (rows[i].blk point in) */
 };
 
 #define FCACHE_SIZE 4096

@@ -368,11 +368,14 @@ int eq_agg_counts_fold(struct eq_agg *a)
 
 /* Every row's batch counts from the log, in time order, into one array
  * (a counting sort over a small array of offsets: the rows' own fields are
- * far apart), block << 32 | count: rows[i].blk point in. */
+ * far apart), block << AGG_BLK_COUNT_BITS | count in 4 bytes (the log's
+ * entry without the row: half the fresh pages, where most rows' samples
+ * are one to a block and the log has an entry for most samples):
+ * rows[i].blk point in. */
 static int blk_index(struct eq_agg *a)
 {
 	struct agg_counts *cs = &a->cs;
-	uint64_t *v = eq_big_malloc(cs->nlog, sizeof(*v));
+	uint32_t *v = eq_big_malloc(cs->nlog, sizeof(*v));
 	size_t *at = calloc(a->nrows + 1, sizeof(*at));
 	size_t i;
 
@@ -393,8 +396,7 @@ static int blk_index(struct eq_agg *a)
 	for (i = 0; i < cs->nlog; i++) {
 		uint64_t e = cs->log[i];
 
-		v[at[e >> 32]++] = (e >> AGG_BLK_COUNT_BITS & ((1u << (32 - AGG_BLK_COUNT_BITS)) - 1))
-				   << 32 | (e & AGG_BLK_COUNT_MAX);
+		v[at[e >> 32]++] = (uint32_t)e;
 	}
 	free(at);
 	eq_big_free(cs->log);

@@ -243,10 +243,10 @@ static void batch_log_long_runs(void **state)
 	assert_int_equal(g->nrows, 2);
 	for (i = 0; i < 2; i++)
 		for (j = 0; j < g->rows[i].blk.n; j++) {
-			uint64_t e = g->rows[i].blk.v[j];
+			uint32_t e = g->rows[i].blk.v[j];
 
-			assert_true(e >> 32 < 2);
-			sum[i][e >> 32] += (uint32_t)e;
+			assert_true(e >> AGG_BLK_COUNT_BITS < 2);
+			sum[i][e >> AGG_BLK_COUNT_BITS] += e & AGG_BLK_COUNT_MAX;
 		}
 	assert_int_equal(sum[0][0], big);
 	assert_int_equal(sum[0][1], per);
