@@ -404,6 +404,101 @@ int eq_row_by_samples(const void *x, const void *y)
 	return c ? c : strcmp(a->module, b->module);
 }
 
+/* A row's sort key (eq_row_by_samples'), beside its place. */
+struct row_key {
+	uint64_t samples;
+	const char *name, *module;
+	size_t i;
+};
+
+/* Whether a goes before b in eq_row_by_samples' order. */
+static inline int key_before(const struct row_key *a, const struct row_key *b)
+{
+	int c;
+
+	if (a->samples != b->samples)
+		return a->samples > b->samples;
+	c = strcmp(a->name, b->name);
+	return c ? c < 0 : strcmp(a->module, b->module) < 0;
+}
+
+/* The sorted runs [lo, mid) and [mid, hi) of k merged into t, the left
+ * one's first on a tie. */
+static void keys_merge(const struct row_key *k, struct row_key *t, size_t lo, size_t mid,
+		       size_t hi)
+{
+	size_t i = lo, j = mid, o = lo;
+
+	while (i < mid && j < hi)
+		t[o++] = key_before(&k[j], &k[i]) ? k[j++] : k[i++];
+	while (i < mid)
+		t[o++] = k[i++];
+	while (j < hi)
+		t[o++] = k[j++];
+}
+
+#define ROW_SORT_RUN 16
+
+/* k (n keys) sorted, stably: runs of ROW_SORT_RUN by insertion, then
+ * merged pairwise through t; returns where the sorted keys are. */
+static struct row_key *keys_sort(struct row_key *k, struct row_key *t, size_t n)
+{
+	size_t lo, i, j, w;
+
+	for (lo = 0; lo < n; lo += ROW_SORT_RUN) {
+		size_t hi = n - lo < ROW_SORT_RUN ? n : lo + ROW_SORT_RUN;
+
+		for (i = lo + 1; i < hi; i++) {
+			struct row_key x = k[i];
+
+			for (j = i; j > lo && key_before(&x, &k[j - 1]); j--)
+				k[j] = k[j - 1];
+			k[j] = x;
+		}
+	}
+	for (w = ROW_SORT_RUN; w < n; w *= 2) {
+		struct row_key *sw;
+
+		for (lo = 0; lo < n; lo += 2 * w)
+			keys_merge(k, t, lo, n - lo < w ? n : lo + w, n - lo < 2 * w ? n : lo + 2 * w);
+		sw = k;
+		k = t;
+		t = sw;
+	}
+	return k;
+}
+
+void eq_rows_sort(struct eq_row *rows, size_t n)
+{
+	struct row_key *k = n > 1 ? malloc(2 * n * sizeof(*k)) : NULL, *s;
+	size_t i, j, from;
+
+	if (!k) {
+		/* (no memory for the keys: the same order, more slowly) */
+		qsort(rows, n, sizeof(*rows), eq_row_by_samples);
+		return;
+	}
+	for (i = 0; i < n; i++)
+		k[i] = (struct row_key){ rows[i].samples, rows[i].name, rows[i].module, i };
+	s = keys_sort(k, k + n, n);
+	/* rows[i] = the old rows[s[i].i], a cycle at a time (s[i].i = n:
+	 * moved) */
+	for (i = 0; i < n; i++) {
+		struct eq_row tmp;
+
+		if (s[i].i == n || s[i].i == i)
+			continue;
+		tmp = rows[i];
+		for (j = i; (from = s[j].i) != i; j = from) {
+			rows[j] = rows[from];
+			s[j].i = n;
+		}
+		rows[j] = tmp;
+		s[j].i = n;
+	}
+	free(k);
+}
+
 /* ---- the two intervals -------------------------------------------------- */
 
 /* Row i's counts in nb batches of nblocks / nb blocks each. */
@@ -533,7 +628,7 @@ struct eq_profile *eq_agg_finish(struct eq_agg *a, enum eqp_mode mode, double qu
 		return NULL;
 	}
 	eq_profile_set_interval(p, EQ_IV_SAMPLING);
-	qsort(p->rows, p->nrows, sizeof(*p->rows), eq_row_by_samples);
+	eq_rows_sort(p->rows, p->nrows);
 	p->keys = a->keys;
 	if (a->filter) {
 		size_t j = 0;

@@ -143,6 +143,11 @@ int eq_filter_eval(const struct eq_filter *f, const struct eq_loc *loc, const ch
 		   int mark);
 /* qsort order of rows: samples, most first; then name and module. */
 int eq_row_by_samples(const void *x, const void *y);
+/* rows in that order, rows in all three the same kept in the order they
+ * had (what glibc's qsort, a merge sort, gives), without a call to
+ * compare each pair: a sort of keys beside the rows, then the rows moved
+ * once each. */
+void eq_rows_sort(struct eq_row *rows, size_t n);
 
 /* The samples of a range in time order, as slices: of the file's chunks
  * when the file is in time order, else of one sorted copy. */

@@ -129,6 +129,6 @@ struct eq_profile *eq_profile_pool(struct eq_profile *const *profs, size_t np,
 	free(refs);
 	free(scratch);
 	eq_profile_set_interval(p, EQ_IV_RUN);
-	qsort(p->rows, p->nrows, sizeof(*p->rows), eq_row_by_samples);
+	eq_rows_sort(p->rows, p->nrows);
 	return p;
 }

@@ -188,6 +188,51 @@ static void time_mode_uses_the_sample_interval(void **state)
 	eq_profile_free(p);
 }
 
+/* eq_rows_sort: the order of eq_row_by_samples, rows tied on samples,
+ * name and module in the order they came (a stable sort), whatever the
+ * sizes: against an insertion sort here, over rows with many ties (the
+ * pid keeps each row's first place). */
+static void rows_sort_stable(void **state)
+{
+	static const char *names[] = { "f", "g", "/src/a.c:10", "/src/a.c:9", "" };
+	static const char *mods[] = { "x", "libc.so.6", "" };
+	static const size_t sizes[] = { 0, 1, 2, 15, 16, 17, 33, 1000, 4099 };
+	uint64_t seed = 0x5eed5047;
+	size_t z, i, j, n;
+
+	(void)state;
+	for (z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++) {
+		struct eq_row *got, *want;
+
+		n = sizes[z];
+		got = calloc(n ? n : 1, sizeof(*got));
+		want = calloc(n ? n : 1, sizeof(*want));
+		assert_non_null(got);
+		assert_non_null(want);
+		for (i = 0; i < n; i++) {
+			uint64_t r = eq_xorshift64(&seed);
+
+			got[i] = (struct eq_row){ .name = names[r % 5], .module = mods[(r >> 8) % 3],
+						  .samples = (r >> 16) % (z & 1 ? 4 : 300),
+						  .pid = (uint32_t)i };
+		}
+		for (i = 0; i < n; i++) {
+			struct eq_row x = got[i];
+
+			for (j = i; j > 0 && eq_row_by_samples(&x, &want[j - 1]) < 0; j--)
+				want[j] = want[j - 1];
+			want[j] = x;
+		}
+		eq_rows_sort(got, n);
+		for (i = 0; i < n; i++)
+			if (got[i].pid != want[i].pid)
+				fail_msg("%zu rows: row %zu is the first's %u, not %u", n, i, got[i].pid,
+					 want[i].pid);
+		free(got);
+		free(want);
+	}
+}
+
 static void aggregator_directly(void **state)
 {
 	struct eq_error err;
@@ -487,6 +532,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(time_mode_uses_the_sample_interval, setup_time,
 						teardown),
 		cmocka_unit_test(aggregator_directly),
+		cmocka_unit_test(rows_sort_stable),
 		cmocka_unit_test(batch_log_long_runs),
 		cmocka_unit_test(by_parse),
 		cmocka_unit_test(simd_as_scalar),
