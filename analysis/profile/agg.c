@@ -131,6 +131,16 @@ static void keys_of(struct eq_agg *a, const struct eq_loc *loc, const struct tas
 }
 
 /* Each key's value as printed, and the row's name: them joined. */
+/* n bytes of s after the len of buf (size bytes), as much as fits below
+ * its last byte, without printf: the length the whole would have (what
+ * snprintf gives back). */
+static size_t join_part(char *buf, size_t size, size_t len, const char *s, size_t n)
+{
+	if (len < size - 1)
+		memcpy(buf + len, s, n < size - 1 - len ? n : size - 1 - len);
+	return len + n;
+}
+
 static const char *key_fields(struct eq_agg *a, const struct eq_loc *loc,
 			      const struct task *task, const char **fields)
 {
@@ -172,8 +182,9 @@ static const char *key_fields(struct eq_agg *a, const struct eq_loc *loc,
 		if (!v)
 			return NULL;
 		fields[i] = v;
-		len += (size_t)snprintf(buf + len, len < sizeof(buf) ? sizeof(buf) - len : 0, "%s%s",
-					i ? " / " : "", v);
+		if (i)
+			len = join_part(buf, sizeof(buf), len, " / ", 3);
+		len = join_part(buf, sizeof(buf), len, v, strlen(v));
 	}
 	return eq_intern_n(a->strings, buf, len < sizeof(buf) ? len : sizeof(buf) - 1);
 }

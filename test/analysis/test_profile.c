@@ -233,6 +233,39 @@ static void rows_sort_stable(void **state)
 	}
 }
 
+/* A row's name under sort keys: its keys' values joined by " / ", as
+ * snprintf joined them, cut at 2,047 bytes (a value of 3,000 bytes). */
+static void key_names_joined(void **state)
+{
+	static char longproc[3001], want[4096];
+	struct eq_loc f = { .kind = EQ_LOC_RESOLVED, .exe = "x", .module = "/bin/x",
+			    .module_base = "x", .proc = "f" };
+	struct eq_error err;
+	struct eq_agg *a;
+	unsigned round;
+
+	(void)state;
+	memset(longproc, 'p', sizeof(longproc) - 1);
+	for (round = 0; round < 3; round++) {
+		a = eq_agg_new(EQ_BY_PROC, 0, &err);
+		assert_non_null(a);
+		a->keys.n = round == 2 ? 3 : 2;
+		a->keys.k[0] = EQ_KEY_DSO;
+		a->keys.k[1] = EQ_KEY_SYM;
+		a->keys.k[2] = EQ_KEY_SRCFILE;
+		f.proc = round ? longproc : "f";
+		assert_int_equal(eq_agg_add(a, &f, 1, &err), 0);
+		if (round == 2)
+			snprintf(want, sizeof(want), "%s / %s / %s", "x", longproc, "x");
+		else
+			snprintf(want, sizeof(want), "%s / %s", "x", f.proc);
+		want[2047] = '\0';    /* the cut */
+		assert_string_equal(a->rows[0].name, want);
+		assert_int_equal(strlen(a->rows[0].name), round ? 2047 : 5);
+		eq_agg_free(a);
+	}
+}
+
 static void aggregator_directly(void **state)
 {
 	struct eq_error err;
@@ -533,6 +566,7 @@ int main(void)
 						teardown),
 		cmocka_unit_test(aggregator_directly),
 		cmocka_unit_test(rows_sort_stable),
+		cmocka_unit_test(key_names_joined),
 		cmocka_unit_test(batch_log_long_runs),
 		cmocka_unit_test(by_parse),
 		cmocka_unit_test(simd_as_scalar),
