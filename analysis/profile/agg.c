@@ -481,7 +481,7 @@ static struct row_key *keys_sort(struct row_key *k, struct row_key *t, size_t n)
 
 void eq_rows_sort(struct eq_row *rows, size_t n)
 {
-	struct row_key *k = n > 1 ? malloc(2 * n * sizeof(*k)) : NULL, *s;
+	struct row_key *k = n > 1 ? eq_big_malloc(2 * n, sizeof(*k)) : NULL, *s;
 	size_t i, j, from;
 
 	if (!k) {
@@ -507,7 +507,7 @@ void eq_rows_sort(struct eq_row *rows, size_t n)
 		rows[j] = tmp;
 		s[j].i = n;
 	}
-	free(k);
+	eq_big_free(k);
 }
 
 /* ---- the two intervals -------------------------------------------------- */
