@@ -130,7 +130,6 @@ static void keys_of(struct eq_agg *a, const struct eq_loc *loc, const struct tas
 	}
 }
 
-/* Each key's value as printed, and the row's name: them joined. */
 /* n bytes of s after the len of buf (size bytes), as much as fits below
  * its last byte, without printf: the length the whole would have (what
  * snprintf gives back). */
@@ -141,6 +140,7 @@ static size_t join_part(char *buf, size_t size, size_t len, const char *s, size_
 	return len + n;
 }
 
+/* Each key's value as printed, and the row's name: them joined. */
 static const char *key_fields(struct eq_agg *a, const struct eq_loc *loc,
 			      const struct task *task, const char **fields)
 {
