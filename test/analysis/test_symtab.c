@@ -102,6 +102,49 @@ static void index_finds_covering_symbol(void **state)
 	assert_null(eq_symtab_index_new(&(struct eqp_symtab){ "m", 0, 0, NULL }));
 }
 
+/* The symbol before an address (the last at or below it), in tables of
+ * every size from 1 to 40 with repeated addresses, against a scan: the
+ * search's every way to end (below the first, between, on, above the
+ * last) at every size. */
+static void index_before_every_size(void **state)
+{
+	static struct eqp_symbol syms[40];
+	uint64_t seed = 0x9e3779b97f4a7c15ull;
+	size_t n, i;
+	uint64_t a;
+
+	(void)state;
+	for (n = 1; n <= 40; n++) {
+		struct eq_symtab_index *x;
+
+		for (i = 0; i < n; i++) {
+			seed ^= seed << 13;
+			seed ^= seed >> 7;
+			seed ^= seed << 17;
+			/* 16-byte steps, a third of them repeated */
+			syms[i] = (struct eqp_symbol){ 0x1000 + 16 * (seed % (2 * n)), 0, "s" };
+		}
+		x = eq_symtab_index_new(&(struct eqp_symtab){ "m", 0, n, syms });
+		assert_non_null(x);
+		for (a = 0xff0; a < 0x1000 + 16 * 2 * n + 32; a += 8) {
+			uint64_t want = 0;
+			const struct eqp_symbol *got = eq_symtab_index_before(x, a);
+
+			for (i = 0; i < n; i++)
+				if (syms[i].addr <= a && syms[i].addr >= want)
+					want = syms[i].addr;
+			if (!want)
+				assert_null(got);
+			else if (!got || got->addr != want)
+				fail_msg("%zu symbols, 0x%llx: 0x%llx, not 0x%llx", n,
+					 (unsigned long long)a,
+					 got ? (unsigned long long)got->addr : 0ull,
+					 (unsigned long long)want);
+		}
+		eq_symtab_index_free(x);
+	}
+}
+
 static void intern_gives_one_pointer_per_string(void **state)
 {
 	struct eq_intern *t = eq_intern_new();
@@ -171,6 +214,7 @@ int main(void)
 		cmocka_unit_test(symfile_errors_name_the_line),
 		cmocka_unit_test(symfile_skips_arm_mapping_symbols),
 		cmocka_unit_test(index_finds_covering_symbol),
+		cmocka_unit_test(index_before_every_size),
 		cmocka_unit_test(intern_gives_one_pointer_per_string),
 		cmocka_unit_test(intern_finds_every_string_after_growth),
 	};
