@@ -122,9 +122,23 @@ def main():
             m = re.match(r"\s*[\d,]+ \([\d. ]+%\)\s+([\d,]+) \([\d. ]+%\)\s+[^:\s]*:(.+?) \[(?:[^][]|\[[^][]*\])*\]\s*$", line)
             if m:
                 incl[m.group(2)] = incl.get(m.group(2), 0) + int(m.group(1).replace(",", ""))
-        t.eq(named(incl), children,
+        # callgrind_annotate takes a called function's inclusive samples
+        # from the calls into it, and those of a function no one calls from
+        # its own lines, each line under its file (fi=: a line inlined from
+        # another file, as rseq-internal.h's in ld.so's __tls_init_tp, is
+        # listed as a function of that file, with no object).  So the
+        # outermost frame of a stack (its callers not unwound: ld.so and
+        # libc starting the program) is counted right by neither when it is
+        # called elsewhere too (mmap64, from _dl_map_object) or has such a
+        # line: roots are left out here.  Seen in CI once (__tls_init_tp);
+        # 45 of 46 recordings of `callers 1 1` at 50 kHz, a run that is
+        # mostly start-up, show it.  Their stacks are compared whole above
+        # (pprof -traces against folded).
+        roots = {st[0] for st in folded if st}
+        t.eq({k: v for k, v in named(incl).items() if norm(k) not in roots},
+             {k: v for k, v in children.items() if norm(k) not in roots},
              "callgrind_annotate --inclusive=yes: inclusive samples are the "
-             "children samples (calls= edges)")
+             "children samples (calls= edges), but a stack's outermost frame")
         text = open(cg).read()
         t.ok(re.search(r"fn=main\n(?:.*\n)*?cfn=b\ncalls=\d+ 0x[0-9a-f]+ 0\n0x[0-9a-f]+ \d+ \d+ %d\n"
                        % children["b"], text) is not None,
