@@ -56,6 +56,11 @@ int eq_name_alias_cmp(uint64_t size_a, int bind_a, const char *a,
 	if ((bind_a == STB_GLOBAL) != (bind_b == STB_GLOBAL) &&
 	    bind_a != EQ_BIND_UNKNOWN && bind_b != EQ_BIND_UNKNOWN)
 		return bind_a == STB_GLOBAL ? -1 : 1;
+	/* glibc's hidden alias of a function (hidden_def): never the name */
+	x = !strncmp(a, "__GI_", 5);
+	y = !strncmp(b, "__GI_", 5);
+	if (x != y)
+		return x ? 1 : -1;
 	x = strchr(a, '@') != NULL;
 	y = strchr(b, '@') != NULL;
 	if (x != y)

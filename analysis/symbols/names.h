@@ -13,8 +13,11 @@
  * strong over a weak one, a global over a local one, then fewer leading
  * underscores, then the longer name; and, before the underscores, a plain
  * name over a versioned compatibility alias (free over cfree@GLIBC_2.2.5,
- * where perf shows the latter).  A default version ("@@GLIBC_2.17") is the
- * public name and shown without it: clock_gettime.
+ * where perf shows the latter) and any name over glibc's hidden alias
+ * (____strtod_l_internal over __GI_____strtod_l_internal, two local
+ * symbols of libc's debug symbols, where perf counts the underscores and
+ * shows the latter).  A default version ("@@GLIBC_2.17") is the public
+ * name and shown without it: clock_gettime.
  */
 #ifndef EQ_NAMES_H
 #define EQ_NAMES_H

@@ -59,6 +59,12 @@ static void aliases(void **state)
 	assert_true(BEST("malloc", STB_GLOBAL, "__GI___libc_malloc", STB_LOCAL) < 0);
 	assert_true(BEST("__libc_malloc", STB_GLOBAL, "malloc", STB_GLOBAL) > 0);
 	assert_true(BEST("free", STB_GLOBAL, "cfree@GLIBC_2.2.5", STB_GLOBAL) < 0);
+	/* two local names in libc's debug symbols: not the hidden alias,
+	 * though it has fewer leading underscores */
+	assert_true(BEST("____strtod_l_internal", STB_LOCAL, "__GI_____strtod_l_internal",
+			 STB_LOCAL) < 0);
+	assert_true(BEST("__GI_____strtod_l_internal", STB_LOCAL, "____strtod_l_internal",
+			 STB_LOCAL) > 0);
 	/* the vdso: the strong symbol, as perf shows it */
 	assert_true(BEST("clock_gettime", STB_WEAK, "__vdso_clock_gettime", STB_GLOBAL) > 0);
 	/* a sized symbol over a sizeless one */
