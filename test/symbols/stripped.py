@@ -211,6 +211,18 @@ def main():
     rec = os.path.join(d, "m.eqp")
     rc, _, err = eqprof("record", "--call-graph", "dwarf", "--all-user", "-t", "4kHz", "-q", "-o", rec,
                         "--", mini, "2000000", "100")
+    # Every other module the recording maps (ld.so, libc) beside it under
+    # --symfs: else the view by starts cannot unwind through ld.so (its
+    # CFI), and a sample in main's first call of a libc function (ld.so
+    # binding it lazily, seen once in CI) loses main from its stack in
+    # that view only.
+    p = subprocess.run([os.environ.get("EQPROF", "eqprof"), "report", rec, "--by", "module",
+                        "--format", "json", "-q"], capture_output=True, text=True, env=clean_env())
+    for r in json.loads(p.stdout)["rows"] if p.returncode == 0 else []:
+        m = r["name"]
+        if m.startswith("/") and m != mini and os.path.isfile(m):
+            os.makedirs(os.path.dirname(os.path.join(d, "symfs-plain") + m), exist_ok=True)
+            shutil.copy(m, os.path.join(d, "symfs-plain") + m)
     named, err = children(rec, clean_env())
     starts, err2 = children(rec, clean_env(), "--symfs", os.path.join(d, "symfs-plain"))
     pairs = {f: (named.get(f, 0), starts.get("callers-m+0x%x" % start[f], 0)) for f in start}
