@@ -554,92 +554,83 @@ int eqp_add_board_info(struct eqp_writer *w, const struct eqp_board_info *bi,
 	return write_chunk(w, EQP_CHUNK_BINF, parts, 3, err);
 }
 
+/* A chunk's records after their 8-byte header (u32 count, u32 reserved). */
+_Static_assert(EQP_BREC_HDR_LEN == 8 && EQP_PSTA_HDR_LEN == 8 && EQP_DREQ_HDR_LEN == 8 &&
+	       EQP_ERDG_HDR_LEN == 8, "record chunks share their header");
+
+typedef void rec_encoder(unsigned char *b, const void *rec);
+
+/*
+ * The n records at recs (size bytes apart) as chunks of type, up to
+ * EQP_SAMPLES_PER_CHUNK a chunk, len bytes a record in the file: each
+ * written by enc, or, enc NULL, as it is in memory (the struct's layout is
+ * the file's).
+ */
+static int write_records(struct eqp_writer *w, uint32_t type, const void *recs, size_t size,
+			 size_t n, size_t len, rec_encoder *enc, struct eq_error *err)
+{
+	const unsigned char *r = recs;
+	unsigned char hdr[8] = { 0 }, *buf = NULL;
+	struct part parts[2];
+	size_t take, i;
+	int rc = 0;
+
+	if (enc && n && !(buf = malloc(EQP_SAMPLES_PER_CHUNK * len)))
+		return eq_fail(err, "%s: out of memory", eqp_writer_file(w));
+	for (; n && rc == 0; r += take * size, n -= take) {
+		take = n > EQP_SAMPLES_PER_CHUNK ? EQP_SAMPLES_PER_CHUNK : n;
+		for (i = 0; enc && i < take; i++)
+			enc(buf + i * len, r + i * size);
+		put32(hdr, (uint32_t)take);
+		parts[0] = (struct part){ hdr, sizeof(hdr) };
+		parts[1] = (struct part){ enc ? buf : r, take * len };
+		rc = write_chunk(w, type, parts, 2, err);
+	}
+	free(buf);
+	return rc;
+}
+
 int eqp_add_board_records(struct eqp_writer *w, const struct eqp_board_rec *r,
 			  size_t n, struct eq_error *err)
 {
-	unsigned char hdr[EQP_BREC_HDR_LEN] = { 0 };
-	struct part parts[2];
-	size_t take;
+	return write_records(w, EQP_CHUNK_BREC, r, sizeof(*r), n, sizeof(*r), NULL, err);
+}
 
-	while (n) {
-		take = n > EQP_SAMPLES_PER_CHUNK ? EQP_SAMPLES_PER_CHUNK : n;
-		put32(hdr, (uint32_t)take);
-		parts[0] = (struct part){ hdr, sizeof(hdr) };
-		parts[1] = (struct part){ r, take * sizeof(*r) };
-		if (write_chunk(w, EQP_CHUNK_BREC, parts, 2, err) < 0)
-			return -1;
-		r += take;
-		n -= take;
-	}
-	return 0;
+static void put_pstate(unsigned char *b, const void *rec)
+{
+	const struct eqp_pstate *ps = rec;
+
+	put64(b, ps->time);
+	put16(b + 8, ps->cpu);
+	put16(b + 10, ps->kind);
+	put32(b + 12, ps->value);
 }
 
 int eqp_add_pstates(struct eqp_writer *w, const struct eqp_pstate *ps, size_t n,
 		    struct eq_error *err)
 {
-	unsigned char hdr[EQP_PSTA_HDR_LEN] = { 0 }, *buf;
-	struct part parts[2];
-	size_t take, i;
-	int rc = 0;
+	return write_records(w, EQP_CHUNK_PSTA, ps, sizeof(*ps), n, EQP_PSTA_LEN, put_pstate,
+			     err);
+}
 
-	buf = malloc(EQP_SAMPLES_PER_CHUNK * EQP_PSTA_LEN);
-	if (!buf)
-		return eq_fail(err, "%s: out of memory", eqp_writer_file(w));
-	while (n && rc == 0) {
-		take = n > EQP_SAMPLES_PER_CHUNK ? EQP_SAMPLES_PER_CHUNK : n;
-		for (i = 0; i < take; i++) {
-			unsigned char *b = buf + i * EQP_PSTA_LEN;
+static void put_devreq(unsigned char *b, const void *rec)
+{
+	const struct eqp_devreq *r = rec;
 
-			put64(b, ps[i].time);
-			put16(b + 8, ps[i].cpu);
-			put16(b + 10, ps[i].kind);
-			put32(b + 12, ps[i].value);
-		}
-		put32(hdr, (uint32_t)take);
-		parts[0] = (struct part){ hdr, sizeof(hdr) };
-		parts[1] = (struct part){ buf, take * EQP_PSTA_LEN };
-		rc = write_chunk(w, EQP_CHUNK_PSTA, parts, 2, err);
-		ps += take;
-		n -= take;
-	}
-	free(buf);
-	return rc;
+	put64(b, r->issue);
+	put64(b + 8, r->complete);
+	put64(b + 16, r->pc);
+	put32(b + 24, r->pid);
+	put32(b + 28, r->tid);
+	put16(b + 32, r->device);
+	put16(b + 34, r->flags);
+	put32(b + 36, r->bytes);
 }
 
 int eqp_add_devreqs(struct eqp_writer *w, const struct eqp_devreq *r, size_t n,
 		    struct eq_error *err)
 {
-	unsigned char hdr[EQP_DREQ_HDR_LEN] = { 0 }, *buf;
-	struct part parts[2];
-	size_t take, i;
-	int rc = 0;
-
-	buf = malloc(EQP_SAMPLES_PER_CHUNK * EQP_DREQ_LEN);
-	if (!buf)
-		return eq_fail(err, "%s: out of memory", eqp_writer_file(w));
-	while (n && rc == 0) {
-		take = n > EQP_SAMPLES_PER_CHUNK ? EQP_SAMPLES_PER_CHUNK : n;
-		for (i = 0; i < take; i++) {
-			unsigned char *b = buf + i * EQP_DREQ_LEN;
-
-			put64(b, r[i].issue);
-			put64(b + 8, r[i].complete);
-			put64(b + 16, r[i].pc);
-			put32(b + 24, r[i].pid);
-			put32(b + 28, r[i].tid);
-			put16(b + 32, r[i].device);
-			put16(b + 34, r[i].flags);
-			put32(b + 36, r[i].bytes);
-		}
-		put32(hdr, (uint32_t)take);
-		parts[0] = (struct part){ hdr, sizeof(hdr) };
-		parts[1] = (struct part){ buf, take * EQP_DREQ_LEN };
-		rc = write_chunk(w, EQP_CHUNK_DREQ, parts, 2, err);
-		r += take;
-		n -= take;
-	}
-	free(buf);
-	return rc;
+	return write_records(w, EQP_CHUNK_DREQ, r, sizeof(*r), n, EQP_DREQ_LEN, put_devreq, err);
 }
 
 int eqp_add_board_end(struct eqp_writer *w, const struct eqp_board_end *e,
@@ -685,21 +676,7 @@ int eqp_add_energy_domain(struct eqp_writer *w, const struct eqp_edomain *d,
 int eqp_add_energy_readings(struct eqp_writer *w, const struct eqp_ereading *r, size_t n,
 			    struct eq_error *err)
 {
-	unsigned char hdr[EQP_ERDG_HDR_LEN] = { 0 };
-	struct part parts[2];
-	size_t take;
-
-	while (n) {
-		take = n > EQP_SAMPLES_PER_CHUNK ? EQP_SAMPLES_PER_CHUNK : n;
-		put32(hdr, (uint32_t)take);
-		parts[0] = (struct part){ hdr, sizeof(hdr) };
-		parts[1] = (struct part){ r, take * sizeof(*r) };
-		if (write_chunk(w, EQP_CHUNK_ERDG, parts, 2, err) < 0)
-			return -1;
-		r += take;
-		n -= take;
-	}
-	return 0;
+	return write_records(w, EQP_CHUNK_ERDG, r, sizeof(*r), n, sizeof(*r), NULL, err);
 }
 
 /* After the file is closed (its stdio buffer is ours). */
