@@ -82,6 +82,22 @@ def minidebuginfo(full, debug, out, work):
     run(["objcopy", "--add-section", ".gnu_debugdata=" + mini + ".xz", out])
 
 
+def other_modules(rec, symfs, prog):
+    """Every module rec maps but prog (ld.so, libc) copied beneath symfs.
+    A view that reads the recording with --symfs must unwind through them
+    as the view without it does: else a sample in ld.so or libc called
+    from main (main's first call of a libc function, which ld.so binds
+    lazily: seen in CI, once for each of the two views by --symfs) stops
+    at them and loses main from its stack in that view only."""
+    p = subprocess.run([os.environ.get("EQPROF", "eqprof"), "report", rec, "--by", "module",
+                        "--format", "json", "-q"], capture_output=True, text=True, env=clean_env())
+    for r in json.loads(p.stdout)["rows"] if p.returncode == 0 else []:
+        m = r["name"]
+        if m.startswith("/") and m != prog and os.path.isfile(m):
+            os.makedirs(os.path.dirname(symfs + m), exist_ok=True)
+            shutil.copy(m, symfs + m)
+
+
 def clean_env():
     env = dict(os.environ)
     env.pop("DEBUGINFOD_URLS", None)
@@ -143,6 +159,7 @@ def main():
     shutil.copy(debug, os.path.join(symfs, "usr/lib/debug/.build-id", bid[:2], bid[2:] + ".debug"))
     os.makedirs(symfs + d)
     shutil.copy(prog, symfs + prog)
+    other_modules(rec, symfs, prog)
     stripped_rows = rows
     rows, err = children(rec, clean_env(), "--symfs", symfs)
     # the same recording: each function's samples by its name here are the
@@ -211,18 +228,7 @@ def main():
     rec = os.path.join(d, "m.eqp")
     rc, _, err = eqprof("record", "--call-graph", "dwarf", "--all-user", "-t", "4kHz", "-q", "-o", rec,
                         "--", mini, "2000000", "100")
-    # Every other module the recording maps (ld.so, libc) beside it under
-    # --symfs: else the view by starts cannot unwind through ld.so (its
-    # CFI), and a sample in main's first call of a libc function (ld.so
-    # binding it lazily, seen once in CI) loses main from its stack in
-    # that view only.
-    p = subprocess.run([os.environ.get("EQPROF", "eqprof"), "report", rec, "--by", "module",
-                        "--format", "json", "-q"], capture_output=True, text=True, env=clean_env())
-    for r in json.loads(p.stdout)["rows"] if p.returncode == 0 else []:
-        m = r["name"]
-        if m.startswith("/") and m != mini and os.path.isfile(m):
-            os.makedirs(os.path.dirname(os.path.join(d, "symfs-plain") + m), exist_ok=True)
-            shutil.copy(m, os.path.join(d, "symfs-plain") + m)
+    other_modules(rec, os.path.join(d, "symfs-plain"), mini)
     named, err = children(rec, clean_env())
     starts, err2 = children(rec, clean_env(), "--symfs", os.path.join(d, "symfs-plain"))
     pairs = {f: (named.get(f, 0), starts.get("callers-m+0x%x" % start[f], 0)) for f in start}
