@@ -3,7 +3,7 @@
  * index, hash tables and rows (issue 30: tens of thousands of minor faults,
  * a quarter of --by line's CPU time, were these arrays' 4 KiB pages).
  *
- * An array of 1 MiB or more is its own mapping, aligned to and a multiple
+ * An array of 256 KiB or more is its own mapping, aligned to and a multiple
  * of 2 MiB, advised MADV_HUGEPAGE: where transparent huge pages are on
  * (always, or madvise as Debian ships), 512 pages fault in at once; where
  * they are off it is an ordinary anonymous mapping, touched pages only.
