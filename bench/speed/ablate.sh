@@ -46,25 +46,20 @@ done
 
 bench_funcs 5000
 "$B/bench/speed_rec" "$work/funcs" "$n" 64 "$work/big.eqp" >/dev/null
-python3 - "$B/bench/speed_rec" "$work/big.eqp" "$n" "$rounds" "$work" "${names[@]}" <<'PY'
-import os, statistics, subprocess, sys
+python3 - "$SRC" "$B/bench/speed_rec" "$work/big.eqp" "$n" "$rounds" "$work" "${names[@]}" <<'PY'
+import os, sys
 
-speed_rec, path, n, rounds, work = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
-names = sys.argv[6:]
-cmds = [("reading the file", [speed_rec, "--read", path])]
-cmds += [(n, [os.path.join(work, n), "report", "--by", "proc", path]) for n in names]
-cpu = {k: [] for k, _ in cmds}
-for r in range(rounds):
-    for k, c in cmds:
-        p = subprocess.Popen(c, stdout=subprocess.DEVNULL)
-        _, st, ru = os.wait4(p.pid, 0)
-        if st:
-            sys.exit("ablate.sh: %s failed (status %d)" % (" ".join(c), st))
-        cpu[k].append(ru.ru_utime + ru.ru_stime)
-read = statistics.median(cpu["reading the file"])
-print("report --by proc, %s samples at 64 pcs: median CPU seconds of %d interleaved rounds"
-      % (format(n, ","), rounds))
-for k, _ in cmds:
-    m = statistics.median(cpu[k])
-    print("  %-34s %7.3f s  %5.2fx reading the file" % (k, m, m / read))
+src, speed_rec, path, n, rounds, work = sys.argv[1:7]
+names = sys.argv[7:]
+sys.argv[0] = "ablate.sh"
+sys.path.insert(0, os.path.join(src, "bench", "speed"))
+from rounds import medians  # noqa: E402
+
+cmds = {"reading the file": [speed_rec, "--read", path]}
+cmds.update((k, [os.path.join(work, k), "report", "--by", "proc", path]) for k in names)
+m = medians(cmds, int(rounds))
+print("report --by proc, %s samples at 64 pcs: median CPU seconds of %s interleaved rounds"
+      % (format(int(n), ","), rounds))
+for k in cmds:
+    print("  %-34s %7.3f s  %5.2fx reading the file" % (k, m[k], m[k] / m["reading the file"]))
 PY

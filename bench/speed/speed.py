@@ -18,7 +18,9 @@ import shutil
 import statistics
 import subprocess
 import sys
-import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from rounds import medians as rounds_medians, run  # noqa: E402
 
 eqprof, speed_rec, work = sys.argv[1:4]
 rounds = int(os.environ.get("BENCH_SPEED_ROUNDS", "3"))
@@ -32,38 +34,9 @@ def w(name):
     return os.path.join(work, name)
 
 
-def run(cmd, out=None, wall=None):
-    """CPU seconds of cmd (and its children), its stderr; stdout to out;
-    its wall seconds appended to the list wall."""
-    with open(out or os.devnull, "w") as o:
-        t = time.monotonic()
-        p = subprocess.Popen(cmd, stdout=o, stderr=subprocess.PIPE, text=True)
-        err = p.stderr.read()
-        _, status, ru = os.wait4(p.pid, 0)
-        if wall is not None:
-            wall.append(time.monotonic() - t)
-    code = os.waitstatus_to_exitcode(status)
-    if code != 0:
-        sys.exit("speed.py: %s failed (%d): %s" % (" ".join(cmd), code, err[-2000:]))
-    return ru.ru_utime + ru.ru_stime, err
-
-
 def medians(cmds, n=None, perf_rounds=None):
-    """{label: median CPU seconds} of the commands run in turn each round
-    (those labelled "perf ..." in the first perf_rounds only), and the
-    median wall seconds of each as "LABEL wall"; a command given as
-    (cmd, out) keeps its first round's stdout in out."""
-    got = {k: [] for k in cmds}
-    walls = {k + " wall": [] for k in cmds}
-    for r in range(n or rounds):
-        for k, cmd in cmds.items():
-            if cmd is None or (perf_rounds is not None and k.startswith("perf ") and
-                               r >= perf_rounds):
-                continue
-            cmd, out = cmd if isinstance(cmd, tuple) else (cmd, None)
-            got[k].append(run(cmd, out if r == 0 else None, walls[k + " wall"])[0])
-    got.update(walls)
-    return {k: statistics.median(v) if v else None for k, v in got.items()}
+    """rounds.medians, BENCH_SPEED_ROUNDS rounds unless n says."""
+    return rounds_medians(cmds, n or rounds, perf_rounds)
 
 
 def secs(v):
