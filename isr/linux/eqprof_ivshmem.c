@@ -23,6 +23,7 @@
  * is mapped without claiming it, so the workload can still announce its
  * phases through the device's resource2 file.
  */
+#include <linux/delay.h>
 #include <linux/interrupt.h>
 #include <linux/io.h>
 #include <linux/pci.h>
@@ -42,12 +43,37 @@ static struct {
 	u64 backwards;		/* times the edge count went backwards (bridge restarted) */
 } ivs;
 
+/*
+ * A test's knob (test/hil on arm64): sleep this long inside each hand-over
+ * with the bridge, between counting the edges and taking the interrupt at
+ * the start, and between the end of the session and clearing `listening`
+ * at the stop, so that edges arrive inside them and their accounting is
+ * checked every run.
+ */
+static unsigned int handover_ms;
+module_param(handover_ms, uint, 0444);
+MODULE_PARM_DESC(handover_ms, "ivshmem: hold each hand-over with the bridge open this long (tests)");
+
+static void handover_delay(void)
+{
+	if (handover_ms)
+		msleep(handover_ms);
+}
+
 static irqreturn_t eqprof_ivshmem_irq(int irq, void *arg)
 {
 	struct eqprof_dev *d = arg;
 	u64 edges = readq(&ivs.shm->edges);
 	u64 n = edges - ivs.seen;
 
+	/*
+	 * The session has ended (eqprof_stop clears running before it
+	 * removes this handler): the edge is not this session's to take.
+	 * The bridge holds it until it sees listening cleared, so that its
+	 * count of the edges taken is the session's count.
+	 */
+	if (!READ_ONCE(d->running))
+		return IRQ_HANDLED;
 	if (edges < ivs.seen) {
 		/* a new bridge: start counting again from its edges */
 		ivs.backwards++;
@@ -60,12 +86,18 @@ static irqreturn_t eqprof_ivshmem_irq(int irq, void *arg)
 		return IRQ_HANDLED;
 	}
 	ivs.seen = edges;
-	writeq(edges, &ivs.shm->taken);	/* the bridge may ring for the next edge */
-	if (n > 1 && READ_ONCE(d->running)) {
+	if (n > 1) {
 		ivs.merged += n - 1;
 		eq_ring_lose(&this_cpu_ptr(d->cpu)->ring, (u32)min_t(u64, n - 1, U32_MAX));
 	}
 	eqprof_sample(d, get_irq_regs());
+	/*
+	 * The bridge may ring for the next edge.  Only while the session
+	 * runs: if it ended meanwhile, this edge may or may not be in its
+	 * samples, and the bridge's count ends at the edge before.
+	 */
+	if (READ_ONCE(d->running))
+		writeq(edges, &ivs.shm->taken);
 	return IRQ_HANDLED;
 }
 
@@ -108,6 +140,14 @@ static int eqprof_ivshmem_probe(struct pci_dev *pdev, const struct pci_device_id
 		goto unmap;
 	}
 	ivs.irq = pci_irq_vector(pdev, 0);
+	/*
+	 * Listen, then count: once the bridge sees the flag it rings one
+	 * edge at a time, each once the last was taken, so every edge after
+	 * the count read here is this session's and comes to the handler on
+	 * its own (but one: an edge the bridge was ringing as the flag was
+	 * set may come after the count; it is sampled all the same).
+	 */
+	writel(1, &ivs.shm->listening);
 	ivs.seen = readq(&ivs.shm->edges);	/* earlier edges are not this session's */
 	writeq(ivs.seen, &ivs.shm->taken);
 	d->first_seq = (u32)ivs.seen;
@@ -116,20 +156,21 @@ static int eqprof_ivshmem_probe(struct pci_dev *pdev, const struct pci_device_id
 	ivs.merged = 0;
 	ivs.spurious = 0;
 	ivs.backwards = 0;
+	handover_delay();
 	ret = request_irq(ivs.irq, eqprof_ivshmem_irq, 0, "eqprof", d);
 	if (ret) {
 		dev_err(&pdev->dev, "eqprof: cannot request IRQ %d: %d\n", ivs.irq, ret);
-		goto vectors;
+		goto unlisten;
 	}
 	ivs.pdev = pdev;
-	writel(1, &ivs.shm->listening);	/* the bridge now waits for each edge to be taken */
 	d->irq = ivs.irq;
 	d->irq_threaded = false;
 	snprintf(d->source_name, sizeof(d->source_name), "ivshmem %s msix hardirq",
 		 pci_name(pdev));
 	return 0;
 
-vectors:
+unlisten:
+	writel(0, &ivs.shm->listening);
 	pci_free_irq_vectors(pdev);
 unmap:
 	pci_iounmap(pdev, ivs.shm);
@@ -188,6 +229,7 @@ static int eqprof_ivshmem_start(struct eqprof_dev *d, const struct eqprof_config
 
 static void eqprof_ivshmem_stop(struct eqprof_dev *d)
 {
+	handover_delay();	/* running is already false */
 	pci_unregister_driver(&eqprof_ivshmem_driver);	/* removes: no handler runs after */
 	if (ivs.merged || ivs.spurious || ivs.backwards)
 		pr_info("eqprof: ivshmem: %llu edges arrived merged (counted lost), %llu doorbells without an edge, %llu restarts of the bridge\n",

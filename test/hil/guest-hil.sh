@@ -15,7 +15,8 @@
 . /lib/guest-lib.sh
 guest_start
 secs=$(guest_arg hilsecs)
-insmod /ko/eqprof.ko && echo MODULE-LOADED
+handover=$(guest_arg hilhandover)
+insmod /ko/eqprof.ko ${handover:+handover_ms=$handover} && echo MODULE-LOADED
 lspci 2>/dev/null || grep -l 0x1110 /sys/bus/pci/devices/*/device
 cat >/bin/hilrun <<RUN
 #!/bin/sh

@@ -19,6 +19,9 @@
 # with GUEST_ARCH=arm64), the workload cross-compiled, the doorbell over
 # the virt machine's PCIe, and RECORDER (a static eqprof-record for aarch64)
 # as the guest's eqprof.  EQPROF stays the host's, for board log.
+#
+# HIL_HANDOVER_MS loads the guest's module with handover_ms (test/arm's
+# run: edges arrive while a session starts and ends, every run).
 set -euo pipefail
 SRC=${SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 B=${B:-$SRC/build}
@@ -89,7 +92,7 @@ else
 fi
 timeout 1800 "${qemu[@]}" -accel tcg -smp 1 -m 512 -no-reboot \
 	-kernel "$VMLINUZ" -initrd "$out/initramfs.gz" \
-	-append "console=$con panic=-1 hilsecs=$secs eqout=$eqout${extra:+ $extra}" \
+	-append "console=$con panic=-1 hilsecs=$secs eqout=$eqout${HIL_HANDOVER_MS:+ hilhandover=$HIL_HANDOVER_MS}${extra:+ $extra}" \
 	-chardev "socket,path=$work/ivshmem.sock,id=board" \
 	-device ivshmem-doorbell,chardev=board,vectors=1 \
 	-display none -monitor none >"$out/qemu.log" 2>&1 || rc=$?

@@ -11,11 +11,15 @@
  * before the guest took the interrupt (an MSI pending twice is delivered
  * once), and the extra edges are counted as lost samples (seq gap and
  * EQ_F_LOST), so the target accounts for every edge the board raised.  The
- * handler then writes the count it accounted for to `taken`.  While the
- * module listens (`listening`, set for the length of a session) the bridge
- * rings for the next edge only once the guest took the last one, and holds
- * the board meanwhile: a host too slow or too busy to run board and guest
- * in real time slows both instead of merging interrupts.
+ * handler then writes the count it accounted for to `taken`, while the
+ * session runs.  While the module listens (`listening`, set before the
+ * session counts the edges before it, cleared after the session ended) the
+ * bridge rings for the next edge only once the guest took the last one, and
+ * holds the board meanwhile: a host too slow or too busy to run board and
+ * guest in real time slows both instead of merging interrupts.  An edge
+ * that arrives after the session ended is left untaken: the bridge holds it
+ * until it sees `listening` cleared, so its count of edges taken is the
+ * session's.
  *
  * `phase` is not the module's business: the guest's workload writes the
  * phase it is in (through the PCI resource file resource2) and the bridge
