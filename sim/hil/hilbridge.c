@@ -431,6 +431,7 @@ static void ring_qtest(struct bridge *b)
 static void ring(struct bridge *b)
 {
 	uint64_t one = 1, taken;
+	uint32_t listening;
 	double now;
 
 	if (b->qt) {
@@ -445,10 +446,18 @@ static void ring(struct bridge *b)
 		__atomic_store_n(&b->shm->edges, b->rung, __ATOMIC_RELEASE);
 		return;
 	}
+	/*
+	 * taken before listening: the module sets listening before it
+	 * writes taken, so a new session's taken may still read as the last
+	 * one's (the edge waits until it is written).  One read of listening
+	 * for the whole decision, so that no edge is rung in lockstep that
+	 * the listen lines do not account for.
+	 */
 	taken = __atomic_load_n(&b->shm->taken, __ATOMIC_ACQUIRE);
+	listening = __atomic_load_n(&b->shm->listening, __ATOMIC_ACQUIRE) != 0;
 	now = now_s();
-	if (__atomic_load_n(&b->shm->listening, __ATOMIC_ACQUIRE) != b->listening) {
-		b->listening = !b->listening;
+	if (listening != b->listening) {
+		b->listening = listening;
 		if (b->nlistens < sizeof(b->listens) - 100)
 			b->nlistens += (size_t)snprintf(b->listens + b->nlistens,
 							sizeof(b->listens) - b->nlistens,
@@ -457,7 +466,7 @@ static void ring(struct bridge *b)
 							(unsigned long long)b->rung,
 							(unsigned long long)taken);
 	}
-	if (!__atomic_load_n(&b->shm->listening, __ATOMIC_ACQUIRE)) {
+	if (!listening) {
 		/* no session: the edges are nobody's */
 		b->rung = b->nedges;
 	} else if (taken >= b->rung) {
