@@ -224,15 +224,21 @@ static void set_priority(int irq, uint8_t prio)
 int eqcm_init(const struct eqcm_config *c)
 {
 	int irq = c->mode == EQCM_MODE_ENERGY ? c->irq : c->timer_irq;
+	uint32_t first;
 
 	if ((c->mode != EQCM_MODE_ENERGY && c->mode != EQCM_MODE_TIME) || irq < 0 ||
 	    c->jitter_pct > 50 || (c->mode == EQCM_MODE_TIME && (!c->timer_reload || !c->period)))
 		return -1;
 	eqcm_s.cfg = *c;
-	if (eq_ring_init(&eqcm_s.ring, eqcm_s.slots, EQCM_RING_CAPACITY,
-			 c->edge_counter ? *c->edge_counter : 0) < 0)
+	/*
+	 * One read of the counter numbers the ring and counts the edges
+	 * taken: it may move between two (an edge, or QEMU's HIL bridge
+	 * writing it), and then every sample's seq would be off by as much.
+	 */
+	first = c->edge_counter ? *c->edge_counter : 0;
+	if (eq_ring_init(&eqcm_s.ring, eqcm_s.slots, EQCM_RING_CAPACITY, first) < 0)
 		return -1;
-	eqcm_s.taken = c->edge_counter ? *c->edge_counter : 0;
+	eqcm_s.taken = first;
 	eqcm_s.first_seq = eqcm_s.taken;
 	eqcm_edges_taken = eqcm_s.taken;
 	eqcm_s.merged = 0;
