@@ -374,21 +374,18 @@ static void note_change(struct bridge *b, uint32_t phase)
 	b->phase = phase;
 }
 
-/*
- * The doorbell: the next edge waiting is counted in the shared memory and
- * rung once the guest took the last one; after the timeout every edge
- * waiting is rung at once (they merge: the module counts them lost).
- */
-static void note_listen(struct bridge *b, uint32_t on)
+/* The guest now listens (on) or not: a "listen CYCLE ON RUNG TAKEN" line
+ * of the truth, with the edges rung so far and those the guest took. */
+static void note_listen(struct bridge *b, uint32_t on, uint64_t taken)
 {
 	b->listening = on;
 	if (b->nlistens < sizeof(b->listens) - 100)
 		b->nlistens += (size_t)snprintf(b->listens + b->nlistens,
 						sizeof(b->listens) - b->nlistens,
 						"listen %llu %u %llu %llu\n",
-						(unsigned long long)fwsim_cycle(b->s), on,
+						(unsigned long long)cycle_now(b), on,
 						(unsigned long long)b->rung,
-						(unsigned long long)b->rung);
+						(unsigned long long)taken);
 }
 
 /* A Cortex-M guest (qtest.h): each edge at once, as the board made it;
@@ -398,12 +395,12 @@ static void ring_qtest(struct bridge *b)
 {
 	if (!hil_qtest_connected(b->qt)) {
 		if (b->listening)
-			note_listen(b, 0);
+			note_listen(b, 0, b->rung);
 		b->rung = b->nedges;   /* nobody to interrupt */
 		return;
 	}
 	if (!b->listening)
-		note_listen(b, 1);
+		note_listen(b, 1, b->rung);
 	while (b->rung < b->nedges) {
 		double now = now_s();
 
@@ -418,7 +415,7 @@ static void ring_qtest(struct bridge *b)
 			}
 		}
 		if (hil_qtest_ring(b->qt, b->rung + 1) < 0) {
-			note_listen(b, 0);
+			note_listen(b, 0, b->rung);
 			b->rung = b->nedges;
 			return;
 		}
@@ -428,6 +425,11 @@ static void ring_qtest(struct bridge *b)
 	}
 }
 
+/*
+ * The doorbell: the next edge waiting is counted in the shared memory and
+ * rung once the guest took the last one; after the timeout every edge
+ * waiting is rung at once (they merge: the module counts them lost).
+ */
 static void ring(struct bridge *b)
 {
 	uint64_t one = 1, taken;
@@ -456,16 +458,8 @@ static void ring(struct bridge *b)
 	taken = __atomic_load_n(&b->shm->taken, __ATOMIC_ACQUIRE);
 	listening = __atomic_load_n(&b->shm->listening, __ATOMIC_ACQUIRE) != 0;
 	now = now_s();
-	if (listening != b->listening) {
-		b->listening = listening;
-		if (b->nlistens < sizeof(b->listens) - 100)
-			b->nlistens += (size_t)snprintf(b->listens + b->nlistens,
-							sizeof(b->listens) - b->nlistens,
-							"listen %llu %u %llu %llu\n",
-							(unsigned long long)cycle_now(b), b->listening,
-							(unsigned long long)b->rung,
-							(unsigned long long)taken);
-	}
+	if (listening != b->listening)
+		note_listen(b, listening, taken);
 	if (!listening) {
 		/* no session: the edges are nobody's */
 		b->rung = b->nedges;
