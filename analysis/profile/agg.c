@@ -519,6 +519,15 @@ static void row_batches(const struct agg_row *r, unsigned nblocks, unsigned nb, 
 	uint32_t j;
 
 	memset(c, 0, nb * sizeof(*c));
+	if (r->blk.col) {
+		/* its cells in the table first, a block each */
+		const uint8_t *v = r->blk.col;
+		unsigned b, q;
+
+		for (b = 0; b < nb; b++)
+			for (q = 0; q < per; q++, v += AGG_TILE_STEP)
+				c[b] += (double)*v;
+	}
 	if (per == 1) {
 		/* a batch a block (what eq_series_intervals asks): no divide */
 		for (j = 0; j < r->blk.n; j++)

@@ -22,11 +22,14 @@ struct agg_key {
 	uint64_t kv[EQ_KEYS_MAX];
 };
 
-/* Batch counts of a row: block << AGG_BLK_COUNT_BITS | count, blocks not
- * decreasing (a block may come twice: its counts add). */
+/* Batch counts of a row: a list, block << AGG_BLK_COUNT_BITS | count,
+ * blocks not decreasing (a block may come twice: its counts add), and
+ * (col not NULL) its cell in each block of the table, AGG_TILE_STEP apart
+ * (struct agg_counts). */
 struct blk_list {
 	const uint32_t *v;
 	uint32_t n;
+	const uint8_t *col;
 };
 
 /* What every sample of a row touches, together, as the samples pass; added
@@ -41,18 +44,42 @@ struct row_count {
 	uint32_t blk_in;      /* its samples in that block so far */
 };
 
-/* A row's samples in one block, logged when the row leaves the block: one
- * log for all rows (no array per row to grow), in time order, 8 bytes an
- * entry: row << 32 | block << AGG_BLK_COUNT_BITS | count (a count of
- * AGG_BLK_COUNT_MAX or more in several entries). */
+/* A row's samples in one block, written when the row leaves the block:
+ * into a table of a byte a row and block while the count fits its cell
+ * and the table stays small, else into a log for all rows, in time order,
+ * 8 bytes an entry: row << 32 | block << AGG_BLK_COUNT_BITS | count (a
+ * count of AGG_BLK_COUNT_MAX or more in several entries).  A row's counts
+ * in a block are what its cell and its entries hold.  With many rows and
+ * a sample or none each in a block (by line), the log would have an entry
+ * for most samples; with few rows (thousands of samples each in a block),
+ * the table holds none and the log a few.
+ *
+ * The table's cells are in tiles of AGG_TILE_ROWS rows, each tile's cells
+ * block by block: the cells of the blocks the samples are in lie near
+ * each other, and new rows take a new tile with no cell moved.  A tile's
+ * blocks are AGG_TILE_STEP bytes apart and the tiles AGG_TILE_PAD bytes
+ * more than their blocks: a power of two apart, a row's cells (which the
+ * intervals read) and a block's cells in every tile (which the samples
+ * write) would fall in the same few sets of the caches. */
 #define AGG_BLK_COUNT_BITS 25
 #define AGG_BLK_COUNT_MAX ((1u << AGG_BLK_COUNT_BITS) - 1)
+#define AGG_CELL_MAX 255u
+#define AGG_TILE_BITS 10
+#define AGG_TILE_ROWS (1u << AGG_TILE_BITS)
+#define AGG_TILE_STEP (AGG_TILE_ROWS + 64)
+#define AGG_TILE_PAD 64
 
 struct agg_counts {
 	struct row_count *rc;  /* per row, zeroed */
 	size_t cap;
 	uint64_t *log;
 	size_t nlog, logcap;
+	uint8_t *mat;          /* the table (NULL: the log alone) */
+	size_t mat_cap;        /* its cells' room */
+	size_t mat_rows;       /* rows its tiles hold */
+	size_t tile;           /* bytes a tile */
+	unsigned nblk;         /* the table's blocks (0: no table) */
+	size_t mat_max;        /* cells it may have before it becomes the log */
 };
 
 struct agg_row {

@@ -273,8 +273,11 @@ static int unres_add(struct unres_list *u, const char *module)
 	return 0;
 }
 
-static int series_init(struct agg_series *ser, uint64_t n, double clock_hz)
+static int blk_table(struct agg_counts *cs, unsigned nblocks, uint64_t n);
+
+static int series_init(struct eq_agg *a, uint64_t n, double clock_hz)
 {
+	struct agg_series *ser = &a->ser;
 	unsigned nb = eq_series_nblocks(n);
 
 	free(ser->block_m);
@@ -285,11 +288,11 @@ static int series_init(struct agg_series *ser, uint64_t n, double clock_hz)
 	ser->expected = n;
 	ser->times.clock_hz = clock_hz;
 	if (!nb)
-		return 0;          /* too few samples for batch means */
+		return blk_table(&a->cs, 0, n);   /* too few samples for batch means */
 	ser->nblocks = nb;
 	ser->next_boundary = (n + nb - 1) / nb;
 	ser->block_m = calloc(nb, sizeof(*ser->block_m));
-	return ser->block_m ? 0 : -1;
+	return ser->block_m ? blk_table(&a->cs, nb, n) : -1;
 }
 
 _Static_assert(EQ_BATCHES_MAX <= 1u << (32 - AGG_BLK_COUNT_BITS), "a block in the log's bits");
@@ -301,18 +304,73 @@ static inline uint64_t blk_ent(uint32_t row, uint32_t blk, uint32_t count)
 	return (uint64_t)row << 32 | (uint64_t)(blk - 1) << AGG_BLK_COUNT_BITS | count;
 }
 
-/* A row's samples in its latest block, logged. */
+/* Row's cell in block + 1 blk of the table. */
+static inline size_t blk_cell(const struct agg_counts *cs, uint32_t row, uint32_t blk)
+{
+	return (size_t)(row >> AGG_TILE_BITS) * cs->tile + (size_t)(blk - 1) * AGG_TILE_STEP +
+	       (row & (AGG_TILE_ROWS - 1));
+}
+
+/* Room in the log for one more entry; -1 when out of memory. */
+static int blk_log_room(struct agg_counts *cs)
+{
+	return EQ_BIG_GROW(cs->log, cs->logcap, cs->nlog + 1, 1024) < 0 ? -1 : 0;
+}
+
+/* The table's cells as the log: once, when it would outgrow cs->mat_max. */
+static int blk_to_log(struct agg_counts *cs)
+{
+	size_t i;
+	unsigned b;
+
+	for (i = 0; i < cs->mat_rows; i++) {
+		for (b = 1; b <= cs->nblk; b++) {
+			uint8_t n = cs->mat[blk_cell(cs, (uint32_t)i, b)];
+
+			if (!n)
+				continue;
+			if (blk_log_room(cs))
+				return -1;
+			cs->log[cs->nlog++] = blk_ent((uint32_t)i, b, n);
+		}
+	}
+	eq_big_free(cs->mat);
+	cs->mat = NULL;
+	cs->mat_cap = cs->mat_rows = 0;
+	cs->nblk = 0;
+	return 0;
+}
+
+/* n samples of row in block + 1 blk: into the table while its cell holds
+ * them, else into the log. */
+static int blk_put(struct agg_counts *cs, uint32_t row, uint32_t blk, uint32_t n)
+{
+	uint32_t k;
+
+	if (cs->mat) {
+		uint8_t *m = &cs->mat[blk_cell(cs, row, blk)];
+
+		if (n <= AGG_CELL_MAX - *m) {
+			*m = (uint8_t)(*m + n);
+			return 0;
+		}
+	}
+	for (; n; n -= k) {
+		k = n < AGG_BLK_COUNT_MAX ? n : AGG_BLK_COUNT_MAX;
+		if (blk_log_room(cs))
+			return -1;
+		cs->log[cs->nlog++] = blk_ent(row, blk, k);
+	}
+	return 0;
+}
+
+/* A row's samples in its latest block, written. */
 static int blk_flush(struct agg_counts *cs, uint32_t row)
 {
 	struct row_count *c = &cs->rc[row];
-	uint32_t n = c->blk_in, k;
 
-	for (; n; n -= k) {
-		k = n < AGG_BLK_COUNT_MAX ? n : AGG_BLK_COUNT_MAX;
-		if (EQ_BIG_GROW(cs->log, cs->logcap, cs->nlog + 1, 1024) < 0)
-			return -1;
-		cs->log[cs->nlog++] = blk_ent(row, c->blk_cur, k);
-	}
+	if (c->blk_in && blk_put(cs, row, c->blk_cur, c->blk_in))
+		return -1;
 	c->samples += c->blk_in;
 	c->blk_in = 0;
 	return 0;
@@ -325,9 +383,15 @@ static inline __attribute__((always_inline)) int
 blk_enter(struct agg_counts *cs, struct row_count *c, uint32_t row, uint32_t blk)
 {
 	if (c->blk_in) {
-		if (cs->nlog == cs->logcap || c->blk_in > AGG_BLK_COUNT_MAX)
-			return -1;
-		cs->log[cs->nlog++] = blk_ent(row, c->blk_cur, c->blk_in);
+		uint8_t *m = cs->mat ? &cs->mat[blk_cell(cs, row, c->blk_cur)] : NULL;
+
+		if (m && c->blk_in <= AGG_CELL_MAX - *m) {
+			*m = (uint8_t)(*m + c->blk_in);
+		} else {
+			if (cs->nlog == cs->logcap || c->blk_in > AGG_BLK_COUNT_MAX)
+				return -1;
+			cs->log[cs->nlog++] = blk_ent(row, c->blk_cur, c->blk_in);
+		}
 		c->samples += c->blk_in;
 		c->blk_in = 0;
 	}
@@ -335,15 +399,59 @@ blk_enter(struct agg_counts *cs, struct row_count *c, uint32_t row, uint32_t blk
 	return 0;
 }
 
+/* Tiles in the table for n rows; or the log, once the table would have
+ * more cells than cs->mat_max. */
+static int blk_table_grow(struct agg_counts *cs, size_t n)
+{
+	size_t rows = (n + AGG_TILE_ROWS - 1) & ~(size_t)(AGG_TILE_ROWS - 1);
+
+	cs->tile = (size_t)cs->nblk * AGG_TILE_STEP + AGG_TILE_PAD;
+	if (rows > cs->mat_max / cs->nblk)
+		return cs->mat ? blk_to_log(cs) : (cs->nblk = 0, 0);
+	if (EQ_BIG_GROW0(cs->mat, cs->mat_cap, (rows >> AGG_TILE_BITS) * cs->tile, cs->tile))
+		return -1;
+	cs->mat_rows = rows;
+	return 0;
+}
+
+static size_t table_cells = EQ_BATCH_TABLE_AUTO;
+
+void eq_profile_batch_table(size_t cells)
+{
+	__atomic_store_n(&table_cells, cells, __ATOMIC_RELAXED);
+}
+
+/* The table for a series of nblocks blocks (0: none) over about n
+ * samples, while it has no more cells than 8 a sample (and a million
+ * more; eq_profile_batch_table): beyond, where rows are many and have few
+ * samples each, the log is the smaller (12 bytes an entry, at most one a
+ * sample). */
+static int blk_table(struct agg_counts *cs, unsigned nblocks, uint64_t n)
+{
+	size_t max = __atomic_load_n(&table_cells, __ATOMIC_RELAXED);
+
+	eq_big_free(cs->mat);
+	cs->mat = NULL;
+	cs->mat_cap = cs->mat_rows = 0;
+	cs->nblk = nblocks;
+	if (max == EQ_BATCH_TABLE_AUTO)
+		max = n < (SIZE_MAX >> 4) ? 8 * (size_t)n + ((size_t)1 << 20) : 0;
+	cs->mat_max = max;
+	return cs->nblk && cs->cap ? blk_table_grow(cs, cs->cap) : 0;
+}
+
 int eq_agg_counts_reserve(struct agg_counts *cs, size_t n)
 {
-	return n <= cs->cap ? 0 : EQ_BIG_GROW0(cs->rc, cs->cap, n, 256);   /* new ones zero */
+	if (n > cs->cap && EQ_BIG_GROW0(cs->rc, cs->cap, n, 256) < 0)   /* new ones zero */
+		return -1;
+	return cs->nblk && n > cs->mat_rows ? blk_table_grow(cs, n) : 0;
 }
 
 void eq_agg_counts_free(struct agg_counts *cs)
 {
 	eq_big_free(cs->rc);
 	eq_big_free(cs->log);
+	eq_big_free(cs->mat);
 	memset(cs, 0, sizeof(*cs));
 }
 
@@ -369,9 +477,8 @@ int eq_agg_counts_fold(struct eq_agg *a)
 /* Every row's batch counts from the log, in time order, into one array
  * (a counting sort over a small array of offsets: the rows' own fields are
  * far apart), block << AGG_BLK_COUNT_BITS | count in 4 bytes (the log's
- * entry without the row: half the fresh pages, where most rows' samples
- * are one to a block and the log has an entry for most samples):
- * rows[i].blk point in. */
+ * entry without the row): rows[i].blk point in, and at their cells in the
+ * table. */
 static int blk_index(struct eq_agg *a)
 {
 	struct agg_counts *cs = &a->cs;
@@ -391,6 +498,7 @@ static int blk_index(struct eq_agg *a)
 	for (i = 0; i < a->nrows; i++) {
 		a->rows[i].blk.v = v + at[i];
 		a->rows[i].blk.n = (uint32_t)at[i + 1];
+		a->rows[i].blk.col = cs->mat ? cs->mat + blk_cell(cs, (uint32_t)i, 1) : NULL;
 		at[i + 1] += at[i];
 	}
 	for (i = 0; i < cs->nlog; i++) {
@@ -542,7 +650,7 @@ int eq_agg_series_close(struct eq_agg *a)
 
 int eq_agg_order(struct eq_agg *a, uint64_t nsamples, double clock_hz, struct eq_error *err)
 {
-	if (a->nrows || series_init(&a->ser, nsamples, clock_hz))
+	if (a->nrows || series_init(a, nsamples, clock_hz))
 		return eq_fail(err, a->nrows ? "profile: eq_agg_order after samples were added" :
 			       "profile: out of memory");
 	return 0;
@@ -2054,7 +2162,8 @@ static int unres_add_n(struct unres_list *u, const char *module, uint64_t n)
 	return 0;
 }
 
-/* A part's counts added to a's. */
+/* A part's counts added to a's (its batch log into a's table where the
+ * cells hold them). */
 static int split_join_counts(struct eq_agg *a, struct agg_counts *cs)
 {
 	size_t i;
@@ -2065,6 +2174,17 @@ static int split_join_counts(struct eq_agg *a, struct agg_counts *cs)
 		a->cs.rc[i].samples += cs->rc[i].samples;
 		a->cs.rc[i].same[0] += cs->rc[i].same[0];
 		a->cs.rc[i].same[1] += cs->rc[i].same[1];
+	}
+	if (a->cs.mat) {
+		for (i = 0; i < cs->nlog; i++) {
+			uint64_t e = cs->log[i];
+
+			if (blk_put(&a->cs, (uint32_t)(e >> 32),
+				    ((uint32_t)e >> AGG_BLK_COUNT_BITS) + 1,
+				    (uint32_t)e & AGG_BLK_COUNT_MAX))
+				return -1;
+		}
+		return 0;
 	}
 	if (cs->nlog && EQ_BIG_GROW(a->cs.log, a->cs.logcap, a->cs.nlog + cs->nlog, 1024) < 0)
 		return -1;
@@ -2258,7 +2378,7 @@ struct eq_profile *eq_profile_build_opts(const struct eqp_file *f, struct eq_sym
 	} else {
 		nslices = eqp_nsample_chunks(f);
 	}
-	if (pc_grow(&t) || series_init(&a->ser, rs.v ? rs.total : eqp_nsamples(f), m->clock_hz))
+	if (pc_grow(&t) || series_init(a, rs.v ? rs.total : eqp_nsamples(f), m->clock_hz))
 		goto oom;
 	if (!rs.v && (split = split_try(f, s, &t, a, o->jobs, &lost_marks, &unres)) < 0)
 		goto oom;

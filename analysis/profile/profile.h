@@ -265,6 +265,13 @@ struct eq_profile *eq_profile_build_opts(const struct eqp_file *f, struct eq_sym
  * when asked for on a CPU without AVX2 (then unchanged).  For tests. */
 int eq_profile_use_simd(int on);
 
+/* The most cells the batch counts' table may have (a byte a row and
+ * block; beyond, they go to the log alone): cells, 0 for no table, or
+ * EQ_BATCH_TABLE_AUTO (the default: 8 a sample, and a million more).  The
+ * same profile either way.  For tests. */
+#define EQ_BATCH_TABLE_AUTO SIZE_MAX
+void eq_profile_batch_table(size_t cells);
+
 /* Sets every row's ci95_low/high to the interval iv (Wilson score interval
  * at the effective sample size total / deff, z or Student's t). */
 void eq_profile_set_interval(struct eq_profile *p, enum eq_interval iv);

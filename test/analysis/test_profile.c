@@ -292,8 +292,8 @@ static void aggregator_directly(void **state)
 /*
  * A row with more samples in one block than a batch log entry holds
  * (AGG_BLK_COUNT_MAX): its count in that block is logged in several
- * entries, which the batches add up.  The expected counts are the samples
- * added here, per block.
+ * entries, which the batches add up; the counts of a few samples are in
+ * the table.  The expected counts are the samples added here, per block.
  */
 static void batch_log_long_runs(void **state)
 {
@@ -319,13 +319,19 @@ static void batch_log_long_runs(void **state)
 		assert_int_equal(eq_agg_add_sample(g, &a, t++, &err), 0);
 	assert_int_equal(eq_agg_series_close(g), 0);
 	assert_int_equal(g->nrows, 2);
-	for (i = 0; i < 2; i++)
-		for (j = 0; j < g->rows[i].blk.n; j++) {
-			uint32_t e = g->rows[i].blk.v[j];
+	for (i = 0; i < 2; i++) {
+		const struct blk_list *l = &g->rows[i].blk;
 
-			assert_true(e >> AGG_BLK_COUNT_BITS < 2);
-			sum[i][e >> AGG_BLK_COUNT_BITS] += e & AGG_BLK_COUNT_MAX;
+		for (j = 0; j < l->n; j++) {
+			assert_true(l->v[j] >> AGG_BLK_COUNT_BITS < 2);
+			sum[i][l->v[j] >> AGG_BLK_COUNT_BITS] += l->v[j] & AGG_BLK_COUNT_MAX;
 		}
+		/* the counts that fit a byte are in the table */
+		for (j = 0; l->col && j < EQ_BATCHES_MAX; j++) {
+			assert_true(j < 2 || !l->col[j * AGG_TILE_STEP]);
+			sum[i][j < 2 ? j : 0] += l->col[j * AGG_TILE_STEP];
+		}
+	}
 	assert_int_equal(sum[0][0], big);
 	assert_int_equal(sum[0][1], per);
 	assert_int_equal(sum[1][0], per);
@@ -419,28 +425,25 @@ static void same_profile(const struct eq_profile *a, const struct eq_profile *b)
 	}
 }
 
-static void simd_as_scalar(void **state)
+/* simd_sample's recording at path, open. */
+static struct eqp_file *simd_file(const char *path)
 {
 	static struct eq_sample v[SIMD_N];
 	struct eqp_meta meta = { .mode = EQP_MODE_TIME, .clock_hz = 1e9, .target = "unit test" };
 	struct eqp_symtab app = { "/target/app", 0, 6, simd_syms };
 	struct eqp_symtab kern = { "[kernel.kallsyms]", 1, 2, kern_syms };
-	static const enum eq_by bys[] = { EQ_BY_PROC, EQ_BY_MODULE, EQ_BY_EXE };
 	uint64_t rng = 0x5eed4a11, t = 1000000, few[64], hist[2];
-	char path[64];
 	struct eq_error err;
 	struct eqp_writer *w;
 	struct eqp_file *f;
-	size_t i, b;
+	size_t i;
 
-	(void)state;
 	for (i = 0; i < 64; i++)
 		few[i] = 0x401000 + eq_xorshift64(&rng) % 0x3000;
 	hist[0] = few[0];
 	hist[1] = few[1];
 	for (i = 0; i < SIMD_N; i++)
 		v[i] = simd_sample(&rng, i, &t, few, hist);
-	snprintf(path, sizeof(path), "/tmp/test_profile_simd.%d.eqp", (int)getpid());
 	w = eqp_create(path, &meta, &err);
 	assert_non_null(w);
 	assert_int_equal(eqp_add_maps(w, 10, 0, simd_maps, strlen(simd_maps), &err), 0);
@@ -451,6 +454,20 @@ static void simd_as_scalar(void **state)
 	assert_int_equal(eqp_commit(w, &err), 0);
 	f = eqp_open(path, &err);
 	assert_non_null(f);
+	return f;
+}
+
+static void simd_as_scalar(void **state)
+{
+	static const enum eq_by bys[] = { EQ_BY_PROC, EQ_BY_MODULE, EQ_BY_EXE };
+	char path[64];
+	struct eq_error err;
+	struct eqp_file *f;
+	size_t i, b;
+
+	(void)state;
+	snprintf(path, sizeof(path), "/tmp/test_profile_simd.%d.eqp", (int)getpid());
+	f = simd_file(path);
 	/* a CPU without AVX2 compares the one-at-a-time loop with itself */
 	if (eq_profile_use_simd(1))
 		print_message("no AVX2 here: the four-at-a-time loop is not run\n");
@@ -476,6 +493,51 @@ static void simd_as_scalar(void **state)
 		for (on = 0; on < 2; on++) {
 			eq_profile_free(p[on]);
 			eq_sym_free(s[on]);
+		}
+	}
+	eqp_close(f);
+	unlink(path);
+}
+
+/*
+ * The batch counts in the table (a byte a row and block, the larger counts
+ * in the log), in the log alone, and in a table that becomes the log as
+ * the rows outgrow it (two tiles, where by insn the rows pass 3,000): the
+ * same profile to the bit, by proc (few rows with runs: counts past a
+ * byte), module, exe and insn.
+ */
+static void batch_table_as_log(void **state)
+{
+	static const enum eq_by bys[] = { EQ_BY_PROC, EQ_BY_MODULE, EQ_BY_EXE, EQ_BY_INSN };
+	static const size_t cells[] = { 0, EQ_BATCH_TABLE_AUTO,
+					2 * AGG_TILE_ROWS * EQ_BATCHES_MAX };
+	char path[64];
+	struct eq_error err;
+	struct eqp_file *f;
+	size_t b, k;
+
+	(void)state;
+	snprintf(path, sizeof(path), "/tmp/test_profile_table.%d.eqp", (int)getpid());
+	f = simd_file(path);
+	for (b = 0; b < sizeof(bys) / sizeof(*bys); b++) {
+		struct eq_profile *p[3];
+		struct eq_symbolizer *s[3];
+
+		for (k = 0; k < 3; k++) {
+			eq_profile_batch_table(cells[k]);
+			s[k] = eq_sym_new(f, NULL, &err);
+			assert_non_null(s[k]);
+			p[k] = eq_profile_build(f, s[k], bys[b], 0, &err);
+			assert_non_null(p[k]);
+		}
+		eq_profile_batch_table(EQ_BATCH_TABLE_AUTO);
+		assert_true(p[0]->batches > 0);
+		assert_true(bys[b] != EQ_BY_INSN || p[0]->nrows > 2 * AGG_TILE_ROWS);
+		for (k = 1; k < 3; k++)
+			same_profile(p[0], p[k]);
+		for (k = 0; k < 3; k++) {
+			eq_profile_free(p[k]);
+			eq_sym_free(s[k]);
 		}
 	}
 	eqp_close(f);
@@ -570,6 +632,7 @@ int main(void)
 		cmocka_unit_test(batch_log_long_runs),
 		cmocka_unit_test(by_parse),
 		cmocka_unit_test(simd_as_scalar),
+		cmocka_unit_test(batch_table_as_log),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
