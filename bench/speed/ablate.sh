@@ -1,26 +1,38 @@
 #!/usr/bin/env bash
-# bench/speed/ablate.sh: what bounds `report --by proc` over many samples at
-# few pcs (issue 30's goal: 1.5x reading the file), measured by taking parts
-# out of the count.
+# bench/speed/ablate.sh [proc|line]: what bounds a report, measured by
+# taking parts out of it (issue 30's two goals that eqprof misses).
+#
+#   proc (the default): `report --by proc` over many samples at few pcs
+#        against reading the file (the goal: 1.5x).  The patches of
+#        bench/speed/ablate/proc/, each adding to the ones before: without
+#        the chunks' checksum; without the pair counts too; without the two
+#        sums of the intervals too.  BENCH_ABLATE_N samples (default 100 M:
+#        3.2 GB in $TMPDIR) at 64 pcs.
+#   line: `report --by line` against `report --by proc` over samples spread
+#        over 5,000 functions (the goal: 2x).  bench/speed/ablate/line/:
+#        without the batch counts (the run intervals' batch means).
+#        BENCH_ABLATE_N samples (default 3.9 M, as make bench) at 320 k pcs.
 #
 # Builds eqprof from this source tree's HEAD in a scratch clone, then with
-# the patches of bench/speed/ablate/ applied one after another (each adds
-# to the ones before: without the chunks' checksum; without the pair counts
-# too; without the two sums of the intervals too), writes BENCH_ABLATE_N
-# samples (default 100 M: 3.2 GB in $TMPDIR) at 64 pcs with speed_rec, and
-# prints the median CPU seconds (user + system) of BENCH_ABLATE_ROUNDS
-# (default 5) interleaved rounds of reading the file (speed_rec --read) and
-# of each build's report --by proc, with its ratio to reading the file.
-# The builds with parts taken out are for measuring only: their output is
-# wrong.  Not part of make bench (four builds); by hand, in the source tree:
+# the view's patches applied one after another, writes the recording with
+# speed_rec, and prints the median CPU seconds (user + system) of
+# BENCH_ABLATE_ROUNDS (default 5) interleaved rounds of each command, and
+# each build's ratio.  The builds with parts taken out are for measuring
+# only: their output is wrong.  Not part of make bench (several builds); by
+# hand, in the source tree:
 #
 #   make build/eqprof build/bench/speed_rec
-#   B=build EQPROF=$PWD/build/eqprof bench/speed/ablate.sh
+#   B=build EQPROF=$PWD/build/eqprof bench/speed/ablate.sh [line]
 #
 # A patch that no longer applies stops the script: make it again from the
 # code it names (docs/guide.md, "Beside perf", says what each takes out).
 . "$(dirname "$0")/../lib.sh"
-n=${BENCH_ABLATE_N:-100000000}
+view=${1:-proc}
+case $view in
+proc) n=${BENCH_ABLATE_N:-100000000} pcs=64 ;;
+line) n=${BENCH_ABLATE_N:-3900000} pcs=320000 ;;
+*) echo "ablate.sh: '$view' is not a view it measures; use proc or line" >&2; exit 2 ;;
+esac
 rounds=${BENCH_ABLATE_ROUNDS:-5}
 
 git -C "$SRC" rev-parse --verify -q HEAD >/dev/null ||
@@ -34,9 +46,9 @@ build() # name: make eqprof in the clone, keep it as $work/NAME
 }
 build HEAD
 names=(HEAD) without=
-for p in "$SRC"/bench/speed/ablate/*.patch; do
+for p in "$SRC/bench/speed/ablate/$view"/*.patch; do
 	name=$(basename "$p" .patch)
-	without="${without:+$without, }${name#ablate-[0-9]-}"
+	without="${without:+$without, }${name#[0-9]-}"
 	git -C "$work/src" apply "$p" ||
 		{ echo "ablate.sh: $p does not apply to HEAD" >&2; exit 1; }
 	build "$name"
@@ -45,21 +57,40 @@ for p in "$SRC"/bench/speed/ablate/*.patch; do
 done
 
 bench_funcs 5000
-"$B/bench/speed_rec" "$work/funcs" "$n" 64 "$work/big.eqp" >/dev/null
-python3 - "$SRC" "$B/bench/speed_rec" "$work/big.eqp" "$n" "$rounds" "$work" "${names[@]}" <<'PY'
+"$B/bench/speed_rec" "$work/funcs" "$n" "$pcs" "$work/rec.eqp" >/dev/null
+python3 - "$SRC" "$B/bench/speed_rec" "$work/rec.eqp" "$n" "$pcs" "$rounds" "$work" "$view" \
+	"${names[@]}" <<'PY'
 import os, sys
 
-src, speed_rec, path, n, rounds, work = sys.argv[1:7]
-names = sys.argv[7:]
+src, speed_rec, path, n, pcs, rounds, work, view = sys.argv[1:9]
+names = sys.argv[9:]
 sys.argv[0] = "ablate.sh"
 sys.path.insert(0, os.path.join(src, "bench", "speed"))
 from rounds import medians  # noqa: E402
 
-cmds = {"reading the file": [speed_rec, "--read", path]}
-cmds.update((k, [os.path.join(work, k), "report", "--by", "proc", path]) for k in names)
-m = medians(cmds, int(rounds))
-print("report --by proc, %s samples at 64 pcs: median CPU seconds of %s interleaved rounds"
-      % (format(int(n), ","), rounds))
-for k in cmds:
-    print("  %-34s %7.3f s  %5.2fx reading the file" % (k, m[k], m[k] / m["reading the file"]))
+
+def report(name, by):
+    return [os.path.join(work, name), "report", "--by", by, path]
+
+
+n = format(int(n), ",")
+if view == "proc":
+    cmds = {"reading the file": [speed_rec, "--read", path]}
+    cmds.update((k, report(k, "proc")) for k in names)
+    m = medians(cmds, int(rounds))
+    print("report --by proc, %s samples at %s pcs: median CPU seconds of %s interleaved rounds"
+          % (n, pcs, rounds))
+    for k in cmds:
+        print("  %-34s %7.3f s  %5.2fx reading the file" % (k, m[k], m[k] / m["reading the file"]))
+else:
+    cmds = {}
+    for k in names:
+        cmds[k + " proc"] = report(k, "proc")
+        cmds[k + " line"] = report(k, "line")
+    m = medians(cmds, int(rounds))
+    print("report --by line against --by proc, %s samples over 5,000 functions (%s pcs): "
+          "median CPU seconds of %s interleaved rounds" % (n, format(int(pcs), ","), rounds))
+    for k in names:
+        p, q = m[k + " proc"], m[k + " line"]
+        print("  %-34s proc %7.3f s  line %7.3f s  %5.2fx" % (k, p, q, q / p))
 PY

@@ -3,8 +3,9 @@
 # reading the file, --children and the Chrome export against perf's), medians
 # of interleaved rounds; insns.sh prints the instructions each command spends
 # per sample, a guard that does not depend on time.  Figures only.
-# ablate.sh (by hand, not in make bench: four builds) times --by proc with
-# parts of the count taken out (ablate/*.patch): what bounds it.
+# ablate.sh (by hand, not in make bench: several builds) times --by proc,
+# or --by line against --by proc, with parts of the report taken out
+# (ablate/proc/*.patch, ablate/line/*.patch): what bounds them.
 BENCHES += bench/speed/speed.sh bench/speed/insns.sh
 EXTRA_PROGS += $(B)/bench/speed_rec
 
