@@ -77,7 +77,6 @@ struct agg_counts {
 	uint8_t *mat;          /* the table (NULL: the log alone) */
 	size_t mat_cap;        /* its cells' room */
 	size_t mat_rows;       /* rows its tiles hold */
-	size_t tile;           /* bytes a tile */
 	unsigned nblk;         /* the table's blocks (0: no table) */
 	size_t mat_max;        /* cells it may have before it becomes the log */
 };

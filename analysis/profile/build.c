@@ -304,11 +304,33 @@ static inline uint64_t blk_ent(uint32_t row, uint32_t blk, uint32_t count)
 	return (uint64_t)row << 32 | (uint64_t)(blk - 1) << AGG_BLK_COUNT_BITS | count;
 }
 
+/* Bytes a tile of the table takes. */
+static inline size_t blk_tile(const struct agg_counts *cs)
+{
+	return (size_t)cs->nblk * AGG_TILE_STEP + AGG_TILE_PAD;
+}
+
 /* Row's cell in block + 1 blk of the table. */
 static inline size_t blk_cell(const struct agg_counts *cs, uint32_t row, uint32_t blk)
 {
-	return (size_t)(row >> AGG_TILE_BITS) * cs->tile + (size_t)(blk - 1) * AGG_TILE_STEP +
+	return (size_t)(row >> AGG_TILE_BITS) * blk_tile(cs) + (size_t)(blk - 1) * AGG_TILE_STEP +
 	       (row & (AGG_TILE_ROWS - 1));
+}
+
+/* n samples of row in block + 1 blk added to its cell in the table, if
+ * there is one and the cell holds them: 1, else 0. */
+static inline __attribute__((always_inline)) int
+blk_cell_add(struct agg_counts *cs, uint32_t row, uint32_t blk, uint32_t n)
+{
+	uint8_t *m;
+
+	if (!cs->mat)
+		return 0;
+	m = &cs->mat[blk_cell(cs, row, blk)];
+	if (n > AGG_CELL_MAX - *m)
+		return 0;
+	*m = (uint8_t)(*m + n);
+	return 1;
 }
 
 /* Room in the log for one more entry; -1 when out of memory. */
@@ -347,14 +369,8 @@ static int blk_put(struct agg_counts *cs, uint32_t row, uint32_t blk, uint32_t n
 {
 	uint32_t k;
 
-	if (cs->mat) {
-		uint8_t *m = &cs->mat[blk_cell(cs, row, blk)];
-
-		if (n <= AGG_CELL_MAX - *m) {
-			*m = (uint8_t)(*m + n);
-			return 0;
-		}
-	}
+	if (blk_cell_add(cs, row, blk, n))
+		return 0;
 	for (; n; n -= k) {
 		k = n < AGG_BLK_COUNT_MAX ? n : AGG_BLK_COUNT_MAX;
 		if (blk_log_room(cs))
@@ -383,11 +399,7 @@ static inline __attribute__((always_inline)) int
 blk_enter(struct agg_counts *cs, struct row_count *c, uint32_t row, uint32_t blk)
 {
 	if (c->blk_in) {
-		uint8_t *m = cs->mat ? &cs->mat[blk_cell(cs, row, c->blk_cur)] : NULL;
-
-		if (m && c->blk_in <= AGG_CELL_MAX - *m) {
-			*m = (uint8_t)(*m + c->blk_in);
-		} else {
+		if (!blk_cell_add(cs, row, c->blk_cur, c->blk_in)) {
 			if (cs->nlog == cs->logcap || c->blk_in > AGG_BLK_COUNT_MAX)
 				return -1;
 			cs->log[cs->nlog++] = blk_ent(row, c->blk_cur, c->blk_in);
@@ -405,10 +417,10 @@ static int blk_table_grow(struct agg_counts *cs, size_t n)
 {
 	size_t rows = (n + AGG_TILE_ROWS - 1) & ~(size_t)(AGG_TILE_ROWS - 1);
 
-	cs->tile = (size_t)cs->nblk * AGG_TILE_STEP + AGG_TILE_PAD;
 	if (rows > cs->mat_max / cs->nblk)
 		return cs->mat ? blk_to_log(cs) : (cs->nblk = 0, 0);
-	if (EQ_BIG_GROW0(cs->mat, cs->mat_cap, (rows >> AGG_TILE_BITS) * cs->tile, cs->tile))
+	if (EQ_BIG_GROW0(cs->mat, cs->mat_cap, (rows >> AGG_TILE_BITS) * blk_tile(cs),
+			 blk_tile(cs)))
 		return -1;
 	cs->mat_rows = rows;
 	return 0;
@@ -2163,7 +2175,7 @@ static int unres_add_n(struct unres_list *u, const char *module, uint64_t n)
 }
 
 /* A part's counts added to a's (its batch log into a's table where the
- * cells hold them). */
+ * cells hold them, else into a's log). */
 static int split_join_counts(struct eq_agg *a, struct agg_counts *cs)
 {
 	size_t i;
@@ -2175,22 +2187,13 @@ static int split_join_counts(struct eq_agg *a, struct agg_counts *cs)
 		a->cs.rc[i].same[0] += cs->rc[i].same[0];
 		a->cs.rc[i].same[1] += cs->rc[i].same[1];
 	}
-	if (a->cs.mat) {
-		for (i = 0; i < cs->nlog; i++) {
-			uint64_t e = cs->log[i];
+	for (i = 0; i < cs->nlog; i++) {
+		uint64_t e = cs->log[i];
 
-			if (blk_put(&a->cs, (uint32_t)(e >> 32),
-				    ((uint32_t)e >> AGG_BLK_COUNT_BITS) + 1,
-				    (uint32_t)e & AGG_BLK_COUNT_MAX))
-				return -1;
-		}
-		return 0;
+		if (blk_put(&a->cs, (uint32_t)(e >> 32), ((uint32_t)e >> AGG_BLK_COUNT_BITS) + 1,
+			    (uint32_t)e & AGG_BLK_COUNT_MAX))
+			return -1;
 	}
-	if (cs->nlog && EQ_BIG_GROW(a->cs.log, a->cs.logcap, a->cs.nlog + cs->nlog, 1024) < 0)
-		return -1;
-	if (cs->nlog)
-		memcpy(a->cs.log + a->cs.nlog, cs->log, cs->nlog * sizeof(*cs->log));
-	a->cs.nlog += cs->nlog;
 	return 0;
 }
 
