@@ -425,8 +425,9 @@ static void same_profile(const struct eq_profile *a, const struct eq_profile *b)
 	}
 }
 
-/* simd_sample's recording at path, open. */
-static struct eqp_file *simd_file(const char *path)
+/* simd_sample's recording, open, at /tmp/test_profile_NAME.PID.eqp (into
+ * path: the caller unlinks it). */
+static struct eqp_file *simd_file(char path[64], const char *name)
 {
 	static struct eq_sample v[SIMD_N];
 	struct eqp_meta meta = { .mode = EQP_MODE_TIME, .clock_hz = 1e9, .target = "unit test" };
@@ -438,6 +439,7 @@ static struct eqp_file *simd_file(const char *path)
 	struct eqp_file *f;
 	size_t i;
 
+	snprintf(path, 64, "/tmp/test_profile_%s.%d.eqp", name, (int)getpid());
 	for (i = 0; i < 64; i++)
 		few[i] = 0x401000 + eq_xorshift64(&rng) % 0x3000;
 	hist[0] = few[0];
@@ -457,32 +459,52 @@ static struct eqp_file *simd_file(const char *path)
 	return f;
 }
 
+/* f's profile by `by`, with a symbolizer of its own in *s (the rows'
+ * names are its). */
+static struct eq_profile *fresh_profile(struct eqp_file *f, enum eq_by by,
+					struct eq_symbolizer **s)
+{
+	struct eq_error err;
+	struct eq_profile *p;
+
+	*s = eq_sym_new(f, NULL, &err);
+	assert_non_null(*s);
+	p = eq_profile_build(f, *s, by, 0, &err);
+	assert_non_null(p);
+	return p;
+}
+
+static void free_profiles(struct eq_profile **p, struct eq_symbolizer **s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		eq_profile_free(p[i]);
+		eq_sym_free(s[i]);
+	}
+}
+
 static void simd_as_scalar(void **state)
 {
 	static const enum eq_by bys[] = { EQ_BY_PROC, EQ_BY_MODULE, EQ_BY_EXE };
 	char path[64];
-	struct eq_error err;
 	struct eqp_file *f;
 	size_t i, b;
 
 	(void)state;
-	snprintf(path, sizeof(path), "/tmp/test_profile_simd.%d.eqp", (int)getpid());
-	f = simd_file(path);
+	f = simd_file(path, "simd");
 	/* a CPU without AVX2 compares the one-at-a-time loop with itself */
 	if (eq_profile_use_simd(1))
 		print_message("no AVX2 here: the four-at-a-time loop is not run\n");
 	for (b = 0; b < sizeof(bys) / sizeof(*bys); b++) {
 		struct eq_profile *p[2];
-		struct eq_symbolizer *s[2];  /* (the rows' names are theirs) */
+		struct eq_symbolizer *s[2];
 		int on;
 
 		for (on = 0; on < 2; on++) {
-			s[on] = eq_sym_new(f, NULL, &err);
-			assert_non_null(s[on]);
 			if (!on || !eq_profile_use_simd(1))
 				assert_int_equal(eq_profile_use_simd(on), 0);
-			p[on] = eq_profile_build(f, s[on], bys[b], 0, &err);
-			assert_non_null(p[on]);
+			p[on] = fresh_profile(f, bys[b], &s[on]);
 		}
 		assert_true(p[0]->nrows >= (bys[b] == EQ_BY_PROC ? 6u : 2u) && p[0]->interval_cv2 > 0);
 		/* rows correlated: design effects that read the pair counts */
@@ -490,10 +512,7 @@ static void simd_as_scalar(void **state)
 			;
 		assert_true(bys[b] != EQ_BY_PROC || i < p[0]->nrows);
 		same_profile(p[0], p[1]);
-		for (on = 0; on < 2; on++) {
-			eq_profile_free(p[on]);
-			eq_sym_free(s[on]);
-		}
+		free_profiles(p, s, 2);
 	}
 	eqp_close(f);
 	unlink(path);
@@ -512,33 +531,25 @@ static void batch_table_as_log(void **state)
 	static const size_t cells[] = { 0, EQ_BATCH_TABLE_AUTO,
 					2 * AGG_TILE_ROWS * EQ_BATCHES_MAX };
 	char path[64];
-	struct eq_error err;
 	struct eqp_file *f;
 	size_t b, k;
 
 	(void)state;
-	snprintf(path, sizeof(path), "/tmp/test_profile_table.%d.eqp", (int)getpid());
-	f = simd_file(path);
+	f = simd_file(path, "table");
 	for (b = 0; b < sizeof(bys) / sizeof(*bys); b++) {
 		struct eq_profile *p[3];
 		struct eq_symbolizer *s[3];
 
 		for (k = 0; k < 3; k++) {
 			eq_profile_batch_table(cells[k]);
-			s[k] = eq_sym_new(f, NULL, &err);
-			assert_non_null(s[k]);
-			p[k] = eq_profile_build(f, s[k], bys[b], 0, &err);
-			assert_non_null(p[k]);
+			p[k] = fresh_profile(f, bys[b], &s[k]);
 		}
 		eq_profile_batch_table(EQ_BATCH_TABLE_AUTO);
 		assert_true(p[0]->batches > 0);
 		assert_true(bys[b] != EQ_BY_INSN || p[0]->nrows > 2 * AGG_TILE_ROWS);
 		for (k = 1; k < 3; k++)
 			same_profile(p[0], p[k]);
-		for (k = 0; k < 3; k++) {
-			eq_profile_free(p[k]);
-			eq_sym_free(s[k]);
-		}
+		free_profiles(p, s, 3);
 	}
 	eqp_close(f);
 	unlink(path);
