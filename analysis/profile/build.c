@@ -105,8 +105,23 @@ static int pc_grow(struct pc_table *t)
 	return 0;
 }
 
+/*
+ * Whether a's rows count their samples with no symbol: by procedure, and by
+ * line (a pc with no line is by procedure), the pcs with no symbol have
+ * rows of their own (a module's "[unknown]", agg.c's row_of), every sample
+ * of which has none.  Their samples are then added per module from the
+ * rows at the end (eq_profile_build_opts), not one at a time, and their
+ * pcs carry no TAG_UNRESOLVED: the fast loops take them (a stripped or
+ * missing program's samples, all of them, went one at a time).
+ */
+static int unres_by_row(const struct eq_agg *a)
+{
+	return !a->keys.n && !a->filter && (a->by == EQ_BY_PROC || a->by == EQ_BY_LINE);
+}
+
 /* The row of a sample at loc (its tag: kernel/idle flags, row + 1, and
- * TAG_UNRESOLVED when the pc has no symbol); -1 when out of memory. */
+ * TAG_UNRESOLVED when the pc has no symbol and the rows do not count
+ * that); -1 when out of memory. */
 static int loc_row(struct eq_agg *a, struct eq_symbolizer *s, const struct eq_sample *smp,
 		   const struct eq_loc *loc, uint32_t *row, uint32_t *tag)
 {
@@ -124,7 +139,7 @@ static int loc_row(struct eq_agg *a, struct eq_symbolizer *s, const struct eq_sa
 	*tag = KFLAGS(smp) | (*row + 1);
 	/* by pid and thread a slot stands for many pcs: no per-pc flag */
 	if ((loc->kind == EQ_LOC_UNRESOLVED || loc->kind == EQ_LOC_NO_MODULE) &&
-	    a->by != EQ_BY_PID && a->by != EQ_BY_THREAD)
+	    a->by != EQ_BY_PID && a->by != EQ_BY_THREAD && !unres_by_row(a))
 		*tag |= TAG_UNRESOLVED;
 	return 0;
 }
@@ -2428,9 +2443,15 @@ struct eq_profile *eq_profile_build_opts(const struct eqp_file *f, struct eq_sym
 	if (eq_agg_counts_fold(a))
 		goto oom_freed;
 	for (i = 0; i < a->nrows; i++) {
+		const struct eq_loc *l = a->rows[i].loc;
+
 		a->total += a->rows[i].samples;
-		if (a->rows[i].loc && a->rows[i].loc->kind == EQ_LOC_IDLE)
+		if (l && l->kind == EQ_LOC_IDLE)
 			a->idle += a->rows[i].samples;
+		if (unres_by_row(a) && l && a->rows[i].samples &&
+		    (l->kind == EQ_LOC_UNRESOLVED || l->kind == EQ_LOC_NO_MODULE) &&
+		    unres_add_n(&unres, a->rows[i].key.a, a->rows[i].samples) < 0)
+			goto oom_freed;
 	}
 	p = eq_agg_finish(a, m->mode, m->quantum_j,
 			  m->mode == EQP_MODE_TIME ? eq_profile_period_s(f) : 0,

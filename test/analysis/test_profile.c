@@ -555,6 +555,58 @@ static void batch_table_as_log(void **state)
 	unlink(path);
 }
 
+/*
+ * By proc and by line the samples with no symbol are counted per module
+ * from their rows, and by insn and by module one at a time, as they are
+ * met: the same modules and counts either way, on one thread and on two.
+ * The recording has pcs mapped with no symbol and in no module among
+ * 300 k samples, so that the count loops meet them among others.
+ */
+static void same_unresolved(const struct eq_profile *a, const struct eq_profile *b)
+{
+	size_t i;
+
+	assert_int_equal(a->nunresolved, b->nunresolved);
+	assert_int_equal(a->unresolved_samples, b->unresolved_samples);
+	for (i = 0; i < a->nunresolved; i++) {
+		assert_string_equal(a->unresolved[i].module, b->unresolved[i].module);
+		assert_int_equal(a->unresolved[i].samples, b->unresolved[i].samples);
+	}
+}
+
+static void unresolved_by_row(void **state)
+{
+	static const enum eq_by bys[] = { EQ_BY_PROC, EQ_BY_LINE };
+	char path[64];
+	struct eqp_file *f;
+	struct eq_profile *p[2], *q;
+	struct eq_symbolizer *s[2];
+	struct eq_profile_opts o = { .jobs = 2 };
+	struct eq_error err;
+	size_t b;
+
+	(void)state;
+	f = simd_file(path, "unres");
+	p[0] = fresh_profile(f, EQ_BY_INSN, &s[0]);
+	/* mapped with no symbol, and in no module */
+	assert_int_equal(p[0]->nunresolved, 2);
+	assert_true(p[0]->unresolved[1].samples > 50);
+	for (b = 0; b < sizeof(bys) / sizeof(*bys); b++) {
+		p[1] = fresh_profile(f, bys[b], &s[1]);
+		same_unresolved(p[0], p[1]);
+		q = eq_profile_build_opts(f, s[1], bys[b], &o, &err);
+		assert_non_null(q);
+		same_unresolved(p[0], q);
+		eq_profile_free(q);
+		free_profiles(&p[1], &s[1], 1);
+	}
+	p[1] = fresh_profile(f, EQ_BY_MODULE, &s[1]);
+	same_unresolved(p[0], p[1]);
+	free_profiles(p, s, 2);
+	eqp_close(f);
+	unlink(path);
+}
+
 static void by_parse(void **state)
 {
 	struct eq_error err;
@@ -644,6 +696,7 @@ int main(void)
 		cmocka_unit_test(by_parse),
 		cmocka_unit_test(simd_as_scalar),
 		cmocka_unit_test(batch_table_as_log),
+		cmocka_unit_test(unresolved_by_row),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
