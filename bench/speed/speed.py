@@ -172,6 +172,22 @@ def synthetic(label, path, data, n, proc_goal, read_goal, perf_views):
             m[k] <= 2 * m["proc"], "%s on %s" % (k.split(" (")[0], label), m[k + " wall"])
 
 
+def gone(path, n):
+    """--by proc over the same samples with the program gone (renamed
+    after the recording): every sample without a symbol, counted from the
+    rows (build.c, unres_by_row) instead of one at a time; beside --by proc
+    with symbols.  perf resolves nothing either and is not timed."""
+    shutil.copy(w("funcs"), w("gone"))
+    run([speed_rec, w("gone"), str(n), "320000", w("gone.eqp")])
+    os.unlink(w("gone"))
+    m = medians({"proc": [eqprof, "report", path, "--by", "proc", "-o", w("r.txt")],
+                 "gone": [eqprof, "report", w("gone.eqp"), "--by", "proc", "-o", w("r.txt")]})
+    row("`report --by proc`, the same with the program gone (no symbol)", None, m["gone"],
+        m["proc"], "`--by proc` with symbols", "<= 2x `--by proc`", m["gone"] <= 2 * m["proc"],
+        "`report --by proc` with the program gone", m["gone wall"])
+    os.unlink(w("gone.eqp"))
+
+
 def srcline(label, pcs):
     """--by line beside perf report --sort srcline, on a small recording:
     perf 6.1 runs addr2line for every sample (about 150 us each here), so
@@ -208,6 +224,7 @@ run([speed_rec, w("funcs"), str(spread), "320000", w("spread.eqp"), "--perf", w(
 synthetic("%.1f M samples over 5,000 functions (320 k pcs)" % (spread / 1e6), w("spread.eqp"),
           w("spread.data"), spread, None, 5, True)
 os.unlink(w("spread.data"))
+gone(w("spread.eqp"), spread)
 if have_perf:
     srcline("at 64 pcs", 64)
     srcline("over 5,000 functions", 320000)
