@@ -68,13 +68,84 @@ struct pc_slot {
 	uint32_t tag;
 };
 
+#define TAG_UNRESOLVED 0x80000000u  /* the pc has no symbol: counted per module */
+
+/*
+ * The extents with no symbol in a map of rows by range, where the row does
+ * not tell which module their samples count for (by exe and by module,
+ * and key sets): the map holds TAG_UNRESOLVED | an index here, of the
+ * (row, module), made on first sight, so that a sample's module costs no
+ * lookup (a symbolizer's per pc: every pc of a stripped program).
+ */
+struct unres_class {
+	uint32_t row;
+	const char *module;
+};
+struct unres_classes {
+	struct unres_class *v;
+	size_t n, cap;
+	uint32_t *slots;          /* index + 1 by (row, module), at most half used */
+	size_t mask;
+};
+
+static inline size_t unres_class_hash(uint32_t row, const char *module)
+{
+	return (size_t)((((uint64_t)row << 32) ^ (uint64_t)(uintptr_t)module) *
+			0x9e3779b97f4a7c15ull >> 24);
+}
+
+static int unres_classes_grow(struct unres_classes *u)
+{
+	size_t newmask = u->mask ? 2 * u->mask + 1 : 63, i, j;
+	uint32_t *v = calloc(newmask + 1, sizeof(*v));
+
+	if (!v)
+		return -1;
+	for (i = 0; i < u->n; i++) {
+		for (j = unres_class_hash(u->v[i].row, u->v[i].module) & newmask; v[j];
+		     j = (j + 1) & newmask)
+			;
+		v[j] = (uint32_t)i + 1;
+	}
+	free(u->slots);
+	u->slots = v;
+	u->mask = newmask;
+	return 0;
+}
+
+/* The map's value for extents of row with no symbol in module:
+ * TAG_UNRESOLVED | their class's index; 0 when out of memory. */
+static uint32_t unres_class(struct unres_classes *u, uint32_t row, const char *module)
+{
+	size_t j;
+
+	if ((2 * (u->n + 1) > u->mask && unres_classes_grow(u)) || u->n >= TAG_ROW_MASK)
+		return 0;
+	for (j = unres_class_hash(row, module) & u->mask; u->slots[j]; j = (j + 1) & u->mask) {
+		const struct unres_class *c = &u->v[u->slots[j] - 1];
+
+		if (c->row == row && c->module == module)
+			return TAG_UNRESOLVED | (u->slots[j] - 1);
+	}
+	if (EQ_GROW(u->v, u->cap, u->n + 1, 16) < 0)
+		return 0;
+	u->v[u->n] = (struct unres_class){ row, module };
+	u->slots[j] = (uint32_t)++u->n;
+	return TAG_UNRESOLVED | (uint32_t)(u->n - 1);
+}
+
+static void unres_classes_free(struct unres_classes *u)
+{
+	free(u->v);
+	free(u->slots);
+}
+
 struct pc_table {
 	struct pc_slot *slots;
 	size_t mask, count;
 	struct eq_pcmap *ranges;  /* rows by pc range (row_for), or NULL */
+	struct unres_classes uc;  /* ranges' extents with no symbol */
 };
-
-#define TAG_UNRESOLVED 0x80000000u  /* the pc has no symbol: counted per module */
 #define KFLAGS(smp) ((uint32_t)((smp)->flags & (EQ_F_KERNEL | EQ_F_IDLE)) << 28)
 
 static inline size_t pc_hash(uint64_t pc, uint32_t pid)
@@ -200,18 +271,24 @@ row_by_pc(struct pc_table *t, struct eq_agg *a, struct eq_symbolizer *s, int mul
  * the pc table nor the symbolizer's cache keeps the pc: the map answers
  * for it from now on (each would cost a miss in a table as large as the
  * pcs are many). */
-static int range_miss(struct eq_pcmap *ranges, struct eq_agg *a, struct eq_symbolizer *s,
-		      const struct eq_sample *smp, uint32_t *row)
+static int range_miss(struct eq_pcmap *ranges, struct unres_classes *uc, struct eq_agg *a,
+		      struct eq_symbolizer *s, const struct eq_sample *smp, uint32_t *row,
+		      const char **umod)
 {
 	uint64_t first, last;
 	const struct eq_loc *loc = eq_sym_locate_extent(s, smp, a->by == EQ_BY_LINE ? 2 : 0,
 							      &first, &last);
-	uint32_t tag;
+	uint32_t tag, v;
 
-	if (loc_row(a, s, smp, loc, row, &tag) < 0 ||
-	    eq_pcmap_fill(ranges, smp->pid, smp->pc, first, last,
-			  (*row + 1) | (tag & TAG_UNRESOLVED)) < 0)
+	if (loc_row(a, s, smp, loc, row, &tag) < 0)
 		return -1;
+	v = *row + 1;
+	/* no symbol, where the row does not tell the module (unres_by_row) */
+	if ((tag & TAG_UNRESOLVED) && !(v = unres_class(uc, *row, loc->module)))
+		return -1;
+	if (eq_pcmap_fill(ranges, smp->pid, smp->pc, first, last, v) < 0)
+		return -1;
+	*umod = loc->module;
 	return (tag & TAG_UNRESOLVED) != 0;
 }
 
@@ -224,7 +301,8 @@ static int by_ranges(enum eq_by by)
 }
 
 /*
- * The row of a sample, -1 when out of memory; 1 when its pc has no symbol.
+ * The row of a sample, -1 when out of memory; 1 when its pc has no symbol
+ * (its module into *umod, when the map of ranges knew it: else NULL).
  * fast (a constant): rows by pc, and each pid its own address space.  With
  * t->ranges (rows by procedure, module or exe, each pid its own address
  * space), a user pc's row is its range's (pcmap.h), and only the first pc
@@ -232,16 +310,24 @@ static int by_ranges(enum eq_by by)
  */
 static inline __attribute__((always_inline)) int
 row_for(struct pc_table *t, struct eq_agg *a, struct eq_symbolizer *s, int multi,
-	const struct eq_sample *smp, uint32_t *row, const int fast)
+	const struct eq_sample *smp, uint32_t *row, const int fast, const char **umod)
 {
+	*umod = NULL;
 	if (t->ranges && !(smp->flags & (EQ_F_KERNEL | EQ_F_IDLE)) && smp->pid) {
 		uint32_t v = eq_pcmap_get(t->ranges, smp->pid, smp->pc);
 
-		if (__builtin_expect(v != 0, 1)) {
-			*row = (v & TAG_ROW_MASK) - 1;
-			return (v & TAG_UNRESOLVED) != 0;
+		if (__builtin_expect(v != 0 && !(v & TAG_UNRESOLVED), 1)) {
+			*row = v - 1;
+			return 0;
 		}
-		return range_miss(t->ranges, a, s, smp, row);
+		if (v) {
+			const struct unres_class *c = &t->uc.v[v & TAG_ROW_MASK];
+
+			*row = c->row;
+			*umod = c->module;
+			return 1;
+		}
+		return range_miss(t->ranges, &t->uc, a, s, smp, row, umod);
 	}
 	return row_by_pc(t, a, s, multi, smp, row, fast);
 }
@@ -725,12 +811,14 @@ static int count_span(struct pc_table *t, struct eq_agg *a, struct eq_symbolizer
 		if (ahead && k + PREFETCH_AHEAD < n)
 			__builtin_prefetch(&t->slots[pc_hash(x[PREFETCH_AHEAD].pc,
 							     x[PREFETCH_AHEAD].pid) & t->mask]);
-		int u = row_for(t, a, s, multi, x, &row, 0);
+		const char *umod;
+		int u = row_for(t, a, s, multi, x, &row, 0, &umod);
 
 		if (__builtin_expect(u != 0, 0)) {
 			if (u < 0)
 				return -1;
-			if (row != ROW_SKIP && unres_add(unres, unres_module(a, s, x, row)) < 0)
+			if (row != ROW_SKIP &&
+			    unres_add(unres, umod ? umod : unres_module(a, s, x, row)) < 0)
 				return -1;
 		}
 		lost += (x->flags & EQ_F_LOST) != 0;
@@ -1333,6 +1421,7 @@ struct key_table {
 	struct eq_pcmap *ranges;
 	struct key_space *spaces;
 	size_t smask, scount;
+	struct unres_classes uc;  /* ranges' extents with no symbol */
 };
 
 static inline size_t key_slot_hash(uint64_t pc, uint32_t pid, uint32_t who, uint32_t tid,
@@ -1494,18 +1583,21 @@ static uint32_t key_space_id(struct key_table *t, uint32_t pid, uint32_t tid, ui
 }
 
 /* After a user sample's key was looked up by slot: its row for its whole
- * extent, when the row is a plain one (resolved, not idle, not left out). */
+ * extent, when the row is a plain one (resolved, not idle, not left out),
+ * or its key with no symbol (key_class: counted per module too). */
 static int key_range_fill(struct key_table *t, struct eq_agg *a, struct eq_symbolizer *s,
 			  const struct eq_sample *smp)
 {
 	const struct key_slot *k = key_for(t, a, s, 0, 0, smp);
-	uint32_t space;
+	uint32_t space, value = 0;
 	uint64_t first, last;
 
 	if (!k)
 		return -1;
-	if (k->unres || k->idle || k->dropped || k->row == ROW_SKIP)
+	if (k->idle || k->dropped || k->row == ROW_SKIP)
 		return 0;
+	if (k->unres && (value = unres_class(&t->uc, k->row, k->module)) == 0)
+		return -1;
 	space = key_space_id(t, smp->pid, t->tid ? smp->tid : 0, t->cpu ? smp->cpu : 0);
 	if (!space)
 		return -1;
@@ -1513,7 +1605,25 @@ static int key_range_fill(struct key_table *t, struct eq_agg *a, struct eq_symbo
 		eq_sym_lookup_line_extent(s, smp, &first, &last);
 	else
 		eq_sym_lookup_extent(s, smp, &first, &last);
-	return eq_pcmap_fill(t->ranges, space, smp->pc, first, last, k->row + 1) < 0 ? -1 : 0;
+	return eq_pcmap_fill(t->ranges, space, smp->pc, first, last,
+			     k->unres ? value : k->row + 1) < 0 ? -1 : 0;
+}
+
+/* The key with no symbol that the map gives smp's extent (key_range_fill)
+ * into *k: 1, else 0 (a user sample's, by the map of a key set's
+ * extents). */
+static int key_class_of(struct key_table *t, const struct eq_sample *smp, struct key_slot *k)
+{
+	const struct unres_class *c;
+	uint32_t space, v;
+
+	if (!t->ranges || !t->uc.n || (smp->flags & (EQ_F_KERNEL | EQ_F_IDLE)) ||
+	    !(space = key_space_id(t, smp->pid, t->tid ? smp->tid : 0, t->cpu ? smp->cpu : 0)) ||
+	    !((v = eq_pcmap_get(t->ranges, space, smp->pc)) & TAG_UNRESOLVED))
+		return 0;
+	c = &t->uc.v[v & TAG_ROW_MASK];
+	*k = (struct key_slot){ .row = c->row, .used = 1, .unres = 1, .module = c->module };
+	return 1;
 }
 
 /* Samples k to end of a chunk of n by key; fast: see series_step (a
@@ -1521,7 +1631,8 @@ static int key_range_fill(struct key_table *t, struct eq_agg *a, struct eq_symbo
 static inline __attribute__((always_inline)) int
 count_keys_span(struct key_table *t, struct eq_agg *a, struct eq_symbolizer *s,
 		const struct eq_sample *smp, size_t k, size_t end, uint64_t *lost_marks,
-		struct unres_list *unres, int multi, int need_thread, const int fast)
+		struct unres_list *unres, int multi, int need_thread, const int fast,
+		const struct key_slot *given)
 {
 	size_t len = end - k;
 	uint64_t lost = 0, idle = 0, filtered = 0;
@@ -1544,7 +1655,7 @@ count_keys_span(struct key_table *t, struct eq_agg *a, struct eq_symbolizer *s,
 		/* room for one more key before looking (a miss fills its slot) */
 		if (2 * (t->count + 1) > t->mask && key_grow(t))
 			return -1;
-		if (!(c = key_for(t, a, s, multi, need_thread, &smp[k])))
+		if (!(c = given ? given : key_for(t, a, s, multi, need_thread, &smp[k])))
 			return -1;
 		filtered += c->dropped;
 		if (__builtin_expect(c->unres, 0) && unres_add(unres, c->module) < 0)
@@ -1621,7 +1732,7 @@ fast_keys_row(struct fast_keys_tab *kt, const struct eq_sample *p, uint64_t time
 		}
 		v = ranges == FAST_MAP ? eq_pcmap_get(kt->map, kt->space, pc) :
 		    eq_pcmap_reg_get(kt->map, &kt->g, kt->space, pc, ranges == FAST_MAP_ON);
-		if (!v)
+		if ((int32_t)v <= 0)     /* none, or a key with no symbol */
 			return 0;
 		*id = v - 1;
 	} else {
@@ -1734,6 +1845,9 @@ static int count_keys_fast(struct key_table *t, struct eq_agg *a, struct eq_symb
 			   int need_thread)
 {
 	while (k < end) {
+		struct key_slot cls;
+		int un;
+
 		if (!multi && t->slots) {
 			struct series_run r;
 			size_t got;
@@ -1744,10 +1858,12 @@ static int count_keys_fast(struct key_table *t, struct eq_agg *a, struct eq_symb
 			series_store(&a->ser, &r, got);
 			k += got;
 		}
+		/* an extent with no symbol (its key from the map), else by slot */
+		un = k < end && key_class_of(t, &smp[k], &cls);
 		if (k < end && count_keys_span(t, a, s, smp, k, k + 1, lost_marks, unres, multi,
-					       need_thread, 1))
+					       need_thread, 1, un ? &cls : NULL))
 			return -1;
-		if (k < end && t->ranges && !(smp[k].flags & (EQ_F_KERNEL | EQ_F_IDLE)) &&
+		if (k < end && !un && t->ranges && !(smp[k].flags & (EQ_F_KERNEL | EQ_F_IDLE)) &&
 		    key_range_fill(t, a, s, &smp[k]) < 0)
 			return -1;
 		k += k < end;
@@ -1791,7 +1907,7 @@ static int count_chunk_keys(struct key_table *t, struct eq_agg *a, struct eq_sym
 			if (a->ser.n < 2 && seg > 2 - a->ser.n)
 				seg = (size_t)(2 - a->ser.n);
 			if (count_keys_span(t, a, s, smp, k, k + seg, lost_marks, unres, multi,
-					    need_thread, 0))
+					    need_thread, 0, NULL))
 				return -1;
 		}
 	}
@@ -2072,12 +2188,17 @@ static int split_row(struct pc_table *t, struct eq_pcmap *ranges, struct eq_agg 
 		return row_by_pc(t, a, s, 0, x, row, 1);
 	j = pc_probe(t, x->pc, x->pid, 0);
 	if (!t->slots[j].tag) {
+		const char *umod;
+
 		if (!(v = eq_pcmap_get(ranges, x->pid, x->pc))) {
-			int un = range_miss(ranges, a, s, x, row);
+			int un = range_miss(ranges, &t->uc, a, s, x, row, &umod);
 
 			if (un < 0)
 				return -1;
 			v = (*row + 1) | (un ? TAG_UNRESOLVED : 0);
+		} else if (v & TAG_UNRESOLVED) {
+			/* the row of the extent's class */
+			v = (t->uc.v[v & TAG_ROW_MASK].row + 1) | TAG_UNRESOLVED;
 		}
 		t->slots[j] = (struct pc_slot){ .pc = x->pc, .pid = x->pid, .tag = v };
 		if (2 * ++t->count > t->mask && pc_grow(t))
@@ -2440,6 +2561,8 @@ struct eq_profile *eq_profile_build_opts(const struct eqp_file *f, struct eq_sym
 	eq_pcmap_free(&kranges);
 	eq_big_free(kt.slots);
 	free(kt.spaces);
+	unres_classes_free(&kt.uc);
+	unres_classes_free(&t.uc);
 	if (eq_agg_counts_fold(a))
 		goto oom_freed;
 	for (i = 0; i < a->nrows; i++) {
@@ -2484,6 +2607,8 @@ oom:
 	eq_pcmap_free(&kranges);
 	eq_big_free(kt.slots);
 	free(kt.spaces);
+	unres_classes_free(&kt.uc);
+	unres_classes_free(&t.uc);
 oom_freed:
 	free(unres.v);
 	eq_agg_free(a);

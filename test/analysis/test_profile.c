@@ -556,11 +556,13 @@ static void batch_table_as_log(void **state)
 }
 
 /*
- * By proc and by line the samples with no symbol are counted per module
- * from their rows, and by insn and by module one at a time, as they are
- * met: the same modules and counts either way, on one thread and on two.
- * The recording has pcs mapped with no symbol and in no module among
- * 300 k samples, so that the count loops meet them among others.
+ * Samples with no symbol are counted per module three ways: by proc and by
+ * line from their rows at the end; by exe, by module and by key set from
+ * the class (row, module) of their extent in the map of ranges; by insn one
+ * at a time, by pc.  The same modules and counts every way, on one thread
+ * and on two.  The recording has pcs mapped with no symbol and in no
+ * module among 300 k samples, so that the count loops meet them among
+ * others.
  */
 static void same_unresolved(const struct eq_profile *a, const struct eq_profile *b)
 {
@@ -574,13 +576,15 @@ static void same_unresolved(const struct eq_profile *a, const struct eq_profile 
 	}
 }
 
-static void unresolved_by_row(void **state)
+static void unresolved_counted_alike(void **state)
 {
-	static const enum eq_by bys[] = { EQ_BY_PROC, EQ_BY_LINE };
+	static const enum eq_by bys[] = { EQ_BY_PROC, EQ_BY_LINE, EQ_BY_EXE, EQ_BY_MODULE };
+	static const char *const keys[] = { "sym", "comm,dso,sym", "dso" };
 	char path[64];
 	struct eqp_file *f;
 	struct eq_profile *p[2], *q;
 	struct eq_symbolizer *s[2];
+	struct eq_keys k;
 	struct eq_profile_opts o = { .jobs = 2 };
 	struct eq_error err;
 	size_t b;
@@ -591,18 +595,29 @@ static void unresolved_by_row(void **state)
 	/* mapped with no symbol, and in no module */
 	assert_int_equal(p[0]->nunresolved, 2);
 	assert_true(p[0]->unresolved[1].samples > 50);
+	s[1] = eq_sym_new(f, NULL, &err);
+	assert_non_null(s[1]);
 	for (b = 0; b < sizeof(bys) / sizeof(*bys); b++) {
-		p[1] = fresh_profile(f, bys[b], &s[1]);
-		same_unresolved(p[0], p[1]);
+		q = eq_profile_build(f, s[1], bys[b], 0, &err);
+		assert_non_null(q);
+		same_unresolved(p[0], q);
+		eq_profile_free(q);
 		q = eq_profile_build_opts(f, s[1], bys[b], &o, &err);
 		assert_non_null(q);
 		same_unresolved(p[0], q);
 		eq_profile_free(q);
-		free_profiles(&p[1], &s[1], 1);
 	}
-	p[1] = fresh_profile(f, EQ_BY_MODULE, &s[1]);
-	same_unresolved(p[0], p[1]);
-	free_profiles(p, s, 2);
+	for (b = 0; b < sizeof(keys) / sizeof(*keys); b++) {
+		struct eq_profile_opts ko = { .keys = &k };
+
+		assert_int_equal(eq_keys_parse(keys[b], &k, &err), 0);
+		q = eq_profile_build_opts(f, s[1], EQ_BY_PROC, &ko, &err);
+		assert_non_null(q);
+		same_unresolved(p[0], q);
+		eq_profile_free(q);
+	}
+	eq_sym_free(s[1]);
+	free_profiles(p, s, 1);
 	eqp_close(f);
 	unlink(path);
 }
@@ -696,7 +711,7 @@ int main(void)
 		cmocka_unit_test(by_parse),
 		cmocka_unit_test(simd_as_scalar),
 		cmocka_unit_test(batch_table_as_log),
-		cmocka_unit_test(unresolved_by_row),
+		cmocka_unit_test(unresolved_counted_alike),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
