@@ -180,14 +180,17 @@ static int pc_grow(struct pc_table *t)
  * Whether a's rows count their samples with no symbol: by procedure, and by
  * line (a pc with no line is by procedure), the pcs with no symbol have
  * rows of their own (a module's "[unknown]", agg.c's row_of), every sample
- * of which has none.  Their samples are then added per module from the
- * rows at the end (eq_profile_build_opts), not one at a time, and their
- * pcs carry no TAG_UNRESOLVED: the fast loops take them (a stripped or
- * missing program's samples, all of them, went one at a time).
+ * of which has none; by instruction a row is one offset of one module,
+ * which has a symbol or not.  Their samples are then added per module
+ * (the rows' first key) from the rows at the end (eq_profile_build_opts),
+ * not one at a time, and their pcs carry no TAG_UNRESOLVED: the fast loops
+ * take them (a stripped or missing program's samples, all of them, went
+ * one at a time).
  */
 static int unres_by_row(const struct eq_agg *a)
 {
-	return !a->keys.n && !a->filter && (a->by == EQ_BY_PROC || a->by == EQ_BY_LINE);
+	return !a->keys.n && !a->filter &&
+	       (a->by == EQ_BY_PROC || a->by == EQ_BY_LINE || a->by == EQ_BY_INSN);
 }
 
 /* The row of a sample at loc (its tag: kernel/idle flags, row + 1, and

@@ -556,13 +556,14 @@ static void batch_table_as_log(void **state)
 }
 
 /*
- * Samples with no symbol are counted per module three ways: by proc and by
- * line from their rows at the end; by exe, by module and by key set from
- * the class (row, module) of their extent in the map of ranges; by insn one
- * at a time, by pc.  The same modules and counts every way, on one thread
- * and on two.  The recording has pcs mapped with no symbol and in no
- * module among 300 k samples, so that the count loops meet them among
- * others.
+ * Samples with no symbol are counted per module three ways: by proc, line
+ * and insn from their rows at the end; by exe, by module and by key set
+ * from the class (row, module) of their extent in the map of ranges; and,
+ * when the samples are split between threads (--jobs 2), by exe and by
+ * module per pc, its module from the symbolizer.  The same modules and
+ * counts every way.  The recording has pcs mapped with no symbol and in no
+ * module among 300 k samples (73 chunks), so that the count loops meet
+ * them among others.
  */
 static void same_unresolved(const struct eq_profile *a, const struct eq_profile *b)
 {
@@ -578,46 +579,48 @@ static void same_unresolved(const struct eq_profile *a, const struct eq_profile 
 
 static void unresolved_counted_alike(void **state)
 {
-	static const enum eq_by bys[] = { EQ_BY_PROC, EQ_BY_LINE, EQ_BY_EXE, EQ_BY_MODULE };
+	static const enum eq_by bys[] = { EQ_BY_PROC, EQ_BY_LINE, EQ_BY_INSN, EQ_BY_EXE,
+					  EQ_BY_MODULE };
 	static const char *const keys[] = { "sym", "comm,dso,sym", "dso" };
 	char path[64];
 	struct eqp_file *f;
-	struct eq_profile *p[2], *q;
-	struct eq_symbolizer *s[2];
+	struct eq_profile *ref, *q;
+	struct eq_symbolizer *s;
 	struct eq_keys k;
 	struct eq_profile_opts o = { .jobs = 2 };
 	struct eq_error err;
 	size_t b;
+	int jobs;
 
 	(void)state;
 	f = simd_file(path, "unres");
-	p[0] = fresh_profile(f, EQ_BY_INSN, &s[0]);
+	s = eq_sym_new(f, NULL, &err);
+	assert_non_null(s);
+	ref = eq_profile_build_opts(f, s, EQ_BY_EXE, &o, &err);
+	assert_non_null(ref);
 	/* mapped with no symbol, and in no module */
-	assert_int_equal(p[0]->nunresolved, 2);
-	assert_true(p[0]->unresolved[1].samples > 50);
-	s[1] = eq_sym_new(f, NULL, &err);
-	assert_non_null(s[1]);
+	assert_int_equal(ref->nunresolved, 2);
+	assert_true(ref->unresolved[1].samples > 50);
 	for (b = 0; b < sizeof(bys) / sizeof(*bys); b++) {
-		q = eq_profile_build(f, s[1], bys[b], 0, &err);
-		assert_non_null(q);
-		same_unresolved(p[0], q);
-		eq_profile_free(q);
-		q = eq_profile_build_opts(f, s[1], bys[b], &o, &err);
-		assert_non_null(q);
-		same_unresolved(p[0], q);
-		eq_profile_free(q);
+		for (jobs = 1; jobs <= 2; jobs++) {
+			o.jobs = (unsigned)jobs;
+			q = eq_profile_build_opts(f, s, bys[b], &o, &err);
+			assert_non_null(q);
+			same_unresolved(ref, q);
+			eq_profile_free(q);
+		}
 	}
 	for (b = 0; b < sizeof(keys) / sizeof(*keys); b++) {
 		struct eq_profile_opts ko = { .keys = &k };
 
 		assert_int_equal(eq_keys_parse(keys[b], &k, &err), 0);
-		q = eq_profile_build_opts(f, s[1], EQ_BY_PROC, &ko, &err);
+		q = eq_profile_build_opts(f, s, EQ_BY_PROC, &ko, &err);
 		assert_non_null(q);
-		same_unresolved(p[0], q);
+		same_unresolved(ref, q);
 		eq_profile_free(q);
 	}
-	eq_sym_free(s[1]);
-	free_profiles(p, s, 1);
+	eq_profile_free(ref);
+	eq_sym_free(s);
 	eqp_close(f);
 	unlink(path);
 }
