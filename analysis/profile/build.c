@@ -80,6 +80,7 @@ struct pc_slot {
 struct unres_class {
 	uint32_t row;
 	const char *module;
+	uint64_t taken;           /* samples the fast loops counted */
 };
 struct unres_classes {
 	struct unres_class *v;
@@ -129,7 +130,7 @@ static uint32_t unres_class(struct unres_classes *u, uint32_t row, const char *m
 	}
 	if (EQ_GROW(u->v, u->cap, u->n + 1, 16) < 0)
 		return 0;
-	u->v[u->n] = (struct unres_class){ row, module };
+	u->v[u->n] = (struct unres_class){ row, module, 0 };
 	u->slots[j] = (uint32_t)++u->n;
 	return TAG_UNRESOLVED | (uint32_t)(u->n - 1);
 }
@@ -971,6 +972,7 @@ struct fast_plain_tab {
 	size_t mask;
 	struct eq_pcmap *map;
 	struct eq_pcmap_reg g;   /* map's, with FAST_MAP_ON and _OFF */
+	struct unres_class *cls; /* the map's extents with no symbol, or NULL */
 };
 
 /* How the fast loops find a sample's row (their `ranges`, a constant in
@@ -993,11 +995,14 @@ static int fast_map_how(const struct eq_pcmap *m)
  * before (and times below 2^63, which convert alike signed), at a pc seen
  * before, resolved and in the slot its hash names.  Its tag (row + 1) into
  * *id; 0 when it is not such a sample.  far: fetch the slot of a sample
- * ahead (a table beyond the second-level cache).
+ * ahead (a table beyond the second-level cache).  By range, a pc with no
+ * symbol too (2: its extent's class into *uc, whose count of samples
+ * taken is the caller's to add to).
  */
 static inline __attribute__((always_inline)) int
 fast_plain_tag(struct fast_plain_tab *tb, const struct eq_sample *p, uint64_t time,
-	       uint64_t last, uint32_t *id, const int far, const int ranges)
+	       uint64_t last, uint32_t *id, const int far, const int ranges,
+	       struct unres_class **uc)
 {
 	uint64_t pc = p->pc, pid = p->pid, w;
 	const struct pc_slot *sl;
@@ -1015,8 +1020,13 @@ fast_plain_tag(struct fast_plain_tab *tb, const struct eq_sample *p, uint64_t ti
 		/* its range's row (row_for), if met and resolved */
 		w = ranges == FAST_MAP ? eq_pcmap_get(tb->map, (uint32_t)pid, pc) :
 		    eq_pcmap_reg_get(tb->map, &tb->g, (uint32_t)pid, pc, ranges == FAST_MAP_ON);
-		if ((int32_t)w <= 0)     /* none, or TAG_UNRESOLVED */
-			return 0;
+		if ((int32_t)w <= 0) {   /* none, or TAG_UNRESOLVED: a class */
+			if (!w || !tb->cls)
+				return 0;
+			*uc = &tb->cls[w & TAG_ROW_MASK];
+			*id = (*uc)->row + 1;
+			return 2;
+		}
 	} else {
 		sl = &tb->slots[pc_hash(pc, (uint32_t)pid) & tb->mask];
 		/* pid and tag as one word: no kernel/idle/unresolved bits */
@@ -1038,12 +1048,18 @@ fast_plain_ids(struct fast_plain_tab *tb, const struct eq_sample *x, size_t m,
 {
 	size_t i, far = big && avail > PREFETCH_AHEAD ? avail - PREFETCH_AHEAD : 0;
 	struct fast_run g = *f;
+	struct unres_class *uc;
 
 	for (i = 0; i < m; i++) {
 		uint64_t time = x[i].time;
+		int got = fast_plain_tag(tb, &x[i], time, g.last, &ids[i], big && i < far, ranges,
+					 &uc);
 
-		if (!fast_plain_tag(tb, &x[i], time, g.last, &ids[i], big && i < far, ranges))
+		if (!got)
 			break;
+		/* (taken back by fast_plain_loop if the count stops before it) */
+		if (got > 1)
+			uc->taken++;
 		fast_time(&g, time);
 	}
 	*f = g;
@@ -1205,8 +1221,9 @@ fast_plain_fused(struct fast_plain_tab *tb, struct agg_counts *cs, struct fast_r
 	struct row_count *rc1 = cs->rc - 1;   /* indexed by tag */
 	const struct eq_sample *next4 = x;
 	struct fast_run g = *f;
+	struct unres_class *uc;
 	uint32_t id;
-	int four = ranges == FAST_MAP_ON && !big && fast4_on();
+	int four = ranges == FAST_MAP_ON && !big && fast4_on(), got;
 
 	for (; p < end; p++) {
 		uint64_t time = p->time;
@@ -1219,13 +1236,31 @@ fast_plain_fused(struct fast_plain_tab *tb, struct agg_counts *cs, struct fast_r
 				break;
 			time = p->time;
 		}
-		if (!fast_plain_tag(tb, p, time, g.last, &id, big && p < far, ranges) ||
-		    fast_count(&g, cs, &rc1[id], id, 1, 1))
+		got = fast_plain_tag(tb, p, time, g.last, &id, big && p < far, ranges, &uc);
+		if (!got || fast_count(&g, cs, &rc1[id], id, 1, 1))
 			break;
+		if (got > 1)
+			uc->taken++;
 		fast_time(&g, time);
 	}
 	*f = g;
 	return (size_t)(p - x);
+}
+
+/* The n samples at x, which fast_plain_ids took but the count did not (the
+ * batch log filled): their classes' counts as before (count_span counts
+ * them). */
+static __attribute__((noinline)) void untake_classes(const struct pc_table *t,
+						     const struct eq_sample *x, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		uint32_t v = eq_pcmap_get_probe(t->ranges, x[i].pid, x[i].pc);
+
+		if (v & TAG_UNRESOLVED)
+			t->uc.v[v & TAG_ROW_MASK].taken--;
+	}
 }
 
 /*
@@ -1240,7 +1275,7 @@ fast_plain_loop(const struct pc_table *t, struct agg_counts *cs, struct series_r
 		const struct eq_sample *x, size_t m, size_t avail, const int big, const int ranges,
 		const int many)
 {
-	struct fast_plain_tab tb = { t->slots, t->mask, t->ranges, { 0 } };
+	struct fast_plain_tab tb = { t->slots, t->mask, t->ranges, { 0 }, t->uc.v };
 	uint32_t ids[FAST_SPAN + PREFETCH_AHEAD];
 	size_t done = 0, span, got, took;
 	struct fast_run f, keep;
@@ -1261,6 +1296,8 @@ fast_plain_loop(const struct pc_table *t, struct agg_counts *cs, struct series_r
 		if (!got)               /* the first one it does not take */
 			break;
 		took = fast_span_count(&f, &keep, cs, x + done, ids, got, 1);
+		if (took < got && ranges)
+			untake_classes(t, x + done + took, got - took);
 		if (took < span) {
 			done += took;
 			break;
@@ -1685,6 +1722,7 @@ struct fast_keys_tab {
 	uint32_t cpus;            /* the tid and the CPU where keys read them */
 	uint64_t lwho;            /* the latest pid | tid << 32 and CPU, as */
 	uint32_t lcpu, space;     /* masked (lcpu UINT32_MAX: none), its space */
+	struct unres_class *cls;  /* the map's extents with no symbol, or NULL */
 };
 
 /*
@@ -1693,11 +1731,14 @@ struct fast_keys_tab {
  * user space, not after a loss, in time order, whose key (pc, pid, and the
  * tid and CPU where they count) was seen and is in the slot its hash
  * names, in a row with a symbol.  Its row into *id; 0 when it is not such
- * a sample.  far: fetch the slot of a sample ahead.
+ * a sample.  far: fetch the slot of a sample ahead.  By extent, a pc with
+ * no symbol too (2: its extent's class into *uc, whose count of samples
+ * taken is the caller's to add to).
  */
 static inline __attribute__((always_inline)) int
 fast_keys_row(struct fast_keys_tab *kt, const struct eq_sample *p, uint64_t time,
-	      uint64_t last, uint32_t *id, const int far, const int ranges)
+	      uint64_t last, uint32_t *id, const int far, const int ranges,
+	      struct unres_class **uc)
 {
 	struct key_table *t = kt->t;
 	uint64_t pc = p->pc, who;
@@ -1735,8 +1776,13 @@ fast_keys_row(struct fast_keys_tab *kt, const struct eq_sample *p, uint64_t time
 		}
 		v = ranges == FAST_MAP ? eq_pcmap_get(kt->map, kt->space, pc) :
 		    eq_pcmap_reg_get(kt->map, &kt->g, kt->space, pc, ranges == FAST_MAP_ON);
-		if ((int32_t)v <= 0)     /* none, or a key with no symbol */
-			return 0;
+		if ((int32_t)v <= 0) {   /* none, or a key with no symbol: a class */
+			if (!v || !kt->cls)
+				return 0;
+			*uc = &kt->cls[v & TAG_ROW_MASK];
+			*id = (*uc)->row;
+			return 2;
+		}
 		*id = v - 1;
 	} else {
 		uint32_t pid = (uint32_t)who, tid = (uint32_t)(who >> 32);
@@ -1748,6 +1794,23 @@ fast_keys_row(struct fast_keys_tab *kt, const struct eq_sample *p, uint64_t time
 		*id = k->row;
 	}
 	return 1;
+}
+
+/* untake_classes for key sets: the classes of the n samples at x, which
+ * fast_keys_loop looked up (their spaces are known) but did not count. */
+static __attribute__((noinline)) void untake_key_classes(struct key_table *t,
+							 const struct eq_sample *x, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		uint32_t space = key_space_id(t, x[i].pid, t->tid ? x[i].tid : 0,
+					      t->cpu ? x[i].cpu : 0);
+		uint32_t v = space ? eq_pcmap_get_probe(t->ranges, space, x[i].pc) : 0;
+
+		if (v & TAG_UNRESOLVED)
+			t->uc.v[v & TAG_ROW_MASK].taken--;
+	}
 }
 
 /*
@@ -1763,7 +1826,10 @@ fast_keys_loop(struct key_table *t, struct agg_counts *cs, struct series_run *r,
 {
 	struct fast_keys_tab kt = { .t = t, .map = t->ranges,
 				    .whos = t->tid ? UINT64_MAX : UINT32_MAX,
-				    .cpus = t->cpu ? UINT16_MAX : 0, .lcpu = UINT32_MAX };
+				    .cpus = t->cpu ? UINT16_MAX : 0, .lcpu = UINT32_MAX,
+				    .cls = t->uc.v };
+	struct unres_class *uc;
+	int un;
 	size_t i, done = 0, span, got, took,
 	       far = !ranges && t->mask + 1 >= PREFETCH_MIN_SLOTS / 2 && avail > PREFETCH_AHEAD ?
 		     avail - PREFETCH_AHEAD : 0;
@@ -1781,9 +1847,12 @@ fast_keys_loop(struct key_table *t, struct agg_counts *cs, struct series_run *r,
 		for (; p < end; p++) {
 			uint64_t time = p->time;
 
-			if (!fast_keys_row(&kt, p, time, f.last, &row, !ranges && p < pfar, ranges) ||
-			    fast_count(&f, cs, &rc[row], row, 0, 1))
+			un = fast_keys_row(&kt, p, time, f.last, &row, !ranges && p < pfar, ranges,
+					   &uc);
+			if (!un || fast_count(&f, cs, &rc[row], row, 0, 1))
 				break;
+			if (un > 1)
+				uc->taken++;
 			fast_time(&f, time);
 		}
 		done = (size_t)(p - x);
@@ -1795,15 +1864,20 @@ fast_keys_loop(struct key_table *t, struct agg_counts *cs, struct series_run *r,
 		for (i = 0; i < span; i++) {
 			uint64_t time = x[done + i].time;
 
-			if (!fast_keys_row(&kt, &x[done + i], time, f.last, &ids[i],
-					   done + i < far, ranges))
+			un = fast_keys_row(&kt, &x[done + i], time, f.last, &ids[i],
+					   done + i < far, ranges, &uc);
+			if (!un)
 				break;
+			if (un > 1)     /* (taken back if the count stops before it) */
+				uc->taken++;
 			fast_time(&f, time);
 		}
 		got = i;
 		if (!got)               /* the first one it does not take */
 			break;
 		took = fast_span_count(&f, &keep, cs, x + done, ids, got, 0);
+		if (took < got && ranges)
+			untake_key_classes(t, x + done + took, got - took);
 		if (took < span) {
 			done += took;
 			break;
@@ -2313,6 +2387,18 @@ static int unres_add_n(struct unres_list *u, const char *module, uint64_t n)
 	return 0;
 }
 
+/* The samples the fast loops took in each class, added to u: 0, or -1
+ * when out of memory. */
+static int unres_classes_add(const struct unres_classes *c, struct unres_list *u)
+{
+	size_t i;
+
+	for (i = 0; i < c->n; i++)
+		if (c->v[i].taken && unres_add_n(u, c->v[i].module, c->v[i].taken) < 0)
+			return -1;
+	return 0;
+}
+
 /* A part's counts added to a's (its batch log into a's table where the
  * cells hold them, else into a's log). */
 static int split_join_counts(struct eq_agg *a, struct agg_counts *cs)
@@ -2564,9 +2650,10 @@ struct eq_profile *eq_profile_build_opts(const struct eqp_file *f, struct eq_sym
 	eq_pcmap_free(&kranges);
 	eq_big_free(kt.slots);
 	free(kt.spaces);
+	i = unres_classes_add(&t.uc, &unres) | unres_classes_add(&kt.uc, &unres);
 	unres_classes_free(&kt.uc);
 	unres_classes_free(&t.uc);
-	if (eq_agg_counts_fold(a))
+	if (i || eq_agg_counts_fold(a))
 		goto oom_freed;
 	for (i = 0; i < a->nrows; i++) {
 		const struct eq_loc *l = a->rows[i].loc;

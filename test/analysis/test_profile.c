@@ -625,6 +625,112 @@ static void unresolved_counted_alike(void **state)
 	unlink(path);
 }
 
+/*
+ * By exe over 1,100 processes (rows enough for the count loop's spans,
+ * FAST_MANY_ROWS), half of them running a program whose file is gone:
+ * samples with no symbol counted by class in the fast loops, with the
+ * batch counts in the table, and in the log alone (which fills, so that
+ * a span's count stops before samples it looked up and takes their
+ * classes back); the same by key sets of a row a process; against by insn
+ * (rows) and by exe on two threads (per pc).
+ */
+#define MANY_PROCS 1100
+#define MANY_N 200000
+
+static struct eqp_file *many_procs_file(char path[64])
+{
+	static struct eq_sample v[MANY_N];
+	struct eqp_meta meta = { .mode = EQP_MODE_TIME, .clock_hz = 1e9, .target = "unit test" };
+	struct eqp_symtab app = { "/target/app", 0, 6, simd_syms };
+	static const char gone_maps[] = "401000-404000 r-xp 00001000 00:00 0 /gone/prog\n";
+	uint64_t rng = 0x11a55e5, t = 1000000;
+	struct eq_error err;
+	struct eqp_writer *w;
+	struct eqp_file *f;
+	uint32_t pid;
+	size_t i;
+
+	snprintf(path, 64, "/tmp/test_profile_procs.%d.eqp", (int)getpid());
+	w = eqp_create(path, &meta, &err);
+	assert_non_null(w);
+	for (pid = 100; pid < 100 + MANY_PROCS; pid++) {
+		char comm[16];
+
+		snprintf(comm, sizeof(comm), "p%u", pid);
+		assert_int_equal(eqp_add_maps(w, pid, 0, pid & 1 ? gone_maps : simd_maps,
+					      strlen(pid & 1 ? gone_maps : simd_maps), &err), 0);
+		assert_int_equal(eqp_add_comm(w, pid, 0, comm, &err), 0);
+	}
+	assert_int_equal(eqp_add_symtab(w, &app, &err), 0);
+	for (i = 0; i < MANY_N; i++) {
+		uint64_t r = eq_xorshift64(&rng);
+
+		t += 900 + (r >> 40) % 200;
+		v[i] = (struct eq_sample){ .time = t, .pc = 0x401000 + (r >> 20) % 0x3000,
+					   .pid = 100 + (uint32_t)(r % MANY_PROCS),
+					   .seq = (uint32_t)i };
+		v[i].tid = v[i].pid;
+	}
+	assert_int_equal(eqp_add_samples(w, v, MANY_N, &err), 0);
+	assert_int_equal(eqp_commit(w, &err), 0);
+	f = eqp_open(path, &err);
+	assert_non_null(f);
+	return f;
+}
+
+static void unresolved_in_spans(void **state)
+{
+	char path[64];
+	struct eqp_file *f;
+	struct eq_symbolizer *s;
+	struct eq_profile *ref, *q[2];
+	struct eq_profile_opts o = { .jobs = 2 };
+	struct eq_error err;
+	size_t k;
+
+	(void)state;
+	f = many_procs_file(path);
+	s = eq_sym_new(f, NULL, &err);
+	assert_non_null(s);
+	ref = eq_profile_build_opts(f, s, EQ_BY_EXE, &o, &err);
+	assert_non_null(ref);
+	/* /gone/prog and /target/app (past its symbols) */
+	assert_int_equal(ref->nunresolved, 2);
+	assert_true(ref->nrows >= MANY_PROCS);
+	for (k = 0; k < 2; k++) {
+		eq_profile_batch_table(k ? 0 : EQ_BATCH_TABLE_AUTO);
+		q[k] = eq_profile_build(f, s, EQ_BY_EXE, 0, &err);
+		assert_non_null(q[k]);
+		same_unresolved(ref, q[k]);
+	}
+	eq_profile_batch_table(EQ_BATCH_TABLE_AUTO);
+	same_profile(q[0], q[1]);
+	eq_profile_free(q[0]);
+	eq_profile_free(q[1]);
+	q[0] = eq_profile_build(f, s, EQ_BY_INSN, 0, &err);
+	assert_non_null(q[0]);
+	same_unresolved(ref, q[0]);
+	eq_profile_free(q[0]);
+	/* key sets of a row a process (and module or symbol) */
+	for (k = 0; k < 4; k++) {
+		struct eq_keys keys;
+		struct eq_profile_opts ko = { .keys = &keys };
+
+		assert_int_equal(eq_keys_parse(k & 1 ? "comm,sym" : "comm,dso", &keys, &err), 0);
+		eq_profile_batch_table(k & 2 ? 0 : EQ_BATCH_TABLE_AUTO);
+		q[0] = eq_profile_build_opts(f, s, EQ_BY_PROC, &ko, &err);
+		assert_non_null(q[0]);
+		assert_true(q[0]->nrows >= MANY_PROCS);
+		same_unresolved(ref, q[0]);
+		eq_profile_free(q[0]);
+	}
+	eq_profile_batch_table(EQ_BATCH_TABLE_AUTO);
+	eq_profile_free(ref);
+	eq_sym_free(s);
+	eqp_close(f);
+	unlink(path);
+}
+
 static void by_parse(void **state)
 {
 	struct eq_error err;
@@ -715,6 +821,7 @@ int main(void)
 		cmocka_unit_test(simd_as_scalar),
 		cmocka_unit_test(batch_table_as_log),
 		cmocka_unit_test(unresolved_counted_alike),
+		cmocka_unit_test(unresolved_in_spans),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
