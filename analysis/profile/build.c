@@ -996,8 +996,8 @@ static int fast_map_how(const struct eq_pcmap *m)
  * before, resolved and in the slot its hash names.  Its tag (row + 1) into
  * *id; 0 when it is not such a sample.  far: fetch the slot of a sample
  * ahead (a table beyond the second-level cache).  By range, a pc with no
- * symbol too (2: its extent's class into *uc, whose count of samples
- * taken is the caller's to add to).
+ * symbol too (2: its extent's class into *uc, counted in it as taken: a
+ * caller that does not count the sample then takes it back).
  */
 static inline __attribute__((always_inline)) int
 fast_plain_tag(struct fast_plain_tab *tb, const struct eq_sample *p, uint64_t time,
@@ -1024,6 +1024,7 @@ fast_plain_tag(struct fast_plain_tab *tb, const struct eq_sample *p, uint64_t ti
 			if (!w || !tb->cls)
 				return 0;
 			*uc = &tb->cls[w & TAG_ROW_MASK];
+			(*uc)->taken++;
 			*id = (*uc)->row + 1;
 			return 2;
 		}
@@ -1052,14 +1053,10 @@ fast_plain_ids(struct fast_plain_tab *tb, const struct eq_sample *x, size_t m,
 
 	for (i = 0; i < m; i++) {
 		uint64_t time = x[i].time;
-		int got = fast_plain_tag(tb, &x[i], time, g.last, &ids[i], big && i < far, ranges,
-					 &uc);
-
-		if (!got)
+		/* (a class's sample taken back by fast_plain_loop if the count
+		 * stops before it) */
+		if (!fast_plain_tag(tb, &x[i], time, g.last, &ids[i], big && i < far, ranges, &uc))
 			break;
-		/* (taken back by fast_plain_loop if the count stops before it) */
-		if (got > 1)
-			uc->taken++;
 		fast_time(&g, time);
 	}
 	*f = g;
@@ -1221,9 +1218,9 @@ fast_plain_fused(struct fast_plain_tab *tb, struct agg_counts *cs, struct fast_r
 	struct row_count *rc1 = cs->rc - 1;   /* indexed by tag */
 	const struct eq_sample *next4 = x;
 	struct fast_run g = *f;
-	struct unres_class *uc;
+	struct unres_class *uc = NULL;
 	uint32_t id;
-	int four = ranges == FAST_MAP_ON && !big && fast4_on(), got;
+	int four = ranges == FAST_MAP_ON && !big && fast4_on(), got = 0;
 
 	for (; p < end; p++) {
 		uint64_t time = p->time;
@@ -1239,10 +1236,10 @@ fast_plain_fused(struct fast_plain_tab *tb, struct agg_counts *cs, struct fast_r
 		got = fast_plain_tag(tb, p, time, g.last, &id, big && p < far, ranges, &uc);
 		if (!got || fast_count(&g, cs, &rc1[id], id, 1, 1))
 			break;
-		if (got > 1)
-			uc->taken++;
 		fast_time(&g, time);
 	}
+	if (p < end && got > 1)     /* looked up, not counted */
+		uc->taken--;
 	*f = g;
 	return (size_t)(p - x);
 }
@@ -1732,8 +1729,8 @@ struct fast_keys_tab {
  * tid and CPU where they count) was seen and is in the slot its hash
  * names, in a row with a symbol.  Its row into *id; 0 when it is not such
  * a sample.  far: fetch the slot of a sample ahead.  By extent, a pc with
- * no symbol too (2: its extent's class into *uc, whose count of samples
- * taken is the caller's to add to).
+ * no symbol too (2: its extent's class into *uc, counted in it as taken: a
+ * caller that does not count the sample then takes it back).
  */
 static inline __attribute__((always_inline)) int
 fast_keys_row(struct fast_keys_tab *kt, const struct eq_sample *p, uint64_t time,
@@ -1780,6 +1777,7 @@ fast_keys_row(struct fast_keys_tab *kt, const struct eq_sample *p, uint64_t time
 			if (!v || !kt->cls)
 				return 0;
 			*uc = &kt->cls[v & TAG_ROW_MASK];
+			(*uc)->taken++;
 			*id = (*uc)->row;
 			return 2;
 		}
@@ -1828,8 +1826,8 @@ fast_keys_loop(struct key_table *t, struct agg_counts *cs, struct series_run *r,
 				    .whos = t->tid ? UINT64_MAX : UINT32_MAX,
 				    .cpus = t->cpu ? UINT16_MAX : 0, .lcpu = UINT32_MAX,
 				    .cls = t->uc.v };
-	struct unres_class *uc;
-	int un;
+	struct unres_class *uc = NULL;
+	int un = 0;
 	size_t i, done = 0, span, got, took,
 	       far = !ranges && t->mask + 1 >= PREFETCH_MIN_SLOTS / 2 && avail > PREFETCH_AHEAD ?
 		     avail - PREFETCH_AHEAD : 0;
@@ -1851,10 +1849,10 @@ fast_keys_loop(struct key_table *t, struct agg_counts *cs, struct series_run *r,
 					   &uc);
 			if (!un || fast_count(&f, cs, &rc[row], row, 0, 1))
 				break;
-			if (un > 1)
-				uc->taken++;
 			fast_time(&f, time);
 		}
+		if (p < end && un > 1)     /* looked up, not counted */
+			uc->taken--;
 		done = (size_t)(p - x);
 		goto out;
 	}
@@ -1866,10 +1864,10 @@ fast_keys_loop(struct key_table *t, struct agg_counts *cs, struct series_run *r,
 
 			un = fast_keys_row(&kt, &x[done + i], time, f.last, &ids[i],
 					   done + i < far, ranges, &uc);
+			/* (a class's sample taken back if the count stops
+			 * before it) */
 			if (!un)
 				break;
-			if (un > 1)     /* (taken back if the count stops before it) */
-				uc->taken++;
 			fast_time(&f, time);
 		}
 		got = i;

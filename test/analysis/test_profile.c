@@ -610,6 +610,16 @@ static void unresolved_counted_alike(void **state)
 			eq_profile_free(q);
 		}
 	}
+	/* the batch counts in the log alone, which fills: a class's sample
+	 * looked up when it does is taken back */
+	eq_profile_batch_table(0);
+	for (b = 3; b < sizeof(bys) / sizeof(*bys); b++) {
+		q = eq_profile_build(f, s, bys[b], 0, &err);
+		assert_non_null(q);
+		same_unresolved(ref, q);
+		eq_profile_free(q);
+	}
+	eq_profile_batch_table(EQ_BATCH_TABLE_AUTO);
 	for (b = 0; b < sizeof(keys) / sizeof(*keys); b++) {
 		struct eq_profile_opts ko = { .keys = &k };
 
@@ -626,8 +636,9 @@ static void unresolved_counted_alike(void **state)
 }
 
 /*
- * By exe over 1,100 processes (rows enough for the count loop's spans,
- * FAST_MANY_ROWS), half of them running a program whose file is gone:
+ * By exe over 500 and 1,100 processes (rows for the count loop's one pass,
+ * and enough for its spans, FAST_MANY_ROWS), half of them running a
+ * program whose file is gone:
  * samples with no symbol counted by class in the fast loops, with the
  * batch counts in the table, and in the log alone (which fills, so that
  * a span's count stops before samples it looked up and takes their
@@ -636,8 +647,9 @@ static void unresolved_counted_alike(void **state)
  */
 #define MANY_PROCS 1100
 #define MANY_N 200000
+#define FAST_MANY_ROWS_TEST 1024   /* build.c's FAST_MANY_ROWS */
 
-static struct eqp_file *many_procs_file(char path[64])
+static struct eqp_file *many_procs_file(char path[64], uint32_t nprocs)
 {
 	static struct eq_sample v[MANY_N];
 	struct eqp_meta meta = { .mode = EQP_MODE_TIME, .clock_hz = 1e9, .target = "unit test" };
@@ -653,7 +665,7 @@ static struct eqp_file *many_procs_file(char path[64])
 	snprintf(path, 64, "/tmp/test_profile_procs.%d.eqp", (int)getpid());
 	w = eqp_create(path, &meta, &err);
 	assert_non_null(w);
-	for (pid = 100; pid < 100 + MANY_PROCS; pid++) {
+	for (pid = 100; pid < 100 + nprocs; pid++) {
 		char comm[16];
 
 		snprintf(comm, sizeof(comm), "p%u", pid);
@@ -667,7 +679,7 @@ static struct eqp_file *many_procs_file(char path[64])
 
 		t += 900 + (r >> 40) % 200;
 		v[i] = (struct eq_sample){ .time = t, .pc = 0x401000 + (r >> 20) % 0x3000,
-					   .pid = 100 + (uint32_t)(r % MANY_PROCS),
+					   .pid = 100 + (uint32_t)(r % nprocs),
 					   .seq = (uint32_t)i };
 		v[i].tid = v[i].pid;
 	}
@@ -689,7 +701,26 @@ static void unresolved_in_spans(void **state)
 	size_t k;
 
 	(void)state;
-	f = many_procs_file(path);
+	/* 500 processes: rows too few for spans, enough for the log to fill
+	 * in the one-pass loop too */
+	f = many_procs_file(path, 500);
+	s = eq_sym_new(f, NULL, &err);
+	assert_non_null(s);
+	ref = eq_profile_build_opts(f, s, EQ_BY_EXE, &o, &err);
+	assert_non_null(ref);
+	eq_profile_batch_table(0);
+	q[0] = eq_profile_build(f, s, EQ_BY_EXE, 0, &err);
+	eq_profile_batch_table(EQ_BATCH_TABLE_AUTO);
+	assert_non_null(q[0]);
+	assert_true(q[0]->nrows > 256 && q[0]->nrows < FAST_MANY_ROWS_TEST);
+	same_unresolved(ref, q[0]);
+	eq_profile_free(q[0]);
+	eq_profile_free(ref);
+	eq_sym_free(s);
+	eqp_close(f);
+	unlink(path);
+
+	f = many_procs_file(path, MANY_PROCS);
 	s = eq_sym_new(f, NULL, &err);
 	assert_non_null(s);
 	ref = eq_profile_build_opts(f, s, EQ_BY_EXE, &o, &err);
