@@ -78,6 +78,8 @@ struct agg_counts {
 	size_t mat_cap;        /* its cells' room */
 	size_t mat_rows;       /* rows its tiles hold */
 	unsigned nblk;         /* the table's blocks (0: no table) */
+	size_t tile;           /* bytes a tile of it takes (blk_tile: nblk's,
+				  kept because blk_cell reads it per sample) */
 	size_t mat_max;        /* cells it may have before it becomes the log */
 };
 

@@ -410,15 +410,15 @@ static inline uint64_t blk_ent(uint32_t row, uint32_t blk, uint32_t count)
 }
 
 /* Bytes a tile of the table takes. */
-static inline size_t blk_tile(const struct agg_counts *cs)
+static inline size_t blk_tile(unsigned nblk)
 {
-	return (size_t)cs->nblk * AGG_TILE_STEP + AGG_TILE_PAD;
+	return (size_t)nblk * AGG_TILE_STEP + AGG_TILE_PAD;
 }
 
 /* Row's cell in block + 1 blk of the table. */
 static inline size_t blk_cell(const struct agg_counts *cs, uint32_t row, uint32_t blk)
 {
-	return (size_t)(row >> AGG_TILE_BITS) * blk_tile(cs) + (size_t)(blk - 1) * AGG_TILE_STEP +
+	return (size_t)(row >> AGG_TILE_BITS) * cs->tile + (size_t)(blk - 1) * AGG_TILE_STEP +
 	       (row & (AGG_TILE_ROWS - 1));
 }
 
@@ -524,8 +524,7 @@ static int blk_table_grow(struct agg_counts *cs, size_t n)
 
 	if (rows > cs->mat_max / cs->nblk)
 		return cs->mat ? blk_to_log(cs) : (cs->nblk = 0, 0);
-	if (EQ_BIG_GROW0(cs->mat, cs->mat_cap, (rows >> AGG_TILE_BITS) * blk_tile(cs),
-			 blk_tile(cs)))
+	if (EQ_BIG_GROW0(cs->mat, cs->mat_cap, (rows >> AGG_TILE_BITS) * cs->tile, cs->tile))
 		return -1;
 	cs->mat_rows = rows;
 	return 0;
@@ -551,6 +550,7 @@ static int blk_table(struct agg_counts *cs, unsigned nblocks, uint64_t n)
 	cs->mat = NULL;
 	cs->mat_cap = cs->mat_rows = 0;
 	cs->nblk = nblocks;
+	cs->tile = blk_tile(nblocks);
 	if (max == EQ_BATCH_TABLE_AUTO)
 		max = n < (SIZE_MAX >> 4) ? 8 * (size_t)n + ((size_t)1 << 20) : 0;
 	cs->mat_max = max;
