@@ -990,10 +990,10 @@ static int fast_map_how(const struct eq_pcmap *m)
 
 /*
  * A sample the fast loops over rows by pc take (its time read), after one
- * at time last:
- * not in the kernel or idle, not after a loss, no earlier than the one
- * before (and times below 2^63, which convert alike signed), at a pc seen
- * before, resolved and in the slot its hash names.  Its tag (row + 1) into
+ * at time last: not after a loss, no earlier than the one before (and
+ * times below 2^63, which convert alike signed), at a pc seen before (with
+ * the same kernel and idle flags), resolved and in the slot its hash names
+ * (a user pc's, by range, in the map).  Its tag (row + 1) into
  * *id; 0 when it is not such a sample.  far: fetch the slot of a sample
  * ahead (a table beyond the second-level cache).  By range, a pc with no
  * symbol too (2: its extent's class into *uc, counted in it as taken: a
@@ -1004,19 +1004,17 @@ fast_plain_tag(struct fast_plain_tab *tb, const struct eq_sample *p, uint64_t ti
 	       uint64_t last, uint32_t *id, const int far, const int ranges,
 	       struct unres_class **uc)
 {
-	uint64_t pc = p->pc, pid = p->pid, w;
+	uint64_t pc = p->pc, pid = p->pid, w, kf = KFLAGS(p);
 	const struct pc_slot *sl;
 
-	/* an empty slot is all zero: (pc, pid) (0, 0) is looked up apart */
-	if ((p->flags & (EQ_F_KERNEL | EQ_F_IDLE | EQ_F_LOST)) || !(ranges ? pid : pc | pid) ||
-	    (int64_t)(time | (time - last)) < 0)
+	if ((p->flags & EQ_F_LOST) || (int64_t)(time | (time - last)) < 0)
 		return 0;
 	/* the next sub-block on its way while this one is counted */
 	__builtin_prefetch(p + SUB_SAMPLES);
 	if (far)
 		__builtin_prefetch(&tb->slots[pc_hash(p[PREFETCH_AHEAD].pc,
 						      p[PREFETCH_AHEAD].pid) & tb->mask]);
-	if (ranges) {
+	if (ranges && !kf && pid) {
 		/* its range's row (row_for), if met and resolved */
 		w = ranges == FAST_MAP ? eq_pcmap_get(tb->map, (uint32_t)pid, pc) :
 		    eq_pcmap_reg_get(tb->map, &tb->g, (uint32_t)pid, pc, ranges == FAST_MAP_ON);
@@ -1029,12 +1027,17 @@ fast_plain_tag(struct fast_plain_tab *tb, const struct eq_sample *p, uint64_t ti
 			return 2;
 		}
 	} else {
-		sl = &tb->slots[pc_hash(pc, (uint32_t)pid) & tb->mask];
-		/* pid and tag as one word: no kernel/idle/unresolved bits */
-		memcpy(&w, &sl->pid, sizeof(w));
-		if (sl->pc != pc || (w & 0xf0000000ffffffffull) != pid)
+		/* by pc (kernel and idle pcs by range too, row_for): an empty
+		 * slot is all zero, so (pc, pid) (0, 0) is looked up apart */
+		if (!(pc | pid))
 			return 0;
-		w >>= 32;
+		sl = &tb->slots[pc_hash(pc, (uint32_t)pid) & tb->mask];
+		/* pid and tag as one word: the sample's kernel/idle bits, and
+		 * no unresolved one */
+		memcpy(&w, &sl->pid, sizeof(w));
+		if (sl->pc != pc || (w & 0xf0000000ffffffffull) != (pid | kf << 32))
+			return 0;
+		w = (w >> 32) ^ kf;
 	}
 	*id = (uint32_t)w;
 	return 1;
@@ -1724,10 +1727,10 @@ struct fast_keys_tab {
 
 /*
  * A sample the fast loops over key sets take (its time read), after one at
- * time last: in
- * user space, not after a loss, in time order, whose key (pc, pid, and the
- * tid and CPU where they count) was seen and is in the slot its hash
- * names, in a row with a symbol.  Its row into *id; 0 when it is not such
+ * time last: not after a loss, in time order, whose key (pc, pid, the
+ * kernel and idle flags, and the tid and CPU where they count) was seen and
+ * is in the slot its hash names (a user pc's, by extent, in the map), in a
+ * row with a symbol.  Its row into *id; 0 when it is not such
  * a sample.  far: fetch the slot of a sample ahead.  By extent, a pc with
  * no symbol too (2: its extent's class into *uc, counted in it as taken: a
  * caller that does not count the sample then takes it back).
@@ -1740,6 +1743,7 @@ fast_keys_row(struct fast_keys_tab *kt, const struct eq_sample *p, uint64_t time
 	struct key_table *t = kt->t;
 	uint64_t pc = p->pc, who;
 	uint32_t cpu = p->cpu & kt->cpus;
+	uint16_t kf = p->flags & (EQ_F_KERNEL | EQ_F_IDLE);
 	const struct key_slot *k;
 
 	/* pid and tid (where keys read it), side by side in the sample, as
@@ -1747,8 +1751,7 @@ fast_keys_row(struct fast_keys_tab *kt, const struct eq_sample *p, uint64_t time
 	memcpy(&who, &p->pid, sizeof(who));
 	who &= kt->whos;
 
-	if ((p->flags & (EQ_F_KERNEL | EQ_F_IDLE | EQ_F_LOST)) || time < last ||
-	    (int64_t)(time - last) < 0)
+	if ((p->flags & EQ_F_LOST) || time < last || (int64_t)(time - last) < 0)
 		return 0;
 	__builtin_prefetch(p + SUB_SAMPLES);
 	if (far)
@@ -1758,7 +1761,7 @@ fast_keys_row(struct fast_keys_tab *kt, const struct eq_sample *p, uint64_t time
 							   (uint32_t)(kt->whos >> 32),
 							   p[PREFETCH_AHEAD].cpu & kt->cpus) &
 					     t->mask]);
-	if (ranges) {
+	if (ranges && !kf) {
 		uint32_t v;
 
 		/* its (pid, tid, CPU)'s space, then its extent's row */
@@ -1783,11 +1786,12 @@ fast_keys_row(struct fast_keys_tab *kt, const struct eq_sample *p, uint64_t time
 		}
 		*id = v - 1;
 	} else {
+		/* by key (kernel and idle pcs by extent too, count_keys_fast) */
 		uint32_t pid = (uint32_t)who, tid = (uint32_t)(who >> 32);
 
 		k = &t->slots[key_slot_hash(pc, pid, 0, tid, cpu) & t->mask];
 		if (!k->used || k->pc != pc || k->pid != pid || k->who || k->tid != tid ||
-		    k->cpu != cpu || k->kf || k->unres || k->idle || k->dropped)
+		    k->cpu != cpu || k->kf != kf || k->unres || k->idle || k->dropped)
 			return 0;
 		*id = k->row;
 	}
