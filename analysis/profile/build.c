@@ -1372,6 +1372,13 @@ static int count_fast(struct pc_table *t, struct eq_agg *a, struct eq_symbolizer
 	return 0;
 }
 
+static int fast_loops = 1;   /* eq_profile_fast_loops */
+
+void eq_profile_fast_loops(int on)
+{
+	__atomic_store_n(&fast_loops, !!on, __ATOMIC_RELAXED);
+}
+
 /*
  * A chunk's samples into the profile, a sub-block at a time, the CRC of
  * each fed to ck (when not NULL) just before the pass reads it.
@@ -1383,7 +1390,8 @@ static int count_chunk(struct pc_table *t, struct eq_agg *a, struct eq_symbolize
 	/* The pid names the address space unless some process exec'ed; no
 	 * sample is left out unless idle ones are. */
 	int fast = !eq_sym_multi_space(s) && a->by != EQ_BY_PID && a->by != EQ_BY_THREAD &&
-		   !(a->flags & EQ_PROFILE_EXCLUDE_IDLE);
+		   !(a->flags & EQ_PROFILE_EXCLUDE_IDLE) &&
+		   __atomic_load_n(&fast_loops, __ATOMIC_RELAXED);
 	size_t k = 0, e, seg;
 
 	for (; k < n; k = e) {
@@ -1958,7 +1966,8 @@ static int count_chunk_keys(struct key_table *t, struct eq_agg *a, struct eq_sym
 	int multi = eq_sym_multi_space(s);
 	/* samples are left out (ROW_SKIP) only when idle ones or, with
 	 * relative shares, filtered ones are */
-	int fast = !(a->flags & EQ_PROFILE_EXCLUDE_IDLE) && !(a->filter && a->filter->relative);
+	int fast = !(a->flags & EQ_PROFILE_EXCLUDE_IDLE) && !(a->filter && a->filter->relative) &&
+		   __atomic_load_n(&fast_loops, __ATOMIC_RELAXED);
 	unsigned i;
 	size_t k = 0, e, seg;
 

@@ -265,6 +265,11 @@ struct eq_profile *eq_profile_build_opts(const struct eqp_file *f, struct eq_sym
  * when asked for on a CPU without AVX2 (then unchanged).  For tests. */
 int eq_profile_use_simd(int on);
 
+/* Whether the profile counts the samples that need nothing special in its
+ * fast loops (1, the default) or every one of them one at a time as the
+ * others (0): the same profile either way.  For tests. */
+void eq_profile_fast_loops(int on);
+
 /* The most cells the batch counts' table may have (a byte a row and
  * block; beyond, they go to the log alone): cells, 0 for no table, or
  * EQ_BATCH_TABLE_AUTO (the default: 8 a sample, and a million more).  The

@@ -762,6 +762,62 @@ static void unresolved_in_spans(void **state)
 	unlink(path);
 }
 
+/*
+ * The fast loops against counting every sample one at a time, to the bit:
+ * over simd_sample's recording (kernel, idle, pid 0, lost samples, time
+ * going back, pcs with no symbol and in no module) and over 500 processes
+ * half of which run a program that is gone; every view by range and by
+ * pc, and key sets, the batch counts in the table and in the log alone.
+ */
+static void fast_as_slow(void **state)
+{
+	static const enum eq_by bys[] = { EQ_BY_PROC, EQ_BY_LINE, EQ_BY_INSN, EQ_BY_EXE,
+					  EQ_BY_MODULE };
+	static const char *const keys[] = { "comm,dso,sym", "sym", "dso", "cpu,sym" };
+	char path[64];
+	struct eq_symbolizer *s;
+	struct eq_profile *p[2];
+	struct eq_error err;
+	struct eq_keys k;
+	size_t b, fi;
+	int on, tab;
+
+	(void)state;
+	for (fi = 0; fi < 2; fi++) {
+		struct eqp_file *f = fi ? many_procs_file(path, 500) : simd_file(path, "slow");
+
+		s = eq_sym_new(f, NULL, &err);
+		assert_non_null(s);
+		for (b = 0; b < sizeof(bys) / sizeof(*bys) + sizeof(keys) / sizeof(*keys); b++) {
+			struct eq_profile_opts o = { .keys = &k };
+			int bykey = b >= sizeof(bys) / sizeof(*bys);
+
+			if (bykey)
+				assert_int_equal(eq_keys_parse(keys[b - sizeof(bys) / sizeof(*bys)],
+							       &k, &err), 0);
+			for (tab = 0; tab < 2; tab++) {
+				eq_profile_batch_table(tab ? 0 : EQ_BATCH_TABLE_AUTO);
+				for (on = 0; on < 2; on++) {
+					eq_profile_fast_loops(on);
+					p[on] = bykey ? eq_profile_build_opts(f, s, EQ_BY_PROC, &o,
+									      &err) :
+						eq_profile_build(f, s, bys[b], 0, &err);
+					assert_non_null(p[on]);
+				}
+				same_profile(p[0], p[1]);
+				same_unresolved(p[0], p[1]);
+				eq_profile_free(p[0]);
+				eq_profile_free(p[1]);
+			}
+		}
+		eq_profile_fast_loops(1);
+		eq_profile_batch_table(EQ_BATCH_TABLE_AUTO);
+		eq_sym_free(s);
+		eqp_close(f);
+		unlink(path);
+	}
+}
+
 static void by_parse(void **state)
 {
 	struct eq_error err;
@@ -853,6 +909,7 @@ int main(void)
 		cmocka_unit_test(batch_table_as_log),
 		cmocka_unit_test(unresolved_counted_alike),
 		cmocka_unit_test(unresolved_in_spans),
+		cmocka_unit_test(fast_as_slow),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
