@@ -172,20 +172,25 @@ def synthetic(label, path, data, n, proc_goal, read_goal, perf_views):
             m[k] <= 2 * m["proc"], "%s on %s" % (k.split(" (")[0], label), m[k + " wall"])
 
 
-def gone(path, n):
-    """--by proc over the same samples with the program gone (renamed
-    after the recording): every sample without a symbol, counted from the
-    rows (build.c, unres_by_row) instead of one at a time; beside --by proc
-    with symbols.  perf resolves nothing either and is not timed."""
+def beside(path, n):
+    """--by proc over the spread recording's samples made harder for the
+    fast loops, beside --by proc over it: with the program gone (renamed
+    after recording: no sample has a symbol, build.c's unres_by_row), and
+    half of them idle (speed_rec idle: with the mixed recording's kernel
+    samples, losses, runs and threads).  perf resolves nothing in the first
+    and has no idle task in its twin of the second: not timed."""
     shutil.copy(w("funcs"), w("gone"))
     run([speed_rec, w("gone"), str(n), "320000", w("gone.eqp")])
     os.unlink(w("gone"))
-    m = medians({"proc": [eqprof, "report", path, "--by", "proc", "-o", w("r.txt")],
-                 "gone": [eqprof, "report", w("gone.eqp"), "--by", "proc", "-o", w("r.txt")]})
-    row("`report --by proc`, the same with the program gone (no symbol)", None, m["gone"],
-        m["proc"], "`--by proc` with symbols", "<= 2x `--by proc`", m["gone"] <= 2 * m["proc"],
-        "`report --by proc` with the program gone", m["gone wall"])
-    os.unlink(w("gone.eqp"))
+    run([speed_rec, w("funcs"), str(n), "320000", w("idle.eqp"), "idle"])
+    eq = lambda f: [eqprof, "report", f, "--by", "proc", "-o", w("r.txt")]
+    m = medians({"proc": eq(path), "gone": eq(w("gone.eqp")), "idle": eq(w("idle.eqp"))})
+    for k, what in (("gone", "with the program gone (no symbol)"),
+                    ("idle", "half of them idle (and kernel samples, losses, 4 threads)")):
+        row("`report --by proc`, the same %s" % what, None, m[k], m["proc"],
+            "`--by proc` as above", "<= 2x `--by proc`", m[k] <= 2 * m["proc"],
+            "`report --by proc` %s" % what.split(" (")[0], m[k + " wall"])
+        os.unlink(w(k + ".eqp"))
 
 
 def srcline(label, pcs):
@@ -224,7 +229,7 @@ run([speed_rec, w("funcs"), str(spread), "320000", w("spread.eqp"), "--perf", w(
 synthetic("%.1f M samples over 5,000 functions (320 k pcs)" % (spread / 1e6), w("spread.eqp"),
           w("spread.data"), spread, None, 5, True)
 os.unlink(w("spread.data"))
-gone(w("spread.eqp"), spread)
+beside(w("spread.eqp"), spread)
 if have_perf:
     srcline("at 64 pcs", 64)
     srcline("over 5,000 functions", 320000)

@@ -1,7 +1,7 @@
 /*
  * speed_rec.c - synthetic recordings for bench/speed (make bench):
  *
- *   speed_rec ELF N PCS OUT.eqp [mixed] [--perf OUT.data]
+ *   speed_rec ELF N PCS OUT.eqp [mixed|idle] [--perf OUT.data]
  *   speed_rec --read FILE
  *
  * N samples of one process that runs ELF (a PIE placed at BASE), each at a
@@ -11,7 +11,9 @@
  * mixed: what a real recording has besides, for comparing the output of
  * two builds on every path: runs of samples at the same pc, 4 threads on
  * 2 CPUs, idle samples (pid 0, about 1 in 8, in runs), kernel samples,
- * samples marked after a loss, and jitter in the intervals.
+ * samples marked after a loss, and jitter in the intervals.  idle: the
+ * same with idle samples about 1 in 2 (a machine mostly idle, as a whole
+ * machine's energy profile often is).
  *
  * --perf OUT.data: the same samples besides in a perf.data (perf_data.c), so
  * that perf report reads what eqprof report reads: the process's name and
@@ -70,9 +72,10 @@ static int read_file(const char *path)
 	return 0;
 }
 
-/* A mixed recording's sample: see the head of the file. */
+/* A mixed recording's sample, idle in idle8 of 8 (or fewer, in runs):
+ * see the head of the file. */
 static void mix(struct eq_sample *s, const struct eq_sample *prev, uint64_t *t, uint64_t r,
-		uint64_t r2)
+		uint64_t r2, unsigned idle8)
 {
 	*t += 240000 + r2 % 20000 + (r2 >> 60 == 0 ? 3000000 : 0);
 	s->time = *t;
@@ -83,7 +86,7 @@ static void mix(struct eq_sample *s, const struct eq_sample *prev, uint64_t *t, 
 		s->pid = prev->pid;
 		s->tid = prev->tid;
 		s->flags = prev->flags & (EQ_F_KERNEL | EQ_F_IDLE);
-	} else if ((r2 >> 12 & 7) == 0) {        /* idle */
+	} else if ((r2 >> 12 & 7) < idle8) {     /* idle */
 		s->pid = s->tid = 0;
 		s->pc = 0xffffffff81000000ull + (r >> 40) % 64 * 16;
 		s->flags = EQ_F_KERNEL | EQ_F_IDLE;
@@ -108,7 +111,7 @@ int main(int argc, char **argv)
 	uint64_t *pcs = NULL, x = 88172645463325252ull, n, npcs, i, t = 1000000;
 	size_t nf, nb = 0;
 	const char *perf_path = NULL;
-	int mixed;
+	unsigned idle8;         /* mixed: idle samples in idle8 of 8; 0: not mixed */
 
 	if (argc == 3 && !strcmp(argv[1], "--read"))
 		return read_file(argv[2]);
@@ -116,12 +119,13 @@ int main(int argc, char **argv)
 		perf_path = argv[6];
 		argc = 5;
 	}
-	if (argc != 5 && !(argc == 6 && !strcmp(argv[5], "mixed"))) {
-		fprintf(stderr, "usage: speed_rec ELF N PCS OUT.eqp [mixed] [--perf OUT.data]"
+	if (argc != 5 &&
+	    !(argc == 6 && (!strcmp(argv[5], "mixed") || !strcmp(argv[5], "idle")))) {
+		fprintf(stderr, "usage: speed_rec ELF N PCS OUT.eqp [mixed|idle] [--perf OUT.data]"
 			" | --read FILE\n");
 		return 2;
 	}
-	mixed = argc == 6;
+	idle8 = argc == 6 ? (!strcmp(argv[5], "idle") ? 4 : 1) : 0;
 	nf = bench_read_elf("speed_rec", argv[1], BASE, &f, maps, sizeof(maps));
 	n = strtoull(argv[2], NULL, 10);
 	npcs = strtoull(argv[3], NULL, 10);
@@ -156,8 +160,9 @@ int main(int argc, char **argv)
 		}
 		batch[nb] = (struct eq_sample){ .time = 1000000 + i * 250000, .pc = pc,
 			.pid = PID, .tid = PID, .seq = (uint32_t)i };
-		if (mixed)
-			mix(&batch[nb], nb ? &batch[nb - 1] : NULL, &t, r, eq_xorshift64(&x));
+		if (idle8)
+			mix(&batch[nb], nb ? &batch[nb - 1] : NULL, &t, r, eq_xorshift64(&x),
+			    idle8);
 		nb++;
 		if (nb == BATCH) {
 			if (eqp_add_samples(w, batch, nb, &err))
