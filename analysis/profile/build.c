@@ -1630,6 +1630,13 @@ static uint32_t key_space_id(struct key_table *t, uint32_t pid, uint32_t tid, ui
 	return t->spaces[j].id;
 }
 
+/* The space of smp's (pid, tid, cpu), the parts the keys read; 0 when out
+ * of memory. */
+static uint32_t key_space_of(struct key_table *t, const struct eq_sample *smp)
+{
+	return key_space_id(t, smp->pid, t->tid ? smp->tid : 0, t->cpu ? smp->cpu : 0);
+}
+
 /* After a user sample's key was looked up by slot: its row for its whole
  * extent, when the row is a plain one (resolved, not idle, not left out),
  * or its key with no symbol (key_class: counted per module too). */
@@ -1646,7 +1653,7 @@ static int key_range_fill(struct key_table *t, struct eq_agg *a, struct eq_symbo
 		return 0;
 	if (k->unres && (value = unres_class(&t->uc, k->row, k->module)) == 0)
 		return -1;
-	space = key_space_id(t, smp->pid, t->tid ? smp->tid : 0, t->cpu ? smp->cpu : 0);
+	space = key_space_of(t, smp);
 	if (!space)
 		return -1;
 	if (keys_lines(a))
@@ -1666,7 +1673,7 @@ static int key_class_of(struct key_table *t, const struct eq_sample *smp, struct
 	uint32_t space, v;
 
 	if (!t->ranges || !t->uc.n || (smp->flags & (EQ_F_KERNEL | EQ_F_IDLE)) ||
-	    !(space = key_space_id(t, smp->pid, t->tid ? smp->tid : 0, t->cpu ? smp->cpu : 0)) ||
+	    !(space = key_space_of(t, smp)) ||
 	    !((v = eq_pcmap_get(t->ranges, space, smp->pc)) & TAG_UNRESOLVED))
 		return 0;
 	c = &t->uc.v[v & TAG_ROW_MASK];
@@ -1814,8 +1821,7 @@ static __attribute__((noinline)) void untake_key_classes(struct key_table *t,
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		uint32_t space = key_space_id(t, x[i].pid, t->tid ? x[i].tid : 0,
-					      t->cpu ? x[i].cpu : 0);
+		uint32_t space = key_space_of(t, &x[i]);
 		uint32_t v = space ? eq_pcmap_get_probe(t->ranges, space, x[i].pc) : 0;
 
 		if (v & TAG_UNRESOLVED)
