@@ -512,39 +512,98 @@ void eq_rows_sort(struct eq_row *rows, size_t n)
 
 /* ---- the two intervals -------------------------------------------------- */
 
-/* Row i's counts in nb batches of nblocks / nb blocks each. */
-static void row_batches(const struct agg_row *r, unsigned nblocks, unsigned nb, double *c)
+/* Row i's counts in nb batches of nblocks / nb blocks each, batch b's
+ * added to c[b * stride]. */
+static void row_batches(const struct agg_row *r, unsigned nblocks, unsigned nb, double *c,
+			size_t stride)
 {
-	unsigned per = nblocks / nb;
+	const uint8_t *v = r->blk.col;
+	unsigned per = nblocks / nb, b, q;
 	uint32_t j;
 
-	memset(c, 0, nb * sizeof(*c));
-	if (r->blk.col) {
-		/* its cells in the table first, a block each */
-		const uint8_t *v = r->blk.col;
-		unsigned b, q;
-
-		for (b = 0; b < nb; b++)
-			for (q = 0; q < per; q++, v += AGG_TILE_STEP)
-				c[b] += (double)*v;
-	}
+	/* its cells in the table first, if it has some */
+	for (b = 0; v && b < nb; b++)
+		for (q = 0; q < per; q++, v += AGG_TILE_STEP)
+			c[b * stride] += (double)*v;
 	if (per == 1) {
-		/* a batch a block (what eq_series_intervals asks): no divide */
+		/* (no divide) */
 		for (j = 0; j < r->blk.n; j++)
-			c[r->blk.v[j] >> AGG_BLK_COUNT_BITS] += (double)(r->blk.v[j] & AGG_BLK_COUNT_MAX);
+			c[(r->blk.v[j] >> AGG_BLK_COUNT_BITS) * stride] +=
+				(double)(r->blk.v[j] & AGG_BLK_COUNT_MAX);
 		return;
 	}
 	for (j = 0; j < r->blk.n; j++)
-		c[(r->blk.v[j] >> AGG_BLK_COUNT_BITS) / per] +=
+		c[(r->blk.v[j] >> AGG_BLK_COUNT_BITS) / per * stride] +=
 			(double)(r->blk.v[j] & AGG_BLK_COUNT_MAX);
 }
 
 /* eq_series.batches over an aggregator's rows. */
-static void agg_batches(void *arg, size_t i, unsigned nblocks, unsigned nb, double *c)
+static void agg_batches(void *arg, size_t i, unsigned nblocks, unsigned nb, double *c,
+			size_t stride)
 {
 	const struct eq_agg *a = arg;
 
-	row_batches(&a->rows[i], nblocks, nb, c);
+	row_batches(&a->rows[i], nblocks, nb, c, stride);
+}
+
+/* Four cells a block, side by side at v, as doubles into c[4 b .. 4 b + 3]. */
+static void cells4(const uint8_t *v, unsigned nblocks, double *c)
+{
+	unsigned b, j;
+
+	for (b = 0; b < nblocks; b++, v += AGG_TILE_STEP)
+		for (j = 0; j < 4; j++)
+			c[4 * b + j] = (double)v[j];
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+
+__attribute__((target("avx2"))) static void cells4_avx2(const uint8_t *v, unsigned nblocks,
+							double *c)
+{
+	unsigned b;
+	int w;
+
+	for (b = 0; b < nblocks; b++, v += AGG_TILE_STEP) {
+		__m128i x;
+
+		memcpy(&w, v, sizeof(w));
+		x = _mm_cvtepu8_epi32(_mm_cvtsi32_si128(w));
+		_mm256_storeu_pd(c + 4 * b, _mm256_cvtepi32_pd(x));
+	}
+}
+
+static void (*cells4_fn(void))(const uint8_t *, unsigned, double *)
+{
+	return agg_simd() ? cells4_avx2 : cells4;
+}
+#else
+static void (*cells4_fn(void))(const uint8_t *, unsigned, double *)
+{
+	return cells4;
+}
+#endif
+
+/* The same for rows i to i + 3, a batch a block, when their cells lie side
+ * by side in the table (rows of a tile, four at a time): one load of their
+ * four cells a block. */
+static int agg_batches4(void *arg, size_t i, unsigned nblocks, double *c)
+{
+	const struct eq_agg *a = arg;
+	const struct agg_row *r = &a->rows[i];
+	const uint8_t *v = r->blk.col;
+	unsigned j;
+	uint32_t e;
+
+	if (!v || r[1].blk.col != v + 1 || r[2].blk.col != v + 2 || r[3].blk.col != v + 3)
+		return -1;
+	cells4_fn()(v, nblocks, c);
+	for (j = 0; j < 4; j++)
+		for (e = 0; e < r[j].blk.n; e++)
+			c[(r[j].blk.v[e] >> AGG_BLK_COUNT_BITS) * 4 + j] +=
+				(double)(r[j].blk.v[e] & AGG_BLK_COUNT_MAX);
+	return 0;
 }
 
 /* Both intervals of every row from the time series eq_profile_build (or
@@ -556,7 +615,8 @@ static int series_intervals(const struct eq_agg *a, struct eq_profile *p)
 	struct eq_series s = { .m = m, .n = (double)ser->n, .timer = p->mode == EQP_MODE_TIME,
 			       .times = &ser->times, .nblocks = ser->nblocks,
 			       .block_m = ser->block_m, .nrows = a->nrows,
-			       .batches = agg_batches, .arg = (void *)a };
+			       .batches = agg_batches, .batches4 = agg_batches4,
+			       .arg = (void *)a };
 	struct eq_series_out o;
 	size_t i;
 

@@ -177,6 +177,12 @@ int eq_row_by_samples(const void *x, const void *y);
  * once each. */
 void eq_rows_sort(struct eq_row *rows, size_t n);
 
+/* Whether vector code for AVX2 may run (build.c's count loop four samples
+ * at a time, agg.c's batch counts four rows at a time): the CPU has it,
+ * and eq_profile_use_simd did not turn it off.  Either way the same
+ * profile. */
+int agg_simd(void);
+
 /* The samples of a range in time order, as slices: of the file's chunks
  * when the file is in time order, else of one sorted copy. */
 struct range_slice {

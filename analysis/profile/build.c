@@ -1182,6 +1182,11 @@ static int fast4_on(void)
 	return v;
 }
 
+int agg_simd(void)
+{
+	return fast4_on();
+}
+
 int eq_profile_use_simd(int on)
 {
 	if (on && !cpu_avx2())
@@ -1198,6 +1203,11 @@ static size_t fast_on4(const struct eq_pcmap_recent *rec, struct row_count *rc1,
 }
 
 static int fast4_on(void)
+{
+	return 0;
+}
+
+int agg_simd(void)
 {
 	return 0;
 }

@@ -259,10 +259,11 @@ struct eq_profile *eq_profile_build_opts(const struct eqp_file *f, struct eq_sym
 					 enum eq_by by, const struct eq_profile_opts *o,
 					 struct eq_error *err);
 
-/* Whether the profile's count loop takes plain samples four at a time
- * with AVX2 where the CPU has it (the default; the environment's
- * EQPROF_SIMD=0 turns it off): the same profile either way.  0, or -1
- * when asked for on a CPU without AVX2 (then unchanged).  For tests. */
+/* Whether the profile uses AVX2 where the CPU has it (the default; the
+ * environment's EQPROF_SIMD=0 turns it off): its count loop takes plain
+ * samples four at a time, and its intervals read four rows' batch counts
+ * at a time.  The same profile either way.  0, or -1 when asked for on a
+ * CPU without AVX2 (then unchanged).  For tests. */
 int eq_profile_use_simd(int on);
 
 /* Whether the profile counts the samples that need nothing special in its
