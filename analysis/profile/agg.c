@@ -16,10 +16,10 @@
 
 const char eq_filtered_name[] = "[filtered out]";
 
-/* The hash of a row's key: a, b, c and the first nkeys sort keys (the
- * rest are zero in every key: rows by granularity have none).  The hash
- * only finds rows; their order is that of creation. */
-static uint64_t key_hash(const struct agg_key *k, unsigned nkeys)
+/* The hash of a row's key: a, b, c and the first nkeys sort keys of sk
+ * (none without sort keys: rows by granularity).  The hash only finds
+ * rows; their order is that of creation. */
+static uint64_t key_hash(const struct agg_key *k, const struct agg_sortkey *sk, unsigned nkeys)
 {
 	uint64_t h = (uint64_t)(uintptr_t)k->a * 0x9e3779b97f4a7c15ull;
 
@@ -27,20 +27,20 @@ static uint64_t key_hash(const struct agg_key *k, unsigned nkeys)
 	h ^= k->c * 0x165667b19e3779f9ull;
 	for (unsigned i = 0; i < nkeys; i++) {
 		h = (h ^ (h >> 31)) * 0xbf58476d1ce4e5b9ull;
-		h ^= (uint64_t)(uintptr_t)k->kp[i] * 0x94d049bb133111ebull ^ k->kv[i];
+		h ^= (uint64_t)(uintptr_t)sk->kp[i] * 0x94d049bb133111ebull ^ sk->kv[i];
 	}
 	h = (h ^ (h >> 31)) * 0xbf58476d1ce4e5b9ull;
 	h ^= h >> 29;
 	return h;
 }
 
-/* Same key?  Only what can differ is read (sort keys beyond nkeys are
- * zero): with no sort keys the row's first cache line of its key. */
-static int key_equal(const struct agg_key *x, const struct agg_key *y, unsigned nkeys)
+/* Same key (and, with nkeys sort keys, the same xs and ys)? */
+static int key_equal(const struct agg_key *x, const struct agg_sortkey *xs,
+		     const struct agg_key *y, const struct agg_sortkey *ys, unsigned nkeys)
 {
 	return x->a == y->a && x->b == y->b && x->c == y->c &&
-	       (!nkeys || (!memcmp(x->kp, y->kp, nkeys * sizeof(x->kp[0])) &&
-			   !memcmp(x->kv, y->kv, nkeys * sizeof(x->kv[0]))));
+	       (!nkeys || (!memcmp(xs->kp, ys->kp, nkeys * sizeof(xs->kp[0])) &&
+			   !memcmp(xs->kv, ys->kv, nkeys * sizeof(xs->kv[0]))));
 }
 
 struct eq_agg *eq_agg_new(enum eq_by by, unsigned flags, struct eq_error *err)
@@ -72,6 +72,7 @@ void eq_agg_free(struct eq_agg *a)
 	free(a->ser.block_m);
 	free(a->fcache);
 	eq_big_free(a->rows);
+	eq_big_free(a->sk);
 	eq_big_free(a->slots);
 	eq_intern_free(a->strings);
 	free(a);
@@ -84,7 +85,7 @@ static int resolved(const struct eq_loc *loc)
 
 /* The identity of loc's row under the sort keys (k zeroed). */
 static void keys_of(struct eq_agg *a, const struct eq_loc *loc, const struct task *task,
-		    struct agg_key *k)
+		    struct agg_sortkey *k)
 {
 	unsigned i;
 
@@ -192,13 +193,15 @@ static const char *key_fields(struct eq_agg *a, const struct eq_loc *loc,
 /* The key and display names of loc's row at a->by (task: the sample's
  * thread, for rows by pid and thread; NULL: loc's process). */
 static void row_of(struct eq_agg *a, const struct eq_loc *loc, const struct task *task,
-		   struct agg_key *k, const char **name, const char **module)
+		   struct agg_key *k, struct agg_sortkey *sk, const char **name,
+		   const char **module)
 {
 	memset(k, 0, sizeof(*k));
 	*name = NULL;
 	*module = loc->module_base;
 	if (a->keys.n) {
-		keys_of(a, loc, task, k);
+		memset(sk, 0, sizeof(*sk));
+		keys_of(a, loc, task, sk);
 		*module = "";
 		return;
 	}
@@ -295,7 +298,7 @@ static int agg_grow(struct eq_agg *a)
 	if (!slots)
 		return -1;
 	for (i = 0; i < a->nrows; i++) {
-		uint64_t h = key_hash(&a->rows[i].key, a->keys.n);
+		uint64_t h = key_hash(&a->rows[i].key, a->keys.n ? &a->sk[i] : NULL, a->keys.n);
 		size_t j = h & newmask;
 
 		while (slots[j])
@@ -308,34 +311,48 @@ static int agg_grow(struct eq_agg *a)
 	return 0;
 }
 
+/* A new row at the end, zero (and its sort key's room, with sort keys):
+ * NULL when out of memory. */
+static struct agg_row *row_new(struct eq_agg *a)
+{
+	if (EQ_BIG_GROW(a->rows, a->cap, a->nrows + 1, 256) < 0 ||
+	    eq_agg_counts_reserve(&a->cs, a->nrows + 1) < 0 ||
+	    (a->keys.n && EQ_BIG_GROW0(a->sk, a->skcap, a->nrows + 1, 256) < 0))
+		return NULL;
+	a->rows[a->nrows] = (struct agg_row){ 0 };
+	return &a->rows[a->nrows];
+}
+
 long eq_agg_row_index(struct eq_agg *a, const struct eq_loc *loc, const struct task *task)
 {
 	struct agg_key k;
+	struct agg_sortkey sk;
 	const char *name, *module;
 	struct agg_row *r;
 	uint64_t h;
 	size_t j;
 
-	row_of(a, loc, task, &k, &name, &module);
+	row_of(a, loc, task, &k, &sk, &name, &module);
 	if (2 * (a->nrows + 1) > a->mask && agg_grow(a))
 		return -1;
-	h = key_hash(&k, a->keys.n);
+	h = key_hash(&k, &sk, a->keys.n);
 	for (j = h & a->mask; a->slots[j]; j = (j + 1) & a->mask) {
-		if (a->slots[j] >> 32 != h >> 32)
-			continue;
-		r = &a->rows[SLOT_ROW(a->slots[j]) - 1];
-		if (key_equal(&r->key, &k, a->keys.n))
-			return (long)(SLOT_ROW(a->slots[j]) - 1);
+		size_t i = SLOT_ROW(a->slots[j]) - 1;
+
+		if (a->slots[j] >> 32 == h >> 32 &&
+		    key_equal(&a->rows[i].key, a->keys.n ? &a->sk[i] : NULL, &k, &sk, a->keys.n))
+			return (long)i;
 	}
-	if (EQ_BIG_GROW(a->rows, a->cap, a->nrows + 1, 256) < 0 ||
-	    eq_agg_counts_reserve(&a->cs, a->nrows + 1) < 0)
+	if (!(r = row_new(a)))
 		return -1;
-	r = &a->rows[a->nrows];
-	*r = (struct agg_row){ .key = k, .loc = loc };
-	if (a->keys.n)
-		name = key_fields(a, loc, task, r->fields);
-	else if (!name)
+	r->key = k;
+	r->loc = loc;
+	if (a->keys.n) {
+		a->sk[a->nrows] = sk;
+		name = key_fields(a, loc, task, a->sk[a->nrows].fields);
+	} else if (!name) {
 		name = format_name(a, loc, &k);
+	}
 	if (!module)
 		module = eq_internf(a->strings, "%u:%s", loc->pid, loc->exe);
 	if (!name || !module)
@@ -374,14 +391,10 @@ long eq_agg_filtered_index(struct eq_agg *a)
 
 	if (a->filtered_row >= 0)
 		return a->filtered_row;
-	if (EQ_BIG_GROW(a->rows, a->cap, a->nrows + 1, 256) < 0 ||
-	    eq_agg_counts_reserve(&a->cs, a->nrows + 1) < 0)
+	if (a->nrows >= ROW_SKIP || !(r = row_new(a)))
 		return -1;
-	if (a->nrows >= ROW_SKIP)
-		return -1;
-	r = &a->rows[a->nrows];
 	/* not in the hash: nothing looks it up by key */
-	*r = (struct agg_row){ .name = eq_filtered_name, .module = eq_filtered_name };
+	r->name = r->module = eq_filtered_name;
 	a->filtered_row = (long)a->nrows++;
 	return a->filtered_row;
 }
@@ -695,7 +708,8 @@ struct eq_profile *eq_agg_finish(struct eq_agg *a, enum eqp_mode mode, double qu
 		r->loc = a->rows[i].loc;
 		r->pid = a->rows[i].pid;
 		r->tid = a->rows[i].tid;
-		memcpy(r->fields, a->rows[i].fields, sizeof(r->fields));
+		if (a->sk)
+			memcpy(r->fields, a->sk[i].fields, sizeof(r->fields));
 		r->samples = a->rows[i].samples;
 		r->share = a->total ? (double)r->samples / (double)a->total : 0;
 		r->deff_sampling = r->deff_run = 1;

@@ -17,9 +17,14 @@
 struct agg_key {
 	const void *a, *b;
 	uint64_t c;
-	/* with sort keys: each key's identity (zero beyond keys.n) */
+};
+
+/* What a row has with sort keys only (eq_agg.sk, beside the rows): each
+ * key's identity (zero beyond keys.n), and its value as printed. */
+struct agg_sortkey {
 	const void *kp[EQ_KEYS_MAX];
 	uint64_t kv[EQ_KEYS_MAX];
+	const char *fields[EQ_KEYS_MAX];
 };
 
 /* Batch counts of a row: a list, block << AGG_BLK_COUNT_BITS | count,
@@ -90,7 +95,6 @@ struct agg_row {
 	const char *name, *module;
 	const struct eq_loc *loc;
 	uint32_t pid, tid;
-	const char *fields[EQ_KEYS_MAX];
 	/* samples 1 (2) apart, one in this row, one not (made from same[] when
 	 * the series closes) */
 	uint64_t trans[2];
@@ -126,6 +130,8 @@ struct eq_agg {
 	struct eq_intern *strings;
 	struct agg_row *rows;
 	size_t nrows, cap;
+	struct agg_sortkey *sk;    /* a row's, with sort keys (NULL without) */
+	size_t skcap;
 	uint64_t *slots;           /* row index + 1; 0 = empty (agg.c: SLOT) */
 	size_t mask;
 	uint64_t total, idle;
