@@ -988,6 +988,40 @@ static int fast_map_how(const struct eq_pcmap *m)
 	       m->mode == EQ_PCMAP_MODE_OFF ? FAST_MAP_OFF : FAST_MAP;
 }
 
+/* fast_plain_tag by the pc's own slot (by pc; by range a kernel or idle
+ * pc, or pid 0's, as row_for has them): its tag into *id, 1; 0 when its
+ * slot does not hold it, with kernel/idle flags kf, as a resolved pc. */
+static inline __attribute__((always_inline)) int
+slot_tag(const struct fast_plain_tab *tb, uint64_t pc, uint64_t pid, uint64_t kf, uint32_t *id)
+{
+	const struct pc_slot *sl;
+	uint64_t w;
+
+	/* an empty slot is all zero, so (pc, pid) (0, 0) is looked up apart */
+	if (!(pc | pid))
+		return 0;
+	sl = &tb->slots[pc_hash(pc, (uint32_t)pid) & tb->mask];
+	/* pid and tag as one word: the sample's kernel/idle bits, and no
+	 * unresolved one */
+	memcpy(&w, &sl->pid, sizeof(w));
+	if (sl->pc != pc || (w & 0xf0000000ffffffffull) != (pid | kf << 32))
+		return 0;
+	*id = (uint32_t)((w >> 32) ^ kf);
+	return 1;
+}
+
+/* fast_plain_tag's samples by range that are not user pcs of a pid, and
+ * those it does not take (out of line: the loops' registers serve the
+ * user pcs). */
+static __attribute__((noinline)) int
+fast_tag_apart(const struct fast_plain_tab *tb, const struct eq_sample *p, uint64_t time,
+	       uint64_t last, uint32_t *id)
+{
+	if ((p->flags & EQ_F_LOST) || (int64_t)(time | (time - last)) < 0)
+		return 0;
+	return slot_tag(tb, p->pc, p->pid, KFLAGS(p), id);
+}
+
 /*
  * A sample the fast loops over rows by pc take (its time read), after one
  * at time last: not after a loss, no earlier than the one before (and
@@ -1004,17 +1038,19 @@ fast_plain_tag(struct fast_plain_tab *tb, const struct eq_sample *p, uint64_t ti
 	       uint64_t last, uint32_t *id, const int far, const int ranges,
 	       struct unres_class **uc)
 {
-	uint64_t pc = p->pc, pid = p->pid, w, kf = KFLAGS(p);
-	const struct pc_slot *sl;
+	uint64_t pc = p->pc, pid = p->pid, w;
 
-	if ((p->flags & EQ_F_LOST) || (int64_t)(time | (time - last)) < 0)
-		return 0;
+	/* by range, a kernel or idle pc or pid 0's leaves with the rest: out
+	 * of line, so that the loop's registers serve the user pcs */
+	if (__builtin_expect((p->flags & (EQ_F_LOST | (ranges ? EQ_F_KERNEL | EQ_F_IDLE : 0))) ||
+			     (ranges && !pid) || (int64_t)(time | (time - last)) < 0, 0))
+		return ranges ? fast_tag_apart(tb, p, time, last, id) : 0;
 	/* the next sub-block on its way while this one is counted */
 	__builtin_prefetch(p + SUB_SAMPLES);
 	if (far)
 		__builtin_prefetch(&tb->slots[pc_hash(p[PREFETCH_AHEAD].pc,
 						      p[PREFETCH_AHEAD].pid) & tb->mask]);
-	if (ranges && !kf && pid) {
+	if (ranges) {
 		/* its range's row (row_for), if met and resolved */
 		w = ranges == FAST_MAP ? eq_pcmap_get(tb->map, (uint32_t)pid, pc) :
 		    eq_pcmap_reg_get(tb->map, &tb->g, (uint32_t)pid, pc, ranges == FAST_MAP_ON);
@@ -1026,21 +1062,10 @@ fast_plain_tag(struct fast_plain_tab *tb, const struct eq_sample *p, uint64_t ti
 			*id = (*uc)->row + 1;
 			return 2;
 		}
-	} else {
-		/* by pc (kernel and idle pcs by range too, row_for): an empty
-		 * slot is all zero, so (pc, pid) (0, 0) is looked up apart */
-		if (!(pc | pid))
-			return 0;
-		sl = &tb->slots[pc_hash(pc, (uint32_t)pid) & tb->mask];
-		/* pid and tag as one word: the sample's kernel/idle bits, and
-		 * no unresolved one */
-		memcpy(&w, &sl->pid, sizeof(w));
-		if (sl->pc != pc || (w & 0xf0000000ffffffffull) != (pid | kf << 32))
-			return 0;
-		w = (w >> 32) ^ kf;
+		*id = (uint32_t)w;
+		return 1;
 	}
-	*id = (uint32_t)w;
-	return 1;
+	return slot_tag(tb, pc, pid, KFLAGS(p), id);
 }
 
 /* The looking-up half for rows by pc: of the m samples at x (avail left in
@@ -1750,6 +1775,39 @@ struct fast_keys_tab {
 	struct unres_class *cls;  /* the map's extents with no symbol, or NULL */
 };
 
+/* fast_keys_row by the key's own slot (by key; by extent a kernel or idle
+ * pc, as count_keys_fast has them): its row into *id, 1; 0 when the slot
+ * does not hold it. */
+static inline __attribute__((always_inline)) int
+key_slot_row(const struct fast_keys_tab *kt, uint64_t pc, uint64_t who, uint32_t cpu,
+	     uint16_t kf, uint32_t *id)
+{
+	const struct key_table *t = kt->t;
+	uint32_t pid = (uint32_t)who, tid = (uint32_t)(who >> 32);
+	const struct key_slot *k = &t->slots[key_slot_hash(pc, pid, 0, tid, cpu) & t->mask];
+
+	if (!k->used || k->pc != pc || k->pid != pid || k->who || k->tid != tid ||
+	    k->cpu != cpu || k->kf != kf || k->unres || k->idle || k->dropped)
+		return 0;
+	*id = k->row;
+	return 1;
+}
+
+/* fast_keys_row's kernel and idle samples by extent, and those it does
+ * not take (out of line: the loops' registers serve the user pcs). */
+static __attribute__((noinline)) int
+fast_keys_apart(const struct fast_keys_tab *kt, const struct eq_sample *p, uint64_t time,
+		uint64_t last, uint32_t *id)
+{
+	uint64_t who;
+
+	memcpy(&who, &p->pid, sizeof(who));
+	if ((p->flags & EQ_F_LOST) || time < last || (int64_t)(time - last) < 0)
+		return 0;
+	return key_slot_row(kt, p->pc, who & kt->whos, p->cpu & kt->cpus,
+			    p->flags & (EQ_F_KERNEL | EQ_F_IDLE), id);
+}
+
 /*
  * A sample the fast loops over key sets take (its time read), after one at
  * time last: not after a loss, in time order, whose key (pc, pid, the
@@ -1767,17 +1825,15 @@ fast_keys_row(struct fast_keys_tab *kt, const struct eq_sample *p, uint64_t time
 {
 	struct key_table *t = kt->t;
 	uint64_t pc = p->pc, who;
-	uint32_t cpu = p->cpu & kt->cpus;
-	uint16_t kf = p->flags & (EQ_F_KERNEL | EQ_F_IDLE);
-	const struct key_slot *k;
+	uint32_t cpu = p->cpu & kt->cpus, v;
 
+	if (__builtin_expect((p->flags & (EQ_F_LOST | (ranges ? EQ_F_KERNEL | EQ_F_IDLE : 0))) ||
+			     time < last || (int64_t)(time - last) < 0, 0))
+		return ranges ? fast_keys_apart(kt, p, time, last, id) : 0;
 	/* pid and tid (where keys read it), side by side in the sample, as
 	 * one word */
 	memcpy(&who, &p->pid, sizeof(who));
 	who &= kt->whos;
-
-	if ((p->flags & EQ_F_LOST) || time < last || (int64_t)(time - last) < 0)
-		return 0;
 	__builtin_prefetch(p + SUB_SAMPLES);
 	if (far)
 		__builtin_prefetch(&t->slots[key_slot_hash(p[PREFETCH_AHEAD].pc,
@@ -1786,40 +1842,28 @@ fast_keys_row(struct fast_keys_tab *kt, const struct eq_sample *p, uint64_t time
 							   (uint32_t)(kt->whos >> 32),
 							   p[PREFETCH_AHEAD].cpu & kt->cpus) &
 					     t->mask]);
-	if (ranges && !kf) {
-		uint32_t v;
-
-		/* its (pid, tid, CPU)'s space, then its extent's row */
-		if (who != kt->lwho || cpu != kt->lcpu) {
-			if (!(kt->space = key_space_id(t, (uint32_t)who, (uint32_t)(who >> 32),
-						       cpu))) {
-				kt->lcpu = UINT32_MAX;
-				return 0;
-			}
-			kt->lwho = who;
-			kt->lcpu = cpu;
-		}
-		v = ranges == FAST_MAP ? eq_pcmap_get(kt->map, kt->space, pc) :
-		    eq_pcmap_reg_get(kt->map, &kt->g, kt->space, pc, ranges == FAST_MAP_ON);
-		if ((int32_t)v <= 0) {   /* none, or a key with no symbol: a class */
-			if (!v || !kt->cls)
-				return 0;
-			*uc = &kt->cls[v & TAG_ROW_MASK];
-			(*uc)->taken++;
-			*id = (*uc)->row;
-			return 2;
-		}
-		*id = v - 1;
-	} else {
-		/* by key (kernel and idle pcs by extent too, count_keys_fast) */
-		uint32_t pid = (uint32_t)who, tid = (uint32_t)(who >> 32);
-
-		k = &t->slots[key_slot_hash(pc, pid, 0, tid, cpu) & t->mask];
-		if (!k->used || k->pc != pc || k->pid != pid || k->who || k->tid != tid ||
-		    k->cpu != cpu || k->kf != kf || k->unres || k->idle || k->dropped)
+	if (!ranges)
+		return key_slot_row(kt, pc, who, cpu, p->flags & (EQ_F_KERNEL | EQ_F_IDLE), id);
+	/* its (pid, tid, CPU)'s space, then its extent's row */
+	if (who != kt->lwho || cpu != kt->lcpu) {
+		if (!(kt->space = key_space_id(t, (uint32_t)who, (uint32_t)(who >> 32), cpu))) {
+			kt->lcpu = UINT32_MAX;
 			return 0;
-		*id = k->row;
+		}
+		kt->lwho = who;
+		kt->lcpu = cpu;
 	}
+	v = ranges == FAST_MAP ? eq_pcmap_get(kt->map, kt->space, pc) :
+	    eq_pcmap_reg_get(kt->map, &kt->g, kt->space, pc, ranges == FAST_MAP_ON);
+	if ((int32_t)v <= 0) {   /* none, or a key with no symbol: a class */
+		if (!v || !kt->cls)
+			return 0;
+		*uc = &kt->cls[v & TAG_ROW_MASK];
+		(*uc)->taken++;
+		*id = (*uc)->row;
+		return 2;
+	}
+	*id = v - 1;
 	return 1;
 }
 
