@@ -525,38 +525,29 @@ void eq_rows_sort(struct eq_row *rows, size_t n)
 
 /* ---- the two intervals -------------------------------------------------- */
 
-/* Row i's counts in nb batches of nblocks / nb blocks each, batch b's
- * added to c[b * stride]. */
-static void row_batches(const struct agg_row *r, unsigned nblocks, unsigned nb, double *c,
-			size_t stride)
+/* Row r's counts in the log (those past a byte, or all of them without
+ * the table), block b's added to c[b * stride]. */
+static void row_log_add(const struct agg_row *r, double *c, size_t stride)
 {
-	const uint8_t *v = r->blk.col;
-	unsigned per = nblocks / nb, b, q;
 	uint32_t j;
 
-	/* its cells in the table first, if it has some */
-	for (b = 0; v && b < nb; b++)
-		for (q = 0; q < per; q++, v += AGG_TILE_STEP)
-			c[b * stride] += (double)*v;
-	if (per == 1) {
-		/* (no divide) */
-		for (j = 0; j < r->blk.n; j++)
-			c[(r->blk.v[j] >> AGG_BLK_COUNT_BITS) * stride] +=
-				(double)(r->blk.v[j] & AGG_BLK_COUNT_MAX);
-		return;
-	}
 	for (j = 0; j < r->blk.n; j++)
-		c[(r->blk.v[j] >> AGG_BLK_COUNT_BITS) / per * stride] +=
+		c[(r->blk.v[j] >> AGG_BLK_COUNT_BITS) * stride] +=
 			(double)(r->blk.v[j] & AGG_BLK_COUNT_MAX);
 }
 
-/* eq_series.batches over an aggregator's rows. */
-static void agg_batches(void *arg, size_t i, unsigned nblocks, unsigned nb, double *c,
-			size_t stride)
+/* eq_series.batches over an aggregator's rows: row i's count in each
+ * block, its cell in the table (if it has cells) and its log entries. */
+static void agg_batches(void *arg, size_t i, unsigned nblocks, double *c, size_t stride)
 {
 	const struct eq_agg *a = arg;
+	const struct agg_row *r = &a->rows[i];
+	const uint8_t *v = r->blk.col;
+	unsigned b;
 
-	row_batches(&a->rows[i], nblocks, nb, c, stride);
+	for (b = 0; v && b < nblocks; b++, v += AGG_TILE_STEP)
+		c[b * stride] += (double)*v;
+	row_log_add(r, c, stride);
 }
 
 /* Four cells a block, side by side at v, as doubles into c[4 b .. 4 b + 3]. */
@@ -607,15 +598,12 @@ static int agg_batches4(void *arg, size_t i, unsigned nblocks, double *c)
 	const struct agg_row *r = &a->rows[i];
 	const uint8_t *v = r->blk.col;
 	unsigned j;
-	uint32_t e;
 
 	if (!v || r[1].blk.col != v + 1 || r[2].blk.col != v + 2 || r[3].blk.col != v + 3)
 		return -1;
 	cells4_fn()(v, nblocks, c);
 	for (j = 0; j < 4; j++)
-		for (e = 0; e < r[j].blk.n; e++)
-			c[(r[j].blk.v[e] >> AGG_BLK_COUNT_BITS) * 4 + j] +=
-				(double)(r[j].blk.v[e] & AGG_BLK_COUNT_MAX);
+		row_log_add(&r[j], c + j, 4);
 	return 0;
 }
 

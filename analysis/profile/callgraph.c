@@ -690,14 +690,13 @@ struct cg_batches {
 	const double *blk;            /* nrows x nblocks counts */
 };
 
-static void cg_row_batches(void *arg, size_t i, unsigned nblocks, unsigned nb, double *c,
-			   size_t stride)
+static void cg_row_batches(void *arg, size_t i, unsigned nblocks, double *c, size_t stride)
 {
 	const struct cg_batches *a = arg;
-	unsigned per = nblocks / nb, b;
+	unsigned b;
 
 	for (b = 0; b < nblocks; b++)
-		c[b / per * stride] += a->blk[i * nblocks + b];
+		c[b * stride] += a->blk[i * nblocks + b];
 }
 
 /*

@@ -393,7 +393,7 @@ static void series_levels(const struct eq_series *s, const double (*mb)[EQ_BATCH
 		if (n < 4 || !s->batches4 || s->batches4(s->arg, i, s->nblocks, c) < 0) {
 			memset(c, 0, 4 * s->nblocks * sizeof(*c));
 			for (j = 0; j < n; j++)
-				s->batches(s->arg, i + j, s->nblocks, s->nblocks, c + j, 4);
+				s->batches(s->arg, i + j, s->nblocks, c + j, 4);
 		}
 		for (lv = 0, nb = s->nblocks; lv < levels; lv++, nb /= 2) {
 			for (b = 0; lv && b < nb; b++)

@@ -124,11 +124,11 @@ void eq_series_rows_free(struct eq_series_rows *r);
  * lag + 1 apart of the squared difference of its linearized indicator
  * (eq_lag_rho); nblocks (eq_series_nblocks, or 0) equal blocks of
  * consecutive samples with block_m[b] counted samples each, and
- * batches(arg, i, nblocks, nb, c, stride) adds row i's counts in nb
- * batches of nblocks / nb blocks, batch b's to c[b * stride] (zero before)
- * (eq_series_intervals asks for nb = nblocks only, once a row, four rows
- * side by side, and adds neighbours for the coarser batchings: the counts
- * must be whole numbers below 2^53, whose sums are exact in any order).
+ * batches(arg, i, nblocks, c, stride) adds row i's count in each block,
+ * block b's to c[b * stride] (zero before; eq_series_intervals asks once a
+ * row, four rows side by side, and adds neighbours for the coarser
+ * batchings: the counts must be whole numbers below 2^53, whose sums are
+ * exact in any order).
  * timer: time-driven samples, whose timer jitter (the intervals' cv^2 from
  * times) adds to the sampling variance.
  */
@@ -140,11 +140,10 @@ struct eq_series {
 	const double *block_m;
 	size_t nrows;
 	struct eq_series_rows rows;
-	void (*batches)(void *arg, size_t i, unsigned nblocks, unsigned nb, double *c,
-			size_t stride);
-	/* optional: rows i to i + 3 as batches(.., nblocks, nblocks, c + j,
-	 * 4) would give them, in one call, into c as it was (not zero); -1
-	 * when it cannot (then batches) */
+	void (*batches)(void *arg, size_t i, unsigned nblocks, double *c, size_t stride);
+	/* optional: rows i to i + 3 as batches(.., nblocks, c + j, 4) would
+	 * give them, in one call, into c as it was (not zero); -1 when it
+	 * cannot (then batches) */
 	int (*batches4)(void *arg, size_t i, unsigned nblocks, double *c);
 	void *arg;
 };

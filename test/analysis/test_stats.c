@@ -161,14 +161,26 @@ struct ref_rows {
 	const uint32_t *cnt;  /* nrows x nblocks */
 };
 
-static void ref_batches(void *arg, size_t i, unsigned nblocks, unsigned nb, double *c,
-			size_t stride)
+/* Row i's counts in nb batches of nblocks / nb blocks each, block by
+ * block, into c (zeroed). */
+static void ref_counts(const struct ref_rows *r, size_t i, unsigned nblocks, unsigned nb,
+		       double *c)
 {
-	const struct ref_rows *r = arg;
 	unsigned per = nblocks / nb, b;
 
+	memset(c, 0, nb * sizeof(*c));
 	for (b = 0; b < nblocks; b++)
-		c[b / per * stride] += (double)r->cnt[i * nblocks + b];
+		c[b / per] += (double)r->cnt[i * nblocks + b];
+}
+
+/* eq_series.batches over them. */
+static void ref_batches(void *arg, size_t i, unsigned nblocks, double *c, size_t stride)
+{
+	const struct ref_rows *r = arg;
+	unsigned b;
+
+	for (b = 0; b < nblocks; b++)
+		c[b * stride] += (double)r->cnt[i * nblocks + b];
 }
 
 static void ref_deff_run(const struct eq_series *s, double *deff, unsigned *df, unsigned *nbo,
@@ -186,8 +198,7 @@ static void ref_deff_run(const struct eq_series *s, double *deff, unsigned *df, 
 		for (b = 0; b < s->nblocks; b++)
 			mb[b / per] += s->block_m[b];
 		for (i = 0; i < s->nrows; i++) {
-			memset(c, 0, try * sizeof(*c));
-			s->batches(s->arg, i, s->nblocks, try, c, 1);
+			ref_counts(s->arg, i, s->nblocks, try, c);
 			eq_batch_var(c, mb, try, s->rows.k[i] / s->m, &s0, &s1);
 			t0 += s0;
 			t1 += s1;
@@ -207,8 +218,7 @@ static void ref_deff_run(const struct eq_series *s, double *deff, unsigned *df, 
 	for (i = 0; i < s->nrows; i++) {
 		double pr = s->rows.k[i] / s->m, v;
 
-		memset(c, 0, nb * sizeof(*c));
-		s->batches(s->arg, i, s->nblocks, nb, c, 1);
+		ref_counts(s->arg, i, s->nblocks, nb, c);
 		v = eq_batch_var(c, mb, nb, pr, &s0, &s1) * inflate;
 		deff[i] = pr > 0 && pr < 1 && isfinite(v) ? v / (pr * (1 - pr) / s->m) : 1;
 		deff[i] = eq_small_count_floor(deff[i], (uint64_t)s->rows.k[i], (uint64_t)s->m);
