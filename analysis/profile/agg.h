@@ -41,12 +41,14 @@ struct blk_list {
  * to the row (eq_agg_counts_fold) when they have passed.  One array for
  * all rows, apart from the rows' other fields: 32 bytes a row. */
 struct row_count {
-	uint64_t samples;     /* its samples up to its latest block (blk_in: in
-				 that block; blk_flush adds them, one add a
-				 block instead of one a sample) */
+	uint64_t samples;     /* its samples, but blk_in (blk_flush adds them,
+				 one add a block instead of one a sample) */
 	uint64_t same[2];     /* samples 1 (2) after one in this row, in it too */
-	uint32_t blk_cur;     /* the block of its latest sample + 1 (0: none yet) */
-	uint32_t blk_in;      /* its samples in that block so far */
+	uint32_t blk_cur;     /* the block of its latest sample + 1 (0: none
+				 yet), of those counted in blk_in */
+	uint32_t blk_in;      /* its samples in that block not in its cell yet
+				 (among many rows, samples go to their cell
+				 as they come: blk_cell_inc) */
 };
 
 /* A row's samples in one block, written when the row leaves the block:

@@ -556,6 +556,65 @@ static void batch_table_as_log(void **state)
 }
 
 /*
+ * Among many rows (by insn: 12 k pcs, past the count loop's FAST_MANY_ROWS)
+ * each sample goes to the table's cell of its block as it comes
+ * (blk_cell_inc), and one pc has more samples in each block than a cell
+ * holds (AGG_CELL_MAX): they go on in the row's count of the block, and
+ * from there to the log.  The table and the log alone give the same
+ * profile to the bit.
+ */
+#define FULL_N 100000
+static void full_cells_among_many(void **state)
+{
+	static struct eq_sample v[FULL_N];
+	static const uint64_t busy = 0x401234;
+	struct eqp_meta meta = { .mode = EQP_MODE_TIME, .clock_hz = 1e9, .target = "unit test" };
+	struct eqp_symtab app = { "/target/app", 0, 6, simd_syms };
+	uint64_t rng = 0xce11f011, t = 1000000;
+	struct eq_profile *p[2];
+	struct eq_symbolizer *s[2];
+	struct eq_error err;
+	struct eqp_writer *w;
+	struct eqp_file *f;
+	char path[64];
+	size_t i, k;
+
+	(void)state;
+	for (i = 0; i < FULL_N; i++) {
+		uint64_t r = eq_xorshift64(&rng);
+		int spread = i < FULL_N / 10 || r % 16 == 0;
+
+		t += 900 + (r >> 40) % 200;
+		v[i] = (struct eq_sample){ .time = t, .pid = 10, .tid = 10, .seq = (uint32_t)i,
+					   .pc = spread ? 0x401000 + (r >> 20) % 0x3000 : busy };
+	}
+	snprintf(path, sizeof(path), "/tmp/test_profile_full.%d.eqp", (int)getpid());
+	w = eqp_create(path, &meta, &err);
+	assert_non_null(w);
+	assert_int_equal(eqp_add_maps(w, 10, 0, simd_maps, strlen(simd_maps), &err), 0);
+	assert_int_equal(eqp_add_symtab(w, &app, &err), 0);
+	assert_int_equal(eqp_add_samples(w, v, FULL_N, &err), 0);
+	assert_int_equal(eqp_commit(w, &err), 0);
+	f = eqp_open(path, &err);
+	assert_non_null(f);
+	for (k = 0; k < 2; k++) {
+		eq_profile_batch_table(k ? EQ_BATCH_TABLE_AUTO : 0);
+		p[k] = fresh_profile(f, EQ_BY_INSN, &s[k]);
+	}
+	eq_profile_batch_table(EQ_BATCH_TABLE_AUTO);
+	assert_true(p[0]->nrows > 4 * AGG_TILE_ROWS && p[0]->batches > 0);
+	/* the busy pc's row: more than two full cells a block on average */
+	for (i = 0; i < p[0]->nrows && p[0]->rows[i].samples < FULL_N / 2; i++)
+		;
+	assert_true(i < p[0]->nrows);
+	assert_true(p[0]->rows[i].samples > 2 * AGG_CELL_MAX * EQ_BATCHES_MAX);
+	same_profile(p[0], p[1]);
+	free_profiles(p, s, 2);
+	eqp_close(f);
+	unlink(path);
+}
+
+/*
  * Samples with no symbol are counted per module three ways: by proc, line
  * and insn from their rows at the end; by exe, by module and by key set
  * from the class (row, module) of their extent in the map of ranges; and,
@@ -907,6 +966,7 @@ int main(void)
 		cmocka_unit_test(by_parse),
 		cmocka_unit_test(simd_as_scalar),
 		cmocka_unit_test(batch_table_as_log),
+		cmocka_unit_test(full_cells_among_many),
 		cmocka_unit_test(unresolved_counted_alike),
 		cmocka_unit_test(unresolved_in_spans),
 		cmocka_unit_test(fast_as_slow),
