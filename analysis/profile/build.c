@@ -915,7 +915,7 @@ static inline __attribute__((always_inline)) int
 fast_count(struct fast_run *f, struct agg_counts *cs, struct row_count *c, uint32_t id,
 	   uint32_t bias, const int few)
 {
-	if (few || !blk_cell_inc(cs, c, id - bias, f->blk)) {
+	if (few || c->blk_cur == f->blk || !blk_cell_inc(cs, c, id - bias, f->blk)) {
 		if (__builtin_expect(c->blk_cur != f->blk, 0) &&
 		    blk_enter(cs, c, id - bias, f->blk))
 			return -1;
