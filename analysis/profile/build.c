@@ -883,7 +883,9 @@ fast_time(struct fast_run *f, uint64_t time)
  * whether the row had a sample there is a branch guessed wrong often.
  * Over 3.9 M samples in 34 k rows by line (bench/speed's spread
  * recording), nearly every sample is its row's first in the block: this
- * took its branches guessed wrong from 1.5 M to 0.1 M (cachegrind).
+ * took its branches guessed wrong from 1.5 M to 0.1 M (cachegrind).  A
+ * row whose cell filled counts the rest of the block in c->blk_in, and
+ * fast_count keeps it there without looking at the cell again.
  */
 static inline __attribute__((always_inline)) int
 blk_cell_inc(struct agg_counts *cs, struct row_count *c, uint32_t row, uint32_t blk)
@@ -903,13 +905,15 @@ blk_cell_inc(struct agg_counts *cs, struct row_count *c, uint32_t row, uint32_t 
 /*
  * A sample in the row of count c, id as the loop keeps it (row + bias):
  * its block and its pairs; -1 when the batch log is full (the loop stops
- * before it).  few (a constant): the loop over few rows (under
- * FAST_MANY_ROWS), where a row follows itself often (in runs, or 1 in 10
- * with 10 rows): its pairs are added without a branch, which would be
- * guessed wrong each time the run begins or ends.  (Over a recording with
- * runs and 71 rows that takes 13% less time, over 10 rows 12-20%; over
- * rows drawn at random with no runs, 2.5% less at 64 rows and up to 9%
- * more at 500, where a branch that is never taken is guessed right.)
+ * before it).  Among many rows, in its cell as it comes unless it counts
+ * in its blk_in already (blk_cell_inc).  few (a constant): the loop over
+ * few rows (under FAST_MANY_ROWS), where a row follows itself often (in
+ * runs, or 1 in 10 with 10 rows): its pairs are added without a branch,
+ * which would be guessed wrong each time the run begins or ends.  (Over a
+ * recording with runs and 71 rows that takes 13% less time, over 10 rows
+ * 12-20%; over rows drawn at random with no runs, 2.5% less at 64 rows and
+ * up to 9% more at 500, where a branch that is never taken is guessed
+ * right.)
  */
 static inline __attribute__((always_inline)) int
 fast_count(struct fast_run *f, struct agg_counts *cs, struct row_count *c, uint32_t id,
