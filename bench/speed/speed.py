@@ -34,6 +34,15 @@ def w(name):
     return os.path.join(work, name)
 
 
+def record(*args):
+    """speed_rec ARGS: a recording written, then on disk before anything is
+    timed: when speed_rec has written the 100 M recordings (8 GB) some 1.9
+    GB are still to be written back, 3 s of the kernel's work here, which
+    the first round's first commands would share the machine with."""
+    run([speed_rec, *args])
+    os.sync()
+
+
 def medians(cmds, n=None, perf_rounds=None):
     """rounds.medians, BENCH_SPEED_ROUNDS rounds unless n says."""
     return rounds_medians(cmds, n or rounds, perf_rounds)
@@ -180,9 +189,9 @@ def beside(path, n):
     samples, losses, runs and threads).  perf resolves nothing in the first
     and has no idle task in its twin of the second: not timed."""
     shutil.copy(w("funcs"), w("gone"))
-    run([speed_rec, w("gone"), str(n), "320000", w("gone.eqp")])
+    record(w("gone"), str(n), "320000", w("gone.eqp"))
     os.unlink(w("gone"))
-    run([speed_rec, w("funcs"), str(n), "320000", w("idle.eqp"), "idle"])
+    record(w("funcs"), str(n), "320000", w("idle.eqp"), "idle")
     eq = lambda f: [eqprof, "report", f, "--by", "proc", "-o", w("r.txt")]
     m = medians({"proc": eq(path), "gone": eq(w("gone.eqp")), "idle": eq(w("idle.eqp"))})
     for k, what in (("gone", "with the program gone (no symbol)"),
@@ -198,7 +207,7 @@ def srcline(label, pcs):
     perf 6.1 runs addr2line for every sample (about 150 us each here), so
     100 M samples would take hours; eqprof's --by line beside it."""
     n = int(os.environ.get("BENCH_SPEED_SRCLINE", "50000"))
-    run([speed_rec, w("funcs"), str(n), str(pcs), w("l.eqp"), "--perf", w("l.data")])
+    record(w("funcs"), str(n), str(pcs), w("l.eqp"), "--perf", w("l.data"))
     m = medians({"perf": ["perf", "report", "-i", w("l.data"), "--stdio", "--sort", "srcline"],
                  "line": [eqprof, "report", w("l.eqp"), "--by", "line", "-o", w("r.txt")],
                  "proc": [eqprof, "report", w("l.eqp"), "--by", "proc", "-o", w("r.txt")]}, 1)
@@ -219,13 +228,13 @@ recorder("`--call-graph dwarf` at 4 kHz", ["-F", "4000", "--call-graph", "dwarf"
 recorder("the whole machine (`-a`) at 4 kHz for 2 s", ["-a", "-F", "4000"], ["-a", "-t", "4000"],
          "all", ["sleep", "2"])
 
-run([speed_rec, w("funcs"), str(big), "64", w("big.eqp"), "--perf", w("big.data")])
+record(w("funcs"), str(big), "64", w("big.eqp"), "--perf", w("big.data"))
 synthetic("%d M samples at 64 pcs" % (big // 1000000), w("big.eqp"), w("big.data"), big, 100,
           1.5, big <= 20000000)
 os.unlink(w("big.eqp"))
 os.unlink(w("big.data"))
 
-run([speed_rec, w("funcs"), str(spread), "320000", w("spread.eqp"), "--perf", w("spread.data")])
+record(w("funcs"), str(spread), "320000", w("spread.eqp"), "--perf", w("spread.data"))
 synthetic("%.1f M samples over 5,000 functions (320 k pcs)" % (spread / 1e6), w("spread.eqp"),
           w("spread.data"), spread, None, 5, True)
 os.unlink(w("spread.data"))

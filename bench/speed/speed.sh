@@ -9,7 +9,8 @@
 #   - report over synthetic recordings, BENCH_SPEED_BIG samples (default
 #     100 M) at 64 distinct pcs and BENCH_SPEED_SPREAD (default 3.9 M) over
 #     5,000 functions (~320 k distinct pcs), each written twice by speed_rec:
-#     as .eqp and as perf.data with the same samples (bench/speed/perf_data.c),
+#     as .eqp and as perf.data with the same samples (bench/speed/perf_data.c;
+#     both on disk, sync, before any is timed),
 #     checked by comparing perf report's and eqprof report's samples in
 #     every (comm, dso, sym) row: --by proc against reading the file (every
 #     word of it mapped and summed) and against perf report --sort dso,sym;
