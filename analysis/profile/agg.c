@@ -560,7 +560,7 @@ static void cells4(const uint8_t *v, unsigned nblocks, double *c)
 			c[4 * b + j] = (double)v[j];
 }
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#if AGG_AVX2
 #include <immintrin.h>
 
 __attribute__((target("avx2"))) static void cells4_avx2(const uint8_t *v, unsigned nblocks,

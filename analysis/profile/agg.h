@@ -185,10 +185,17 @@ int eq_row_by_samples(const void *x, const void *y);
  * once each. */
 void eq_rows_sort(struct eq_row *rows, size_t n);
 
-/* Whether vector code for AVX2 may run (build.c's count loop four samples
- * at a time, agg.c's batch counts four rows at a time): the CPU has it,
- * and eq_profile_use_simd did not turn it off.  Either way the same
- * profile. */
+/* Whether this build has the AVX2 code (build.c's count loop four samples
+ * at a time, agg.c's batch counts four rows at a time): x86-64, with
+ * GCC's (or clang's) intrinsics. */
+#if defined(__x86_64__) && defined(__GNUC__)
+#define AGG_AVX2 1
+#else
+#define AGG_AVX2 0
+#endif
+
+/* Whether that code may run: the build has it, the CPU has AVX2, and
+ * eq_profile_use_simd did not turn it off.  Either way the same profile. */
 int agg_simd(void);
 
 /* The samples of a range in time order, as slices: of the file's chunks

@@ -20,11 +20,8 @@
 #include "util/grow.h"
 
 /* the count loop four samples at a time with AVX2 (fast_on4) */
-#if defined(__x86_64__) && defined(__GNUC__)
-#define EQ_FAST4 1
+#if AGG_AVX2
 #include <immintrin.h>
-#else
-#define EQ_FAST4 0
 #endif
 
 double eq_profile_period_s(const struct eqp_file *f)
@@ -1137,7 +1134,7 @@ fast_plain_ids(struct fast_plain_tab *tb, const struct eq_sample *x, size_t m,
  * counted): the caller does its samples one at a time.  Returns how many
  * of the m at x it took (a multiple of 4).
  */
-#if EQ_FAST4
+#if AGG_AVX2
 static __attribute__((target("avx2"))) size_t
 fast_on4(const struct eq_pcmap_recent *rec, struct row_count *rc1, struct fast_run *f,
 	 const struct eq_sample *x, size_t m)
@@ -1240,11 +1237,6 @@ static int fast4_on(void)
 	return v;
 }
 
-int agg_simd(void)
-{
-	return fast4_on();
-}
-
 int eq_profile_use_simd(int on)
 {
 	if (on && !cpu_avx2())
@@ -1265,16 +1257,16 @@ static int fast4_on(void)
 	return 0;
 }
 
-int agg_simd(void)
-{
-	return 0;
-}
-
 int eq_profile_use_simd(int on)
 {
 	return on ? -1 : 0;
 }
 #endif
+
+int agg_simd(void)
+{
+	return fast4_on();
+}
 
 /* The same, each sample counted as soon as it is looked up: when rows are
  * few (their counts stay in the first-level cache).  Returns how many it
