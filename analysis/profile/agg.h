@@ -88,6 +88,10 @@ struct agg_counts {
 	size_t tile;           /* bytes a tile of it takes (blk_tile: nblk's,
 				  kept because blk_cell reads it per sample) */
 	size_t mat_max;        /* cells it may have before it becomes the log */
+	uint32_t *cell_n;      /* per row of the table: its samples counted in
+				  cells as they came (blk_cell_inc), not in
+				  rc[].samples yet (eq_agg_counts_fold) */
+	size_t cell_cap;
 };
 
 struct agg_row {

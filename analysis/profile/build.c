@@ -521,7 +521,8 @@ static int blk_table_grow(struct agg_counts *cs, size_t n)
 
 	if (rows > cs->mat_max / cs->nblk)
 		return cs->mat ? blk_to_log(cs) : (cs->nblk = 0, 0);
-	if (EQ_BIG_GROW0(cs->mat, cs->mat_cap, (rows >> AGG_TILE_BITS) * cs->tile, cs->tile))
+	if (EQ_BIG_GROW0(cs->mat, cs->mat_cap, (rows >> AGG_TILE_BITS) * cs->tile, cs->tile) ||
+	    EQ_BIG_GROW0(cs->cell_n, cs->cell_cap, rows, AGG_TILE_ROWS))
 		return -1;
 	cs->mat_rows = rows;
 	return 0;
@@ -566,6 +567,7 @@ void eq_agg_counts_free(struct agg_counts *cs)
 	eq_big_free(cs->rc);
 	eq_big_free(cs->log);
 	eq_big_free(cs->mat);
+	eq_big_free(cs->cell_n);
 	memset(cs, 0, sizeof(*cs));
 }
 
@@ -580,6 +582,10 @@ int eq_agg_counts_fold(struct eq_agg *a)
 
 		if (blk_flush(cs, (uint32_t)i))
 			return -1;
+		if (i < cs->cell_cap) {
+			c->samples += cs->cell_n[i];
+			cs->cell_n[i] = 0;
+		}
 		r->samples += c->samples;
 		r->same[0] += c->same[0];
 		r->same[1] += c->same[1];
@@ -838,6 +844,8 @@ static int count_span(struct pc_table *t, struct eq_agg *a, struct eq_symbolizer
  * alike), the block, the last time and the sums of the intervals. */
 struct fast_run {
 	uint32_t p0, p1, blk;
+	uint32_t hot;          /* among many rows: an id whose cell in the
+				  block is full (UINT32_MAX: none) */
 	uint64_t last;
 	double sum, sum2;
 };
@@ -845,7 +853,7 @@ struct fast_run {
 static inline __attribute__((always_inline)) void
 fast_load(struct fast_run *f, const struct series_run *r, uint32_t bias)
 {
-	*f = (struct fast_run){ r->p0 + bias, r->p1 + bias, r->blk, r->times.t_last,
+	*f = (struct fast_run){ r->p0 + bias, r->p1 + bias, r->blk, UINT32_MAX, r->times.t_last,
 				r->times.dt_sum, r->times.dt_sum2 };
 }
 
@@ -872,20 +880,24 @@ fast_time(struct fast_run *f, uint64_t time)
 }
 
 /*
- * A sample of row (count c) among many, in the table's cell of the block
- * it is in, when the table has one with room: 1, else 0 (then the row's
- * block as below).  The cells the samples of a block are counted in lie
- * near each other (agg.h), where a row's cell of the block it last had a
- * sample in, which blk_enter writes, can be anywhere in the table; and
- * whether the row had a sample there is a branch guessed wrong often.
- * Over 3.9 M samples in 34 k rows by line (bench/speed's spread
- * recording), nearly every sample is its row's first in the block: this
- * took its branches guessed wrong from 1.5 M to 0.1 M (cachegrind).  A
- * row whose cell filled counts the rest of the block in c->blk_in, and
- * fast_count keeps it there without looking at the cell again.
+ * A sample of row among many, in the table's cell of the block it is in,
+ * when the table has one with room: 1, else 0 (then the row's block as
+ * below).  The cells the samples of a block are counted in lie near each
+ * other (agg.h), where a row's cell of the block it last had a sample in,
+ * which blk_enter writes, can be anywhere in the table; and whether the
+ * row had a sample there is a branch guessed wrong often.  Over 3.9 M
+ * samples in 34 k rows by line (bench/speed's spread recording), nearly
+ * every sample is its row's first in the block: this took its branches
+ * guessed wrong from 1.5 M to 0.1 M (cachegrind).  The sample is counted
+ * in cs->cell_n, 4 bytes a row, and the row's counts (32 bytes, 1.1 MB
+ * for those rows) are not read: in a cache of 512 KiB (cachegrind's
+ * last level), the count loop's read misses by line went from 5.5 M to
+ * 2.4 M.  A row whose cell filled counts the rest of the block in
+ * c->blk_in; fast_count keeps the latest such row (f->hot) there without
+ * looking at its cell again.
  */
 static inline __attribute__((always_inline)) int
-blk_cell_inc(struct agg_counts *cs, struct row_count *c, uint32_t row, uint32_t blk)
+blk_cell_inc(struct agg_counts *cs, uint32_t row, uint32_t blk)
 {
 	uint8_t *m;
 
@@ -895,15 +907,15 @@ blk_cell_inc(struct agg_counts *cs, struct row_count *c, uint32_t row, uint32_t 
 	if (*m == AGG_CELL_MAX)
 		return 0;
 	++*m;
-	c->samples++;
+	cs->cell_n[row]++;
 	return 1;
 }
 
 /*
  * A sample in the row of count c, id as the loop keeps it (row + bias):
  * its block and its pairs; -1 when the batch log is full (the loop stops
- * before it).  Among many rows, in its cell as it comes unless it counts
- * in its blk_in already (blk_cell_inc).  few (a constant): the loop over
+ * before it).  Among many rows, in its cell as it comes unless the cell
+ * is full or the row is f->hot (blk_cell_inc).  few (a constant): the loop over
  * few rows (under FAST_MANY_ROWS), where a row follows itself often (in
  * runs, or 1 in 10 with 10 rows): its pairs are added without a branch,
  * which would be guessed wrong each time the run begins or ends.  (Over a
@@ -916,7 +928,9 @@ static inline __attribute__((always_inline)) int
 fast_count(struct fast_run *f, struct agg_counts *cs, struct row_count *c, uint32_t id,
 	   uint32_t bias, const int few)
 {
-	if (few || c->blk_cur == f->blk || !blk_cell_inc(cs, c, id - bias, f->blk)) {
+	if (few || id == f->hot || !blk_cell_inc(cs, id - bias, f->blk)) {
+		if (!few)
+			f->hot = id;
 		if (__builtin_expect(c->blk_cur != f->blk, 0) &&
 		    blk_enter(cs, c, id - bias, f->blk))
 			return -1;
@@ -956,13 +970,15 @@ fast_count_ids(struct fast_run *f, struct agg_counts *cs, const uint32_t *ids, s
 	       const uint32_t bias)
 {
 	struct row_count *rcb = cs->rc - bias;  /* indexed by id */
+	/* (no table: the rows' counts, fetched in vain) */
+	const uint32_t *cn = cs->cell_n ? cs->cell_n - bias : (const uint32_t *)rcb;
 	size_t i;
 
 	for (i = 0; i < n; i++) {
 		uint32_t id = ids[i];
 
 		/* many rows: their counts are far apart */
-		__builtin_prefetch(&rcb[ids[i + PREFETCH_AHEAD]], 1);
+		__builtin_prefetch(&cn[ids[i + PREFETCH_AHEAD]], 1);
 		if (fast_count(f, cs, &rcb[id], id, bias, 0))
 			break;
 	}
