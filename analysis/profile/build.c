@@ -1194,13 +1194,9 @@ fast_on4(const struct eq_pcmap_recent *rec, struct row_count *rc1, struct fast_r
 		/* the recent entries (eq_pcmap_reg_get, on) */
 #pragma GCC unroll 4
 		for (j = 0; j < 4; j++) {
-			uint64_t q = p[j].pc;
-			uint32_t sp = p[j].pid;
-			const struct eq_pcmap_recent *e =
-				&rec[eq_pcmap_recent_hash(q, sp) & (EQ_PCMAP_RECENT - 1)];
+			const struct eq_pcmap_recent *e = eq_pcmap_recent_find(rec, p[j].pc, p[j].pid);
 
-			if (e->pc != q || e->space != sp || (int32_t)e->v <= 0 ||
-			    rc1[e->v].blk_cur != g.blk)
+			if (!e || (int32_t)e->v <= 0 || rc1[e->v].blk_cur != g.blk)
 				break;
 			tg[j] = e->v;
 		}

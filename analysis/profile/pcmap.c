@@ -226,11 +226,10 @@ uint32_t eq_pcmap_get_probe(const struct eq_pcmap *m, uint32_t space, uint64_t p
 
 uint32_t eq_pcmap_miss(struct eq_pcmap *m, uint32_t space, uint64_t pc)
 {
-	struct eq_pcmap_recent *r = &m->pcs[eq_pcmap_recent_hash(pc, space) & (EQ_PCMAP_RECENT - 1)];
 	uint32_t v = eq_pcmap_get_probe(m, space, pc);
 
 	if (v)
-		*r = (struct eq_pcmap_recent){ pc, space, v };
+		eq_pcmap_recent_put(m->pcs, pc, space, v);
 	m->left -= m->left != 0;
 	return v;
 }
@@ -259,8 +258,6 @@ static void trial_end(struct eq_pcmap *m)
 void eq_pcmap_tune(struct eq_pcmap *m)
 {
 	const struct eq_pcmap_recent *n = &m->none;
-	struct eq_pcmap_recent *r =
-		&m->pcs[eq_pcmap_recent_hash(n->pc, n->space) & (EQ_PCMAP_RECENT - 1)];
 
 	m->left = 1;
 	if (m->mode != EQ_PCMAP_MODE_TRIAL) {
@@ -275,10 +272,10 @@ void eq_pcmap_tune(struct eq_pcmap *m)
 		return;
 	}
 	/* (a pc without a value is in no entry) */
-	if (n->space && r->pc == n->pc && r->space == n->space)
+	if (n->space && eq_pcmap_recent_find(m->pcs, n->pc, n->space))
 		m->hits++;
 	else if (n->space)
-		*r = *n;
+		eq_pcmap_recent_put(m->pcs, n->pc, n->space, n->v);
 	m->none.space = 0;
 	if (++m->gets == EQ_PCMAP_TRIAL)
 		trial_end(m);

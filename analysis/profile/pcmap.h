@@ -63,6 +63,38 @@ static inline uint64_t eq_pcmap_recent_hash(uint64_t pc, uint32_t space)
 	return pc ^ (pc >> 10) ^ space;
 }
 
+/*
+ * pc of space, value v, into the cache of recent pcs rec (EQ_PCMAP_RECENT
+ * entries), at its place; what was there moves to the entry beside it
+ * (the index ^ 1), where the loops that read the cache most look next.
+ * Two pcs whose places are the same are both kept: with 64 pcs drawn at
+ * random among 1,024 places a few pairs meet, and each would push the
+ * other out at every other sample (in bench/speed's 100 M samples at 64
+ * pcs, 1.5% of the lookups missed).
+ */
+static inline void eq_pcmap_recent_put(struct eq_pcmap_recent *rec, uint64_t pc, uint32_t space,
+				       uint32_t v)
+{
+	size_t h = eq_pcmap_recent_hash(pc, space) & (EQ_PCMAP_RECENT - 1);
+
+	if (rec[h].space && (rec[h].pc != pc || rec[h].space != space))
+		rec[h ^ 1] = rec[h];
+	rec[h] = (struct eq_pcmap_recent){ pc, space, v };
+}
+
+/* The entry of pc of space in rec (as eq_pcmap_recent_put leaves it), or
+ * NULL. */
+static inline const struct eq_pcmap_recent *
+eq_pcmap_recent_find(const struct eq_pcmap_recent *rec, uint64_t pc, uint32_t space)
+{
+	size_t h = eq_pcmap_recent_hash(pc, space) & (EQ_PCMAP_RECENT - 1);
+
+	if (__builtin_expect(rec[h].pc == pc && rec[h].space == space, 1))
+		return &rec[h];
+	h ^= 1;
+	return rec[h].pc == pc && rec[h].space == space ? &rec[h] : NULL;
+}
+
 struct eq_pcmap {
 	struct eq_pcmap_recent *recent;  /* pcs (on), or &none */
 	size_t rmask;          /* EQ_PCMAP_RECENT - 1 (on), or 0 */
@@ -126,6 +158,13 @@ eq_pcmap_get(struct eq_pcmap *m, uint32_t space, uint64_t pc)
 
 	if (__builtin_expect(r->pc == pc && r->space == space, 1))
 		return r->v;
+	/* (on, the entry beside it: eq_pcmap_recent_put) */
+	if (m->rmask) {
+		const struct eq_pcmap_recent *a = &m->recent[(size_t)(r - m->recent) ^ 1];
+
+		if (a->pc == pc && a->space == space)
+			return a->v;
+	}
 	page = pc >> EQ_PCMAP_PAGE_SHIFT;
 	sl = &m->slots[eq_pcmap_hash(page, space) & m->mask];
 	/* (an empty slot is page 0 of space 0) */
@@ -133,8 +172,12 @@ eq_pcmap_get(struct eq_pcmap *m, uint32_t space, uint64_t pc)
 	    eq_pcmap_get_probe(m, space, pc);
 	/* (a value once there stays: what recent has is never stale; off,
 	 * nothing is stored, for the next lookup not to wait on this one) */
-	if (v && m->store)
-		*r = (struct eq_pcmap_recent){ pc, space, v };
+	if (v && m->store) {
+		if (m->rmask)
+			eq_pcmap_recent_put(m->recent, pc, space, v);
+		else
+			*r = (struct eq_pcmap_recent){ pc, space, v };
+	}
 	if (__builtin_expect(--m->left == 0, 0))
 		eq_pcmap_tune(m);
 	return v;
@@ -187,12 +230,9 @@ eq_pcmap_reg_get(struct eq_pcmap *m, struct eq_pcmap_reg *g, uint32_t space, uin
 	uint64_t page = pc >> EQ_PCMAP_PAGE_SHIFT;
 
 	if (on) {
-		const struct eq_pcmap_recent *r =
-			&g->recent[eq_pcmap_recent_hash(pc, space) & (EQ_PCMAP_RECENT - 1)];
+		const struct eq_pcmap_recent *r = eq_pcmap_recent_find(g->recent, pc, space);
 
-		if (__builtin_expect(r->pc == pc && r->space == space, 1))
-			return r->v;
-		return eq_pcmap_miss(m, space, pc);
+		return __builtin_expect(r != NULL, 1) ? r->v : eq_pcmap_miss(m, space, pc);
 	}
 	g->n++;
 	sl = &g->slots[eq_pcmap_hash(page, space) & g->mask];
