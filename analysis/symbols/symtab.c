@@ -66,20 +66,24 @@ void eq_symtab_index_free(struct eq_symtab_index *x)
 	free(x);
 }
 
-/* The index of the first symbol above addr (x->n: none). */
+/* The index of the first symbol above addr (x->n: none).  The halves
+ * are chosen without a branch: which half holds a pc met for the first
+ * time is a coin toss at every step, and a report by line asks once for
+ * each of tens of thousands of line extents. */
 static size_t first_above(const struct eq_symtab_index *x, uint64_t addr)
 {
-	size_t lo = 0, hi = x->n;
+	const uint64_t *a = x->addrs;
+	size_t base = 0, n = x->n;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
+	if (!n)
+		return 0;
+	while (n > 1) {
+		size_t half = n / 2;
 
-		if (x->addrs[mid] <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
+		base += (size_t)(a[base + half] <= addr) * half;
+		n -= half;
 	}
-	return lo;
+	return base + (a[base] <= addr);
 }
 
 const struct eqp_symbol *eq_symtab_index_find(const struct eq_symtab_index *x, uint64_t addr)
