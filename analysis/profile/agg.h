@@ -42,7 +42,8 @@ struct blk_list {
  * all rows, apart from the rows' other fields: 32 bytes a row. */
 struct row_count {
 	uint64_t samples;     /* its samples, but blk_in (blk_flush adds them,
-				 one add a block instead of one a sample) */
+				 one add a block instead of one a sample)
+				 and cs->cell_n's (eq_agg_counts_fold) */
 	uint64_t same[2];     /* samples 1 (2) after one in this row, in it too */
 	uint32_t blk_cur;     /* the block of its latest sample + 1 (0: none
 				 yet), of those counted in blk_in */

@@ -899,14 +899,8 @@ fast_time(struct fast_run *f, uint64_t time)
 static inline __attribute__((always_inline)) int
 blk_cell_inc(struct agg_counts *cs, uint32_t row, uint32_t blk)
 {
-	uint8_t *m;
-
-	if (!cs->mat)
+	if (!blk_cell_add(cs, row, blk, 1))
 		return 0;
-	m = &cs->mat[blk_cell(cs, row, blk)];
-	if (*m == AGG_CELL_MAX)
-		return 0;
-	++*m;
 	cs->cell_n[row]++;
 	return 1;
 }
