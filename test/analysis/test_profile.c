@@ -191,20 +191,31 @@ static void time_mode_uses_the_sample_interval(void **state)
 /* eq_rows_sort: the order of eq_row_by_samples, rows tied on samples,
  * name and module in the order they came (a stable sort), whatever the
  * sizes: against an insertion sort here, over rows with many ties (the
- * pid keeps each row's first place). */
+ * pid keeps each row's first place).  The second set of names all share
+ * their first 16 bytes (one file's lines, most rows' ties by line), and
+ * differ in the 8 bytes after them, past those, at bytes above 0x7f
+ * (strcmp's bytes are unsigned), or not at all. */
 static void rows_sort_stable(void **state)
 {
-	static const char *names[] = { "f", "g", "/src/a.c:10", "/src/a.c:9", "" };
+	static const char *set0[] = { "f", "g", "/src/a.c:10", "/src/a.c:9", "" };
+	static const char *set1[] = { "/tmp/s5/funcs.c:", "/tmp/s5/funcs.c:45003",
+				      "/tmp/s5/funcs.c:4500", "/tmp/s5/funcs.c:12345678",
+				      "/tmp/s5/funcs.c:123456781", "/tmp/s5/funcs.c:123456780",
+				      "/tmp/s5/funcs.c:\xc3\xa9", "/tmp/s5/funcs.c:\xc4\xa8",
+				      "/tmp/s5/funcs.c:9" };
 	static const char *mods[] = { "x", "libc.so.6", "" };
 	static const size_t sizes[] = { 0, 1, 2, 15, 16, 17, 33, 1000, 4099 };
 	uint64_t seed = 0x5eed5047;
 	size_t z, i, j, n;
 
 	(void)state;
-	for (z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++) {
+	for (z = 0; z < 4 * sizeof(sizes) / sizeof(sizes[0]); z++) {
+		const char *const *names = z & 2 ? set1 : set0;
+		size_t nnames = z & 2 ? sizeof(set1) / sizeof(set1[0]) :
+					sizeof(set0) / sizeof(set0[0]);
 		struct eq_row *got, *want;
 
-		n = sizes[z];
+		n = sizes[z / 4];
 		got = calloc(n ? n : 1, sizeof(*got));
 		want = calloc(n ? n : 1, sizeof(*want));
 		assert_non_null(got);
@@ -212,7 +223,8 @@ static void rows_sort_stable(void **state)
 		for (i = 0; i < n; i++) {
 			uint64_t r = eq_xorshift64(&seed);
 
-			got[i] = (struct eq_row){ .name = names[r % 5], .module = mods[(r >> 8) % 3],
+			got[i] = (struct eq_row){ .name = names[r % nnames],
+						  .module = mods[(r >> 8) % 3],
 						  .samples = (r >> 16) % (z & 1 ? 4 : 300),
 						  .pid = (uint32_t)i };
 		}
