@@ -46,19 +46,30 @@ def main():
     t.ok(ka > 0 and kb > 0, "a() and b() both have the leaf's callers' samples (their shares: perf's, below)",
          (ka, kb))
     leaf = rows.get("leaf", {})
-    # exact: every stack through leaf (a sample whose pc is in leaf) is
-    # main;a|b;leaf, the frame pointers of -O0 code being complete; how
-    # many samples fall outside leaf (start-up, exit, a() and b()'s own few
-    # instructions) is the machine's, held to perf's below
+    # every stack through leaf (a sample whose pc is in leaf) is
+    # main;a|b;leaf, the frame pointers of -O0 code being complete, but
+    # for three of leaf's instructions: before its frame is set up (push
+    # %rbp, mov %rsp,%rbp) and after it is left (ret), %rbp is still its
+    # caller's frame, and frame-pointer unwinding, perf's as ours, skips
+    # the caller: main;leaf (a CI run met one in 4,312 samples; with
+    # leaf's loop cut to one pass, 2 in 311).  Against the 2 M and 6 M
+    # passes of leaf's loop in each round (8 instructions each), those
+    # hold about 1e-7 of the time: some 5e-4 such samples expected in a
+    # run, more than 2 with a probability near 2e-11 (2e-5 were they a
+    # hundred times as likely).  How many samples
+    # fall outside leaf (start-up, exit, a() and b()'s own few
+    # instructions) is the machine's, held to perf's below.
     stacks = s.folded()
     through = sum(n for fr, n in stacks if "leaf" in fr)
     whole = sum(n for fr, n in stacks if len(fr) >= 3 and fr[-1] == "leaf" and fr[-2] in ("a", "b")
                 and fr[-3] == "main")
+    skipped = sum(n for fr, n in stacks if len(fr) >= 2 and fr[-1] == "leaf" and fr[-2] == "main")
     own_ab = rows.get("a", {}).get("self_samples", 0) + rows.get("b", {}).get("self_samples", 0)
-    t.ok(through > 0 and whole == through == leaf.get("self_samples", -1) and
-         rows.get("main", {}).get("children_samples", 0) >= ka + kb - own_ab,
-         "leaf() has the samples as self, each under main;a|b (%d of %d), main() as children"
-         % (whole, through), {k: (v["self_samples"], v["children_samples"]) for k, v in rows.items()})
+    t.ok(through > 0 and whole + skipped == through == leaf.get("self_samples", -1) and
+         skipped <= 2 and rows.get("main", {}).get("children_samples", 0) >= ka + kb - own_ab,
+         "leaf() has the samples as self, each under main;a|b (%d of %d; %d in its frame's "
+         "first or last instructions, main;leaf), main() as children" % (whole, through, skipped),
+         {k: (v["self_samples"], v["children_samples"]) for k, v in rows.items()})
     # perf gives a sample an empty user chain when the task has no user
     # stack to walk any more (taken while it exits): seen about once in
     # 3000 samples on a loaded machine under ASan.  The one process exits
