@@ -52,13 +52,13 @@ def main():
     # %rbp, mov %rsp,%rbp) and after it is left (ret), %rbp is still its
     # caller's frame, and frame-pointer unwinding, perf's as ours, skips
     # the caller: main;leaf (a CI run met one in 4,312 samples; with
-    # leaf's loop cut to one pass, 2 in 311).  Against the 2 M and 6 M
+    # leaf's loop cut to one pass, 21 of 995).  Against the 2 M and 6 M
     # passes of leaf's loop in each round (8 instructions each), those
     # hold about 1e-7 of the time: some 5e-4 such samples expected in a
     # run, more than 2 with a probability near 2e-11 (2e-5 were they a
-    # hundred times as likely).  How many samples
-    # fall outside leaf (start-up, exit, a() and b()'s own few
-    # instructions) is the machine's, held to perf's below.
+    # hundred times as likely).  How many samples fall outside leaf
+    # (start-up, exit, a() and b()'s own few instructions) is the
+    # machine's, held to perf's below.
     stacks = s.folded()
     through = sum(n for fr, n in stacks if "leaf" in fr)
     whole = sum(n for fr, n in stacks if len(fr) >= 3 and fr[-1] == "leaf" and fr[-2] in ("a", "b")
