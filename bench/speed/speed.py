@@ -26,6 +26,7 @@ eqprof, speed_rec, work = sys.argv[1:4]
 rounds = int(os.environ.get("BENCH_SPEED_ROUNDS", "3"))
 big = int(os.environ.get("BENCH_SPEED_BIG", "100000000"))
 spread = int(os.environ.get("BENCH_SPEED_SPREAD", "3900000"))
+g_rounds = int(os.environ.get("BENCH_SPEED_G_ROUNDS", "216000"))
 have_perf = shutil.which("perf") is not None
 verdicts = []
 
@@ -269,6 +270,24 @@ for fmt, peer in (("chrome", "`perf data convert --to-json`"),
     p = m.get("perf " + fmt) if peer else None
     row("`export --format %s` of it (perf: %s)" % (fmt, peer or "none"), p, m[fmt],
         goal="<= perf" if peer else "", met=(m[fmt] <= p) if p is not None else None)
+
+# --children where stacks are many: the 843 k samples (the same
+# program, more rounds; its stacks 67 rows deep), against --by proc.
+gl, gld = w("gl.eqp"), w("gl.data")
+run([eqprof, "record", "-q", "-t", "20000", "-g", "-o", gl, "--", w("load"), str(g_rounds)])
+if have_perf:
+    run(["perf", "record", "-q", "-F", "20000", "-g", "-o", gld, "--", w("load"), str(g_rounds)])
+m = medians({"proc": [eqprof, "report", gl, "--by", "proc", "--no-children", "-o", w("r.txt")],
+             "children": [eqprof, "report", gl, "--children", "-o", w("r.txt")],
+             "perf children": ["perf", "report", "--children", "-i", gld, "--stdio"]
+             if have_perf else None}, perf_rounds=1)
+n, _ = eq_header(gl)
+row("`report --children`, %d samples with -g, the program run %d rounds (perf: `perf report "
+    "--children`, 1 round)" % (n, g_rounds), m.get("perf children"), m["children"], m["proc"],
+    "`--by proc --no-children`", "<= 2x `--by proc`", m["children"] <= 2 * m["proc"])
+for path in (gl, gld):
+    if os.path.exists(path):
+        os.unlink(path)
 
 print("\n%d of %d goals met%s" % (sum(v[2] for v in verdicts), len(verdicts),
                                   "; missed: " + "; ".join(v[0] for v in verdicts if not v[2])

@@ -20,7 +20,11 @@
 #     samples (default 50 k; perf runs addr2line for every sample);
 #   - report --children and the exports of the -g recording against perf
 #     report --children, perf data convert --to-json (chrome), perf script
-#     report stackcollapse (folded) and perf script (csv).
+#     report stackcollapse (folded) and perf script (csv);
+#   - report --children at the issue's scale: the same program run
+#     BENCH_SPEED_G_ROUNDS rounds (default 216,000: about 843 k samples at
+#     20 kHz, the issue's figure), recorded with -g by each tool (perf
+#     report --children in the first round only).
 #
 # Disk: the 100 M recordings take 3.2 GB (.eqp) and 4.8 GB (perf.data)
 # together in $TMPDIR (mktemp -d).  perf report reads 100 M samples in about
@@ -35,18 +39,20 @@
 . "$(dirname "$0")/../lib.sh"
 
 # A program for the recorders: 64 functions, each calling the next, busy
-# for about 2 s of CPU; it prints its own CPU seconds on stderr.
+# for about 3 s of CPU (16,000 rounds; its argument, if any, is the
+# rounds); it prints its own CPU seconds on stderr.
 python3 - "$work/load.c" <<'PY'
 import sys
 with open(sys.argv[1], "w") as f:
-    f.write("#include <stdio.h>\n#include <sys/resource.h>\n")
+    f.write("#include <stdio.h>\n#include <stdlib.h>\n#include <sys/resource.h>\n")
     f.write("volatile unsigned sink;\n")
     for i in range(63, -1, -1):
         f.write("__attribute__((noinline)) unsigned g%d(unsigned x)\n{\n\tunsigned a = x;\n\n"
                 "\tfor (int i = 0; i < 2000; i++)\n\t\ta = a * 31 + i;\n" % i)
         f.write("\treturn %s;\n}\n" % ("a" if i == 63 else "g%d(a) + a" % (i + 1)))
-    f.write("int main(void)\n{\n\tstruct rusage ru;\n\n"
-            "\tfor (unsigned r = 0; r < 16000; r++)\n\t\tsink += g0(r);\n"
+    f.write("int main(int argc, char **argv)\n{\n\tstruct rusage ru;\n"
+            "\tunsigned long rounds = argc > 1 ? strtoul(argv[1], NULL, 10) : 16000;\n\n"
+            "\tfor (unsigned long r = 0; r < rounds; r++)\n\t\tsink += g0((unsigned)r);\n"
             "\tgetrusage(RUSAGE_SELF, &ru);\n"
             "\tfprintf(stderr, \"load cpu %.6f\\n\", ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +"
             " ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);\n\treturn 0;\n}\n")
