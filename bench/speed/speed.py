@@ -272,7 +272,7 @@ for fmt, peer in (("chrome", "`perf data convert --to-json`"),
         goal="<= perf" if peer else "", met=(m[fmt] <= p) if p is not None else None)
 
 # --children where stacks are many: the 843 k samples (the same
-# program, more rounds; its stacks 67 rows deep), against --by proc.
+# program, more rounds; stacks up to 66 procedures deep), against --by proc.
 gl, gld = w("gl.eqp"), w("gl.data")
 run([eqprof, "record", "-q", "-t", "20000", "-g", "-o", gl, "--", w("load"), str(g_rounds)])
 if have_perf:
