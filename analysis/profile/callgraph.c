@@ -384,11 +384,48 @@ struct stacks_pass {
 	size_t *coff;                 /* id -> its first in cpool */
 	size_t npool, poolcap, coffcap;
 	uint32_t *stack_of;           /* whole chain's id -> stack index */
-	size_t cap;
+	size_t *key_of;               /* whole chain's id -> its key in stacks.pool */
+	size_t cap, keycap;
+	struct chain_guess *guess;    /* 1 << GUESS_BITS: see chain_guessed */
 	const struct eq_loc **frames;
 	int multi;                    /* eq_sym_multi_space */
 	int leaf_first;               /* the leaf is looked up for every sample */
 };
+
+/*
+ * A sample's whole chain is most often one seen before with the same leaf
+ * key and depth: guess[] remembers, by those, the chain last seen with
+ * them, compared whole before it is taken (chain_guessed), so that such a
+ * sample skips hashing its chain.  Ids stay those eq_chain_set_id gives.
+ */
+#define GUESS_BITS 12
+
+struct chain_guess {
+	uint32_t id1;                 /* id + 1; 0: none */
+	uint32_t n;
+};
+
+static inline struct chain_guess *guess_slot(struct stacks_pass *p, const uint64_t head[2],
+					     size_t n)
+{
+	uint64_t h = (head[0] ^ (head[1] * 0x9E3779B97F4A7C15ULL) ^ n) * 0xBF58476D1CE4E5B9ULL;
+
+	return &p->guess[h >> (64 - GUESS_BITS)];
+}
+
+/* The id of the chain (head, w, n) if it is the one guessed, else -1. */
+static inline long chain_guessed(const struct stacks_pass *p, const struct chain_guess *g,
+				 const uint64_t head[2], const uint64_t *w, size_t n)
+{
+	const uint64_t *k;
+
+	if (!g->id1 || g->n != n)
+		return -1;
+	k = p->stacks.pool + p->key_of[g->id1 - 1];
+	if (k[0] != head[0] || k[1] != head[1] || (n && memcmp(k + 2, w, n * sizeof(*w))))
+		return -1;
+	return (long)g->id1 - 1;
+}
 
 static void pass_free(struct stacks_pass *p)
 {
@@ -398,6 +435,8 @@ static void pass_free(struct stacks_pass *p)
 	free(p->cpool);
 	free(p->coff);
 	free(p->stack_of);
+	free(p->key_of);
+	free(p->guess);
 	free(p->frames);
 }
 
@@ -443,20 +482,32 @@ static long sample_stack(struct eq_stacks *st, struct stacks_pass *p, struct eq_
 	uint64_t head[2];
 	long cid, id, si;
 	size_t n = nf > 0 ? (size_t)nf : 0;
+	struct chain_guess *g;
 
 	*chain = nf > 0;
 	chain_head(smp, who, p->leaf_first ? leaf : NULL, &cc, nf, head);
+	g = guess_slot(p, head, n);
+	if ((id = chain_guessed(p, g, head, cc.frames, n)) >= 0) {
+		si = p->stack_of[id];
+		st->stacks[si].samples++;
+		return si;
+	}
 	id = eq_chain_set_id(&p->stacks, eq_chain_hash(head, cc.frames, n), head, cc.frames, n,
 			     &fresh);
 	if (id < 0)
 		return -1;
 	if (!fresh) {
+		*g = (struct chain_guess){ .id1 = (uint32_t)id + 1, .n = (uint32_t)n };
 		si = p->stack_of[id];
 		st->stacks[si].samples++;
 		return si;
 	}
 	if (EQ_GROW(p->stack_of, p->cap, (size_t)id + 1, 1024) < 0 ||
-	    (cid = callers_id(p, s, smp, who, &cc, nf, &leaf)) < 0)
+	    EQ_GROW(p->key_of, p->keycap, (size_t)id + 1, 1024) < 0)
+		return -1;
+	p->key_of[id] = p->stacks.npool - n - 2;
+	*g = (struct chain_guess){ .id1 = (uint32_t)id + 1, .n = (uint32_t)n };
+	if ((cid = callers_id(p, s, smp, who, &cc, nf, &leaf)) < 0)
 		return -1;
 	if (!leaf)
 		leaf = eq_sym_lookup(s, smp);
@@ -473,7 +524,8 @@ struct eq_stacks *eq_stacks_build_range(const struct eqp_file *f, struct eq_symb
 					struct eq_error *err)
 {
 	struct eq_stacks *st = calloc(1, sizeof(*st));
-	struct stacks_pass p = { .frames = malloc((1 + 2 * EQP_MAX_CHAIN_FRAMES) * sizeof(*p.frames)) };
+	struct stacks_pass p = { .frames = malloc((1 + 2 * EQP_MAX_CHAIN_FRAMES) * sizeof(*p.frames)),
+				 .guess = calloc((size_t)1 << GUESS_BITS, sizeof(*p.guess)) };
 	struct stack_seq *q = calloc(1, sizeof(*q));
 	size_t c, i;
 	int ranged = eq_range_active(range);
@@ -486,9 +538,10 @@ struct eq_stacks *eq_stacks_build_range(const struct eqp_file *f, struct eq_symb
 	int leaf_first = eqp_has_ustacks(f);
 
 	eq_range_ticks(range, eqp_meta(f)->clock_hz > 0 ? eqp_meta(f)->clock_hz : 1e9, &tr);
-	if (!st || !p.frames || !q) {
+	if (!st || !p.frames || !p.guess || !q) {
 		free(st);
 		free(p.frames);
+		free(p.guess);
 		free(q);
 		eq_fail(err, "out of memory");
 		return NULL;
@@ -524,7 +577,7 @@ struct eq_stacks *eq_stacks_build_range(const struct eqp_file *f, struct eq_symb
 			si = sample_stack(st, &p, s, c, i, &smp[i], leaf, &chain);
 			st->with_chain += (uint64_t)chain;
 			st->total_samples++;
-			if (si >= 0 && st->stacks[si].frames[0]->kind != EQ_LOC_IDLE) {
+			if (si >= 0 && !idle) {  /* its leaf is idle if the sample is */
 				st->busy++;
 				st->unchained += !chain;
 			}

@@ -3,8 +3,10 @@
  * chain table (eq_chain_set) gives equal keys one id and different keys
  * different ids, dense in order of first sight, also when every hash
  * collides; and eq_stacks_build, which looks a chain up only the first
- * time it is seen, counts every stack exactly as looking up every frame of
- * every sample does (eq_sample_frames, the reference), on a recording
+ * time it is seen (and most often finds it without hashing it, as the chain
+ * last seen with its leaf and depth), counts every stack, and the samples
+ * busy and without a chain, exactly as looking up every frame of every
+ * sample does (eq_sample_frames, the reference), on a recording
  * written here with what changes a frame's place besides its address: two
  * address spaces of one pid (an exec), idle samples with chains (pid 0, and
  * the idle flag on a pid), kernel frames, no chain, a 0 frame.
@@ -218,7 +220,7 @@ static void check_stacks(const struct eqp_file *f, unsigned flags)
 	struct eq_symbolizer *s = eq_sym_new(f, NULL, &err);
 	const struct eq_loc **fr = malloc((1 + 2 * EQP_MAX_CHAIN_FRAMES) * sizeof(*fr));
 	struct eq_stacks *st;
-	uint64_t *count, total = 0, chained = 0;
+	uint64_t *count, total = 0, chained = 0, busy = 0, unchained = 0;
 	long *first;
 	size_t c, i, seen = 0;
 
@@ -249,11 +251,17 @@ static void check_stacks(const struct eqp_file *f, unsigned flags)
 				first[k] = (long)seen++;
 			total++;
 			chained += (uint64_t)chain;
+			busy += fr[0]->kind != EQ_LOC_IDLE;
+			unchained += fr[0]->kind != EQ_LOC_IDLE && !chain;
 		}
 	}
 	assert_int_equal(seen, st->nstacks);            /* no stack without a sample */
 	assert_int_equal(total, st->total_samples);
 	assert_int_equal(chained, st->with_chain);
+	assert_int_equal(busy, st->busy);
+	assert_int_equal(unchained, st->unchained);
+	assert_true(busy > 0 && unchained > 0);
+	assert_true(busy < total || (flags & EQ_PROFILE_EXCLUDE_IDLE));  /* idle samples counted */
 	for (i = 0; i < st->nstacks; i++) {
 		assert_int_equal(st->stacks[i].samples, count[i]);
 		/* most samples first, ties in order of first sight */
