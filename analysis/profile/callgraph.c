@@ -469,6 +469,32 @@ static long callers_id(struct stacks_pass *p, struct eq_symbolizer *s, const str
 	return id;
 }
 
+/* The stack of a whole chain seen for the first time (its id in
+ * p->stacks): its key remembered, its frames located (the callers once per
+ * callers' chain, then the leaf), counted once.  -1 if out of memory. */
+static long first_stack(struct eq_stacks *st, struct stacks_pass *p, struct eq_symbolizer *s,
+			const struct eq_sample *smp, uint32_t who, const struct eqp_callchain *cc,
+			int nf, const struct eq_loc *leaf, long id)
+{
+	size_t n = nf > 0 ? (size_t)nf : 0;
+	long cid, si;
+
+	if (EQ_GROW(p->stack_of, p->cap, (size_t)id + 1, 1024) < 0 ||
+	    EQ_GROW(p->key_of, p->keycap, (size_t)id + 1, 1024) < 0)
+		return -1;
+	p->key_of[id] = p->stacks.npool - n - 2;
+	if ((cid = callers_id(p, s, smp, who, cc, nf, &leaf)) < 0)
+		return -1;
+	if (!leaf)
+		leaf = eq_sym_lookup(s, smp);
+	p->frames[0] = leaf;
+	memcpy(p->frames + 1, p->cpool + p->coff[cid], n * sizeof(*p->frames));
+	si = add_stack(st, &p->ss, p->frames, n + 1);
+	if (si >= 0)
+		p->stack_of[id] = (uint32_t)si;
+	return si;
+}
+
 /* The stack index of sample i of chunk c (counted once more), or -1 if out
  * of memory.  leaf: the sample's location, or NULL to look it up only for a
  * chain not seen. */
@@ -480,42 +506,24 @@ static long sample_stack(struct eq_stacks *st, struct stacks_pass *p, struct eq_
 	int nf = eq_sym_callchain(s, c, i, smp, &cc), fresh;
 	uint32_t who = callers_space(s, p->multi, smp);
 	uint64_t head[2];
-	long cid, id, si;
+	long id, si;
 	size_t n = nf > 0 ? (size_t)nf : 0;
 	struct chain_guess *g;
 
 	*chain = nf > 0;
 	chain_head(smp, who, p->leaf_first ? leaf : NULL, &cc, nf, head);
 	g = guess_slot(p, head, n);
-	if ((id = chain_guessed(p, g, head, cc.frames, n)) >= 0) {
-		si = p->stack_of[id];
-		st->stacks[si].samples++;
-		return si;
-	}
-	id = eq_chain_set_id(&p->stacks, eq_chain_hash(head, cc.frames, n), head, cc.frames, n,
-			     &fresh);
-	if (id < 0)
-		return -1;
-	if (!fresh) {
+	if ((id = chain_guessed(p, g, head, cc.frames, n)) < 0) {
+		id = eq_chain_set_id(&p->stacks, eq_chain_hash(head, cc.frames, n), head,
+				     cc.frames, n, &fresh);
+		if (id < 0)
+			return -1;
 		*g = (struct chain_guess){ .id1 = (uint32_t)id + 1, .n = (uint32_t)n };
-		si = p->stack_of[id];
-		st->stacks[si].samples++;
-		return si;
+		if (fresh)
+			return first_stack(st, p, s, smp, who, &cc, nf, leaf, id);
 	}
-	if (EQ_GROW(p->stack_of, p->cap, (size_t)id + 1, 1024) < 0 ||
-	    EQ_GROW(p->key_of, p->keycap, (size_t)id + 1, 1024) < 0)
-		return -1;
-	p->key_of[id] = p->stacks.npool - n - 2;
-	*g = (struct chain_guess){ .id1 = (uint32_t)id + 1, .n = (uint32_t)n };
-	if ((cid = callers_id(p, s, smp, who, &cc, nf, &leaf)) < 0)
-		return -1;
-	if (!leaf)
-		leaf = eq_sym_lookup(s, smp);
-	p->frames[0] = leaf;
-	memcpy(p->frames + 1, p->cpool + p->coff[cid], n * sizeof(*p->frames));
-	si = add_stack(st, &p->ss, p->frames, n + 1);
-	if (si >= 0)
-		p->stack_of[id] = (uint32_t)si;
+	si = p->stack_of[id];
+	st->stacks[si].samples++;
 	return si;
 }
 
