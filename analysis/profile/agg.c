@@ -264,7 +264,8 @@ static const char *format_name(struct eq_agg *a, const struct eq_loc *loc,
 		return eq_internf(a->strings, "%u:%s", (uint32_t)k->c, (const char *)k->b);
 	if (a->by == EQ_BY_LINE) {
 		/* eq_internf(a->strings, "%s:%u", file, line) without printf
-		 * (a row each): the same bytes, cut at 4095 like it */
+		 * (a row each): the same bytes, cut at 4095 like it; not
+		 * interned, as the row's key (module, file, line) is unique */
 		char buf[4096], num[24];
 		size_t lf = strlen(loc->file), ln = eq_fmt_u64(num, loc->line);
 
@@ -273,7 +274,7 @@ static const char *format_name(struct eq_agg *a, const struct eq_loc *loc,
 		memcpy(buf, loc->file, lf);
 		buf[lf] = ':';
 		memcpy(buf + lf + 1, num, ln);
-		return eq_intern_n(a->strings, buf, lf + 1 + ln);
+		return eq_intern_copy(a->strings, buf, lf + 1 + ln);
 	}
 	if (loc->proc)
 		return eq_internf(a->strings, "%s+0x%llx", loc->proc,

@@ -143,6 +143,11 @@ const char *eq_intern_n(struct eq_intern *t, const char *s, size_t len)
 	return copy;
 }
 
+const char *eq_intern_copy(struct eq_intern *t, const char *s, size_t len)
+{
+	return store(t, s, strnlen(s, len));
+}
+
 const char *eq_intern(struct eq_intern *t, const char *s)
 {
 	return eq_intern_n(t, s, strlen(s));

@@ -171,6 +171,11 @@ void eq_big_free(void *p)
 		free(h);
 }
 
+size_t eq_big_room(const void *p)
+{
+	return hdr_of(p)->bytes;
+}
+
 size_t eq_big_mapped(const void *p)
 {
 	return p ? hdr_of(p)->map : 0;

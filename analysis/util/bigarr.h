@@ -60,6 +60,11 @@ int eq_big_grow(void **arr, size_t *cap, size_t need, size_t elem, size_t first,
 /* Frees an array of these (NULL: nothing). */
 void eq_big_free(void *p);
 
+/* Bytes an array from here holds from p on (at least what was asked: a
+ * mapping's room to its end), so that a caller making blocks of its own
+ * can fill the mapping it is given. */
+size_t eq_big_room(const void *p);
+
 /* Bytes an array's own mapping spans (0: it is malloc's); for the tests. */
 size_t eq_big_mapped(const void *p);
 

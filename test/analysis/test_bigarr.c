@@ -2,7 +2,8 @@
  * contents kept and new elements zero across the step from malloc to a
  * mapping, mappings aligned to and a multiple of 2 MiB and advised for huge
  * pages, growth that moves pages instead of copying them (counted in minor
- * faults, which a copy takes by the thousand), overflow refused.  Under
+ * faults, which a copy takes by the thousand), a mapping's room to its
+ * end, overflow refused.  Under
  * AddressSanitizer (EQ_BIG_MAPS 0) every array is malloc's: the same
  * contents, no mappings. */
 #include <stdarg.h>
@@ -173,6 +174,33 @@ static void calloc_and_malloc(void **state)
 	eq_big_free(m0);
 }
 
+/* eq_big_room: what was asked of malloc's arrays, a mapping's bytes to its
+ * end, zero and writable (new_loc fills a mapping's room with blocks). */
+static void room_to_the_end(void **state)
+{
+	char *s = eq_big_calloc(1000, 8), *z = eq_big_calloc(300 * 1024, 1);
+	size_t i, room;
+
+	(void)state;
+	assert_non_null(s);
+	assert_non_null(z);
+	room = eq_big_room(z);
+	assert_true(room >= 300 * 1024);
+	if (EQ_BIG_MAPS) {
+		assert_int_equal(eq_big_room(s), 8000);
+		assert_int_equal(room, eq_big_mapped(z) - 64);
+		assert_int_equal(room, 2 * MIB - 64);
+	} else {
+		assert_int_equal(room, 300 * 1024);
+	}
+	for (i = 0; i < room; i += 4096)
+		assert_int_equal(z[i], 0);
+	assert_int_equal(z[room - 1], 0);
+	z[room - 1] = 1;
+	eq_big_free(s);
+	eq_big_free(z);
+}
+
 static void overflow_refused(void **state)
 {
 	char *v = NULL;
@@ -201,6 +229,7 @@ int main(void)
 		cmocka_unit_test(grows_into_mapping),
 		cmocka_unit_test(grows_without_copying),
 		cmocka_unit_test(calloc_and_malloc),
+		cmocka_unit_test(room_to_the_end),
 		cmocka_unit_test(overflow_refused),
 	};
 

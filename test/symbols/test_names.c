@@ -50,6 +50,24 @@ static void unversioned(void **state)
 	eq_intern_free(t);
 }
 
+/* eq_intern_copy: the bytes up to the first NUL, kept with the table, never
+ * the interned copy nor found as one. */
+static void copies_not_interned(void **state)
+{
+	struct eq_intern *t = eq_intern_new();
+	const char *i1 = eq_intern(t, "f.c:12"), *c1 = eq_intern_copy(t, "f.c:12", 6),
+		   *c2 = eq_intern_copy(t, "f.c:12xyz", 6), *c3 = eq_intern_copy(t, "ab\0cd", 5);
+
+	(void)state;
+	assert_string_equal(c1, "f.c:12");
+	assert_string_equal(c2, "f.c:12");
+	assert_string_equal(c3, "ab");
+	assert_true(c1 != i1 && c2 != i1 && c1 != c2);
+	assert_ptr_equal(eq_intern(t, "f.c:12"), i1);
+	assert_ptr_equal(eq_intern_n(t, "f.c:12xyz", 6), i1);
+	eq_intern_free(t);
+}
+
 #define BEST(a, ba, b, bb) eq_name_alias_cmp(16, ba, a, 16, bb, b)
 
 static void aliases(void **state)
@@ -102,6 +120,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(demangles),
 		cmocka_unit_test(unversioned),
+		cmocka_unit_test(copies_not_interned),
 		cmocka_unit_test(aliases),
 		cmocka_unit_test(perf_maps),
 	};
