@@ -102,45 +102,86 @@ static void index_finds_covering_symbol(void **state)
 	assert_null(eq_symtab_index_new(&(struct eqp_symtab){ "m", 0, 0, NULL }));
 }
 
+/* The symbol before address a in syms (the last at or below it), by a
+ * scan; fails the test when x's answer differs. */
+static void check_before(const struct eq_symtab_index *x, const struct eqp_symbol *syms,
+			 size_t n, uint64_t a)
+{
+	uint64_t want = 0;
+	const struct eqp_symbol *got = eq_symtab_index_before(x, a);
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (syms[i].addr <= a && syms[i].addr >= want)
+			want = syms[i].addr;
+	if (!want)
+		assert_null(got);
+	else if (!got || got->addr != want)
+		fail_msg("%zu symbols, 0x%llx: 0x%llx, not 0x%llx", n, (unsigned long long)a,
+			 got ? (unsigned long long)got->addr : 0ull, (unsigned long long)want);
+}
+
+static uint64_t next_seed(uint64_t *seed)
+{
+	*seed ^= *seed << 13;
+	*seed ^= *seed >> 7;
+	*seed ^= *seed << 17;
+	return *seed;
+}
+
 /* The symbol before an address (the last at or below it), in tables of
  * every size from 1 to 40 with repeated addresses, against a scan: the
  * search's every way to end (below the first, between, on, above the
- * last) at every size. */
+ * last) at every size.  Then tables of 64 symbols and more, which have
+ * buckets (symtab.c's at[]), their addresses clustered with gaps of up to
+ * a megabyte between, so that buckets are empty, hold one symbol, or
+ * many: every symbol's address, the byte before and after it, and
+ * addresses drawn over the whole span and beyond it. */
 static void index_before_every_size(void **state)
 {
-	static struct eqp_symbol syms[40];
+	static struct eqp_symbol syms[1000];
+	static const size_t big[] = { 64, 65, 100, 257, 1000 };
 	uint64_t seed = 0x9e3779b97f4a7c15ull;
-	size_t n, i;
-	uint64_t a;
+	size_t n, i, k;
+	uint64_t a, top;
 
 	(void)state;
 	for (n = 1; n <= 40; n++) {
 		struct eq_symtab_index *x;
 
-		for (i = 0; i < n; i++) {
-			seed ^= seed << 13;
-			seed ^= seed >> 7;
-			seed ^= seed << 17;
+		for (i = 0; i < n; i++)
 			/* 16-byte steps, a third of them repeated */
-			syms[i] = (struct eqp_symbol){ 0x1000 + 16 * (seed % (2 * n)), 0, "s" };
-		}
+			syms[i] = (struct eqp_symbol){ 0x1000 + 16 * (next_seed(&seed) % (2 * n)), 0,
+						       "s" };
 		x = eq_symtab_index_new(&(struct eqp_symtab){ "m", 0, n, syms });
 		assert_non_null(x);
-		for (a = 0xff0; a < 0x1000 + 16 * 2 * n + 32; a += 8) {
-			uint64_t want = 0;
-			const struct eqp_symbol *got = eq_symtab_index_before(x, a);
+		for (a = 0xff0; a < 0x1000 + 16 * 2 * n + 32; a += 8)
+			check_before(x, syms, n, a);
+		eq_symtab_index_free(x);
+	}
+	for (k = 0; k < sizeof(big) / sizeof(big[0]); k++) {
+		struct eq_symtab_index *x;
 
-			for (i = 0; i < n; i++)
-				if (syms[i].addr <= a && syms[i].addr >= want)
-					want = syms[i].addr;
-			if (!want)
-				assert_null(got);
-			else if (!got || got->addr != want)
-				fail_msg("%zu symbols, 0x%llx: 0x%llx, not 0x%llx", n,
-					 (unsigned long long)a,
-					 got ? (unsigned long long)got->addr : 0ull,
-					 (unsigned long long)want);
+		n = big[k];
+		for (i = 0, a = 0x400000; i < n; i++) {
+			uint64_t r = next_seed(&seed);
+
+			/* a step of 0 (an alias), 16 bytes, or a gap */
+			a += r % 8 == 0 ? 0 : r % 8 < 6 ? 16 : (r >> 8) % (1u << 20);
+			syms[(i * 7) % n] = (struct eqp_symbol){ a, 0, "s" };  /* out of order */
 		}
+		top = a;
+		x = eq_symtab_index_new(&(struct eqp_symtab){ "m", 0, n, syms });
+		assert_non_null(x);
+		for (i = 0; i < n; i++) {
+			check_before(x, syms, n, syms[i].addr - 1);
+			check_before(x, syms, n, syms[i].addr);
+			check_before(x, syms, n, syms[i].addr + 1);
+		}
+		for (i = 0; i < 4000; i++)
+			check_before(x, syms, n, 0x3ff000 + next_seed(&seed) % (top - 0x3ff000 + 0x2000));
+		check_before(x, syms, n, 0);
+		check_before(x, syms, n, UINT64_MAX);
 		eq_symtab_index_free(x);
 	}
 }
