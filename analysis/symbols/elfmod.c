@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "symbols/addrindex.h"
 #include "symbols/elfmod.h"
 #include "file/eqp.h"
 #include "file/infile.h"
@@ -597,16 +598,10 @@ struct line_cu {
 	int sorted;              /* recs by address, as libdw sorts them */
 	struct line_rec *recs;
 	size_t n;
-	/* sorted, of LINE_INDEX_MIN recs or more: at[b] the first rec at or
-	 * above address base + (b << shift), b <= nb (at[nb] = n), so that a
-	 * search reads a few recs instead of a miss a step over all */
-	uint32_t *at;
-	uint64_t base;
-	size_t nb;
-	unsigned shift;
+	/* sorted: buckets over the recs' addresses, so that a search reads
+	 * a few recs instead of a miss a step over all */
+	struct eq_addr_index idx;
 };
-
-#define LINE_INDEX_MIN 64
 
 struct line_run {
 	uint64_t start;          /* first address of a run of one CU's aranges */
@@ -637,7 +632,7 @@ static void free_lines(struct line_table *t)
 		return;
 	for (i = 0; i < t->ncus; i++) {
 		free(t->cus[i].recs);
-		free(t->cus[i].at);
+		eq_addr_index_free(&t->cus[i].idx);
 	}
 	free(t->cus);
 	free(t->runs);
@@ -728,8 +723,6 @@ static struct line_table *line_table(struct eq_elfmod *m)
 	return t;
 }
 
-static void index_cu(struct line_cu *cu);
-
 /* A CU's line records, its file names interned (a few files, interned once
  * each through a small cache of libdw's name pointers). */
 static void read_cu(struct eq_elfmod *m, struct line_table *t, struct line_cu *cu)
@@ -778,32 +771,8 @@ static void read_cu(struct eq_elfmod *m, struct line_table *t, struct line_cu *c
 	for (i = 1; i < n; i++)
 		if (cu->recs[i].addr < cu->recs[i - 1].addr)
 			cu->sorted = 0;
-	if (cu->sorted && n >= LINE_INDEX_MIN && n < UINT32_MAX)
-		index_cu(cu);
-}
-
-/* cu->at over a sorted CU's recs: buckets of 2^shift addresses, no more
- * buckets than recs (none when out of memory: rec_search searches all). */
-static void index_cu(struct line_cu *cu)
-{
-	uint64_t span = cu->recs[cu->n - 1].addr - cu->recs[0].addr;
-	size_t b, i = 0;
-	unsigned shift = 0;
-
-	while (shift < 63 && (span >> shift) >= cu->n)
-		shift++;
-	cu->nb = (size_t)(span >> shift) + 1;
-	cu->at = malloc((cu->nb + 1) * sizeof(*cu->at));
-	if (!cu->at)
-		return;
-	cu->base = cu->recs[0].addr;
-	cu->shift = shift;
-	for (b = 0; b < cu->nb; b++) {
-		while (i < cu->n && cu->recs[i].addr < cu->base + ((uint64_t)b << shift))
-			i++;
-		cu->at[b] = (uint32_t)i;
-	}
-	cu->at[cu->nb] = (uint32_t)cu->n;
+	if (cu->sorted && n)
+		eq_addr_index_build(&cu->idx, &cu->recs[0].addr, sizeof(*cu->recs), n);
 }
 
 /* The run holding DWARF address a, as libdwfl's addrarange() finds it. */
@@ -851,18 +820,16 @@ static const struct line_rec *rec_search(struct eq_elfmod *m, struct line_table 
 	if (cu->state < 0 || !cu->n)
 		return NULL;
 	u = cu->n - 1;
-	if (cu->at) {
+	if (cu->idx.at) {
 		/* the last rec at or below a is at or after the last below
 		 * a's bucket, and before the first above it */
-		size_t b;
+		size_t lo, hi;
 
-		if (a < cu->base)
+		if (a < cu->idx.base)
 			return NULL;
-		b = (size_t)((a - cu->base) >> cu->shift);
-		if (b >= cu->nb)
-			b = cu->nb - 1;
-		l = cu->at[b] ? cu->at[b] - 1 : 0;
-		u = cu->at[b + 1] - 1;
+		eq_addr_index_bucket(&cu->idx, a, &lo, &hi);
+		l = lo ? lo - 1 : 0;
+		u = hi - 1;
 	}
 	while (l < u) {
 		size_t idx = u - (u - l) / 2;

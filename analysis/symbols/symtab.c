@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "symbols/addrindex.h"
 #include "symbols/names.h"
 #include "symbols/symtab.h"
 
@@ -17,18 +18,8 @@ struct eq_symtab_index {
 	const struct eqp_symbol **syms;  /* sorted by addr */
 	uint64_t *addrs;                 /* syms[i]->addr: searched without
 					    a miss a step for each symbol */
-	/* of INDEX_MIN symbols or more: at[b] the first at or above
-	 * base + (b << shift), b <= nb (at[nb] = n), so that a search reads
-	 * the few addrs of one bucket instead of a dozen levels of addrs, each
-	 * a miss in a report's first sight of a pc (elfmod.c's line records
-	 * have the same index) */
-	uint32_t *at;
-	uint64_t base;
-	size_t nb;
-	unsigned shift;
+	struct eq_addr_index idx;        /* over addrs (addrindex.h) */
 };
-
-#define INDEX_MIN 64
 
 static int by_addr(const void *a, const void *b)
 {
@@ -41,30 +32,6 @@ static int by_addr(const void *a, const void *b)
 	 * best name (names.h) last. */
 	return -eq_name_alias_cmp(x->size, EQ_BIND_UNKNOWN, x->name,
 				  y->size, EQ_BIND_UNKNOWN, y->name);
-}
-
-/* x->at over x->addrs: buckets of 2^shift addresses, no more buckets than
- * symbols (none when out of memory: first_above searches all). */
-static void index_buckets(struct eq_symtab_index *x)
-{
-	uint64_t span = x->addrs[x->n - 1] - x->addrs[0];
-	size_t b, i = 0;
-	unsigned shift = 0;
-
-	while (shift < 63 && (span >> shift) >= x->n)
-		shift++;
-	x->nb = (size_t)(span >> shift) + 1;
-	x->at = malloc((x->nb + 1) * sizeof(*x->at));
-	if (!x->at)
-		return;
-	x->base = x->addrs[0];
-	x->shift = shift;
-	for (b = 0; b < x->nb; b++) {
-		while (i < x->n && x->addrs[i] < x->base + ((uint64_t)b << shift))
-			i++;
-		x->at[b] = (uint32_t)i;
-	}
-	x->at[x->nb] = (uint32_t)x->n;
 }
 
 struct eq_symtab_index *eq_symtab_index_new(const struct eqp_symtab *t)
@@ -89,8 +56,7 @@ struct eq_symtab_index *eq_symtab_index_new(const struct eqp_symtab *t)
 	qsort(x->syms, x->n, sizeof(*x->syms), by_addr);
 	for (i = 0; i < x->n; i++)
 		x->addrs[i] = x->syms[i]->addr;
-	if (x->n >= INDEX_MIN && x->n < UINT32_MAX)
-		index_buckets(x);
+	eq_addr_index_build(&x->idx, x->addrs, sizeof(*x->addrs), x->n);
 	return x;
 }
 
@@ -100,7 +66,7 @@ void eq_symtab_index_free(struct eq_symtab_index *x)
 		return;
 	free(x->syms);
 	free(x->addrs);
-	free(x->at);
+	eq_addr_index_free(&x->idx);
 	free(x);
 }
 
@@ -115,19 +81,11 @@ static size_t first_above(const struct eq_symtab_index *x, uint64_t addr)
 
 	if (!n)
 		return 0;
-	if (x->at) {
-		/* past every addr below addr's bucket, and not past the
-		 * first of the next bucket (above addr, if any) */
-		uint64_t b;
+	if (x->idx.at) {
+		size_t hi;
 
-		if (addr < x->base)
-			return 0;
-		b = (addr - x->base) >> x->shift;
-		if (b >= x->nb)
-			return x->n;
-		base = x->at[b];
-		n = x->at[b + 1] - base;
-		while (n) {
+		eq_addr_index_bucket(&x->idx, addr, &base, &hi);
+		for (n = hi - base; n;) {
 			size_t half = n / 2;
 
 			if (a[base + half] <= addr) {

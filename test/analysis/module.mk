@@ -10,7 +10,7 @@ INTEG_SAN_TESTS += $(EQ_ANALYSIS_INTEG)
 
 # The import parsers' libFuzzer target, built with clang like every fuzzer.
 FUZZ_PARSERS_SRCS = test/analysis/fuzz_parsers.c analysis/file/csv_samples.c analysis/symbols/maps.c \
-	analysis/symbols/symfile.c analysis/symbols/symtab.c analysis/symbols/names.c \
+	analysis/symbols/symfile.c analysis/symbols/symtab.c analysis/symbols/addrindex.c analysis/symbols/names.c \
 	analysis/symbols/intern.c analysis/util/eq_error.c analysis/util/grow.c analysis/util/bigarr.c analysis/align/knots.c
 EXTRA_PROGS += $(B)/fuzz/fuzz_parsers
 INTEG_TESTS += test/analysis/fuzz-parsers.sh
@@ -24,7 +24,7 @@ FUZZ_PROFILE_SRCS = test/analysis/fuzz_profile.c analysis/file/eqp_read.c analys
 	analysis/util/eq_error.c analysis/util/grow.c analysis/util/bigarr.c analysis/util/range.c analysis/symbols/symbolize.c analysis/symbols/unwind.c analysis/symbols/elfmod.c analysis/profile/agg.c analysis/profile/keys.c analysis/profile/pool.c analysis/profile/build.c analysis/profile/pcmap.c analysis/profile/slices.c \
 	analysis/profile/table.c analysis/profile/compare.c analysis/symbols/intern.c analysis/symbols/maps.c \
 	analysis/states/split.c analysis/states/pstate.c analysis/attrib/attrib.c \
-	analysis/symbols/symtab.c analysis/symbols/tasks.c analysis/symbols/names.c analysis/profile/stats.c analysis/util/units.c analysis/util/fmtnum.c analysis/power/power.c analysis/file/crc32c.c analysis/file/eqp_regs.c \
+	analysis/symbols/symtab.c analysis/symbols/addrindex.c analysis/symbols/tasks.c analysis/symbols/names.c analysis/profile/stats.c analysis/util/units.c analysis/util/fmtnum.c analysis/power/power.c analysis/file/crc32c.c analysis/file/eqp_regs.c \
 	analysis/file/infile.c
 EXTRA_PROGS += $(B)/fuzz/fuzz_profile
 INTEG_TESTS += test/analysis/fuzz-profile.sh

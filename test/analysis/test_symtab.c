@@ -14,6 +14,7 @@
 
 #include "symbols/intern.h"
 #include "symbols/symfile.h"
+#include "symbols/addrindex.h"
 #include "symbols/symtab.h"
 
 static void symfile_keeps_code_symbols_sorted(void **state)
@@ -186,6 +187,47 @@ static void index_before_every_size(void **state)
 	}
 }
 
+/* eq_addr_index over records of 24 bytes (elfmod.c's line records are
+ * indexed through a stride), clustered with gaps: at every address asked,
+ * the records before *lo are below it and those from *hi on above it; no
+ * index below 64 records. */
+static void addr_index_brackets(void **state)
+{
+	static struct { uint64_t addr; char pad[16]; } recs[700];
+	struct eq_addr_index x;
+	uint64_t seed = 0x2545f4914f6cdd1dull, a = 0x10000, top;
+	size_t i, k, lo, hi;
+
+	(void)state;
+	eq_addr_index_build(&x, &recs[0].addr, sizeof(recs[0]), 63);
+	assert_null(x.at);
+	for (i = 0; i < 700; i++) {
+		uint64_t r = next_seed(&seed);
+
+		a += r % 5 == 0 ? 0 : r % 5 < 4 ? 1 + r % 40 : (r >> 8) % 100000;
+		recs[i].addr = a;
+	}
+	top = a;
+	eq_addr_index_build(&x, &recs[0].addr, sizeof(recs[0]), 700);
+	assert_non_null(x.at);
+	assert_true(x.nb <= 700);
+	for (k = 0; k < 20000; k++) {
+		a = k < 700 ? recs[k].addr + (k % 3) - 1 : 0xff00 + next_seed(&seed) % (top - 0xfe00);
+		eq_addr_index_bucket(&x, a, &lo, &hi);
+		assert_true(lo <= hi && hi <= 700);
+		for (i = 0; i < lo; i++)
+			assert_true(recs[i].addr < a);
+		for (i = hi; i < 700; i++)
+			assert_true(recs[i].addr > a);
+	}
+	eq_addr_index_bucket(&x, 0, &lo, &hi);
+	assert_true(lo == 0 && hi == 0);
+	eq_addr_index_bucket(&x, UINT64_MAX, &lo, &hi);
+	assert_true(lo == 700 && hi == 700);
+	eq_addr_index_free(&x);
+	assert_null(x.at);
+}
+
 static void intern_gives_one_pointer_per_string(void **state)
 {
 	struct eq_intern *t = eq_intern_new();
@@ -256,6 +298,7 @@ int main(void)
 		cmocka_unit_test(symfile_skips_arm_mapping_symbols),
 		cmocka_unit_test(index_finds_covering_symbol),
 		cmocka_unit_test(index_before_every_size),
+		cmocka_unit_test(addr_index_brackets),
 		cmocka_unit_test(intern_gives_one_pointer_per_string),
 		cmocka_unit_test(intern_finds_every_string_after_growth),
 	};
