@@ -368,6 +368,70 @@ TARGET_VCLMUL static uint32_t crc32c_vpclmul(uint32_t crc, const unsigned char *
 	return crc32c_sse42(~c, p, len);
 }
 
+/*
+ * The same folding on 512-bit registers where the CPU has AVX-512 and
+ * VPCLMULQDQ (Zen 4, Ice Lake and later): four accumulators of four
+ * 128-bit lanes, 256 bytes a step, each step's two products and the data
+ * xored by one ternary-logic instruction.  On a Zen 4 guest (bench/crc,
+ * best of 300 runs) 56-58 GB/s over 24 KiB in L1 where the fused 256-bit
+ * loop gave 28-31 and crc3 27-29, and 22 GB/s from memory (one call over
+ * 256 MB) against 13: unlike the fused loop it needs no limit on the
+ * length.  Fusing crc32 streams beside it is untried.
+ */
+#define TARGET_ZCLMUL __attribute__((target("avx512f,vpclmulqdq,avx2,pclmul,sse4.2")))
+#define ZACC 4
+#define ZSTEP (64 * ZACC)
+
+TARGET_ZCLMUL static inline __m512i k512(size_t bytes)
+{
+	return _mm512_broadcast_i32x4(k128(bytes));
+}
+
+TARGET_ZCLMUL static inline __m512i fold512_xor(__m512i acc, __m512i k, __m512i data)
+{
+	return _mm512_ternarylogic_epi64(_mm512_clmulepi64_epi128(acc, k, 0x00),
+					 _mm512_clmulepi64_epi128(acc, k, 0x11), data, 0x96);
+}
+
+/* The register after the accumulators' bytes (the last 256 of them). */
+TARGET_ZCLMUL static inline uint32_t zend(__m512i acc[ZACC])
+{
+	__m512i r = acc[ZACC - 1];
+	__m128i l;
+
+#pragma GCC unroll 8
+	for (int i = 0; i < ZACC - 1; i++)
+		r = fold512_xor(acc[i], k512(64 * (ZACC - 1 - i)), r);
+	/* lane 0 is the earliest 16 bytes, lane 3 the last */
+	l = _mm512_extracti32x4_epi32(r, 3);
+	l = _mm_xor_si128(l, fold128(_mm512_extracti32x4_epi32(r, 2), k128(16)));
+	l = _mm_xor_si128(l, fold128(_mm512_extracti32x4_epi32(r, 1), k128(32)));
+	l = _mm_xor_si128(l, fold128(_mm512_castsi512_si128(r), k128(48)));
+	return reduce128(l);
+}
+
+TARGET_ZCLMUL static uint32_t crc32c_avx512(uint32_t crc, const unsigned char *p, size_t len)
+{
+	uint32_t c = ~crc;
+	__m512i acc[ZACC], k;
+
+	if (len < 2 * ZSTEP)
+		return crc32c_sse42(crc, p, len);
+	pthread_once(&fold_once, make_fold_k);
+#pragma GCC unroll 8
+	for (int i = 0; i < ZACC; i++)
+		acc[i] = _mm512_loadu_si512((const void *)(p + 64 * i));
+	acc[0] = _mm512_xor_si512(acc[0], _mm512_zextsi128_si512(_mm_cvtsi32_si128((int)c)));
+	k = k512(ZSTEP);
+	for (p += ZSTEP, len -= ZSTEP; len >= ZSTEP; p += ZSTEP, len -= ZSTEP) {
+#pragma GCC unroll 8
+		for (int i = 0; i < ZACC; i++)
+			acc[i] = fold512_xor(acc[i], k, _mm512_loadu_si512((const void *)(p + 64 * i)));
+	}
+	c = zend(acc);
+	return crc32c_sse42(~c, p, len);
+}
+
 /* The implementations, best first; the first the CPU has is used, unless
  * EQPROF_CRC32C names another (read once) or a test picks one. */
 typedef uint32_t crc_fn(uint32_t crc, const unsigned char *p, size_t len);
@@ -381,6 +445,7 @@ static const struct impl {
 	const char *name;
 	crc_fn *fn;
 } impls[] = {
+	{ "avx512", crc32c_avx512 },
 	{ "vpclmulqdq", crc32c_vpclmul },
 	{ "sse4.2", crc32c_sse42 },
 	{ "table", crc32c_table },
@@ -390,6 +455,10 @@ static const struct impl {
 static int cpu_has(const struct impl *im)
 {
 	/* __builtin_cpu_supports wants literal names */
+	if (im->fn == crc32c_avx512)
+		return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("vpclmulqdq") &&
+		       __builtin_cpu_supports("avx2") && __builtin_cpu_supports("pclmul") &&
+		       __builtin_cpu_supports("sse4.2");
 	if (im->fn == crc32c_vpclmul)
 		return __builtin_cpu_supports("vpclmulqdq") && __builtin_cpu_supports("avx2") &&
 		       __builtin_cpu_supports("pclmul") && __builtin_cpu_supports("sse4.2");

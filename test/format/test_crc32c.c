@@ -1,6 +1,7 @@
 /* test_crc32c.c - the chunk checksum: known values, and each x86-64
- * implementation the CPU has (carry-less folding on 256-bit registers
- * beside crc32 streams, the crc32 instruction on three streams) against the portable
+ * implementation the CPU has (carry-less folding on 512-bit registers;
+ * on 256-bit registers beside crc32 streams; the crc32 instruction on
+ * three streams) against the portable
  * table code at every alignment and length, every split, and on long
  * buffers.  The expected values come from the table code, which shares
  * nothing with the others but the polynomial. */
@@ -248,6 +249,7 @@ static void names(void **state)
 	ONE(name, long_splits), ONE(name, long_buffers)
 
 #if defined(__x86_64__)
+static const struct CMUnitTest avx512_tests[] = { EACH_IMPL("avx512") };
 static const struct CMUnitTest vpclmulqdq_tests[] = { EACH_IMPL("vpclmulqdq") };
 static const struct CMUnitTest sse42_tests[] = { EACH_IMPL("sse4.2") };
 #endif
@@ -260,6 +262,7 @@ int main(int argc, char **argv)
 		size_t n;
 	} impls[] = {
 #if defined(__x86_64__)
+		{ "avx512", avx512_tests, sizeof(avx512_tests) / sizeof(avx512_tests[0]) },
 		{ "vpclmulqdq", vpclmulqdq_tests, sizeof(vpclmulqdq_tests) / sizeof(vpclmulqdq_tests[0]) },
 		{ "sse4.2", sse42_tests, sizeof(sse42_tests) / sizeof(sse42_tests[0]) },
 #endif
