@@ -70,33 +70,23 @@ void eq_symtab_index_free(struct eq_symtab_index *x)
 	free(x);
 }
 
-/* The index of the first symbol above addr (x->n: none).  The halves
- * are chosen without a branch: which half holds a pc met for the first
- * time is a coin toss at every step, and a report by line asks once for
- * each of tens of thousands of line extents. */
+/* The index of the first symbol above addr (x->n: none): among all of
+ * them, or among the addrs of addr's bucket (addrindex.h), the first
+ * above it being at most the bucket's end.  The halves are chosen without
+ * a branch: which half holds a pc met for the first time is a coin toss at
+ * every step, and a report by line asks once for each of tens of
+ * thousands of line extents. */
 static size_t first_above(const struct eq_symtab_index *x, uint64_t addr)
 {
 	const uint64_t *a = x->addrs;
-	size_t base = 0, n = x->n;
+	size_t base = 0, n = x->n, hi;
 
-	if (!n)
-		return 0;
 	if (x->idx.at) {
-		size_t hi;
-
 		eq_addr_index_bucket(&x->idx, addr, &base, &hi);
-		for (n = hi - base; n;) {
-			size_t half = n / 2;
-
-			if (a[base + half] <= addr) {
-				base += half + 1;
-				n -= half + 1;
-			} else {
-				n = half;
-			}
-		}
-		return base;
+		n = hi - base;
 	}
+	if (!n)
+		return base;
 	while (n > 1) {
 		size_t half = n / 2;
 
