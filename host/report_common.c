@@ -325,18 +325,20 @@ void eq_report_print_board_log(FILE *out, const void *arg)
 
 /*
  * The recording's sample chunks all checked (eqp_open_lazy() checks them as
- * the profile reads them), then what is said of the file: -1 if one is
- * damaged, said as eqp_open() would have said it.
+ * the profile reads them), and its call chains unless o->defer_chains, then
+ * what is said of the file: -1 if one is damaged, said as eqp_open() would
+ * have said it.
  */
 static int file_checked(const char *path, const struct eq_report_opts *o,
 			struct eq_loaded_profile *lp)
 {
 	struct eq_error err;
 
-	if (eqp_verify(lp->file, &err) < 0) {
+	if ((o->defer_chains ? eqp_verify_samples(lp->file, &err) : eqp_verify(lp->file, &err)) < 0) {
 		eq_error_msg("%s", err.msg);
 		return -1;
 	}
+	lp->chains_unchecked = o->defer_chains;
 	if (eqp_warning(lp->file))
 		eq_warn("%s", eqp_warning(lp->file));
 	if (!eqp_nsamples(lp->file))
@@ -492,6 +494,20 @@ int eq_report_check_filter(const struct eq_report_opts *o,
 			bad = 1;
 		}
 	return bad ? -1 : 0;
+}
+
+int eq_report_chains_checked(struct eq_loaded_profile *lp)
+{
+	struct eq_error err;
+
+	if (!lp->chains_unchecked)
+		return 0;
+	if (eqp_verify(lp->file, &err) < 0) {
+		eq_error_msg("%s", err.msg);
+		return -1;
+	}
+	lp->chains_unchecked = 0;
+	return 0;
 }
 
 void eq_report_unload(struct eq_loaded_profile *lp)

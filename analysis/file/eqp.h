@@ -328,15 +328,23 @@ struct eqp_file *eqp_open(const char *path, struct eq_error *err);
 /*
  * The same, but the CRC of a SAMP chunk is checked when its samples are
  * first asked for (eqp_sample_chunk), while they are in the cache for the
- * pass that asked, instead of in a pass of its own.  Before it prints
- * anything made from the samples, the caller calls eqp_verify(), which
- * fails exactly where eqp_open() would have failed.
+ * pass that asked, instead of in a pass of its own; and a CHNS chunk's CRC
+ * and the places of its chains when they are first asked for
+ * (eqp_sample_callchain), just before that pass reads them.  Before it
+ * prints anything made from the samples, the caller calls eqp_verify(),
+ * which checks what is left and fails exactly where eqp_open() would have
+ * failed.
  */
 struct eqp_file *eqp_open_lazy(const char *path, struct eq_error *err);
-/* Every SAMP chunk not yet checked is checked: 0, or -1 with err as
- * eqp_open() would have given it (the first bad chunk).  Safe from several
- * threads, as eqp_sample_chunk() is. */
+/* Every SAMP and CHNS chunk not yet checked is checked: 0, or -1 with err
+ * as eqp_open() would have given it (the first bad chunk).  Safe from
+ * several threads, as eqp_sample_chunk() is. */
 int eqp_verify(const struct eqp_file *f, struct eq_error *err);
+/* The same for the SAMP chunks only, for a caller that reads the call
+ * chains afterwards (eqp_sample_callchain checks each chunk's as it is
+ * read) and calls eqp_verify() before it prints: on a bad SAMP chunk, err
+ * is still the first damage in the file, as eqp_open() would say it. */
+int eqp_verify_samples(const struct eqp_file *f, struct eq_error *err);
 /* Same checks over a memory image (fuzzing, tests); buf must outlive f. */
 struct eqp_file *eqp_open_mem(const void *buf, size_t len, const char *name,
 			      struct eq_error *err);
@@ -406,7 +414,9 @@ int eqp_has_ustacks(const struct eqp_file *f);
  * it has none (u->abi 0).  Pointers point into the file's mapping. */
 int eqp_sample_ustack(const struct eqp_file *f, size_t c, size_t i, struct eqp_ustack *u);
 /* Sample i of sample chunk c: its chain into *cc; returns its number of
- * frames (0: none recorded).  Frames point into the file's mapping. */
+ * frames (0: none recorded).  Frames point into the file's mapping.  Of a
+ * file from eqp_open_lazy(): the chunk's chains are checked now if not yet,
+ * and none is returned when they are bad (eqp_verify() says so). */
 int eqp_sample_callchain(const struct eqp_file *f, size_t c, size_t i,
 			 struct eqp_callchain *cc);
 

@@ -144,6 +144,9 @@ int eqp_sample_callchain(const struct eqp_file *f, size_t c, size_t i,
 	if (c >= f->samp.n || i >= f->samp.v[c].n || !f->samp.v[c].chains)
 		return 0;
 	sc = &f->samp.v[c];
+	if (__atomic_load_n(&sc->chns_state, __ATOMIC_ACQUIRE) != CRC_GOOD &&
+	    eqp_check_chains(f, (struct sample_chunk *)sc, NULL) < 0)
+		return 0;           /* damaged: eqp_verify() says so */
 	e = sc->chains + sc->chain_off[i];
 	cc->nkernel = (unsigned)e[0] | (unsigned)e[1] << 8;
 	cc->nuser = (unsigned)e[2] | (unsigned)e[3] << 8;

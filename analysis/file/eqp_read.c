@@ -206,12 +206,13 @@ static int parse_samp(struct cursor *c, struct eq_error *err)
 	return PUSH(c->f->samp, sc, c, err);
 }
 
-/* CHNS: the call chains of the samples of the SAMP chunk just before it. */
-static int parse_chns(struct cursor *c, struct eq_error *err)
+/* CHNS: the call chains of the samples of the SAMP chunk just before it.
+ * Its head: it follows a SAMP chunk and has as many chains as that one
+ * has samples.  The chunk's sample chunk into *out. */
+static int chns_head(struct cursor *c, struct sample_chunk **out, struct eq_error *err)
 {
 	struct sample_chunk *sc;
-	uint64_t count, off = EQP_CHNS_HDR_LEN;
-	size_t i;
+	uint64_t count;
 
 	if (need(c, EQP_CHNS_HDR_LEN, err) < 0)
 		return -1;
@@ -222,30 +223,92 @@ static int parse_chns(struct cursor *c, struct eq_error *err)
 	if (count != sc->n)
 		return chunk_fail(c, err, "%llu call chains for a chunk of %zu samples",
 				  (unsigned long long)count, sc->n);
-	sc->chain_off = malloc((sc->n ? sc->n : 1) * sizeof(*sc->chain_off));
-	if (!sc->chain_off)
+	*out = sc;
+	return 0;
+}
+
+/* Where each of sc's chains starts in c's payload, into a new *idx (the
+ * caller frees it): 0, or -1 when one does not fit the chunk. */
+static int chns_index(const struct cursor *c, const struct sample_chunk *sc, uint32_t **idx,
+		      struct eq_error *err)
+{
+	uint64_t off = EQP_CHNS_HDR_LEN;
+	uint32_t *v = malloc((sc->n ? sc->n : 1) * sizeof(*v));
+	size_t i;
+
+	*idx = NULL;
+	if (!v)
 		return chunk_fail(c, err, "out of memory for %zu call chains", sc->n);
 	for (i = 0; i < sc->n; i++) {
 		uint64_t nk, nu;
 
-		if (c->len - off < EQP_CHAIN_HDR_LEN)
+		if (c->len - off < EQP_CHAIN_HDR_LEN) {
+			free(v);
 			return chunk_fail(c, err, "call chain %zu runs past the end of the chunk", i);
+		}
 		nk = (uint64_t)c->p[off] | (uint64_t)c->p[off + 1] << 8;
 		nu = (uint64_t)c->p[off + 2] | (uint64_t)c->p[off + 3] << 8;
 		if (nk > EQP_MAX_CHAIN || nu > EQP_MAX_CHAIN ||
-		    (nk + nu) * 8 > c->len - off - EQP_CHAIN_HDR_LEN)
+		    (nk + nu) * 8 > c->len - off - EQP_CHAIN_HDR_LEN) {
+			free(v);
 			return chunk_fail(c, err, "call chain %zu of %llu+%llu frames does not fit the chunk",
 					  i, (unsigned long long)nk, (unsigned long long)nu);
-		sc->chain_off[i] = (uint32_t)off;
+		}
+		v[i] = (uint32_t)off;
 		off += EQP_CHAIN_HDR_LEN + (nk + nu) * 8;
 	}
-	if (off != c->len)
+	if (off != c->len) {
+		free(v);
 		return chunk_fail(c, err, "%llu bytes after the last call chain",
 				  (unsigned long long)(c->len - off));
+	}
+	*idx = v;
+	return 0;
+}
+
+/* The chunk's chains now theirs (indexed: idx, or NULL when deferred). */
+static void chns_take(struct cursor *c, struct sample_chunk *sc, uint32_t *idx)
+{
+	sc->chain_off = idx;
 	sc->chains = c->p;
+	sc->chns_index = c->index;
+	sc->chns_off = c->off;
+	sc->chns_len = c->len;
+	sc->chns_state = idx ? CRC_GOOD : CRC_UNCHECKED;
+	if (!idx)
+		sc->chns_crc = get32(c->p + c->len);
 	c->f->has_chains = 1;
 	c->f->last_chns_chunk = c->index + 1;
+}
+
+static int parse_chns(struct cursor *c, struct eq_error *err)
+{
+	struct sample_chunk *sc;
+	uint32_t *idx;
+
+	if (chns_head(c, &sc, err) < 0 || chns_index(c, sc, &idx, err) < 0)
+		return -1;
+	chns_take(c, sc, idx);
 	return 0;
+}
+
+/*
+ * eqp_open_lazy(): a CHNS chunk whose head is right (chns_head) is checked
+ * and indexed on first use (eqp_sample_callchain) or by eqp_verify: 1 when
+ * c is one, taken as such; 0 when it is to be checked now.  A report that
+ * reads no chain reads them once, where eqp_verify checks them; one that
+ * reads them checks each chunk just before it reads its chains, while its
+ * bytes are in the cache for that pass (issue 30: --children).
+ */
+static int chns_defer(struct cursor *c)
+{
+	struct sample_chunk *sc;
+	struct eq_error ignore;
+
+	if (!c->f->lazy || c->type != EQP_CHUNK_CHNS || chns_head(c, &sc, &ignore) < 0)
+		return 0;
+	chns_take(c, sc, NULL);
+	return 1;
 }
 
 /* USTK: the user stack copies of the samples of the SAMP chunk before it
@@ -956,14 +1019,19 @@ static int walk(struct eqp_file *f, struct eq_error *err)
 		 * checked on first use (the rest of it is only numbers) */
 		defer = f->lazy && c.type == EQP_CHUNK_SAMP && c.len >= EQP_SAMP_HDR_LEN &&
 			c.len == EQP_SAMP_HDR_LEN + get32(c.p) * (uint64_t)sizeof(struct eq_sample);
-		crc = defer ? 0 : eq_crc32c(eq_crc32c(0, f->base + c.off, EQP_CHUNK_HDR_LEN), c.p, c.len);
-		/* The fuzz build skips the CRC so mutations reach the parsers behind it. */
-		if (!defer && crc != get32(c.p + c.len) && !EQP_FUZZING)
-			return chunk_fail(&c, err, "checksum mismatch (stored %08x, computed %08x)",
-					  get32(c.p + c.len), crc);
-		rc = parse_chunk(&c, err);
-		if (rc < 0)
-			return -1;
+		if (chns_defer(&c)) {
+			rc = 0;
+		} else {
+			crc = defer ? 0 : eq_crc32c(eq_crc32c(0, f->base + c.off, EQP_CHUNK_HDR_LEN),
+						    c.p, c.len);
+			/* The fuzz build skips the CRC so mutations reach the parsers behind it. */
+			if (!defer && crc != get32(c.p + c.len) && !EQP_FUZZING)
+				return chunk_fail(&c, err, "checksum mismatch (stored %08x, computed %08x)",
+						  get32(c.p + c.len), crc);
+			rc = parse_chunk(&c, err);
+			if (rc < 0)
+				return -1;
+		}
 		if (defer) {
 			f->samp.v[f->samp.n - 1].crc = get32(c.p + c.len);
 			f->samp.v[f->samp.n - 1].crc_state = CRC_UNCHECKED;
@@ -1010,6 +1078,47 @@ int eqp_check_chunk(const struct eqp_file *f, struct sample_chunk *sc)
 		__atomic_store_n(&sc->crc_state, st, __ATOMIC_RELEASE);
 	}
 	return st == CRC_BAD ? -1 : 0;
+}
+
+/* The cursor of sc's CHNS chunk, for its messages. */
+static struct cursor chns_cursor(const struct eqp_file *f, const struct sample_chunk *sc)
+{
+	return (struct cursor){ .f = (struct eqp_file *)f, .index = sc->chns_index,
+				.off = sc->chns_off, .type = EQP_CHUNK_CHNS, .p = sc->chains,
+				.len = sc->chns_len };
+}
+
+int eqp_check_chains(const struct eqp_file *f, struct sample_chunk *sc, struct eq_error *err)
+{
+	int st = __atomic_load_n(&sc->chns_state, __ATOMIC_ACQUIRE);
+	struct eq_error ignore;
+	struct cursor c;
+	uint32_t crc, *idx, *none = NULL;
+
+	if (st == CRC_GOOD || !sc->chains)
+		return 0;
+	if (st == CRC_BAD && !err)
+		return -1;
+	/* (checked again for the message: the same bytes give the same one) */
+	c = chns_cursor(f, sc);
+	err = err ? err : &ignore;
+	crc = eq_crc32c(eq_crc32c(0, f->base + sc->chns_off, EQP_CHUNK_HDR_LEN), sc->chains,
+			sc->chns_len);
+	if (crc != sc->chns_crc && !EQP_FUZZING) {
+		__atomic_store_n(&sc->chns_state, CRC_BAD, __ATOMIC_RELEASE);
+		return chunk_fail(&c, err, "checksum mismatch (stored %08x, computed %08x)",
+				  sc->chns_crc, crc);
+	}
+	if (chns_index(&c, sc, &idx, err) < 0) {
+		__atomic_store_n(&sc->chns_state, CRC_BAD, __ATOMIC_RELEASE);
+		return -1;
+	}
+	/* another thread may have made the same index first: its stays */
+	if (!__atomic_compare_exchange_n(&sc->chain_off, &none, idx, 0, __ATOMIC_RELEASE,
+					 __ATOMIC_RELAXED))
+		free(idx);
+	__atomic_store_n(&sc->chns_state, CRC_GOOD, __ATOMIC_RELEASE);
+	return 0;
 }
 
 const struct eq_sample *eqp_sample_chunk_unchecked(const struct eqp_file *f, size_t i,
@@ -1069,7 +1178,20 @@ int eqp_verify(const struct eqp_file *f, struct eq_error *err)
 							     h + EQP_CHUNK_HDR_LEN,
 							     EQP_SAMP_HDR_LEN + sc->n * sizeof(struct eq_sample)));
 		}
+		/* its chains, which follow it in the file */
+		if (eqp_check_chains(f, sc, err) < 0)
+			return -1;
 	}
+	return 0;
+}
+
+int eqp_verify_samples(const struct eqp_file *f, struct eq_error *err)
+{
+	size_t i;
+
+	for (i = 0; i < f->samp.n; i++)
+		if (eqp_check_chunk(f, &f->samp.v[i]) < 0)
+			return eqp_verify(f, err);   /* (a CHNS chunk before it may be bad) */
 	return 0;
 }
 

@@ -11,7 +11,13 @@ struct sample_chunk {
 	const struct eq_sample *s;
 	size_t n;
 	const unsigned char *chains; /* the CHNS payload after this chunk, or NULL */
-	uint32_t *chain_off;         /* per sample: offset of its entry in chains */
+	uint32_t *chain_off;         /* per sample: offset of its entry in chains
+					(eqp_open_lazy(): NULL until checked) */
+	/* the CHNS chunk (index, byte offset, payload bytes), its CRC and
+	 * chns_state as crc_state (eqp_open_lazy(): checked on first use) */
+	size_t chns_index, chns_off, chns_len;
+	uint32_t chns_crc;
+	int chns_state;
 	const unsigned char *ustk;   /* the USTK payload after this chunk, or NULL */
 	uint32_t *ustk_off;          /* per sample: offset of its entry in ustk */
 	/* eqp_open_lazy(): the chunk (index, byte offset) and its CRC, checked
@@ -25,6 +31,10 @@ enum { CRC_GOOD, CRC_UNCHECKED, CRC_BAD };
 
 /* Checks chunk sc's CRC if not yet (eqp_read.c): 0 good, -1 bad. */
 int eqp_check_chunk(const struct eqp_file *f, struct sample_chunk *sc);
+/* Checks and indexes sc's call chains if not yet (or it has none): 0 good,
+ * -1 bad, with err (if not NULL) as eqp_open() would have said it.  Safe
+ * from several threads. */
+int eqp_check_chains(const struct eqp_file *f, struct sample_chunk *sc, struct eq_error *err);
 
 struct buildid {
 	char *path, *hex;

@@ -2,7 +2,8 @@
  * test_chains.c - call chains in recordings (CHNS chunks): round trip of
  * samples with and without chains across sample-chunk boundaries, a file
  * cut short keeping whole chunks, and chains that do not match their
- * samples refused as corruption.
+ * samples refused as corruption, by eqp_open() and alike by
+ * eqp_open_lazy(), which checks a chunk's chains when they are first read.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -79,16 +80,11 @@ static void write_file(void)
 	assert_int_equal(eqp_commit(w, &err), 0);
 }
 
-static void round_trip(void **state)
+/* Every sample of f and its chain as write_file() wrote them. */
+static void check_chains(struct eqp_file *f)
 {
-	struct eq_error err;
-	struct eqp_file *f;
 	size_t c, i, seen = 0;
 
-	(void)state;
-	write_file();
-	f = eqp_open(path, &err);
-	assert_non_null(f);
 	assert_true(eqp_has_callchains(f));
 	for (c = 0; c < eqp_nsample_chunks(f); c++) {
 		size_t n;
@@ -114,6 +110,31 @@ static void round_trip(void **state)
 		}
 	}
 	assert_int_equal(seen, N);
+}
+
+static void round_trip(void **state)
+{
+	struct eq_error err;
+	struct eqp_file *f;
+
+	(void)state;
+	write_file();
+	f = eqp_open(path, &err);
+	assert_non_null(f);
+	check_chains(f);
+	eqp_close(f);
+	/* the chains checked and indexed as they are first read */
+	f = eqp_open_lazy(path, &err);
+	assert_non_null(f);
+	check_chains(f);
+	assert_int_equal(eqp_verify(f, &err), 0);
+	eqp_close(f);
+	/* or by eqp_verify, before any is read */
+	f = eqp_open_lazy(path, &err);
+	assert_non_null(f);
+	assert_int_equal(eqp_verify_samples(f, &err), 0);
+	assert_int_equal(eqp_verify(f, &err), 0);
+	check_chains(f);
 	eqp_close(f);
 }
 
@@ -190,12 +211,199 @@ static void mismatched_chains_refused(void **state)
 	free(buf);
 }
 
+static unsigned char *slurp_file(size_t *len)
+{
+	FILE *fp = fopen(path, "rb");
+	unsigned char *buf;
+	long size;
+
+	assert_non_null(fp);
+	fseek(fp, 0, SEEK_END);
+	size = ftell(fp);
+	rewind(fp);
+	buf = malloc((size_t)size);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, (size_t)size, fp), (size_t)size);
+	fclose(fp);
+	*len = (size_t)size;
+	return buf;
+}
+
+static void spit_file(const char *p, const unsigned char *buf, size_t len)
+{
+	FILE *fp = fopen(p, "wb");
+
+	assert_non_null(fp);
+	assert_int_equal(fwrite(buf, 1, len, fp), len);
+	assert_int_equal(fclose(fp), 0);
+}
+
+/* The byte offsets of buf's CHNS chunks (at most max): how many. */
+static size_t chns_chunks(const unsigned char *buf, size_t len, size_t *off, size_t max)
+{
+	size_t at = 16, n = 0;
+
+	while (at + 16 <= len) {
+		uint32_t type;
+		uint64_t clen;
+
+		memcpy(&type, buf + at, 4);
+		memcpy(&clen, buf + at + 8, 8);
+		if (type == EQP_CHUNK_CHNS && n < max)
+			off[n++] = at;
+		at += (size_t)((16 + clen + 4 + 7) & ~7ull);
+	}
+	return n;
+}
+
+/* The chunk at off's CRC made right for its bytes. */
+static void crc_fix(unsigned char *buf, size_t off)
+{
+	uint64_t len;
+	uint32_t crc;
+
+	memcpy(&len, buf + off + 8, 8);
+	crc = eq_crc32c(eq_crc32c(0, buf + off, 16), buf + off + 16, (size_t)len);
+	memcpy(buf + off + 16 + len, &crc, 4);
+}
+
+/* Every chain of f read (those of a damaged chunk: none). */
+static void read_chains(const struct eqp_file *f)
+{
+	size_t c, i;
+
+	for (c = 0; c < eqp_nsample_chunks(f); c++)
+		for (i = 0; i < eqp_sample_chunk_len(f, c); i++) {
+			struct eqp_callchain cc;
+			int got = eqp_sample_callchain(f, c, i, &cc);
+
+			assert_true(got >= 0 && got <= 2 * EQP_MAX_CHAIN);
+			if (got)
+				assert_non_null(cc.frames);
+		}
+}
+
+/* eqp_open() and eqp_open_lazy() on the file at p: the same verdict and
+ * message, the lazy one's chains read first (how: 0, eqp_verify alone; 1,
+ * the chains, then eqp_verify; 2, eqp_verify_samples, the chains, then
+ * eqp_verify, as report --children does). */
+static void same_verdict(const char *p, size_t at, int how)
+{
+	struct eq_error strict = { "" }, lazy = { "" };
+	struct eqp_file *f = eqp_open(p, &strict), *g = eqp_open_lazy(p, &lazy);
+	int bad = 0;
+
+	if (!g) {
+		if (f)
+			fail_msg("byte %zu: eqp_open accepts, eqp_open_lazy refuses: %s", at, lazy.msg);
+		assert_string_equal(lazy.msg, strict.msg);
+		return;
+	}
+	if (how == 2)
+		bad = eqp_verify_samples(g, &lazy) < 0;
+	if (!bad && how)
+		read_chains(g);
+	if (!bad)
+		bad = eqp_verify(g, &lazy) < 0;
+	if (bad != !f)
+		fail_msg("byte %zu (%d): eqp_open %s, eqp_open_lazy %s (%s)", at, how,
+			 f ? "accepts" : strict.msg, bad ? "refuses" : "accepts", bad ? lazy.msg : "");
+	if (bad)
+		assert_string_equal(lazy.msg, strict.msg);
+	eqp_close(f);
+	eqp_close(g);
+}
+
+/* A bit flipped in each byte of every CHNS chunk's header and CRC and in
+ * every 397th byte between, alone and beside damage to a later sample
+ * chunk: the lazy reader refuses what eqp_open() refuses, with its message
+ * (the first damage in the file), however the chains are read first. */
+static void lazy_same_verdict(void **state)
+{
+	char bad[80];
+	size_t len, off[8], n, k, at, end;
+	unsigned char *buf;
+	uint64_t clen;
+	int how, later;
+
+	(void)state;
+	write_file();
+	buf = slurp_file(&len);
+	n = chns_chunks(buf, len, off, 8);
+	assert_true(n >= 2);
+	snprintf(bad, sizeof(bad), "%s.bad", path);
+	for (later = 0; later < 2; later++) {
+		if (later)
+			buf[off[n - 1] - 100] ^= 0x01;  /* the last SAMP chunk's samples */
+		for (k = 0; k + later < n; k++) {
+			memcpy(&clen, buf + off[k] + 8, 8);
+			end = off[k] + 16 + (size_t)clen + 4;
+			for (at = off[k]; at < end; at++) {
+				if (at - off[k] >= 24 && end - at > 4 && (at - off[k]) % 397)
+					continue;
+				buf[at] ^= 0x08;
+				spit_file(bad, buf, len);
+				for (how = 0; how < 3; how++)
+					same_verdict(bad, at, how);
+				buf[at] ^= 0x08;
+			}
+		}
+	}
+	unlink(bad);
+	free(buf);
+}
+
+/* Chains whose bytes are wrong under a right CRC: refused by the lazy
+ * reader when they are first read, with eqp_open()'s message. */
+static void lazy_bad_chains_refused(void **state)
+{
+	char bad[80];
+	size_t len, off[8], n, e;
+	unsigned char *buf, *keep;
+	int how, edit;
+
+	(void)state;
+	write_file();
+	buf = slurp_file(&len);
+	keep = malloc(len);
+	assert_non_null(keep);
+	memcpy(keep, buf, len);
+	n = chns_chunks(buf, len, off, 8);
+	assert_true(n >= 2);
+	snprintf(bad, sizeof(bad), "%s.bad", path);
+	for (edit = 0; edit < 4; edit++) {
+		struct eq_error err = { "" };
+		struct eqp_file *f;
+
+		memcpy(buf, keep, len);
+		e = off[1] + 16 + EQP_CHNS_HDR_LEN;    /* the second chunk's first chain */
+		switch (edit) {
+		case 0: buf[e + 1] = 0xff; break;        /* kernel frames: 0xff00 and more */
+		case 1: buf[e + 2] += 3; break;          /* user frames: 3 more than it has */
+		case 2: buf[off[1] + 16]--; break;       /* one chain less than samples */
+		case 3: buf[e] = 0; buf[e + 2] = 0; break; /* a chain shorter: bytes left */
+		}
+		crc_fix(buf, off[1]);
+		spit_file(bad, buf, len);
+		f = eqp_open(bad, &err);
+		assert_null(f);
+		assert_non_null(strstr(err.msg, "(CHNS)"));
+		for (how = 0; how < 3; how++)
+			same_verdict(bad, e, how);
+	}
+	unlink(bad);
+	free(keep);
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(round_trip, setup, teardown),
 		cmocka_unit_test_setup_teardown(cut_short_keeps_whole_chunks, setup, teardown),
 		cmocka_unit_test_setup_teardown(mismatched_chains_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(lazy_same_verdict, setup, teardown),
+		cmocka_unit_test_setup_teardown(lazy_bad_chains_refused, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

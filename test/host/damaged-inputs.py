@@ -140,6 +140,7 @@ def main():
         t.ok(("skipped (not in this profile): 1 chunk, %d bytes" % (cut - at5)).encode() in raw,
              "export pprof: a comment in the string table says what was skipped", err)
         garbage(t, d)
+        chains(t, d)
         undefined_behaviour(t, d)
         smaller(t, d)
     t.done()
@@ -194,6 +195,50 @@ def garbage(t, d):
     rc, _, err = eqp("import", "--samples", csv, "--time", "1e308GHz", "-o", out)
     t.ok(rc == 2 and "--time" in err and not os.path.exists(out),
          "import --time 1e308GHz: refused, no output", err)
+
+
+def chains(t, d):
+    """A damaged CHNS chunk: refused with eqp_open()'s message (the chunk,
+    its offset, what is wrong) by report's inclusive view, which checks each
+    chunk's chains as it reads them, by its flat view, by export (which
+    checks the file when it opens it), and before a damaged SAMP chunk
+    after it; nothing printed on standard output."""
+    rec = ec.Recording(mode=2, quantum=0.0, rate=1000.0)
+    for part in range(3):
+        base = 4096 * part
+        rec.add(ec.samp([ec.sample(1000 * (base + i + 1), 0x401000 + 16 * (i % 40), 5, 5, base + i)
+                         for i in range(4096)]))
+        rec.nsamples += 4096
+        rec.add(ec.chns([([], [0x401000 + 16 * (i % 40), 0x402000, 0x403000 + (i % 3)])
+                         for i in range(4096)]))
+    good = rec.bytes()
+    at, ctype, length = [c for c in ec.chunk_offsets(good) if c[1] == b"CHNS"][1]
+    flipped = bytearray(good)
+    flipped[at + 16 + 8 + 8 * 5 * 100 + 12] ^= 0x20          # a frame of chain 100
+    wide = bytearray(good)
+    wide[at + 16 + 8 + 3] = 0xff                             # chain 0: 65283 user frames
+    wide[at + 16 + length:at + 20 + length] = struct.pack("<I", ec.crc32c(bytes(wide[at:at + 16 + length])))
+    later = bytearray(flipped)
+    last = [c for c in ec.chunk_offsets(good) if c[1] == b"SAMP"][2][0]
+    later[last + 16 + 8 + 32 * 7] ^= 0x01                    # and a sample after it
+    cases = (("a frame's bit flipped", flipped, "checksum mismatch"),
+             ("65283 user frames where 3 are, under a right CRC", wide,
+              "call chain 0 of 0+65283 frames does not fit the chunk"),
+             ("a frame's bit flipped, and a later sample's", later, "checksum mismatch"))
+    want_at = "chunk 4 (CHNS) at byte offset %d" % at
+    path = write(d, "chains.eqp", good)
+    rc, out, err = eqp("report", path)
+    t.ok(rc == 0 and "children" in out, "report of the intact recording with call chains: "
+         "its inclusive view", "rc=%r err=%s" % (rc, err))
+    for what, data, why in cases:
+        path = write(d, "chains.eqp", bytes(data))
+        for cmd in (["report"], ["report", "--children", "--call-graph"], ["report", "--no-children"],
+                    ["export", "--format", "folded", "-o", "-"]):
+            rc, out, err = eqp(cmd[0], path, *cmd[1:])
+            t.ok(rc == 1 and want_at in err and why in err and "corrupt" in err and out == "",
+                 "%s of a recording with call chains, %s: refused naming the CHNS chunk, its "
+                 "offset and %r, nothing on standard output" % (" ".join(cmd), what, why),
+                 "rc=%r out=%r err=%s" % (rc, out[:200], err))
 
 
 def symt(module, syms, absolute=1):

@@ -55,6 +55,14 @@ def samp(samples):
     return chunk("SAMP", struct.pack("<II", len(samples), 0) + b"".join(samples))
 
 
+def chns(chains):
+    """The call chains of the SAMP chunk before it, one a sample: (kernel
+    frames, user frames), each a list of addresses (docs/format.md, CHNS)."""
+    body = b"".join(struct.pack("<HHI", len(k), len(u), 0) + struct.pack("<%dQ" % (len(k) + len(u)), *(k + u))
+                    for k, u in chains)
+    return chunk("CHNS", struct.pack("<II", len(chains), 0) + body)
+
+
 def text(ctype, pid, time, body):
     return chunk(ctype, struct.pack("<IIQ", pid, 0, time) + body)
 
