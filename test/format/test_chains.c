@@ -371,9 +371,10 @@ static void lazy_bad_chains_refused(void **state)
 	n = chns_chunks(buf, len, off, 8);
 	assert_true(n >= 2);
 	snprintf(bad, sizeof(bad), "%s.bad", path);
-	for (edit = 0; edit < 4; edit++) {
+	for (edit = 0; edit < 5; edit++) {
 		struct eq_error err = { "" };
 		struct eqp_file *f;
+		size_t k;
 
 		memcpy(buf, keep, len);
 		e = off[1] + 16 + EQP_CHNS_HDR_LEN;    /* the second chunk's first chain */
@@ -382,12 +383,21 @@ static void lazy_bad_chains_refused(void **state)
 		case 1: buf[e + 2] += 3; break;          /* user frames: 3 more than it has */
 		case 2: buf[off[1] + 16]--; break;       /* one chain less than samples */
 		case 3: buf[e] = 0; buf[e + 2] = 0; break; /* a chain shorter: bytes left */
+		case 4:                                  /* chain 3000 (sample 7096), some
+							    140 KiB in: 5 kernel frames made
+							    0xff05 */
+			for (k = 0; k < 3000; k++)
+				e += 8 + 8 * ((size_t)buf[e] + buf[e + 2]);
+			buf[e + 1] = 0xff;
+			break;
 		}
 		crc_fix(buf, off[1]);
 		spit_file(bad, buf, len);
 		f = eqp_open(bad, &err);
 		assert_null(f);
 		assert_non_null(strstr(err.msg, "(CHNS)"));
+		if (edit == 4)
+			assert_non_null(strstr(err.msg, "call chain 3000 of 65285+1 frames does not fit"));
 		for (how = 0; how < 3; how++)
 			same_verdict(bad, e, how);
 	}
