@@ -19,6 +19,7 @@
 #include "file/eqp.h"
 #include "file/eqp_format.h"
 #include "file/crc32c.h"
+#include "test/lib/files.h"
 
 static char path[64];
 
@@ -170,20 +171,15 @@ static void cut_short_keeps_whole_chunks(void **state)
 static void mismatched_chains_refused(void **state)
 {
 	struct eq_error err;
-	FILE *fp;
 	unsigned char *buf;
+	size_t len;
 	long size, off;
 	struct eqp_file *f;
 
 	(void)state;
 	write_file();
-	fp = fopen(path, "rb");
-	fseek(fp, 0, SEEK_END);
-	size = ftell(fp);
-	rewind(fp);
-	buf = malloc((size_t)size);
-	assert_int_equal(fread(buf, 1, (size_t)size, fp), (size_t)size);
-	fclose(fp);
+	buf = eq_test_slurp(path, &len);
+	size = (long)len;
 	/* the first CHNS chunk's count made one less, its CRC made right, so
 	 * that the reader's own checks must catch it */
 	for (off = 16; off + 16 < size;) {
@@ -211,32 +207,7 @@ static void mismatched_chains_refused(void **state)
 	free(buf);
 }
 
-static unsigned char *slurp_file(size_t *len)
-{
-	FILE *fp = fopen(path, "rb");
-	unsigned char *buf;
-	long size;
 
-	assert_non_null(fp);
-	fseek(fp, 0, SEEK_END);
-	size = ftell(fp);
-	rewind(fp);
-	buf = malloc((size_t)size);
-	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, (size_t)size, fp), (size_t)size);
-	fclose(fp);
-	*len = (size_t)size;
-	return buf;
-}
-
-static void spit_file(const char *p, const unsigned char *buf, size_t len)
-{
-	FILE *fp = fopen(p, "wb");
-
-	assert_non_null(fp);
-	assert_int_equal(fwrite(buf, 1, len, fp), len);
-	assert_int_equal(fclose(fp), 0);
-}
 
 /* The byte offsets of buf's CHNS chunks (at most max): how many. */
 static size_t chns_chunks(const unsigned char *buf, size_t len, size_t *off, size_t max)
@@ -328,7 +299,7 @@ static void lazy_same_verdict(void **state)
 
 	(void)state;
 	write_file();
-	buf = slurp_file(&len);
+	buf = eq_test_slurp(path, &len);
 	n = chns_chunks(buf, len, off, 8);
 	assert_true(n >= 2);
 	snprintf(bad, sizeof(bad), "%s.bad", path);
@@ -342,7 +313,7 @@ static void lazy_same_verdict(void **state)
 				if (at - off[k] >= 24 && end - at > 4 && (at - off[k]) % 397)
 					continue;
 				buf[at] ^= 0x08;
-				spit_file(bad, buf, len);
+				eq_test_spit(bad, buf, len);
 				for (how = 0; how < 3; how++)
 					same_verdict(bad, at, how);
 				buf[at] ^= 0x08;
@@ -364,7 +335,7 @@ static void lazy_bad_chains_refused(void **state)
 
 	(void)state;
 	write_file();
-	buf = slurp_file(&len);
+	buf = eq_test_slurp(path, &len);
 	keep = malloc(len);
 	assert_non_null(keep);
 	memcpy(keep, buf, len);
@@ -392,7 +363,7 @@ static void lazy_bad_chains_refused(void **state)
 			break;
 		}
 		crc_fix(buf, off[1]);
-		spit_file(bad, buf, len);
+		eq_test_spit(bad, buf, len);
 		f = eqp_open(bad, &err);
 		assert_null(f);
 		assert_non_null(strstr(err.msg, "(CHNS)"));

@@ -16,6 +16,7 @@
 
 #include "file/crc32c.h"
 #include "file/eqp.h"
+#include "test/lib/files.h"
 
 static char dir[] = "/tmp/eqp-test-XXXXXX";
 
@@ -232,22 +233,6 @@ static void board_segments(void **state)
 	assert_non_null(strstr(err.msg, "BEND"));
 }
 
-static unsigned char *slurp(const char *path, size_t *len)
-{
-	FILE *fp = fopen(path, "rb");
-	unsigned char *buf;
-	long n;
-
-	assert_non_null(fp);
-	fseek(fp, 0, SEEK_END);
-	n = ftell(fp);
-	rewind(fp);
-	buf = malloc((size_t)n);
-	assert_int_equal(fread(buf, 1, (size_t)n, fp), (size_t)n);
-	fclose(fp);
-	*len = (size_t)n;
-	return buf;
-}
 
 /* Cut the file at every byte of its head and tail and every 997th byte in
  * between (an exact-size copy each, so the sanitizers see any overread): it
@@ -262,7 +247,7 @@ static void truncated_everywhere(void **state)
 
 	(void)state;
 	write_full(path);
-	buf = slurp(path, &len);
+	buf = eq_test_slurp(path, &len);
 	for (cut = 0; cut < len; cut += (cut < 4096 || cut + 2048 > len) ? 1 : 997) {
 		struct eq_error err = { "" };
 		unsigned char *copy = malloc(cut ? cut : 1);
@@ -300,7 +285,7 @@ static void corrupt_byte_named(void **state)
 
 	(void)state;
 	write_full(path);
-	buf = slurp(path, &len);
+	buf = eq_test_slurp(path, &len);
 	buf[300] ^= 0x40; /* inside the first sample chunk */
 	assert_null(eqp_open_mem(buf, len, "corrupt.eqp", &err));
 	assert_non_null(strstr(err.msg, "corrupt.eqp: chunk 1 (SAMP) at byte offset"));
@@ -346,7 +331,7 @@ static void length_bits_refused(void **state)
 
 	(void)state;
 	write_full(path);
-	buf = slurp(path, &len);
+	buf = eq_test_slurp(path, &len);
 	n = chunk_offsets(buf, len, off, 32);
 	assert_true(n >= 10);
 	for (k = 1; k < n - 1; k++) {
@@ -399,15 +384,6 @@ static void length_bits_refused(void **state)
 }
 
 /* A recording cut short: how much was skipped is counted, not only warned. */
-/* Writes len bytes of buf to path. */
-static void spit(const char *path, const unsigned char *buf, size_t len)
-{
-	FILE *fp = fopen(path, "wb");
-
-	assert_non_null(fp);
-	assert_int_equal(fwrite(buf, 1, len, fp), len);
-	assert_int_equal(fclose(fp), 0);
-}
 
 /* Every chunk's samples as a pass that checks them as it goes reads them
  * (eqp_sample_chunk_unchecked): in pieces of 1, 2, 3... samples. */
@@ -476,7 +452,7 @@ static void lazy_crc_same_verdict(void **state)
 
 	(void)state;
 	write_full(path);
-	buf = slurp(path, &len);
+	buf = eq_test_slurp(path, &len);
 	n = chunk_offsets(buf, len, off, 32);
 	samp = chunk_of_type(buf, off, n, 0, "SAMP");
 	for (second = 0; second < 2; second++) {
@@ -488,7 +464,7 @@ static void lazy_crc_same_verdict(void **state)
 				if (at - off[k] >= 24 && end - at > 12 && (at - off[k]) % 1999)
 					continue;
 				buf[at] ^= 0x04;
-				spit(bad, buf, len);
+				eq_test_spit(bad, buf, len);
 				same_verdict(bad, at);
 				buf[at] ^= 0x04;
 			}
@@ -509,7 +485,7 @@ static void truncation_counted(void **state)
 
 	(void)state;
 	write_full(path);
-	buf = slurp(path, &len);
+	buf = eq_test_slurp(path, &len);
 	n = chunk_offsets(buf, len, off, 32);
 	assert_true(n >= 5);
 	/* Into the last sample chunk (samples 8192..9999, written at commit). */
@@ -569,7 +545,7 @@ static void unknown_and_trailing_counted(void **state)
 
 	(void)state;
 	write_full(path);
-	buf = slurp(path, &len);
+	buf = eq_test_slurp(path, &len);
 	n = chunk_offsets(buf, len, off, 32);
 	img = calloc(1, len + 256);
 	memcpy(img, buf, off[n - 1]);               /* everything before END */
@@ -629,7 +605,7 @@ static void embedded_images(void **state)
 	eqp_close(f);
 
 	/* a name of 6 and an image of 5 bytes in a chunk of 16 + 8 + 4 */
-	buf = slurp(path, &len);
+	buf = eq_test_slurp(path, &len);
 	n = chunk_offsets(buf, len, off, 32);
 	img = calloc(1, len + 256);
 	memcpy(img, buf, off[n - 1]);
@@ -667,7 +643,7 @@ static void bad_headers(void **state)
 	assert_non_null(strstr(err.msg, "cannot open"));
 
 	write_full(path);
-	buf = slurp(path, &len);
+	buf = eq_test_slurp(path, &len);
 	buf[1] = 'X';
 	assert_null(eqp_open_mem(buf, len, "x.eqp", &err));
 	assert_non_null(strstr(err.msg, "not an eqprof recording"));
