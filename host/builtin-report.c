@@ -66,7 +66,7 @@ static int report_children(const struct eq_report_opts *o, struct eq_loaded_prof
 				   &lp->range, &err);
 	if (st)
 		cg = eq_callgraph_build(st, &err);
-	if (eq_report_chains_checked(lp) < 0)
+	if (eq_report_inclusive_checked(o, lp) < 0)
 		goto out;
 	if (!cg) {
 		eq_error_msg("%s", err.msg);
@@ -142,8 +142,6 @@ static int report_one(const struct eq_report_opts *o, struct eq_loaded_profile *
 	}
 	if (o->by == EQ_BY_PROC && o->children != 0 && !flat_only && eqp_has_callchains(lp->file))
 		return report_children(o, lp);
-	if (eq_report_chains_checked(lp) < 0)
-		return 1;
 	if (!eqp_nsamples(lp->file) && o->fmt == EQ_FMT_TABLE)
 		return eq_report_write(o, NULL, eq_report_print_board_log, lp);
 	limit_rows(lp->profile, o->percent_limit);
@@ -296,10 +294,10 @@ int cmd_report(int argc, char **argv)
 		return 2;
 	}
 	rc = 1;
-	/* one recording's inclusive profile (report_one): its call chains are
-	 * checked as the stacks are made, while they are in the cache */
-	o.defer_chains = o.nfiles == 1 && o.by == EQ_BY_PROC && o.children != 0 &&
-			 !o.keys.n && !eq_filter_active(&o.filter);
+	/* one recording's inclusive profile (report_one): made from its
+	 * stacks, whose pass checks each chunk as it reads it */
+	o.inclusive = o.nfiles == 1 && o.by == EQ_BY_PROC && o.children != 0 &&
+		      !o.keys.n && !eq_filter_active(&o.filter);
 	for (n = 0; n < o.nfiles; n++) {
 		if (eq_report_load(o.files[n], &o, &lp[n]))
 			goto out;

@@ -324,27 +324,32 @@ void eq_report_print_board_log(FILE *out, const void *arg)
 }
 
 /*
- * The recording's sample chunks all checked (eqp_open_lazy() checks them as
- * the profile reads them), and its call chains unless o->defer_chains, then
- * what is said of the file: -1 if one is damaged, said as eqp_open() would
- * have said it.
+ * The recording's chunks all checked (eqp_open_lazy() checks sample and
+ * call chain chunks as a pass reads them), then what is said of the file:
+ * -1 if one is damaged, said as eqp_open() would have said it.
  */
 static int file_checked(const char *path, const struct eq_report_opts *o,
 			struct eq_loaded_profile *lp)
 {
 	struct eq_error err;
 
-	if ((o->defer_chains ? eqp_verify_samples(lp->file, &err) : eqp_verify(lp->file, &err)) < 0) {
+	if (eqp_verify(lp->file, &err) < 0) {
 		eq_error_msg("%s", err.msg);
 		return -1;
 	}
-	lp->chains_unchecked = o->defer_chains;
 	if (eqp_warning(lp->file))
 		eq_warn("%s", eqp_warning(lp->file));
 	if (!eqp_nsamples(lp->file))
 		note_board_only(path, lp->file);
 	eq_align_check_file(stderr, eq_command(), lp->file, o->verbose);
 	return 0;
+}
+
+static void ranged_energy_note(const char *path, const struct eq_loaded_profile *lp)
+{
+	if (lp->ranged && ep_has_energy(lp->file))
+		eq_error_msg("note: %s: the energy source's joules per row are of the whole "
+			"recording; --from/--to shows shares and times only", path);
 }
 
 int eq_report_load(const char *path, const struct eq_report_opts *o,
@@ -383,6 +388,13 @@ int eq_report_load(const char *path, const struct eq_report_opts *o,
 	if (lp->sym)
 		eq_sym_skip_lines(lp->sym, o->keys.n ? !eq_keys_need_lines(&o->keys) :
 				  o->by != EQ_BY_LINE);
+	/* the inclusive view prints the call graph, made from the stacks
+	 * (builtin-report.c report_children), not a flat profile */
+	lp->inclusive = o->inclusive && eqp_has_callchains(lp->file);
+	if (lp->sym && lp->inclusive) {
+		lp->ranged = eq_range_active(&lp->range);
+		return 0;
+	}
 	if (lp->sym) {
 		struct report_progress pr = { .cmd = eq_command() };
 		struct eq_profile_opts po = { .flags = o->exclude_idle ? EQ_PROFILE_EXCLUDE_IDLE : 0,
@@ -423,9 +435,7 @@ int eq_report_load(const char *path, const struct eq_report_opts *o,
 	lp->profile->verbose = o->verbose;
 	if (lp->ranged && o->region)
 		lp->profile->range_name = o->region;
-	if (lp->ranged && ep_has_energy(lp->file))
-		eq_error_msg("note: %s: the energy source's joules per row are of the whole "
-			"recording; --from/--to shows shares and times only", path);
+	ranged_energy_note(path, lp);
 	for (i = 0; i < eq_sym_nwarnings(lp->sym); i++)
 		if (!noted_elsewhere(lp->profile, eq_sym_warning(lp->sym, i)))
 			eq_warn("%s", eq_sym_warning(lp->sym, i));
@@ -496,17 +506,20 @@ int eq_report_check_filter(const struct eq_report_opts *o,
 	return bad ? -1 : 0;
 }
 
-int eq_report_chains_checked(struct eq_loaded_profile *lp)
+int eq_report_inclusive_checked(const struct eq_report_opts *o, struct eq_loaded_profile *lp)
 {
-	struct eq_error err;
+	const char *path = eqp_path(lp->file);
+	size_t i;
 
-	if (!lp->chains_unchecked)
+	if (!lp->inclusive)
 		return 0;
-	if (eqp_verify(lp->file, &err) < 0) {
-		eq_error_msg("%s", err.msg);
+	if (file_checked(path, o, lp) < 0)
 		return -1;
-	}
-	lp->chains_unchecked = 0;
+	ranged_energy_note(path, lp);
+	/* (by procedure every row reads the symbols: none is noted elsewhere) */
+	for (i = 0; i < eq_sym_nwarnings(lp->sym); i++)
+		eq_warn("%s", eq_sym_warning(lp->sym, i));
+	lp->inclusive = 0;
 	return 0;
 }
 

@@ -35,9 +35,10 @@ struct eq_report_opts {
 	int verbose;           /* -v: notes in full (a balanced board cross-check,
 				  why samples have no symbol) */
 	int children;          /* -1 auto (when the recording has call chains), 0, 1 */
-	int defer_chains;      /* the call chains are read after eq_report_load,
-				  which leaves checking them to that pass and
-				  to eq_report_chains_checked before printing */
+	int inclusive;         /* report's inclusive view of one recording: for
+				  one with call chains eq_report_load makes no
+				  flat profile and leaves the checks to
+				  eq_report_inclusive_checked */
 	int call_graph;        /* --call-graph, -G: print the call tree under each row */
 	int call_graph_callees;/* --call-graph=caller: what each row called (else
 				  --call-graph=callee: who called it) */
@@ -168,17 +169,20 @@ struct eq_loaded_profile {
 	struct eq_split_store *split; /* --by exe,state...: what the rows point into */
 	int ranged;                   /* built over --from/--to (or --region) only */
 	struct eq_range range;        /* that range: --from/--to, or --region resolved in this file */
-	int chains_unchecked;         /* o->defer_chains: eq_report_chains_checked to come */
+	int inclusive;                /* o->inclusive and call chains: no profile; the
+				         checks to come (eq_report_inclusive_checked) */
 };
 
 /* Opens path and builds its profile at o->by; prints errors; 0 or -1. */
 int eq_report_load(const char *path, const struct eq_report_opts *o,
 		   struct eq_loaded_profile *lp);
 void eq_report_unload(struct eq_loaded_profile *lp);
-/* With o->defer_chains, before anything made from the call chains is
- * printed: the chunks of chains not checked yet checked; prints the
- * error (the first damage in the file, as eqp_open() says it); 0 or -1. */
-int eq_report_chains_checked(struct eq_loaded_profile *lp);
+/* With lp->inclusive, after the stacks are made and before anything is
+ * printed: the recording checked (every chunk not read yet: the first
+ * damage in the file, as eqp_open() says it) and what is said of it and of
+ * its symbols, as eq_report_load says them of a flat profile; 0, or -1
+ * with the error printed. */
+int eq_report_inclusive_checked(const struct eq_report_opts *o, struct eq_loaded_profile *lp);
 
 /* Prints p (or, when print is given, calls it) into o->out atomically.
  * Returns the exit status (0 or 1). */

@@ -340,11 +340,6 @@ struct eqp_file *eqp_open_lazy(const char *path, struct eq_error *err);
  * as eqp_open() would have given it (the first bad chunk).  Safe from
  * several threads, as eqp_sample_chunk() is. */
 int eqp_verify(const struct eqp_file *f, struct eq_error *err);
-/* The same for the SAMP chunks only, for a caller that reads the call
- * chains afterwards (eqp_sample_callchain checks each chunk's as it is
- * read) and calls eqp_verify() before it prints: on a bad SAMP chunk, err
- * is still the first damage in the file, as eqp_open() would say it. */
-int eqp_verify_samples(const struct eqp_file *f, struct eq_error *err);
 /* Same checks over a memory image (fuzzing, tests); buf must outlive f. */
 struct eqp_file *eqp_open_mem(const void *buf, size_t len, const char *name,
 			      struct eq_error *err);

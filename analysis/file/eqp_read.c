@@ -1246,16 +1246,6 @@ int eqp_verify(const struct eqp_file *f, struct eq_error *err)
 	return 0;
 }
 
-int eqp_verify_samples(const struct eqp_file *f, struct eq_error *err)
-{
-	size_t i;
-
-	for (i = 0; i < f->samp.n; i++)
-		if (eqp_check_chunk(f, &f->samp.v[i]) < 0)
-			return eqp_verify(f, err);   /* (a CHNS chunk before it may be bad) */
-	return 0;
-}
-
 static struct eqp_file *open_image(const void *buf, size_t len, const char *name,
 				   int mapped, int lazy, struct eq_error *err)
 {

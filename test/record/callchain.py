@@ -98,6 +98,17 @@ def main():
     t.ok(rc == 0 and re.search(r"--[\d.]+%--b\n *\|? +main\n", tree) and
          re.search(r"--[\d.]+%--a\n *\|? +main\n", tree),
          "--call-graph shows the paths main > a > leaf and main > b > leaf", out[:800] + err)
+    # the inclusive view's warnings are those of every frame it shows: with
+    # no ELF file to read, libc's (every stack's outermost frames are
+    # there, if few samples are) is named as the program's is
+    empty = os.path.join(d, "no-symbols")
+    os.mkdir(empty)
+    rc, out, err = eqprof("report", rec, "--children", "--symfs", empty)
+    t.ok(rc == 0 and "libc" in out and
+         re.search(r"warning: \S*libc\S*: no ELF file found under " + re.escape(empty), err) and
+         re.search(r"warning: \S*/callers: no ELF file found under " + re.escape(empty), err),
+         "report --children --symfs EMPTY: a warning for each module its frames are in, libc's "
+         "callers of main too", out[:600] + err)
     rc, out, err = eqprof("report", rec, "--no-children", "--format", "json")
     flat = json.loads(out) if rc == 0 else {}
     t.ok(rc == 0 and "children" not in flat and any(r["name"] == "leaf" for r in flat.get("rows", [])),
