@@ -99,6 +99,13 @@ static int chunk_fail(const struct cursor *c, struct eq_error *err,
 		       c->f->path, c->index, tn, c->off, what);
 }
 
+/* A chunk whose stored checksum is not the one its bytes give. */
+static int crc_fail(const struct cursor *c, uint32_t stored, uint32_t computed,
+		    struct eq_error *err)
+{
+	return chunk_fail(c, err, "checksum mismatch (stored %08x, computed %08x)", stored, computed);
+}
+
 /* A string inside the payload: copied out NUL-terminated. */
 static char *take_string(const struct cursor *c, uint64_t at, uint64_t len,
 			 const char *field, struct eq_error *err)
@@ -280,21 +287,17 @@ static int chns_index(const struct cursor *c, const struct sample_chunk *sc, uin
 	int bad = 0;
 
 	*idx = NULL;
-	if (!v) {
-		if (crc)
-			*crc = eq_crc32c(eq_crc32c(0, c->p - EQP_CHUNK_HDR_LEN, EQP_CHUNK_HDR_LEN),
-					 c->p, c->len);
-		return chunk_fail(c, err, "out of memory for %zu call chains", sc->n);
-	}
 	if (crc) {
 		*crc = eq_crc32c(0, c->p - EQP_CHUNK_HDR_LEN, EQP_CHUNK_HDR_LEN);
 		for (; at < c->len; at += step) {
 			step = c->len - at < CHNS_PIECE ? c->len - at : CHNS_PIECE;
 			*crc = eq_crc32c(*crc, c->p + at, step);
-			if (!bad && at + step < c->len)
+			if (v && !bad && at + step < c->len)
 				bad = chns_walk(c, sc, v, &i, &off, at + step, &first) < 0;
 		}
 	}
+	if (!v)
+		return chunk_fail(c, err, "out of memory for %zu call chains", sc->n);
 	if (bad || chns_walk(c, sc, v, &i, &off, c->len, &first) < 0) {
 		free(v);
 		*err = first;
@@ -302,6 +305,25 @@ static int chns_index(const struct cursor *c, const struct sample_chunk *sc, uin
 	}
 	*idx = v;
 	return 0;
+}
+
+/* chns_index with the chunk's checksum compared with stored first (as
+ * eqp_open() checks any chunk): 0, or -1 with the first damage in err. */
+static int chns_checked_index(const struct cursor *c, const struct sample_chunk *sc,
+			      uint32_t stored, uint32_t **idx, struct eq_error *err)
+{
+	struct eq_error why;
+	uint32_t crc;
+	int bad = chns_index(c, sc, idx, &crc, &why) < 0;
+
+	if (crc != stored && !EQP_FUZZING) {
+		free(*idx);
+		*idx = NULL;
+		return crc_fail(c, stored, crc, err);
+	}
+	if (bad)
+		*err = why;
+	return bad ? -1 : 0;
 }
 
 /* The chunk's chains now theirs (indexed: idx, or NULL when deferred). */
@@ -345,8 +367,7 @@ static int chns_open(struct cursor *c, struct eq_error *err)
 {
 	struct sample_chunk *sc;
 	struct eq_error why;
-	uint32_t *idx, crc;
-	int bad;
+	uint32_t *idx;
 
 	if (c->type != EQP_CHUNK_CHNS || chns_head(c, &sc, &why) < 0)
 		return 0;
@@ -354,16 +375,8 @@ static int chns_open(struct cursor *c, struct eq_error *err)
 		chns_take(c, sc, NULL);
 		return 1;
 	}
-	bad = chns_index(c, sc, &idx, &crc, &why) < 0;
-	if (crc != get32(c->p + c->len) && !EQP_FUZZING) {
-		free(idx);
-		return chunk_fail(c, err, "checksum mismatch (stored %08x, computed %08x)",
-				  get32(c->p + c->len), crc);
-	}
-	if (bad) {
-		*err = why;
+	if (chns_checked_index(c, sc, get32(c->p + c->len), &idx, err) < 0)
 		return -1;
-	}
 	chns_take(c, sc, idx);
 	return 1;
 }
@@ -1085,8 +1098,7 @@ static int walk(struct eqp_file *f, struct eq_error *err)
 						    c.p, c.len);
 			/* The fuzz build skips the CRC so mutations reach the parsers behind it. */
 			if (!defer && crc != get32(c.p + c.len) && !EQP_FUZZING)
-				return chunk_fail(&c, err, "checksum mismatch (stored %08x, computed %08x)",
-						  get32(c.p + c.len), crc);
+				return crc_fail(&c, get32(c.p + c.len), crc, err);
 			rc = parse_chunk(&c, err);
 			if (rc < 0)
 				return -1;
@@ -1150,10 +1162,9 @@ static struct cursor chns_cursor(const struct eqp_file *f, const struct sample_c
 int eqp_check_chains(const struct eqp_file *f, struct sample_chunk *sc, struct eq_error *err)
 {
 	int st = __atomic_load_n(&sc->chns_state, __ATOMIC_ACQUIRE);
-	struct eq_error ignore, why;
+	struct eq_error ignore;
 	struct cursor c;
-	uint32_t crc, *idx, *none = NULL;
-	int bad;
+	uint32_t *idx, *none = NULL;
 
 	if (st == CRC_GOOD || !sc->chains)
 		return 0;
@@ -1161,16 +1172,7 @@ int eqp_check_chains(const struct eqp_file *f, struct sample_chunk *sc, struct e
 		return -1;
 	/* (checked again for the message: the same bytes give the same one) */
 	c = chns_cursor(f, sc);
-	err = err ? err : &ignore;
-	bad = chns_index(&c, sc, &idx, &crc, &why) < 0;
-	if (crc != sc->chns_crc && !EQP_FUZZING) {
-		free(idx);
-		__atomic_store_n(&sc->chns_state, CRC_BAD, __ATOMIC_RELEASE);
-		return chunk_fail(&c, err, "checksum mismatch (stored %08x, computed %08x)",
-				  sc->chns_crc, crc);
-	}
-	if (bad) {
-		*err = why;
+	if (chns_checked_index(&c, sc, sc->chns_crc, &idx, err ? err : &ignore) < 0) {
 		__atomic_store_n(&sc->chns_state, CRC_BAD, __ATOMIC_RELEASE);
 		return -1;
 	}
@@ -1234,10 +1236,11 @@ int eqp_verify(const struct eqp_file *f, struct eq_error *err)
 			struct cursor c = { .f = (struct eqp_file *)f, .index = sc->index,
 					    .off = sc->off, .type = EQP_CHUNK_SAMP };
 
-			return chunk_fail(&c, err, "checksum mismatch (stored %08x, computed %08x)",
-					  sc->crc, eq_crc32c(eq_crc32c(0, h, EQP_CHUNK_HDR_LEN),
-							     h + EQP_CHUNK_HDR_LEN,
-							     EQP_SAMP_HDR_LEN + sc->n * sizeof(struct eq_sample)));
+			return crc_fail(&c, sc->crc, eq_crc32c(eq_crc32c(0, h, EQP_CHUNK_HDR_LEN),
+							      h + EQP_CHUNK_HDR_LEN,
+							      EQP_SAMP_HDR_LEN +
+								      sc->n * sizeof(struct eq_sample)),
+					err);
 		}
 		/* its chains, which follow it in the file */
 		if (eqp_check_chains(f, sc, err) < 0)
