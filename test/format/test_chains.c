@@ -20,6 +20,7 @@
 #include "file/eqp_format.h"
 #include "file/crc32c.h"
 #include "test/lib/files.h"
+#include "test/lib/verdict.h"
 
 static char path[64];
 
@@ -253,33 +254,6 @@ static void read_chains(const struct eqp_file *f)
 		}
 }
 
-/* eqp_open() and eqp_open_lazy() on the file at p: the same verdict and
- * message (how: 0, eqp_verify alone; 1, the chains read first, then
- * eqp_verify, as report --children does). */
-static void same_verdict(const char *p, size_t at, int how)
-{
-	struct eq_error strict = { "" }, lazy = { "" };
-	struct eqp_file *f = eqp_open(p, &strict), *g = eqp_open_lazy(p, &lazy);
-	int bad;
-
-	if (!g) {
-		if (f)
-			fail_msg("byte %zu: eqp_open accepts, eqp_open_lazy refuses: %s", at, lazy.msg);
-		assert_string_equal(lazy.msg, strict.msg);
-		return;
-	}
-	if (how)
-		read_chains(g);
-	bad = eqp_verify(g, &lazy) < 0;
-	if (bad != !f)
-		fail_msg("byte %zu (%d): eqp_open %s, eqp_open_lazy %s (%s)", at, how,
-			 f ? "accepts" : strict.msg, bad ? "refuses" : "accepts", bad ? lazy.msg : "");
-	if (bad)
-		assert_string_equal(lazy.msg, strict.msg);
-	eqp_close(f);
-	eqp_close(g);
-}
-
 /* A bit flipped in each byte of every CHNS chunk's header and CRC and in
  * every 397th byte between, alone and beside damage to a later sample
  * chunk: the lazy reader refuses what eqp_open() refuses, with its message
@@ -290,7 +264,7 @@ static void lazy_same_verdict(void **state)
 	size_t len, off[8], n, k, at, end;
 	unsigned char *buf;
 	uint64_t clen;
-	int how, later;
+	int later;
 
 	(void)state;
 	write_file();
@@ -309,8 +283,8 @@ static void lazy_same_verdict(void **state)
 					continue;
 				buf[at] ^= 0x08;
 				eq_test_spit(bad, buf, len);
-				for (how = 0; how < 2; how++)
-					same_verdict(bad, at, how);
+				eq_test_same_verdict(bad, at, NULL);
+				eq_test_same_verdict(bad, at, read_chains);
 				buf[at] ^= 0x08;
 			}
 		}
@@ -326,7 +300,7 @@ static void lazy_bad_chains_refused(void **state)
 	char bad[80];
 	size_t len, off[8], n, e;
 	unsigned char *buf, *keep;
-	int how, edit;
+	int edit;
 
 	(void)state;
 	write_file();
@@ -364,8 +338,8 @@ static void lazy_bad_chains_refused(void **state)
 		assert_non_null(strstr(err.msg, "(CHNS)"));
 		if (edit == 4)
 			assert_non_null(strstr(err.msg, "call chain 3000 of 65285+1 frames does not fit"));
-		for (how = 0; how < 2; how++)
-			same_verdict(bad, e, how);
+		eq_test_same_verdict(bad, e, NULL);
+		eq_test_same_verdict(bad, e, read_chains);
 	}
 	unlink(bad);
 	free(keep);
