@@ -17,7 +17,10 @@
 #        samples checksummed, then every word of it summed, as reading the
 #        file sums them); then the checksum's work and the sum in one pass
 #        (crc32c.c's 512-bit step, its value not kept: needs AVX-512 with
-#        VPCLMULQDQ).
+#        VPCLMULQDQ); then, after the first four chunks counted as ever,
+#        that pass with a count a sample in a cell its pc's bits pick (no
+#        lookup); with the count by the row the map's recent cache gives;
+#        with the two sums of the intervals in sample order too.
 #
 # Builds eqprof from this source tree's HEAD in a scratch clone, then with
 # the view's patches applied one after another, writes the recording with
@@ -32,6 +35,8 @@
 #
 # A patch that no longer applies stops the script: make it again from the
 # code it names (docs/guide.md, "Beside perf", says what each takes out).
+# A patch's build is named "without" the patches so far unless the patch's
+# first line, before its diff, is "label: NAME".
 . "$(dirname "$0")/../lib.sh"
 view=${1:-proc}
 case $view in
@@ -58,8 +63,9 @@ for p in "$SRC/bench/speed/ablate/$view"/*.patch; do
 	git -C "$work/src" apply "$p" ||
 		{ echo "ablate.sh: $p does not apply to HEAD" >&2; exit 1; }
 	build "$name"
-	ln -s "$name" "$work/without $without"
-	names+=("without $without")
+	label=$(sed -n '1s/^label: //p' "$p")
+	ln -s "$name" "$work/${label:-without $without}"
+	names+=("${label:-without $without}")
 done
 
 bench_funcs 5000
@@ -87,7 +93,7 @@ if view in ("proc", "floor"):
     print("report --by proc, %s samples at %s pcs: median CPU seconds of %s interleaved rounds"
           % (n, pcs, rounds))
     for k in cmds:
-        print("  %-34s %7.3f s  %5.2fx reading the file" % (k, m[k], m[k] / m["reading the file"]))
+        print("  %-52s %7.3f s  %5.2fx reading the file" % (k, m[k], m[k] / m["reading the file"]))
 else:
     cmds = {}
     for k in names:
