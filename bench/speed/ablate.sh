@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/speed/ablate.sh [proc|line|floor]: what bounds a report, measured by
+# bench/speed/ablate.sh [proc|line|floor|spread]: what bounds a report, measured by
 # taking parts out of it (issue 30's two goals that eqprof misses).
 #
 #   proc (the default): `report --by proc` over many samples at few pcs
@@ -21,6 +21,10 @@
 #        that pass with a count a sample in a cell its pc's bits pick (no
 #        lookup); with the count by the row the map's recent cache gives;
 #        with the two sums of the intervals in sample order too.
+#   spread: `report --by proc` against reading the file over samples spread
+#        over 5,000 functions (the goal: 5x), as line's: with the map's
+#        recent cache off, the samples looked up and not counted
+#        (bench/speed/ablate/spread/).
 #
 # Builds eqprof from this source tree's HEAD in a scratch clone, then with
 # the view's patches applied one after another, writes the recording with
@@ -31,7 +35,7 @@
 # hand, in the source tree:
 #
 #   make build/eqprof build/bench/speed_rec
-#   B=build EQPROF=$PWD/build/eqprof bench/speed/ablate.sh [line|floor]
+#   B=build EQPROF=$PWD/build/eqprof bench/speed/ablate.sh [line|floor|spread]
 #
 # A patch that no longer applies stops the script: make it again from the
 # code it names (docs/guide.md, "Beside perf", says what each takes out).
@@ -41,8 +45,8 @@
 view=${1:-proc}
 case $view in
 proc | floor) n=${BENCH_ABLATE_N:-100000000} pcs=64 ;;
-line) n=${BENCH_ABLATE_N:-3900000} pcs=320000 ;;
-*) echo "ablate.sh: '$view' is not a view it measures; use proc, line or floor" >&2; exit 2 ;;
+line | spread) n=${BENCH_ABLATE_N:-3900000} pcs=320000 ;;
+*) echo "ablate.sh: '$view' is not a view it measures; use proc, line, floor or spread" >&2; exit 2 ;;
 esac
 rounds=${BENCH_ABLATE_ROUNDS:-5}
 
@@ -86,14 +90,14 @@ def report(name, by):
 
 
 n = format(int(n), ",")
-if view in ("proc", "floor"):
+if view in ("proc", "floor", "spread"):
     cmds = {"reading the file": [speed_rec, "--read", path]}
     cmds.update((k, report(k, "proc")) for k in names)
     m = medians(cmds, int(rounds))
     print("report --by proc, %s samples at %s pcs: median CPU seconds of %s interleaved rounds"
-          % (n, pcs, rounds))
+          % (n, format(int(pcs), ","), rounds))
     for k in cmds:
-        print("  %-52s %7.3f s  %5.2fx reading the file" % (k, m[k], m[k] / m["reading the file"]))
+        print("  %-56s %7.4f s  %5.2fx reading the file" % (k, m[k], m[k] / m["reading the file"]))
 else:
     cmds = {}
     for k in names:

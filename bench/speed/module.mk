@@ -5,7 +5,7 @@
 # per sample, a guard that does not depend on time.  Figures only.
 # ablate.sh (by hand, not in make bench: several builds) times --by proc,
 # or --by line against --by proc, with parts of the report taken out
-# (ablate/proc/*.patch, ablate/line/*.patch): what bounds them.
+# (ablate/VIEW/*.patch: proc, line, floor, spread): what bounds them.
 BENCHES += bench/speed/speed.sh bench/speed/insns.sh
 EXTRA_PROGS += $(B)/bench/speed_rec
 
