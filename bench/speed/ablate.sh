@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# bench/speed/ablate.sh [proc|line|floor|spread]: what bounds a report, measured by
-# taking parts out of it (issue 30's two goals that eqprof misses).
+# bench/speed/ablate.sh [proc|line|floor|spread]: what bounds a report,
+# measured by taking parts out of it (issue 30's goals that eqprof misses).
 #
 #   proc (the default): `report --by proc` over many samples at few pcs
 #        against reading the file (the goal: 1.5x).  The patches of
@@ -21,9 +21,9 @@
 #        that pass with a count a sample in a cell its pc's bits pick (no
 #        lookup); with the count by the row the map's recent cache gives;
 #        with the two sums of the intervals in sample order too.
-#   spread: `report --by proc` against reading the file over samples spread
-#        over 5,000 functions (the goal: 5x), as line's: with the map's
-#        recent cache off, the samples looked up and not counted
+#   spread: `report --by proc` against reading the file over line's
+#        samples, spread over 5,000 functions (the goal: 5x): with the
+#        map's recent cache off, the samples looked up and not counted
 #        (bench/speed/ablate/spread/).
 #
 # Builds eqprof from this source tree's HEAD in a scratch clone, then with
