@@ -20,7 +20,9 @@
 #        VPCLMULQDQ); then, after the first four chunks counted as ever,
 #        that pass with a count a sample in a cell its pc's bits pick (no
 #        lookup); with the count by the row the map's recent cache gives;
-#        with the two sums of the intervals in sample order too.
+#        with the two sums of the intervals in sample order too; with the
+#        rows' pair counts too; and all that with the count by pc bits
+#        again (no lookup).
 #   spread: `report --by proc` against reading the file over line's
 #        samples, spread over 5,000 functions (the goal: 5x): with the
 #        map's recent cache off, the samples looked up and not counted
