@@ -345,11 +345,20 @@ static int file_checked(const char *path, const struct eq_report_opts *o,
 	return 0;
 }
 
-static void ranged_energy_note(const char *path, const struct eq_loaded_profile *lp)
+/* What is said of a loaded recording once it is checked: the energy
+ * source's note over a range, and the symbolizer's warnings, but those the
+ * flat profile notes of its rows already (all of them when there is no
+ * flat profile: the inclusive view's every row reads the symbols). */
+static void loaded_notes(const char *path, const struct eq_loaded_profile *lp)
 {
+	size_t i;
+
 	if (lp->ranged && ep_has_energy(lp->file))
 		eq_error_msg("note: %s: the energy source's joules per row are of the whole "
 			"recording; --from/--to shows shares and times only", path);
+	for (i = 0; i < eq_sym_nwarnings(lp->sym); i++)
+		if (!lp->profile || !noted_elsewhere(lp->profile, eq_sym_warning(lp->sym, i)))
+			eq_warn("%s", eq_sym_warning(lp->sym, i));
 }
 
 int eq_report_load(const char *path, const struct eq_report_opts *o,
@@ -358,7 +367,6 @@ int eq_report_load(const char *path, const struct eq_report_opts *o,
 	struct eq_sym_options so = { .symfs = o->symfs,
 				     .check_build_id = !o->no_build_id_check };
 	struct eq_error err;
-	size_t i;
 
 	memset(lp, 0, sizeof(*lp));
 	/* the samples' CRCs are checked as the profile reads them, and all of
@@ -435,10 +443,7 @@ int eq_report_load(const char *path, const struct eq_report_opts *o,
 	lp->profile->verbose = o->verbose;
 	if (lp->ranged && o->region)
 		lp->profile->range_name = o->region;
-	ranged_energy_note(path, lp);
-	for (i = 0; i < eq_sym_nwarnings(lp->sym); i++)
-		if (!noted_elsewhere(lp->profile, eq_sym_warning(lp->sym, i)))
-			eq_warn("%s", eq_sym_warning(lp->sym, i));
+	loaded_notes(path, lp);
 	return 0;
 }
 
@@ -509,16 +514,12 @@ int eq_report_check_filter(const struct eq_report_opts *o,
 int eq_report_inclusive_checked(const struct eq_report_opts *o, struct eq_loaded_profile *lp)
 {
 	const char *path = eqp_path(lp->file);
-	size_t i;
 
 	if (!lp->inclusive)
 		return 0;
 	if (file_checked(path, o, lp) < 0)
 		return -1;
-	ranged_energy_note(path, lp);
-	/* (by procedure every row reads the symbols: none is noted elsewhere) */
-	for (i = 0; i < eq_sym_nwarnings(lp->sym); i++)
-		eq_warn("%s", eq_sym_warning(lp->sym, i));
+	loaded_notes(path, lp);
 	lp->inclusive = 0;
 	return 0;
 }
