@@ -234,7 +234,6 @@ static void board_segments(void **state)
 	assert_non_null(strstr(err.msg, "BEND"));
 }
 
-
 /* Cut the file at every byte of its head and tail and every 997th byte in
  * between (an exact-size copy each, so the sanitizers see any overread): it
  * either opens with a warning and the samples of its complete chunks, or is
@@ -384,8 +383,6 @@ static void length_bits_refused(void **state)
 	free(buf);
 }
 
-/* A recording cut short: how much was skipped is counted, not only warned. */
-
 /* Every chunk's samples as a pass that checks them as it goes reads them
  * (eqp_sample_chunk_unchecked): in pieces of 1, 2, 3... samples. */
 static void read_in_pieces(const struct eqp_file *g)
@@ -450,6 +447,7 @@ static void lazy_crc_same_verdict(void **state)
 	free(buf);
 }
 
+/* A recording cut short: how much was skipped is counted, not only warned. */
 static void truncation_counted(void **state)
 {
 	const char *path = tmp_path("cutcount.eqp");
