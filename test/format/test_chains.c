@@ -18,7 +18,7 @@
 
 #include "file/eqp.h"
 #include "file/eqp_format.h"
-#include "file/crc32c.h"
+#include "test/lib/chunks.h"
 #include "test/lib/files.h"
 #include "test/lib/verdict.h"
 
@@ -172,71 +172,27 @@ static void mismatched_chains_refused(void **state)
 {
 	struct eq_error err;
 	unsigned char *buf;
-	size_t len;
-	long size, off;
+	size_t len, off = 0;
+	uint32_t count;
 	struct eqp_file *f;
 
 	(void)state;
 	write_file();
 	buf = eq_test_slurp(path, &len);
-	size = (long)len;
 	/* the first CHNS chunk's count made one less, its CRC made right, so
 	 * that the reader's own checks must catch it */
-	for (off = 16; off + 16 < size;) {
-		uint32_t type, crc;
-		uint64_t len;
-
-		memcpy(&type, buf + off, 4);
-		memcpy(&len, buf + off + 8, 8);
-		if (type == EQP_CHUNK_CHNS) {
-			uint32_t count;
-
-			memcpy(&count, buf + off + 16, 4);
-			count--;
-			memcpy(buf + off + 16, &count, 4);
-			crc = eq_crc32c(eq_crc32c(0, buf + off, 16), buf + off + 16, (size_t)len);
-			memcpy(buf + off + 16 + len, &crc, 4);
-			break;
-		}
-		off += (long)((16 + len + 4 + 7) & ~7ull);
-	}
-	f = eqp_open_mem(buf, (size_t)size, "edited", &err);
+	assert_int_equal(eq_test_chunks(buf, len, "CHNS", &off, 1), 1);
+	memcpy(&count, buf + off + 16, 4);
+	count--;
+	memcpy(buf + off + 16, &count, 4);
+	eq_test_crc_fix(buf, off);
+	f = eqp_open_mem(buf, len, "edited", &err);
 	assert_null(f);
 	assert_non_null(strstr(err.msg, "call chains for a chunk of"));
 	assert_non_null(strstr(err.msg, "CHNS"));
 	free(buf);
 }
 
-
-
-/* The byte offsets of buf's CHNS chunks (at most max): how many. */
-static size_t chns_chunks(const unsigned char *buf, size_t len, size_t *off, size_t max)
-{
-	size_t at = 16, n = 0;
-
-	while (at + 16 <= len) {
-		uint32_t type;
-		uint64_t clen;
-
-		memcpy(&type, buf + at, 4);
-		memcpy(&clen, buf + at + 8, 8);
-		if (type == EQP_CHUNK_CHNS && n < max)
-			off[n++] = at;
-		at += (size_t)((16 + clen + 4 + 7) & ~7ull);
-	}
-	return n;
-}
-
-/* The chunk at off's CRC made right for its bytes. */
-static void crc_fix(unsigned char *buf, size_t off)
-{
-	uint64_t len;
-	uint32_t crc;
-
-	memcpy(&len, buf + off + 8, 8);
-	crc = eq_crc32c(eq_crc32c(0, buf + off, 16), buf + off + 16, (size_t)len);
-	memcpy(buf + off + 16 + len, &crc, 4);
-}
 
 /* Every chain of f read (those of a damaged chunk: none). */
 static void read_chains(const struct eqp_file *f)
@@ -269,7 +225,7 @@ static void lazy_same_verdict(void **state)
 	(void)state;
 	write_file();
 	buf = eq_test_slurp(path, &len);
-	n = chns_chunks(buf, len, off, 8);
+	n = eq_test_chunks(buf, len, "CHNS", off, 8);
 	assert_true(n >= 2);
 	snprintf(bad, sizeof(bad), "%s.bad", path);
 	for (later = 0; later < 2; later++) {
@@ -308,7 +264,7 @@ static void lazy_bad_chains_refused(void **state)
 	keep = malloc(len);
 	assert_non_null(keep);
 	memcpy(keep, buf, len);
-	n = chns_chunks(buf, len, off, 8);
+	n = eq_test_chunks(buf, len, "CHNS", off, 8);
 	assert_true(n >= 2);
 	snprintf(bad, sizeof(bad), "%s.bad", path);
 	for (edit = 0; edit < 5; edit++) {
@@ -331,7 +287,7 @@ static void lazy_bad_chains_refused(void **state)
 			buf[e + 1] = 0xff;
 			break;
 		}
-		crc_fix(buf, off[1]);
+		eq_test_crc_fix(buf, off[1]);
 		eq_test_spit(bad, buf, len);
 		f = eqp_open(bad, &err);
 		assert_null(f);

@@ -16,6 +16,7 @@
 
 #include "file/crc32c.h"
 #include "file/eqp.h"
+#include "test/lib/chunks.h"
 #include "test/lib/files.h"
 #include "test/lib/verdict.h"
 
@@ -304,22 +305,6 @@ static size_t chunk_of_type(const unsigned char *buf, const size_t *off, size_t 
 	return 0;
 }
 
-/* Chunk offsets found by walking the lengths here, independently of the reader. */
-static size_t chunk_offsets(const unsigned char *buf, size_t len, size_t *off, size_t max)
-{
-	size_t n = 0, at = 16;
-
-	while (at + 16 <= len && n < max) {
-		uint64_t l;
-
-		memcpy(&l, buf + at + 8, 8);
-		off[n++] = at;
-		at += 16 + (size_t)l + 4;
-		at += (8 - at % 8) % 8;
-	}
-	return n;
-}
-
 /* One flipped bit anywhere in a chunk's length is damage, named with the
  * chunk and its offset; never a "truncation" that hides the rest. */
 static void length_bits_refused(void **state)
@@ -332,7 +317,7 @@ static void length_bits_refused(void **state)
 	(void)state;
 	write_full(path);
 	buf = eq_test_slurp(path, &len);
-	n = chunk_offsets(buf, len, off, 32);
+	n = eq_test_chunks(buf, len, NULL, off, 32);
 	assert_true(n >= 10);
 	for (k = 1; k < n - 1; k++) {
 		char want[64];
@@ -427,7 +412,7 @@ static void lazy_crc_same_verdict(void **state)
 	(void)state;
 	write_full(path);
 	buf = eq_test_slurp(path, &len);
-	n = chunk_offsets(buf, len, off, 32);
+	n = eq_test_chunks(buf, len, NULL, off, 32);
 	samp = chunk_of_type(buf, off, n, 0, "SAMP");
 	for (second = 0; second < 2; second++) {
 		if (second)
@@ -461,7 +446,7 @@ static void truncation_counted(void **state)
 	(void)state;
 	write_full(path);
 	buf = eq_test_slurp(path, &len);
-	n = chunk_offsets(buf, len, off, 32);
+	n = eq_test_chunks(buf, len, NULL, off, 32);
 	assert_true(n >= 5);
 	/* Into the last sample chunk (samples 8192..9999, written at commit). */
 	k = chunk_of_type(buf, off, n, 3, "SAMP");
@@ -521,7 +506,7 @@ static void unknown_and_trailing_counted(void **state)
 	(void)state;
 	write_full(path);
 	buf = eq_test_slurp(path, &len);
-	n = chunk_offsets(buf, len, off, 32);
+	n = eq_test_chunks(buf, len, NULL, off, 32);
 	img = calloc(1, len + 256);
 	memcpy(img, buf, off[n - 1]);               /* everything before END */
 	at = off[n - 1];
@@ -581,7 +566,7 @@ static void embedded_images(void **state)
 
 	/* a name of 6 and an image of 5 bytes in a chunk of 16 + 8 + 4 */
 	buf = eq_test_slurp(path, &len);
-	n = chunk_offsets(buf, len, off, 32);
+	n = eq_test_chunks(buf, len, NULL, off, 32);
 	img = calloc(1, len + 256);
 	memcpy(img, buf, off[n - 1]);
 	at = off[n - 1];

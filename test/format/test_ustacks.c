@@ -19,7 +19,8 @@
 
 #include "file/eqp.h"
 #include "file/eqp_format.h"
-#include "file/crc32c.h"
+#include "test/lib/chunks.h"
+#include "test/lib/files.h"
 
 static char path[64];
 
@@ -199,34 +200,18 @@ static void cut_short_keeps_whole_chunks(void **state)
 static void refused(void (*edit)(unsigned char *payload, uint64_t len), const char *want)
 {
 	struct eq_error err;
-	FILE *fp;
 	unsigned char *buf;
-	long size, off;
+	size_t size, off = 0;
+	uint64_t len;
 	struct eqp_file *f;
 
 	write_file();
-	fp = fopen(path, "rb");
-	fseek(fp, 0, SEEK_END);
-	size = ftell(fp);
-	rewind(fp);
-	buf = malloc((size_t)size);
-	assert_int_equal(fread(buf, 1, (size_t)size, fp), (size_t)size);
-	fclose(fp);
-	for (off = 16; off + 16 < size;) {
-		uint32_t type, crc;
-		uint64_t len;
-
-		memcpy(&type, buf + off, 4);
-		memcpy(&len, buf + off + 8, 8);
-		if (type == EQP_CHUNK_USTK) {
-			edit(buf + off + 16, len);
-			crc = eq_crc32c(eq_crc32c(0, buf + off, 16), buf + off + 16, (size_t)len);
-			memcpy(buf + off + 16 + len, &crc, 4);
-			break;
-		}
-		off += (long)((16 + len + 4 + 7) & ~7ull);
-	}
-	f = eqp_open_mem(buf, (size_t)size, "edited", &err);
+	buf = eq_test_slurp(path, &size);
+	assert_int_equal(eq_test_chunks(buf, size, "USTK", &off, 1), 1);
+	memcpy(&len, buf + off + 8, 8);
+	edit(buf + off + 16, len);
+	eq_test_crc_fix(buf, off);
+	f = eqp_open_mem(buf, size, "edited", &err);
 	assert_null(f);
 	if (!strstr(err.msg, want))
 		fail_msg("message '%s' lacks '%s'", err.msg, want);
