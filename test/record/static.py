@@ -21,8 +21,10 @@ import sys
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "analysis"))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from eqtest import SRC, run  # noqa: E402
 import dwarf  # noqa: E402
+import eqpcraft  # noqa: E402
 from perfcmp import Sampled, start  # noqa: E402  (dwarf put test/symbols on the path)
 
 B = os.environ.get("B", os.path.join(SRC, "build"))
@@ -45,15 +47,13 @@ class RecorderPerf(Sampled):
 def chunk_kinds(path):
     """(the chunk types in the file, whether a sample is the kernel's)."""
     d = open(path, "rb").read()
-    kinds, o, kernel = set(), 16, False
-    while o + 16 <= len(d):
-        t, _, n = struct.unpack_from("<4sIQ", d, o)
+    kinds, kernel = set(), False
+    for o, t, _ in eqpcraft.chunk_offsets(d):
         kinds.add(t.decode(errors="replace"))
         if t == b"SAMP":   # (count, reserved), then 32-byte samples, flags at 30
             count = struct.unpack_from("<I", d, o + 16)[0]
             kernel = kernel or any(struct.unpack_from("<H", d, o + 24 + 32 * i + 30)[0] & 1
                                    for i in range(count))
-        o = (o + 16 + n + 4 + 7) & ~7
         if t == b"END ":
             break
     return kinds, kernel
